@@ -1,0 +1,269 @@
+"""The builtin registry: every function callable from kernel code, with its typed overloads.
+
+Plugins add builtins through the ``warp_register_builtins`` hook. An overload is chosen by
+matching argument types against parameter *patterns*:
+
+- a concrete type (``wp.float32``) matches itself;
+- ``Scalar``, ``Float``, ``Int`` match any scalar of that family; ``typing.Any`` matches all;
+- a :class:`TypeVar` matches like its bound and must bind to the same type everywhere it occurs
+  (``T = TypeVar("T", Float)``; params ``(T, T)`` accept two equal float types);
+- any object with a ``match(actual, bindings) -> bool`` method (see :class:`ArrayOf`).
+
+The result is a concrete type, a :class:`TypeVar` (its binding), ``None`` (no value), or a
+callable ``result(arg_types) -> type`` (a ``tuple`` of types for several results).
+
+Lowering: ``lower(ctx, args, arg_types)`` receives a :class:`warp.compiler.lowering.LowerContext`
+(``ctx.builder`` is the llvmlite ``IRBuilder``, ``ctx.module`` the ``ir.Module``,
+``ctx.target`` ``"cpu"`` or ``"cuda"``, ``ctx.llvm_type(t)`` maps warp types to LLVM) and the
+LLVM values of the arguments; it returns the LLVM value of the result (or None). Alternatively
+``func`` names a ``@wp.func`` written in the kernel language, compiled like a user function.
+"""
+
+from __future__ import annotations
+
+import typing
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+from warp.types.scalars import Float, Int, Scalar, canonical_type, is_float, is_int, is_scalar_type, type_repr
+
+
+class TypeVar:
+    """A named type variable in a builtin signature, bound on first match."""
+
+    def __init__(self, name: str, bound: Any = typing.Any):
+        self.name = name
+        self.bound = bound
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+class ArrayOf:
+    """Pattern matching ``wp.array`` types by dtype pattern and (optionally) dimension count."""
+
+    def __init__(self, dtype: Any = typing.Any, ndim: int | None = None):
+        self.dtype = dtype
+        self.ndim = ndim
+
+    def match(self, actual: Any, bindings: dict[str, Any]) -> bool:
+        if not getattr(actual, "is_array_type", False):
+            return False
+        if self.ndim is not None and actual.ndim != self.ndim:
+            return False
+        return match_type(self.dtype, actual.dtype, bindings)
+
+    def __repr__(self) -> str:
+        return f"array(dtype={type_repr(self.dtype)}, ndim={self.ndim or 'any'})"
+
+
+def match_type(pattern: Any, actual: Any, bindings: dict[str, Any]) -> bool:
+    """True if ``actual`` matches ``pattern``; type variables are recorded in ``bindings``."""
+    if pattern is typing.Any:
+        return True
+    if isinstance(pattern, TypeVar):
+        if pattern.name in bindings:
+            return bindings[pattern.name] == actual
+        if not match_type(pattern.bound, actual, bindings):
+            return False
+        bindings[pattern.name] = actual
+        return True
+    if pattern is Scalar:
+        return is_scalar_type(actual) and actual._kind_ != "bool"
+    if pattern is Float:
+        return is_float(actual)
+    if pattern is Int:
+        return is_int(actual)
+    matcher = getattr(pattern, "match", None)
+    if matcher is not None and not isinstance(pattern, type):
+        return matcher(actual, bindings)
+    generic_match = getattr(pattern, "__match_type__", None)
+    if generic_match is not None:
+        return generic_match(actual, bindings)
+    return canonical_type(pattern) == actual
+
+
+@dataclass
+class Overload:
+    """One typed signature of a builtin with its lowering."""
+
+    name: str
+    params: tuple[tuple[str, Any], ...]
+    result: Any
+    lower: Callable[..., Any] | None = None
+    func: Any = None
+    doc: str = ""
+    group: str = ""
+    package: str = ""
+    variadic: bool = False
+    differentiable: bool = True
+    side_effects: bool = False
+    #: names of parameters whose value must be a compile-time constant (passed as Python values)
+    const_params: tuple[str, ...] = ()
+
+    def bind(self, arg_types: Sequence[Any]) -> dict[str, Any] | None:
+        """Type-variable bindings if the argument types match this overload, else None."""
+        if self.variadic:
+            if not self.params:
+                return {}
+            pattern = self.params[0][1]
+            bindings: dict[str, Any] = {}
+            return bindings if all(match_type(pattern, t, bindings) for t in arg_types) else None
+        if len(arg_types) != len(self.params):
+            return None
+        bindings = {}
+        for (_, pattern), actual in zip(self.params, arg_types):
+            if not match_type(pattern, actual, bindings):
+                return None
+        return bindings
+
+    def result_type(self, arg_types: Sequence[Any], bindings: dict[str, Any]) -> Any:
+        """The result type for these argument types (a tuple for several results)."""
+        res = self.result
+        if isinstance(res, TypeVar):
+            return bindings[res.name]
+        if callable(res) and not isinstance(res, type):
+            return res(list(arg_types))
+        return canonical_type(res)
+
+    def signature(self) -> str:
+        """Readable signature, e.g. ``(x: float32, y: float32) -> float32``."""
+        args = ", ".join(f"{n}: {type_repr(p)}" for n, p in self.params)
+        if self.variadic:
+            args = f"*{args}"
+        res = self.result
+        if res is None:
+            res_s = "None"
+        elif isinstance(res, TypeVar):
+            res_s = repr(res)
+        elif callable(res) and not isinstance(res, type):
+            res_s = "inferred"
+        else:
+            res_s = type_repr(res)
+        return f"({args}) -> {res_s}"
+
+
+@dataclass
+class Builtin:
+    """A named builtin with all of its overloads."""
+
+    name: str
+    overloads: list[Overload] = field(default_factory=list)
+
+    @property
+    def doc(self) -> str:
+        return next((o.doc for o in self.overloads if o.doc), "")
+
+    @property
+    def group(self) -> str:
+        return next((o.group for o in self.overloads if o.group), "")
+
+
+@dataclass
+class Resolution:
+    """Result of overload resolution: the overload, final argument types and the result type."""
+
+    overload: Overload
+    arg_types: list[Any]
+    result: Any
+
+
+class BuiltinRegistry:
+    """Name -> :class:`Builtin`; filled by plugins through ``warp_register_builtins``."""
+
+    def __init__(self) -> None:
+        self.builtins: dict[str, Builtin] = {}
+        #: distribution name of the plugin currently registering (set by the plugin manager)
+        self.current_package: str | None = None
+
+    def add(
+        self,
+        name: str,
+        *,
+        params: dict[str, Any] | Sequence[tuple[str, Any]],
+        result: Any,
+        lower: Callable[..., Any] | None = None,
+        func: Any = None,
+        doc: str = "",
+        group: str = "",
+        variadic: bool = False,
+        differentiable: bool = True,
+        side_effects: bool = False,
+        const_params: Sequence[str] = (),
+    ) -> Overload:
+        """Register one overload of builtin ``name`` and return it."""
+        if (lower is None) == (func is None):
+            raise ValueError(f"builtin '{name}': give exactly one of lower= or func=")
+        items = tuple(params.items()) if isinstance(params, dict) else tuple(params)
+        items = tuple((n, canonical_type(t)) for n, t in items)
+        overload = Overload(
+            name=name,
+            params=items,
+            result=result,
+            lower=lower,
+            func=func,
+            doc=doc,
+            group=group,
+            package=self.current_package or "",
+            variadic=variadic,
+            differentiable=differentiable,
+            side_effects=side_effects,
+            const_params=tuple(const_params),
+        )
+        self.builtins.setdefault(name, Builtin(name)).overloads.append(overload)
+        return overload
+
+    def get(self, name: str) -> Builtin | None:
+        """The builtin of that name, or None."""
+        return self.builtins.get(name)
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.builtins
+
+    def names(self) -> list[str]:
+        """All registered builtin names, sorted."""
+        return sorted(self.builtins)
+
+    def resolve(self, name: str, arg_types: Sequence[Any], weak: Sequence[bool] = ()) -> Resolution | None:
+        """Pick the overload of ``name`` for ``arg_types``.
+
+        ``weak[i]`` marks argument ``i`` as an untyped literal: if no overload matches exactly,
+        such a literal may take the type of another argument of the same family (a float
+        literal becomes float64 next to a float64, an int literal int64 next to an int64).
+        """
+        builtin = self.builtins.get(name)
+        if builtin is None:
+            return None
+        arg_types = list(arg_types)
+        for candidate in _literal_candidates(arg_types, list(weak) or [False] * len(arg_types)):
+            for overload in builtin.overloads:
+                bindings = overload.bind(candidate)
+                if bindings is not None:
+                    return Resolution(overload, candidate, overload.result_type(candidate, bindings))
+        return None
+
+
+def _literal_candidates(arg_types: list[Any], weak: list[bool]) -> list[list[Any]]:
+    """Argument type lists to try: as given, then with weak literals adopting a partner's type."""
+    candidates = [arg_types]
+    if not any(weak):
+        return candidates
+    strong = [t for t, w in zip(arg_types, weak) if not w]
+    for target in dict.fromkeys(strong):
+        scalar = getattr(target, "_wp_scalar_type_", target)
+        if not is_scalar_type(scalar):
+            continue
+        new = [
+            scalar if w and _same_family(t, scalar) else t for t, w in zip(arg_types, weak)
+        ]
+        if new != arg_types and new not in candidates:
+            candidates.append(new)
+    return candidates
+
+
+def _same_family(literal_type: Any, target: Any) -> bool:
+    return (is_float(literal_type) and is_float(target)) or (is_int(literal_type) and is_int(target))
+
+
+#: The process-wide registry.
+builtin_registry = BuiltinRegistry()

@@ -1,0 +1,57 @@
+"""Exceptions raised by the compiler and runtime."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class SourceLoc:
+    """A position in kernel source: file, line and the text of that line."""
+
+    file: str
+    line: int
+    text: str = ""
+    col: int = 0
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}"
+
+
+class WarpCodegenError(Exception):
+    """A kernel or function could not be compiled; the message names the function and location."""
+
+    def __init__(self, message: str, *, function: str | None = None, loc: SourceLoc | None = None):
+        self.raw_message = message
+        self.function = function
+        self.loc = loc
+        super().__init__(self._format())
+
+    def _format(self) -> str:
+        if self.loc is None:
+            where = f" in '{self.function}'" if self.function else ""
+            return f"{self.raw_message}{where}"
+        head = f"{self.raw_message}\n  in '{self.function}' at {self.loc.file}:{self.loc.line}"
+        if self.loc.text:
+            head += f"\n    {self.loc.text.strip()}"
+        return head
+
+
+class WarpCodegenTypeError(WarpCodegenError, TypeError):
+    """Type mismatch in kernel code (no overload, strict typing violation, ...)."""
+
+
+class WarpCodegenNameError(WarpCodegenError, NameError):
+    """A name used in kernel code is not defined or not usable in kernels."""
+
+
+class WarpCodegenAttributeError(WarpCodegenError, AttributeError):
+    """Attribute access in kernel code that the kernel language does not support."""
+
+
+class WarpCodegenValueError(WarpCodegenError, ValueError):
+    """A value in kernel code is out of range or not allowed (e.g. a non-constant where one is needed)."""
+
+
+class MissingPluginError(WarpCodegenError):
+    """A kernel calls a builtin provided by a package that is not installed."""

@@ -1,0 +1,75 @@
+"""Hook specifications: the contract between warp-core and the packages that extend it.
+
+Every feature beyond the bare core, including core's own standard pieces, is contributed by a
+*plugin*: a module registered with pluggy under the project name ``warp``. A distribution makes
+its plugin known by declaring an entry point in the ``warp`` group of its ``pyproject.toml``::
+
+    [project.entry-points.warp]
+    my_plugin = "my_package.warp_plugin"
+
+The named module implements any subset of the hooks below, each decorated with
+``warp.plugins.hookimpl``. Hooks are called once per process, when ``warp`` loads its plugins
+(at ``import warp``), in no particular order: implementations must not depend on each other's
+order. A plugin module that fails to import, or whose hook raises, is reported with a
+``RuntimeWarning`` naming it and is skipped; ``import warp`` still succeeds.
+
+Setting the environment variable ``WARP_DISABLE_PLUGINS`` to a comma-separated list of entry
+point names (for example ``builtins``) skips those plugins, which is how core-only embedding
+is exercised.
+
+Example: a third-party package adding a kernel builtin::
+
+    import llvmlite.ir as ir
+    import warp as wp
+    from warp.plugins import hookimpl
+
+    @hookimpl
+    def warp_register_builtins(registry):
+        registry.add(
+            "smooth_relu",
+            params={"x": wp.float32},
+            result=wp.float32,
+            lower=lambda ctx, args, types: ...,  # an llvmlite value
+            doc="Softplus-like smooth rectifier.",
+        )
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pluggy
+
+PROJECT_NAME = "warp"
+
+hookspec = pluggy.HookspecMarker(PROJECT_NAME)
+hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
+
+
+@hookspec
+def warp_register_builtins(registry: Any) -> None:
+    """Add kernel builtins to ``registry`` (a :class:`warp.compiler.registry.BuiltinRegistry`).
+
+    Each builtin is a name plus one or more overloads. An overload gives parameter types
+    (concrete types or the generic placeholders ``Scalar``, ``Float``, ``Int``, ``Any`` and
+    type variables), a result type (or a function computing it from the argument types) and
+    either a ``lower`` function that emits LLVM IR through llvmlite or a ``func`` written in
+    the kernel language. The same name may receive overloads from several plugins.
+    """
+
+
+@hookspec
+def warp_exports() -> dict[str, Any]:
+    """Return Python-scope names to publish on the ``warp`` module (e.g. ``{"Tape": Tape}``).
+
+    A name exported by two plugins is an error reported as a warning; the first one stays.
+    """
+
+
+@hookspec(firstresult=True)
+def warp_convert_array(obj: Any, dtype: Any, device: Any) -> Any:
+    """Convert a foreign array object (a framework tensor, ...) to a ``wp.array``, or return None.
+
+    Called when a launch argument or ``wp.array(data)`` receives an object warp does not know.
+    The first plugin that returns a non-None value wins.
+    """

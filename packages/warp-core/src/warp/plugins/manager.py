@@ -1,0 +1,120 @@
+"""Discovers plugins (entry-point group ``warp``), registers them and runs their hooks once."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import threading
+import warnings
+from importlib import metadata
+from types import ModuleType
+from typing import Any
+
+import pluggy
+
+from warp.plugins import hookspecs
+
+_lock = threading.RLock()
+_manager: pluggy.PluginManager | None = None
+_loaded = False
+#: plugin name -> distribution name that provides it
+plugin_distributions: dict[str, str] = {}
+#: Python-scope names exported by plugins
+exports: dict[str, Any] = {}
+
+#: Core's own standard pieces, registered like any plugin but without an entry point.
+CORE_PLUGINS = ("warp.core_plugin",)
+
+
+def get_plugin_manager() -> pluggy.PluginManager:
+    """The process-wide plugin manager (plugins are loaded on first use)."""
+    load_plugins()
+    assert _manager is not None
+    return _manager
+
+
+def disabled_plugins() -> set[str]:
+    """Entry-point names listed in ``$WARP_DISABLE_PLUGINS`` (comma separated)."""
+    raw = os.environ.get("WARP_DISABLE_PLUGINS", "")
+    return {name.strip() for name in raw.split(",") if name.strip()}
+
+
+def _warn(plugin: str, what: str, exc: BaseException) -> None:
+    warnings.warn(
+        f"warp: plugin '{plugin}' {what}: {type(exc).__name__}: {exc}; it is skipped",
+        RuntimeWarning,
+        stacklevel=3,
+    )
+
+
+def _discover(pm: pluggy.PluginManager) -> None:
+    for modname in CORE_PLUGINS:
+        pm.register(importlib.import_module(modname), name=modname)
+        plugin_distributions[modname] = "warp-core"
+    skip = disabled_plugins()
+    for ep in metadata.entry_points(group=hookspecs.PROJECT_NAME):
+        if ep.name in skip or pm.has_plugin(ep.name):
+            continue
+        dist = ep.dist.name if ep.dist is not None else ep.name
+        try:
+            plugin = ep.load()
+        except Exception as exc:  # a broken plugin must never break `import warp`
+            _warn(f"{ep.name}' ('{ep.value}' from {dist}", "failed to import", exc)
+            continue
+        pm.register(plugin, name=ep.name)
+        plugin_distributions[ep.name] = dist
+
+
+def call_each(hook_name: str, **kwargs: Any) -> list[tuple[str, Any]]:
+    """Call every implementation of a hook, isolating failures; returns (plugin, result) pairs."""
+    assert _manager is not None
+    caller = getattr(_manager.hook, hook_name)
+    results = []
+    for impl in reversed(caller.get_hookimpls()):
+        try:
+            result = impl.function(**{name: kwargs[name] for name in impl.argnames})
+        except Exception as exc:
+            _warn(impl.plugin_name, f"raised in {hook_name}", exc)
+            continue
+        results.append((impl.plugin_name, result))
+    return results
+
+
+def _run_registration(pm: pluggy.PluginManager) -> None:
+    from warp.compiler.registry import builtin_registry
+
+    for impl in reversed(pm.hook.warp_register_builtins.get_hookimpls()):
+        builtin_registry.current_package = plugin_distributions.get(impl.plugin_name, impl.plugin_name)
+        try:
+            impl.function(registry=builtin_registry)
+        except Exception as exc:
+            _warn(impl.plugin_name, "raised in warp_register_builtins", exc)
+        finally:
+            builtin_registry.current_package = None
+    for plugin_name, names in call_each("warp_exports"):
+        for name, obj in (names or {}).items():
+            if name in exports and exports[name] is not obj:
+                warnings.warn(f"warp: plugin '{plugin_name}' exports '{name}', already exported", RuntimeWarning)
+                continue
+            exports[name] = obj
+
+
+def load_plugins() -> None:
+    """Discover and register all plugins and run their registration hooks (idempotent)."""
+    global _manager, _loaded
+    if _loaded:
+        return
+    with _lock:
+        if _loaded:
+            return
+        pm = pluggy.PluginManager(hookspecs.PROJECT_NAME)
+        pm.add_hookspecs(hookspecs)
+        _manager = pm
+        _discover(pm)
+        _run_registration(pm)
+        _loaded = True
+
+
+def plugin_module(name: str) -> ModuleType | None:
+    """The registered plugin object of that name, if any."""
+    return get_plugin_manager().get_plugin(name)

@@ -1,0 +1,1 @@
+"""Runtimes: devices, the CPU JIT and launcher, the on-disk kernel cache."""

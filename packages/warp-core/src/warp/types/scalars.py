@@ -1,0 +1,180 @@
+"""Scalar types of the kernel language.
+
+Each scalar type is a Python class (``wp.float32``, ``wp.int8``, ...). The class itself is the
+type used in annotations, arrays and the compiler's IR; calling it in Python scope makes a
+boxed value (``wp.float32(1.5).value == 1.5``). Class attributes describe the storage:
+
+- ``_kind_``: ``"float"``, ``"int"``, ``"uint"`` or ``"bool"``
+- ``_bits_``: storage width in bits
+- ``_np_dtype_``: the matching NumPy dtype
+- ``_ctype_``: the matching ctypes type
+
+``Scalar``, ``Float`` and ``Int`` are generic placeholders used in builtin signatures and
+generic ``@wp.func`` annotations; they are never concrete storage types.
+"""
+
+from __future__ import annotations
+
+import builtins
+import ctypes
+from typing import Any
+
+import numpy as np
+
+
+class ScalarBase:
+    """Base class of concrete scalar types: boxes one Python value of the type."""
+
+    _kind_: str = ""
+    _bits_: int = 0
+    _np_dtype_: np.dtype = np.dtype("void")
+    _ctype_: Any = None
+    __slots__ = ("value",)
+
+    def __init__(self, x: Any = 0) -> None:
+        if isinstance(x, ScalarBase):
+            x = x.value
+        self.value = _coerce(type(self), x)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.value!r})"
+
+    def __float__(self) -> float:
+        return builtins.float(self.value)
+
+    def __int__(self) -> int:
+        return builtins.int(self.value)
+
+    def __bool__(self) -> bool:
+        return builtins.bool(self.value)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, ScalarBase):
+            other = other.value
+        return self.value == other
+
+    def __hash__(self) -> int:
+        return hash(self.value)
+
+
+def _coerce(cls: type[ScalarBase], x: Any) -> Any:
+    """Convert a Python number to the value a scalar of type ``cls`` holds (ints wrap around)."""
+    if cls._kind_ == "bool":
+        return builtins.bool(x)
+    if cls._kind_ == "float":
+        return builtins.float(cls._np_dtype_.type(x))
+    bits = cls._bits_
+    v = builtins.int(x) & ((1 << bits) - 1)
+    if cls._kind_ == "int" and v >= 1 << (bits - 1):
+        v -= 1 << bits
+    return v
+
+
+def _make(name: str, kind: str, bits: int, np_name: str, ctype: Any) -> type[ScalarBase]:
+    cls = type(name, (ScalarBase,), {"__slots__": (), "__module__": "warp.types"})
+    cls._kind_ = kind
+    cls._bits_ = bits
+    cls._np_dtype_ = np.dtype(np_name)
+    cls._ctype_ = ctype
+    return cls
+
+
+bool = _make("bool", "bool", 8, "bool", ctypes.c_bool)  # noqa: A001 - public name mirrors wp.bool
+int8 = _make("int8", "int", 8, "int8", ctypes.c_int8)
+uint8 = _make("uint8", "uint", 8, "uint8", ctypes.c_uint8)
+int16 = _make("int16", "int", 16, "int16", ctypes.c_int16)
+uint16 = _make("uint16", "uint", 16, "uint16", ctypes.c_uint16)
+int32 = _make("int32", "int", 32, "int32", ctypes.c_int32)
+uint32 = _make("uint32", "uint", 32, "uint32", ctypes.c_uint32)
+int64 = _make("int64", "int", 64, "int64", ctypes.c_int64)
+uint64 = _make("uint64", "uint", 64, "uint64", ctypes.c_uint64)
+float16 = _make("float16", "float", 16, "float16", ctypes.c_uint16)
+float32 = _make("float32", "float", 32, "float32", ctypes.c_float)
+float64 = _make("float64", "float", 64, "float64", ctypes.c_double)
+
+int_types: tuple[type[ScalarBase], ...] = (int8, uint8, int16, uint16, int32, uint32, int64, uint64)
+float_types: tuple[type[ScalarBase], ...] = (float16, float32, float64)
+scalar_types: tuple[type[ScalarBase], ...] = (bool, *int_types, *float_types)
+non_atomic_types = (int8, uint8, int16, uint16)
+
+
+class Scalar:
+    """Generic placeholder: any concrete numeric scalar type (used in signatures)."""
+
+
+class Float(Scalar):
+    """Generic placeholder: any floating point scalar type."""
+
+
+class Int(Scalar):
+    """Generic placeholder: any integer scalar type."""
+
+
+_PYTHON_ALIASES: dict[Any, type[ScalarBase]] = {
+    builtins.float: float32,
+    builtins.int: int32,
+    builtins.bool: bool,
+}
+
+_FROM_NUMPY: dict[np.dtype, type[ScalarBase]] = {t._np_dtype_: t for t in scalar_types}
+
+
+def is_scalar_type(t: Any) -> builtins.bool:
+    """True for a concrete scalar type class such as ``wp.float32``."""
+    return isinstance(t, type) and issubclass(t, ScalarBase) and t is not ScalarBase
+
+
+def is_float(t: Any) -> builtins.bool:
+    """True for ``float16``, ``float32`` and ``float64``."""
+    return is_scalar_type(t) and t._kind_ == "float"
+
+
+def is_int(t: Any) -> builtins.bool:
+    """True for the signed and unsigned integer types (not ``bool``)."""
+    return is_scalar_type(t) and t._kind_ in ("int", "uint")
+
+
+def type_size_in_bytes(t: Any) -> int:
+    """Size in bytes of one element of type ``t`` (scalar or composite)."""
+    if is_scalar_type(t):
+        return t._bits_ // 8
+    size = getattr(t, "_size_in_bytes_", None)
+    if size is None:
+        raise TypeError(f"{t!r} is not a warp data type")
+    return size
+
+
+def canonical_type(t: Any) -> Any:
+    """Map Python ``float``/``int``/``bool`` to ``float32``/``int32``/``bool``; other types pass through."""
+    return _PYTHON_ALIASES.get(t, t)
+
+
+def type_repr(t: Any) -> str:
+    """Short readable name of a type, for error messages."""
+    t = canonical_type(t)
+    if isinstance(t, type):
+        return t.__name__
+    return repr(t)
+
+
+def dtype_to_numpy(t: Any) -> np.dtype:
+    """The NumPy dtype that stores elements (or, for composite types, components) of ``t``."""
+    t = canonical_type(t)
+    if is_scalar_type(t):
+        return t._np_dtype_
+    scalar = getattr(t, "_wp_scalar_type_", None)
+    if scalar is not None:
+        return scalar._np_dtype_
+    np_dtype = getattr(t, "numpy_dtype", None)
+    if callable(np_dtype):
+        return np_dtype()
+    raise TypeError(f"no NumPy dtype for warp type {type_repr(t)}")
+
+
+def dtype_from_numpy(np_dtype: Any) -> type[ScalarBase]:
+    """The warp scalar type matching a NumPy dtype (``np.float32`` -> ``wp.float32``)."""
+    key = np.dtype(np_dtype)
+    try:
+        return _FROM_NUMPY[key]
+    except KeyError:
+        raise TypeError(f"NumPy dtype {key} has no matching warp scalar type") from None
