@@ -1,8 +1,65 @@
-"""warp: a Python kernel compiler and runtime with the programming model of NVIDIA Warp."""
+"""warp: a Python kernel compiler and runtime with the programming model of NVIDIA Warp.
 
-from warp import config  # noqa: F401
-from warp.types.scalars import (  # noqa: F401
+Core names are defined here; plugins (warp-builtins, warp-autodiff, ...) add more through the
+``warp_exports`` hook, and kernel builtins are reachable as ``wp.<name>`` inside kernels.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from warp import config, types
+from warp.arrays import (
+    array,
+    array1d,
+    array2d,
+    array3d,
+    array4d,
+    as_array,
+    clone,
+    copy,
+    empty,
+    empty_like,
+    from_numpy,
+    full,
+    full_like,
+    ones,
+    ones_like,
+    zeros,
+    zeros_like,
+)
+from warp.decorators import Function, Kernel, constant, func, kernel
+from warp.errors import (
+    MissingPluginError,
+    WarpCodegenAttributeError,
+    WarpCodegenError,
+    WarpCodegenNameError,
+    WarpCodegenTypeError,
+    WarpCodegenValueError,
+)
+from warp.plugins.manager import exports as _plugin_exports
+from warp.plugins.manager import load_plugins as _load_plugins
+from warp.runtime.devices import (
+    Device,
+    ScopedDevice,
+    get_cuda_device_count,
+    get_cuda_devices,
+    get_device,
+    get_devices,
+    get_preferred_device,
+    is_cuda_available,
+    set_device,
+    synchronize,
+    synchronize_device,
+)
+from warp.runtime.launch import launch
+from warp.types.scalars import (
+    Float,
+    Int,
+    Scalar,
     bool,
+    dtype_from_numpy,
+    dtype_to_numpy,
     float16,
     float32,
     float64,
@@ -14,6 +71,33 @@ from warp.types.scalars import (  # noqa: F401
     uint16,
     uint32,
     uint64,
-    dtype_from_numpy,
-    dtype_to_numpy,
 )
+
+__version__ = "0.1.0"
+
+
+def init() -> None:
+    """Initialize the runtime (plugins load at import; kept for compatibility with NVIDIA Warp)."""
+    _load_plugins()
+
+
+_load_plugins()
+globals().update({k: v for k, v in _plugin_exports.items() if k not in globals()})
+
+
+def __getattr__(name: str) -> Any:
+    from warp.compiler.catalog import providing_distribution
+    from warp.compiler.frontend.expressions import BuiltinName
+    from warp.compiler.registry import builtin_registry
+
+    if name in _plugin_exports:
+        return _plugin_exports[name]
+    if name in builtin_registry:
+        return BuiltinName(name)
+    dist = providing_distribution(name)
+    if dist is not None:
+        raise AttributeError(
+            f"module 'warp' has no attribute '{name}': it is provided by the '{dist}' package "
+            f"(pip install {dist})"
+        )
+    raise AttributeError(f"module 'warp' has no attribute '{name}'")

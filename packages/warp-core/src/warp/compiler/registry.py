@@ -250,7 +250,8 @@ def _literal_candidates(arg_types: list[Any], weak: list[bool]) -> list[list[Any
         return candidates
     strong = [t for t, w in zip(arg_types, weak) if not w]
     for target in dict.fromkeys(strong):
-        scalar = getattr(target, "_wp_scalar_type_", target)
+        scalar = target.dtype if getattr(target, "is_array_type", False) else target
+        scalar = getattr(scalar, "_wp_scalar_type_", scalar)
         if not is_scalar_type(scalar):
             continue
         new = [

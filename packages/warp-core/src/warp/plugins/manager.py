@@ -59,7 +59,7 @@ def _discover(pm: pluggy.PluginManager) -> None:
         try:
             plugin = ep.load()
         except Exception as exc:  # a broken plugin must never break `import warp`
-            _warn(f"{ep.name}' ('{ep.value}' from {dist}", "failed to import", exc)
+            _warn(ep.name, f"({ep.value} from {dist}) failed to import", exc)
             continue
         pm.register(plugin, name=ep.name)
         plugin_distributions[ep.name] = dist

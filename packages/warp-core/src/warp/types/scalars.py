@@ -45,6 +45,11 @@ class ScalarBase:
     def __int__(self) -> int:
         return builtins.int(self.value)
 
+    def __index__(self) -> int:
+        if self._kind_ == "float":
+            raise TypeError(f"{type(self).__name__} cannot be used as an integer")
+        return builtins.int(self.value)
+
     def __bool__(self) -> bool:
         return builtins.bool(self.value)
 

@@ -1,0 +1,507 @@
+"""The ``wp.array`` class: a typed, strided view of device memory (host memory on the CPU).
+
+An array is either *concrete* (it has memory: ``ptr``, ``shape``, ``strides`` in bytes) or an
+*annotation* (``wp.array(dtype=float, ndim=2)`` with no data, shape or pointer) used in kernel
+signatures. Both expose :attr:`array.array_type`, the compiler's :class:`ArrayType`.
+
+Concrete arrays never change ``ptr``/``shape``/``strides``. The 64-byte kernel argument
+descriptor :attr:`array._desc` is precomputed and refreshed only when the gradient changes.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+import weakref
+from typing import Any, Callable
+
+import numpy as np
+
+from warp.arrays.conversion import element_value, prepare_data, value_to_numpy
+from warp.arrays.indexing import resolve_index, resolve_reshape
+from warp.arrays.layout import (
+    alloc_cpu,
+    contiguous_strides,
+    element_info,
+    is_contiguous_layout,
+    is_generic_dtype,
+    memset_zero,
+    normalize_shape,
+    resolve_dtype,
+    span_in_bytes,
+)
+from warp.runtime.devices import Device, get_device
+from warp.types.array_type import ARRAY_DESC_FORMAT, MAX_DIMS, ArrayType
+from warp.types.scalars import is_scalar_type, type_repr
+
+_desc_struct = struct.Struct(ARRAY_DESC_FORMAT)
+_array_types: dict[tuple[Any, int], ArrayType] = {}
+
+
+def _array_type(dtype: Any, ndim: int) -> ArrayType:
+    try:
+        return _array_types[(dtype, ndim)]
+    except KeyError:
+        t = _array_types[(dtype, ndim)] = ArrayType(dtype, ndim)
+        return t
+    except TypeError:  # unhashable dtype
+        return ArrayType(dtype, ndim)
+
+
+def _unsupported_device(device: Device) -> RuntimeError:
+    return RuntimeError(
+        f"arrays on device '{device}' are not supported yet (only 'cpu' arrays can be allocated)"
+    )
+
+
+class array:
+    """A multi-dimensional array of ``dtype`` elements (at most 4 dimensions), or an annotation."""
+
+    #: Fixed dimension count of the ``array1d``..``array4d`` helper subclasses.
+    _fixed_ndim_: int | None = None
+
+    def __init__(
+        self,
+        data: Any = None,
+        dtype: Any = Any,
+        shape: Any = None,
+        strides: Any = None,
+        ptr: int | None = None,
+        capacity: int | None = None,
+        device: Any = None,
+        pinned: bool = False,
+        copy: bool = True,
+        owner: bool = False,
+        deleter: Callable[[int, int], None] | None = None,
+        ndim: int | None = None,
+        grad: array | None = None,
+        requires_grad: bool = False,
+        length: int | None = None,
+    ) -> None:
+        fixed = self._fixed_ndim_
+        if fixed is not None:
+            if ndim is not None and ndim != fixed:
+                raise ValueError(f"{type(self).__name__} has ndim={fixed}, got ndim={ndim}")
+            ndim = fixed
+        self._grad: array | None = None
+        self._requires_grad = False
+        dtype = resolve_dtype(dtype)
+        if shape is None and length is not None:
+            shape = length
+        if data is not None:
+            self._init_from_data(data, dtype, shape, device, copy)
+        elif ptr is not None:
+            self._init_from_ptr(ptr, dtype, shape, strides, capacity, device, deleter)
+        elif shape is not None:
+            self._init_new(dtype, normalize_shape(shape), get_device(device), zero=False)
+        else:
+            self._init_annotation(dtype, 1 if ndim is None else ndim)
+            return
+        if ndim is not None and ndim != self._ndim:
+            raise ValueError(f"array has {self._ndim} dimensions but ndim={ndim} was requested")
+        if grad is not None:
+            self.grad = grad
+        elif requires_grad:
+            self._alloc_grad()
+        self._update_desc()
+
+    # -- construction ---------------------------------------------------------------------------
+
+    def _setup(self, ptr: int, shape: tuple[int, ...], strides: tuple[int, ...], dtype: Any,
+               device: Device, mem: Any, capacity: int | None = None) -> None:
+        info = element_info(dtype)
+        self._ptr = ptr
+        self._shape = shape
+        self._strides = strides
+        self._dtype = dtype
+        self._info = info
+        self._ndim = len(shape)
+        self._size = math.prod(shape)
+        self._device = device
+        self._mem = mem
+        self._is_annotation = False
+        self._is_contiguous = is_contiguous_layout(shape, strides, info.itemsize)
+        self._capacity = span_in_bytes(shape, strides, info.itemsize) if capacity is None else capacity
+        self._array_type = _array_type(dtype, len(shape))
+
+    def _init_annotation(self, dtype: Any, ndim: int) -> None:
+        self._array_type = _array_type(dtype, ndim)
+        self._ptr = None
+        self._shape = (0,) * ndim
+        self._strides = (0,) * ndim
+        self._dtype = dtype
+        self._info = None
+        self._ndim = ndim
+        self._size = 0
+        self._device = None
+        self._mem = None
+        self._is_annotation = True
+        self._is_contiguous = True
+        self._capacity = 0
+        self._desc = None
+
+    def _init_new(self, dtype: Any, shape: tuple[int, ...], device: Device, zero: bool) -> None:
+        if is_generic_dtype(dtype):
+            raise TypeError(
+                f"cannot allocate an array of generic dtype {type_repr(dtype)}; pass a concrete dtype"
+            )
+        if not device.is_cpu:
+            raise _unsupported_device(device)
+        info = element_info(dtype)
+        nbytes = math.prod(shape) * info.itemsize
+        buf, ptr = alloc_cpu(nbytes, zero)
+        self._setup(ptr, shape, contiguous_strides(shape, info.itemsize), dtype, device, buf, nbytes)
+
+    def _init_from_ptr(self, ptr: int, dtype: Any, shape: Any, strides: Any, capacity: int | None,
+                       device: Any, deleter: Callable[[int, int], None] | None) -> None:
+        if is_generic_dtype(dtype):
+            raise TypeError("an array created from a pointer needs a concrete dtype")
+        if shape is None:
+            raise TypeError("an array created from a pointer needs a shape")
+        shape = normalize_shape(shape)
+        itemsize = element_info(dtype).itemsize
+        strides = contiguous_strides(shape, itemsize) if strides is None else tuple(int(s) for s in strides)
+        if len(strides) != len(shape):
+            raise ValueError(f"strides {strides} do not match shape {shape}")
+        self._setup(int(ptr), shape, strides, dtype, get_device(device), None, capacity)
+        if deleter is not None:
+            weakref.finalize(self, deleter, self._ptr, self._capacity)
+
+    def _init_from_data(self, data: Any, dtype: Any, shape: Any, device: Any, copy: bool) -> None:
+        if isinstance(data, array):
+            if data._is_annotation:
+                raise TypeError("cannot create an array from an array annotation")
+            if is_generic_dtype(dtype):
+                dtype = data._dtype
+        device = get_device(device)
+        arr, dtype = prepare_data(data, dtype, shape)
+        if not device.is_cpu:
+            raise _unsupported_device(device)
+        info = element_info(dtype)
+        k = len(info.inner_shape)
+        outer_shape = tuple(arr.shape[: arr.ndim - k])
+        if not copy and arr.flags.writeable and tuple(arr.strides[arr.ndim - k :]) == info.inner_strides:
+            ptr = arr.__array_interface__["data"][0]
+            self._setup(ptr, outer_shape, tuple(arr.strides[: arr.ndim - k]), dtype, device, arr)
+            return
+        self._init_new(dtype, normalize_shape(outer_shape), device, zero=False)
+        if self._size:
+            np.copyto(np.asarray(self), arr, casting="unsafe")
+
+    def _make_view(self, offset: int, shape: tuple[int, ...], strides: tuple[int, ...],
+                   dtype: Any = None, grad: array | None = None) -> array:
+        """A new array sharing this array's memory (keeps this array alive)."""
+        view = array.__new__(array)
+        view._setup(self._ptr + offset, shape, strides, self._dtype if dtype is None else dtype,
+                    self._device, self)
+        view._requires_grad = self._requires_grad
+        view._grad = grad
+        view._update_desc()
+        return view
+
+    def _alloc_grad(self) -> None:
+        grad = array.__new__(array)
+        grad._grad = None
+        grad._requires_grad = False
+        grad._init_new(self._dtype, self._shape, self._device, zero=True)
+        grad._update_desc()
+        self._grad = grad
+        self._requires_grad = True
+
+    def _update_desc(self) -> None:
+        pad = MAX_DIMS - self._ndim
+        grad_ptr = self._grad._ptr if self._grad is not None else 0
+        self._desc = _desc_struct.pack(self._ptr or 0, grad_ptr or 0, *self._shape, *(0,) * pad,
+                                       *self._strides, *(0,) * pad)
+
+    def _check_concrete(self, what: str) -> None:
+        if self._is_annotation:
+            raise TypeError(f"{what} is not available on an array annotation (an array type without data)")
+
+    # -- attributes -----------------------------------------------------------------------------
+
+    @property
+    def ptr(self) -> int | None:
+        """Address of the first element (None for annotations)."""
+        return self._ptr
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """Extent of each dimension."""
+        return self._shape
+
+    @property
+    def strides(self) -> tuple[int, ...]:
+        """Byte step between successive elements of each dimension."""
+        return self._strides
+
+    @property
+    def dtype(self) -> Any:
+        """Element type."""
+        return self._dtype
+
+    @property
+    def ndim(self) -> int:
+        """Number of dimensions (1 to 4)."""
+        return self._ndim
+
+    @property
+    def size(self) -> int:
+        """Number of elements."""
+        return self._size
+
+    @property
+    def capacity(self) -> int:
+        """Bytes of memory addressable from :attr:`ptr`."""
+        return self._capacity
+
+    @property
+    def device(self) -> Device | None:
+        """Device holding the memory (None for annotations)."""
+        return self._device
+
+    @property
+    def pinned(self) -> bool:
+        """Whether the memory is pinned host memory (always False for now)."""
+        return False
+
+    @property
+    def is_contiguous(self) -> bool:
+        """True if elements are packed in row-major order."""
+        return self._is_contiguous
+
+    @property
+    def array_type(self) -> ArrayType:
+        """The compiler type of this array: ``ArrayType(dtype, ndim)``."""
+        return self._array_type
+
+    @property
+    def requires_grad(self) -> bool:
+        """Whether the array has a gradient; setting True allocates a zeroed :attr:`grad`."""
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        self._check_concrete("requires_grad")
+        if value and self._grad is None:
+            self._alloc_grad()
+        elif not value:
+            self._grad = None
+        self._requires_grad = bool(value)
+        self._update_desc()
+
+    @property
+    def grad(self) -> array | None:
+        """Gradient array of the same shape and dtype, or None."""
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: array | None) -> None:
+        self._check_concrete("grad")
+        if value is None:
+            self._grad = None
+            self._requires_grad = False
+        else:
+            if not isinstance(value, array) or value._is_annotation:
+                raise TypeError(f"grad must be a warp array, got {type(value).__name__}")
+            if value._shape != self._shape or value._dtype != self._dtype:
+                raise ValueError(
+                    f"grad must match the array (shape {self._shape}, dtype {type_repr(self._dtype)}), got "
+                    f"shape {value._shape}, dtype {type_repr(value._dtype)}"
+                )
+            self._grad = value
+            self._requires_grad = True
+        self._update_desc()
+
+    @property
+    def __array_interface__(self) -> dict[str, Any]:
+        """NumPy array interface (version 3) over the array's host memory."""
+        if self._is_annotation or not self._device.is_cpu:
+            raise AttributeError("__array_interface__ is only available for CPU arrays")
+        info = self._info
+        iface: dict[str, Any] = {
+            "version": 3,
+            "shape": self._shape + info.inner_shape,
+            "strides": self._strides + info.inner_strides,
+            "typestr": info.np_dtype.str,
+            "data": (self._ptr, False),
+        }
+        if info.np_dtype.fields is not None:
+            iface["descr"] = info.np_dtype.descr
+        return iface
+
+    def __len__(self) -> int:
+        return self._shape[0]
+
+    def __bool__(self) -> bool:
+        return True
+
+    def __repr__(self) -> str:
+        if self._is_annotation:
+            return f"array(dtype={type_repr(self._dtype)}, ndim={self._ndim})"
+        if not self._device.is_cpu:
+            return f"array(shape={self._shape}, dtype={type_repr(self._dtype)}, device={self._device})"
+        body = np.array2string(self.numpy(), separator=", ", prefix="array(")
+        return f"array({body}, dtype={type_repr(self._dtype)})"
+
+    def __str__(self) -> str:
+        if self._is_annotation or not self._device.is_cpu:
+            return repr(self)
+        return str(self.numpy())
+
+    @classmethod
+    def __class_getitem__(cls, params: Any) -> array:
+        """``wp.array[float]``, ``wp.array2d[wp.vec3]``, ``wp.array[float, 2]``: annotation instances."""
+        ndim = None
+        if isinstance(params, tuple):
+            if len(params) == 2 and isinstance(params[1], int) and cls._fixed_ndim_ is None:
+                params, ndim = params
+            elif len(params) == 1:
+                params = params[0]
+            else:
+                raise TypeError(f"invalid parameters for {cls.__name__}[...]: {params!r}")
+        return cls(dtype=params, ndim=ndim)
+
+    # -- data access ----------------------------------------------------------------------------
+
+    def numpy(self) -> np.ndarray:
+        """A NumPy view of the data (zero-copy on the CPU); composite dtypes add trailing dims."""
+        self._check_concrete("numpy()")
+        if not self._device.is_cpu:
+            raise _unsupported_device(self._device)
+        return np.asarray(self)
+
+    def list(self) -> list[Any]:
+        """The elements in row-major order as a flat Python list."""
+        values = self.numpy()
+        info = self._info
+        if is_scalar_type(self._dtype):
+            return values.reshape(-1).tolist()
+        rows = values.reshape((self._size, *info.inner_shape))
+        return [element_value(self._dtype, v) for v in rows]
+
+    def __getitem__(self, key: Any) -> Any:
+        self._check_concrete("indexing")
+        r = resolve_index(key, self._shape, self._strides)
+        if r.element is not None:
+            return element_value(self._dtype, self.numpy()[r.element])
+        grad = self._grad[key] if self._grad is not None else None
+        return self._make_view(r.offset, r.shape, r.strides, grad=grad)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        self._check_concrete("item assignment")
+        r = resolve_index(key, self._shape, self._strides)
+        target = self.numpy()
+        index = r.element if r.element is not None else key
+        if isinstance(value, array):
+            value = value.numpy()
+        target[index] = value_to_numpy(value, self._info)
+
+    # -- in-place operations --------------------------------------------------------------------
+
+    def zero_(self) -> None:
+        """Set every element to zero."""
+        self._check_concrete("zero_()")
+        if self._size == 0:
+            return
+        if self._is_contiguous:
+            memset_zero(self._ptr, self._size * self._info.itemsize)
+        else:
+            raw = {"version": 3, "shape": self._shape + (self._info.itemsize,), "typestr": "|u1",
+                   "strides": self._strides + (1,), "data": (self._ptr, False)}
+            np.asarray(_Interface(raw, self))[...] = 0
+
+    def fill_(self, value: Any) -> None:
+        """Set every element to ``value`` (a scalar, or a vector/matrix/struct value)."""
+        self._check_concrete("fill_()")
+        if self._size == 0:
+            return
+        try:
+            self.numpy()[...] = value_to_numpy(value, self._info)
+        except (ValueError, TypeError) as e:
+            raise ValueError(
+                f"cannot fill an array of dtype {type_repr(self._dtype)} with {value!r}: {e}"
+            ) from None
+
+    def assign(self, src: Any) -> None:
+        """Copy values from an array, NumPy array or list with the same shape (or element count)."""
+        self._check_concrete("assign()")
+        target = self.numpy()
+        if isinstance(src, array):
+            values = src.numpy()
+        else:
+            values, _ = prepare_data(src, self._dtype, None)
+        if values.shape != target.shape:
+            if values.size != target.size:
+                src_shape = src.shape if isinstance(src, array) else values.shape
+                raise ValueError(f"assign: shape mismatch, destination has shape {self._shape} "
+                                 f"but source has shape {src_shape}")
+            values = values.reshape(target.shape)
+        target[...] = values
+
+    # -- views and copies -----------------------------------------------------------------------
+
+    def reshape(self, shape: Any) -> array:
+        """A view with a new shape (one dimension may be -1); the array must be contiguous."""
+        self._check_concrete("reshape()")
+        new_shape = resolve_reshape(shape, self._size)
+        if not self._is_contiguous:
+            raise RuntimeError("reshaping non-contiguous arrays is unsupported; call .contiguous() first")
+        grad = self._grad.reshape(new_shape) if self._grad is not None else None
+        return self._make_view(0, new_shape, contiguous_strides(new_shape, self._info.itemsize), grad=grad)
+
+    def flatten(self) -> array:
+        """A 1-D view of a contiguous array."""
+        self._check_concrete("flatten()")
+        if not self._is_contiguous:
+            raise RuntimeError("flattening non-contiguous arrays is unsupported; call .contiguous() first")
+        return self.reshape(-1)
+
+    def view(self, dtype: Any) -> array:
+        """Reinterpret the memory as another dtype of the same byte size."""
+        self._check_concrete("view()")
+        dtype = resolve_dtype(dtype)
+        if element_info(dtype).itemsize != self._info.itemsize:
+            raise RuntimeError(
+                f"cannot view an array of {type_repr(self._dtype)} as {type_repr(dtype)}: "
+                "element sizes differ"
+            )
+        grad = self._grad.view(dtype) if self._grad is not None else None
+        return self._make_view(0, self._shape, self._strides, dtype=dtype, grad=grad)
+
+    def transpose(self, axes: Any = None) -> array:
+        """A view with permuted dimensions (reversed by default)."""
+        self._check_concrete("transpose()")
+        axes = tuple(reversed(range(self._ndim))) if axes is None else tuple(int(a) for a in axes)
+        if sorted(axes) != list(range(self._ndim)):
+            raise ValueError(f"axes {axes} are not a permutation of the array's {self._ndim} dimensions")
+        grad = self._grad.transpose(axes) if self._grad is not None else None
+        return self._make_view(0, tuple(self._shape[a] for a in axes), tuple(self._strides[a] for a in axes),
+                               grad=grad)
+
+    def contiguous(self) -> array:
+        """This array if contiguous, else a contiguous copy."""
+        self._check_concrete("contiguous()")
+        if self._is_contiguous:
+            return self
+        from warp.arrays.creation import clone
+
+        return clone(self)
+
+    def to(self, device: Any, requires_grad: bool | None = None) -> array:
+        """This array if already on ``device``, else a copy there."""
+        self._check_concrete("to()")
+        device = get_device(device)
+        if device == self._device:
+            return self
+        from warp.arrays.creation import clone
+
+        return clone(self, device=device, requires_grad=requires_grad)
+
+
+class _Interface:
+    """Minimal holder exposing an ``__array_interface__`` dict and keeping its owner alive."""
+
+    def __init__(self, iface: dict[str, Any], owner: Any) -> None:
+        self.__array_interface__ = iface
+        self._owner = owner

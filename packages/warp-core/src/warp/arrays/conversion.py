@@ -1,0 +1,167 @@
+"""Converting Python data (lists, tuples, NumPy arrays, array-interface objects) to array storage.
+
+:func:`prepare_data` returns a NumPy array whose dtype is the element's component dtype and whose
+shape is the array shape followed by the element's trailing shape (``(n, 3)`` for ``n`` vec3s).
+The result aliases the input whenever no conversion is needed, so callers can wrap it zero-copy.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from warp.arrays.layout import ElementInfo, element_info, is_generic_dtype, normalize_shape, resolve_dtype
+from warp.types.array_type import MAX_DIMS
+from warp.types.scalars import ScalarBase, dtype_from_numpy, is_scalar_type, type_repr
+
+
+def _unbox(data: Any) -> Any:
+    """Replace boxed warp scalars (``wp.float32(1.0)``) in nested lists by their Python values."""
+    if isinstance(data, ScalarBase):
+        return data.value
+    if isinstance(data, (list, tuple)):
+        return [_unbox(x) for x in data]
+    return data
+
+
+def _first_leaf(data: Any) -> Any:
+    while isinstance(data, (list, tuple)) and len(data) > 0:
+        data = data[0]
+    return data
+
+
+def _sequence_to_numpy(data: Any, dtype: Any) -> tuple[np.ndarray, Any]:
+    """Convert a (nested) list/tuple to NumPy, inferring the dtype when it is generic."""
+    if is_generic_dtype(dtype):
+        leaf = _first_leaf(data)
+        arr = np.array(_unbox(data) if isinstance(leaf, ScalarBase) else data)
+        if arr.dtype == object:
+            raise TypeError("cannot infer an array dtype from the given data; pass dtype=...")
+        if isinstance(leaf, ScalarBase):
+            dtype = type(leaf)
+        else:
+            dtype = _dtype_from_numpy_checked(arr.dtype)
+        return arr, dtype
+    info = element_info(dtype)
+    if info.np_dtype.fields is not None:
+        items = list(data)
+        arr = np.empty(len(items), dtype=info.np_dtype)
+        for i, item in enumerate(items):
+            value = item.numpy_value() if hasattr(item, "numpy_value") else item
+            arr[i] = value
+        return arr, dtype
+    try:
+        arr = np.array(data, dtype=info.np_dtype)
+    except OverflowError:  # out-of-range Python ints wrap around, like scalar construction
+        arr = np.array(data).astype(info.np_dtype)
+    except (TypeError, ValueError):
+        arr = np.array(_unbox(data), dtype=info.np_dtype)
+    return arr, dtype
+
+
+def _dtype_from_numpy_checked(np_dtype: np.dtype) -> Any:
+    try:
+        return dtype_from_numpy(np_dtype.newbyteorder("=") if np_dtype.byteorder not in "=|" else np_dtype)
+    except TypeError:
+        raise TypeError(f"unsupported input data dtype: {np_dtype}") from None
+
+
+def as_numpy(data: Any) -> np.ndarray | None:
+    """``data`` as a NumPy array when it is one or exposes the array protocols, else None."""
+    if isinstance(data, np.ndarray):
+        return data
+    if hasattr(data, "__array_interface__") or hasattr(data, "__array__"):
+        return np.asarray(data)
+    return None
+
+
+def _fit_shape(arr: np.ndarray, dtype: Any, shape: Any) -> np.ndarray:
+    """Reshape ``arr`` to (array shape + element shape); raises ValueError when incompatible."""
+    info = element_info(dtype)
+    inner = info.inner_shape
+    k = len(inner)
+    if shape is not None:
+        target = normalize_shape(shape) + inner
+        if arr.shape != target:
+            if arr.size != math.prod(target):
+                raise ValueError(
+                    f"data of shape {arr.shape} is incompatible with the requested array shape "
+                    f"{normalize_shape(shape)} and dtype {type_repr(dtype)}"
+                )
+            arr = arr.reshape(target)
+        return arr
+    if k:
+        if arr.ndim > k and arr.shape[-k:] == inner:
+            pass
+        elif arr.shape == inner:
+            arr = arr.reshape((1, *inner))
+        elif arr.ndim == 1 and arr.size % info.inner_size == 0:
+            arr = arr.reshape((-1, *inner))
+        else:
+            raise ValueError(
+                f"data of shape {arr.shape} is incompatible with dtype {type_repr(dtype)}: "
+                f"expected trailing dimensions {inner}"
+            )
+    outer = arr.ndim - k
+    if outer == 0:
+        arr = arr.reshape((1, *arr.shape))
+    elif outer > MAX_DIMS:
+        raise ValueError(
+            f"invalid array shape {arr.shape[:outer]}: arrays have 1 to {MAX_DIMS} dimensions, not {outer}"
+        )
+    return arr
+
+
+def prepare_data(data: Any, dtype: Any, shape: Any) -> tuple[np.ndarray, Any]:
+    """Return ``(arr, dtype)``: NumPy storage for ``data`` (aliasing it when possible) and the dtype.
+
+    ``dtype`` may be generic (``typing.Any``), in which case it is inferred: NumPy arrays keep
+    their dtype, Python lists follow NumPy's inference (floats -> float64, ints -> int64).
+    """
+    dtype = resolve_dtype(dtype)
+    arr = as_numpy(data)
+    if arr is None:
+        if not isinstance(data, (list, tuple, range)):
+            raise TypeError(
+                f"cannot create an array from {type(data).__name__}: expected a list, tuple, "
+                "NumPy array or an object implementing the array interface"
+            )
+        arr, dtype = _sequence_to_numpy(data, dtype)
+    elif is_generic_dtype(dtype):
+        dtype = _dtype_from_numpy_checked(arr.dtype)
+    info = element_info(dtype)
+    if arr.dtype != info.np_dtype:
+        if info.np_dtype.fields is not None and arr.dtype.itemsize == info.np_dtype.itemsize:
+            arr = arr.view(info.np_dtype)
+        else:
+            arr = arr.astype(info.np_dtype)
+    return _fit_shape(arr, dtype, shape), dtype
+
+
+def element_value(dtype: Any, value: Any) -> Any:
+    """Convert one element read through NumPy to a Python value (scalar, or an instance of dtype)."""
+    if is_scalar_type(dtype):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        flat = value.reshape(-1).tolist()
+        try:
+            return dtype(*flat)
+        except Exception:
+            try:
+                return dtype(value)
+            except Exception:
+                return value.copy()
+    return value
+
+
+def value_to_numpy(value: Any, info: ElementInfo) -> Any:
+    """Convert a Python/warp value to something NumPy can assign into element storage."""
+    if isinstance(value, ScalarBase):
+        return value.value
+    if hasattr(value, "numpy_value"):
+        return value.numpy_value()
+    if info.np_dtype.fields is not None:
+        return value
+    return np.asarray(value, dtype=info.np_dtype)

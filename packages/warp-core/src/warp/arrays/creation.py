@@ -1,0 +1,221 @@
+"""Array constructors (``zeros``, ``full``, ``empty``, ...), ``copy``/``clone`` and NumPy wrapping."""
+
+from __future__ import annotations
+
+import ctypes
+from typing import Any
+
+import numpy as np
+
+from warp.arrays.array import array
+from warp.arrays.conversion import as_numpy
+from warp.arrays.layout import element_info, infer_scalar_dtype, normalize_shape, resolve_dtype
+from warp.runtime.devices import get_device
+from warp.types.scalars import dtype_from_numpy, type_repr
+
+
+def _new(shape: Any, dtype: Any, device: Any, requires_grad: bool, zero: bool) -> array:
+    a = array.__new__(array)
+    a._grad = None
+    a._requires_grad = False
+    a._init_new(resolve_dtype(dtype), normalize_shape(shape), get_device(device), zero=zero)
+    if requires_grad:
+        a._alloc_grad()
+    a._update_desc()
+    return a
+
+
+def empty(shape: Any = 0, dtype: Any = float, device: Any = None, requires_grad: bool = False,
+          pinned: bool = False) -> array:
+    """An uninitialized array."""
+    return _new(shape, dtype, device, requires_grad, zero=False)
+
+
+def zeros(shape: Any = 0, dtype: Any = float, device: Any = None, requires_grad: bool = False,
+          pinned: bool = False) -> array:
+    """A zero-initialized array."""
+    return _new(shape, dtype, device, requires_grad, zero=True)
+
+
+def _infer_fill_dtype(value: Any) -> Any:
+    dtype = infer_scalar_dtype(value)
+    if dtype is not None:
+        return dtype
+    if hasattr(type(value), "_shape_") or hasattr(type(value), "_size_in_bytes_"):
+        return type(value)
+    values = np.asarray(value)
+    if values.dtype == object or values.ndim not in (1, 2):
+        raise TypeError(f"cannot infer an array dtype from fill value {value!r}; pass dtype=...")
+    scalar = dtype_from_numpy(values.dtype)
+    if values.dtype.kind == "f" and values.dtype.itemsize == 8 and not isinstance(value, np.ndarray):
+        scalar = resolve_dtype(float)
+    elif values.dtype.kind == "i" and not isinstance(value, np.ndarray):
+        scalar = resolve_dtype(int)
+    try:
+        from warp import types as wp_types
+
+        if values.ndim == 1:
+            return wp_types.vector(length=values.shape[0], dtype=scalar)  # type: ignore[attr-defined]
+        return wp_types.matrix(shape=values.shape, dtype=scalar)  # type: ignore[attr-defined]
+    except (ImportError, AttributeError):
+        raise TypeError(f"cannot infer an array dtype from fill value {value!r}; pass dtype=...") from None
+
+
+def full(shape: Any = 0, value: Any = 0, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+         pinned: bool = False) -> array:
+    """An array with every element set to ``value`` (dtype inferred from it when not given)."""
+    if dtype is None:
+        dtype = _infer_fill_dtype(value)
+    a = _new(shape, dtype, device, requires_grad, zero=False)
+    a.fill_(value)
+    return a
+
+
+def ones(shape: Any = 0, dtype: Any = float, device: Any = None, requires_grad: bool = False,
+         pinned: bool = False) -> array:
+    """An array of ones (every component of composite elements is 1)."""
+    return full(shape, 1, dtype, device, requires_grad)
+
+
+def _like(src: array, device: Any, requires_grad: bool | None) -> tuple[Any, bool]:
+    if not isinstance(src, array) or src._is_annotation:
+        raise TypeError(f"expected a warp array, got {type(src).__name__}")
+    device = src.device if device is None else device
+    return device, src.requires_grad if requires_grad is None else requires_grad
+
+
+def empty_like(src: array, device: Any = None, requires_grad: bool | None = None) -> array:
+    """An uninitialized array with the shape and dtype of ``src``."""
+    device, requires_grad = _like(src, device, requires_grad)
+    return empty(src.shape, src.dtype, device, requires_grad)
+
+
+def zeros_like(src: array, device: Any = None, requires_grad: bool | None = None) -> array:
+    """A zeroed array with the shape and dtype of ``src``."""
+    device, requires_grad = _like(src, device, requires_grad)
+    return zeros(src.shape, src.dtype, device, requires_grad)
+
+
+def ones_like(src: array, device: Any = None, requires_grad: bool | None = None) -> array:
+    """An array of ones with the shape and dtype of ``src``."""
+    device, requires_grad = _like(src, device, requires_grad)
+    return ones(src.shape, src.dtype, device, requires_grad)
+
+
+def full_like(src: array, value: Any, device: Any = None, requires_grad: bool | None = None) -> array:
+    """An array with the shape and dtype of ``src`` filled with ``value``."""
+    device, requires_grad = _like(src, device, requires_grad)
+    return full(src.shape, value, src.dtype, device, requires_grad)
+
+
+def clone(src: array, device: Any = None, requires_grad: bool | None = None) -> array:
+    """A contiguous copy of ``src`` (on ``device``, default ``src.device``)."""
+    dest = empty_like(src, device, requires_grad)
+    copy(dest, src)
+    return dest
+
+
+def _check_array(a: Any, name: str) -> None:
+    if not isinstance(a, array) or a._is_annotation:
+        raise TypeError(f"copy: {name} must be a warp array, got {type(a).__name__}")
+
+
+def copy(dest: array, src: array, dest_offset: int = 0, src_offset: int = 0, count: int = 0) -> None:
+    """Copy ``count`` elements (all of ``src`` from ``src_offset`` when 0) between arrays.
+
+    Offsets and counts are in elements of the flattened arrays and need contiguous arrays;
+    non-contiguous arrays are copied whole and must have the same shape.
+    """
+    _check_array(dest, "dest")
+    _check_array(src, "src")
+    if min(dest_offset, src_offset, count) < 0:
+        raise ValueError("copy: offsets and count must be non-negative")
+    for a in (dest, src):
+        if not a.device.is_cpu:
+            raise RuntimeError(f"copy: arrays on device '{a.device}' are not supported yet")
+    if not (dest.is_contiguous and src.is_contiguous):
+        if dest_offset or src_offset or (count and count != src.size):
+            raise RuntimeError("copy: offsets and counts are only supported for contiguous arrays")
+        if dest.shape != src.shape:
+            raise ValueError(
+                f"copy: non-contiguous arrays must have the same shape, got {dest.shape} and {src.shape}"
+            )
+        _copy_values(dest.numpy(), src.numpy(), dest, src)
+        return
+    if count == 0:
+        count = src.size - src_offset
+    if src_offset + count > src.size:
+        raise ValueError(f"copy: source range [{src_offset}, {src_offset + count}) is out of bounds for "
+                         f"source of size {src.size}")
+    if dest_offset + count > dest.size:
+        raise ValueError(f"copy: destination range [{dest_offset}, {dest_offset + count}) is out of bounds "
+                         f"for destination of size {dest.size}")
+    if count <= 0:
+        return
+    itemsize = element_info(src.dtype).itemsize
+    if src.dtype == dest.dtype:
+        ctypes.memmove(dest.ptr + dest_offset * itemsize, src.ptr + src_offset * itemsize, count * itemsize)
+        return
+    d = dest.numpy().reshape((dest.size, *element_info(dest.dtype).inner_shape))
+    s = src.numpy().reshape((src.size, *element_info(src.dtype).inner_shape))
+    _copy_values(d[dest_offset: dest_offset + count], s[src_offset: src_offset + count], dest, src)
+
+
+def _copy_values(d: np.ndarray, s: np.ndarray, dest: array, src: array) -> None:
+    try:
+        np.copyto(d, s, casting="unsafe")
+    except (ValueError, TypeError) as e:
+        raise ValueError(
+            f"copy: cannot copy {type_repr(src.dtype)} elements to {type_repr(dest.dtype)} elements: {e}"
+        ) from None
+
+
+def from_numpy(arr: np.ndarray, dtype: Any = None, shape: Any = None, device: Any = None,
+               requires_grad: bool = False) -> array:
+    """A warp array copied from a NumPy array.
+
+    Without ``dtype``, 2-D arrays become arrays of vectors and 3-D arrays arrays of matrices when
+    the composite types are available (``warp.types.vector``/``matrix``); otherwise the scalar type.
+    """
+    arr = np.asarray(arr)
+    if dtype is None:
+        scalar = dtype_from_numpy(arr.dtype)
+        dtype = scalar
+        if shape is None and arr.ndim in (2, 3):
+            try:
+                from warp import types as wp_types
+
+                if arr.ndim == 2:
+                    dtype = wp_types.vector(length=arr.shape[1], dtype=scalar)  # type: ignore[attr-defined]
+                else:
+                    dtype = wp_types.matrix(shape=arr.shape[1:], dtype=scalar)  # type: ignore[attr-defined]
+            except (ImportError, AttributeError):
+                dtype = scalar
+    return array(arr, dtype=dtype, shape=shape, device=device, requires_grad=requires_grad)
+
+
+def as_array(obj: Any, dtype: Any = None, device: Any = None) -> array:
+    """``obj`` as a warp array: itself if it is one, a zero-copy wrapper of NumPy/array-interface
+    data when possible, else a copy."""
+    if isinstance(obj, array):
+        return obj
+    arr = as_numpy(obj)
+    if arr is not None:
+        return array(arr, dtype=Any if dtype is None else dtype, copy=False, device=device)
+    return array(obj, dtype=Any if dtype is None else dtype, device=device)
+
+
+__all__ = [
+    "as_array",
+    "clone",
+    "copy",
+    "empty",
+    "empty_like",
+    "from_numpy",
+    "full",
+    "full_like",
+    "ones",
+    "ones_like",
+    "zeros",
+    "zeros_like",
+]

@@ -1,0 +1,178 @@
+"""Memory layout helpers for arrays: shapes, strides, element descriptions and CPU allocation.
+
+Element types are described generically so that composite types (vectors, matrices, structs)
+work without special cases here. A dtype may provide:
+
+- ``_shape_``: trailing NumPy dimensions of one element (``(3,)`` for ``vec3``);
+- ``_wp_scalar_type_``: the scalar type of its components;
+- ``numpy_dtype()``: a (structured) NumPy dtype describing one element (structs);
+- ``_size_in_bytes_``: the element size (see :func:`warp.types.scalars.type_size_in_bytes`).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import math
+import typing
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from warp.types.array_type import MAX_DIMS
+from warp.types.scalars import (
+    ScalarBase,
+    canonical_type,
+    dtype_from_numpy,
+    dtype_to_numpy,
+    is_scalar_type,
+    type_repr,
+    type_size_in_bytes,
+)
+
+#: Alignment in bytes of CPU allocations.
+ALIGNMENT = 64
+
+#: Largest extent of one dimension (shapes are stored as int32 in kernel descriptors).
+MAX_EXTENT = 2**31 - 1
+
+
+@dataclass(frozen=True)
+class ElementInfo:
+    """How one array element maps to NumPy: component dtype, trailing shape and byte size."""
+
+    np_dtype: np.dtype
+    inner_shape: tuple[int, ...]
+    inner_strides: tuple[int, ...]
+    itemsize: int
+
+    @property
+    def inner_size(self) -> int:
+        """Number of NumPy components in one element."""
+        return math.prod(self.inner_shape)
+
+
+_element_cache: dict[Any, ElementInfo] = {}
+
+
+def resolve_dtype(dtype: Any) -> Any:
+    """Canonicalize a dtype: Python ``float``/``int``/``bool`` and NumPy dtypes map to warp types."""
+    dtype = canonical_type(dtype)
+    if isinstance(dtype, np.dtype) or (isinstance(dtype, type) and issubclass(dtype, np.generic)):
+        return dtype_from_numpy(dtype)
+    return dtype
+
+
+def is_generic_dtype(dtype: Any) -> bool:
+    """True for placeholders that have no storage (``Any``, ``wp.Float``, ...)."""
+    if dtype is typing.Any:
+        return True
+    if is_scalar_type(dtype):
+        return False
+    try:
+        type_size_in_bytes(dtype)
+    except TypeError:
+        return True
+    return False
+
+
+def element_info(dtype: Any) -> ElementInfo:
+    """The :class:`ElementInfo` of a concrete element type (cached)."""
+    try:
+        return _element_cache[dtype]
+    except (KeyError, TypeError):
+        pass
+    try:
+        itemsize = type_size_in_bytes(dtype)
+    except TypeError:
+        raise TypeError(f"{type_repr(dtype)} is not a valid array dtype") from None
+    np_dtype = np.dtype(dtype_to_numpy(dtype))
+    inner_shape = tuple(int(d) for d in getattr(dtype, "_shape_", ()) or ())
+    if np_dtype.fields is None and not inner_shape and np_dtype.itemsize != itemsize:
+        inner_shape = (itemsize // np_dtype.itemsize,)
+    inner_strides = contiguous_strides(inner_shape, np_dtype.itemsize) if inner_shape else ()
+    info = ElementInfo(np_dtype, inner_shape, inner_strides, itemsize)
+    try:
+        _element_cache[dtype] = info
+    except TypeError:
+        pass
+    return info
+
+
+def normalize_shape(shape: Any) -> tuple[int, ...]:
+    """A shape as a tuple of ints (an int ``n`` means ``(n,)``); at most 4 dimensions."""
+    if isinstance(shape, (int, np.integer)):
+        dims: tuple[int, ...] = (int(shape),)
+    else:
+        try:
+            dims = tuple(int(d) for d in shape)
+        except TypeError:
+            raise TypeError(f"invalid array shape {shape!r}: expected an int or a tuple of ints") from None
+    if not 1 <= len(dims) <= MAX_DIMS:
+        raise ValueError(
+            f"invalid array shape {shape!r}: arrays have 1 to {MAX_DIMS} dimensions, not {len(dims)}"
+        )
+    for d in dims:
+        if d < 0:
+            raise ValueError(f"invalid array shape {shape!r}: dimensions must be non-negative")
+        if d > MAX_EXTENT:
+            raise ValueError(f"invalid array shape {shape!r}: dimension {d} exceeds {MAX_EXTENT}")
+    return dims
+
+
+def contiguous_strides(shape: tuple[int, ...], itemsize: int) -> tuple[int, ...]:
+    """Row-major (C order) byte strides for ``shape``."""
+    strides = [0] * len(shape)
+    step = itemsize
+    for i in range(len(shape) - 1, -1, -1):
+        strides[i] = step
+        step *= max(shape[i], 1)
+    return tuple(strides)
+
+
+def is_contiguous_layout(shape: tuple[int, ...], strides: tuple[int, ...], itemsize: int) -> bool:
+    """True if the elements are packed in row-major order (dimensions of extent 1 ignored)."""
+    expected = itemsize
+    for n, s in zip(reversed(shape), reversed(strides)):
+        if n == 0:
+            return True
+        if n != 1 and s != expected:
+            return False
+        expected *= n
+    return True
+
+
+def span_in_bytes(shape: tuple[int, ...], strides: tuple[int, ...], itemsize: int) -> int:
+    """Bytes addressable from the first element (0 for empty arrays)."""
+    if any(n == 0 for n in shape):
+        return 0
+    return sum((n - 1) * abs(s) for n, s in zip(shape, strides)) + itemsize
+
+
+def alloc_cpu(nbytes: int, zero: bool) -> tuple[np.ndarray, int]:
+    """Allocate ``nbytes`` of host memory aligned to :data:`ALIGNMENT`; returns (owner, address)."""
+    buf = (np.zeros if zero else np.empty)(nbytes + ALIGNMENT, dtype=np.uint8)
+    base = buf.__array_interface__["data"][0]
+    offset = (-base) % ALIGNMENT
+    return buf, base + offset
+
+
+def memset_zero(ptr: int, nbytes: int) -> None:
+    """Zero ``nbytes`` of host memory at ``ptr``."""
+    if nbytes > 0:
+        ctypes.memset(ptr, 0, nbytes)
+
+
+def infer_scalar_dtype(value: Any) -> Any:
+    """The warp scalar type of a Python/NumPy/warp scalar value (``1.0`` -> ``float32``)."""
+    if isinstance(value, bool) or isinstance(value, np.bool_):
+        return canonical_type(bool)
+    if isinstance(value, ScalarBase):
+        return type(value)
+    if isinstance(value, np.generic):
+        return dtype_from_numpy(value.dtype)
+    if isinstance(value, int):
+        return canonical_type(int)
+    if isinstance(value, float):
+        return canonical_type(float)
+    return None

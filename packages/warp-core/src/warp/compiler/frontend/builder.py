@@ -1,0 +1,180 @@
+"""State of the frontend while it translates one function: regions, variables, loops."""
+
+from __future__ import annotations
+
+import ast
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+from warp.compiler import ir
+from warp.compiler.registry import Resolution, builtin_registry
+from warp.compiler.source import SourceInfo
+from warp.errors import (
+    MissingPluginError,
+    SourceLoc,
+    WarpCodegenError,
+    WarpCodegenNameError,
+    WarpCodegenTypeError,
+)
+from warp.types.scalars import type_repr
+
+
+@dataclass
+class LoopFrame:
+    """An enclosing loop: the names whose values it carries from iteration to iteration."""
+
+    carried: list[str]
+
+
+@dataclass
+class PyObj:
+    """A compile-time Python object met in kernel code (module, type, function, string, tuple)."""
+
+    obj: Any
+
+
+@dataclass
+class Scope:
+    """Variable bindings of the region being built; ``terminated`` after break/continue/return."""
+
+    vars: dict[str, Any]
+    terminated: bool = False
+    assigned: set[str] = field(default_factory=set)
+
+
+class FunctionBuilder:
+    """Emits IR ops into the current region and tracks variable bindings."""
+
+    def __init__(self, source: SourceInfo, name: str):
+        self.source = source
+        self.name = name
+        self.regions: list[ir.Region] = []
+        self.scopes: list[Scope] = []
+        self.loops: list[LoopFrame] = []
+        self.node: ast.AST | None = None
+        self.return_types: list[Any] | None = None
+
+    # -- errors ---------------------------------------------------------------------------
+    def loc(self, node: ast.AST | None = None) -> SourceLoc:
+        return self.source.loc(node if node is not None else self.node)
+
+    def error(self, message: str, cls: type[WarpCodegenError] = WarpCodegenError, node: ast.AST | None = None) -> WarpCodegenError:
+        """An exception of class ``cls`` located at ``node`` (or the statement being translated)."""
+        return cls(message, function=self.name, loc=self.loc(node))
+
+    # -- regions and scopes -------------------------------------------------------------
+    @property
+    def region(self) -> ir.Region:
+        return self.regions[-1]
+
+    @property
+    def scope(self) -> Scope:
+        return self.scopes[-1]
+
+    @contextmanager
+    def enter(self, region: ir.Region, vars: dict[str, Any]) -> Iterator[Scope]:
+        """Build ops into ``region`` with ``vars`` as the visible bindings."""
+        scope = Scope(dict(vars))
+        self.regions.append(region)
+        self.scopes.append(scope)
+        try:
+            yield scope
+        finally:
+            self.regions.pop()
+            self.scopes.pop()
+
+    def emit(self, kind: str, args: list[ir.Value], result_types: list[Any] = (), **attrs: Any) -> ir.Op:
+        """Append an op to the current region; its results get fresh values of the given types."""
+        results = [ir.Value(t) for t in result_types]
+        op = ir.Op(kind, list(args), results, attrs, loc=self.loc())
+        self.region.ops.append(op)
+        return op
+
+    def emit_region_op(self, kind: str, args: list[ir.Value], regions: list[ir.Region], result_types: list[Any], **attrs: Any) -> ir.Op:
+        op = self.emit(kind, args, result_types, **attrs)
+        op.regions = regions
+        return op
+
+    # -- variables ------------------------------------------------------------------------
+    def lookup_var(self, name: str) -> Any:
+        return self.scope.vars.get(name)
+
+    def assign_var(self, name: str, value: Any) -> None:
+        self.scope.vars[name] = value
+        self.scope.assigned.add(name)
+
+    # -- constants and calls --------------------------------------------------------------
+    def const(self, value: Any, type_: Any, weak: bool = False) -> ir.Value:
+        """A literal value of the given type."""
+        op = self.emit("const", [], [type_], value=value)
+        op.result.const = value
+        op.result.weak = weak
+        return op.result
+
+    def call_builtin(self, name: str, args: list[ir.Value], node: ast.AST | None = None) -> ir.Op:
+        """Resolve builtin ``name`` for ``args`` and emit the call (one op per builtin call)."""
+        resolution = self.resolve_builtin(name, args, node)
+        args = [self.coerce(a, t) for a, t in zip(args, resolution.arg_types)] if not resolution.overload.variadic else args
+        result = resolution.result
+        if result is None:
+            types: list[Any] = []
+        elif isinstance(result, tuple):
+            types = list(result)
+        else:
+            types = [result]
+        return self.emit("call", args, types, overload=resolution.overload)
+
+    def resolve_builtin(self, name: str, args: list[ir.Value], node: ast.AST | None = None) -> Resolution:
+        if name not in builtin_registry:
+            raise self.missing_builtin(name, node)
+        resolution = builtin_registry.resolve(name, [a.type for a in args], [a.weak for a in args])
+        if resolution is None:
+            builtin = builtin_registry.get(name)
+            got = ", ".join(type_repr(a.type) for a in args) or "no arguments"
+            options = "\n      ".join(o.signature() for o in builtin.overloads[:8])
+            more = "" if len(builtin.overloads) <= 8 else f"\n      ... {len(builtin.overloads) - 8} more"
+            raise self.error(
+                f"no overload of '{name}' accepts arguments ({got}); note that warp does not "
+                f"convert between numeric types implicitly, cast explicitly (e.g. float(x), wp.int64(i))"
+                f"\n    candidates:\n      {options}{more}",
+                WarpCodegenTypeError,
+                node,
+            )
+        return resolution
+
+    def missing_builtin(self, name: str, node: ast.AST | None = None) -> WarpCodegenError:
+        from warp.compiler.catalog import providing_distribution
+
+        dist = providing_distribution(name)
+        if dist is not None:
+            return self.error(
+                f"builtin 'wp.{name}' is provided by the '{dist}' package, which is not installed "
+                f"or is disabled; install it with: pip install {dist}",
+                MissingPluginError,
+                node,
+            )
+        return self.error(f"'{name}' is not a kernel builtin", WarpCodegenNameError, node)
+
+    def coerce(self, value: ir.Value, type_: Any) -> ir.Value:
+        """A weak literal re-typed to ``type_`` (other values must already have that type)."""
+        if value.type == type_ or not value.weak:
+            return value
+        return self.const(_convert_literal(value.const, type_), type_)
+
+    def strong(self, value: Any) -> Any:
+        """A weak literal made into a typed constant (done when a literal is bound to a name)."""
+        if isinstance(value, ir.Value) and value.weak:
+            return self.const(value.const, value.type)
+        return value
+
+
+def _convert_literal(value: Any, type_: Any) -> Any:
+    kind = getattr(type_, "_kind_", None)
+    if kind == "float":
+        return float(value)
+    if kind in ("int", "uint"):
+        return int(value)
+    if kind == "bool":
+        return bool(value)
+    return value

@@ -1,0 +1,383 @@
+"""Translation of Python expressions in kernel code to IR values."""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import types
+from typing import Any
+
+import numpy as np
+
+from warp.compiler import ir
+from warp.compiler.frontend.builder import FunctionBuilder, PyObj
+from warp.errors import (
+    WarpCodegenAttributeError,
+    WarpCodegenError,
+    WarpCodegenNameError,
+    WarpCodegenTypeError,
+    WarpCodegenValueError,
+)
+from warp.types.array_type import ArrayType
+from warp.types.scalars import ScalarBase, bool as wp_bool, float32, int32, int64, is_scalar_type, type_repr
+
+BINARY_OPS = {
+    ast.Add: "add",
+    ast.Sub: "sub",
+    ast.Mult: "mul",
+    ast.Div: "div",
+    ast.FloorDiv: "floordiv",
+    ast.Mod: "mod",
+    ast.Pow: "pow",
+    ast.MatMult: "matmul",
+    ast.BitAnd: "bit_and",
+    ast.BitOr: "bit_or",
+    ast.BitXor: "bit_xor",
+    ast.LShift: "lshift",
+    ast.RShift: "rshift",
+}
+UNARY_OPS = {ast.USub: "neg", ast.UAdd: "pos", ast.Not: "unot", ast.Invert: "invert"}
+COMPARE_OPS = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
+
+#: Python builtins usable in kernels, mapped to kernel builtin names.
+PYTHON_BUILTINS = {
+    builtins.min: "min",
+    builtins.max: "max",
+    builtins.abs: "abs",
+    builtins.round: "round",
+    builtins.len: "len",
+    builtins.print: "print",
+    builtins.pow: "pow",
+}
+
+
+class ArrayShape:
+    """``a.shape`` of an array value, indexable with a constant dimension."""
+
+    def __init__(self, array: ir.Value):
+        self.array = array
+
+
+class ExpressionsMixin(FunctionBuilder):
+    """Visitor methods for expressions; ``expr`` returns an ir.Value or a PyObj."""
+
+    def expr(self, node: ast.expr) -> Any:
+        method = getattr(self, f"expr_{type(node).__name__}", None)
+        if method is None:
+            raise self.error(f"'{type(node).__name__}' expressions are not supported in kernels", node=node)
+        return method(node)
+
+    def value(self, node: ast.expr) -> ir.Value:
+        """Translate ``node`` and require a runtime value (compile-time Python numbers become constants)."""
+        result = self.expr(node)
+        if isinstance(result, ir.Value):
+            return result
+        converted = self.python_value(result.obj if isinstance(result, PyObj) else result)
+        if converted is None:
+            raise self.error(
+                f"'{ast.unparse(node)}' ({_describe(result)}) cannot be used as a value in kernels",
+                WarpCodegenTypeError,
+                node,
+            )
+        return converted
+
+    def python_value(self, obj: Any) -> ir.Value | None:
+        """An IR constant for a Python/NumPy/warp scalar, or None if ``obj`` is not one."""
+        if isinstance(obj, (bool, np.bool_)):
+            return self.const(bool(obj), wp_bool)
+        if isinstance(obj, int):
+            return self.const(obj, int32 if -(2**31) <= obj < 2**31 else int64, weak=True)
+        if isinstance(obj, float):
+            return self.const(obj, float32, weak=True)
+        if isinstance(obj, ScalarBase):
+            return self.const(obj.value, type(obj))
+        if isinstance(obj, np.generic):
+            from warp.types.scalars import dtype_from_numpy
+
+            t = dtype_from_numpy(obj.dtype)
+            return self.const(obj.item(), t)
+        to_ir = getattr(type(obj), "_wp_constant_", None)
+        if to_ir is not None:
+            return to_ir(self, obj)
+        return None
+
+    def from_python(self, obj: Any) -> Any:
+        """Wrap a Python object met by name: scalars become constants, the rest a PyObj."""
+        value = self.python_value(obj)
+        return value if value is not None else PyObj(obj)
+
+    # -- leaves ---------------------------------------------------------------------------
+    def expr_Constant(self, node: ast.Constant) -> Any:
+        if isinstance(node.value, str):
+            return PyObj(node.value)
+        if node.value is None:
+            return PyObj(None)
+        value = self.python_value(node.value)
+        if value is None:
+            raise self.error(f"literal {node.value!r} is not supported in kernels", node=node)
+        return value
+
+    def expr_Name(self, node: ast.Name) -> Any:
+        local = self.lookup_var(node.id)
+        if local is not None:
+            return local
+        found, obj = self.source.lookup(node.id)
+        if not found:
+            raise self.error(f"name '{node.id}' is not defined", WarpCodegenNameError, node)
+        return self.from_python(obj)
+
+    def expr_Attribute(self, node: ast.Attribute) -> Any:
+        base = self.expr(node.value)
+        if isinstance(base, PyObj):
+            return self.python_attribute(base.obj, node)
+        if isinstance(base.type, ArrayType) and node.attr == "shape":
+            return PyObj(ArrayShape(base))
+        handler = getattr(base.type, "_wp_getattr_", None)
+        if handler is not None:
+            return handler(self, base, node.attr, node)
+        raise self.error(
+            f"values of type {type_repr(base.type)} have no attribute '{node.attr}' in kernels",
+            WarpCodegenAttributeError,
+            node,
+        )
+
+    def python_attribute(self, obj: Any, node: ast.Attribute) -> Any:
+        import warp
+
+        if obj is warp:
+            from warp.compiler.registry import builtin_registry
+
+            if node.attr in builtin_registry:
+                return PyObj(BuiltinName(node.attr))
+        try:
+            attr = getattr(obj, node.attr)
+        except AttributeError:
+            if obj is warp:
+                raise self.missing_builtin(node.attr, node) from None
+            raise self.error(
+                f"'{_describe(PyObj(obj))}' has no attribute '{node.attr}'", WarpCodegenAttributeError, node
+            ) from None
+        return self.from_python(attr)
+
+    def expr_Tuple(self, node: ast.Tuple) -> Any:
+        return PyObj(tuple(self.expr(e) for e in node.elts))
+
+    expr_List = expr_Tuple
+
+    # -- operators ------------------------------------------------------------------------
+    def expr_BinOp(self, node: ast.BinOp) -> ir.Value:
+        name = BINARY_OPS.get(type(node.op))
+        if name is None:
+            raise self.error(f"operator {type(node.op).__name__} is not supported", node=node)
+        lhs, rhs = self.value(node.left), self.value(node.right)
+        return self.call_builtin(name, [lhs, rhs], node).result
+
+    def expr_UnaryOp(self, node: ast.UnaryOp) -> ir.Value:
+        operand = self.value(node.operand)
+        if isinstance(node.op, ast.USub) and operand.weak:
+            return self.const(-operand.const, operand.type, weak=True)
+        return self.call_builtin(UNARY_OPS[type(node.op)], [operand], node).result
+
+    def expr_BoolOp(self, node: ast.BoolOp) -> ir.Value:
+        # Both sides are always evaluated (no short circuit), as documented for warp kernels.
+        name = "logical_and" if isinstance(node.op, ast.And) else "logical_or"
+        values = [self.as_bool(self.value(v), v) for v in node.values]
+        result = values[0]
+        for v in values[1:]:
+            result = self.call_builtin(name, [result, v], node).result
+        return result
+
+    def as_bool(self, value: ir.Value, node: ast.AST) -> ir.Value:
+        """``value`` converted to ``bool`` (non-zero test) for conditions."""
+        if value.type is wp_bool:
+            return value
+        return self.call_builtin("bool", [self.strong(value)], node).result
+
+    def expr_Compare(self, node: ast.Compare) -> ir.Value:
+        left = self.value(node.left)
+        result = None
+        for op, right_node in zip(node.ops, node.comparators):
+            name = COMPARE_OPS.get(type(op))
+            if name is None:
+                raise self.error(f"comparison '{type(op).__name__}' is not supported in kernels", node=node)
+            right = self.value(right_node)
+            cmp = self.call_builtin(name, [left, right], node).result
+            result = cmp if result is None else self.call_builtin("logical_and", [result, cmp], node).result
+            left = right
+        return result
+
+    def expr_IfExp(self, node: ast.IfExp) -> ir.Value:
+        cond = self.as_bool(self.value(node.test), node.test)
+        if cond.is_const:
+            return self.value(node.body if cond.const else node.orelse)
+        then_region, else_region = ir.Region(), ir.Region()
+        with self.enter(then_region, self.scope.vars):
+            a = self.strong(self.value(node.body))
+        with self.enter(else_region, self.scope.vars):
+            b = self.strong(self.value(node.orelse))
+        if a.type != b.type:
+            raise self.error(
+                f"both branches of a conditional expression must have one type, got "
+                f"{type_repr(a.type)} and {type_repr(b.type)}",
+                WarpCodegenTypeError,
+                node,
+            )
+        then_region.ops.append(ir.Op("yield", [a], loc=self.loc(node)))
+        else_region.ops.append(ir.Op("yield", [b], loc=self.loc(node)))
+        return self.emit_region_op("if", [cond], [then_region, else_region], [a.type]).result
+
+    # -- subscripts -----------------------------------------------------------------------
+    def expr_Subscript(self, node: ast.Subscript) -> Any:
+        base = self.expr(node.value)
+        index_nodes = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        if isinstance(base, PyObj):
+            return self.python_subscript(base.obj, index_nodes, node)
+        if isinstance(base.type, ArrayType):
+            indices = [self.index_value(i) for i in index_nodes]
+            if len(indices) > base.type.ndim:
+                raise self.error(
+                    f"too many indices ({len(indices)}) for a {base.type.ndim}-d array", WarpCodegenError, node
+                )
+            name = "array_load" if len(indices) == base.type.ndim else "array_view"
+            return self.call_builtin(name, [base, *indices], node).result
+        handler = getattr(base.type, "_wp_getitem_", None)
+        if handler is not None:
+            return handler(self, base, [self.index_value(i) for i in index_nodes], node)
+        raise self.error(f"values of type {type_repr(base.type)} cannot be indexed", WarpCodegenTypeError, node)
+
+    def index_value(self, node: ast.expr) -> ir.Value:
+        if isinstance(node, ast.Slice):
+            raise self.error("slices are not supported in kernels; index with integers", node=node)
+        value = self.strong(self.value(node))
+        if getattr(value.type, "_kind_", None) not in ("int", "uint"):
+            raise self.error(
+                f"array indices must be integers, got {type_repr(value.type)}", WarpCodegenTypeError, node
+            )
+        return value
+
+    def python_subscript(self, obj: Any, index_nodes: list[ast.expr], node: ast.AST) -> Any:
+        if len(index_nodes) != 1:
+            raise self.error("expected a single index", node=node)
+        idx = self.expr(index_nodes[0])
+        if not (isinstance(idx, ir.Value) and idx.is_const):
+            raise self.error(
+                "this index must be a compile-time constant", WarpCodegenValueError, index_nodes[0]
+            )
+        k = int(idx.const)
+        if isinstance(obj, ArrayShape):
+            ndim = obj.array.type.ndim
+            if not 0 <= k < ndim:
+                raise self.error(f"shape index {k} out of range for a {ndim}-d array", IndexErrorCodegen, node)
+            return self.call_builtin("array_shape", [obj.array, self.const(k, int32)], node).result
+        if isinstance(obj, tuple):
+            if not -len(obj) <= k < len(obj):
+                raise self.error(f"tuple index {k} out of range", IndexErrorCodegen, node)
+            return obj[k]
+        hook = getattr(obj, "__class_getitem__", None) or getattr(obj, "__getitem__", None)
+        if hook is not None:
+            return self.from_python(obj[k])
+        raise self.error(f"'{_describe(PyObj(obj))}' cannot be indexed", WarpCodegenTypeError, node)
+
+    # -- calls ----------------------------------------------------------------------------
+    def expr_Call(self, node: ast.Call) -> Any:
+        callee = self.expr(node.func)
+        if not isinstance(callee, PyObj):
+            raise self.error(f"'{ast.unparse(node.func)}' is not callable", WarpCodegenTypeError, node)
+        return self.call_object(callee.obj, node)
+
+    def call_object(self, target: Any, node: ast.Call) -> Any:
+        from warp.decorators import Function, Kernel
+
+        if isinstance(target, Function):
+            return self.call_user_function(target, node)
+        if isinstance(target, Kernel):
+            raise self.error(f"kernel '{target.name}' cannot be called from kernel code; make it a @wp.func", node=node)
+        if target is builtins.print:
+            return self.call_print(node)
+        if isinstance(target, BuiltinName):
+            return self.call_named_builtin(target.name, node)
+        if target in PYTHON_BUILTINS:
+            return self.call_named_builtin(PYTHON_BUILTINS[target], node)
+        if target is builtins.range:
+            raise self.error("range() may only be used as the iterable of a for loop", node=node)
+        from warp.types.scalars import canonical_type
+
+        ctor = canonical_type(target)
+        if is_scalar_type(ctor):
+            return self.call_scalar_constructor(ctor, node)
+        special = getattr(target, "_wp_call_", None)
+        if special is not None:
+            return special(self, node)
+        raise self.error(f"'{ast.unparse(node.func)}' ({_describe(PyObj(target))}) cannot be called in kernels", WarpCodegenTypeError, node)
+
+    def call_args(self, node: ast.Call) -> list[ir.Value]:
+        if node.keywords:
+            raise self.error(
+                f"keyword arguments are not supported for '{ast.unparse(node.func)}'", node=node
+            )
+        return [self.value(a) for a in node.args]
+
+    def call_named_builtin(self, name: str, node: ast.Call) -> Any:
+        op = self.call_builtin(name, self.call_args(node), node)
+        if len(op.results) == 1:
+            return op.result
+        return PyObj(tuple(op.results)) if op.results else PyObj(None)
+
+    def call_scalar_constructor(self, ctor: Any, node: ast.Call) -> ir.Value:
+        args = self.call_args(node)
+        if len(args) == 0:
+            return self.const(0, ctor)
+        if len(args) != 1:
+            raise self.error(f"{type_repr(ctor)}() takes one argument", WarpCodegenTypeError, node)
+        arg = args[0]
+        if arg.is_const and is_scalar_type(arg.type):
+            return self.const(ctor(arg.const).value, ctor)
+        return self.call_builtin(ctor.__name__, [arg], node).result
+
+    def call_user_function(self, fn: Any, node: ast.Call) -> Any:
+        from warp.compiler.frontend.calls import bind_user_call
+
+        overload, args = bind_user_call(self, fn, node)
+        spec = fn.specialization(overload, tuple(a.type for a in args))
+        op = self.emit("call_func", args, spec.return_types, func=spec)
+        if len(op.results) == 1:
+            return op.result
+        return PyObj(tuple(op.results)) if op.results else PyObj(None)
+
+    def call_print(self, node: ast.Call) -> PyObj:
+        parts: list[Any] = []
+        for a in node.args:
+            item = self.expr(a)
+            if isinstance(item, PyObj) and isinstance(item.obj, str):
+                parts.append(item.obj)
+            else:
+                parts.append(self.strong(self.value(a)))
+        values = [p for p in parts if isinstance(p, ir.Value)]
+        texts = [p if isinstance(p, str) else None for p in parts]
+        self.emit("print", values, [], pieces=texts)
+        return PyObj(None)
+
+
+class BuiltinName:
+    """Reference to a kernel builtin by name (``wp.sin`` resolved through the registry)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"wp.{self.name}"
+
+
+class IndexErrorCodegen(WarpCodegenError, IndexError):
+    """A constant index is out of range at compile time."""
+
+
+def _describe(obj: Any) -> str:
+    inner = obj.obj if isinstance(obj, PyObj) else obj
+    if isinstance(inner, types.ModuleType):
+        return f"module {inner.__name__}"
+    if isinstance(inner, type):
+        return f"class {inner.__name__}"
+    return type(inner).__name__

@@ -1,0 +1,24 @@
+"""Static scans of statement lists (which names a loop body assigns)."""
+
+from __future__ import annotations
+
+import ast
+
+
+def assigned_names(stmts: list[ast.stmt]) -> list[str]:
+    """Names stored to anywhere in ``stmts`` (nested blocks included), in first-seen order."""
+    seen: dict[str, None] = {}
+    for stmt in stmts:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                seen.setdefault(node.id, None)
+            elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+                seen.setdefault(node.target.id, None)
+            elif isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.ctx, ast.Store):
+                # v[0] = ... and s.x = ... rebind the variable v / s to an updated value
+                root = node.value
+                while isinstance(root, (ast.Subscript, ast.Attribute)):
+                    root = root.value
+                if isinstance(root, ast.Name):
+                    seen.setdefault(root.id, None)
+    return list(seen)

@@ -1,0 +1,372 @@
+"""Translation of Python statements: assignment, if/for/while, break/continue/return."""
+
+from __future__ import annotations
+
+import ast
+import builtins
+from typing import Any
+
+from warp.compiler import ir
+from warp.compiler.frontend.builder import LoopFrame, PyObj
+from warp.compiler.frontend.expressions import BINARY_OPS, ExpressionsMixin
+from warp.compiler.frontend.names import assigned_names
+from warp.errors import WarpCodegenError, WarpCodegenTypeError, WarpCodegenValueError
+from warp.types.array_type import ArrayType
+from warp.types.scalars import int32, is_int, type_repr
+from warp import config
+
+
+class StatementsMixin(ExpressionsMixin):
+    """Visitor methods for statements."""
+
+    def block(self, stmts: list[ast.stmt]) -> None:
+        for stmt in stmts:
+            if self.scope.terminated:
+                return  # code after break/continue/return is unreachable
+            self.node = stmt
+            method = getattr(self, f"stmt_{type(stmt).__name__}", None)
+            if method is None:
+                raise self.error(f"'{type(stmt).__name__}' statements are not supported in kernels", node=stmt)
+            method(stmt)
+
+    # -- simple statements ----------------------------------------------------------------
+    def stmt_Pass(self, node: ast.Pass) -> None:
+        pass
+
+    def stmt_Expr(self, node: ast.Expr) -> None:
+        if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            return  # docstring
+        self.expr(node.value)
+
+    def stmt_Assign(self, node: ast.Assign) -> None:
+        if len(node.targets) != 1:
+            raise self.error("chained assignment (a = b = ...) is not supported", node=node)
+        self.assign_to(node.targets[0], self.expr(node.value), node)
+
+    def stmt_AnnAssign(self, node: ast.AnnAssign) -> None:
+        from warp.compiler.annotations import resolve_annotation
+
+        if node.value is None:
+            raise self.error("a declaration needs a value (x: float = 0.0)", node=node)
+        ann = resolve_annotation(ast.unparse(node.annotation), {**self.source.globals, **self.source.closure})
+        value = self.value(node.value)
+        if value.weak:
+            value = self.coerce(value, ann) if _same_family(value.type, ann) else value
+        if value.type != ann:
+            raise self.error(
+                f"'{ast.unparse(node.target)}' is declared {type_repr(ann)} but assigned {type_repr(value.type)}",
+                WarpCodegenTypeError,
+                node,
+            )
+        self.assign_to(node.target, value, node)
+
+    def assign_to(self, target: ast.expr, value: Any, node: ast.AST) -> None:
+        if isinstance(target, ast.Name):
+            self.bind_name(target.id, value, node)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            items = value.obj if isinstance(value, PyObj) and isinstance(value.obj, tuple) else None
+            if items is None:
+                raise self.error("only tuples (e.g. i, j = wp.tid()) can be unpacked", WarpCodegenTypeError, node)
+            if len(items) != len(target.elts):
+                raise self.error(
+                    f"cannot unpack {len(items)} values into {len(target.elts)} targets", WarpCodegenValueError, node
+                )
+            for t, v in zip(target.elts, items):
+                self.assign_to(t, v, node)
+        elif isinstance(target, ast.Subscript):
+            self.store_subscript(target, self.value_of(value, node), node)
+        elif isinstance(target, ast.Attribute):
+            self.store_attribute(target, self.value_of(value, node), node)
+        else:
+            raise self.error(f"cannot assign to '{ast.unparse(target)}'", node=node)
+
+    def value_of(self, item: Any, node: ast.AST) -> ir.Value:
+        if isinstance(item, ir.Value):
+            return item
+        value = self.python_value(item.obj) if isinstance(item, PyObj) else None
+        if value is None:
+            raise self.error("this value cannot be stored", WarpCodegenTypeError, node)
+        return value
+
+    def bind_name(self, name: str, value: Any, node: ast.AST) -> None:
+        previous = self.lookup_var(name)
+        value = self.strong(value)
+        if isinstance(value, ir.Value) and isinstance(previous, ir.Value) and previous.type != value.type:
+            if value.is_const and _same_family(value.type, previous.type):
+                value = self.const(value.const, previous.type)
+            else:
+                raise self.error(
+                    f"variable '{name}' has type {type_repr(previous.type)} and cannot be assigned a "
+                    f"{type_repr(value.type)} (warp types are strict; cast explicitly)",
+                    WarpCodegenTypeError,
+                    node,
+                )
+        self.assign_var(name, value)
+
+    def store_subscript(self, target: ast.Subscript, value: ir.Value, node: ast.AST) -> None:
+        base = self.expr(target.value)
+        index_nodes = target.slice.elts if isinstance(target.slice, ast.Tuple) else [target.slice]
+        if isinstance(base, ir.Value) and isinstance(base.type, ArrayType):
+            indices = [self.index_value(i) for i in index_nodes]
+            if len(indices) != base.type.ndim:
+                raise self.error(
+                    f"a store into a {base.type.ndim}-d array needs {base.type.ndim} indices, got {len(indices)}",
+                    node=node,
+                )
+            self.call_builtin("array_store", [base, *indices, value], node)
+            return
+        if isinstance(base, ir.Value):
+            handler = getattr(base.type, "_wp_setitem_", None)
+            if handler is not None and isinstance(target.value, ast.Name):
+                indices = [self.index_value(i) for i in index_nodes]
+                self.bind_name(target.value.id, handler(self, base, indices, value, node), node)
+                return
+        raise self.error(f"cannot assign to '{ast.unparse(target)}'", WarpCodegenTypeError, node)
+
+    def store_attribute(self, target: ast.Attribute, value: ir.Value, node: ast.AST) -> None:
+        base = self.expr(target.value)
+        if isinstance(base, ir.Value):
+            handler = getattr(base.type, "_wp_setattr_", None)
+            if handler is not None and isinstance(target.value, ast.Name):
+                self.bind_name(target.value.id, handler(self, base, target.attr, value, node), node)
+                return
+        raise self.error(f"cannot assign to '{ast.unparse(target)}'", WarpCodegenTypeError, node)
+
+    def stmt_AugAssign(self, node: ast.AugAssign) -> None:
+        name = BINARY_OPS.get(type(node.op))
+        target = node.target
+        if isinstance(target, ast.Subscript):
+            base = self.expr(target.value)
+            if isinstance(base, ir.Value) and isinstance(base.type, ArrayType) and name in ("add", "sub"):
+                # a[i] += x is an atomic update, as in NVIDIA Warp
+                index_nodes = target.slice.elts if isinstance(target.slice, ast.Tuple) else [target.slice]
+                indices = [self.index_value(i) for i in index_nodes]
+                value = self.value(node.value)
+                self.call_builtin(f"atomic_{name}", [base, *indices, value], node)
+                return
+        current = self.value(target) if not isinstance(target, ast.Name) else self.expr(target)
+        if not isinstance(current, ir.Value):
+            raise self.error(f"'{ast.unparse(target)}' is not a variable", node=node)
+        result = self.call_builtin(name, [current, self.value(node.value)], node).result
+        self.assign_to(target, result, node)
+
+    def stmt_Return(self, node: ast.Return) -> None:
+        if node.value is None:
+            values: list[ir.Value] = []
+        else:
+            result = self.expr(node.value)
+            items = result.obj if isinstance(result, PyObj) and isinstance(result.obj, tuple) else (result,)
+            values = [self.value_of(self.strong(v) if isinstance(v, ir.Value) else v, node) for v in items]
+        values = self.check_return(values, node)
+        self.emit("return", values)
+        self.scope.terminated = True
+
+    def check_return(self, values: list[ir.Value], node: ast.AST) -> list[ir.Value]:
+        if self.is_kernel and values:
+            raise self.error("kernels cannot return values; write results to an array", WarpCodegenTypeError, node)
+        if self.return_types is None:
+            self.return_types = [v.type for v in values]
+            return values
+        expected = self.return_types
+        if len(values) != len(expected):
+            raise self.error(
+                f"returns {len(values)} values here but {len(expected)} elsewhere", WarpCodegenTypeError, node
+            )
+        out = []
+        for v, t in zip(values, expected):
+            if v.type != t and v.is_const and _same_family(v.type, t):
+                v = self.const(v.const, t)
+            if v.type != t:
+                raise self.error(
+                    f"returns {type_repr(v.type)} here but {type_repr(t)} is expected", WarpCodegenTypeError, node
+                )
+            out.append(v)
+        return out
+
+    # -- if -------------------------------------------------------------------------------
+    def stmt_If(self, node: ast.If) -> None:
+        cond_any = self.expr(node.test)
+        if isinstance(cond_any, PyObj):  # compile-time condition on a Python object
+            taken = bool(cond_any.obj)
+            self.block(node.body if taken else node.orelse)
+            return
+        cond = self.as_bool(cond_any, node.test)
+        if cond.is_const:  # static branch: only the taken side is compiled
+            self.block(node.body if cond.const else node.orelse)
+            return
+        before = self.scope.vars
+        then_region, else_region = ir.Region(), ir.Region()
+        with self.enter(then_region, before) as then_scope:
+            self.block(node.body)
+        with self.enter(else_region, before) as else_scope:
+            self.block(node.orelse)
+        self.node = node
+        merged = self.merge_branches(before, [then_scope, else_scope], node)
+        types = [t for _, t in merged]
+        for region, scope in ((then_region, then_scope), (else_region, else_scope)):
+            if not scope.terminated:
+                region.ops.append(ir.Op("yield", [scope.vars[n] for n, _ in merged], loc=self.loc(node)))
+        op = self.emit_region_op("if", [cond], [then_region, else_region], types)
+        for (name, _), result in zip(merged, op.results):
+            self.assign_var(name, result)
+        if then_scope.terminated and else_scope.terminated:
+            self.scope.terminated = True
+        for scope in (then_scope, else_scope):
+            if not scope.terminated:
+                for name, value in scope.vars.items():
+                    if not isinstance(value, ir.Value) and name not in before:
+                        self.scope.vars[name] = value
+
+    def merge_branches(self, before: dict[str, Any], scopes: list[Any], node: ast.AST) -> list[tuple[str, Any]]:
+        """Variables whose value after the if depends on the branch taken, with their types."""
+        live = [s for s in scopes if not s.terminated]
+        names: list[str] = []
+        for s in live:
+            names += [n for n in s.assigned if n not in names]
+        merged = []
+        for name in sorted(names):
+            values = [s.vars.get(name) for s in live]
+            if any(v is None for v in values):
+                continue  # defined in one branch only: not visible after the if
+            if not all(isinstance(v, ir.Value) for v in values):
+                continue
+            if all(v is values[0] for v in values) and name in before:
+                continue
+            types = {v.type for v in values}
+            if len(types) != 1:
+                raise self.error(
+                    f"variable '{name}' gets different types in the branches of this if: "
+                    + ", ".join(sorted(type_repr(t) for t in types)),
+                    WarpCodegenTypeError,
+                    node,
+                )
+            merged.append((name, values[0].type))
+        return merged
+
+    # -- loops ----------------------------------------------------------------------------
+    def stmt_For(self, node: ast.For) -> None:
+        if node.orelse:
+            raise self.error("for ... else is not supported", node=node)
+        if not isinstance(node.target, ast.Name):
+            raise self.error("the loop variable must be a single name", node=node)
+        it = node.iter
+        if not (isinstance(it, ast.Call) and self.is_range(it.func)):
+            iterate = self.expr(it)
+            handler = getattr(getattr(iterate, "type", None), "_wp_iterate_", None)
+            if handler is None:
+                raise self.error("kernels can only loop over range(...)", node=it)
+            handler(self, iterate, node)
+            return
+        if it.keywords or not 1 <= len(it.args) <= 3:
+            raise self.error("range() takes 1 to 3 positional arguments", node=it)
+        args = [self.strong(self.coerce(self.value(a), int32)) for a in it.args]
+        for a, a_node in zip(args, it.args):
+            if not is_int(a.type):
+                raise self.error(f"range() arguments must be integers, got {type_repr(a.type)}", WarpCodegenTypeError, a_node)
+        if len({a.type for a in args}) != 1:
+            raise self.error("range() arguments must have one integer type", WarpCodegenTypeError, it)
+        start, stop, step = (
+            (self.const(0, args[0].type), args[0], self.const(1, args[0].type)) if len(args) == 1
+            else (args[0], args[1], self.const(1, args[0].type)) if len(args) == 2
+            else tuple(args)
+        )
+        if step.is_const and step.const == 0:
+            raise self.error("range() step must not be zero", WarpCodegenValueError, it)
+        if start.is_const and stop.is_const and step.is_const and not _has_jumps(node.body):
+            count = len(builtins.range(start.const, stop.const, step.const))
+            if count <= config.max_unroll:
+                for i in builtins.range(start.const, stop.const, step.const):
+                    self.assign_var(node.target.id, self.const(i, start.type))
+                    self.block(node.body)
+                    if self.scope.terminated:
+                        break
+                return
+        self.dynamic_loop("for", node, [start, stop, step], induction=(node.target.id, start.type))
+
+    def is_range(self, func_node: ast.expr) -> bool:
+        target = self.expr(func_node)
+        return isinstance(target, PyObj) and target.obj is builtins.range
+
+    def stmt_While(self, node: ast.While) -> None:
+        if node.orelse:
+            raise self.error("while ... else is not supported", node=node)
+        self.dynamic_loop("while", node, [], induction=None)
+
+    def dynamic_loop(self, kind: str, node: Any, bounds: list[ir.Value], induction: tuple[str, Any] | None) -> None:
+        """Emit a ``for``/``while`` op carrying the variables the body reassigns."""
+        skip = {induction[0]} if induction else set()
+        carried = [
+            n
+            for n in assigned_names(node.body)
+            if n not in skip
+            and isinstance(self.lookup_var(n), ir.Value)
+            and not isinstance(self.lookup_var(n).type, ArrayType)  # a[i] = x does not rebind a
+        ]
+        init = [self.lookup_var(n) for n in carried]
+        outer = self.scope.vars
+        regions = []
+        if kind == "while":
+            cond_region = ir.Region(params=[ir.Value(v.type, n) for n, v in zip(carried, init)])
+            with self.enter(cond_region, {**outer, **dict(zip(carried, cond_region.params))}):
+                self.node = node
+                flag = self.as_bool(self.value(node.test), node.test)
+                cond_region.ops.append(ir.Op("condition", [flag, *cond_region.params], loc=self.loc(node)))
+            regions.append(cond_region)
+        body_params = [ir.Value(v.type, n) for n, v in zip(carried, init)]
+        if induction:
+            body_params.insert(0, ir.Value(induction[1], induction[0]))
+        body = ir.Region(params=body_params)
+        inner_vars = {**outer, **dict(zip(carried, body_params[1:] if induction else body_params))}
+        if induction:
+            inner_vars[induction[0]] = body_params[0]
+        self.loops.append(LoopFrame(carried))
+        with self.enter(body, inner_vars) as scope:
+            self.block(node.body)
+            if not scope.terminated:
+                body.ops.append(ir.Op("yield", self.carried_values(node), loc=self.loc(node)))
+        self.loops.pop()
+        regions.append(body)
+        self.node = node
+        op = self.emit_region_op(kind, [*bounds, *init], regions, [v.type for v in init])
+        for name, result in zip(carried, op.results):
+            self.assign_var(name, result)
+
+    def carried_values(self, node: ast.AST) -> list[ir.Value]:
+        """Current values of the innermost loop's carried variables (types must not change)."""
+        frame = self.loops[-1]
+        values = []
+        for name in frame.carried:
+            v = self.lookup_var(name)
+            if not isinstance(v, ir.Value):
+                raise self.error(f"variable '{name}' is not a value at the end of the loop body", node=node)
+            values.append(v)
+        return values
+
+    def stmt_Break(self, node: ast.Break) -> None:
+        self.loop_jump("break", node)
+
+    def stmt_Continue(self, node: ast.Continue) -> None:
+        self.loop_jump("continue", node)
+
+    def loop_jump(self, kind: str, node: ast.AST) -> None:
+        if not self.loops:
+            raise self.error(f"'{kind}' outside a loop", node=node)
+        self.emit(kind, self.carried_values(node))
+        self.scope.terminated = True
+
+    def stmt_Assert(self, node: ast.Assert) -> None:
+        raise self.error("assert is not supported in kernels yet", WarpCodegenError, node)
+
+
+def _same_family(a: Any, b: Any) -> bool:
+    ka, kb = getattr(a, "_kind_", None), getattr(b, "_kind_", None)
+    return (ka == kb == "float") or (ka in ("int", "uint") and kb in ("int", "uint"))
+
+
+def _has_jumps(stmts: list[ast.stmt]) -> bool:
+    """True if the statements contain break/continue belonging to this loop level."""
+    for stmt in stmts:
+        for child in ast.walk(stmt):
+            if isinstance(child, (ast.Break, ast.Continue)):
+                return True
+    return False

@@ -1,0 +1,78 @@
+"""The translator: one visitor over a function's AST producing an :class:`ir.Function`."""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Any
+
+from warp.compiler import ir
+from warp.compiler.frontend.statements import StatementsMixin
+from warp.compiler.source import read_source
+from warp.errors import WarpCodegenError, WarpCodegenTypeError
+from warp.types.scalars import type_repr
+
+
+class Translator(StatementsMixin):
+    """Translates one kernel or one specialization of a user function."""
+
+    def __init__(self, source: Any, name: str, is_kernel: bool):
+        super().__init__(source, name)
+        self.is_kernel = is_kernel
+
+
+def _symbol(prefix: str, name: str, arg_types: list[Any]) -> str:
+    from hashlib import sha256
+
+    digest = sha256(repr([type_repr(t) for t in arg_types]).encode()).hexdigest()[:10]
+    return f"{prefix}_{re.sub(r'[^0-9A-Za-z_]', '_', name)}_{digest}"
+
+
+def build_function(fn: Any, overload: Any, arg_types: list[Any], *, is_kernel: bool = False) -> ir.Function:
+    """Translate ``overload`` (a FunctionOverload of a Function or Kernel) for ``arg_types``."""
+    source = read_source(overload.pyfunc)
+    t = Translator(source, fn.name, is_kernel)
+    params = [ir.Value(ty, name) for name, ty in zip(overload.param_names, arg_types)]
+    body = ir.Region(params=[])
+    declared = overload.return_annotation
+    if declared is not None and declared is not type(None):
+        t.return_types = list(declared) if isinstance(declared, tuple) else [declared]
+    t.node = source.tree
+    with t.enter(body, dict(zip(overload.param_names, params))) as scope:
+        t.block(source.tree.body)
+        if not scope.terminated:
+            if t.return_types and not is_kernel:
+                raise WarpCodegenTypeError(
+                    f"function '{fn.name}' can reach its end without returning a "
+                    f"{', '.join(type_repr(r) for r in t.return_types)} value",
+                    function=fn.name,
+                    loc=source.loc(source.tree.body[-1]),
+                )
+            body.ops.append(ir.Op("return", [], loc=source.loc(source.tree.body[-1])))
+    result = ir.Function(
+        name=fn.name,
+        params=params,
+        param_names=list(overload.param_names),
+        body=body,
+        return_types=list(t.return_types or []),
+        is_kernel=is_kernel,
+        loc=source.loc(source.tree),
+        symbol=_symbol("wp_kernel" if is_kernel else "wp_func", getattr(fn, "key", fn.name), arg_types),
+    )
+    from warp.compiler.verify import verify_function
+
+    verify_function(result)
+    return result
+
+
+def build_kernel(kernel: Any) -> ir.Function:
+    """Translate a ``@wp.kernel`` with its annotated parameter types."""
+    from warp.compiler.annotations import is_generic
+
+    for name, t in zip(kernel.arg_names, kernel.arg_types):
+        if is_generic(t):
+            raise WarpCodegenError(
+                f"kernel parameter '{name}' has a generic type ({type_repr(t)}); kernels need concrete types",
+                function=kernel.name,
+            )
+    return build_function(kernel, kernel.overload, list(kernel.arg_types), is_kernel=True)

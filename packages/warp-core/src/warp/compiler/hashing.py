@@ -1,0 +1,125 @@
+"""Content hashes of kernels for the on-disk cache (sha256, never Python's ``hash()``).
+
+A kernel's key covers: its source and the sources of every ``@wp.func`` it reaches, the values
+of the constants it reads, its parameter types, the compile options, the target and CPU
+features, and a fingerprint of the compiler's own code and installed plugins.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import os
+import sys
+import types
+from typing import Any
+
+import numpy as np
+
+from warp.compiler.source import read_source
+from warp.types.scalars import ScalarBase, type_repr
+
+_compiler_fingerprint: str | None = None
+
+
+def compiler_fingerprint() -> str:
+    """Hash of the compiler's and plugins' code files (path, size, mtime): changes invalidate the cache."""
+    global _compiler_fingerprint
+    if _compiler_fingerprint is None:
+        from warp.plugins.manager import get_plugin_manager
+
+        roots = {os.path.dirname(os.path.dirname(os.path.abspath(__file__)))}
+        for _, plugin in get_plugin_manager().list_name_plugin():
+            file = getattr(plugin, "__file__", None)
+            if file:
+                roots.add(os.path.dirname(os.path.abspath(file)))
+        h = hashlib.sha256(sys.version.encode())
+        for root in sorted(roots):
+            for dirpath, dirnames, filenames in os.walk(root):
+                dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+                for name in sorted(filenames):
+                    if name.endswith(".py"):
+                        st = os.stat(os.path.join(dirpath, name))
+                        h.update(f"{dirpath}/{name}:{st.st_size}:{st.st_mtime_ns};".encode())
+        _compiler_fingerprint = h.hexdigest()
+    return _compiler_fingerprint
+
+
+class _Hasher:
+    def __init__(self) -> None:
+        self.h = hashlib.sha256()
+        self.seen: set[int] = set()
+
+    def add(self, *parts: Any) -> None:
+        for p in parts:
+            self.h.update(str(p).encode())
+            self.h.update(b"\0")
+
+    def function(self, pyfunc: Any) -> None:
+        if id(pyfunc) in self.seen:
+            return
+        self.seen.add(id(pyfunc))
+        info = read_source(pyfunc)
+        self.add("src", info.source)
+        for node in ast.walk(info.tree):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                found, obj = info.lookup(node.id)
+                if found:
+                    self.reference(node.id, obj)
+            elif isinstance(node, ast.Attribute):
+                obj = _resolve_chain(node, info)
+                if obj is not _MISSING:
+                    self.reference(ast.unparse(node), obj)
+
+    def reference(self, name: str, obj: Any) -> None:
+        from warp.decorators import Function, Kernel
+
+        if isinstance(obj, Function):
+            self.add("func", obj.key)
+            for overload in obj.overloads:
+                self.function(overload.pyfunc)
+        elif isinstance(obj, Kernel):
+            self.add("kernel", obj.key)
+        elif isinstance(obj, (bool, int, float, str, np.generic, ScalarBase)):
+            self.add("const", name, type(obj).__name__, repr(obj))
+        elif isinstance(obj, type):
+            custom = getattr(obj, "_wp_hash_", None)
+            self.add("type", name, custom() if callable(custom) else type_repr(obj))
+        else:
+            custom = getattr(type(obj), "_wp_constant_hash_", None)
+            if custom is not None:
+                self.add("value", name, custom(obj))
+
+
+_MISSING = object()
+
+
+def _resolve_chain(node: ast.Attribute, info: Any) -> Any:
+    parts = []
+    cur: ast.AST = node
+    while isinstance(cur, ast.Attribute):
+        parts.append(cur.attr)
+        cur = cur.value
+    if not isinstance(cur, ast.Name):
+        return _MISSING
+    found, obj = info.lookup(cur.id)
+    if not found:
+        return _MISSING
+    for attr in reversed(parts):
+        if not isinstance(obj, (types.ModuleType, type)):
+            return _MISSING
+        try:
+            obj = getattr(obj, attr)
+        except AttributeError:
+            return _MISSING
+    return obj
+
+
+def kernel_hash(kernel: Any, *, target: str, options: dict[str, Any]) -> str:
+    """The cache key of ``kernel`` for ``target`` with the given compile options."""
+    hasher = _Hasher()
+    hasher.add("warp-kernel-v1", kernel.key, target, sorted(options.items()))
+    hasher.add("types", [type_repr(t) for t in kernel.arg_types])
+    hasher.function(kernel.func)
+    hasher.add("compiler", compiler_fingerprint())
+    return hasher.h.hexdigest()

@@ -1,0 +1,130 @@
+"""The lowering context handed to builtin ``lower`` functions.
+
+It wraps the llvmlite builder and module plus what a lowering needs to know about where it
+is: the target ("cpu" or "cuda"), the launch header (thread index, launch dimensions, error
+record), whether arrays are known to be contiguous, and debug mode (bounds checks).
+
+Launch header layout (start of the argument buffer, all little endian)::
+
+    offset  0: int64 dims[4]       launch dimensions (unused ones are 1)
+    offset 32: void* error_record  debug-mode error record, or NULL
+    offset 40: int64 reserved
+    offset 48: kernel parameters, each 8-byte aligned (arrays: 64-byte descriptors)
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import llvmlite.ir as ir
+
+from warp.compiler import ir as wir
+from warp.compiler.lowering import types as lt
+
+HEADER_SIZE = 48
+ERROR_RECORD_SIZE = 80  # int32 flag, site, ndim, pad; int64 index[4]; int64 shape[4]
+SCRATCH_SIZE = 4096
+
+
+class LowerContext:
+    """State for lowering one LLVM function (a kernel body or a user function)."""
+
+    def __init__(
+        self,
+        module: ir.Module,
+        builder: ir.IRBuilder,
+        *,
+        target: str,
+        header: ir.Value,
+        linear_index: ir.Value,
+        contiguous: bool,
+        debug: bool,
+        module_state: Any,
+    ):
+        self.module = module
+        self.builder = builder
+        self.target = target
+        self.header = header
+        self.linear_index = linear_index
+        self.contiguous = contiguous
+        self.debug = debug
+        self.state = module_state
+        self.current_op: wir.Op | None = None
+        self.function_name = ""
+        self._entry_builder = ir.IRBuilder(builder.function.entry_basic_block)
+
+    # -- types and constants --------------------------------------------------------------
+    @staticmethod
+    def llvm_type(t: Any) -> ir.Type:
+        """LLVM SSA type of warp type ``t``."""
+        return lt.llvm_type(t)
+
+    @staticmethod
+    def storage_type(t: Any) -> ir.Type:
+        """LLVM in-memory type of warp type ``t``."""
+        return lt.storage_type(t)
+
+    @staticmethod
+    def constant(t: Any, value: Any) -> ir.Constant:
+        return lt.constant(t, value)
+
+    def alloca(self, ty: ir.Type, name: str = "") -> ir.Value:
+        """A stack slot in the function's entry block (so LLVM can promote it to registers)."""
+        entry = self.builder.function.entry_basic_block
+        if entry.instructions:
+            self._entry_builder.position_before(entry.instructions[0])
+        else:
+            self._entry_builder.position_at_end(entry)
+        return self._entry_builder.alloca(ty, name=name)
+
+    # -- declarations ---------------------------------------------------------------------
+    def declare(self, name: str, ret: ir.Type, args: Sequence[ir.Type], var_arg: bool = False) -> ir.Function:
+        """Get or declare an external function of the module."""
+        existing = self.module.globals.get(name)
+        if existing is not None:
+            return existing
+        return ir.Function(self.module, ir.FunctionType(ret, list(args), var_arg=var_arg), name=name)
+
+    def intrinsic(self, name: str, ret: ir.Type, args: Sequence[ir.Type]) -> ir.Function:
+        """Get or declare an LLVM intrinsic such as ``llvm.floor.f32``."""
+        return self.declare(name, ret, args)
+
+    def call_intrinsic(self, base: str, values: Sequence[ir.Value], ret: ir.Type | None = None) -> ir.Value:
+        """Call an overloaded LLVM intrinsic, suffixing the type (``llvm.fabs`` -> ``llvm.fabs.f32``)."""
+        ty = values[0].type
+        ret = ret or ty
+        fn = self.intrinsic(f"{base}.{type_suffix(ty)}", ret, [v.type for v in values])
+        return self.builder.call(fn, list(values))
+
+    def global_string(self, text: str) -> ir.Value:
+        """Pointer to a NUL-terminated constant string (deduplicated per module)."""
+        return self.state.global_string(self.module, text)
+
+    # -- launch information ---------------------------------------------------------------
+    def launch_dim(self, k: int) -> ir.Value:
+        """Launch dimension ``k`` as an i64 (read from the launch header)."""
+        ptr = self.builder.gep(self.header, [ir.Constant(lt.I64, 8 * k)], source_etype=lt.I8)
+        return self.builder.load(ptr, typ=lt.I64, align=8)
+
+    def error_record(self) -> ir.Value:
+        ptr = self.builder.gep(self.header, [ir.Constant(lt.I64, 32)], source_etype=lt.I8)
+        return self.builder.load(ptr, typ=lt.PTR, align=8)
+
+    def scratch(self) -> ir.Value:
+        """A module-wide scratch buffer where faulting accesses are redirected in debug mode."""
+        return self.state.scratch(self.module)
+
+
+def type_suffix(ty: ir.Type) -> str:
+    """LLVM intrinsic name suffix of a scalar or vector type (f32, i64, v8f32, ...)."""
+    if isinstance(ty, ir.HalfType):
+        return "f16"
+    if isinstance(ty, ir.FloatType):
+        return "f32"
+    if isinstance(ty, ir.DoubleType):
+        return "f64"
+    if isinstance(ty, ir.IntType):
+        return f"i{ty.width}"
+    if isinstance(ty, ir.VectorType):
+        return f"v{ty.count}{type_suffix(ty.element)}"
+    raise TypeError(f"no intrinsic suffix for {ty}")

@@ -1,0 +1,266 @@
+"""Lowering of IR functions and their structured regions to LLVM IR.
+
+Values carried across regions (if results, loop-carried variables) live in stack slots created
+in the entry block; LLVM's mem2reg/SROA turn them into SSA phis. Every lowered function takes
+two hidden leading parameters: the launch header pointer and the thread's linear index.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import llvmlite.ir as ir
+
+from warp.compiler import ir as wir
+from warp.compiler.lowering import types as lt
+from warp.compiler.lowering.context import SCRATCH_SIZE, LowerContext
+from warp.compiler.lowering.printing import lower_print
+from warp.errors import WarpCodegenError
+
+
+@dataclass
+class ModuleState:
+    """Per-LLVM-module lowering state shared by all functions in it."""
+
+    target: str
+    debug: bool
+    strings: dict[str, ir.GlobalVariable] = field(default_factory=dict)
+    functions: dict[str, ir.Function] = field(default_factory=dict)
+    #: debug-mode bounds-check sites: site id -> description
+    sites: list[dict[str, Any]] = field(default_factory=list)
+    uses_print: bool = False
+    _scratch: ir.GlobalVariable | None = None
+
+    def global_string(self, module: ir.Module, text: str) -> ir.Value:
+        gv = self.strings.get(text)
+        if gv is None:
+            data = bytearray(text.encode("utf-8")) + b"\0"
+            ty = ir.ArrayType(lt.I8, len(data))
+            gv = ir.GlobalVariable(module, ty, name=f".str.{len(self.strings)}")
+            gv.global_constant = True
+            gv.linkage = "private"
+            gv.initializer = ir.Constant(ty, data)
+            self.strings[text] = gv
+        return gv
+
+    def scratch(self, module: ir.Module) -> ir.Value:
+        if self._scratch is None:
+            ty = ir.ArrayType(lt.I8, SCRATCH_SIZE)
+            self._scratch = ir.GlobalVariable(module, ty, name=".wp_scratch")
+            self._scratch.linkage = "internal"
+            self._scratch.initializer = ir.Constant(ty, None)
+            self._scratch.align = 64
+        return self._scratch
+
+
+def function_signature(fn: wir.Function) -> tuple[ir.Type, list[ir.Type]]:
+    """LLVM return type and parameter types (hidden header and index first)."""
+    rets = [lt.llvm_type(t) for t in fn.return_types]
+    ret = lt.VOID if not rets else rets[0] if len(rets) == 1 else ir.LiteralStructType(rets)
+    return ret, [lt.PTR, lt.I64] + [lt.llvm_type(p.type) for p in fn.params]
+
+
+def lower_function(module: ir.Module, state: ModuleState, fn: wir.Function, *, contiguous: bool) -> ir.Function:
+    """Lower ``fn`` into ``module`` (once per layout variant) and return the LLVM function."""
+    name = f"{fn.symbol}_{'c' if contiguous else 's'}"
+    existing = state.functions.get(name)
+    if existing is not None:
+        return existing
+    ret, params = function_signature(fn)
+    llfn = ir.Function(module, ir.FunctionType(ret, params), name=name)
+    llfn.linkage = "internal"
+    llfn.attributes.add("alwaysinline")
+    llfn.attributes.add("nounwind")
+    state.functions[name] = llfn
+    entry = llfn.append_basic_block("entry")
+    builder = ir.IRBuilder(entry)
+    ctx = LowerContext(
+        module,
+        builder,
+        target=state.target,
+        header=llfn.args[0],
+        linear_index=llfn.args[1],
+        contiguous=contiguous,
+        debug=state.debug,
+        module_state=state,
+    )
+    ctx.function_name = fn.name
+    lowerer = RegionLowerer(ctx, fn)
+    values = {id(p): arg for p, arg in zip(fn.params, llfn.args[2:])}
+    lowerer.region(fn.body, values, loops=[])
+    if not builder.block.is_terminated:
+        lowerer.emit_return([])
+    return llfn
+
+
+@dataclass
+class LoopTarget:
+    slots: list[ir.Value]
+    continue_block: ir.Block
+    exit_block: ir.Block
+
+
+class RegionLowerer:
+    """Lowers the ops of one function, region by region."""
+
+    def __init__(self, ctx: LowerContext, fn: wir.Function):
+        self.ctx = ctx
+        self.fn = fn
+        self.b = ctx.builder
+
+    def fail(self, op: wir.Op, message: str) -> WarpCodegenError:
+        return WarpCodegenError(message, function=self.fn.name, loc=op.loc)
+
+    # -- regions --------------------------------------------------------------------------
+    def region(self, region: wir.Region, values: dict[int, ir.Value], loops: list[LoopTarget], yield_slots: list[ir.Value] | None = None, after: ir.Block | None = None) -> None:
+        """Lower ``region``; a trailing ``yield`` stores into ``yield_slots`` and branches to ``after``."""
+        for op in region.ops:
+            self.ctx.current_op = op
+            kind = op.kind
+            if kind == "yield":
+                self.store_all(yield_slots or [], [values[id(a)] for a in op.args], op.args)
+                self.b.branch(after)
+                return
+            if kind in ("break", "continue"):
+                target = loops[-1]
+                self.store_all(target.slots, [values[id(a)] for a in op.args], op.args)
+                self.b.branch(target.exit_block if kind == "break" else target.continue_block)
+                return
+            if kind == "return":
+                self.emit_return([values[id(a)] for a in op.args])
+                return
+            method = getattr(self, f"op_{kind}", None)
+            if method is None:
+                raise self.fail(op, f"internal compiler error: no lowering for op '{kind}'")
+            results = method(op, values, loops)
+            if results is not None:
+                for r, v in zip(op.results, results):
+                    values[id(r)] = v
+        if after is not None and not self.b.block.is_terminated:
+            self.b.branch(after)
+
+    def store_all(self, slots: list[ir.Value], vals: list[ir.Value], _args: Any) -> None:
+        for slot, v in zip(slots, vals):
+            self.b.store(v, slot)
+
+    def emit_return(self, vals: list[ir.Value]) -> None:
+        ret_type = self.b.function.function_type.return_type
+        if isinstance(ret_type, ir.VoidType):
+            self.b.ret_void()
+        elif len(vals) == 1:
+            self.b.ret(vals[0])
+        else:
+            agg = ir.Constant(ret_type, ir.Undefined)
+            for i, v in enumerate(vals):
+                agg = self.b.insert_value(agg, v, i)
+            self.b.ret(agg)
+
+    def slots_for(self, types: list[Any]) -> list[ir.Value]:
+        return [self.ctx.alloca(lt.llvm_type(t)) for t in types]
+
+    # -- simple ops -----------------------------------------------------------------------
+    def op_const(self, op: wir.Op, values: dict, loops: list) -> list[ir.Value]:
+        return [lt.constant(op.result.type, op.attrs["value"])]
+
+    def op_call(self, op: wir.Op, values: dict, loops: list) -> list[ir.Value]:
+        overload = op.attrs["overload"]
+        args = [values[id(a)] for a in op.args]
+        arg_types = [a.type for a in op.args]
+        if overload.func is not None:
+            raise self.fail(op, f"internal compiler error: builtin '{overload.name}' implemented in the kernel language was not inlined")
+        result = overload.lower(self.ctx, args, arg_types)
+        if not op.results:
+            return []
+        if len(op.results) == 1:
+            return [result]
+        return list(result)
+
+    def op_call_func(self, op: wir.Op, values: dict, loops: list) -> list[ir.Value]:
+        spec: wir.Function = op.attrs["func"]
+        callee = lower_function(self.ctx.module, self.ctx.state, spec, contiguous=self.ctx.contiguous)
+        args = [self.ctx.header, self.ctx.linear_index] + [values[id(a)] for a in op.args]
+        # lowering the callee moved nothing: our builder is untouched, keep emitting here
+        result = self.b.call(callee, args)
+        if not op.results:
+            return []
+        if len(op.results) == 1:
+            return [result]
+        return [self.b.extract_value(result, i) for i in range(len(op.results))]
+
+    def op_print(self, op: wir.Op, values: dict, loops: list) -> list[ir.Value]:
+        self.ctx.state.uses_print = True
+        lower_print(self.ctx, op.attrs["pieces"], [(values[id(a)], a.type) for a in op.args])
+        return []
+
+    # -- structured control flow ----------------------------------------------------------
+    def op_if(self, op: wir.Op, values: dict, loops: list) -> list[ir.Value]:
+        slots = self.slots_for([r.type for r in op.results])
+        cond = values[id(op.args[0])]
+        fn = self.b.function
+        then_bb, else_bb, merge_bb = fn.append_basic_block("then"), fn.append_basic_block("else"), fn.append_basic_block("endif")
+        self.b.cbranch(cond, then_bb, else_bb)
+        for block, region in ((then_bb, op.regions[0]), (else_bb, op.regions[1])):
+            self.b.position_at_end(block)
+            self.region(region, values, loops, slots, merge_bb)
+        self.b.position_at_end(merge_bb)
+        return [self.b.load(s) for s in slots]
+
+    def op_for(self, op: wir.Op, values: dict, loops: list) -> list[ir.Value]:
+        start, stop, step, *init = (values[id(a)] for a in op.args)
+        ivtype = start.type
+        body_region = op.regions[0]
+        slots = self.slots_for([r.type for r in op.results])
+        iv_slot = self.ctx.alloca(ivtype, "i")
+        self.store_all(slots, init, None)
+        self.b.store(start, iv_slot)
+        fn = self.b.function
+        head, body, latch, exit_bb = (fn.append_basic_block(n) for n in ("for.head", "for.body", "for.latch", "for.end"))
+        self.b.branch(head)
+        self.b.position_at_end(head)
+        i = self.b.load(iv_slot)
+        signed = op.args[0].type._kind_ == "int"
+        cmp_lt = self.b.icmp_signed if signed else self.b.icmp_unsigned
+        step_arg = op.args[2]
+        if step_arg.is_const:
+            cond = cmp_lt("<", i, stop) if step_arg.const > 0 else cmp_lt(">", i, stop)
+        else:
+            positive = self.b.icmp_signed(">", step, ir.Constant(ivtype, 0))
+            cond = self.b.select(positive, cmp_lt("<", i, stop), cmp_lt(">", i, stop))
+        self.b.cbranch(cond, body, exit_bb)
+        self.b.position_at_end(body)
+        values[id(body_region.params[0])] = i
+        for p, slot in zip(body_region.params[1:], slots):
+            values[id(p)] = self.b.load(slot)
+        self.region(body_region, values, loops + [LoopTarget(slots, latch, exit_bb)], slots, latch)
+        self.b.position_at_end(latch)
+        self.b.store(self.b.add(self.b.load(iv_slot), step), iv_slot)
+        self.b.branch(head)
+        self.b.position_at_end(exit_bb)
+        return [self.b.load(s) for s in slots]
+
+    def op_while(self, op: wir.Op, values: dict, loops: list) -> list[ir.Value]:
+        init = [values[id(a)] for a in op.args]
+        cond_region, body_region = op.regions
+        slots = self.slots_for([r.type for r in op.results])
+        self.store_all(slots, init, None)
+        fn = self.b.function
+        head, body, exit_bb = (fn.append_basic_block(n) for n in ("while.head", "while.body", "while.end"))
+        self.b.branch(head)
+        self.b.position_at_end(head)
+        for p, slot in zip(cond_region.params, slots):
+            values[id(p)] = self.b.load(slot)
+        for cop in cond_region.ops:
+            self.ctx.current_op = cop
+            if cop.kind == "condition":
+                self.b.cbranch(values[id(cop.args[0])], body, exit_bb)
+                break
+            results = getattr(self, f"op_{cop.kind}")(cop, values, loops)
+            for r, v in zip(cop.results, results or []):
+                values[id(r)] = v
+        self.b.position_at_end(body)
+        for p, slot in zip(body_region.params, slots):
+            values[id(p)] = self.b.load(slot)
+        self.region(body_region, values, loops + [LoopTarget(slots, head, exit_bb)], slots, head)
+        self.b.position_at_end(exit_bb)
+        return [self.b.load(s) for s in slots]

@@ -1,0 +1,59 @@
+"""Lowering of ``print(...)`` in kernels to a C ``printf`` call (``vprintf`` on CUDA later)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import llvmlite.ir as ir
+
+from warp.compiler.lowering import types as lt
+from warp.types.array_type import ArrayType
+from warp.types.scalars import is_scalar_type, type_repr
+
+_INT_FORMATS = {("int", 64): "%lld", ("uint", 64): "%llu", ("uint", 32): "%u"}
+
+
+def _scalar_piece(ctx: Any, value: ir.Value, t: Any) -> tuple[str, list[ir.Value]]:
+    b = ctx.builder
+    if t._kind_ == "bool":
+        text = b.select(value, ctx.global_string("True"), ctx.global_string("False"))
+        return "%s", [text]
+    if t._kind_ == "float":
+        if t._bits_ != 64:
+            value = b.fpext(value, ir.DoubleType())
+        return "%g", [value]
+    fmt = _INT_FORMATS.get((t._kind_, t._bits_))
+    if fmt is not None:
+        return fmt, [value]
+    widened = b.sext(value, lt.I32) if t._kind_ == "int" else b.zext(value, lt.I32)
+    return ("%d" if t._kind_ == "int" else "%u"), [widened]
+
+
+def format_value(ctx: Any, value: ir.Value, t: Any) -> tuple[str, list[ir.Value]]:
+    """printf format and arguments printing ``value`` of warp type ``t``."""
+    if is_scalar_type(t):
+        return _scalar_piece(ctx, value, t)
+    if isinstance(t, ArrayType):
+        data = ctx.builder.extract_value(value, 0)
+        return f"array(dtype={type_repr(t.dtype)}, ptr=%p)", [data]
+    hook = getattr(t, "_wp_print_", None)
+    if hook is not None:
+        return hook(ctx, value)
+    return f"<{type_repr(t)}>", []
+
+
+def lower_print(ctx: Any, pieces: list[str | None], values: list[tuple[ir.Value, Any]]) -> None:
+    """Emit one printf for a print() call mixing string literals (``pieces``) and values."""
+    fmt_parts: list[str] = []
+    args: list[ir.Value] = []
+    it = iter(values)
+    for piece in pieces:
+        if piece is not None:
+            fmt_parts.append(piece.replace("%", "%%"))
+        else:
+            value, t = next(it)
+            fmt, vals = format_value(ctx, value, t)
+            fmt_parts.append(fmt)
+            args += vals
+    printf = ctx.declare("printf", lt.I32, [lt.PTR], var_arg=True)
+    ctx.builder.call(printf, [ctx.global_string(" ".join(fmt_parts) + "\n"), *args])

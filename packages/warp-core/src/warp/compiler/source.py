@@ -1,0 +1,79 @@
+"""Source of a Python function: its AST, file, line numbers and the names it can see."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import textwrap
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from warp.errors import SourceLoc, WarpCodegenError
+
+
+@dataclass
+class SourceInfo:
+    """Parsed source of one Python function."""
+
+    func: Callable[..., Any]
+    source: str
+    tree: ast.FunctionDef
+    file: str
+    first_line: int
+    lines: list[str]
+    globals: dict[str, Any]
+    closure: dict[str, Any] = field(default_factory=dict)
+
+    def loc(self, node: ast.AST | None) -> SourceLoc:
+        """Source location of an AST node (file, absolute line, text of the line)."""
+        lineno = getattr(node, "lineno", 1) if node is not None else 1
+        text = self.lines[lineno - 1] if 0 < lineno <= len(self.lines) else ""
+        return SourceLoc(self.file, self.first_line + lineno - 1, text, getattr(node, "col_offset", 0))
+
+    def lookup(self, name: str) -> tuple[bool, Any]:
+        """Resolve a free name: closure cell, then module global, then Python builtin."""
+        if name in self.closure:
+            return True, self.closure[name]
+        if name in self.globals:
+            return True, self.globals[name]
+        builtins_ns = self.globals.get("__builtins__", __builtins__)
+        if isinstance(builtins_ns, dict):
+            if name in builtins_ns:
+                return True, builtins_ns[name]
+        elif hasattr(builtins_ns, name):
+            return True, getattr(builtins_ns, name)
+        return False, None
+
+
+def read_source(func: Callable[..., Any]) -> SourceInfo:
+    """Parse the source of ``func`` (a plain Python function) for compilation."""
+    try:
+        raw = inspect.getsource(func)
+        file = inspect.getsourcefile(func) or "<unknown>"
+        first_line = func.__code__.co_firstlineno
+    except (OSError, TypeError) as exc:
+        raise WarpCodegenError(f"cannot read the source of '{func.__qualname__}': {exc}") from None
+    source = textwrap.dedent(raw)
+    module = ast.parse(source)
+    tree = next((n for n in module.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
+    if tree is None:
+        raise WarpCodegenError(f"'{func.__qualname__}' is not defined with 'def'")
+    # Line numbers in the AST are relative to the dedented snippet, whose first line may be a
+    # decorator; co_firstlineno points at the first decorator line too.
+    closure = {}
+    if func.__closure__:
+        for name, cell in zip(func.__code__.co_freevars, func.__closure__):
+            try:
+                closure[name] = cell.cell_contents
+            except ValueError:  # empty cell
+                pass
+    return SourceInfo(
+        func=func,
+        source=source,
+        tree=tree,
+        file=file,
+        first_line=first_line,
+        lines=source.splitlines(),
+        globals=func.__globals__,
+        closure=closure,
+    )

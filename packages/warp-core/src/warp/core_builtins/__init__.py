@@ -1,0 +1,1 @@
+"""Builtins that ship with warp-core: operators, casts, array access, atomics, thread index."""

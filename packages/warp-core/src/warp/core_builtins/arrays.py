@@ -1,0 +1,212 @@
+"""Array access in kernels: loads, stores, row views, shapes and atomic updates."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import llvmlite.ir as ir
+
+from warp.compiler.lowering import types as lt
+from warp.compiler.registry import ArrayOf, TypeVar
+from warp.types.array_type import ArrayType
+from warp.types.scalars import Int, int32, non_atomic_types, type_size_in_bytes
+
+GROUP = "Utility"
+T = TypeVar("T")
+
+
+def _index_i64(ctx: Any, value: ir.Value, t: Any) -> ir.Value:
+    if value.type.width == 64:
+        return value
+    return ctx.builder.sext(value, lt.I64) if t._kind_ == "int" else ctx.builder.zext(value, lt.I64)
+
+
+def _shape(ctx: Any, arr: ir.Value, k: int) -> ir.Value:
+    return ctx.builder.extract_value(arr, [2, k])
+
+
+def _stride(ctx: Any, arr: ir.Value, k: int) -> ir.Value:
+    return ctx.builder.extract_value(arr, [3, k])
+
+
+def _check_bounds(ctx: Any, arr: ir.Value, idx: list[ir.Value], ptr: ir.Value) -> ir.Value:
+    """Debug mode: record an out-of-range index in the error record and redirect the access."""
+    b = ctx.builder
+    ok = ir.Constant(lt.I1, 1)
+    for k, i in enumerate(idx):
+        dim = b.zext(_shape(ctx, arr, k), lt.I64)
+        ok = b.and_(ok, b.icmp_unsigned("<", i, dim))
+    op = ctx.current_op
+    site = len(ctx.state.sites)
+    ctx.state.sites.append({
+        "function": ctx.function_name,
+        "file": op.loc.file if op and op.loc else "",
+        "line": op.loc.line if op and op.loc else 0,
+        "text": op.loc.text.strip() if op and op.loc else "",
+        "array": (op.args[0].name if op and op.args and op.args[0].name else "array"),
+    })
+    with b.if_then(b.not_(ok), likely=False):
+        rec = ctx.error_record()
+        with b.if_then(b.icmp_unsigned("!=", b.ptrtoint(rec, lt.I64), ir.Constant(lt.I64, 0))):
+            res = b.cmpxchg(rec, ir.Constant(lt.I32, 0), ir.Constant(lt.I32, 1), "monotonic", "monotonic")
+            with b.if_then(b.extract_value(res, 1)):
+                def field(offset: int) -> ir.Value:
+                    return b.gep(rec, [ir.Constant(lt.I64, offset)], source_etype=lt.I8)
+
+                b.store(ir.Constant(lt.I32, site), field(4))
+                b.store(ir.Constant(lt.I32, len(idx)), field(8))
+                for k, i in enumerate(idx):
+                    b.store(i, field(16 + 8 * k))
+                    b.store(b.zext(_shape(ctx, arr, k), lt.I64), field(48 + 8 * k))
+    return b.select(ok, ptr, ctx.scratch())
+
+
+def element_pointer(ctx: Any, arr: ir.Value, atype: ArrayType, indices: list[ir.Value], itypes: list[Any]) -> ir.Value:
+    """Address of ``arr[indices]`` (all dimensions indexed)."""
+    b = ctx.builder
+    idx = [_index_i64(ctx, v, t) for v, t in zip(indices, itypes)]
+    data = b.extract_value(arr, 0)
+    if ctx.contiguous:
+        flat = idx[0]
+        for k in range(1, len(idx)):
+            flat = b.add(b.mul(flat, b.zext(_shape(ctx, arr, k), lt.I64), flags=["nsw"]), idx[k], flags=["nsw"])
+        ptr = b.gep(data, [flat], source_etype=lt.storage_type(atype.dtype), inbounds=True)
+    else:
+        offset = b.mul(idx[0], _stride(ctx, arr, 0), flags=["nsw"])
+        for k in range(1, len(idx)):
+            offset = b.add(offset, b.mul(idx[k], _stride(ctx, arr, k), flags=["nsw"]), flags=["nsw"])
+        ptr = b.gep(data, [offset], source_etype=lt.I8, inbounds=True)
+    if ctx.debug:
+        ptr = _check_bounds(ctx, arr, idx, ptr)
+    return ptr
+
+
+def lower_load(ctx: Any, args: list, types: list) -> ir.Value:
+    atype = types[0]
+    ptr = element_pointer(ctx, args[0], atype, args[1:], types[1:])
+    raw = ctx.builder.load(ptr, typ=lt.storage_type(atype.dtype), align=lt.alignment(atype.dtype))
+    return lt.from_storage(ctx.builder, atype.dtype, raw)
+
+
+def lower_store(ctx: Any, args: list, types: list) -> None:
+    atype = types[0]
+    ptr = element_pointer(ctx, args[0], atype, args[1:-1], types[1:-1])
+    value = lt.to_storage(ctx.builder, atype.dtype, args[-1])
+    ctx.builder.store(value, ptr, align=lt.alignment(atype.dtype))
+
+
+def lower_view(ctx: Any, args: list, types: list) -> ir.Value:
+    """A sub-array ``arr[i]`` / ``arr[i, j]`` with the leading dimensions fixed."""
+    b = ctx.builder
+    arr, atype = args[0], types[0]
+    j = len(args) - 1
+    idx = [_index_i64(ctx, v, t) for v, t in zip(args[1:], types[1:])]
+    data = b.extract_value(arr, 0)
+    if ctx.contiguous:
+        offset = idx[0]
+        for k in range(1, atype.ndim):
+            offset = b.mul(offset, b.zext(_shape(ctx, arr, k), lt.I64))
+            if k < j:
+                offset = b.add(offset, idx[k])
+        elem = ir.Constant(lt.I64, type_size_in_bytes(atype.dtype))
+        offset = b.mul(offset, elem)
+    else:
+        offset = ir.Constant(lt.I64, 0)
+        for k in range(j):
+            offset = b.add(offset, b.mul(idx[k], _stride(ctx, arr, k)))
+    if ctx.debug:
+        data_new = _check_bounds(ctx, arr, idx[:j], b.gep(data, [offset], source_etype=lt.I8))
+    else:
+        data_new = b.gep(data, [offset], source_etype=lt.I8)
+    view = ir.Constant(lt.ARRAY_STRUCT, ir.Undefined)
+    view = b.insert_value(view, data_new, 0)
+    view = b.insert_value(view, ir.Constant(lt.PTR, None), 1)
+    for k in range(4):
+        src = k + j
+        shape = _shape(ctx, arr, src) if src < 4 else ir.Constant(lt.I32, 0)
+        stride = _stride(ctx, arr, src) if src < 4 else ir.Constant(lt.I64, 0)
+        view = b.insert_value(view, shape, [2, k])
+        view = b.insert_value(view, stride, [3, k])
+    return view
+
+
+def lower_shape(ctx: Any, args: list, types: list) -> ir.Value:
+    arr, k = args
+    if isinstance(k, ir.Constant):
+        return _shape(ctx, arr, int(k.constant))
+    slot = ctx.alloca(ir.ArrayType(lt.I32, 4))
+    ctx.builder.store(ctx.builder.extract_value(arr, 2), slot)
+    ptr = ctx.builder.gep(slot, [ir.Constant(lt.I64, 0), k], source_etype=ir.ArrayType(lt.I32, 4))
+    return ctx.builder.load(ptr)
+
+
+_RMW = {
+    "add": ("fadd", "add", "add"),
+    "sub": ("fsub", "sub", "sub"),
+    "min": ("fmin", "min", "umin"),
+    "max": ("fmax", "max", "umax"),
+    "exch": ("xchg", "xchg", "xchg"),
+    "and": (None, "and", "and"),
+    "or": (None, "or", "or"),
+    "xor": (None, "xor", "xor"),
+}
+
+
+def _atomic(kind: str):
+    def lower(ctx: Any, args: list, types: list) -> ir.Value:
+        atype = types[0]
+        ptr = element_pointer(ctx, args[0], atype, args[1:-1], types[1:-1])
+        dtype = atype.dtype
+        fop, sop, uop = _RMW[kind]
+        op = fop if dtype._kind_ == "float" else sop if dtype._kind_ == "int" else uop
+        return ctx.builder.atomic_rmw(op, ptr, args[-1], "monotonic")
+
+    return lower
+
+
+def lower_cas(ctx: Any, args: list, types: list) -> ir.Value:
+    atype = types[0]
+    ptr = element_pointer(ctx, args[0], atype, args[1:-2], types[1:-2])
+    compare, value = args[-2], args[-1]
+    b = ctx.builder
+    if atype.dtype._kind_ == "float":
+        ity = ir.IntType(atype.dtype._bits_)
+        res = b.cmpxchg(ptr, b.bitcast(compare, ity), b.bitcast(value, ity), "monotonic", "monotonic")
+        return b.bitcast(b.extract_value(res, 0), compare.type)
+    return b.extract_value(b.cmpxchg(ptr, compare, value, "monotonic", "monotonic"), 0)
+
+
+class _AtomicElement:
+    """Element types atomics support: 32/64-bit ints and floats, and float16 for add/sub."""
+
+    def match(self, actual: Any, bindings: dict[str, Any]) -> bool:
+        if getattr(actual, "_kind_", None) not in ("int", "uint", "float"):
+            return False
+        return actual not in non_atomic_types
+
+
+def register(registry: Any) -> None:
+    """Register array builtins for 1-4 dimensional arrays."""
+    atom = TypeVar("T", _AtomicElement())
+    for ndim in range(1, 5):
+        arr = ("arr", ArrayOf(T, ndim))
+        idx = [(n, Int) for n in "ijkl"[:ndim]]
+        registry.add("array_load", params=[arr, *idx], result=T, lower=lower_load, group=GROUP,
+                     doc="Read arr[i, j, ...] (written a[i] in kernels).")
+        registry.add("array_store", params=[arr, *idx, ("value", T)], result=None, lower=lower_store,
+                     group=GROUP, side_effects=True, doc="Write arr[i, j, ...] = value.")
+        for j in range(1, ndim):
+            registry.add("array_view", params=[arr, *idx[:j]], result=(lambda n: lambda ts: ArrayType(ts[0].dtype, n))(ndim - j),
+                         lower=lower_view, group=GROUP, doc="Sub-array with leading indices fixed (a[i] of a 2-d array).")
+        registry.add("array_shape", params=[arr, ("dim", int32)], result=int32, lower=lower_shape, group=GROUP,
+                     doc="Size of dimension dim of an array (a.shape[dim]).")
+        aarr = ("arr", ArrayOf(atom, ndim))
+        for kind in ("add", "sub", "min", "max", "exch"):
+            registry.add(f"atomic_{kind}", params=[aarr, *idx, ("value", atom)], result=atom, lower=_atomic(kind),
+                         group=GROUP, side_effects=True, differentiable=kind in ("add", "sub"),
+                         doc=f"Atomically {kind} value into arr[i, ...] and return the old value.")
+        registry.add("atomic_cas", params=[aarr, *idx, ("compare", atom), ("value", atom)], result=atom,
+                     lower=lower_cas, group=GROUP, side_effects=True, differentiable=False,
+                     doc="Atomically replace arr[i, ...] with value if it equals compare; return the old value.")
+    registry.add("len", params=[("a", ArrayOf(T))], result=int32, group=GROUP,
+                 lower=lambda ctx, args, types: _shape(ctx, args[0], 0), doc="Size of the first dimension of an array.")

@@ -1,0 +1,55 @@
+"""Scalar conversions by constructor: ``float(x)``, ``wp.int64(i)``, ``wp.uint8(v)``, ``bool(x)``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import llvmlite.ir as ir
+
+from warp.core_builtins.patterns import ANY_SCALAR
+from warp.types.scalars import scalar_types
+
+
+def convert(ctx: Any, value: ir.Value, src: Any, dst: Any) -> ir.Value:
+    """Convert an SSA value from scalar type ``src`` to ``dst`` (saturating float -> int)."""
+    b = ctx.builder
+    if src is dst:
+        return value
+    to = ctx.llvm_type(dst)
+    sk, dk = src._kind_, dst._kind_
+    if dk == "bool":
+        if sk == "float":
+            return b.fcmp_unordered("!=", value, ir.Constant(value.type, 0.0))
+        return b.icmp_unsigned("!=", value, ir.Constant(value.type, 0))
+    if sk == "bool":
+        return b.uitofp(value, to) if dk == "float" else b.zext(value, to)
+    if sk == "float" and dk == "float":
+        return b.fptrunc(value, to) if src._bits_ > dst._bits_ else b.fpext(value, to)
+    if sk == "float":
+        base = "llvm.fptosi.sat" if dk == "int" else "llvm.fptoui.sat"
+        name = f"{base}.i{dst._bits_}.{_fsuffix(src)}"
+        return b.call(ctx.intrinsic(name, to, [value.type]), [value])
+    if dk == "float":
+        return b.sitofp(value, to) if sk == "int" else b.uitofp(value, to)
+    if src._bits_ > dst._bits_:
+        return b.trunc(value, to)
+    if src._bits_ < dst._bits_:
+        return b.sext(value, to) if sk == "int" else b.zext(value, to)
+    return value  # same width, signedness change only
+
+
+def _fsuffix(t: Any) -> str:
+    return {16: "f16", 32: "f32", 64: "f64"}[t._bits_]
+
+
+def register(registry: Any) -> None:
+    """Register one conversion builtin per scalar type, named after the type."""
+    for dst in scalar_types:
+        registry.add(
+            dst.__name__,
+            params=[("a", ANY_SCALAR)],
+            result=dst,
+            lower=(lambda d: lambda ctx, args, types: convert(ctx, args[0], types[0], d))(dst),
+            doc=f"Convert a scalar to {dst.__name__} (floats to integers truncate and saturate).",
+            group="Scalar Math",
+        )

@@ -1,0 +1,158 @@
+"""Arithmetic, comparison, bitwise and logical operators on scalars."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import llvmlite.ir as ir
+
+from warp.core_builtins.patterns import ANY_SCALAR, B, I, T
+from warp.types.scalars import bool as wp_bool
+
+GROUP = "Operators"
+
+
+def _is_float(t: Any) -> bool:
+    return t._kind_ == "float"
+
+
+def _signed(t: Any) -> bool:
+    return t._kind_ == "int"
+
+
+def _arith(float_op: str, int_op: str):
+    def lower(ctx: Any, args: list, types: list) -> ir.Value:
+        a, b = args
+        op = float_op if _is_float(types[0]) else int_op
+        return getattr(ctx.builder, op)(a, b)
+
+    return lower
+
+
+def _safe_divisor(ctx: Any, a: ir.Value, b: ir.Value, t: Any) -> tuple[ir.Value, ir.Value]:
+    """Divisor with 0 (and signed -1, whose MIN/-1 traps on x86) replaced by 1; returns (b', is_zero)."""
+    bld = ctx.builder
+    zero = ir.Constant(b.type, 0)
+    one = ir.Constant(b.type, 1)
+    is_zero = bld.icmp_unsigned("==", b, zero)
+    bad = is_zero
+    if _signed(t):
+        bad = bld.or_(bad, bld.icmp_signed("==", b, ir.Constant(b.type, -1)))
+    return bld.select(bad, one, b), is_zero
+
+
+def _int_divide(ctx: Any, a: ir.Value, b: ir.Value, t: Any, rem: bool) -> ir.Value:
+    """C-style integer division/remainder that never traps: x/0 and x%0 give 0, MIN/-1 wraps."""
+    bld = ctx.builder
+    safe, is_zero = _safe_divisor(ctx, a, b, t)
+    if _signed(t):
+        minus_one = bld.icmp_signed("==", b, ir.Constant(b.type, -1))
+        q = bld.srem(a, safe) if rem else bld.sdiv(a, safe)
+        special = ir.Constant(b.type, 0) if rem else bld.sub(ir.Constant(b.type, 0), a)
+        q = bld.select(minus_one, special, q)
+    else:
+        q = bld.urem(a, safe) if rem else bld.udiv(a, safe)
+    return bld.select(is_zero, ir.Constant(b.type, 0), q)
+
+
+def lower_div(ctx: Any, args: list, types: list) -> ir.Value:
+    if _is_float(types[0]):
+        return ctx.builder.fdiv(*args)
+    return _int_divide(ctx, *args, types[0], rem=False)
+
+
+def lower_floordiv(ctx: Any, args: list, types: list) -> ir.Value:
+    if _is_float(types[0]):
+        return ctx.call_intrinsic("llvm.floor", [ctx.builder.fdiv(*args)])
+    return _int_divide(ctx, *args, types[0], rem=False)
+
+
+def lower_mod(ctx: Any, args: list, types: list) -> ir.Value:
+    if _is_float(types[0]):
+        return ctx.builder.frem(*args)
+    return _int_divide(ctx, *args, types[0], rem=True)
+
+
+_FCMP = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
+
+
+def _compare(name: str):
+    sym = _FCMP[name]
+
+    def lower(ctx: Any, args: list, types: list) -> ir.Value:
+        a, b = args
+        t = types[0]
+        if _is_float(t):
+            if name == "ne":
+                return ctx.builder.fcmp_unordered(sym, a, b)
+            return ctx.builder.fcmp_ordered(sym, a, b)
+        if _signed(t):
+            return ctx.builder.icmp_signed(sym, a, b)
+        return ctx.builder.icmp_unsigned(sym, a, b)
+
+    return lower
+
+
+def lower_neg(ctx: Any, args: list, types: list) -> ir.Value:
+    (a,) = args
+    if _is_float(types[0]):
+        return ctx.builder.fneg(a)
+    return ctx.builder.sub(ir.Constant(a.type, 0), a)
+
+
+def lower_unot(ctx: Any, args: list, types: list) -> ir.Value:
+    (a,) = args
+    if types[0]._kind_ == "bool":
+        return ctx.builder.not_(a)
+    if _is_float(types[0]):
+        return ctx.builder.fcmp_ordered("==", a, ir.Constant(a.type, 0.0))
+    return ctx.builder.icmp_unsigned("==", a, ir.Constant(a.type, 0))
+
+
+def _shift(kind: str):
+    def lower(ctx: Any, args: list, types: list) -> ir.Value:
+        a, b = args
+        bld = ctx.builder
+        amount = bld.and_(b, ir.Constant(b.type, a.type.width - 1))  # no poison for large shifts
+        if kind == "lshift":
+            return bld.shl(a, amount)
+        return bld.ashr(a, amount) if _signed(types[0]) else bld.lshr(a, amount)
+
+    return lower
+
+
+def register(registry: Any) -> None:
+    """Register the operator builtins."""
+    add = registry.add
+    for name, fop, iop, doc in (
+        ("add", "fadd", "add", "Sum of two scalars (a + b)."),
+        ("sub", "fsub", "sub", "Difference of two scalars (a - b)."),
+        ("mul", "fmul", "mul", "Product of two scalars (a * b)."),
+    ):
+        add(name, params=[("a", T), ("b", T)], result=T, lower=_arith(fop, iop), doc=doc, group=GROUP)
+    add("div", params=[("a", T), ("b", T)], result=T, lower=lower_div, group=GROUP,
+        doc="Division; floats divide exactly, integers truncate toward zero (x / 0 gives 0 for integers).")
+    add("floordiv", params=[("a", T), ("b", T)], result=T, lower=lower_floordiv, group=GROUP,
+        doc="Floored division for floats (floor(a / b)); truncating division for integers.")
+    add("mod", params=[("a", T), ("b", T)], result=T, lower=lower_mod, group=GROUP,
+        doc="Remainder with the sign of the dividend (C fmod / % semantics).")
+    for name in _FCMP:
+        add(name, params=[("a", B), ("b", B)], result=wp_bool, lower=_compare(name), group=GROUP,
+            doc=f"Comparison a {_FCMP[name]} b; false when either float operand is NaN (except !=).")
+    add("neg", params=[("x", T)], result=T, lower=lower_neg, group=GROUP, doc="Negation (-x).")
+    add("pos", params=[("x", T)], result=T, lower=lambda ctx, a, t: a[0], group=GROUP, doc="Identity (+x).")
+    add("unot", params=[("a", ANY_SCALAR)], result=wp_bool, lower=lower_unot, group=GROUP,
+        doc="Logical not: true when a is zero / false.")
+    add("logical_and", params=[("a", wp_bool), ("b", wp_bool)], result=wp_bool, group=GROUP,
+        lower=lambda ctx, a, t: ctx.builder.and_(*a), doc="Logical and of two bools (both sides evaluated).")
+    add("logical_or", params=[("a", wp_bool), ("b", wp_bool)], result=wp_bool, group=GROUP,
+        lower=lambda ctx, a, t: ctx.builder.or_(*a), doc="Logical or of two bools (both sides evaluated).")
+    for name, op, sym in (("bit_and", "and_", "&"), ("bit_or", "or_", "|"), ("bit_xor", "xor", "^")):
+        add(name, params=[("a", I), ("b", I)], result=I, group=GROUP,
+            lower=(lambda o: lambda ctx, a, t: getattr(ctx.builder, o)(*a))(op), doc=f"Bitwise a {sym} b.")
+    add("invert", params=[("a", I)], result=I, group=GROUP,
+        lower=lambda ctx, a, t: ctx.builder.not_(a[0]), doc="Bitwise complement (~a).")
+    add("lshift", params=[("a", I), ("b", I)], result=I, lower=_shift("lshift"), group=GROUP,
+        doc="Left shift a << b (b taken modulo the bit width).")
+    add("rshift", params=[("a", I), ("b", I)], result=I, lower=_shift("rshift"), group=GROUP,
+        doc="Right shift a >> b, arithmetic for signed types (b taken modulo the bit width).")

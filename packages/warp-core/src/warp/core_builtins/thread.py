@@ -1,0 +1,39 @@
+"""``wp.tid()``: the index of the current thread in the launch grid."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import llvmlite.ir as ir
+
+from warp.compiler.lowering import types as lt
+from warp.types.scalars import int32
+
+
+def lower_tid(ctx: Any, args: list, types: list) -> Any:
+    """Linear index for one result; for n results, the index decomposed over launch dims 0..n-1."""
+    b = ctx.builder
+    n = len(ctx.current_op.results)
+    lin = ctx.linear_index
+    if n == 1:
+        return b.trunc(lin, lt.I32)
+    out = []
+    rest = lin
+    for k in range(n - 1, 0, -1):
+        dim = ctx.launch_dim(k)
+        out.append(b.trunc(b.urem(rest, dim), lt.I32))
+        rest = b.udiv(rest, dim)
+    out.append(b.trunc(rest, lt.I32))
+    return tuple(reversed(out))
+
+
+def register(registry: Any) -> None:
+    """Register ``tid``."""
+    registry.add(
+        "tid",
+        params=[],
+        result=int32,
+        lower=lower_tid,
+        doc="Index of the current thread: i = wp.tid() (linear) or i, j[, k[, l]] = wp.tid().",
+        group="Utility",
+    )

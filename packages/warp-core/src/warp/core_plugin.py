@@ -1,0 +1,17 @@
+"""warp-core's own builtins, registered through the same hooks a third-party plugin uses."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from warp.core_builtins import arrays, casts, operators, thread
+from warp.plugins import hookimpl
+
+
+@hookimpl
+def warp_register_builtins(registry: Any) -> None:
+    """Operators, conversions, thread index and array access."""
+    operators.register(registry)
+    casts.register(registry)
+    thread.register(registry)
+    arrays.register(registry)

@@ -1,0 +1,167 @@
+"""``@wp.kernel``, ``@wp.func`` and ``wp.constant``: the objects user code is turned into."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import threading
+from typing import Any, Callable
+
+from warp.compiler.annotations import is_generic, resolve_annotation
+from warp.errors import WarpCodegenError, WarpCodegenTypeError
+from warp.types.scalars import type_repr
+
+
+class FunctionOverload:
+    """One Python definition of a ``@wp.func`` with its resolved parameter types."""
+
+    def __init__(self, pyfunc: Callable[..., Any]):
+        self.pyfunc = pyfunc
+        sig = inspect.signature(pyfunc)
+        self.param_names = list(sig.parameters)
+        self.defaults = {
+            n: p.default for n, p in sig.parameters.items() if p.default is not inspect.Parameter.empty
+        }
+        ns = dict(pyfunc.__globals__)
+        hints = pyfunc.__annotations__
+        missing = [n for n in self.param_names if n not in hints]
+        if missing:
+            raise WarpCodegenError(
+                f"parameter '{missing[0]}' of '{pyfunc.__qualname__}' needs a type annotation",
+                function=pyfunc.__qualname__,
+            )
+        self.param_types = [resolve_annotation(hints[n], ns) for n in self.param_names]
+        ret = hints.get("return", inspect.Parameter.empty)
+        self.return_annotation = None if ret is inspect.Parameter.empty else resolve_annotation(ret, ns)
+        self.generic = any(is_generic(t) for t in self.param_types)
+
+
+class Function:
+    """A ``@wp.func``: callable from kernels, specialized per argument types.
+
+    Several ``@wp.func`` definitions sharing a name in one module become overloads of one
+    Function; a call picks the first overload whose parameter types match.
+    """
+
+    def __init__(self, pyfunc: Callable[..., Any]):
+        self.key = f"{pyfunc.__module__}.{pyfunc.__qualname__}"
+        self.name = pyfunc.__name__
+        self.module = pyfunc.__module__
+        self.overloads: list[FunctionOverload] = [FunctionOverload(pyfunc)]
+        self._specializations: dict[tuple[Any, ...], Any] = {}
+        self._lock = threading.RLock()
+        functools.update_wrapper(self, pyfunc)
+
+    @property
+    def func(self) -> Callable[..., Any]:
+        return self.overloads[0].pyfunc
+
+    def add_overload(self, pyfunc: Callable[..., Any]) -> None:
+        """Add another definition; one with identical parameter types replaces the older one."""
+        new = FunctionOverload(pyfunc)
+        self.overloads = [o for o in self.overloads if o.param_types != new.param_types] + [new]
+        self._specializations.clear()
+
+    def specialization(self, overload: FunctionOverload, arg_types: tuple[Any, ...]) -> Any:
+        """The IR function of ``overload`` for these argument types (built once)."""
+        key = (id(overload), arg_types)
+        with self._lock:
+            spec = self._specializations.get(key)
+            if spec is None:
+                from warp.compiler.frontend import build_function
+
+                spec = build_function(self, overload, list(arg_types))
+                self._specializations[key] = spec
+            return spec
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Python-scope call: runs the original Python function (useful for testing)."""
+        return self.func(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<warp function {self.key}>"
+
+
+_function_table: dict[str, Function] = {}
+_table_lock = threading.Lock()
+
+
+def func(pyfunc: Callable[..., Any]) -> Function:
+    """Decorator: make a Python function callable from kernels (``@wp.func``)."""
+    key = f"{pyfunc.__module__}.{pyfunc.__qualname__}"
+    with _table_lock:
+        existing = _function_table.get(key)
+        new_overload = FunctionOverload(pyfunc)
+        if existing is not None and any(
+            o.param_types != new_overload.param_types for o in existing.overloads
+        ):
+            existing.add_overload(pyfunc)
+            return existing
+        fn = Function(pyfunc)
+        _function_table[key] = fn
+        return fn
+
+
+class Kernel:
+    """A ``@wp.kernel``: compiled on first launch per device, cached on disk."""
+
+    def __init__(self, pyfunc: Callable[..., Any], *, enable_backward: bool | None = None, module: str | None = None):
+        self.func = pyfunc
+        self.key = f"{pyfunc.__module__}.{pyfunc.__qualname__}"
+        self.name = pyfunc.__name__
+        self.module = module or pyfunc.__module__
+        self.enable_backward = enable_backward
+        self.overload = FunctionOverload(pyfunc)
+        if self.overload.return_annotation not in (None, type(None)):
+            raise WarpCodegenTypeError(
+                f"kernel '{self.name}' must not return a value (annotated -> "
+                f"{type_repr(self.overload.return_annotation)})",
+                function=self.name,
+            )
+        self._compiled: dict[str, Any] = {}
+        self._launchers: dict[Any, Any] = {}
+        self._lock = threading.RLock()
+        functools.update_wrapper(self, pyfunc)
+
+    @property
+    def arg_names(self) -> list[str]:
+        return self.overload.param_names
+
+    @property
+    def arg_types(self) -> list[Any]:
+        return self.overload.param_types
+
+    def compiled(self, device: Any) -> Any:
+        """The loaded machine code of this kernel for ``device`` (compiling or loading from cache)."""
+        from warp import config
+
+        key = f"{device.alias if hasattr(device, 'alias') else device}:{config.mode}"
+        hit = self._compiled.get(key)
+        if hit is not None:
+            return hit
+        with self._lock:
+            hit = self._compiled.get(key)
+            if hit is None:
+                from warp.runtime.kernel_loader import load_kernel
+
+                hit = load_kernel(self, device)
+                self._compiled[key] = hit
+            return hit
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError(f"kernel '{self.name}' cannot be called directly; use wp.launch({self.name}, dim=..., inputs=[...])")
+
+    def __repr__(self) -> str:
+        return f"<warp kernel {self.key}>"
+
+
+def kernel(f: Callable[..., Any] | None = None, *, enable_backward: bool | None = None, module: str | None = None) -> Any:
+    """Decorator: compile a Python function as a kernel (``@wp.kernel`` or ``@wp.kernel(...)``)."""
+    if f is None:
+        return lambda pyfunc: Kernel(pyfunc, enable_backward=enable_backward, module=module)
+    return Kernel(f, enable_backward=enable_backward, module=module)
+
+
+def constant(x: Any) -> Any:
+    """Declare a compile-time constant usable in kernels; returns ``x`` unchanged."""
+    return x

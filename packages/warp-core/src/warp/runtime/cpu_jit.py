@@ -1,0 +1,381 @@
+"""Host CPU code generation with llvmlite: LLVM IR text -> optimized object code -> callable addresses.
+
+The pipeline is split so that object code can be cached on disk and reloaded without recompiling:
+
+* :func:`compile_ir` parses, verifies, optimizes (new pass manager, O3, loop + SLP vectorization) and
+  emits an object file for the host CPU (its triple, CPU name and features);
+* :func:`load_object` links such an object into the process (ORC LLJIT with JITLink) and returns a
+  :class:`LoadedModule` that keeps the code alive and maps symbol names to addresses;
+* :func:`entry_function` wraps a kernel entry ``void entry(const char* args, int64_t start, int64_t end)``
+  as a ctypes function (ctypes releases the GIL during the call).
+
+Compilation uses one LLVM context per call and one target machine per thread, so several Python
+threads may compile concurrently. Object loading is serialized by a lock.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import itertools
+import struct
+import sys
+import threading
+from typing import Callable
+
+import llvmlite
+import llvmlite.binding as llvm
+
+from warp.errors import WarpCodegenError
+
+#: Bumped when the code generation settings below change (part of :func:`target_fingerprint`).
+CODEGEN_VERSION = "1"
+
+# Object files are position independent with the small code model; JITLink places all sections of
+# an object in one allocation and builds GOT/PLT entries for external symbols (libm, libc).
+_RELOC = "pic"
+_CODEMODEL = "default"
+
+#: The C signature of kernel entry points: ``void entry(const char* args, int64_t start, int64_t end)``.
+EntryFunction = ctypes.CFUNCTYPE(None, ctypes.c_char_p, ctypes.c_int64, ctypes.c_int64)
+
+_init_lock = threading.Lock()
+_initialized = False
+_thread_state = threading.local()
+
+
+def _ensure_initialized() -> None:
+    """Initialize the native target once and make libm/libc symbols visible to JIT'd code."""
+    global _initialized
+    if _initialized:
+        return
+    with _init_lock:
+        if _initialized:
+            return
+        llvm.initialize_native_target()
+        llvm.initialize_native_asmprinter()
+        llvm.initialize_native_asmparser()
+        # Loaded with RTLD_GLOBAL, so the process symbol search of the JIT finds sinf, printf, ...
+        for lib in ("m", "c"):
+            path = ctypes.util.find_library(lib)
+            if path:
+                try:
+                    llvm.load_library_permanently(path)
+                except RuntimeError:
+                    pass  # the symbols are usually in the process already
+        _initialized = True
+
+
+# --------------------------------------------------------------------------------------------------
+# Target description
+# --------------------------------------------------------------------------------------------------
+
+
+def host_triple() -> str:
+    """The LLVM target triple of this process."""
+    return llvm.get_process_triple()
+
+
+def host_cpu_name() -> str:
+    """The LLVM name of the host CPU (e.g. ``"rocketlake"``)."""
+    _ensure_initialized()
+    return llvm.get_host_cpu_name()
+
+
+def host_cpu_features() -> str:
+    """The host CPU feature string (``"+avx2,+avx512f,-amx-tile,..."``), sorted; empty if unknown."""
+    _ensure_initialized()
+    try:
+        return llvm.get_host_cpu_features().flatten(sort=True)
+    except RuntimeError:
+        return ""
+
+
+def _create_target_machine(opt_level: int) -> llvm.TargetMachine:
+    _ensure_initialized()
+    target = llvm.Target.from_triple(host_triple())
+    return target.create_target_machine(
+        cpu=host_cpu_name(),
+        features=host_cpu_features(),
+        opt=opt_level,
+        reloc=_RELOC,
+        codemodel=_CODEMODEL,
+    )
+
+
+def host_target_machine(opt_level: int = 3) -> llvm.TargetMachine:
+    """The target machine for the host CPU at ``opt_level``, cached per thread.
+
+    LLVM target machines are not shared between threads, so each thread gets its own; the
+    returned object must not be handed to another thread or to an execution engine (which
+    would take ownership of it).
+    """
+    machines = getattr(_thread_state, "machines", None)
+    if machines is None:
+        machines = _thread_state.machines = {}
+    tm = machines.get(opt_level)
+    if tm is None:
+        tm = machines[opt_level] = _create_target_machine(opt_level)
+    return tm
+
+
+def target_fingerprint() -> str:
+    """A stable string naming everything that makes object code host specific, for cache keys."""
+    llvm_version = ".".join(str(v) for v in llvm.llvm_version_info)
+    return "|".join(
+        [
+            f"triple={host_triple()}",
+            f"cpu={host_cpu_name()}",
+            f"features={host_cpu_features()}",
+            f"reloc={_RELOC}",
+            f"codemodel={_CODEMODEL}",
+            f"llvmlite={llvmlite.__version__}",
+            f"llvm={llvm_version}",
+            f"codegen={CODEGEN_VERSION}",
+        ]
+    )
+
+
+# --------------------------------------------------------------------------------------------------
+# Compilation
+# --------------------------------------------------------------------------------------------------
+
+
+def _first_lines(text: str, limit: int = 40) -> str:
+    lines = text.strip().splitlines()
+    if len(lines) > limit:
+        lines = lines[:limit] + [f"... ({len(lines) - limit} more lines)"]
+    return "\n".join(lines)
+
+
+def _parse_and_verify(llvm_ir: str, context: llvm.ContextRef, name: str) -> llvm.ModuleRef:
+    """Parse textual IR into ``context`` and verify it; errors become :class:`WarpCodegenError`."""
+    try:
+        module = llvm.parse_assembly(llvm_ir, context=context)
+    except RuntimeError as e:
+        raise WarpCodegenError(f"invalid LLVM IR in module '{name}' (parse error):\n{_first_lines(str(e))}") from None
+    try:
+        module.verify()
+    except RuntimeError as e:
+        module.close()
+        raise WarpCodegenError(
+            f"invalid LLVM IR in module '{name}' (verifier):\n{_first_lines(str(e))}"
+        ) from None
+    module.name = name
+    return module
+
+
+def _optimize(module: llvm.ModuleRef, tm: llvm.TargetMachine, opt_level: int) -> None:
+    """Run the new-pass-manager pipeline at ``opt_level`` with loop and SLP vectorization.
+
+    A pass builder must not be reused: llvmlite registers instrumentation callbacks into it on
+    every run (and never frees its callback list: about 50 KB per compile stays allocated).
+    """
+    module.triple = tm.triple
+    module.data_layout = str(tm.target_data)
+    pto = llvm.create_pipeline_tuning_options(speed_level=opt_level)
+    if opt_level >= 2:
+        pto.loop_vectorization = True
+        pto.slp_vectorization = True
+        pto.loop_unrolling = True
+        pto.loop_interleaving = True
+    pb = llvm.create_pass_builder(tm, pto)
+    try:
+        mpm = pb.getModulePassManager()
+        try:
+            mpm.run(module, pb)
+        finally:
+            mpm.close()
+    finally:
+        pb.close()
+        pto.close()
+
+
+class _CompiledModule:
+    """Context manager: a parsed, verified, optimized module and its private LLVM context."""
+
+    def __init__(self, llvm_ir: str, opt_level: int, name: str):
+        if not 0 <= opt_level <= 3:
+            raise ValueError(f"opt_level must be 0..3, got {opt_level}")
+        self.tm = host_target_machine(opt_level)
+        self.context = llvm.create_context()
+        try:
+            self.module = _parse_and_verify(llvm_ir, self.context, name)
+        except BaseException:
+            self.context.close()
+            raise
+        try:
+            _optimize(self.module, self.tm, opt_level)
+        except BaseException:
+            self.__exit__()
+            raise
+
+    def __enter__(self) -> _CompiledModule:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        # The module must die before its context.
+        self.module.close()
+        self.context.close()
+
+
+def compile_ir(llvm_ir: str, *, opt_level: int = 3, name: str = "module") -> bytes:
+    """Parse, verify and optimize ``llvm_ir`` for the host CPU and return an object file's bytes.
+
+    Raises :class:`WarpCodegenError` (carrying LLVM's message) for IR that does not parse or verify.
+    """
+    with _CompiledModule(llvm_ir, opt_level, name) as cm:
+        return bytes(cm.tm.emit_object(cm.module))
+
+
+def optimize_ir(llvm_ir: str, *, opt_level: int = 3, name: str = "module") -> str:
+    """The optimized IR text of ``llvm_ir`` (what :func:`compile_ir` turns into machine code)."""
+    with _CompiledModule(llvm_ir, opt_level, name) as cm:
+        return str(cm.module)
+
+
+def emit_assembly(llvm_ir: str, *, opt_level: int = 3, name: str = "module") -> str:
+    """The host assembly of ``llvm_ir`` after optimization, for inspection."""
+    with _CompiledModule(llvm_ir, opt_level, name) as cm:
+        return cm.tm.emit_assembly(cm.module)
+
+
+# --------------------------------------------------------------------------------------------------
+# Loading
+# --------------------------------------------------------------------------------------------------
+
+_jit_lock = threading.Lock()
+_jit: llvm.LLJIT | None = None
+_library_ids = itertools.count()
+
+
+def _get_jit() -> llvm.LLJIT:
+    """The process-wide LLJIT instance (created on first use, never disposed)."""
+    global _jit
+    if _jit is None:
+        _ensure_initialized()
+        # Link errors are reported as exceptions (see _undefined_symbols), not printed to stderr.
+        jit = llvm.create_lljit_compiler(None, use_jit_link=True, suppress_errors=True)
+        # Never dispose the JIT: loaded libraries may outlive this module's globals at exit.
+        jit._owned = True
+        _jit = jit
+    return _jit
+
+
+class LoadedModule:
+    """Object code linked into the process; keeps the code alive while referenced."""
+
+    def __init__(self, tracker: llvm.ResourceTracker, symbols: list[str], name: str):
+        self._tracker = tracker
+        self._addresses = {s: tracker[s] for s in symbols}
+        self.name = name
+
+    @property
+    def symbols(self) -> list[str]:
+        """The names whose addresses were requested at load time."""
+        return list(self._addresses)
+
+    def address(self, name: str) -> int:
+        """The address of the exported symbol ``name`` (one of the symbols given to :func:`load_object`)."""
+        try:
+            return self._addresses[name]
+        except KeyError:
+            raise KeyError(f"symbol '{name}' was not requested when loading module '{self.name}'") from None
+
+    def __repr__(self) -> str:
+        return f"LoadedModule({self.name!r}, symbols={self.symbols})"
+
+
+def _undefined_symbols(obj: bytes) -> list[str]:
+    """Names of the global undefined symbols of an ELF64 little-endian object (empty for other formats)."""
+    if len(obj) < 64 or obj[:4] != b"\x7fELF" or obj[4] != 2 or obj[5] != 1:
+        return []
+    try:
+        shoff, = struct.unpack_from("<Q", obj, 0x28)
+        shentsize, shnum = struct.unpack_from("<HH", obj, 0x3A)
+        sections = [struct.unpack_from("<IIQQQQIIQQ", obj, shoff + i * shentsize) for i in range(shnum)]
+        names = []
+        for _, sh_type, _, _, offset, size, link, _, _, entsize in sections:
+            if sh_type != 2 or not entsize:  # SHT_SYMTAB
+                continue
+            str_offset, str_size = sections[link][4], sections[link][5]
+            strtab = obj[str_offset : str_offset + str_size]
+            for k in range(1, size // entsize):
+                st_name, st_info, _, st_shndx = struct.unpack_from("<IBBH", obj, offset + k * entsize)
+                if st_shndx == 0 and st_name and (st_info >> 4) in (1, 2):  # SHN_UNDEF, GLOBAL/WEAK
+                    names.append(strtab[st_name : strtab.index(b"\0", st_name)].decode())
+        return names
+    except (struct.error, IndexError, ValueError, UnicodeDecodeError):
+        return []
+
+
+def _unresolved_symbols(obj: bytes, imports: dict[str, int]) -> list[str]:
+    """Undefined symbols of ``obj`` that neither ``imports`` nor the process provide."""
+    return [s for s in _undefined_symbols(obj) if s not in imports and not llvm.address_of_symbol(s)]
+
+
+def load_object(
+    obj: bytes, symbols: list[str], *, name: str = "module", imports: dict[str, int] | None = None
+) -> LoadedModule:
+    """Link the object file ``obj`` into the process and resolve ``symbols`` to addresses.
+
+    External references resolve to ``imports`` (name -> address) first, then to symbols of the
+    process (libc, libm, ...). Each call creates a separate JIT library whose code is freed when
+    the returned module is garbage collected. Safe to call from several threads. Undefined or
+    missing symbols raise :class:`WarpCodegenError`.
+    """
+    if not symbols:
+        raise ValueError("load_object needs at least one symbol to export")
+    obj = bytes(obj)
+    imports = dict(imports or {})
+    builder = llvm.JITLibraryBuilder().add_object_img(obj).add_current_process()
+    for s, address in imports.items():
+        builder.import_symbol(s, address)
+    for s in symbols:
+        builder.export_symbol(s)
+    with _jit_lock:
+        jit = _get_jit()
+        library = f"{name}.{next(_library_ids)}"
+        try:
+            tracker = builder.link(jit, library)
+        except RuntimeError as e:
+            unresolved = _unresolved_symbols(obj, imports)
+            detail = f"undefined symbols: {', '.join(unresolved)}" if unresolved else str(e)
+            raise WarpCodegenError(f"failed to load object code of module '{name}': {detail}") from None
+    loaded = LoadedModule(tracker, symbols, library)
+    missing = [s for s, a in loaded._addresses.items() if not a]
+    if missing:
+        raise WarpCodegenError(f"symbols not found in module '{name}': {', '.join(missing)}")
+    return loaded
+
+
+def entry_function(address: int) -> Callable[[bytes, int, int], None]:
+    """A ctypes function for the kernel entry at ``address``: ``fn(args: bytes, start, end)``.
+
+    The caller must keep the :class:`LoadedModule` alive while the function is in use.
+    """
+    if not address:
+        raise ValueError("null kernel entry address")
+    return EntryFunction(address)
+
+
+# --------------------------------------------------------------------------------------------------
+# C stdio
+# --------------------------------------------------------------------------------------------------
+
+_libc: ctypes.CDLL | None = None
+
+
+def flush_c_stdout() -> None:
+    """Flush Python's ``sys.stdout`` and then C stdio (``fflush(NULL)``), so kernel printf output
+    and Python prints appear in program order."""
+    global _libc
+    try:
+        sys.stdout.flush()
+    except (AttributeError, ValueError, OSError):
+        pass
+    if _libc is None:
+        _libc = ctypes.CDLL(None)
+        _libc.fflush.argtypes = [ctypes.c_void_p]
+        _libc.fflush.restype = ctypes.c_int
+    _libc.fflush(None)

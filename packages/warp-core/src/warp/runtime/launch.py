@@ -1,0 +1,216 @@
+"""``wp.launch``: argument validation and packing, then a (parallel) call of the kernel entry.
+
+The hot path is a packer generated once per compiled kernel: it checks array arguments by
+identity (type, dtype, ndim, device) and hands everything to one ``struct.pack``. Anything
+unusual (NumPy arrays, wrong types, wrong count) falls to a slow path that converts what it
+can and otherwise raises an error naming the kernel and the parameter.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import struct
+import sys
+from typing import Any, Sequence
+
+from warp import config
+from warp.arrays import array as Array
+from warp.arrays import as_array
+from warp.errors import SourceLoc
+from warp.runtime import devices
+from warp.runtime.thread_pool import parallel_for
+from warp.types.array_type import MAX_DIMS, ArrayType
+from warp.types.scalars import is_scalar_type, type_repr
+
+
+class _SlowPath(Exception):
+    pass
+
+
+def _launch_header(dim: Any) -> tuple[tuple[int, ...], int]:
+    dims = (dim,) if isinstance(dim, int) else tuple(int(d) for d in dim)
+    if not 1 <= len(dims) <= MAX_DIMS:
+        raise ValueError(f"launch dim must have 1 to {MAX_DIMS} dimensions, got {dim!r}")
+    n = 1
+    for d in dims:
+        if d < 0:
+            raise ValueError(f"launch dim must not be negative, got {dim!r}")
+        n *= d
+    return dims + (1,) * (MAX_DIMS - len(dims)), n
+
+
+class Launcher:
+    """Packs arguments of one compiled kernel and runs it."""
+
+    def __init__(self, compiled: Any):
+        self.compiled = compiled
+        self.kernel = compiled.kernel
+        self.names = self.kernel.arg_names
+        self.types = self.kernel.arg_types
+        self.packer = struct.Struct(compiled.arg_format)
+        self.cpu = devices.get_device("cpu")
+        self.fast_pack = self._generate_packer()
+        self._headers: dict[Any, tuple[tuple[int, ...], int]] = {}
+
+    def _generate_packer(self) -> Any:
+        """Build ``pack(args, dims, err) -> (bytes, contiguous)`` specialized to the signature."""
+        n = len(self.types)
+        lines = [f"def pack(args, dims, err):", f"    {''.join(f'a{i}, ' for i in range(n))}= args"]
+        env: dict[str, Any] = {"Array": Array, "Slow": _SlowPath, "pack_into": self.packer.pack, "cpu": self.cpu}
+        fields, arrays = [], []
+        for i, t in enumerate(self.types):
+            if isinstance(t, ArrayType):
+                env[f"D{i}"] = t.dtype
+                lines.append(
+                    f"    if type(a{i}) is not Array or a{i}.dtype is not D{i} or a{i}.ndim != {t.ndim} "
+                    f"or a{i}.device is not cpu: raise Slow"
+                )
+                fields.append(f"a{i}._desc")
+                arrays.append(f"a{i}.is_contiguous")
+            elif is_scalar_type(t):
+                fields.append(f"a{i}")
+            else:
+                env[f"C{i}"] = getattr(t, "_wp_pack_", None)
+                if env[f"C{i}"] is None:
+                    raise TypeError(f"kernel '{self.kernel.name}': parameter type {type_repr(t)} cannot be launched")
+                fields.append(f"*C{i}(a{i})")
+        contiguous = " and ".join(arrays) or "True"
+        lines.append(f"    return pack_into(*dims, err, 0, {', '.join(fields)}), {contiguous}")
+        exec("\n".join(lines), env)  # noqa: S102 - generated from the kernel signature only
+        return env["pack"]
+
+    def header(self, dim: Any) -> tuple[tuple[int, ...], int]:
+        hit = self._headers.get(dim)
+        if hit is None:
+            hit = _launch_header(dim)
+            if len(self._headers) < 64:
+                self._headers[dim] = hit
+        return hit
+
+    def launch(self, args: Sequence[Any], dim: Any) -> None:
+        dims, n = self.header(dim)
+        compiled = self.compiled
+        err_buf = ctypes.create_string_buffer(80) if compiled.debug else None
+        err = ctypes.addressof(err_buf) if err_buf is not None else 0
+        try:
+            buf, contiguous = self.fast_pack(args, dims, err)
+        except (_SlowPath, TypeError, ValueError, struct.error):
+            buf, contiguous = self.fast_pack(self.convert(args), dims, err)
+        if n == 0:
+            return
+        if compiled.uses_print:
+            sys.stdout.flush()
+        entry = compiled.entry_contiguous if contiguous else compiled.entry_strided
+        parallel_for(entry, buf, n)
+        if compiled.uses_print:
+            from warp.runtime.cpu_jit import flush_c_stdout
+
+            flush_c_stdout()
+        if err_buf is not None and struct.unpack_from("<i", err_buf, 0)[0]:
+            raise self.index_error(err_buf)
+
+    # -- slow path: conversions and precise errors ------------------------------------------
+    def convert(self, args: Sequence[Any]) -> list[Any]:
+        kname = self.kernel.name
+        if len(args) != len(self.types):
+            missing = self.names[len(args):]
+            detail = f"; missing: {', '.join(missing)}" if missing else ""
+            raise TypeError(
+                f"kernel '{kname}' takes {len(self.types)} arguments ({', '.join(self.names)}) but "
+                f"{len(args)} were given{detail}"
+            )
+        return [self.convert_one(name, t, a) for name, t, a in zip(self.names, self.types, args)]
+
+    def convert_one(self, name: str, t: Any, value: Any) -> Any:
+        where = f"kernel '{self.kernel.name}', argument '{name}'"
+        if isinstance(t, ArrayType):
+            if value is None:
+                raise TypeError(f"{where}: expected an array of {type_repr(t.dtype)}, got None")
+            if not isinstance(value, Array):
+                try:
+                    value = as_array(value, dtype=t.dtype)
+                except Exception as exc:
+                    raise TypeError(f"{where}: expected {t}, got {type(value).__name__} ({exc})") from None
+            if value.dtype != t.dtype:
+                raise TypeError(f"{where}: expected an array of {type_repr(t.dtype)}, got an array of {type_repr(value.dtype)}")
+            if value.ndim != t.ndim:
+                raise TypeError(f"{where}: expected a {t.ndim}-d array, got a {value.ndim}-d array")
+            if value.device is not self.cpu:
+                raise ValueError(f"{where}: array is on device '{value.device}' but the launch is on 'cpu'")
+            return value
+        if is_scalar_type(t):
+            return _scalar_arg(where, t, value)
+        check = getattr(t, "_wp_check_arg_", None)
+        return check(where, value) if check is not None else value
+
+    def index_error(self, buf: Any) -> IndexError:
+        _, site, ndim = struct.unpack_from("<3i", buf, 0)
+        index = struct.unpack_from(f"<{ndim}q", buf, 16)
+        shape = struct.unpack_from(f"<{ndim}q", buf, 48)
+        info = self.compiled.sites[site] if 0 <= site < len(self.compiled.sites) else {}
+        loc = SourceLoc(info.get("file", "?"), info.get("line", 0), info.get("text", ""))
+        idx = ", ".join(map(str, index))
+        return IndexError(
+            f"array index out of bounds in kernel '{self.kernel.name}' (function '{info.get('function', '?')}') "
+            f"at {loc}: index ({idx}) is out of range for array '{info.get('array', '?')}' with shape "
+            f"{tuple(shape)}\n    {loc.text}"
+        )
+
+
+def _scalar_arg(where: str, t: Any, value: Any) -> Any:
+    kind = t._kind_
+    raw = getattr(value, "value", value)
+    if kind == "float":
+        if isinstance(raw, (str, bytes)) or not hasattr(raw, "__float__"):
+            raise TypeError(f"{where}: expected {type_repr(t)}, got {type(value).__name__}")
+        return float(raw)
+    if kind == "bool":
+        return bool(raw)
+    if isinstance(raw, float) or not hasattr(raw, "__index__"):
+        raise TypeError(f"{where}: expected {type_repr(t)}, got {type(value).__name__} {value!r}")
+    v = int(raw.__index__())
+    lo, hi = (0, 2**t._bits_ - 1) if kind == "uint" else (-(2 ** (t._bits_ - 1)), 2 ** (t._bits_ - 1) - 1)
+    if not lo <= v <= hi:
+        raise ValueError(f"{where}: value {v} is out of range for {type_repr(t)}")
+    return v
+
+
+def launch(
+    kernel: Any,
+    dim: Any,
+    inputs: Sequence[Any] = (),
+    outputs: Sequence[Any] = (),
+    adj_inputs: Sequence[Any] = (),
+    adj_outputs: Sequence[Any] = (),
+    device: Any = None,
+    stream: Any = None,
+    adjoint: bool = False,
+    record_tape: bool = True,
+    record_cmd: bool = False,
+    max_blocks: int = 0,
+    block_dim: int = 256,
+) -> None:
+    """Run ``kernel`` over a grid of ``dim`` threads (int or tuple of up to 4 ints)."""
+    from warp.decorators import Kernel
+
+    if not isinstance(kernel, Kernel):
+        raise TypeError(f"wp.launch expects a @wp.kernel, got {type(kernel).__name__}")
+    dev = devices.get_device(device)
+    args = [*inputs, *outputs] if outputs else inputs
+    for hook in _launch_hooks:
+        if hook(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, dev, adjoint, record_tape):
+            return
+    if adjoint:
+        raise RuntimeError(
+            f"wp.launch(adjoint=True) of kernel '{kernel.name}' needs the autodiff plugin: pip install warp-autodiff"
+        )
+    launcher = kernel._launchers.get(dev)
+    if launcher is None or launcher.compiled.debug != (config.mode == "debug"):
+        launcher = Launcher(kernel.compiled(dev))
+        kernel._launchers[dev] = launcher
+    launcher.launch(args, dim)
+
+
+#: Callables consulted before each launch (e.g. a recording Tape from warp-autodiff). A hook
+#: returning True has handled the launch itself.
+_launch_hooks: list[Any] = []

@@ -1,0 +1,140 @@
+"""Tests for warp.runtime.devices: the cpu device, CUDA discovery and the default device."""
+
+from __future__ import annotations
+
+import pytest
+
+from warp.runtime import devices
+from warp.runtime.devices import (
+    Device,
+    ScopedDevice,
+    get_cuda_device_count,
+    get_cuda_devices,
+    get_device,
+    get_devices,
+    get_preferred_device,
+    is_cuda_available,
+    set_device,
+    synchronize,
+)
+
+
+@pytest.fixture(autouse=True)
+def _restore_default_device():
+    saved = devices._default_device
+    yield
+    devices._default_device = saved
+
+
+def test_cpu_device_attributes():
+    cpu = get_device("cpu")
+    assert isinstance(cpu, Device)
+    assert cpu.alias == "cpu"
+    assert str(cpu) == "cpu"
+    assert cpu.is_cpu and not cpu.is_cuda
+    assert cpu.ordinal == -1
+    assert get_device(cpu) is cpu
+    assert get_device("cpu") is cpu
+
+
+def test_device_equality_and_hash():
+    cpu = get_device("cpu")
+    assert cpu == "cpu"
+    assert not (cpu != "cpu")
+    assert cpu != "cuda:0"
+    assert cpu == Device("cpu")
+    assert hash(cpu) == hash(Device("cpu"))
+    assert Device("cuda:0", 0) == "cuda"
+    assert Device("cuda:0", 0) == "cuda:0"
+    assert Device("cuda:1", 1) != "cuda"
+    assert cpu != 3
+
+
+def test_default_device_is_cpu_without_cuda_runtime():
+    assert get_device() == get_preferred_device()
+    assert get_preferred_device() == "cpu"
+
+
+def test_set_device():
+    set_device("cpu")
+    assert get_device() is get_device("cpu")
+    set_device(None)
+    assert get_device() == get_preferred_device()
+
+
+def test_scoped_device_restores_previous():
+    before = get_device()
+    with ScopedDevice("cpu") as d:
+        assert d == "cpu"
+        assert get_device() == "cpu"
+    assert get_device() is before
+
+
+def test_scoped_device_restores_on_exception():
+    before = get_device()
+    with pytest.raises(KeyError):
+        with ScopedDevice("cpu"):
+            raise KeyError("boom")
+    assert get_device() is before
+
+
+def test_get_devices_starts_with_cpu():
+    devs = get_devices()
+    assert devs[0] == "cpu"
+    assert len(devs) == 1 + get_cuda_device_count()
+    assert all(d.is_cuda for d in get_cuda_devices())
+
+
+def test_cuda_device_count_is_cached_and_consistent():
+    n = get_cuda_device_count()
+    assert n >= 0
+    assert get_cuda_device_count() == n
+    assert is_cuda_available() == (n > 0)
+    assert len(get_cuda_devices()) == n
+
+
+@pytest.mark.skipif(is_cuda_available(), reason="machine has a CUDA device")
+def test_no_cuda_on_this_machine():
+    assert get_cuda_device_count() == 0
+    assert get_cuda_devices() == []
+    assert not is_cuda_available()
+
+
+@pytest.mark.skipif(is_cuda_available(), reason="machine has a CUDA device")
+@pytest.mark.parametrize("ident,alias", [("cuda", "cuda:0"), ("cuda:0", "cuda:0"), ("cuda:1", "cuda:1")])
+def test_cuda_unavailable_error(ident, alias):
+    with pytest.raises(RuntimeError, match=f"CUDA device '{alias}' requested but CUDA is not available"):
+        get_device(ident)
+    with pytest.raises(RuntimeError, match="no CUDA driver found"):
+        ScopedDevice(ident)
+
+
+@pytest.mark.skipif(not is_cuda_available(), reason="requires CUDA")
+def test_cuda_devices_when_available():
+    d = get_device("cuda")
+    assert d.is_cuda and d.ordinal == 0 and d == "cuda:0"
+    assert get_device("cuda:0") is d
+    with pytest.raises(RuntimeError, match="only"):
+        get_device(f"cuda:{get_cuda_device_count()}")
+
+
+def test_invalid_identifiers():
+    with pytest.raises(ValueError, match="invalid device identifier 'gpu'"):
+        get_device("gpu")
+    with pytest.raises(ValueError, match="invalid device identifier 'cuda:x'"):
+        get_device("cuda:x")
+    with pytest.raises(TypeError, match="invalid device identifier"):
+        get_device(0)
+
+
+def test_query_failure_gives_zero(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "cuda", None)
+    monkeypatch.setitem(sys.modules, "cuda.bindings", None)
+    assert devices._query_cuda_device_count() == 0
+
+
+def test_synchronize_is_noop():
+    assert synchronize() is None
+    devices.synchronize_device("cpu")
