@@ -142,6 +142,11 @@ def _fits() -> dict[str, Fit]:
     fits["atan64"] = Fit(*_odd_tail(mp.atan), 1e-30, TAN_7_16**2 * 1.01, 10, 53)
     fits["sinh64"] = Fit(*_odd_tail(mp.sinh), 1e-30, 1.0, 7, 53)
     fits["erf64"] = Fit(*_odd(mp.erf), 1e-30, 1.0, 11, 53)
+    g, w = _erfc_scaled()(1.0)  # type: ignore[operator]
+    fits["erfc64a"] = Fit(g, w, -0.5, 0.5, 17, 53)  # a in [0.5, 1.5], variable a - 1
+    g, w = _erfc_scaled()(2.25)  # type: ignore[operator]
+    fits["erfc64b"] = Fit(g, w, -0.75, 0.75, 17, 53)  # a in [1.5, 3], variable a - 2.25
+    fits["erfc64c"] = Fit(*_erfc_scaled_inv(), 1 / 27.5**2, 1 / 9, 17, 53)  # a in [3, 27.5]
     return fits
 
 
@@ -150,26 +155,16 @@ def _round(x: mp.mpf, bits: int) -> float:
     return struct.unpack("f", struct.pack("f", v))[0] if bits == 24 else v
 
 
-def _fit_rounded(fit: Fit) -> tuple[list[float], mp.mpf]:
-    """Fit, then round coefficients one at a time from the lowest, refitting the rest each time."""
-    coeffs, err = remez(fit.g, fit.w, fit.a, fit.b, fit.degree)
-    fixed: list[float] = []
-    for k in range(1, fit.degree + 1):
-        fixed.append(_round(coeffs[0], fit.bits))
-
-        def g(t: mp.mpf, fixed: list[float] = list(fixed)) -> mp.mpf:
-            return fit.g(t) - sum(mp.mpf(c) * t**j for j, c in enumerate(fixed))
-
-        coeffs, _ = remez(g, fit.w, fit.a, fit.b, fit.degree, first_power=k)
-    return fixed + [_round(coeffs[0], fit.bits)], err
-
-
 def run(name: str, fit: Fit) -> None:
-    rounded, err = _fit_rounded(fit)
+    coeffs, err = remez(fit.g, fit.w, fit.a, fit.b, fit.degree)
+    rounded = [_round(c, fit.bits) for c in coeffs]
     err_r = weighted_error(rounded, fit.g, fit.w, fit.a, fit.b)
     ulp = mp.mpf(2) ** -fit.bits
-    print(f"# {name}: degree {fit.degree}, minimax error {mp.nstr(err / ulp, 3)} ulp, rounded {mp.nstr(err_r / ulp, 3)} ulp")
+    print(f"# {name}: degree {fit.degree}, minimax {mp.nstr(err / ulp, 3)} ulp, rounded {mp.nstr(err_r / ulp, 3)} ulp")
     print("(" + ", ".join(repr(c) for c in rounded) + ",)")
+    lo = _round(coeffs[0] - mp.mpf(rounded[0]), fit.bits)
+    err_hl = weighted_error([mp.mpf(rounded[0]) + mp.mpf(lo)] + rounded[1:], fit.g, fit.w, fit.a, fit.b)
+    print(f"#   with leading lo part {lo!r}: {mp.nstr(err_hl / ulp, 3)} ulp")
 
 
 def main(argv: list[str]) -> None:

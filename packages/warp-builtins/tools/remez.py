@@ -104,5 +104,5 @@ def weighted_error(
     grid: int = 3000,
 ) -> mp.mpf:
     """Max weighted error of (rounded) coefficients over ``[a, b]``."""
-    cs = [mp.mpf(c) for c in coeffs]
+    cs = [c if isinstance(c, mp.mpf) else mp.mpf(c) for c in coeffs]
     return max(abs(w(t) * (g(t) - _polyval(cs, t))) for t in _chebyshev_grid(mp.mpf(a), mp.mpf(b), grid))

@@ -41,7 +41,22 @@ class StatementsMixin(ExpressionsMixin):
     def stmt_Assign(self, node: ast.Assign) -> None:
         if len(node.targets) != 1:
             raise self.error("chained assignment (a = b = ...) is not supported", node=node)
-        self.assign_to(node.targets[0], self.expr(node.value), node)
+        target = node.targets[0]
+        if isinstance(target, ast.Tuple) and self.is_tid_call(node.value):
+            # i, j = wp.tid(): the number of targets selects the grid decomposition
+            resolution = self.resolve_builtin("tid", [], node)
+            op = self.emit("call", [], [int32] * len(target.elts), overload=resolution.overload)
+            self.assign_to(target, PyObj(tuple(op.results)), node)
+            return
+        self.assign_to(target, self.expr(node.value), node)
+
+    def is_tid_call(self, value: ast.expr) -> bool:
+        from warp.compiler.frontend.expressions import BuiltinName
+
+        if not isinstance(value, ast.Call) or value.args or value.keywords:
+            return False
+        callee = self.expr(value.func)
+        return isinstance(callee, PyObj) and isinstance(callee.obj, BuiltinName) and callee.obj.name == "tid"
 
     def stmt_AnnAssign(self, node: ast.AnnAssign) -> None:
         from warp.compiler.annotations import resolve_annotation

@@ -51,7 +51,7 @@ class LowerContext:
         self.state = module_state
         self.current_op: wir.Op | None = None
         self.function_name = ""
-        self._entry_builder = ir.IRBuilder(builder.function.entry_basic_block)
+        self._alloca_builder = ir.IRBuilder(builder.function.entry_basic_block)
 
     # -- types and constants --------------------------------------------------------------
     @staticmethod
@@ -69,13 +69,18 @@ class LowerContext:
         return lt.constant(t, value)
 
     def alloca(self, ty: ir.Type, name: str = "") -> ir.Value:
-        """A stack slot in the function's entry block (so LLVM can promote it to registers)."""
-        entry = self.builder.function.entry_basic_block
-        if entry.instructions:
-            self._entry_builder.position_before(entry.instructions[0])
-        else:
-            self._entry_builder.position_at_end(entry)
-        return self._entry_builder.alloca(ty, name=name)
+        """A stack slot in the function's entry block (so LLVM can promote it to registers).
+
+        The entry block holds only allocas; it is closed with a branch to the body when the
+        function is finished (see :func:`finish_allocas`).
+        """
+        self._alloca_builder.position_at_end(self.builder.function.entry_basic_block)
+        return self._alloca_builder.alloca(ty, name=name)
+
+    def finish_allocas(self, body: ir.Block) -> None:
+        """Terminate the alloca block with a branch to the first body block."""
+        self._alloca_builder.position_at_end(self.builder.function.entry_basic_block)
+        self._alloca_builder.branch(body)
 
     # -- declarations ---------------------------------------------------------------------
     def declare(self, name: str, ret: ir.Type, args: Sequence[ir.Type], var_arg: bool = False) -> ir.Function:

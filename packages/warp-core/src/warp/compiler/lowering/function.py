@@ -42,7 +42,8 @@ class ModuleState:
             gv.linkage = "private"
             gv.initializer = ir.Constant(ty, data)
             self.strings[text] = gv
-        return gv
+        zero = ir.Constant(lt.I32, 0)
+        return gv.gep([zero, zero])
 
     def scratch(self, module: ir.Module) -> ir.Value:
         if self._scratch is None:
@@ -73,8 +74,9 @@ def lower_function(module: ir.Module, state: ModuleState, fn: wir.Function, *, c
     llfn.attributes.add("alwaysinline")
     llfn.attributes.add("nounwind")
     state.functions[name] = llfn
-    entry = llfn.append_basic_block("entry")
-    builder = ir.IRBuilder(entry)
+    llfn.append_basic_block("allocas")
+    start = llfn.append_basic_block("entry")
+    builder = ir.IRBuilder(start)
     ctx = LowerContext(
         module,
         builder,
@@ -91,6 +93,7 @@ def lower_function(module: ir.Module, state: ModuleState, fn: wir.Function, *, c
     lowerer.region(fn.body, values, loops=[])
     if not builder.block.is_terminated:
         lowerer.emit_return([])
+    ctx.finish_allocas(start)
     return llfn
 
 
