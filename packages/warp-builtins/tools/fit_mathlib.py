@@ -135,13 +135,13 @@ def _fits() -> dict[str, Fit]:
     fits["erfc32a"] = Fit(g, w, -0.75, 0.75, 9, 24)  # a in [0.5, 2], variable a - 1.25
     fits["erfc32b"] = Fit(*_erfc_scaled_inv(), 1 / 10.1**2, 0.25, 9, 24)  # a in [2, 10.1]
     # ---- float64
-    fits["sin64"] = Fit(*_odd_tail(mp.sin), 1e-30, (PIO4 * 1.001) ** 2, 6, 53)
-    fits["cos64"] = Fit(*_cos_tail(), 1e-30, (PIO4 * 1.001) ** 2, 6, 53)
+    fits["sin64"] = Fit(*_odd_tail(mp.sin), 1e-6, (PIO4 * 1.001) ** 2, 6, 53)
+    fits["cos64"] = Fit(*_cos_tail(), 1e-6, (PIO4 * 1.001) ** 2, 6, 53)
     fits["exp64"] = Fit(*_exp_tail(), -LN2H * 1.01, LN2H * 1.01, 10, 53)
-    fits["log64"] = Fit(*_atanh_tail(), 1e-30, ((SQ - 1) / (SQ + 1)) ** 2 * 1.01, 6, 53)
-    fits["atan64"] = Fit(*_odd_tail(mp.atan), 1e-30, TAN_7_16**2 * 1.01, 10, 53)
-    fits["sinh64"] = Fit(*_odd_tail(mp.sinh), 1e-30, 1.0, 7, 53)
-    fits["erf64"] = Fit(*_odd(mp.erf), 1e-30, 1.0, 11, 53)
+    fits["log64"] = Fit(*_atanh_tail(), 1e-6, ((SQ - 1) / (SQ + 1)) ** 2 * 1.01, 6, 53)
+    fits["atan64"] = Fit(*_odd_tail(mp.atan), 1e-6, TAN_7_16**2 * 1.01, 10, 53)
+    fits["sinh64"] = Fit(*_odd_tail(mp.sinh), 1e-6, 1.0, 7, 53)
+    fits["erf64"] = Fit(*_odd(mp.erf), 1e-6, 1.0, 11, 53)
     g, w = _erfc_scaled()(1.0)  # type: ignore[operator]
     fits["erfc64a"] = Fit(g, w, -0.5, 0.5, 17, 53)  # a in [0.5, 1.5], variable a - 1
     g, w = _erfc_scaled()(2.25)  # type: ignore[operator]

@@ -16,6 +16,7 @@ from typing import Any, Sequence
 from warp import config
 from warp.arrays import array as Array
 from warp.arrays import as_array
+from warp.decorators import Kernel
 from warp.errors import SourceLoc
 from warp.runtime import devices
 from warp.runtime.thread_pool import parallel_for
@@ -80,15 +81,34 @@ class Launcher:
         return env["pack"]
 
     def header(self, dim: Any) -> tuple[tuple[int, ...], int]:
-        hit = self._headers.get(dim)
-        if hit is None:
-            hit = _launch_header(dim)
-            if len(self._headers) < 64:
-                self._headers[dim] = hit
+        hit = _launch_header(dim)
+        if len(self._headers) < 64 and isinstance(dim, (int, tuple)):
+            self._headers[dim] = hit
         return hit
 
     def launch(self, args: Sequence[Any], dim: Any) -> None:
-        dims, n = self.header(dim)
+        """Pack ``args`` and run the kernel over ``dim`` (the hot path of ``wp.launch``)."""
+        try:
+            dims, n = self._headers[dim]
+        except (KeyError, TypeError):
+            dims, n = self.header(dim)
+        compiled = self.compiled
+        if compiled.debug or compiled.uses_print:
+            self.launch_instrumented(args, dims, n)
+            return
+        try:
+            buf, contiguous = self.fast_pack(args, dims, 0)
+        except (_SlowPath, TypeError, ValueError, struct.error):
+            buf, contiguous = self.fast_pack(self.convert(args), dims, 0)
+        entry = compiled.entry_contiguous if contiguous else compiled.entry_strided
+        if n <= config.cpu_parallel_min_dim:
+            if n:
+                entry(buf, 0, n)
+        else:
+            parallel_for(entry, buf, n)
+
+    def launch_instrumented(self, args: Sequence[Any], dims: tuple[int, ...], n: int) -> None:
+        """Launch with an error record (debug mode) and/or stdout flushing (kernels that print)."""
         compiled = self.compiled
         err_buf = ctypes.create_string_buffer(80) if compiled.debug else None
         err = ctypes.addressof(err_buf) if err_buf is not None else 0
@@ -100,8 +120,7 @@ class Launcher:
             return
         if compiled.uses_print:
             sys.stdout.flush()
-        entry = compiled.entry_contiguous if contiguous else compiled.entry_strided
-        parallel_for(entry, buf, n)
+        parallel_for(compiled.entry_contiguous if contiguous else compiled.entry_strided, buf, n)
         if compiled.uses_print:
             from warp.runtime.cpu_jit import flush_c_stdout
 
@@ -191,24 +210,36 @@ def launch(
     block_dim: int = 256,
 ) -> None:
     """Run ``kernel`` over a grid of ``dim`` threads (int or tuple of up to 4 ints)."""
-    from warp.decorators import Kernel
+    if _launch_hooks or adjoint:
+        dev = devices.get_device(device)
+        for hook in _launch_hooks:
+            if hook(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, dev, adjoint, record_tape):
+                return
+        if adjoint:
+            raise RuntimeError(
+                f"wp.launch(adjoint=True) of kernel '{getattr(kernel, 'name', kernel)}' needs the autodiff "
+                "plugin: pip install warp-autodiff"
+            )
+    try:
+        launcher = kernel._launchers[device if device.__class__ is str or device is None else device.alias]
+    except (KeyError, AttributeError):
+        launcher = _get_launcher(kernel, device)
+    if launcher.mode is not config.mode or launcher.device is not devices.get_device(device):
+        launcher = _get_launcher(kernel, device)
+    launcher.launch([*inputs, *outputs] if outputs else inputs, dim)
 
+
+def _get_launcher(kernel: Any, device: Any) -> Launcher:
+    """Find or build the launcher of ``kernel`` for ``device`` and the current mode."""
     if not isinstance(kernel, Kernel):
         raise TypeError(f"wp.launch expects a @wp.kernel, got {type(kernel).__name__}")
     dev = devices.get_device(device)
-    args = [*inputs, *outputs] if outputs else inputs
-    for hook in _launch_hooks:
-        if hook(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, dev, adjoint, record_tape):
-            return
-    if adjoint:
-        raise RuntimeError(
-            f"wp.launch(adjoint=True) of kernel '{kernel.name}' needs the autodiff plugin: pip install warp-autodiff"
-        )
-    launcher = kernel._launchers.get(dev)
-    if launcher is None or launcher.compiled.debug != (config.mode == "debug"):
-        launcher = Launcher(kernel.compiled(dev))
-        kernel._launchers[dev] = launcher
-    launcher.launch(args, dim)
+    launcher = Launcher(kernel.compiled(dev))
+    launcher.mode = config.mode
+    launcher.device = dev
+    key = device if device.__class__ is str or device is None else dev.alias
+    kernel._launchers[key] = launcher
+    return launcher
 
 
 #: Callables consulted before each launch (e.g. a recording Tape from warp-autodiff). A hook

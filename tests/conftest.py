@@ -1,0 +1,33 @@
+"""Shared pytest setup: an isolated kernel cache per session, quiet module loading."""
+
+import pytest
+
+import warp as wp
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _warp_session_config(tmp_path_factory):
+    """Point the kernel cache at a per-session temporary directory and silence load logs."""
+    saved = (wp.config.kernel_cache_dir, wp.config.quiet)
+    wp.config.kernel_cache_dir = str(tmp_path_factory.mktemp("warp_kernel_cache"))
+    wp.config.quiet = True
+    yield
+    wp.config.kernel_cache_dir, wp.config.quiet = saved
+
+
+@pytest.fixture
+def debug_mode():
+    """Run a test with ``wp.config.mode = "debug"`` (bounds checks), restoring the mode afterwards."""
+    saved = wp.config.mode
+    wp.config.mode = "debug"
+    yield
+    wp.config.mode = saved
+
+
+@pytest.fixture
+def force_parallel():
+    """Make every launch with more than a few threads use the thread pool."""
+    saved = wp.config.cpu_parallel_min_dim
+    wp.config.cpu_parallel_min_dim = 2
+    yield
+    wp.config.cpu_parallel_min_dim = saved
