@@ -53,6 +53,8 @@ from warp.runtime.devices import (
     synchronize_device,
 )
 from warp.runtime.launch import launch
+from warp.runtime import cache as _cache, cpu_jit as _cpu_jit, kernel_loader as _kernel_loader  # noqa: F401
+from warp.compiler.frontend.expressions import BuiltinName as _BuiltinName
 from warp.types.scalars import (
     Float,
     Int,
@@ -82,18 +84,18 @@ def init() -> None:
 
 
 _load_plugins()
+_cpu_jit.target_fingerprint()  # initializes LLVM's native target now rather than at the first launch
 globals().update({k: v for k, v in _plugin_exports.items() if k not in globals()})
 
 
 def __getattr__(name: str) -> Any:
     from warp.compiler.catalog import providing_distribution
-    from warp.compiler.frontend.expressions import BuiltinName
     from warp.compiler.registry import builtin_registry
 
     if name in _plugin_exports:
         return _plugin_exports[name]
     if name in builtin_registry:
-        return BuiltinName(name)
+        return _BuiltinName(name)
     dist = providing_distribution(name)
     if dist is not None:
         raise AttributeError(

@@ -16,6 +16,7 @@ threads may compile concurrently. Object loading is serialized by a lock.
 from __future__ import annotations
 
 import ctypes
+import functools
 import ctypes.util
 import itertools
 import struct
@@ -119,6 +120,7 @@ def host_target_machine(opt_level: int = 3) -> llvm.TargetMachine:
     return tm
 
 
+@functools.lru_cache(maxsize=None)
 def target_fingerprint() -> str:
     """A stable string naming everything that makes object code host specific, for cache keys."""
     llvm_version = ".".join(str(v) for v in llvm.llvm_version_info)
