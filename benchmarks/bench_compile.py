@@ -55,12 +55,9 @@ print(json.dumps({"import_s": t1 - t0, "first_launch_s": t3 - t2}))
 """
 
 
-def run_child(cache_dir: str) -> dict:
+def run_child(script: str, cache_dir: str) -> dict:
     env = dict(os.environ, WARP_CACHE_PATH=cache_dir)
-    env.pop("WARP_DISABLE_PLUGINS", None)
-    proc = subprocess.run(
-        [sys.executable, "-c", CHILD], env=env, capture_output=True, text=True, check=False
-    )
+    proc = subprocess.run([sys.executable, script], env=env, capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         raise SystemExit(f"benchmark subprocess failed (rc={proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -77,9 +74,14 @@ def main() -> None:
 
     cold, cached, imports = [], [], []
     for _ in range(args.repeats):
-        with tempfile.TemporaryDirectory(prefix="warp-bench-cache-") as cache_dir:
-            c = run_child(cache_dir)
-            w = run_child(cache_dir)
+        # kernels need their source on disk (inspect), so the child is a script file
+        with tempfile.TemporaryDirectory(prefix="warp-bench-compile-") as tmp:
+            script = os.path.join(tmp, "first_launch.py")
+            with open(script, "w") as f:
+                f.write(CHILD)
+            cache_dir = os.path.join(tmp, "cache")
+            c = run_child(script, cache_dir)
+            w = run_child(script, cache_dir)
         cold.append(c["first_launch_s"])
         cached.append(w["first_launch_s"])
         imports += [c["import_s"], w["import_s"]]

@@ -1,0 +1,89 @@
+"""200 sin + cos evaluations per element over 1M float32 elements (transcendental throughput).
+
+    python benchmarks/bench_sincos.py [--n 1000000] [--runs 5]
+
+Needs ``wp.sin`` / ``wp.cos`` from the warp-builtins package; without them it says so and
+exits with status 0. Also times NumPy doing the same work in chunks, for reference.
+Target: <= 0.40 s per launch.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _common import machine_info, median_time, result  # noqa: E402
+
+import warp as wp  # noqa: E402
+
+TARGET_S = 0.40
+TERMS = 200
+
+
+@wp.kernel
+def sincos_sum(a: wp.array(dtype=wp.float32), out: wp.array(dtype=wp.float32)):
+    i = wp.tid()
+    x = a[i]
+    s = 0.0
+    for k in range(200):
+        s += wp.sin(x + float(k) * 0.001) + wp.cos(x - float(k) * 0.002)
+    out[i] = s
+
+
+def numpy_sincos(a: np.ndarray, out: np.ndarray, chunk: int = 1 << 16) -> None:
+    k = np.arange(TERMS, dtype=np.float32)
+    for start in range(0, a.shape[0], chunk):
+        x = a[start : start + chunk, None]
+        out[start : start + chunk] = (np.sin(x + k * np.float32(0.001)) + np.cos(x - k * np.float32(0.002))).sum(axis=1)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--n", type=int, default=1_000_000)
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--no-numpy", action="store_true", help="skip the NumPy reference")
+    args = parser.parse_args()
+    wp.config.quiet = True
+    print(machine_info())
+
+    from warp.compiler.registry import builtin_registry
+
+    missing = [name for name in ("sin", "cos") if name not in builtin_registry]
+    if missing:
+        print(
+            f"bench_sincos: skipped: builtin(s) {', '.join('wp.' + m for m in missing)} not registered "
+            "(they come from the warp-builtins package: pip install -e packages/warp-builtins)"
+        )
+        print("SKIP sincos_1M_x200 builtins-missing")
+        return
+
+    n = args.n
+    a_np = np.random.default_rng(0).random(n, dtype=np.float32) * np.float32(6.0) - np.float32(3.0)
+    a = wp.array(a_np, dtype=wp.float32)
+    out = wp.zeros(n, dtype=wp.float32)
+    wp.launch(sincos_sum, dim=n, inputs=[a, out])  # compile / load
+
+    check = 4096
+    ref = np.empty(check, dtype=np.float32)
+    numpy_sincos(a_np[:check].astype(np.float64), ref)
+    err = float(np.max(np.abs(out.numpy()[:check] - ref)))
+    print(f"max abs error vs NumPy on {check} elements (sums of {2 * TERMS} terms): {err:.3g}")
+
+    warp_med, warp_min = median_time(lambda: wp.launch(sincos_sum, dim=n, inputs=[a, out]), args.runs, warmup=0)
+    evals = 2 * TERMS * n
+    print(f"sin+cos x{TERMS} over n={n:,} float32, median of {args.runs} (min in brackets):")
+    print(f"  warp launch   {warp_med:8.4f} s  [{warp_min:.4f}]  {evals / warp_med / 1e9:6.2f} G evals/s  (target <= {TARGET_S} s)")
+    if not args.no_numpy:
+        np_out = np.empty(n, dtype=np.float32)
+        np_med, _ = median_time(lambda: numpy_sincos(a_np, np_out), 1, warmup=0)
+        print(f"  numpy         {np_med:8.4f} s            {evals / np_med / 1e9:6.2f} G evals/s")
+        result("sincos_1M_x200_numpy", np_med, "s", None)
+    result("sincos_1M_x200_warp", warp_med, "s", TARGET_S)
+
+
+if __name__ == "__main__":
+    main()

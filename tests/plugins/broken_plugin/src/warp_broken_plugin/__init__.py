@@ -1,0 +1,1 @@
+"""A deliberately broken warp plugin (its plugin module raises at import)."""

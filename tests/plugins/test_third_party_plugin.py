@@ -1,0 +1,137 @@
+"""A third-party plugin package, installed for real, adds builtins that kernels can call."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+HERE = Path(__file__).parent
+
+
+@pytest.fixture(scope="module")
+def plugin_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Install the example and the broken plugin packages into a private site directory."""
+    site = tmp_path_factory.mktemp("plugin_site")
+    cmd = [
+        sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
+        "--target", str(site), str(HERE / "warp_plugin_example"), str(HERE / "broken_plugin"),
+    ]
+    subprocess.run(cmd, check=True, capture_output=True, text=True)
+    return site
+
+
+def run_python(code: str, tmp_path: Path, extra_path: Path | None = None, **env: str) -> subprocess.CompletedProcess:
+    environment = dict(os.environ)
+    environment["WARP_CACHE_PATH"] = str(tmp_path / "cache")
+    if extra_path is not None:
+        environment["PYTHONPATH"] = os.pathsep.join(filter(None, [str(extra_path), environment.get("PYTHONPATH")]))
+    environment.update(env)
+    script = tmp_path / "script.py"
+    script.write_text(textwrap.dedent(code))
+    return subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=environment, timeout=300)
+
+
+def test_plugin_builtins_callable_from_kernels(plugin_site: Path, tmp_path: Path) -> None:
+    result = run_python(
+        """
+        import json, warnings
+        import numpy as np
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            import warp as wp
+        wp.config.quiet = True
+
+        @wp.kernel
+        def k(x: wp.array(dtype=float), y: wp.array(dtype=float), z: wp.array(dtype=wp.float64)):
+            i = wp.tid()
+            y[i] = wp.smooth_relu(x[i])
+            z[i] = wp.fma3(wp.float64(x[i]), wp.float64(2.0), wp.float64(0.5))
+
+        x = np.linspace(-2, 2, 9).astype(np.float32)
+        y = wp.zeros(9, dtype=float)
+        z = wp.zeros(9, dtype=wp.float64)
+        wp.launch(k, dim=9, inputs=[x, y, z])
+        print(json.dumps({"y": y.numpy().tolist(), "z": z.numpy().tolist(),
+                          "version": wp.EXAMPLE_PLUGIN_VERSION,
+                          "warnings": [str(w.message) for w in caught]}))
+        """,
+        tmp_path,
+        plugin_site,
+    )
+    assert result.returncode == 0, result.stderr
+    out = json.loads(result.stdout.strip().splitlines()[-1])
+    x = np.linspace(-2, 2, 9).astype(np.float32)
+    expected = np.where(x > 0, x, -0.5 * x * x / (1 + x * x))
+    np.testing.assert_allclose(out["y"], expected, rtol=1e-6)
+    np.testing.assert_allclose(out["z"], x.astype(np.float64) * 2.0 + 0.5, rtol=1e-12)
+    assert out["version"] == "0.1.0"
+    # the broken plugin is reported by name, and import warp still worked
+    broken = [w for w in out["warnings"] if "'broken'" in w]
+    assert broken and "failed to import" in broken[0] and "warp-broken-plugin" in broken[0]
+
+
+def test_missing_builtin_package_names_the_distribution(tmp_path: Path) -> None:
+    result = run_python(
+        """
+        import warp as wp
+
+        @wp.kernel
+        def k(x: wp.array(dtype=float)):
+            i = wp.tid()
+            x[i] = wp.sin(x[i])
+
+        try:
+            wp.launch(k, dim=1, inputs=[wp.zeros(1, dtype=float)])
+        except wp.MissingPluginError as e:
+            print("ERROR:", e)
+        try:
+            wp.sin
+        except AttributeError as e:
+            print("ATTR:", e)
+        """,
+        tmp_path,
+        WARP_DISABLE_PLUGINS="builtins",
+    )
+    assert result.returncode == 0, result.stderr
+    assert "ERROR: builtin 'wp.sin' is provided by the 'warp-builtins' package" in result.stdout
+    assert "pip install warp-builtins" in result.stdout
+    assert "in 'k' at" in result.stdout and "x[i] = wp.sin(x[i])" in result.stdout
+    assert "ATTR: module 'warp' has no attribute 'sin': it is provided by the 'warp-builtins' package" in result.stdout
+
+
+def test_core_only_kernels_work_without_plugins(tmp_path: Path) -> None:
+    result = run_python(
+        """
+        import numpy as np
+        import warp as wp
+        from warp.plugins.manager import get_plugin_manager
+        wp.config.quiet = True
+        names = sorted(name for name, _ in get_plugin_manager().list_name_plugin())
+
+        @wp.kernel
+        def k(x: wp.array(dtype=float), n: int):
+            i = wp.tid()
+            acc = float(0.0)
+            for j in range(n):
+                acc += x[i] * float(j)
+            x[i] = acc
+
+        x = wp.array(np.arange(4, dtype=np.float32))
+        wp.launch(k, dim=4, inputs=[x, 3])
+        print(names)
+        print(x.numpy().tolist())
+        """,
+        tmp_path,
+        WARP_DISABLE_PLUGINS="builtins",
+    )
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.strip().splitlines()
+    assert "builtins" not in lines[-2] and "warp.core_plugin" in lines[-2]
+    assert json.loads(lines[-1]) == [0.0, 3.0, 6.0, 9.0]
