@@ -165,3 +165,31 @@ def kernel(f: Callable[..., Any] | None = None, *, enable_backward: bool | None 
 def constant(x: Any) -> Any:
     """Declare a compile-time constant usable in kernels; returns ``x`` unchanged."""
     return x
+
+
+_module_options: dict[str, dict[str, Any]] = {}
+
+
+def set_module_options(options: dict[str, Any], module: Any = None) -> None:
+    """Set compile options (e.g. ``{"enable_backward": False}``) for the kernels of a Python module.
+
+    ``module`` is a module object or name; by default the caller's module.
+    """
+    import sys
+
+    if module is None:
+        name = sys._getframe(1).f_globals.get("__name__", "__main__")
+    else:
+        name = module if isinstance(module, str) else module.__name__
+    _module_options.setdefault(name, {}).update(options)
+
+
+def get_module_options(module: Any = None) -> dict[str, Any]:
+    """The options set with :func:`set_module_options` for a module (by default the caller's)."""
+    import sys
+
+    if module is None:
+        name = sys._getframe(1).f_globals.get("__name__", "__main__")
+    else:
+        name = module if isinstance(module, str) else module.__name__
+    return dict(_module_options.get(name, {}))

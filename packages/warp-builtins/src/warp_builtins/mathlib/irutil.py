@@ -10,6 +10,7 @@ LLVM intrinsics that the loop vectorizer widens (``llvm.fma``, ``llvm.fabs``, ``
 
 from __future__ import annotations
 
+import struct
 from typing import Sequence
 
 import llvmlite.ir as ir
@@ -58,6 +59,11 @@ class MathBuilder:
     def c(self, value: float) -> ir.Constant:
         """A floating point constant (rounded to this type)."""
         return ir.Constant(self.ty, float(value))
+
+    def bits_of(self, value: float) -> ir.Constant:
+        """The bit pattern of a floating point constant, as an integer constant."""
+        fmt = ("<f", "<I") if self.bits == 32 else ("<d", "<Q")
+        return self.ic(struct.unpack(fmt[1], struct.pack(fmt[0], value))[0])
 
     def ic(self, value: int) -> ir.Constant:
         """An integer constant of the same width as this float type."""
@@ -187,7 +193,7 @@ class MathBuilder:
         magic = self.c(self.magic)
         t = self.fma(x, self.c(scale), magic) if scale != 1.0 else self.add(x, magic)
         k = self.sub(t, magic)
-        ki = self.b.sub(self.as_int(t), self.as_int(magic))
+        ki = self.b.sub(self.as_int(t), self.bits_of(self.magic))
         return k, ki
 
     def pow2(self, k: Value) -> Value:

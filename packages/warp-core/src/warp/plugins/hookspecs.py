@@ -67,6 +67,20 @@ def warp_exports() -> dict[str, Any]:
 
 
 @hookspec(firstresult=True)
+def warp_adjoint_function(function: Any) -> Any:
+    """Return the adjoint (reverse-mode derivative) of a kernel, or None if not provided.
+
+    ``function`` is the kernel's typed IR (:class:`warp.compiler.ir.Function`). The result is
+    an IR function taking the forward parameters followed by one adjoint parameter per forward
+    parameter, of the same type (the gradient arrays and scalar adjoints passed as
+    ``adj_inputs``/``adj_outputs`` of ``wp.launch(..., adjoint=True)``). An adjoint array passed
+    as ``None`` arrives as an array with a null data pointer and must be skipped. Core compiles
+    and launches it like any kernel; it is generated only when backward code is enabled
+    (``wp.config.enable_backward``, ``@wp.kernel(enable_backward=...)``, module options).
+    """
+
+
+@hookspec(firstresult=True)
 def warp_convert_array(obj: Any, dtype: Any, device: Any) -> Any:
     """Convert a foreign array object (a framework tensor, ...) to a ``wp.array``, or return None.
 

@@ -21,20 +21,36 @@ class CompiledKernel:
     entry_contiguous: Any
     entry_strided: Any
     arg_format: str
+    adjoint_contiguous: Any
+    adjoint_strided: Any
     sites: list[dict[str, Any]]
     uses_print: bool
     debug: bool
     status: str
 
 
-def compile_kernel_object(kernel: Any, *, debug: bool) -> tuple[bytes, dict[str, Any]]:
-    """Run the whole pipeline for a CPU kernel: frontend -> IR -> LLVM IR -> object code."""
+def backward_enabled(kernel: Any) -> bool:
+    """Whether adjoint code is generated for ``kernel`` (kernel flag, module option, global config)."""
+    from warp.decorators import get_module_options
+    from warp.plugins.manager import get_plugin_manager
+
+    if kernel.enable_backward is not None:
+        wanted = kernel.enable_backward
+    else:
+        wanted = get_module_options(kernel.module).get("enable_backward", config.enable_backward)
+    return bool(wanted) and bool(get_plugin_manager().hook.warp_adjoint_function.get_hookimpls())
+
+
+def compile_kernel_object(kernel: Any, *, debug: bool, backward: bool) -> tuple[bytes, dict[str, Any]]:
+    """Run the whole pipeline for a CPU kernel: frontend -> IR -> (adjoint) -> LLVM IR -> object code."""
     from warp.compiler.frontend.translator import build_kernel
     from warp.compiler.lowering.kernel import lower_kernel
+    from warp.plugins.manager import get_plugin_manager
     from warp.runtime.cpu_jit import compile_ir
 
     kfn = build_kernel(kernel)
-    module = lower_kernel(kfn, target="cpu", debug=debug)
+    adjoint = get_plugin_manager().hook.warp_adjoint_function(function=kfn) if backward else None
+    module = lower_kernel(kfn, target="cpu", debug=debug, adjoint=adjoint)
     obj = compile_ir(module.llvm_ir, name=kfn.symbol)
     meta = {"entries": module.entries, "sites": module.sites, "uses_print": module.uses_print}
     return obj, meta
@@ -51,7 +67,8 @@ def load_kernel(kernel: Any, device: Any) -> CompiledKernel:
     load_plugins()
     start = time.perf_counter()
     debug = config.mode == "debug"
-    key = kernel_hash(kernel, target=f"cpu:{target_fingerprint()}", options={"debug": debug})
+    backward = backward_enabled(kernel)
+    key = kernel_hash(kernel, target=f"cpu:{target_fingerprint()}", options={"debug": debug, "backward": backward})
     cache = kernel_cache_for(config.kernel_cache_dir)
     hit = cache.get(key)
     loaded = None
@@ -64,7 +81,7 @@ def load_kernel(kernel: Any, device: Any) -> CompiledKernel:
             loaded = None
     if loaded is None:
         status = "compiled"
-        obj, meta = compile_kernel_object(kernel, debug=debug)
+        obj, meta = compile_kernel_object(kernel, debug=debug, backward=backward)
         cache.put(key, obj, meta)
         loaded = load_object(obj, list(meta["entries"].values()))
     entries = meta["entries"]
@@ -75,6 +92,8 @@ def load_kernel(kernel: Any, device: Any) -> CompiledKernel:
         entry_contiguous=entry_function(loaded.address(entries["contiguous"])),
         entry_strided=entry_function(loaded.address(entries["strided"])),
         arg_format=buffer_format(kernel.arg_types),
+        adjoint_contiguous=_optional_entry(loaded, entries.get("adjoint_contiguous")),
+        adjoint_strided=_optional_entry(loaded, entries.get("adjoint_strided")),
         sites=meta["sites"],
         uses_print=meta["uses_print"],
         debug=debug,
@@ -84,3 +103,9 @@ def load_kernel(kernel: Any, device: Any) -> CompiledKernel:
         elapsed = (time.perf_counter() - start) * 1000.0
         print(f"Module {kernel.module} {key[:7]} load on device '{device}' took {elapsed:.2f} ms  ({status})")
     return compiled
+
+
+def _optional_entry(loaded: Any, symbol: str | None) -> Any:
+    from warp.runtime.cpu_jit import entry_function
+
+    return entry_function(loaded.address(symbol)) if symbol else None

@@ -16,6 +16,7 @@ from typing import Any, Sequence
 from warp import config
 from warp.arrays import array as Array
 from warp.arrays import as_array
+from warp.compiler.abi import buffer_format
 from warp.decorators import Kernel
 from warp.errors import SourceLoc
 from warp.runtime import devices
@@ -43,13 +44,26 @@ def _launch_header(dim: Any) -> tuple[tuple[int, ...], int]:
 class Launcher:
     """Packs arguments of one compiled kernel and runs it."""
 
-    def __init__(self, compiled: Any):
+    def __init__(self, compiled: Any, *, adjoint: bool = False):
         self.compiled = compiled
         self.kernel = compiled.kernel
-        self.names = self.kernel.arg_names
-        self.types = self.kernel.arg_types
-        self.packer = struct.Struct(compiled.arg_format)
+        names, types = list(self.kernel.arg_names), list(self.kernel.arg_types)
+        if adjoint:
+            if compiled.adjoint_contiguous is None:
+                raise RuntimeError(
+                    f"kernel '{self.kernel.name}' has no adjoint: backward code generation is disabled for it "
+                    "(enable_backward=False) or no autodiff plugin is installed (pip install warp-autodiff)"
+                )
+            names += [f"adj_{n}" for n in names]
+            types += types
+            self.entry_contiguous, self.entry_strided = compiled.adjoint_contiguous, compiled.adjoint_strided
+        else:
+            self.entry_contiguous, self.entry_strided = compiled.entry_contiguous, compiled.entry_strided
+        self.names, self.types = names, types
+        self.packer = struct.Struct(buffer_format(types))
         self.cpu = devices.get_device("cpu")
+        self.mode = config.mode
+        self.device = compiled.device
         self.fast_pack = self._generate_packer()
         self._headers: dict[Any, tuple[tuple[int, ...], int]] = {}
 
@@ -58,16 +72,16 @@ class Launcher:
         n = len(self.types)
         lines = [f"def pack(args, dims, err):", f"    {''.join(f'a{i}, ' for i in range(n))}= args"]
         env: dict[str, Any] = {"Array": Array, "Slow": _SlowPath, "pack_into": self.packer.pack, "cpu": self.cpu}
+        from warp.arrays.array import _array_type
         fields, arrays = [], []
         for i, t in enumerate(self.types):
             if isinstance(t, ArrayType):
-                env[f"D{i}"] = t.dtype
+                env[f"T{i}"] = _array_type(t.dtype, t.ndim)
                 lines.append(
-                    f"    if type(a{i}) is not Array or a{i}.dtype is not D{i} or a{i}.ndim != {t.ndim} "
-                    f"or a{i}.device is not cpu: raise Slow"
+                    f"    if type(a{i}) is not Array or a{i}._array_type is not T{i} or a{i}._device is not cpu: raise Slow"
                 )
                 fields.append(f"a{i}._desc")
-                arrays.append(f"a{i}.is_contiguous")
+                arrays.append(f"a{i}._is_contiguous")
             elif is_scalar_type(t):
                 fields.append(f"a{i}")
             else:
@@ -99,8 +113,8 @@ class Launcher:
         try:
             buf, contiguous = self.fast_pack(args, dims, 0)
         except (_SlowPath, TypeError, ValueError, struct.error):
-            buf, contiguous = self.fast_pack(self.convert(args), dims, 0)
-        entry = compiled.entry_contiguous if contiguous else compiled.entry_strided
+            buf, contiguous = self.pack_checked(args, dims, 0)
+        entry = self.entry_contiguous if contiguous else self.entry_strided
         if n <= config.cpu_parallel_min_dim:
             if n:
                 entry(buf, 0, n)
@@ -112,15 +126,12 @@ class Launcher:
         compiled = self.compiled
         err_buf = ctypes.create_string_buffer(80) if compiled.debug else None
         err = ctypes.addressof(err_buf) if err_buf is not None else 0
-        try:
-            buf, contiguous = self.fast_pack(args, dims, err)
-        except (_SlowPath, TypeError, ValueError, struct.error):
-            buf, contiguous = self.fast_pack(self.convert(args), dims, err)
+        buf, contiguous = self.pack_checked(args, dims, err)
         if n == 0:
             return
         if compiled.uses_print:
             sys.stdout.flush()
-        parallel_for(compiled.entry_contiguous if contiguous else compiled.entry_strided, buf, n)
+        parallel_for(self.entry_contiguous if contiguous else self.entry_strided, buf, n)
         if compiled.uses_print:
             from warp.runtime.cpu_jit import flush_c_stdout
 
@@ -129,6 +140,21 @@ class Launcher:
             raise self.index_error(err_buf)
 
     # -- slow path: conversions and precise errors ------------------------------------------
+    def pack_checked(self, args: Sequence[Any], dims: tuple[int, ...], err: int) -> tuple[bytes, bool]:
+        """Validate and convert every argument, then pack (errors name the parameter)."""
+        values = self.convert(args)
+        fields: list[Any] = []
+        contiguous = True
+        for t, v in zip(self.types, values):
+            if isinstance(t, ArrayType):
+                fields.append(v._desc)
+                contiguous = contiguous and v._is_contiguous
+            elif is_scalar_type(t):
+                fields.append(v)
+            else:
+                fields.extend(t._wp_pack_(v))
+        return self.packer.pack(*dims, err, 0, *fields), contiguous
+
     def convert(self, args: Sequence[Any]) -> list[Any]:
         kname = self.kernel.name
         if len(args) != len(self.types):
@@ -144,7 +170,7 @@ class Launcher:
         where = f"kernel '{self.kernel.name}', argument '{name}'"
         if isinstance(t, ArrayType):
             if value is None:
-                raise TypeError(f"{where}: expected an array of {type_repr(t.dtype)}, got None")
+                return null_array(t, self.cpu)
             if not isinstance(value, Array):
                 try:
                     value = as_array(value, dtype=t.dtype)
@@ -174,6 +200,18 @@ class Launcher:
             f"at {loc}: index ({idx}) is out of range for array '{info.get('array', '?')}' with shape "
             f"{tuple(shape)}\n    {loc.text}"
         )
+
+
+def null_array(t: ArrayType, device: Any) -> Any:
+    """A stand-in for ``None`` passed as an array: null data pointer, zero shape."""
+    from warp.arrays.array import _array_type
+
+    null = Array.__new__(Array)
+    null._init_annotation(t.dtype, t.ndim)
+    null._array_type = _array_type(t.dtype, t.ndim)
+    null._device = device
+    null._desc = bytes(64)
+    return null
 
 
 def _scalar_arg(where: str, t: Any, value: Any) -> Any:
@@ -209,17 +247,26 @@ def launch(
     max_blocks: int = 0,
     block_dim: int = 256,
 ) -> None:
-    """Run ``kernel`` over a grid of ``dim`` threads (int or tuple of up to 4 ints)."""
-    if _launch_hooks or adjoint:
+    """Run ``kernel`` over a grid of ``dim`` threads (int or tuple of up to 4 ints).
+
+    With ``adjoint=True`` the kernel's adjoint runs instead, with ``adj_inputs``/``adj_outputs``
+    (gradient arrays or ``None``) matching ``inputs``/``outputs``.
+    """
+    if _launch_hooks and record_tape and not adjoint:
         dev = devices.get_device(device)
         for hook in _launch_hooks:
-            if hook(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, dev, adjoint, record_tape):
-                return
-        if adjoint:
-            raise RuntimeError(
-                f"wp.launch(adjoint=True) of kernel '{getattr(kernel, 'name', kernel)}' needs the autodiff "
-                "plugin: pip install warp-autodiff"
+            hook(kernel, dim, inputs, outputs, dev)
+    if adjoint:
+        launcher = _get_launcher(kernel, device, adjoint=True)
+        fwd = [*inputs, *outputs]
+        adj = [*adj_inputs, *adj_outputs]
+        if len(adj) != len(fwd):
+            raise TypeError(
+                f"kernel '{kernel.name}': adjoint launch needs one adjoint argument per argument "
+                f"({len(fwd)}), got {len(adj)}"
             )
+        launcher.launch([*fwd, *adj], dim)
+        return
     try:
         launcher = kernel._launchers[device if device.__class__ is str or device is None else device.alias]
     except (KeyError, AttributeError):
@@ -229,19 +276,20 @@ def launch(
     launcher.launch([*inputs, *outputs] if outputs else inputs, dim)
 
 
-def _get_launcher(kernel: Any, device: Any) -> Launcher:
-    """Find or build the launcher of ``kernel`` for ``device`` and the current mode."""
+def _get_launcher(kernel: Any, device: Any, adjoint: bool = False) -> Launcher:
+    """Find or build the (forward or adjoint) launcher of ``kernel`` for ``device`` and the current mode."""
     if not isinstance(kernel, Kernel):
         raise TypeError(f"wp.launch expects a @wp.kernel, got {type(kernel).__name__}")
     dev = devices.get_device(device)
-    launcher = Launcher(kernel.compiled(dev))
-    launcher.mode = config.mode
-    launcher.device = dev
-    key = device if device.__class__ is str or device is None else dev.alias
-    kernel._launchers[key] = launcher
+    base = device if device.__class__ is str or device is None else dev.alias
+    key = ("adjoint", base) if adjoint else base
+    launcher = kernel._launchers.get(key)
+    if launcher is None or launcher.mode is not config.mode or launcher.device is not dev:
+        launcher = Launcher(kernel.compiled(dev), adjoint=adjoint)
+        kernel._launchers[key] = launcher
     return launcher
 
 
-#: Callables consulted before each launch (e.g. a recording Tape from warp-autodiff). A hook
-#: returning True has handled the launch itself.
+#: Callables ``hook(kernel, dim, inputs, outputs, device)`` told of each forward launch before it
+#: runs (a recording ``wp.Tape`` from warp-autodiff registers one while active).
 _launch_hooks: list[Any] = []

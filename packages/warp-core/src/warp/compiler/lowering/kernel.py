@@ -57,14 +57,19 @@ def _define_entry(module: ir.Module, name: str, body: ir.Function, kfn: wir.Func
     b.ret_void()
 
 
-def lower_kernel(kfn: wir.Function, *, target: str = "cpu", debug: bool = False) -> KernelModule:
-    """Lower a kernel's IR (and the functions it calls) to an LLVM module."""
+def lower_kernel(
+    kfn: wir.Function, *, target: str = "cpu", debug: bool = False, adjoint: wir.Function | None = None
+) -> KernelModule:
+    """Lower a kernel's IR (and the functions it calls, and its adjoint if given) to an LLVM module."""
     module = ir.Module(name=kfn.symbol)
     state = ModuleState(target=target, debug=debug)
     entries = {}
-    for contiguous in (True, False):
-        body = lower_function(module, state, kfn, contiguous=contiguous)
-        name = f"{kfn.symbol}_entry_{'c' if contiguous else 's'}"
-        _define_entry(module, name, body, kfn)
-        entries["contiguous" if contiguous else "strided"] = name
+    for prefix, fn in (("", kfn), ("adjoint_", adjoint)):
+        if fn is None:
+            continue
+        for contiguous in (True, False):
+            body = lower_function(module, state, fn, contiguous=contiguous)
+            name = f"{fn.symbol}_entry_{'c' if contiguous else 's'}"
+            _define_entry(module, name, body, fn)
+            entries[prefix + ("contiguous" if contiguous else "strided")] = name
     return KernelModule(str(module), entries, state.sites, state.uses_print)

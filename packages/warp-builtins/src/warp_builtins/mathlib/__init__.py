@@ -1,0 +1,106 @@
+"""A vectorizable math library written in LLVM IR (llvmlite ``ir`` builder).
+
+Calls to libm (``sinf``) stay scalar and keep the loop vectorizer from widening a kernel's loop;
+LLVM's ``llvm.sin.*`` intrinsics also lower to libm calls on the CPU. The functions here are
+defined *in the module being compiled* as ``internal alwaysinline`` functions made of
+straight-line, branch-free code (``select`` instead of branches), so after inlining the loop
+vectorizer turns them into AVX/AVX-512 code.
+
+Usage::
+
+    fn = get_math_function(module, "sin", ir.FloatType())   # defines @__wp_sin_f32 once
+    y = builder.call(fn, [x])
+
+float16 versions compute in float32 and round; float64 versions are IR as well except
+``pow``, which calls libm's ``pow`` (float32 ``pow`` is IR).
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import llvmlite.ir as ir
+
+from warp_builtins.mathlib import erf, explog, hyperbolic, invtrig, misc, pow as pow_, trig
+from warp_builtins.mathlib.irutil import MathBuilder, float_kind
+
+Builder = Callable[..., ir.Value]
+
+_SUFFIX = {"half": "f16", "float": "f32", "double": "f64"}
+
+#: (name, "float" | "double") -> function emitting the body through a MathBuilder
+_BUILDERS: dict[tuple[str, str], Builder] = {}
+for _family in (trig, explog, invtrig, hyperbolic, erf, misc, pow_):
+    _BUILDERS.update(_family.FUNCTIONS)
+
+#: number of arguments of each function (1 unless listed)
+_ARITY = {"atan2": 2, "pow": 2}
+
+#: functions whose float64 version calls the C library (name of the libm symbol)
+_LIBM64 = {"pow": "pow"}
+
+
+def math_function_names() -> list[str]:
+    """Names of all functions this library defines."""
+    return sorted({name for name, _ in _BUILDERS} | set(_LIBM64))
+
+
+def arity(name: str) -> int:
+    """Number of arguments of math function ``name``."""
+    return _ARITY.get(name, 1)
+
+
+def math_symbol(name: str, ty: ir.Type) -> str:
+    """The LLVM symbol of math function ``name`` for type ``ty``, e.g. ``__wp_sin_f32``."""
+    return f"__wp_{name}_{_SUFFIX[float_kind(ty)]}"
+
+
+def get_math_function(module: ir.Module, name: str, ty: ir.Type) -> ir.Function:
+    """Return ``@__wp_<name>_<f16|f32|f64>`` from ``module``, defining it on first use.
+
+    The function is ``internal`` and ``alwaysinline``; its arguments and result have type
+    ``ty`` (half, float or double).
+    """
+    kind = float_kind(ty)
+    if name not in math_function_names():
+        raise KeyError(f"unknown math function '{name}'")
+    symbol = math_symbol(name, ty)
+    existing = module.globals.get(symbol)
+    if existing is not None:
+        return existing
+    n = arity(name)
+    fn = ir.Function(module, ir.FunctionType(ty, [ty] * n), symbol)
+    fn.linkage = "internal"
+    fn.attributes.add("alwaysinline")
+    fn.attributes.add("nounwind")
+    builder = ir.IRBuilder(fn.append_basic_block("entry"))
+    args = list(fn.args)
+    if kind == "half":
+        f32 = ir.FloatType()
+        inner = get_math_function(module, name, f32)
+        result = builder.fptrunc(builder.call(inner, [builder.fpext(a, f32) for a in args]), ty)
+    elif kind == "double" and name in _LIBM64:
+        libm = _declare_external(module, _LIBM64[name], ty, n)
+        result = builder.call(libm, args)
+    else:
+        result = _BUILDERS[(name, kind)](MathBuilder(builder, ty), *args)
+    builder.ret(result)
+    return fn
+
+
+def call_math(builder: ir.IRBuilder, name: str, *args: ir.Value) -> ir.Value:
+    """Emit a call of math function ``name`` on ``args`` (all of one float type)."""
+    fn = get_math_function(builder.module, name, args[0].type)
+    return builder.call(fn, list(args))
+
+
+def _declare_external(module: ir.Module, symbol: str, ty: ir.Type, n: int) -> ir.Function:
+    existing = module.globals.get(symbol)
+    if existing is not None:
+        return existing
+    fn = ir.Function(module, ir.FunctionType(ty, [ty] * n), symbol)
+    fn.attributes.add("nounwind")
+    return fn
+
+
+__all__ = ["MathBuilder", "arity", "call_math", "get_math_function", "math_function_names", "math_symbol"]
