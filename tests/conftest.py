@@ -26,8 +26,10 @@ def debug_mode():
 
 @pytest.fixture
 def force_parallel():
-    """Make every launch with more than a few threads use the thread pool."""
-    saved = wp.config.cpu_parallel_min_dim
+    """Make every launch with more than a few threads run on the thread pool, with several workers
+    even on small machines (more interleaving for the atomics tests)."""
+    saved = (wp.config.cpu_parallel_min_dim, wp.config.cpu_threads)
     wp.config.cpu_parallel_min_dim = 2
+    wp.config.cpu_threads = 8
     yield
-    wp.config.cpu_parallel_min_dim = saved
+    wp.config.cpu_parallel_min_dim, wp.config.cpu_threads = saved

@@ -65,7 +65,7 @@ def hilo(mb: MathBuilder, name: str) -> tuple[float, float]:
 
 def exp_limits(mb: MathBuilder) -> tuple[float, float]:
     """Arguments beyond which exp underflows to 0 / overflows to inf."""
-    return (-746.0, 710.0) if mb.bits == 64 else (-104.0, 89.0)
+    return (-746.0, 711.0) if mb.bits == 64 else (-104.0, 90.0)
 
 
 # ---------------------------------------------------------------------------------- exp family

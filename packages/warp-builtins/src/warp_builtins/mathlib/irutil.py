@@ -32,6 +32,18 @@ def float_kind(ty: ir.Type) -> str:
     raise TypeError(f"not a floating point type: {ty}")
 
 
+def declare_float_intrinsic(module: ir.Module, name: str, ty: ir.Type, nargs: int) -> ir.Function:
+    """Declare (once) ``llvm.<name>.<f16|f32|f64>`` taking ``nargs`` values of type ``ty``."""
+    symbol = f"llvm.{name}.{_INTRINSIC_SUFFIX[float_kind(ty)]}"
+    existing = module.globals.get(symbol)
+    if existing is not None:
+        return existing
+    return ir.Function(module, ir.FunctionType(ty, [ty] * nargs), symbol)
+
+
+_INTRINSIC_SUFFIX = {"half": "f16", "float": "f32", "double": "f64"}
+
+
 class MathBuilder:
     """Emits scalar floating point code of type ``ty`` through ``builder``."""
 
@@ -86,9 +98,8 @@ class MathBuilder:
         return self.b.fneg(a)
 
     def intrinsic(self, name: str, *args: Value) -> Value:
-        """Call ``llvm.<name>`` overloaded on this float type."""
-        fn = self.module.declare_intrinsic(f"llvm.{name}", [self.ty])
-        return self.b.call(fn, list(args))
+        """Call ``llvm.<name>.f32`` (or ``.f64``) on arguments of this float type."""
+        return self.b.call(declare_float_intrinsic(self.module, name, self.ty, len(args)), list(args))
 
     def fma(self, a: Value, b: Value, c: Value) -> Value:
         """``a * b + c`` with a single rounding."""

@@ -25,6 +25,11 @@ _SCALAR_CODES = {
 }
 
 
+def scalar_code(t: Any) -> str:
+    """The struct format character of a scalar type."""
+    return _SCALAR_CODES[t._kind_][t._bits_]
+
+
 def _round8(n: int) -> int:
     return (n + 7) & ~7
 

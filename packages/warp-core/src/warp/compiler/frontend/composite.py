@@ -1,0 +1,181 @@
+"""Kernel-side construction and component access of composite values.
+
+``vec3(1.0, 2.0, 3.0)``, ``vec3()``, ``vec3(x)`` (fill), ``vec3d(v)`` (conversion),
+``mat22(...)``, ``transform(p, q)``; ``v[i]``, ``v.x``, ``m[i]``, ``m[i, j]`` and their
+assignments, which rebind the variable to an updated copy (values are immutable in the IR).
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+from typing import Any
+
+import llvmlite.ir as ir
+
+from warp.compiler import composite as lc
+from warp.compiler import ir as wir
+from warp.compiler.registry import Overload
+from warp.errors import WarpCodegenAttributeError, WarpCodegenTypeError
+from warp.types.composite import CompositeBase, is_composite, vector
+from warp.types.scalars import is_scalar_type, type_repr
+
+_ATTR_INDEX = {"x": 0, "y": 1, "z": 2, "w": 3}
+
+
+def _lower_components(ctx: Any, args: list, types: list) -> ir.Value:
+    cls = ctx.current_op.results[0].type
+    parts: list[ir.Value] = []
+    for a, t in zip(args, types):
+        parts += lc.components(ctx.builder, t, a) if is_composite(t) else [a]
+    return lc.assemble(ctx.builder, cls, parts)
+
+
+def _lower_fill(ctx: Any, args: list, types: list) -> ir.Value:
+    cls = ctx.current_op.results[0].type
+    return lc.assemble(ctx.builder, cls, [args[0]] * math.prod(cls._shape_))
+
+
+def _lower_convert(ctx: Any, args: list, types: list) -> ir.Value:
+    from warp.core_builtins.casts import convert
+
+    cls = ctx.current_op.results[0].type
+    src = types[0]
+    parts = [convert(ctx, c, src._wp_scalar_type_, cls._wp_scalar_type_) for c in lc.components(ctx.builder, src, args[0])]
+    return lc.assemble(ctx.builder, cls, parts)
+
+
+#: Overloads used by constructor ops (not looked up by name; the op carries them).
+CONSTRUCT = Overload("construct", (), None, lower=_lower_components, doc="Composite from components.")
+FILL = Overload("construct_fill", (), None, lower=_lower_fill, doc="Composite with every component equal.")
+CONVERT = Overload("construct_convert", (), None, lower=_lower_convert, doc="Composite with converted component type.")
+
+
+def construct(builder: Any, cls: type, node: ast.Call) -> wir.Value:
+    """Translate a constructor call of composite type ``cls``."""
+    if node.keywords:
+        raise builder.error(f"{cls.__name__}() takes no keyword arguments", WarpCodegenTypeError, node)
+    args = [builder.value(a) for a in node.args]
+    return build(builder, cls, args, node)
+
+
+def build(builder: Any, cls: type, args: list[wir.Value], node: ast.AST) -> wir.Value:
+    """A value of composite type ``cls`` from constructor arguments (all forms)."""
+    scalar = cls._wp_scalar_type_
+    count = math.prod(cls._shape_)
+    if not args:
+        return builder.const(tuple([0] * count) if cls._wp_kind_ != "transform" else (0,) * 6 + (1,), cls)
+    if len(args) == 1 and is_composite(args[0].type):
+        src = args[0].type
+        if src is cls:
+            return args[0]
+        if src._shape_ != cls._shape_:
+            raise builder.error(
+                f"cannot convert {type_repr(src)} to {type_repr(cls)} (different shapes)", WarpCodegenTypeError, node
+            )
+        return builder.emit("call", args, [cls], overload=CONVERT).result
+    flat_count = sum(math.prod(a.type._shape_) if is_composite(a.type) else 1 for a in args)
+    if len(args) == 1:
+        value = _component(builder, args[0], scalar, cls, node)
+        if value.is_const:
+            return builder.const(tuple([value.const] * count), cls)
+        return builder.emit("call", [value], [cls], overload=FILL).result
+    if flat_count != count:
+        raise builder.error(
+            f"{type_repr(cls)} has {count} components, got {flat_count} values", WarpCodegenTypeError, node
+        )
+    values = []
+    for a in args:
+        if is_composite(a.type):
+            if a.type._wp_scalar_type_ is not scalar:
+                raise builder.error(
+                    f"{type_repr(cls)} needs {type_repr(scalar)} components, got {type_repr(a.type)}",
+                    WarpCodegenTypeError, node,
+                )
+            values.append(a)
+        else:
+            values.append(_component(builder, a, scalar, cls, node))
+    if all(v.is_const and not is_composite(v.type) for v in values):
+        return builder.const(tuple(v.const for v in values), cls)
+    return builder.emit("call", values, [cls], overload=CONSTRUCT).result
+
+
+def _component(builder: Any, value: wir.Value, scalar: Any, cls: type, node: ast.AST) -> wir.Value:
+    if value.weak:
+        value = builder.coerce(value, scalar) if _family_ok(value.type, scalar) else value
+    if value.type is not scalar:
+        raise builder.error(
+            f"{type_repr(cls)} components are {type_repr(scalar)}, got {type_repr(value.type)} "
+            f"(warp does not convert implicitly)",
+            WarpCodegenTypeError,
+            node,
+        )
+    return value
+
+
+def _family_ok(literal: Any, target: Any) -> bool:
+    kinds = {literal._kind_, target._kind_}
+    return kinds <= {"float"} or kinds <= {"int", "uint"} or (literal._kind_ == "int" and target._kind_ == "float")
+
+
+def getitem(builder: Any, value: wir.Value, indices: list[wir.Value], node: ast.AST) -> wir.Value:
+    """``v[i]``, ``m[i]``, ``m[i, j]``."""
+    limit = 2 if value.type._wp_kind_ == "matrix" else 1
+    if len(indices) > limit:
+        raise builder.error(f"too many indices for {type_repr(value.type)}", WarpCodegenTypeError, node)
+    _check_static(builder, value.type, indices, node)
+    return builder.call_builtin("extract", [value, *indices], node).result
+
+
+def setitem(builder: Any, value: wir.Value, indices: list[wir.Value], new: wir.Value, node: ast.AST) -> wir.Value:
+    """The updated copy for ``v[i] = x``, ``m[i, j] = x``, ``m[i] = row``."""
+    t = value.type
+    _check_static(builder, t, indices, node)
+    if t._wp_kind_ == "matrix" and len(indices) == 1:
+        row = vector(t._shape_[1], t._wp_scalar_type_)
+        if new.type is not row:
+            raise builder.error(f"a row of {type_repr(t)} is {type_repr(row)}, got {type_repr(new.type)}", WarpCodegenTypeError, node)
+    elif is_scalar_type(new.type) or new.weak:
+        new = _component(builder, new, t._wp_scalar_type_, t, node)
+    return builder.call_builtin("assign_copy", [value, *indices, new], node).result
+
+
+def _check_static(builder: Any, t: Any, indices: list[wir.Value], node: ast.AST) -> None:
+    for k, (idx, dim) in enumerate(zip(indices, t._shape_)):
+        if idx.is_const and not -dim <= idx.const < dim:
+            raise builder.error(
+                f"index {idx.const} is out of range for dimension {k} of {type_repr(t)} (size {dim})",
+                IndexError_, node,
+            )
+        if idx.is_const and idx.const < 0:
+            indices[k] = builder.const(idx.const + dim, idx.type)
+
+
+class IndexError_(WarpCodegenTypeError, IndexError):
+    """A constant component index outside the type's shape."""
+
+
+def getattr_(builder: Any, value: wir.Value, attr: str, node: ast.AST) -> Any:
+    """``v.x`` ... ``v.w``; ``t.p``/``t.q`` of transforms."""
+    t = value.type
+    if t._wp_kind_ == "transform" and attr in ("p", "q"):
+        name = "transform_get_translation" if attr == "p" else "transform_get_rotation"
+        return builder.call_builtin(name, [value], node).result
+    if t._wp_kind_ != "matrix" and attr in _ATTR_INDEX and _ATTR_INDEX[attr] < t._shape_[0]:
+        from warp.types.scalars import int32
+
+        return builder.call_builtin("extract", [value, builder.const(_ATTR_INDEX[attr], int32)], node).result
+    raise builder.error(f"{type_repr(t)} has no attribute '{attr}'", WarpCodegenAttributeError, node)
+
+
+def setattr_(builder: Any, value: wir.Value, attr: str, new: wir.Value, node: ast.AST) -> wir.Value:
+    """The updated copy for ``v.x = ...``."""
+    t = value.type
+    if t._wp_kind_ != "matrix" and attr in _ATTR_INDEX and _ATTR_INDEX[attr] < t._shape_[0]:
+        from warp.types.scalars import int32
+
+        return setitem(builder, value, [builder.const(_ATTR_INDEX[attr], int32)], new, node)
+    raise builder.error(f"cannot assign attribute '{attr}' of {type_repr(t)}", WarpCodegenAttributeError, node)
+
+
+__all__ = ["CompositeBase", "build", "construct", "getattr_", "getitem", "setattr_", "setitem"]

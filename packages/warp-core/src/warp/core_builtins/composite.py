@@ -1,0 +1,93 @@
+"""Component access of composite values: ``extract`` (v[i], m[i], m[i, j]) and ``assign_copy``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import llvmlite.ir as ir
+
+from warp.compiler.lowering import types as lt
+from warp.compiler.registry import TypeVar
+from warp.core_builtins.patterns import ANY_SCALAR
+from warp.types.composite import CompositePattern, vector
+from warp.types.scalars import Int
+
+GROUP = "Utility"
+S = TypeVar("S", ANY_SCALAR)
+C = TypeVar("C")
+
+
+def _static_index(value: ir.Value, limit: int) -> int | None:
+    if isinstance(value, ir.Constant):
+        k = int(value.constant)
+        return k if 0 <= k < limit else 0
+    return None
+
+
+def _clamped(ctx: Any, index: ir.Value, limit: int) -> ir.Value:
+    """A dynamic component index kept inside [0, limit) (out-of-range reads component 0)."""
+    b = ctx.builder
+    idx = b.sext(index, lt.I64) if index.type.width < 64 else index
+    ok = b.icmp_unsigned("<", idx, ir.Constant(lt.I64, limit))
+    return b.select(ok, idx, ir.Constant(lt.I64, 0))
+
+
+def _spill(ctx: Any, agg: ir.Value) -> ir.Value:
+    slot = ctx.alloca(agg.type)
+    ctx.builder.store(agg, slot)
+    return slot
+
+
+def extract_path(ctx: Any, agg: ir.Value, indices: list[ir.Value], dims: list[int]) -> ir.Value:
+    """``agg[i][j]...`` with constant (extractvalue) or dynamic (stack slot) indices."""
+    static = [_static_index(i, d) for i, d in zip(indices, dims)]
+    if all(s is not None for s in static):
+        return ctx.builder.extract_value(agg, static)
+    slot = _spill(ctx, agg)
+    zero = ir.Constant(lt.I64, 0)
+    ptr = ctx.builder.gep(slot, [zero] + [_clamped(ctx, i, d) for i, d in zip(indices, dims)], source_etype=agg.type)
+    return ctx.builder.load(ptr)
+
+
+def insert_path(ctx: Any, agg: ir.Value, indices: list[ir.Value], dims: list[int], value: ir.Value) -> ir.Value:
+    """A copy of ``agg`` with ``agg[i][j]... = value``."""
+    static = [_static_index(i, d) for i, d in zip(indices, dims)]
+    if all(s is not None for s in static):
+        return ctx.builder.insert_value(agg, value, static)
+    slot = _spill(ctx, agg)
+    zero = ir.Constant(lt.I64, 0)
+    ptr = ctx.builder.gep(slot, [zero] + [_clamped(ctx, i, d) for i, d in zip(indices, dims)], source_etype=agg.type)
+    ctx.builder.store(value, ptr)
+    return ctx.builder.load(slot)
+
+
+def _lower_extract(ctx: Any, args: list, types: list) -> ir.Value:
+    return extract_path(ctx, args[0], args[1:], list(types[0]._shape_)[: len(args) - 1])
+
+
+def _lower_assign_copy(ctx: Any, args: list, types: list) -> ir.Value:
+    return insert_path(ctx, args[0], args[1:-1], list(types[0]._shape_)[: len(args) - 2], args[-1])
+
+
+def _row_type(types: list) -> Any:
+    m = types[0]
+    return vector(m._shape_[1], m._wp_scalar_type_)
+
+
+def register(registry: Any) -> None:
+    """Register extract/assign_copy for vectors, quaternions, transforms and matrices."""
+    for kind in ("vector", "quaternion", "transform"):
+        pat = CompositePattern(kind, None, S)
+        registry.add("extract", params=[("a", pat), ("i", Int)], result=S, lower=_lower_extract, group=GROUP,
+                     doc="Component i of a vector, quaternion or transform (a[i], a.x).")
+        registry.add("assign_copy", params=[("a", pat), ("i", Int), ("value", S)], result=lambda ts: ts[0],
+                     lower=_lower_assign_copy, group=GROUP, doc="Copy of a with component i replaced (a[i] = value).")
+    mat = CompositePattern("matrix", None, S)
+    registry.add("extract", params=[("a", mat), ("i", Int)], result=_row_type, lower=_lower_extract, group=GROUP,
+                 doc="Row i of a matrix as a vector (m[i]).")
+    registry.add("extract", params=[("a", mat), ("i", Int), ("j", Int)], result=S, lower=_lower_extract,
+                 group=GROUP, doc="Component (i, j) of a matrix (m[i, j]).")
+    registry.add("assign_copy", params=[("a", mat), ("i", Int), ("j", Int), ("value", S)], result=lambda ts: ts[0],
+                 lower=_lower_assign_copy, group=GROUP, doc="Copy of m with component (i, j) replaced.")
+    registry.add("assign_copy", params=[("a", mat), ("i", Int), ("value", C)], result=lambda ts: ts[0],
+                 lower=_lower_assign_copy, group=GROUP, doc="Copy of m with row i replaced by a vector.")

@@ -1,0 +1,454 @@
+"""Fixed-size composite value types: vectors, matrices, quaternions and transforms.
+
+Each concrete type is a class made once per (kind, shape, scalar type) by a factory
+(``vector(3, float32)`` is ``wp.vec3``). Instances are Python-scope values backed by a small
+NumPy array; the class itself is the type the compiler sees. Class attributes:
+
+- ``_wp_kind_``: ``"vector"``, ``"matrix"``, ``"quaternion"`` or ``"transform"``
+- ``_shape_``: component shape (``(3,)``, ``(3, 3)``); ``_length_`` for vector-like types
+- ``_wp_scalar_type_``: the component scalar type
+- ``_size_in_bytes_``: storage size (components packed, no padding)
+
+Compiler hooks (``_wp_llvm_type_``, ``_wp_call_``, ``_wp_getitem_``, ...) delegate to
+:mod:`warp.compiler.composite`, keeping this module free of compiler details.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from warp.types import scalars as _s
+from warp.types.scalars import Float, Scalar, canonical_type, float16, float32, float64, is_scalar_type, type_repr
+
+
+class CompositeBase:
+    """Base of vector/matrix/quaternion/transform values in Python scope."""
+
+    _wp_kind_ = ""
+    _shape_: tuple[int, ...] = ()
+    _length_ = 0
+    _wp_scalar_type_: Any = None
+    _size_in_bytes_ = 0
+    _wp_type_ = True
+    _wp_generic_ = False
+    __slots__ = ("_data",)
+
+    def __init__(self, *args: Any) -> None:
+        dtype = self._wp_scalar_type_._np_dtype_
+        n = math.prod(self._shape_)
+        if len(args) == 0:
+            data = np.zeros(n, dtype=dtype)
+        elif len(args) == 1 and np.ndim(_unwrap(args[0])) == 0:
+            data = np.full(n, _unwrap(args[0]), dtype=dtype)
+        elif len(args) == 1:
+            data = np.asarray(_flatten(args[0]), dtype=dtype).reshape(-1)
+        else:
+            data = np.asarray([_unwrap(a) for a in _flatten_args(args)], dtype=dtype).reshape(-1)
+        if data.size != n:
+            raise ValueError(
+                f"{type(self).__name__} has {n} components, got {data.size} values"
+            )
+        self._data = data.reshape(self._shape_)
+
+    # -- conversions ------------------------------------------------------------------
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        return self._data.astype(dtype) if dtype is not None else self._data.copy()
+
+    def numpy_value(self) -> np.ndarray:
+        """Components as a NumPy array of the component type (used when filling arrays)."""
+        return self._data.copy()
+
+    def tolist(self) -> list[Any]:
+        return self._data.tolist()
+
+    def __len__(self) -> int:
+        return self._shape_[0]
+
+    def __iter__(self) -> Any:
+        for i in range(self._shape_[0]):
+            yield self[i]
+
+    def __getitem__(self, key: Any) -> Any:
+        value = self._data[key]
+        if isinstance(value, np.ndarray):
+            if value.ndim == 1 and self._data.ndim == 2 and value.shape[0] == self._shape_[1]:
+                return vector(value.shape[0], self._wp_scalar_type_)(value)
+            return value.copy()
+        return value.item()
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        self._data[key] = np.asarray(_unwrap(value))
+
+    # -- arithmetic -------------------------------------------------------------------
+    def _like(self, data: np.ndarray) -> CompositeBase:
+        out = type(self).__new__(type(self))
+        out._data = np.asarray(data, dtype=self._wp_scalar_type_._np_dtype_).reshape(self._shape_)
+        return out
+
+    def __add__(self, other: Any) -> CompositeBase:
+        return self._like(self._data + _operand(other, self))
+
+    def __sub__(self, other: Any) -> CompositeBase:
+        return self._like(self._data - _operand(other, self))
+
+    def __neg__(self) -> CompositeBase:
+        return self._like(-self._data)
+
+    def __pos__(self) -> CompositeBase:
+        return self._like(self._data.copy())
+
+    def __mul__(self, other: Any) -> Any:
+        if isinstance(other, CompositeBase):
+            return _composite_product(self, other)
+        return self._like(self._data * _unwrap(other))
+
+    def __rmul__(self, other: Any) -> Any:
+        if isinstance(other, CompositeBase):
+            return _composite_product(other, self)
+        return self._like(_unwrap(other) * self._data)
+
+    def __matmul__(self, other: Any) -> Any:
+        return _composite_product(self, other)
+
+    def __truediv__(self, other: Any) -> CompositeBase:
+        return self._like(self._data / _unwrap(other))
+
+    def __radd__(self, other: Any) -> CompositeBase:
+        return self._like(_operand(other, self) + self._data)
+
+    def __eq__(self, other: object) -> bool:
+        try:
+            return bool(np.array_equal(self._data, np.asarray(_unwrap(other)).reshape(self._shape_)))
+        except (ValueError, TypeError):
+            return False
+
+    def __ne__(self, other: object) -> bool:
+        return not self.__eq__(other)
+
+    __hash__ = None  # mutable
+
+    def __str__(self) -> str:
+        return _format(self._data)
+
+    __repr__ = __str__
+
+    # -- compiler hooks -----------------------------------------------------------------
+    @classmethod
+    def _wp_llvm_type_(cls) -> Any:
+        from warp.compiler import composite
+
+        return composite.llvm_type(cls)
+
+    @classmethod
+    def _wp_llvm_constant_(cls, value: Any) -> Any:
+        from warp.compiler import composite
+
+        return composite.llvm_constant(cls, value)
+
+    @classmethod
+    def _wp_abi_format_(cls) -> str:
+        from warp.compiler.abi import scalar_code
+
+        return f"{math.prod(cls._shape_)}{scalar_code(cls._wp_scalar_type_)}"
+
+    @classmethod
+    def _wp_pack_(cls, value: Any) -> list[Any]:
+        data = value._data if isinstance(value, CompositeBase) else np.asarray(_flatten(value))
+        return data.reshape(-1).tolist()
+
+    @classmethod
+    def _wp_check_arg_(cls, where: str, value: Any) -> Any:
+        try:
+            converted = value if type(value) is cls else cls(value)
+        except (ValueError, TypeError) as exc:
+            raise TypeError(f"{where}: expected {type_repr(cls)}, got {type(value).__name__} ({exc})") from None
+        return converted
+
+    @classmethod
+    def _wp_call_(cls, builder: Any, node: Any) -> Any:
+        from warp.compiler.frontend import composite
+
+        return composite.construct(builder, cls, node)
+
+    @classmethod
+    def _wp_getitem_(cls, builder: Any, value: Any, indices: list, node: Any) -> Any:
+        from warp.compiler.frontend import composite
+
+        return composite.getitem(builder, value, indices, node)
+
+    @classmethod
+    def _wp_setitem_(cls, builder: Any, value: Any, indices: list, new: Any, node: Any) -> Any:
+        from warp.compiler.frontend import composite
+
+        return composite.setitem(builder, value, indices, new, node)
+
+    @classmethod
+    def _wp_getattr_(cls, builder: Any, value: Any, attr: str, node: Any) -> Any:
+        from warp.compiler.frontend import composite
+
+        return composite.getattr_(builder, value, attr, node)
+
+    @classmethod
+    def _wp_setattr_(cls, builder: Any, value: Any, attr: str, new: Any, node: Any) -> Any:
+        from warp.compiler.frontend import composite
+
+        return composite.setattr_(builder, value, attr, new, node)
+
+    @classmethod
+    def _wp_print_(cls, ctx: Any, value: Any) -> tuple[str, list[Any]]:
+        from warp.compiler import composite
+
+        return composite.print_format(ctx, cls, value)
+
+    @classmethod
+    def _wp_hash_(cls) -> str:
+        return f"{cls._wp_kind_}{cls._shape_}{cls._wp_scalar_type_.__name__}"
+
+    @classmethod
+    def _wp_constant_(cls, builder: Any, obj: Any) -> Any:
+        return builder.const(tuple(obj._data.reshape(-1).tolist()), cls)
+
+    @classmethod
+    def _wp_constant_hash_(cls, obj: Any) -> str:
+        return f"{cls._wp_hash_()}:{obj._data.reshape(-1).tolist()}"
+
+
+class VectorBase(CompositeBase):
+    """Vectors: ``v.x``, ``v.y``, ``v.z``, ``v.w`` name the first four components."""
+
+    _wp_kind_ = "vector"
+    __slots__ = ()
+
+    def _component(i: int) -> property:  # noqa: N805 - property factory used in the class body
+        def get(self: VectorBase) -> Any:
+            return self._data[i].item()
+
+        def set(self: VectorBase, value: Any) -> None:
+            self._data[i] = _unwrap(value)
+
+        return property(get, set)
+
+    x = _component(0)
+    y = _component(1)
+    z = _component(2)
+    w = _component(3)
+    del _component
+
+
+class MatrixBase(CompositeBase):
+    """Row-major matrices: ``m[i]`` is row i as a vector, ``m[i, j]`` a component."""
+
+    _wp_kind_ = "matrix"
+    __slots__ = ()
+
+    def __len__(self) -> int:
+        return self._shape_[0]
+
+
+class QuaternionBase(VectorBase):
+    """Quaternions stored as (i, j, k, w), w being the real part."""
+
+    _wp_kind_ = "quaternion"
+    __slots__ = ()
+
+
+class TransformBase(VectorBase):
+    """Rigid transforms stored as 7 components: position p (3) then rotation q (4)."""
+
+    _wp_kind_ = "transform"
+    __slots__ = ()
+
+    def __init__(self, *args: Any) -> None:
+        if len(args) == 2 and np.size(_flatten(args[0])) == 3 and np.size(_flatten(args[1])) == 4:
+            args = (*_flatten(args[0]), *_flatten(args[1]))
+        if len(args) == 0:
+            super().__init__()
+            self._data[6] = 1  # identity rotation
+            return
+        super().__init__(*args)
+
+    @property
+    def p(self) -> VectorBase:
+        return vector(3, self._wp_scalar_type_)(self._data[:3])
+
+    @property
+    def q(self) -> QuaternionBase:
+        return quaternion(self._wp_scalar_type_)(self._data[3:])
+
+
+def _unwrap(v: Any) -> Any:
+    if isinstance(v, CompositeBase):
+        return v._data
+    return getattr(v, "value", v) if is_scalar_type(type(v)) else v
+
+
+def _flatten(v: Any) -> Any:
+    if isinstance(v, CompositeBase):
+        return v._data.reshape(-1)
+    return np.asarray([_unwrap(x) for x in v] if isinstance(v, (list, tuple)) else v).reshape(-1)
+
+
+def _flatten_args(args: tuple) -> list[Any]:
+    out: list[Any] = []
+    for a in args:
+        if isinstance(a, CompositeBase) or isinstance(a, (list, tuple, np.ndarray)):
+            out.extend(np.asarray(_flatten(a)).tolist())
+        else:
+            out.append(a)
+    return out
+
+
+def _operand(other: Any, like: CompositeBase) -> np.ndarray:
+    if isinstance(other, CompositeBase):
+        return other._data
+    data = np.asarray(_unwrap(other))
+    return data.reshape(like._shape_) if data.size == like._data.size else data
+
+
+def _composite_product(a: Any, b: Any) -> Any:
+    """Matrix-vector / matrix-matrix products (and quaternion products) in Python scope."""
+    if isinstance(a, QuaternionBase) and isinstance(b, QuaternionBase):
+        x1, y1, z1, w1 = a._data
+        x2, y2, z2, w2 = b._data
+        return a._like(np.array([
+            w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2,
+            w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2,
+            w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2,
+            w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2,
+        ]))
+    result = np.asarray(_unwrap(a)) @ np.asarray(_unwrap(b))
+    scalar = (a if isinstance(a, CompositeBase) else b)._wp_scalar_type_
+    if result.ndim == 1:
+        return vector(result.shape[0], scalar)(result)
+    if result.ndim == 2:
+        return matrix(result.shape, scalar)(result)
+    return result.item()
+
+
+def _format(data: np.ndarray) -> str:
+    if data.ndim == 1:
+        return "[" + ", ".join(repr(float(x)) if data.dtype.kind == "f" else repr(x.item()) for x in data) + "]"
+    return "[" + ",\n ".join(_format(row) for row in data) + "]"
+
+
+_cache: dict[tuple[Any, ...], type] = {}
+
+_SUFFIX = {float16: "h", float32: "f", float64: "d"}
+_VEC_SUFFIX: dict[Any, str] = {}  # filled below: float and integer families
+
+
+def _scalar_arg(dtype: Any) -> Any:
+    dtype = canonical_type(dtype)
+    if not is_scalar_type(dtype):
+        raise TypeError(f"component type must be a scalar type, got {type_repr(dtype)}")
+    return dtype
+
+
+def _make(base: type, key: tuple[Any, ...], name: str, shape: tuple[int, ...], dtype: Any) -> type:
+    cls = _cache.get(key)
+    if cls is None:
+        attrs = {
+            "__slots__": (),
+            "__module__": "warp.types",
+            "_shape_": shape,
+            "_length_": shape[0],
+            "_wp_scalar_type_": dtype,
+            "_size_in_bytes_": math.prod(shape) * (dtype._bits_ // 8),
+            "_wp_alignment_": max(1, dtype._bits_ // 8),
+        }
+        cls = type(name, (base,), attrs)
+        _cache[key] = cls
+    return cls
+
+
+def vector(length: int, dtype: Any) -> type:
+    """The vector type of ``length`` components of scalar type ``dtype`` (``vector(3, float32)`` is vec3)."""
+    dtype = _scalar_arg(dtype)
+    if not isinstance(length, int) or length < 1:
+        raise ValueError(f"vector length must be a positive integer, got {length!r}")
+    suffix = _VEC_SUFFIX.get(dtype)
+    name = f"vec{length}{suffix}" if suffix and 2 <= length <= 4 else f"vector(length={length}, dtype={dtype.__name__})"
+    return _make(VectorBase, ("vector", length, dtype), name, (length,), dtype)
+
+
+def matrix(shape: tuple[int, int], dtype: Any) -> type:
+    """The matrix type of ``shape`` (rows, cols) with scalar type ``dtype``."""
+    dtype = _scalar_arg(dtype)
+    rows, cols = (int(shape[0]), int(shape[1]))
+    if rows < 1 or cols < 1:
+        raise ValueError(f"matrix shape must be positive, got {shape!r}")
+    suffix = _SUFFIX.get(dtype)
+    name = f"mat{rows}{cols}{suffix}" if suffix and rows == cols and 2 <= rows <= 4 else (
+        f"matrix(shape=({rows}, {cols}), dtype={dtype.__name__})"
+    )
+    return _make(MatrixBase, ("matrix", rows, cols, dtype), name, (rows, cols), dtype)
+
+
+def quaternion(dtype: Any = float32) -> type:
+    """The quaternion type with components of ``dtype`` (a float type)."""
+    dtype = _scalar_arg(dtype)
+    return _make(QuaternionBase, ("quaternion", dtype), f"quat{_SUFFIX.get(dtype, '_' + dtype.__name__)}", (4,), dtype)
+
+
+def transformation(dtype: Any = float32) -> type:
+    """The rigid transform type (p, q) with components of ``dtype`` (a float type)."""
+    dtype = _scalar_arg(dtype)
+    return _make(TransformBase, ("transform", dtype), f"transform{_SUFFIX.get(dtype, '_' + dtype.__name__)}", (7,), dtype)
+
+
+def is_composite(t: Any) -> bool:
+    """True for vector, matrix, quaternion and transform types."""
+    return isinstance(t, type) and issubclass(t, CompositeBase) and t._wp_scalar_type_ is not None
+
+
+class CompositePattern:
+    """Signature pattern: a composite kind with optional shape and a dtype pattern."""
+
+    def __init__(self, kind: str, shape: tuple[int | None, ...] | None = None, dtype: Any = Scalar):
+        self.kind = kind
+        self.shape = shape
+        self.dtype = dtype
+
+    def match(self, actual: Any, bindings: dict[str, Any]) -> bool:
+        from warp.compiler.registry import match_type
+
+        if not is_composite(actual) or actual._wp_kind_ != self.kind:
+            return False
+        if self.shape is not None:
+            for want, got in zip(self.shape, actual._shape_):
+                if want is not None and want != got:
+                    return False
+        return match_type(self.dtype, actual._wp_scalar_type_, bindings)
+
+    def __repr__(self) -> str:
+        shape = "" if self.shape is None else f"shape={self.shape}, "
+        return f"{self.kind}({shape}dtype={type_repr(self.dtype)})"
+
+
+def VectorOf(length: int | None = None, dtype: Any = Scalar) -> CompositePattern:  # noqa: N802
+    """Pattern for vectors of a given length (None: any) and dtype pattern."""
+    return CompositePattern("vector", None if length is None else (length,), dtype)
+
+
+def MatrixOf(rows: int | None = None, cols: int | None = None, dtype: Any = Scalar) -> CompositePattern:  # noqa: N802
+    """Pattern for matrices of a given shape (None: any) and dtype pattern."""
+    return CompositePattern("matrix", (rows, cols), dtype)
+
+
+def QuatOf(dtype: Any = Float) -> CompositePattern:  # noqa: N802
+    """Pattern for quaternions of a dtype pattern."""
+    return CompositePattern("quaternion", None, dtype)
+
+
+def TransformOf(dtype: Any = Float) -> CompositePattern:  # noqa: N802
+    """Pattern for transforms of a dtype pattern."""
+    return CompositePattern("transform", None, dtype)
+
+
+_VEC_SUFFIX.update({
+    _s.float16: "h", _s.float32: "f", _s.float64: "d", _s.int8: "b", _s.uint8: "ub", _s.int16: "s",
+    _s.uint16: "us", _s.int32: "i", _s.uint32: "ui", _s.int64: "l", _s.uint64: "ul",
+})

@@ -1,0 +1,103 @@
+"""Kernel language: wp.constant (module globals and class attributes) and print()."""
+
+import numpy as np
+
+import warp as wp
+
+TYPE_SPHERE = wp.constant(0)
+TYPE_CUBE = wp.constant(1)
+TYPE_CAPSULE = wp.constant(2)
+SCALE = wp.constant(2.5)
+COUNT = wp.constant(6)
+BIG_COUNT = wp.constant(40)
+SMALL_U8 = wp.constant(wp.uint8(250))
+HALF64 = wp.constant(wp.float64(0.1))
+
+
+class Params:
+    X = wp.constant(2)
+    GAIN = wp.constant(0.75)
+
+
+class Outer:
+    class Inner:
+        Y = wp.constant(-7)
+
+
+def test_module_and_class_constants():
+    @wp.kernel
+    def use_constants(x: wp.array(dtype=float), out: wp.array2d(dtype=float), iout: wp.array2d(dtype=int),
+                      u8: wp.array(dtype=wp.uint8), f64: wp.array(dtype=wp.float64)):
+        i = wp.tid()
+        out[i, 0] = x[i] * SCALE
+        out[i, 1] = x[i] * Params.GAIN + SCALE
+        iout[i, 0] = i * Params.X + TYPE_CAPSULE
+        iout[i, 1] = Outer.Inner.Y * i
+        s = 0
+        for k in range(COUNT):
+            s += k
+        iout[i, 2] = s
+        t = 0
+        for k in range(BIG_COUNT):
+            t += k * Params.X
+        iout[i, 3] = t
+        iout[i, 4] = int(i == TYPE_CUBE)
+        u8[i] = SMALL_U8 + wp.uint8(i * 3)
+        f64[i] = HALF64 * wp.float64(i)
+
+    n = 4
+    xs = np.array([0.5, -1.0, 2.0, 4.25], dtype=np.float32)
+    out, iout = wp.zeros((n, 2), dtype=float), wp.zeros((n, 5), dtype=int)
+    u8, f64 = wp.zeros(n, dtype=wp.uint8), wp.zeros(n, dtype=wp.float64)
+    wp.launch(use_constants, dim=n, inputs=[wp.array(xs, dtype=float), out, iout, u8, f64])
+    f = np.float32
+    np.testing.assert_array_equal(out.numpy()[:, 0], xs * f(2.5))
+    np.testing.assert_array_equal(out.numpy()[:, 1], xs * f(0.75) + f(2.5))
+    for i in range(n):
+        assert iout.numpy()[i].tolist() == [i * 2 + 2, -7 * i, sum(range(6)), 2 * sum(range(40)), int(i == 1)]
+    assert u8.numpy().tolist() == [(250 + 3 * i) % 256 for i in range(n)]
+    assert f64.numpy().tolist() == [0.1 * i for i in range(n)]
+
+
+def test_constants_select_branches_and_print(capfd):
+    """The example of the runtime reference: constants compared against array values, print()."""
+
+    @wp.kernel
+    def collide(geometry: wp.array(dtype=int)):
+        t = geometry[wp.tid()]
+        if t == TYPE_SPHERE:
+            print("sphere")
+        if t == TYPE_CUBE:
+            print("cube")
+        if t == TYPE_CAPSULE:
+            print("capsule")
+
+    capfd.readouterr()
+    wp.launch(collide, dim=3, inputs=[wp.array([2, 0, 1], dtype=int)])
+    out = capfd.readouterr().out
+    assert out.splitlines() == ["capsule", "sphere", "cube"]
+
+
+def test_print_values(capfd):
+    @wp.kernel
+    def printer(i: int, x: float, big: wp.int64, u: wp.uint8, d: wp.float64, neg: int):
+        print("value", i, x)
+        print(big, u)
+        print("d =", d, "neg", neg)
+
+    capfd.readouterr()
+    wp.launch(printer, dim=1, inputs=[3, 1.5, 2**40 + 3, 200, 0.25, -17])
+    out = capfd.readouterr().out
+    assert out.splitlines() == ["value 3 1.5", f"{2**40 + 3} 200", "d = 0.25 neg -17"]
+
+
+def test_print_from_several_threads(capfd):
+    @wp.kernel
+    def print_tid(offset: int):
+        i = wp.tid()
+        print("thread", i + offset)
+
+    capfd.readouterr()
+    wp.launch(print_tid, dim=5, inputs=[10])
+    out = capfd.readouterr().out
+    assert sorted(out.splitlines()) == [f"thread {i}" for i in range(10, 15)]

@@ -1,0 +1,384 @@
+"""Compile errors (strict typing, undefined names, unsupported syntax, bad calls, missing return)
+and debug-mode bounds checks. Errors are checked by type and message."""
+
+import re
+
+import numpy as np
+import pytest
+
+import warp as wp
+
+
+def line_of(text):
+    """Line number of the unique line of this file containing ``text``."""
+    with open(__file__) as f:
+        hits = [n for n, line in enumerate(f, 1) if text in line]
+    assert len(hits) == 1, (text, hits)
+    return hits[0]
+
+
+def launch1(kernel, *inputs):
+    wp.launch(kernel, dim=1, inputs=list(inputs))
+
+
+# -- strict typing ---------------------------------------------------------------------------------
+
+def test_float_plus_int_is_a_type_error_with_location():
+    @wp.kernel
+    def mixed_add(out: wp.array(dtype=float)):
+        x = float(0.0) + int(4)  # MIXED-ADD-MARKER
+        out[0] = x
+
+    with pytest.raises(wp.WarpCodegenTypeError) as info:
+        launch1(mixed_add, wp.zeros(1, dtype=float))
+    err = info.value
+    assert isinstance(err, TypeError)
+    assert isinstance(err, wp.WarpCodegenError)
+    msg = str(err)
+    assert "mixed_add" in msg
+    assert f"{__file__}:{line_of('# MIXED-ADD-' + 'MARKER')}" in msg
+    assert "x = float(0.0) + int(4)" in msg
+
+
+@pytest.mark.parametrize("body", [
+    "int_plus_float",
+    "f32_plus_f64",
+    "i32_plus_i64",
+    "u32_plus_i32",
+    "float_literal_with_int",
+    "assign_float_to_int_var",
+    "store_float_in_int_array",
+    "compare_int_float",
+    "float_index",
+    "bitwise_on_float",
+])
+def test_strict_typing_errors(body):
+    @wp.kernel
+    def int_plus_float(a: wp.array(dtype=int), f: wp.array(dtype=float)):
+        i = wp.tid()
+        a[0] = a[i] + f[i]
+
+    @wp.kernel
+    def f32_plus_f64(f: wp.array(dtype=float), d: wp.array(dtype=wp.float64)):
+        i = wp.tid()
+        f[0] = f[i] + d[i]
+
+    @wp.kernel
+    def i32_plus_i64(a: wp.array(dtype=int), b: wp.array(dtype=wp.int64)):
+        i = wp.tid()
+        x = a[i] + b[i]
+        b[0] = x
+
+    @wp.kernel
+    def u32_plus_i32(a: wp.array(dtype=int), b: wp.array(dtype=wp.uint32)):
+        i = wp.tid()
+        b[0] = b[i] + a[i]
+
+    @wp.kernel
+    def float_literal_with_int(a: wp.array(dtype=int)):
+        i = wp.tid()
+        a[0] = a[i] * 0.5
+
+    @wp.kernel
+    def assign_float_to_int_var(a: wp.array(dtype=int), f: wp.array(dtype=float)):
+        i = wp.tid()
+        x = a[i]
+        x = f[i]
+        a[0] = x
+
+    @wp.kernel
+    def store_float_in_int_array(a: wp.array(dtype=int), f: wp.array(dtype=float)):
+        i = wp.tid()
+        a[i] = f[i]
+
+    @wp.kernel
+    def compare_int_float(a: wp.array(dtype=int), f: wp.array(dtype=float)):
+        i = wp.tid()
+        if a[i] < f[i]:
+            a[i] = 1
+
+    @wp.kernel
+    def float_index(a: wp.array(dtype=int), f: wp.array(dtype=float)):
+        a[0] = a[f[0]]
+
+    @wp.kernel
+    def bitwise_on_float(a: wp.array(dtype=int), f: wp.array(dtype=float)):
+        f[0] = f[0] & f[1]
+
+    kernels = {k.name: k for k in (int_plus_float, f32_plus_f64, i32_plus_i64, u32_plus_i32, float_literal_with_int,
+                                   assign_float_to_int_var, store_float_in_int_array, compare_int_float,
+                                   float_index, bitwise_on_float)}
+    kernel = kernels[body]
+    args = []
+    for t in kernel.arg_types:
+        args.append(wp.zeros(2, dtype=t.dtype))
+    with pytest.raises(wp.WarpCodegenTypeError, match=body):
+        wp.launch(kernel, dim=1, inputs=args)
+
+
+# -- names, attributes, unsupported syntax ------------------------------------------------------------
+
+def test_undefined_name():
+    @wp.kernel
+    def undefined(out: wp.array(dtype=float)):
+        out[0] = not_defined_anywhere + 1.0  # noqa: F821
+
+    with pytest.raises(wp.WarpCodegenNameError, match="not_defined_anywhere") as info:
+        launch1(undefined, wp.zeros(1, dtype=float))
+    assert isinstance(info.value, NameError)
+    assert "undefined" in str(info.value)
+
+
+def test_undefined_attribute_of_wp_module():
+    @wp.kernel
+    def bad_attr(out: wp.array(dtype=float)):
+        out[0] = wp.no_such_builtin_xyz(1.0)
+
+    with pytest.raises((AttributeError, NameError, wp.WarpCodegenError), match="no_such_builtin_xyz"):
+        launch1(bad_attr, wp.zeros(1, dtype=float))
+
+
+def test_unknown_array_attribute():
+    @wp.kernel
+    def array_attr(out: wp.array(dtype=float)):
+        out[0] = float(out.no_such_attribute)
+
+    with pytest.raises(wp.WarpCodegenAttributeError, match="no_such_attribute"):
+        launch1(array_attr, wp.zeros(1, dtype=float))
+
+
+def test_unsupported_statements():
+    @wp.kernel
+    def uses_try(out: wp.array(dtype=float)):
+        try:
+            out[0] = 1.0
+        except Exception:
+            pass
+
+    @wp.kernel
+    def uses_with(out: wp.array(dtype=float)):
+        with open("x"):
+            out[0] = 1.0
+
+    @wp.kernel
+    def uses_lambda(out: wp.array(dtype=float)):
+        f = lambda x: x  # noqa: E731
+        out[0] = 1.0
+
+    @wp.kernel
+    def uses_import(out: wp.array(dtype=float)):
+        import math  # noqa: F401
+
+        out[0] = 1.0
+
+    for kernel, word in ((uses_try, "try"), (uses_with, "with"), (uses_lambda, "lambda"),
+                         (uses_import, "import")):
+        with pytest.raises(wp.WarpCodegenError) as info:
+            launch1(kernel, wp.zeros(1, dtype=float))
+        msg = str(info.value)
+        assert re.search(word, msg, re.IGNORECASE), msg
+        assert kernel.name in msg, msg
+
+
+def test_kernel_cannot_return_a_value():
+    @wp.kernel
+    def returns_value(out: wp.array(dtype=float)):
+        out[0] = 1.0
+        return 1.0
+
+    with pytest.raises(wp.WarpCodegenError, match="returns_value"):
+        launch1(returns_value, wp.zeros(1, dtype=float))
+
+
+# -- calls of user functions ---------------------------------------------------------------------------
+
+@wp.func
+def takes_float(x: float):
+    return x * 2.0
+
+
+@wp.func
+def takes_two(x: float, y: int = 3):
+    return x * float(y)
+
+
+@wp.func
+def takes_1d(a: wp.array(dtype=float)):
+    return a[0]
+
+
+def test_wrong_argument_type_to_func():
+    @wp.kernel
+    def call_int(out: wp.array(dtype=float)):
+        i = wp.tid()
+        out[0] = takes_float(i)
+
+    with pytest.raises(wp.WarpCodegenTypeError, match="takes_float"):
+        launch1(call_int, wp.zeros(1, dtype=float))
+
+
+def test_wrong_array_argument_to_func():
+    @wp.kernel
+    def call_2d(m: wp.array2d(dtype=float), out: wp.array(dtype=float)):
+        out[0] = takes_1d(m)
+
+    @wp.kernel
+    def call_int_array(m: wp.array(dtype=int), out: wp.array(dtype=float)):
+        out[0] = takes_1d(m)
+
+    with pytest.raises(wp.WarpCodegenTypeError, match="takes_1d"):
+        wp.launch(call_2d, dim=1, inputs=[wp.zeros((2, 2), dtype=float), wp.zeros(1, dtype=float)])
+    with pytest.raises(wp.WarpCodegenTypeError, match="takes_1d"):
+        wp.launch(call_int_array, dim=1, inputs=[wp.zeros(2, dtype=int), wp.zeros(1, dtype=float)])
+
+
+def test_wrong_argument_count_and_keywords_to_func():
+    @wp.kernel
+    def too_many(out: wp.array(dtype=float)):
+        out[0] = takes_two(1.0, 2, 3)
+
+    @wp.kernel
+    def too_few(out: wp.array(dtype=float)):
+        out[0] = takes_two()
+
+    @wp.kernel
+    def bad_keyword(out: wp.array(dtype=float)):
+        out[0] = takes_two(1.0, z=2)
+
+    @wp.kernel
+    def duplicate_keyword(out: wp.array(dtype=float)):
+        out[0] = takes_two(1.0, x=2.0)
+
+    for kernel in (too_many, too_few, bad_keyword, duplicate_keyword):
+        with pytest.raises(TypeError, match="takes_two"):
+            launch1(kernel, wp.zeros(1, dtype=float))
+
+
+def test_missing_return():
+    @wp.func
+    def annotated_no_return(x: float) -> float:
+        y = x * 2.0  # noqa: F841
+
+    @wp.func
+    def returns_on_one_path(x: float):
+        if x > 0.0:
+            return x
+
+    @wp.kernel
+    def call_annotated(out: wp.array(dtype=float)):
+        out[0] = annotated_no_return(1.0)
+
+    @wp.kernel
+    def call_partial(out: wp.array(dtype=float)):
+        out[0] = returns_on_one_path(out[1])
+
+    with pytest.raises(wp.WarpCodegenError, match="annotated_no_return"):
+        launch1(call_annotated, wp.zeros(2, dtype=float))
+    with pytest.raises(wp.WarpCodegenError, match="returns_on_one_path"):
+        launch1(call_partial, wp.zeros(2, dtype=float))
+
+
+def test_inconsistent_return_types():
+    @wp.func
+    def two_types(x: float):
+        if x > 0.0:
+            return x
+        return 1
+
+    @wp.kernel
+    def call_two_types(out: wp.array(dtype=float)):
+        out[0] = two_types(out[1])
+
+    with pytest.raises(wp.WarpCodegenTypeError, match="two_types"):
+        launch1(call_two_types, wp.zeros(2, dtype=float))
+
+
+def test_error_is_raised_again_on_relaunch():
+    @wp.kernel
+    def still_broken(out: wp.array(dtype=float)):
+        out[0] = float(1.0) + int(2)
+
+    for _ in range(2):
+        with pytest.raises(wp.WarpCodegenTypeError, match="still_broken"):
+            launch1(still_broken, wp.zeros(1, dtype=float))
+
+
+# -- debug mode bounds checks ----------------------------------------------------------------------
+
+@wp.kernel
+def read_at(a: wp.array(dtype=float), idx: int, out: wp.array(dtype=float)):
+    out[0] = a[idx]
+
+
+@wp.kernel
+def write_2d(grid: wp.array2d(dtype=int), i: int, j: int):
+    grid[i, j] = 1
+
+
+@wp.func
+def read_row(row: wp.array(dtype=float), k: int):
+    return row[k]
+
+
+@wp.kernel
+def read_slice(m: wp.array2d(dtype=float), i: int, k: int, out: wp.array(dtype=float)):
+    out[0] = read_row(m[i], k)
+
+
+@wp.kernel
+def parallel_oob(a: wp.array(dtype=int)):
+    i = wp.tid()
+    a[i + 1] = i
+
+
+def test_debug_mode_out_of_bounds_read(debug_mode):
+    a = wp.array(np.arange(5, dtype=np.float32), dtype=float)
+    out = wp.zeros(1, dtype=float)
+    wp.launch(read_at, dim=1, inputs=[a, 4, out])  # in range: fine
+    assert out.numpy()[0] == 4.0
+    with pytest.raises(IndexError) as info:
+        wp.launch(read_at, dim=1, inputs=[a, 5, out])
+    msg = str(info.value)
+    assert "read_at" in msg
+    assert "'a'" in msg
+    assert re.search(r"\b5\b", msg)
+    assert re.search(r"[(\[]5,?[)\]]", msg), msg  # the shape
+    with pytest.raises(IndexError, match="read_at"):
+        wp.launch(read_at, dim=1, inputs=[a, -1, out])
+
+
+def test_debug_mode_out_of_bounds_write_2d(debug_mode):
+    grid = wp.zeros((3, 4), dtype=int)
+    with pytest.raises(IndexError) as info:
+        wp.launch(write_2d, dim=1, inputs=[grid, 1, 7])
+    msg = str(info.value)
+    assert "write_2d" in msg and "'grid'" in msg
+    assert re.search(r"[(\[]1, 7[)\]]", msg), msg
+    assert re.search(r"[(\[]3, 4[)\]]", msg), msg
+    with pytest.raises(IndexError, match="write_2d"):
+        wp.launch(write_2d, dim=1, inputs=[grid, 3, 0])
+    assert grid.numpy().sum() == 0
+
+
+def test_debug_mode_out_of_bounds_in_func_on_row_slice(debug_mode):
+    m = wp.zeros((2, 3), dtype=float)
+    out = wp.zeros(1, dtype=float)
+    wp.launch(read_slice, dim=1, inputs=[m, 1, 2, out])
+    with pytest.raises(IndexError, match="read_slice"):
+        wp.launch(read_slice, dim=1, inputs=[m, 1, 3, out])
+    with pytest.raises(IndexError, match="read_slice"):
+        wp.launch(read_slice, dim=1, inputs=[m, 2, 0, out])
+
+
+def test_debug_mode_out_of_bounds_parallel(debug_mode, force_parallel):
+    a = wp.zeros(100_000, dtype=int)
+    with pytest.raises(IndexError, match="parallel_oob"):
+        wp.launch(parallel_oob, dim=100_000, inputs=[a])
+
+
+def test_release_mode_restored_after_debug():
+    assert wp.config.mode == "release"
+    a = wp.array(np.arange(5, dtype=np.float32), dtype=float)
+    out = wp.zeros(1, dtype=float)
+    wp.launch(read_at, dim=1, inputs=[a, 3, out])
+    assert out.numpy()[0] == 3.0
