@@ -302,3 +302,117 @@ def test_atomic_add_returns_old_value(force_parallel):
     wp.launch(allocate, dim=n, inputs=[counter, slots])
     assert counter.numpy()[0] == n
     assert sorted(slots.numpy().tolist()) == list(range(n))
+
+
+ATOMIC_TYPES = [wp.int32, wp.uint32, wp.int64, wp.uint64, wp.float16, wp.float32, wp.float64]
+
+
+@pytest.mark.parametrize("dtype", ATOMIC_TYPES, ids=[t.__name__ for t in ATOMIC_TYPES])
+def test_atomics_for_each_dtype(dtype, force_parallel):
+    @wp.kernel
+    def typed_atomics(a: wp.array(dtype=dtype), v: wp.array(dtype=dtype), grid: wp.array2d(dtype=dtype)):
+        i = wp.tid()
+        wp.atomic_add(a, 0, v[i])
+        wp.atomic_sub(a, 1, v[i])
+        wp.atomic_min(a, 2, v[i])
+        wp.atomic_max(a, 3, v[i])
+        a[4] += v[i]
+        a[5] -= v[i]
+        grid[i % 2, 1] += v[i]
+
+    n = 1000
+    np_t = wp.dtype_to_numpy(dtype)
+    vals = (np.arange(n) % 3 + 1).astype(np_t)  # 1, 2, 3, 1, ... (sums exact even in float16)
+    vals[n // 2] = 9
+    total = int(vals.astype(np.int64).sum())
+    assert total + 10 <= 2048  # every intermediate value is exact in float16
+    a = wp.array(np.array([0, total + 7, 5, 0, 10, total + 3], dtype=np_t), dtype=dtype)
+    grid = wp.zeros((2, 2), dtype=dtype)
+    wp.launch(typed_atomics, dim=n, inputs=[a, wp.array(vals, dtype=dtype), grid])
+    assert a.numpy().tolist() == [total, 7, 1, 9, 10 + total, 3]
+    even = int(vals[::2].astype(np.int64).sum())
+    assert grid.numpy().tolist() == [[0, even], [0, total - even]]
+
+
+def test_unsigned_atomic_min_max_use_unsigned_order():
+    @wp.kernel
+    def umin_max(a: wp.array(dtype=wp.uint32), v: wp.array(dtype=wp.uint32)):
+        i = wp.tid()
+        wp.atomic_min(a, 0, v[i])
+        wp.atomic_max(a, 1, v[i])
+
+    a = wp.array([2**32 - 1, 0], dtype=wp.uint32)
+    vals = [5, 2**31 + 7, 3, 2**32 - 2]
+    wp.launch(umin_max, dim=4, inputs=[a, wp.array(vals, dtype=wp.uint32)])
+    assert a.numpy().tolist() == [3, 2**32 - 2]
+
+
+def test_augmented_assignment_on_array_elements_other_ops():
+    @wp.kernel
+    def aug_elems(a: wp.array(dtype=float), b: wp.array2d(dtype=int)):
+        i = wp.tid()
+        a[i] *= 2.0
+        a[i] /= 4.0
+        b[i, 0] //= 2
+        b[i, 1] %= 3
+        b[i, 0] <<= 1
+        b[i, 1] |= 8
+        b[i, 2] ^= 5
+        b[i, 2] &= 6
+
+    a = wp.array([1.0, 3.0, -2.0], dtype=float)
+    b_np = np.array([[7, 7, 7], [-9, -9, -9], [100, 100, 100]], dtype=np.int32)
+    b = wp.array(b_np, dtype=int)
+    wp.launch(aug_elems, dim=3, inputs=[a, b])
+    np.testing.assert_array_equal(a.numpy(), [0.5, 1.5, -1.0])
+
+    def c_div(x, y):
+        return int(x / y)
+
+    expected = [[c_div(v, 2) * 2, (int(np.fmod(v, 3)) | 8), (v ^ 5) & 6] for v in (7, -9, 100)]
+    assert b.numpy().tolist() == expected
+
+
+def test_index_with_other_integer_types():
+    @wp.kernel
+    def typed_index(a: wp.array(dtype=float), m: wp.array2d(dtype=float), out: wp.array(dtype=float)):
+        i = wp.tid()
+        out[wp.int64(i)] = a[wp.uint8(i)] + a[wp.int16(i)] * 10.0 + a[wp.uint64(i)] * 100.0
+        out[wp.uint32(i) + wp.uint32(3)] = m[wp.int64(i), wp.uint16(1)]
+
+    a = wp.array([1.0, 2.0, 3.0], dtype=float)
+    m = wp.array(np.arange(6, dtype=np.float32).reshape(3, 2), dtype=float)
+    out = wp.zeros(6, dtype=float)
+    wp.launch(typed_index, dim=3, inputs=[a, m, out])
+    np.testing.assert_array_equal(out.numpy(), [111.0, 222.0, 333.0, 1.0, 3.0, 5.0])
+
+
+def test_row_slice_as_local_variable():
+    @wp.kernel
+    def row_var(a: wp.array3d(dtype=int), shapes: wp.array2d(dtype=int)):
+        i = wp.tid()
+        r = a[i]
+        for j in range(r.shape[0]):
+            for k in range(r.shape[1]):
+                r[j, k] = i * 100 + j * 10 + k
+        row = r[1]
+        shapes[i, 0] = r.shape[0]
+        shapes[i, 1] = r.shape[1]
+        shapes[i, 2] = row.shape[0]
+        row[0] = -row[3]
+
+    a = wp.zeros((2, 3, 4), dtype=int)
+    shapes = wp.zeros((2, 3), dtype=int)
+    wp.launch(row_var, dim=2, inputs=[a, shapes])
+    i, j, k = np.indices((2, 3, 4))
+    expected = i * 100 + j * 10 + k
+    expected[:, 1, 0] = -expected[:, 1, 3]
+    np.testing.assert_array_equal(a.numpy(), expected)
+    assert shapes.numpy().tolist() == [[3, 4, 4], [3, 4, 4]]
+
+
+def test_negative_stride_numpy_views():
+    base = np.arange(6, dtype=np.float32)
+    view = base[::-2]  # elements 5, 3, 1
+    wp.launch(scale_1d, dim=3, inputs=[view, 10.0])
+    np.testing.assert_array_equal(base, [0.0, 12.0, 2.0, 31.0, 4.0, 50.0])

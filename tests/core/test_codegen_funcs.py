@@ -37,6 +37,11 @@ def min_max_sum(a: float, b: float, c: float):
 
 
 @wp.func
+def mixed_results(x: float):
+    return x * 2.0, int(x), x > 1.0, wp.int64(x) * wp.int64(1000000000)
+
+
+@wp.func
 def scaled(x: float, scale: float = 2.0, offset: float = 0.5):
     return x * scale + offset
 
@@ -143,21 +148,28 @@ def test_multiple_return_values():
         # reassigning existing variables from a tuple-returning call
         q, r = divmod_c(r + 10, 3)
         iout[i, 2] = q * 100 + r
+        f, n, flag, big = mixed_results(x[i])
+        fout[i, 3] = f
+        iout[i, 3] = n
+        iout[i, 4] = int(flag)
+        iout[i, 5] = int(big / wp.int64(1000))
 
     xs = [17, -17, 5, 0, 9]
     ys = [5, 5, -3, 4, 0]
     fx = np.array([0.5, 3.0, -2.0, 1.0, 10.0], dtype=np.float32)
-    iout = wp.zeros((5, 3), dtype=int)
-    fout = wp.zeros((5, 3), dtype=float)
+    iout = wp.zeros((5, 6), dtype=int)
+    fout = wp.zeros((5, 4), dtype=float)
     wp.launch(multi, dim=5, inputs=[wp.array(xs, dtype=int), wp.array(ys, dtype=int), wp.array(fx, dtype=float),
                                     iout, fout])
     for i, (a, b) in enumerate(zip(xs, ys)):
         q = 0 if b == 0 else int(a / b)
         r = 0 if b == 0 else a - b * q
         r2 = r + 10
-        assert iout.numpy()[i].tolist() == [q, r, (r2 // 3) * 100 + r2 % 3], (a, b)
+        xi = float(fx[i])
+        assert iout.numpy()[i].tolist() == [q, r, (r2 // 3) * 100 + r2 % 3, int(xi), int(xi > 1.0),
+                                            int(xi) * 1000000], (a, b)
         vals = [fx[i], np.float32(1.0), np.float32(-i)]
-        exp = [min(vals), max(vals), (vals[0] + vals[1]) + vals[2]]
+        exp = [min(vals), max(vals), (vals[0] + vals[1]) + vals[2], fx[i] * np.float32(2.0)]
         np.testing.assert_array_equal(fout.numpy()[i], np.array(exp, dtype=np.float32))
 
 

@@ -103,7 +103,7 @@ def test_scalar_argument_conversions():
     y = wp.zeros(3, dtype=float)
     wp.launch(saxpy, dim=3, inputs=[x, y, np.float32(2.0), np.int64(2)])
     wp.launch(saxpy, dim=3, inputs=[x, y, 1, np.int32(3)])  # an int is fine for a float parameter
-    wp.launch(saxpy, dim=3, inputs=[x, y, np.float64(0.5), True * 0 + 3])
+    wp.launch(saxpy, dim=3, inputs=[x, y, np.float64(0.5), 3])
     np.testing.assert_array_equal(y.numpy(), [3.5, 7.0, 4.5])
     m = wp.zeros((2, 3), dtype=wp.float64)
     wp.launch(fill_2d, dim=(2, 3), inputs=[m, 0.1])
@@ -142,6 +142,22 @@ def test_array_interface_objects_are_zero_copy_arguments():
     backing2 = np.zeros((3, 2), dtype=np.float64)
     wp.launch(fill_2d, dim=(3, 2), inputs=[InterfaceOnly(backing2), 1.0])
     np.testing.assert_array_equal(backing2, 1.0 + np.array([[0, 1], [10, 11], [20, 21]]))
+
+
+def test_numpy_array_with_wrong_dtype_or_ndim_is_rejected():
+    """A NumPy array of another dtype must not be silently copied (kernel writes would be lost)."""
+    data = np.zeros(4, dtype=np.float64)
+    with pytest.raises(TypeError, match="'x'") as info:
+        wp.launch(saxpy, dim=4, inputs=[data, np.zeros(4, dtype=np.float32), 1.0, 4])
+    assert "saxpy" in str(info.value)
+    with pytest.raises(TypeError, match="'y'"):
+        wp.launch(saxpy, dim=4, inputs=[np.zeros(4, dtype=np.float32), data, 1.0, 4])
+    with pytest.raises(TypeError, match="'a'"):
+        wp.launch(add_one_int, dim=4, inputs=[np.zeros(4, dtype=np.int64)])
+    with pytest.raises(TypeError, match="'y'"):
+        wp.launch(saxpy, dim=4, inputs=[np.zeros(4, dtype=np.float32), np.zeros((2, 2), dtype=np.float32), 1.0, 4])
+    with pytest.raises(TypeError, match="'m'"):
+        wp.launch(fill_2d, dim=(2, 2), inputs=[InterfaceOnly(np.zeros((2, 2), dtype=np.float32)), 1.0])
 
 
 def test_warp_array_wrapping_numpy_without_copy():

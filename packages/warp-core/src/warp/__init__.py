@@ -76,6 +76,7 @@ from warp.types.scalars import (
 )
 
 from warp.types.named import *  # noqa: F401,F403  (vec3, mat33, quat, transform, ...)
+from warp.types.struct import struct
 from warp.types.composite import matrix as _matrix_type, vector as _vector_type  # noqa: F401
 
 __version__ = "0.1.0"

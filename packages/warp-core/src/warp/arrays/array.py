@@ -186,7 +186,7 @@ class array:
             return
         self._init_new(dtype, normalize_shape(outer_shape), device, zero=False)
         if self._size:
-            np.copyto(np.asarray(self), arr, casting="unsafe")
+            np.copyto(self.numpy(), arr, casting="unsafe")
 
     def _make_view(self, offset: int, shape: tuple[int, ...], strides: tuple[int, ...],
                    dtype: Any = None, grad: array | None = None) -> array:
@@ -369,7 +369,11 @@ class array:
         self._check_concrete("numpy()")
         if not self._device.is_cpu:
             raise _unsupported_device(self._device)
-        return np.asarray(self)
+        view = np.asarray(self)
+        exact = self._info.np_dtype
+        if exact.fields is not None and view.dtype != exact:
+            view = view.view(exact)  # the interface's descr spells padding as fields; restore offsets
+        return view
 
     def list(self) -> list[Any]:
         """The elements in row-major order as a flat Python list."""

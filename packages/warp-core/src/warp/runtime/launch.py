@@ -70,7 +70,8 @@ class Launcher:
     def _generate_packer(self) -> Any:
         """Build ``pack(args, dims, err) -> (bytes, contiguous)`` specialized to the signature."""
         n = len(self.types)
-        lines = [f"def pack(args, dims, err):", f"    {''.join(f'a{i}, ' for i in range(n))}= args"]
+        unpack = f"    {''.join(f'a{i}, ' for i in range(n))}= args" if n else "    if args: raise Slow"
+        lines = ["def pack(args, dims, err):", unpack]
         env: dict[str, Any] = {"Array": Array, "Slow": _SlowPath, "pack_into": self.packer.pack, "cpu": self.cpu}
         from warp.arrays.array import _array_type
         fields, arrays = [], []
@@ -89,8 +90,11 @@ class Launcher:
                 if env[f"C{i}"] is None:
                     raise TypeError(f"kernel '{self.kernel.name}': parameter type {type_repr(t)} cannot be launched")
                 fields.append(f"*C{i}(a{i})")
+                if getattr(t, "_wp_all_contiguous_", None) is not None:
+                    env[f"K{i}"] = t._wp_all_contiguous_
+                    arrays.append(f"K{i}(a{i})")
         contiguous = " and ".join(arrays) or "True"
-        lines.append(f"    return pack_into(*dims, err, 0, {', '.join(fields)}), {contiguous}")
+        lines.append(f"    return pack_into(*dims, err, 0, {''.join(f + ', ' for f in fields)}), {contiguous}")
         exec("\n".join(lines), env)  # noqa: S102 - generated from the kernel signature only
         return env["pack"]
 
@@ -153,6 +157,8 @@ class Launcher:
                 fields.append(v)
             else:
                 fields.extend(t._wp_pack_(v))
+                check = getattr(t, "_wp_all_contiguous_", None)
+                contiguous = contiguous and (check is None or check(v))
         return self.packer.pack(*dims, err, 0, *fields), contiguous
 
     def convert(self, args: Sequence[Any]) -> list[Any]:
@@ -172,10 +178,7 @@ class Launcher:
             if value is None:
                 return null_array(t, self.cpu)
             if not isinstance(value, Array):
-                try:
-                    value = as_array(value, dtype=t.dtype)
-                except Exception as exc:
-                    raise TypeError(f"{where}: expected {t}, got {type(value).__name__} ({exc})") from None
+                value = self.foreign_array(where, t, value)
             if value.dtype != t.dtype:
                 raise TypeError(f"{where}: expected an array of {type_repr(t.dtype)}, got an array of {type_repr(value.dtype)}")
             if value.ndim != t.ndim:
@@ -187,6 +190,27 @@ class Launcher:
             return _scalar_arg(where, t, value)
         check = getattr(t, "_wp_check_arg_", None)
         return check(where, value) if check is not None else value
+
+    def foreign_array(self, where: str, t: ArrayType, value: Any) -> Any:
+        """Wrap a NumPy / array-interface object zero-copy; never convert its dtype silently."""
+        import numpy as np
+
+        from warp.types.scalars import dtype_to_numpy
+
+        try:
+            host = np.asarray(value)
+        except Exception as exc:
+            raise TypeError(f"{where}: expected {t}, got {type(value).__name__} ({exc})") from None
+        expected = dtype_to_numpy(t.dtype)
+        if host.dtype != expected:
+            raise TypeError(
+                f"{where}: expected an array of {type_repr(t.dtype)}, got a {type(value).__name__} of dtype "
+                f"{host.dtype} (convert it explicitly; a converted copy would not see the kernel's writes)"
+            )
+        try:
+            return as_array(value, dtype=t.dtype)
+        except Exception as exc:
+            raise TypeError(f"{where}: expected {t}, got {type(value).__name__} ({exc})") from None
 
     def index_error(self, buf: Any) -> IndexError:
         _, site, ndim = struct.unpack_from("<3i", buf, 0)

@@ -116,6 +116,8 @@ class FunctionBuilder:
         """Resolve builtin ``name`` for ``args`` and emit the call (one op per builtin call)."""
         resolution = self.resolve_builtin(name, args, node)
         args = [self.coerce(a, t) for a, t in zip(args, resolution.arg_types)] if not resolution.overload.variadic else args
+        if resolution.overload.func is not None:
+            return self.call_func_builtin(resolution.overload.func, args, node)
         result = resolution.result
         if result is None:
             types: list[Any] = []
@@ -124,6 +126,19 @@ class FunctionBuilder:
         else:
             types = [result]
         return self.emit("call", args, types, overload=resolution.overload)
+
+    def call_func_builtin(self, fn: Any, args: list[ir.Value], node: ast.AST | None) -> ir.Op:
+        """A builtin implemented in the kernel language: call its ``@wp.func`` specialization."""
+        from warp.compiler.frontend.calls import accepts
+
+        types = tuple(a.type for a in args)
+        for overload in fn.overloads:
+            if len(overload.param_types) == len(args) and all(
+                accepts(p, a) is not None for p, a in zip(overload.param_types, args)
+            ):
+                spec = fn.specialization(overload, types)
+                return self.emit("call_func", args, spec.return_types, func=spec)
+        raise self.error(f"no definition of '{fn.name}' accepts these arguments", WarpCodegenTypeError, node)
 
     def resolve_builtin(self, name: str, args: list[ir.Value], node: ast.AST | None = None) -> Resolution:
         if name not in builtin_registry:

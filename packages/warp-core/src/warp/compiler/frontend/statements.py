@@ -119,6 +119,7 @@ class StatementsMixin(ExpressionsMixin):
         self.assign_var(name, value)
 
     def store_subscript(self, target: ast.Subscript, value: ir.Value, node: ast.AST) -> None:
+        """``base[idx] = value``: an array store, or an updated copy of a composite rebound upward."""
         base = self.expr(target.value)
         index_nodes = target.slice.elts if isinstance(target.slice, ast.Tuple) else [target.slice]
         if isinstance(base, ir.Value) and isinstance(base.type, ArrayType):
@@ -130,22 +131,19 @@ class StatementsMixin(ExpressionsMixin):
                 )
             self.call_builtin("array_store", [base, *indices, value], node)
             return
-        if isinstance(base, ir.Value):
-            handler = getattr(base.type, "_wp_setitem_", None)
-            if handler is not None and isinstance(target.value, ast.Name):
-                indices = [self.index_value(i) for i in index_nodes]
-                self.bind_name(target.value.id, handler(self, base, indices, value, node), node)
-                return
-        raise self.error(f"cannot assign to '{ast.unparse(target)}'", WarpCodegenTypeError, node)
+        handler = getattr(getattr(base, "type", None), "_wp_setitem_", None)
+        if handler is None:
+            raise self.error(f"cannot assign to '{ast.unparse(target)}'", WarpCodegenTypeError, node)
+        indices = [self.index_value(i) for i in index_nodes]
+        self.assign_to(target.value, handler(self, base, indices, value, node), node)
 
     def store_attribute(self, target: ast.Attribute, value: ir.Value, node: ast.AST) -> None:
+        """``base.attr = value``: an updated copy of a struct/composite, rebound upward."""
         base = self.expr(target.value)
-        if isinstance(base, ir.Value):
-            handler = getattr(base.type, "_wp_setattr_", None)
-            if handler is not None and isinstance(target.value, ast.Name):
-                self.bind_name(target.value.id, handler(self, base, target.attr, value, node), node)
-                return
-        raise self.error(f"cannot assign to '{ast.unparse(target)}'", WarpCodegenTypeError, node)
+        handler = getattr(getattr(base, "type", None), "_wp_setattr_", None)
+        if handler is None:
+            raise self.error(f"cannot assign to '{ast.unparse(target)}'", WarpCodegenTypeError, node)
+        self.assign_to(target.value, handler(self, base, target.attr, value, node), node)
 
     def stmt_AugAssign(self, node: ast.AugAssign) -> None:
         name = BINARY_OPS.get(type(node.op))

@@ -1,0 +1,51 @@
+"""Kernel-side struct values: ``S()``, ``s.field`` reads and ``s.field = v`` updates."""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from warp.compiler import ir as wir
+from warp.compiler import struct_lowering as sl
+from warp.compiler.registry import Overload
+from warp.errors import WarpCodegenAttributeError, WarpCodegenTypeError
+from warp.types.scalars import type_repr
+
+#: Overloads carried by struct field ops; the field index is the op attribute "field".
+GET_FIELD = Overload("struct_get", (), None, lower=sl.lower_get, doc="Read a struct field.")
+SET_FIELD = Overload("struct_set", (), None, lower=sl.lower_set, doc="Copy of a struct with one field replaced.")
+
+
+def construct(builder: Any, cls: type, node: ast.Call) -> wir.Value:
+    """``S()`` (all fields zero) or ``S(field=value, ...)``."""
+    if node.args:
+        raise builder.error(f"struct {cls.__name__}() takes keyword arguments only", WarpCodegenTypeError, node)
+    value = builder.const(None, cls)
+    for kw in node.keywords:
+        value = set_field(builder, value, kw.arg, builder.value(kw.value), node)
+    return value
+
+
+def _field(builder: Any, cls: type, attr: str, node: ast.AST) -> tuple[int, Any]:
+    for i, (name, t) in enumerate(cls._fields_):
+        if name == attr:
+            return i, t
+    raise builder.error(f"struct {cls.__name__} has no field '{attr}'", WarpCodegenAttributeError, node)
+
+
+def get_field(builder: Any, value: wir.Value, attr: str, node: ast.AST) -> wir.Value:
+    index, t = _field(builder, value.type, attr, node)
+    return builder.emit("call", [value], [t], overload=GET_FIELD, field=index).result
+
+
+def set_field(builder: Any, value: wir.Value, attr: str, new: wir.Value, node: ast.AST) -> wir.Value:
+    index, t = _field(builder, value.type, attr, node)
+    if new.weak and getattr(t, "_kind_", None) in ("float", "int", "uint"):
+        new = builder.coerce(new, t)
+    if new.type != t:
+        raise builder.error(
+            f"field '{attr}' of struct {value.type.__name__} is {type_repr(t)}, got {type_repr(new.type)}",
+            WarpCodegenTypeError,
+            node,
+        )
+    return builder.emit("call", [value, new], [value.type], overload=SET_FIELD, field=index).result

@@ -1,0 +1,37 @@
+"""LLVM representation of ``@wp.struct`` values: a literal struct of the fields' storage types."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import llvmlite.ir as ir
+
+from warp.compiler.lowering import types as lt
+
+
+def llvm_type(cls: Any) -> ir.Type:
+    """LLVM literal struct type of a warp struct (same layout as its NumPy dtype)."""
+    return ir.LiteralStructType([lt.storage_type(t) for _, t in cls._fields_])
+
+
+def llvm_zero(cls: Any) -> ir.Constant:
+    """The all-zero value of a struct."""
+    return ir.Constant(llvm_type(cls), None)
+
+
+def field_index(cls: Any, name: str) -> int:
+    return [n for n, _ in cls._fields_].index(name)
+
+
+def lower_get(ctx: Any, args: list, types: list) -> ir.Value:
+    cls = types[0]
+    index = ctx.current_op.attrs["field"]
+    raw = ctx.builder.extract_value(args[0], index)
+    return lt.from_storage(ctx.builder, cls._fields_[index][1], raw)
+
+
+def lower_set(ctx: Any, args: list, types: list) -> ir.Value:
+    cls = types[0]
+    index = ctx.current_op.attrs["field"]
+    value = lt.to_storage(ctx.builder, cls._fields_[index][1], args[1])
+    return ctx.builder.insert_value(args[0], value, index)

@@ -1,0 +1,286 @@
+"""``@wp.struct``: user-defined record types usable in kernels, funcs and arrays.
+
+Fields are laid out like a C struct (each at a multiple of its alignment, the size rounded up
+to the largest alignment), which is also LLVM's layout of the matching literal struct, so the
+NumPy structured dtype of struct arrays, the kernel argument packing and the generated code
+agree. Booleans are stored as one byte; array fields are 64-byte array descriptors.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import numpy as np
+
+from warp.compiler.abi import scalar_code
+from warp.types.array_type import ARRAY_DESC_SIZE, ArrayType
+from warp.types.scalars import canonical_type, is_scalar_type, type_repr
+
+
+def _alignment(t: Any) -> int:
+    if is_scalar_type(t):
+        return max(1, t._bits_ // 8)
+    if isinstance(t, ArrayType):
+        return 8
+    return getattr(t, "_wp_alignment_", 8)
+
+
+def _size(t: Any) -> int:
+    if is_scalar_type(t):
+        return t._bits_ // 8
+    if isinstance(t, ArrayType):
+        return ARRAY_DESC_SIZE
+    return t._size_in_bytes_
+
+
+def _format(t: Any) -> str:
+    if is_scalar_type(t):
+        return scalar_code(t)
+    if isinstance(t, ArrayType):
+        return f"{ARRAY_DESC_SIZE}s"
+    return t._wp_abi_format_()
+
+
+class StructBase:
+    """Base class of ``@wp.struct`` types; instances hold field values in Python scope."""
+
+    _wp_type_ = True
+    _wp_kind_ = "struct"
+    _fields_: list[tuple[str, Any]] = []
+    _offsets_: list[int] = []
+    _size_in_bytes_ = 0
+    _wp_alignment_ = 1
+
+    def __init__(self, **values: Any) -> None:
+        for name, t in self._fields_:
+            object.__setattr__(self, name, _default(t))
+        for name, value in values.items():
+            setattr(self, name, value)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        types = dict(self._fields_)
+        if name not in types:
+            raise AttributeError(f"struct {type(self).__name__} has no field '{name}'")
+        object.__setattr__(self, name, _convert_field(type(self).__name__, name, types[name], value))
+
+    def __repr__(self) -> str:
+        body = ", ".join(f"{n}={getattr(self, n)!r}" for n, _ in self._fields_)
+        return f"{type(self).__name__}({body})"
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return False
+        return all(_equal(getattr(self, n), getattr(other, n)) for n, _ in self._fields_)
+
+    __hash__ = None  # mutable
+
+    # -- storage ------------------------------------------------------------------------
+    @classmethod
+    def numpy_dtype(cls) -> np.dtype:
+        """Structured NumPy dtype with the same layout (array fields as 64 raw bytes)."""
+        names, formats = [], []
+        for name, t in cls._fields_:
+            names.append(name)
+            if is_scalar_type(t):
+                formats.append(t._np_dtype_)
+            elif isinstance(t, ArrayType):
+                formats.append(np.dtype((np.void, ARRAY_DESC_SIZE)))
+            elif issubclass_safe(t, StructBase):
+                formats.append(t.numpy_dtype())
+            else:
+                formats.append(np.dtype((t._wp_scalar_type_._np_dtype_, t._shape_)))
+        return np.dtype({"names": names, "formats": formats, "offsets": cls._offsets_, "itemsize": cls._size_in_bytes_})
+
+    def numpy_value(self) -> tuple[Any, ...]:
+        """Field values as a tuple matching :meth:`numpy_dtype` (for filling struct arrays)."""
+        out = []
+        for name, t in self._fields_:
+            v = getattr(self, name)
+            if isinstance(t, ArrayType):
+                out.append(np.frombuffer(_array_desc(v), dtype=np.uint8).view(np.dtype((np.void, ARRAY_DESC_SIZE)))[0])
+            elif issubclass_safe(t, StructBase):
+                out.append(v.numpy_value())
+            elif is_scalar_type(t):
+                out.append(v)
+            else:
+                out.append(np.asarray(v))
+        return tuple(out)
+
+    @classmethod
+    def from_numpy_value(cls, record: Any) -> StructBase:
+        """An instance from one element of a struct array's NumPy view (array fields are not restored)."""
+        inst = cls()
+        for name, t in cls._fields_:
+            if isinstance(t, ArrayType):
+                continue
+            value = record[name]
+            if issubclass_safe(t, StructBase):
+                object.__setattr__(inst, name, t.from_numpy_value(value))
+            elif is_scalar_type(t):
+                object.__setattr__(inst, name, value.item())
+            else:
+                object.__setattr__(inst, name, t(np.asarray(value)))
+        return inst
+
+    # -- compiler hooks -----------------------------------------------------------------
+    @classmethod
+    def _wp_abi_format_(cls) -> str:
+        parts, offset = [], 0
+        for (name, t), field_offset in zip(cls._fields_, cls._offsets_):
+            if field_offset > offset:
+                parts.append("x" * (field_offset - offset))
+            parts.append(_format(t))
+            offset = field_offset + _size(t)
+        if cls._size_in_bytes_ > offset:
+            parts.append("x" * (cls._size_in_bytes_ - offset))
+        return "".join(parts)
+
+    @classmethod
+    def _wp_pack_(cls, value: Any) -> list[Any]:
+        out: list[Any] = []
+        for name, t in cls._fields_:
+            v = getattr(value, name)
+            if isinstance(t, ArrayType):
+                out.append(_array_desc(v))
+            elif is_scalar_type(t):
+                out.append(v)
+            else:
+                out.extend(t._wp_pack_(v))
+        return out
+
+    @classmethod
+    def _wp_all_contiguous_(cls, value: Any) -> bool:
+        for name, t in cls._fields_:
+            v = getattr(value, name)
+            if isinstance(t, ArrayType) and v is not None and not v.is_contiguous:
+                return False
+            if issubclass_safe(t, StructBase) and not t._wp_all_contiguous_(v):
+                return False
+        return True
+
+    @classmethod
+    def _wp_check_arg_(cls, where: str, value: Any) -> Any:
+        if type(value) is not cls:
+            raise TypeError(f"{where}: expected struct {cls.__name__}, got {type(value).__name__}")
+        return value
+
+    @classmethod
+    def _wp_llvm_type_(cls) -> Any:
+        from warp.compiler.struct_lowering import llvm_type
+
+        return llvm_type(cls)
+
+    @classmethod
+    def _wp_llvm_constant_(cls, value: Any) -> Any:
+        from warp.compiler.struct_lowering import llvm_zero
+
+        return llvm_zero(cls)
+
+    @classmethod
+    def _wp_call_(cls, builder: Any, node: Any) -> Any:
+        from warp.compiler.frontend.structs import construct
+
+        return construct(builder, cls, node)
+
+    @classmethod
+    def _wp_getattr_(cls, builder: Any, value: Any, attr: str, node: Any) -> Any:
+        from warp.compiler.frontend.structs import get_field
+
+        return get_field(builder, value, attr, node)
+
+    @classmethod
+    def _wp_setattr_(cls, builder: Any, value: Any, attr: str, new: Any, node: Any) -> Any:
+        from warp.compiler.frontend.structs import set_field
+
+        return set_field(builder, value, attr, new, node)
+
+    @classmethod
+    def _wp_hash_(cls) -> str:
+        return f"struct {cls.__qualname__}(" + ", ".join(f"{n}: {type_repr(t)}" for n, t in cls._fields_) + ")"
+
+
+def issubclass_safe(t: Any, base: type) -> bool:
+    return isinstance(t, type) and issubclass(t, base)
+
+
+def _array_desc(v: Any) -> bytes:
+    return bytes(ARRAY_DESC_SIZE) if v is None else v._desc
+
+
+def _default(t: Any) -> Any:
+    if is_scalar_type(t):
+        return t(0).value
+    if isinstance(t, ArrayType):
+        return None
+    return t()
+
+
+def _convert_field(struct_name: str, name: str, t: Any, value: Any) -> Any:
+    where = f"field '{name}' of struct {struct_name}"
+    if isinstance(t, ArrayType):
+        if value is None:
+            return None
+        array_type = getattr(value, "array_type", None)
+        if array_type != t:
+            raise TypeError(f"{where} expects {t}, got {array_type or type(value).__name__}")
+        return value
+    if is_scalar_type(t):
+        raw = getattr(value, "value", value)
+        if t._kind_ == "float":
+            return float(raw)
+        if t._kind_ == "bool":
+            return bool(raw)
+        if isinstance(raw, float):
+            raise TypeError(f"{where} expects {type_repr(t)}, got float {raw!r}")
+        return t(int(raw)).value
+    if issubclass_safe(t, StructBase):
+        if type(value) is not t:
+            raise TypeError(f"{where} expects struct {t.__name__}, got {type(value).__name__}")
+        return value
+    return value if type(value) is t else t(value)
+
+
+def _equal(a: Any, b: Any) -> bool:
+    if hasattr(a, "ptr") or hasattr(b, "ptr"):
+        return a is b
+    return bool(a == b)
+
+
+def _layout(fields: list[tuple[str, Any]]) -> tuple[list[int], int, int]:
+    offsets, offset, max_align = [], 0, 1
+    for _, t in fields:
+        align = _alignment(t)
+        offset = (offset + align - 1) // align * align
+        offsets.append(offset)
+        offset += _size(t)
+        max_align = max(max_align, align)
+    size = (offset + max_align - 1) // max_align * max_align
+    return offsets, max(size, 1 if not fields else size), max_align
+
+
+def struct(cls: type) -> type:
+    """Decorator: turn an annotated class into a warp struct type (``@wp.struct``)."""
+    from warp.compiler.annotations import resolve_annotation
+
+    module = sys.modules.get(cls.__module__)
+    namespace = dict(vars(module)) if module is not None else {}
+    fields = []
+    for name, ann in cls.__dict__.get("__annotations__", {}).items():
+        t = canonical_type(resolve_annotation(ann, namespace))
+        if not (is_scalar_type(t) or isinstance(t, ArrayType) or getattr(t, "_wp_type_", False)):
+            raise TypeError(f"field '{name}' of struct {cls.__name__} has unsupported type {type_repr(t)}")
+        fields.append((name, t))
+    offsets, size, align = _layout(fields)
+    attrs = {
+        "_fields_": fields,
+        "_offsets_": offsets,
+        "_size_in_bytes_": size,
+        "_wp_alignment_": align,
+        "__module__": cls.__module__,
+        "__qualname__": cls.__qualname__,
+        "__doc__": cls.__doc__,
+    }
+    new = type(cls.__name__, (StructBase,), attrs)
+    return new
+
