@@ -2,6 +2,7 @@
 arguments, nested calls, array parameters and row slices passed to funcs."""
 
 import numpy as np
+import pytest
 
 import warp as wp
 
@@ -273,3 +274,18 @@ def test_funcs_defined_inside_a_test():
     wp.launch(local_kernel, dim=6, inputs=[out])
     assert out.numpy().tolist() == [[i**3, -i] for i in range(6)]
 
+
+
+def test_recursive_function_is_a_clear_compile_error():
+    @wp.func
+    def rec(x: int) -> int:
+        if x <= 0:
+            return 0
+        return rec(x - 1) + 1
+
+    @wp.kernel
+    def k(out: wp.array(dtype=int)):
+        out[0] = rec(3)
+
+    with pytest.raises(wp.WarpCodegenError, match="recursive @wp.func calls are not supported"):
+        wp.launch(k, dim=1, inputs=[wp.zeros(1, dtype=int)])

@@ -49,6 +49,7 @@ class Function:
         self.module = pyfunc.__module__
         self.overloads: list[FunctionOverload] = [FunctionOverload(pyfunc)]
         self._specializations: dict[tuple[Any, ...], Any] = {}
+        self._building: set[tuple[Any, ...]] = set()
         self._lock = threading.RLock()
         functools.update_wrapper(self, pyfunc)
 
@@ -70,7 +71,17 @@ class Function:
             if spec is None:
                 from warp.compiler.frontend import build_function
 
-                spec = build_function(self, overload, list(arg_types))
+                if key in self._building:
+                    raise WarpCodegenError(
+                        f"'{self.name}' calls itself (directly or through other functions); recursive "
+                        "@wp.func calls are not supported in kernels",
+                        function=self.name,
+                    )
+                self._building.add(key)
+                try:
+                    spec = build_function(self, overload, list(arg_types))
+                finally:
+                    self._building.discard(key)
                 self._specializations[key] = spec
             return spec
 

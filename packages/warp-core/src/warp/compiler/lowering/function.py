@@ -136,7 +136,13 @@ class RegionLowerer:
             method = getattr(self, f"op_{kind}", None)
             if method is None:
                 raise self.fail(op, f"internal compiler error: no lowering for op '{kind}'")
-            results = method(op, values, loops)
+            try:
+                results = method(op, values, loops)
+            except WarpCodegenError:
+                raise
+            except Exception as exc:  # a lowering bug must surface as a located Python error
+                name = op.attrs["overload"].name if kind == "call" else kind
+                raise self.fail(op, f"internal compiler error while lowering '{name}': {type(exc).__name__}: {exc}") from exc
             if results is not None:
                 for r, v in zip(op.results, results):
                     values[id(r)] = v

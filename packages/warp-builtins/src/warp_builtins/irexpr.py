@@ -1,0 +1,292 @@
+"""Readable scalar formulas for builtin lowerings (quaternion, transform, spatial math).
+
+A lowering written with this module reads like the math it implements::
+
+    def quat_rotate(em, q, v):              # q, v: lists of Num (components)
+        x, y, z, w = q
+        c = w * w * 2.0 - 1.0
+        ...
+
+:class:`Emitter` wraps the lowering context for one floating point precision; :class:`Num`
+wraps an llvmlite value of that precision and overloads ``+ - * /`` (Python numbers become
+constants), comparisons (giving ``i1`` values for :meth:`Emitter.select`). float16 values are
+computed in float32 and rounded once at the end, as NVIDIA Warp does for half precision math.
+
+:func:`formula` turns such a function into a registry ``lower=``: composite arguments arrive as
+flat (row-major) lists of :class:`Num`, float scalars as :class:`Num`, other values untouched;
+the function returns what the builtin's result type needs (a list for a composite, a Num for
+a float, a tuple of those for several results).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import llvmlite.ir as ir
+
+from warp.compiler import composite as lc
+from warp.compiler.lowering import types as lt
+from warp.types.composite import is_composite
+from warp.types.scalars import float32, is_scalar_type
+from warp_builtins.mathlib import call_math
+
+
+class Num:
+    """A floating point SSA value with Python arithmetic operators."""
+
+    __slots__ = ("em", "v")
+
+    def __init__(self, em: Emitter, v: ir.Value):
+        self.em = em
+        self.v = v
+
+    def _bin(self, other: Any, op: str, swap: bool = False) -> Num:
+        o = self.em.lift(other)
+        a, b = (o.v, self.v) if swap else (self.v, o.v)
+        return Num(self.em, getattr(self.em.b, op)(a, b))
+
+    def __add__(self, o: Any) -> Num:
+        return self._bin(o, "fadd")
+
+    def __radd__(self, o: Any) -> Num:
+        return self._bin(o, "fadd", True)
+
+    def __sub__(self, o: Any) -> Num:
+        return self._bin(o, "fsub")
+
+    def __rsub__(self, o: Any) -> Num:
+        return self._bin(o, "fsub", True)
+
+    def __mul__(self, o: Any) -> Num:
+        return self._bin(o, "fmul")
+
+    def __rmul__(self, o: Any) -> Num:
+        return self._bin(o, "fmul", True)
+
+    def __truediv__(self, o: Any) -> Num:
+        return self._bin(o, "fdiv")
+
+    def __rtruediv__(self, o: Any) -> Num:
+        return self._bin(o, "fdiv", True)
+
+    def __neg__(self) -> Num:
+        return Num(self.em, self.em.b.fneg(self.v))
+
+    def _cmp(self, o: Any, sym: str) -> ir.Value:
+        return self.em.b.fcmp_ordered(sym, self.v, self.em.lift(o).v)
+
+    def __lt__(self, o: Any) -> ir.Value:
+        return self._cmp(o, "<")
+
+    def __le__(self, o: Any) -> ir.Value:
+        return self._cmp(o, "<=")
+
+    def __gt__(self, o: Any) -> ir.Value:
+        return self._cmp(o, ">")
+
+    def __ge__(self, o: Any) -> ir.Value:
+        return self._cmp(o, ">=")
+
+    __hash__ = object.__hash__
+
+
+class Emitter:
+    """Emits scalar code of one warp float type through a lowering context."""
+
+    def __init__(self, ctx: Any, scalar: Any):
+        self.ctx = ctx
+        self.b: ir.IRBuilder = ctx.builder
+        self.scalar = scalar
+        self.store_ty = lt.llvm_type(scalar)
+        #: the type computations run in (float16 is widened to float32)
+        self.ty = lt.llvm_type(float32) if scalar._bits_ == 16 else self.store_ty
+
+    # -- values in and out ----------------------------------------------------------------
+    def wrap(self, v: ir.Value) -> Num:
+        if v.type != self.ty:
+            v = self.b.fpext(v, self.ty)
+        return Num(self, v)
+
+    def lift(self, x: Any) -> Num:
+        return x if isinstance(x, Num) else self.const(x)
+
+    def const(self, x: float) -> Num:
+        return Num(self, ir.Constant(self.ty, float(x)))
+
+    def unwrap(self, x: Any) -> ir.Value:
+        v = self.lift(x).v
+        return self.b.fptrunc(v, self.store_ty) if v.type != self.store_ty else v
+
+    def parts(self, cls: Any, value: ir.Value) -> list[Num]:
+        """Components of a composite value, row-major."""
+        return [self.wrap(c) for c in lc.components(self.b, cls, value)]
+
+    def pack(self, cls: Any, nums: Sequence[Any]) -> ir.Value:
+        """A composite value of type ``cls`` from its components, row-major."""
+        count = len(lc.component_paths(cls))
+        if len(nums) != count:
+            raise ValueError(f"{cls.__name__} needs {count} components, got {len(nums)}")
+        return lc.assemble(self.b, cls, [self.unwrap(n) for n in nums])
+
+    def output(self, rtype: Any, value: Any) -> Any:
+        """LLVM value(s) of result type ``rtype`` (a tuple of types for several results)."""
+        if isinstance(rtype, tuple):
+            return [self.output(t, v) for t, v in zip(rtype, value)]
+        if is_composite(rtype):
+            return self.pack(rtype, value)
+        if is_scalar_type(rtype) and rtype._kind_ == "float":
+            return self.unwrap(value)
+        return value
+
+    # -- math -----------------------------------------------------------------------------
+    def _intrinsic(self, name: str, *xs: Any) -> Num:
+        return Num(self, self.ctx.call_intrinsic(f"llvm.{name}", [self.lift(x).v for x in xs]))
+
+    def sqrt(self, x: Any) -> Num:
+        return self._intrinsic("sqrt", x)
+
+    def abs(self, x: Any) -> Num:
+        return self._intrinsic("fabs", x)
+
+    def floor(self, x: Any) -> Num:
+        return self._intrinsic("floor", x)
+
+    def min(self, a: Any, b: Any) -> Num:
+        return self._intrinsic("minnum", a, b)
+
+    def max(self, a: Any, b: Any) -> Num:
+        return self._intrinsic("maxnum", a, b)
+
+    def clamp(self, x: Any, lo: Any, hi: Any) -> Num:
+        return self.min(self.max(x, lo), hi)
+
+    def copysign(self, mag: Any, sign: Any) -> Num:
+        return self._intrinsic("copysign", mag, sign)
+
+    def _math(self, name: str, *xs: Any) -> Num:
+        return Num(self, call_math(self.b, name, *[self.lift(x).v for x in xs]))
+
+    def sin(self, x: Any) -> Num:
+        return self._math("sin", x)
+
+    def cos(self, x: Any) -> Num:
+        return self._math("cos", x)
+
+    def asin(self, x: Any) -> Num:
+        return self._math("asin", x)
+
+    def acos(self, x: Any) -> Num:
+        return self._math("acos", x)
+
+    def atan2(self, y: Any, x: Any) -> Num:
+        return self._math("atan2", y, x)
+
+    def exp(self, x: Any) -> Num:
+        return self._math("exp", x)
+
+    def log(self, x: Any) -> Num:
+        return self._math("log", x)
+
+    # -- selection ------------------------------------------------------------------------
+    def select(self, cond: ir.Value, a: Any, b: Any) -> Num:
+        return Num(self, self.b.select(cond, self.lift(a).v, self.lift(b).v))
+
+    def select_all(self, cond: ir.Value, a: Sequence[Any], b: Sequence[Any]) -> list[Num]:
+        return [self.select(cond, x, y) for x, y in zip(a, b)]
+
+    def and_(self, a: ir.Value, b: ir.Value) -> ir.Value:
+        return self.b.and_(a, b)
+
+    def or_(self, a: ir.Value, b: ir.Value) -> ir.Value:
+        return self.b.or_(a, b)
+
+    def not_(self, a: ir.Value) -> ir.Value:
+        return self.b.not_(a)
+
+    def int_eq(self, a: ir.Value, k: int) -> ir.Value:
+        """``a == k`` for an integer SSA value ``a``."""
+        return self.b.icmp_signed("==", a, ir.Constant(a.type, k))
+
+
+# -- 3-vectors as lists of Num ---------------------------------------------------------------
+
+
+def dot(a: Sequence[Num], b: Sequence[Num]) -> Num:
+    total = a[0] * b[0]
+    for x, y in zip(a[1:], b[1:]):
+        total = total + x * y
+    return total
+
+
+def cross(a: Sequence[Num], b: Sequence[Num]) -> list[Num]:
+    return [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+
+
+def add(a: Sequence[Any], b: Sequence[Any]) -> list[Num]:
+    return [x + y for x, y in zip(a, b)]
+
+
+def sub(a: Sequence[Any], b: Sequence[Any]) -> list[Num]:
+    return [x - y for x, y in zip(a, b)]
+
+
+def scale(a: Sequence[Num], s: Any) -> list[Num]:
+    return [x * s for x in a]
+
+
+def neg(a: Sequence[Num]) -> list[Num]:
+    return [-x for x in a]
+
+
+def length(em: Emitter, a: Sequence[Num]) -> Num:
+    return em.sqrt(dot(a, a))
+
+
+def normalize(em: Emitter, a: Sequence[Num]) -> list[Num]:
+    """``a / |a|``, or zeros when ``|a|`` is zero."""
+    n = length(em, a)
+    inv = em.select(n > 0.0, 1.0 / n, 0.0)
+    return scale(a, inv)
+
+
+def mat_get(m: Sequence[Num], cols: int, i: int, j: int) -> Num:
+    """Component (i, j) of a row-major flat matrix with ``cols`` columns."""
+    return m[i * cols + j]
+
+
+# -- lowering adapter ------------------------------------------------------------------------
+
+
+def float_scalar(types: Sequence[Any]) -> Any:
+    """The float component type a formula computes in: that of the first float argument."""
+    for t in types:
+        s = t._wp_scalar_type_ if is_composite(t) else t
+        if is_scalar_type(s) and s._kind_ == "float":
+            return s
+    raise TypeError("formula builtins need a float argument")
+
+
+def formula(body: Callable[..., Any], result: Callable[[list[Any]], Any]) -> Callable[..., Any]:
+    """A registry ``lower=`` evaluating ``body(em, *args)`` (see the module docstring)."""
+
+    def lower(ctx: Any, args: list, types: list) -> Any:
+        em = Emitter(ctx, float_scalar(types))
+        conv: list[Any] = []
+        for a, t in zip(args, types):
+            if is_composite(t):
+                conv.append(em.parts(t, a))
+            elif is_scalar_type(t) and t._kind_ == "float":
+                conv.append(em.wrap(a))
+            else:
+                conv.append(a)
+        return em.output(result(list(types)), body(em, *conv))
+
+    lower.__name__ = f"lower_{body.__name__}"
+    lower.__doc__ = body.__doc__
+    return lower
+
+
+__all__ = [
+    "Emitter", "Num", "add", "cross", "dot", "float_scalar", "formula", "length", "mat_get", "neg",
+    "normalize", "scale", "sub",
+]
