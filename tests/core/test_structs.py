@@ -1,0 +1,143 @@
+"""@wp.struct: Python-scope instances, kernel arguments, field reads/writes, arrays of structs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import warp as wp
+
+
+@wp.struct
+class Inner:
+    v: wp.vec3
+    flag: bool
+
+
+@wp.struct
+class Params:
+    scale: float
+    count: int
+    data: wp.array(dtype=float)
+    inner: Inner
+    m: wp.mat22
+
+
+@wp.func
+def bumped(p: Params) -> Params:
+    q = p
+    q.scale = q.scale + 1.0
+    return q
+
+
+@wp.kernel
+def use_params(p: Params, out: wp.array(dtype=float)):
+    i = wp.tid()
+    q = bumped(p)
+    q.inner.v.y = 5.0
+    value = q.scale * p.data[i] + float(p.count) + q.inner.v.y + p.inner.v.x + p.m[1, 0]
+    if p.inner.flag:
+        value = value + 1000.0
+    out[i] = value
+
+
+def make_params() -> Params:
+    p = Params()
+    p.scale = 2.0
+    p.count = 3
+    p.data = wp.array(np.arange(4, dtype=np.float32))
+    p.inner.v = wp.vec3(1.0, 2.0, 3.0)
+    p.inner.flag = True
+    p.m = wp.mat22(0.0, 0.0, 7.0, 0.0)
+    return p
+
+
+def test_struct_argument_fields_and_nested_updates():
+    out = wp.zeros(4, dtype=float)
+    wp.launch(use_params, dim=4, inputs=[make_params(), out])
+    x = np.arange(4, dtype=np.float32)
+    np.testing.assert_allclose(out.numpy(), 3.0 * x + 3 + 5 + 1 + 7 + 1000)
+
+
+def test_python_scope_defaults_validation_and_repr():
+    p = Params()
+    assert p.scale == 0.0 and p.count == 0 and p.data is None and p.inner.flag is False
+    assert p.inner.v == wp.vec3(0.0, 0.0, 0.0)
+    with pytest.raises(AttributeError, match="no field 'nope'"):
+        p.nope = 1
+    with pytest.raises(TypeError, match="field 'data' of struct Params expects array"):
+        p.data = wp.zeros(3, dtype=int)
+    with pytest.raises(TypeError, match="field 'count' of struct Params expects int32"):
+        p.count = 1.5
+    p.count = 7
+    assert "count=7" in repr(p)
+
+
+@wp.struct
+class Particle:
+    pos: wp.vec3
+    mass: float
+    alive: bool
+
+
+@wp.kernel
+def integrate(ps: wp.array(dtype=Particle), dt: float):
+    i = wp.tid()
+    p = ps[i]
+    p.pos = wp.vec3(p.pos[0] + dt, p.pos[1], p.pos[2])
+    p.mass = p.mass * 2.0
+    ps[i] = p
+    ps[i].alive = i % 2 == 0
+
+
+def test_arrays_of_structs_round_trip_through_numpy():
+    parts = [Particle(pos=wp.vec3(float(i), 1.0, 2.0), mass=float(i) + 0.5) for i in range(5)]
+    ps = wp.array(parts, dtype=Particle)
+    assert ps.numpy().dtype.itemsize == Particle.numpy_dtype().itemsize == 20
+    wp.launch(integrate, dim=5, inputs=[ps, 0.25])
+    data = ps.numpy()
+    np.testing.assert_allclose(data["pos"][:, 0], np.arange(5) + 0.25)
+    np.testing.assert_allclose(data["pos"][:, 1:], np.tile([1.0, 2.0], (5, 1)))
+    np.testing.assert_allclose(data["mass"], (np.arange(5) + 0.5) * 2.0)
+    assert data["alive"].tolist() == [True, False, True, False, True]
+    zeros = wp.zeros(3, dtype=Particle)
+    assert zeros.numpy()["mass"].tolist() == [0.0, 0.0, 0.0]
+
+
+@wp.kernel
+def construct_in_kernel(out: wp.array(dtype=Particle)):
+    i = wp.tid()
+    p = Particle()
+    p.mass = float(i)
+    q = Particle(mass=2.0, alive=True)
+    p.alive = q.alive
+    out[i] = p
+
+
+def test_struct_construction_in_kernels():
+    out = wp.zeros(3, dtype=Particle)
+    wp.launch(construct_in_kernel, dim=3, inputs=[out])
+    assert out.numpy()["mass"].tolist() == [0.0, 1.0, 2.0]
+    assert out.numpy()["alive"].tolist() == [True, True, True]
+
+
+def test_struct_field_type_errors_are_located():
+    @wp.kernel
+    def bad(ps: wp.array(dtype=Particle)):
+        p = ps[0]
+        p.mass = 3
+        p.mass = wp.int32(3)
+
+    with pytest.raises(wp.WarpCodegenTypeError, match=r"field 'mass' of struct Particle is float32, got int32") as info:
+        wp.launch(bad, dim=1, inputs=[wp.zeros(1, dtype=Particle)])
+    assert "p.mass = wp.int32(3)" in str(info.value)
+
+
+def test_struct_with_strided_array_field_uses_the_strided_path():
+    base = wp.array(np.arange(8, dtype=np.float32))
+    p = make_params()
+    p.data = base[::2]
+    out = wp.zeros(4, dtype=float)
+    wp.launch(use_params, dim=4, inputs=[p, out])
+    x = np.arange(0, 8, 2, dtype=np.float32)
+    np.testing.assert_allclose(out.numpy(), 3.0 * x + 3 + 5 + 1 + 7 + 1000)
