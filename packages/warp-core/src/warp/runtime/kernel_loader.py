@@ -41,21 +41,6 @@ def backward_enabled(kernel: Any) -> bool:
     return bool(wanted) and bool(get_plugin_manager().hook.warp_adjoint_function.get_hookimpls())
 
 
-def compile_kernel_object(kernel: Any, *, debug: bool, backward: bool) -> tuple[bytes, dict[str, Any]]:
-    """Run the whole pipeline for a CPU kernel: frontend -> IR -> (adjoint) -> LLVM IR -> object code."""
-    from warp.compiler.frontend.translator import build_kernel
-    from warp.compiler.lowering.kernel import lower_kernel
-    from warp.plugins.manager import get_plugin_manager
-    from warp.runtime.cpu_jit import compile_ir
-
-    kfn = build_kernel(kernel)
-    adjoint = get_plugin_manager().hook.warp_adjoint_function(function=kfn) if backward else None
-    module = lower_kernel(kfn, target="cpu", debug=debug, adjoint=adjoint)
-    obj = compile_ir(module.llvm_ir, name=kfn.symbol)
-    meta = {"entries": module.entries, "sites": module.sites, "uses_print": module.uses_print}
-    return obj, meta
-
-
 def load_kernel(kernel: Any, device: Any) -> CompiledKernel:
     """Load ``kernel`` for ``device`` (CPU), compiling it on a cache miss; logs one line."""
     from warp.plugins.manager import load_plugins
@@ -81,7 +66,10 @@ def load_kernel(kernel: Any, device: Any) -> CompiledKernel:
             loaded = None
     if loaded is None:
         status = "compiled"
-        obj, meta = compile_kernel_object(kernel, debug=debug, backward=backward)
+        from warp.compiler.pipeline import compile_kernel
+
+        compiled_object = compile_kernel(kernel, target="cpu", debug=debug, backward=backward)
+        obj, meta = compiled_object.obj, compiled_object.meta
         cache.put(key, obj, meta)
         loaded = load_object(obj, list(meta["entries"].values()))
     entries = meta["entries"]
