@@ -1,6 +1,7 @@
 """Kernel language: wp.constant (module globals and class attributes) and print()."""
 
 import numpy as np
+import pytest
 
 import warp as wp
 
@@ -101,3 +102,25 @@ def test_print_from_several_threads(capfd):
     wp.launch(print_tid, dim=5, inputs=[10])
     out = capfd.readouterr().out
     assert sorted(out.splitlines()) == [f"thread {i}" for i in range(10, 15)]
+
+
+def test_printf_formats_like_c(capfd):
+    @wp.kernel
+    def k(x: float):
+        i = wp.tid()
+        wp.printf("i=%d x=%.2f ok=%d\n", i, x * float(i), i > 0)
+
+    wp.launch(k, dim=1, inputs=[1.5], device="cpu")
+    wp.launch(k, dim=(1,), inputs=[2.0])
+    out = capfd.readouterr().out
+    assert out.count("i=0 x=0.00 ok=0") == 2
+
+
+def test_printf_needs_a_literal_format():
+    @wp.kernel
+    def k(x: float):
+        fmt = 1
+        wp.printf(fmt, x)
+
+    with pytest.raises(wp.WarpCodegenTypeError, match="format of wp.printf must be a string literal"):
+        wp.launch(k, dim=1, inputs=[1.0])

@@ -55,6 +55,7 @@ from warp.runtime.devices import (
 from warp.runtime.launch import launch
 from warp.runtime import cache as _cache, cpu_jit as _cpu_jit, kernel_loader as _kernel_loader  # noqa: F401
 from warp.compiler.frontend.expressions import BuiltinName as _BuiltinName
+from warp.compiler.frontend.expressions import printf
 from warp.types.scalars import (
     Float,
     Int,

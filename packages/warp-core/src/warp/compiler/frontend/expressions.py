@@ -358,6 +358,32 @@ class ExpressionsMixin(FunctionBuilder):
         return PyObj(None)
 
 
+class Printf:
+    """``wp.printf(fmt, *args)``: C printf from kernels (the format must be a string literal)."""
+
+    def __call__(self, fmt: str, *args: Any) -> None:
+        print(fmt % args, end="")
+
+    def _wp_call_(self, builder: Any, node: ast.Call) -> PyObj:
+        if not node.args:
+            raise builder.error("wp.printf needs a format string", WarpCodegenTypeError, node)
+        fmt = builder.expr(node.args[0])
+        if not (isinstance(fmt, PyObj) and isinstance(fmt.obj, str)):
+            raise builder.error("the format of wp.printf must be a string literal", WarpCodegenTypeError, node)
+        values = [builder.strong(builder.value(a)) for a in node.args[1:]]
+        for v, a in zip(values, node.args[1:]):
+            if not is_scalar_type(v.type):
+                raise builder.error(f"wp.printf arguments must be scalars, got {type_repr(v.type)}", WarpCodegenTypeError, a)
+        builder.emit("print", values, [], format=fmt.obj)
+        return PyObj(None)
+
+    def __repr__(self) -> str:
+        return "wp.printf"
+
+
+printf = Printf()
+
+
 class BuiltinName:
     """Reference to a kernel builtin by name (``wp.sin`` resolved through the registry)."""
 

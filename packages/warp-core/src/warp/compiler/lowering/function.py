@@ -15,7 +15,7 @@ import llvmlite.ir as ir
 from warp.compiler import ir as wir
 from warp.compiler.lowering import types as lt
 from warp.compiler.lowering.context import SCRATCH_SIZE, LowerContext
-from warp.compiler.lowering.printing import lower_print
+from warp.compiler.lowering.printing import lower_print, lower_printf
 from warp.errors import WarpCodegenError
 
 
@@ -199,7 +199,11 @@ class RegionLowerer:
 
     def op_print(self, op: wir.Op, values: dict, loops: list) -> list[ir.Value]:
         self.ctx.state.uses_print = True
-        lower_print(self.ctx, op.attrs["pieces"], [(values[id(a)], a.type) for a in op.args])
+        args = [(values[id(a)], a.type) for a in op.args]
+        if "format" in op.attrs:
+            lower_printf(self.ctx, op.attrs["format"], args)
+        else:
+            lower_print(self.ctx, op.attrs["pieces"], args)
         return []
 
     # -- structured control flow ----------------------------------------------------------

@@ -57,3 +57,21 @@ def lower_print(ctx: Any, pieces: list[str | None], values: list[tuple[ir.Value,
             args += vals
     printf = ctx.declare("printf", lt.I32, [lt.PTR], var_arg=True)
     ctx.builder.call(printf, [ctx.global_string(" ".join(fmt_parts) + "\n"), *args])
+
+
+def lower_printf(ctx: Any, fmt: str, values: list[tuple[ir.Value, Any]]) -> None:
+    """Emit a C ``printf`` with a user format; floats are promoted to double as C varargs require."""
+    args = []
+    b = ctx.builder
+    for value, t in values:
+        if is_scalar_type(t) and t._kind_ == "float" and t._bits_ != 64:
+            value = b.fpext(value, ir.DoubleType())
+        elif is_scalar_type(t) and t._kind_ == "bool":
+            value = b.zext(value, lt.I32)
+        elif is_scalar_type(t) and t._bits_ < 32:
+            value = b.sext(value, lt.I32) if t._kind_ == "int" else b.zext(value, lt.I32)
+        elif not is_scalar_type(t):
+            raise TypeError(f"printf arguments must be scalars, got {type_repr(t)}")
+        args.append(value)
+    printf = ctx.declare("printf", lt.I32, [lt.PTR], var_arg=True)
+    b.call(printf, [ctx.global_string(fmt), *args])
