@@ -98,8 +98,6 @@ class Overload:
     variadic: bool = False
     differentiable: bool = True
     side_effects: bool = False
-    #: names of parameters whose value must be a compile-time constant (passed as Python values)
-    const_params: tuple[str, ...] = ()
 
     def bind(self, arg_types: Sequence[Any]) -> dict[str, Any] | None:
         """Type-variable bindings if the argument types match this overload, else None."""
@@ -189,7 +187,6 @@ class BuiltinRegistry:
         variadic: bool = False,
         differentiable: bool = True,
         side_effects: bool = False,
-        const_params: Sequence[str] = (),
     ) -> Overload:
         """Register one overload of builtin ``name`` and return it."""
         if (lower is None) == (func is None):
@@ -208,7 +205,6 @@ class BuiltinRegistry:
             variadic=variadic,
             differentiable=differentiable,
             side_effects=side_effects,
-            const_params=tuple(const_params),
         )
         self.builtins.setdefault(name, Builtin(name)).overloads.append(overload)
         return overload

@@ -319,9 +319,17 @@ class ExpressionsMixin(FunctionBuilder):
 
     def call_named_builtin(self, name: str, node: ast.Call) -> Any:
         op = self.call_builtin(name, self.call_args(node), node)
-        if len(op.results) == 1:
-            return op.result
-        return PyObj(tuple(op.results)) if op.results else PyObj(None)
+        results = op.results
+        if getattr(op.attrs["overload"], "mutates_first_arg", False):
+            # in-place builtins (wp.randf(state), wp.transform_set_translation(t, p)) return the
+            # first argument's new value last: rebind the variable that was passed
+            *results, updated = results
+            first = node.args[0] if node.args else None
+            if isinstance(first, ast.Name) and isinstance(self.lookup_var(first.id), ir.Value):
+                self.assign_var(first.id, updated)
+        if len(results) == 1:
+            return results[0]
+        return PyObj(tuple(results)) if results else PyObj(None)
 
     def call_scalar_constructor(self, ctor: Any, node: ast.Call) -> ir.Value:
         args = self.call_args(node)
