@@ -320,7 +320,7 @@ class ExpressionsMixin(FunctionBuilder):
     def call_named_builtin(self, name: str, node: ast.Call) -> Any:
         op = self.call_builtin(name, self.call_args(node), node)
         results = op.results
-        if getattr(op.attrs["overload"], "mutates_first_arg", False):
+        if getattr(op.attrs.get("overload"), "mutates_first_arg", False):
             # in-place builtins (wp.randf(state), wp.transform_set_translation(t, p)) return the
             # first argument's new value last: rebind the variable that was passed
             *results, updated = results
