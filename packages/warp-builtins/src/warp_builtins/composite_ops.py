@@ -14,7 +14,7 @@ from warp.types.composite import matrix, vector
 from warp.types.scalars import bool as wp_bool
 
 from warp_builtins.composite_ir import Emitter, Num, result_type, scalar_of
-from warp_builtins.composite_patterns import KINDS, B, S, Shaped, of_kind, same
+from warp_builtins.composite_patterns import KINDS, B, F, S, Shaped, same
 
 GROUP = "Operators"
 
@@ -128,30 +128,39 @@ def register(registry: Any) -> None:
     for kind in KINDS:
         V = same(kind)
         add("add", params=[("a", V), ("b", V)], result=V, lower=_cw_binary("add"), group=GROUP,
-            doc=f"Component-wise sum of two {kind}s of the same type (a + b).")
+            doc="Component-wise sum of two vectors, matrices, quaternions or transforms of one type (a + b).")
         add("sub", params=[("a", V), ("b", V)], result=V, lower=_cw_binary("sub"), group=GROUP,
-            doc=f"Component-wise difference of two {kind}s of the same type (a - b).")
+            doc="Component-wise difference of two vectors, matrices, quaternions or transforms of one type (a - b).")
         add("mul", params=[("a", S), ("b", V)], result=V, lower=_cw_binary("mul"), group=GROUP,
-            doc=f"Scalar times {kind}: every component scaled (a * b).")
+            doc="Scalar times vector, matrix, quaternion or transform: every component scaled (a * b).")
         add("mul", params=[("a", V), ("b", S)], result=V, lower=_cw_binary("mul"), group=GROUP,
-            doc=f"{kind.capitalize()} times scalar: every component scaled (a * b).")
+            doc="Vector, matrix, quaternion or transform times scalar: every component scaled (a * b).")
         add("neg", params=[("x", V)], result=V, lower=_lower_neg, group=GROUP,
-            doc=f"Component-wise negation of a {kind} (-x).")
+            doc="Component-wise negation of a vector, matrix, quaternion or transform (-x).")
         add("pos", params=[("x", V)], result=V, lower=lambda ctx, a, t: a[0], group=GROUP,
-            doc=f"The {kind} itself (+x).")
+            doc="The value itself (+x).")
         VB = same(kind, dtype=B)
         add("eq", params=[("a", VB), ("b", VB)], result=wp_bool, lower=_lower_eq(False), group=GROUP,
-            doc=f"True when two {kind}s of the same type are equal in every component (a == b).")
+            doc="True when two composite values of one type are equal in every component (a == b).")
         add("ne", params=[("a", VB), ("b", VB)], result=wp_bool, lower=_lower_eq(True), group=GROUP,
-            doc=f"True when two {kind}s of the same type differ in some component (a != b).")
+            doc="True when two composite values of one type differ in some component (a != b).")
     for kind in ("vector", "matrix", "quaternion"):
         V = same(kind)
         add("div", params=[("a", V), ("b", S)], result=V, lower=_cw_binary("div"), group=GROUP,
-            doc=f"{kind.capitalize()} divided by a scalar, component-wise (a / b).")
+            doc="Vector, matrix or quaternion divided by a scalar, component-wise (a / b).")
     for kind in ("vector", "matrix"):
         V = same(kind)
         add("div", params=[("a", S), ("b", V)], result=V, lower=_cw_binary("div"), group=GROUP,
-            doc=f"Scalar divided by each component of a {kind} (a / b).")
+            doc="Scalar divided by each component of a vector or matrix (a / b).")
+    add("div_approx", params=[("a", F), ("b", F)], result=F, group=GROUP,
+        lower=lambda ctx, a, t: ctx.builder.fdiv(*a),
+        doc="Division a / b that may use a faster approximate reciprocal (computed exactly here).")
+    for kind in ("vector", "matrix", "quaternion"):
+        V = same(kind, dtype=F)
+        add("div_approx", params=[("a", V), ("b", F)], result=V, lower=_cw_binary("div"), group=GROUP,
+            doc="Vector, matrix or quaternion divided by a scalar, possibly approximately (exact here).")
+        add("div_approx", params=[("a", F), ("b", V)], result=V, lower=_cw_binary("div"), group=GROUP,
+            doc="Scalar divided by each component, possibly approximately (exact here).")
     V = same("vector")
     add("mod", params=[("a", V), ("b", V)], result=V, lower=_cw_binary("mod"), group=GROUP,
         doc="Component-wise remainder of two vectors (a % b), C fmod semantics.")

@@ -68,8 +68,18 @@ def of_kind(kind: str, dtype: Any = S) -> CompositePattern:
     return CompositePattern(kind, None, dtype)
 
 
-def same(kind: str, name: str = "V", dtype: Any = S) -> TypeVar:
-    """A type variable for a whole composite type of ``kind`` (both operands of a + b)."""
+_KIND_NAMES = {"vector": "Vec", "matrix": "Mat", "quaternion": "Quat", "transform": "Transform"}
+
+
+def same(kind: str, name: str | None = None, dtype: Any = S) -> TypeVar:
+    """A type variable for a whole composite type of ``kind`` (both operands of a + b).
+
+    Its name says what it matches in generated signatures: ``Vec`` (numeric components),
+    ``FloatVec`` (float components), ``AnyVec`` (bool too); likewise ``Mat``, ``Quat``, ...
+    """
+    if name is None:
+        prefix = "Float" if dtype is F else "Any" if dtype is B else ""
+        name = prefix + _KIND_NAMES[kind]
     return TypeVar(name, of_kind(kind, dtype))
 
 
@@ -81,7 +91,7 @@ def mat(rows: int | None = None, cols: int | None = None, dtype: Any = S) -> Any
     return CompositePattern("matrix", (rows, cols), dtype)
 
 
-def square(name: str = "M", dtype: Any = S) -> TypeVar:
+def square(name: str = "SquareMat", dtype: Any = S) -> TypeVar:
     """A type variable matching square matrices."""
     return TypeVar(name, _Square(dtype))
 

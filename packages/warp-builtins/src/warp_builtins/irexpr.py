@@ -28,7 +28,7 @@ from warp.compiler import composite as lc
 from warp.compiler.lowering import types as lt
 from warp.types.composite import is_composite
 from warp.types.scalars import float32, is_scalar_type
-from warp_builtins.mathlib import call_math
+from warp_builtins.lowering import float_op
 
 
 class Num:
@@ -138,54 +138,57 @@ class Emitter:
             return self.unwrap(value)
         return value
 
-    # -- math -----------------------------------------------------------------------------
-    def _intrinsic(self, name: str, *xs: Any) -> Num:
-        return Num(self, self.ctx.call_intrinsic(f"llvm.{name}", [self.lift(x).v for x in xs]))
+    # -- math (CPU: vectorizable IR math library and intrinsics; CUDA: libdevice) ----------
+    def call(self, name: str, *xs: Any) -> Num:
+        """Float function ``name`` of :func:`warp_builtins.lowering.float_op` (sin, atan2, sqrt, ...)."""
+        return Num(self, float_op(self.ctx, name, [self.lift(x).v for x in xs]))
 
     def sqrt(self, x: Any) -> Num:
-        return self._intrinsic("sqrt", x)
+        return self.call("sqrt", x)
 
     def abs(self, x: Any) -> Num:
-        return self._intrinsic("fabs", x)
+        return self.call("fabs", x)
 
     def floor(self, x: Any) -> Num:
-        return self._intrinsic("floor", x)
+        return self.call("floor", x)
+
+    def copysign(self, mag: Any, sign: Any) -> Num:
+        return self.call("copysign", mag, sign)
+
+    def sin(self, x: Any) -> Num:
+        return self.call("sin", x)
+
+    def cos(self, x: Any) -> Num:
+        return self.call("cos", x)
+
+    def asin(self, x: Any) -> Num:
+        return self.call("asin", x)
+
+    def acos(self, x: Any) -> Num:
+        return self.call("acos", x)
+
+    def atan2(self, y: Any, x: Any) -> Num:
+        return self.call("atan2", y, x)
+
+    def exp(self, x: Any) -> Num:
+        return self.call("exp", x)
+
+    def log(self, x: Any) -> Num:
+        return self.call("log", x)
+
+    def cbrt(self, x: Any) -> Num:
+        return self.call("cbrt", x)
 
     def min(self, a: Any, b: Any) -> Num:
-        return self._intrinsic("minnum", a, b)
+        a, b = self.lift(a), self.lift(b)
+        return self.select(a < b, a, b)
 
     def max(self, a: Any, b: Any) -> Num:
-        return self._intrinsic("maxnum", a, b)
+        a, b = self.lift(a), self.lift(b)
+        return self.select(a > b, a, b)
 
     def clamp(self, x: Any, lo: Any, hi: Any) -> Num:
         return self.min(self.max(x, lo), hi)
-
-    def copysign(self, mag: Any, sign: Any) -> Num:
-        return self._intrinsic("copysign", mag, sign)
-
-    def _math(self, name: str, *xs: Any) -> Num:
-        return Num(self, call_math(self.b, name, *[self.lift(x).v for x in xs]))
-
-    def sin(self, x: Any) -> Num:
-        return self._math("sin", x)
-
-    def cos(self, x: Any) -> Num:
-        return self._math("cos", x)
-
-    def asin(self, x: Any) -> Num:
-        return self._math("asin", x)
-
-    def acos(self, x: Any) -> Num:
-        return self._math("acos", x)
-
-    def atan2(self, y: Any, x: Any) -> Num:
-        return self._math("atan2", y, x)
-
-    def exp(self, x: Any) -> Num:
-        return self._math("exp", x)
-
-    def log(self, x: Any) -> Num:
-        return self._math("log", x)
 
     # -- selection ------------------------------------------------------------------------
     def select(self, cond: ir.Value, a: Any, b: Any) -> Num:
@@ -254,6 +257,60 @@ def mat_get(m: Sequence[Num], cols: int, i: int, j: int) -> Num:
     return m[i * cols + j]
 
 
+# -- control flow inside a lowering ---------------------------------------------------------
+
+
+def while_loop(
+    ctx: Any,
+    init: Sequence[ir.Value],
+    cond: Callable[[list[ir.Value]], ir.Value],
+    body: Callable[[list[ir.Value]], list[ir.Value]],
+    name: str = "loop",
+) -> list[ir.Value]:
+    """Emit ``while cond(vals): vals = body(vals)`` with phi nodes; returns the final values."""
+    b = ctx.builder
+    fn = b.function
+    entry = b.block
+    head = fn.append_basic_block(f"{name}.head")
+    body_bb = fn.append_basic_block(f"{name}.body")
+    exit_bb = fn.append_basic_block(f"{name}.end")
+    b.branch(head)
+    b.position_at_end(head)
+    phis = []
+    for v in init:
+        phi = b.phi(v.type)
+        phi.add_incoming(v, entry)
+        phis.append(phi)
+    b.cbranch(cond(list(phis)), body_bb, exit_bb)
+    b.position_at_end(body_bb)
+    new = body(list(phis))
+    latch = b.block
+    for phi, v in zip(phis, new):
+        phi.add_incoming(v, latch)
+    b.branch(head)
+    b.position_at_end(exit_bb)
+    return list(phis)
+
+
+def branch(ctx: Any, pred: ir.Value, then: Callable[[], list[ir.Value]], other: Callable[[], list[ir.Value]]) -> list[ir.Value]:
+    """``then() if pred else other()`` with each side in its own block, merged by phis."""
+    b = ctx.builder
+    with b.if_else(pred) as (then_ctx, else_ctx):
+        with then_ctx:
+            a = then()
+            a_bb = b.block
+        with else_ctx:
+            c = other()
+            c_bb = b.block
+    out = []
+    for x, y in zip(a, c):
+        phi = b.phi(x.type)
+        phi.add_incoming(x, a_bb)
+        phi.add_incoming(y, c_bb)
+        out.append(phi)
+    return out
+
+
 # -- lowering adapter ------------------------------------------------------------------------
 
 
@@ -286,7 +343,17 @@ def formula(body: Callable[..., Any], result: Callable[[list[Any]], Any]) -> Cal
     return lower
 
 
+def mark_mutating(overload: Any) -> Any:
+    """Flag an overload whose last result is the new value of its first argument.
+
+    The frontend rebinds the variable passed as first argument to that value: the SSA form of
+    an in-place update such as ``wp.randf(state)`` or ``wp.transform_set_translation(t, p)``.
+    """
+    overload.mutates_first_arg = True
+    return overload
+
+
 __all__ = [
-    "Emitter", "Num", "add", "cross", "dot", "float_scalar", "formula", "length", "mat_get", "neg",
-    "normalize", "scale", "sub",
+    "Emitter", "Num", "add", "branch", "cross", "dot", "float_scalar", "formula", "length", "mark_mutating",
+    "mat_get", "neg", "normalize", "scale", "sub", "while_loop",
 ]

@@ -20,7 +20,8 @@ def _cbrt_f64(d: MathBuilder, x: Value) -> Value:
     i32, i64 = ir.IntType(32), ir.IntType(64)
     a = d.fabs(x)
     sub = d.lt(a, d.c(2.0**-1022))
-    a_s = d.select(sub, d.mul(a, d.c(2.0**54)), a)
+    big = d.gt(a, d.c(2.0**1020))  # keeps t^3 + 2a finite
+    a_s = d.mul(a, d.select(sub, d.c(2.0**54), d.select(big, d.c(2.0**-300), d.c(1.0))))
     hx = b.trunc(b.lshr(d.as_int(a_s), d.ic(32)), i32)
     guess_hi = b.add(b.udiv(hx, ir.Constant(i32, 3)), ir.Constant(i32, _B1))
     t = d.as_float(b.shl(b.zext(guess_hi, i64), d.ic(32)))
@@ -33,7 +34,7 @@ def _cbrt_f64(d: MathBuilder, x: Value) -> Value:
     t2_lo = d.fma(t, t, d.neg(t2))
     resid = d.fma(t2_lo, t, d.fma(t2, t, d.neg(a_s)))
     t = d.sub(t, d.div(resid, d.mul(d.c(3.0), t2)))
-    t = d.select(sub, d.mul(t, d.c(2.0**-18)), t)
+    t = d.mul(t, d.select(sub, d.c(2.0**-18), d.select(big, d.c(2.0**100), d.c(1.0))))
     special = d.or_(d.or_(d.eq(a, d.c(0.0)), d.isinf(a)), d.isnan(a))
     return d.select(special, x, d.copysign(t, x))
 

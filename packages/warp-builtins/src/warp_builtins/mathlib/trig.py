@@ -2,10 +2,16 @@
 
 Range reduction ``x = k * pi/2 + r`` (Cody-Waite with a three-part pi/2 and fused multiply-adds):
 
-* float32 arguments are reduced in double precision, exact for ``|x| < 2**51 * pi/2``
-  (about 3.5e15); beyond that ``r`` is clamped to ``[-pi/4, pi/4]`` so results stay in
-  ``[-1, 1]`` (not accurate: the argument would need Payne-Hanek reduction);
-* float64 arguments are reduced to a double-double ``r_hi + r_lo``, accurate for the same range.
+* float32 arguments are reduced in double precision with ``k = rint(x * fl(2/pi))`` rounded
+  once, which keeps ``|r|`` within the fitted interval for ``|x| < 1.2e13``; the reduction itself
+  is exact up to ``|x| < 2**51``.
+* float64 arguments are reduced to a double-double ``r_hi + r_lo`` with ``k`` from a
+  double-double ``x * 2/pi`` (:func:`nearest_quadrant`), accurate for ``|x| < 2**51 * pi/2``
+  (about 3.5e15).
+
+Beyond these ranges ``r`` is clamped to the fitted interval so results stay finite and
+``|sin|, |cos| <= 1``, but they are not accurate (that would need Payne-Hanek reduction).
+``sin(-0)`` and ``tan(-0)`` are ``-0``.
 
 ``sin(r)`` and ``cos(r)`` are minimax polynomials on ``[-pi/4, pi/4]`` (see
 ``tools/fit_mathlib.py``); the quadrant ``k mod 4`` swaps them and flips signs.
@@ -18,12 +24,13 @@ import llvmlite.ir as ir
 from warp_builtins.mathlib.irutil import MathBuilder, Value
 
 TWO_OVER_PI = 0.6366197723675814
+TWO_OVER_PI_LO = -3.935735335036497e-17
 PIO2_1 = 1.5707963267948966
 PIO2_2 = 6.123233995736766e-17
 PIO2_3 = -1.4973849048591698e-33
 PIO4 = 0.7853981633974483
-#: reduction is exact below this |x| (the rounding constant keeps k exact up to 2**51)
-REDUCTION_LIMIT = 2.0**51 * PIO2_1
+#: the polynomials are fitted on |r| <= PIO4_FIT
+PIO4_FIT = PIO4 * 1.001
 
 # sin(r) = r + r^3 * S(r^2); cos(r) = 1 - r^2/2 + r^4 * C(r^2)   (|r| <= pi/4)
 SIN32 = (-0.1666666716337204, 0.008333329111337662, -0.00019839253218378872, 2.7172732188773807e-06)
@@ -51,17 +58,31 @@ COS64 = (
 # ---------------------------------------------------------------------------------- float32
 
 
+def nearest_quadrant(d: MathBuilder, x: Value) -> tuple[Value, Value]:
+    """``k = rint(x * 2/pi)`` (double and integer) with ``x * 2/pi`` evaluated in double-double.
+
+    A single ``rint(fl(x * 2/pi))`` can be off by one near half-integers once ``|x|`` is large,
+    leaving ``|r|`` above pi/4 by up to ``|x| * 2**-53``; rounding the high part first and then
+    the small remainder keeps ``|r| <= pi/4`` (up to rounding) over the whole exact range.
+    """
+    y_hi = d.mul(x, d.c(TWO_OVER_PI))
+    y_lo = d.fma(x, d.c(TWO_OVER_PI_LO), d.fma(x, d.c(TWO_OVER_PI), d.neg(y_hi)))
+    k0, ki0 = d.round_magic(y_hi)
+    k1, ki1 = d.round_magic(d.add(d.sub(y_hi, k0), y_lo))
+    return d.add(k0, k1), d.b.add(ki0, ki1)
+
+
 def _reduce_f32(mb: MathBuilder, x: Value) -> tuple[Value, Value]:
     """``(r, q)``: float32 ``r`` in [-pi/4, pi/4] and i32 quadrant ``q`` (low bits of k)."""
     d = mb.other(ir.DoubleType())
     xd = d.convert(x, d.ty)
-    k, ki = d.round_magic(xd, TWO_OVER_PI)
+    k, ki = d.round_magic(xd, TWO_OVER_PI)  # one rounding: |r| <= pi/4 + |x| * 6.2e-17
     r = d.fma(d.neg(k), d.c(PIO2_1), xd)
     r = d.fma(d.neg(k), d.c(PIO2_2), r)
     r = d.fma(d.neg(k), d.c(PIO2_3), r)
     rf = d.convert(r, mb.ty)
     # graceful beyond the exact range: keep r bounded (NaN passes through the ordered compares)
-    bound = mb.c(PIO4 * 1.0001)
+    bound = mb.c(PIO4_FIT)
     rf = mb.select(mb.gt(rf, bound), bound, rf)
     rf = mb.select(mb.lt(rf, mb.neg(bound)), mb.neg(bound), rf)
     return rf, d.to_int32(ki)
@@ -90,10 +111,15 @@ def _apply_quadrant(mb: MathBuilder, s: Value, c: Value, q: Value, cosine: bool)
     return mb.as_float(b.xor(mb.as_int(val), sign))
 
 
+def _keep_zero(mb: MathBuilder, x: Value, result: Value) -> Value:
+    """``x`` itself where ``x`` is +-0 (the polynomials turn -0 into +0)."""
+    return mb.select(mb.eq(x, mb.c(0.0)), x, result)
+
+
 def sin_f32(mb: MathBuilder, x: Value) -> Value:
     r, q = _reduce_f32(mb, x)
     s, c = _sincos_poly_f32(mb, r)
-    return _apply_quadrant(mb, s, c, q, cosine=False)
+    return _keep_zero(mb, x, _apply_quadrant(mb, s, c, q, cosine=False))
 
 
 def cos_f32(mb: MathBuilder, x: Value) -> Value:
@@ -114,7 +140,7 @@ def tan_f32(mb: MathBuilder, x: Value) -> Value:
     odd = mb.b.icmp_unsigned("!=", mb.b.and_(q, ir.Constant(ir.IntType(32), 1)), ir.Constant(ir.IntType(32), 0))
     num = d.select(odd, d.neg(c), s)
     den = d.select(odd, s, c)
-    return d.convert(d.div(num, den), mb.ty)
+    return _keep_zero(mb, x, d.convert(d.div(num, den), mb.ty))
 
 
 # ---------------------------------------------------------------------------------- float64
@@ -130,7 +156,7 @@ def _two_sum(mb: MathBuilder, a: Value, b: Value) -> tuple[Value, Value]:
 
 def _reduce_f64(mb: MathBuilder, x: Value) -> tuple[Value, Value, Value]:
     """``(r_hi, r_lo, q)`` with ``x - k*pi/2 = r_hi + r_lo`` to about 2**-105 relative."""
-    k, ki = mb.round_magic(x, TWO_OVER_PI)
+    k, ki = nearest_quadrant(mb, x)
     nk = mb.neg(k)
     r1 = mb.fma(nk, mb.c(PIO2_1), x)  # exact
     ph = mb.mul(k, mb.c(PIO2_2))
@@ -139,7 +165,7 @@ def _reduce_f64(mb: MathBuilder, x: Value) -> tuple[Value, Value, Value]:
     lo = mb.fma(nk, mb.c(PIO2_3), mb.sub(e, pl))
     hi = mb.add(s, lo)
     lo = mb.sub(lo, mb.sub(hi, s))
-    bound = mb.c(PIO4 * 1.0001)
+    bound = mb.c(PIO4_FIT)
     big = mb.gt(mb.fabs(hi), bound)  # only beyond the exact range (NaN compares false)
     hi = mb.select(big, mb.copysign(bound, hi), hi)
     lo = mb.select(big, mb.c(0.0), lo)
@@ -162,7 +188,7 @@ def _sincos_poly_f64(mb: MathBuilder, r: Value, lo: Value) -> tuple[Value, Value
 def sin_f64(mb: MathBuilder, x: Value) -> Value:
     r, lo, q = _reduce_f64(mb, x)
     s, c = _sincos_poly_f64(mb, r, lo)
-    return _apply_quadrant(mb, s, c, q, cosine=False)
+    return _keep_zero(mb, x, _apply_quadrant(mb, s, c, q, cosine=False))
 
 
 def cos_f64(mb: MathBuilder, x: Value) -> Value:
@@ -175,7 +201,7 @@ def tan_f64(mb: MathBuilder, x: Value) -> Value:
     r, lo, q = _reduce_f64(mb, x)
     s, c = _sincos_poly_f64(mb, r, lo)
     odd = mb.b.icmp_unsigned("!=", mb.b.and_(q, ir.Constant(ir.IntType(32), 1)), ir.Constant(ir.IntType(32), 0))
-    return mb.div(mb.select(odd, mb.neg(c), s), mb.select(odd, s, c))
+    return _keep_zero(mb, x, mb.div(mb.select(odd, mb.neg(c), s), mb.select(odd, s, c)))
 
 
 FUNCTIONS = {

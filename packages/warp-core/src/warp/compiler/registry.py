@@ -98,6 +98,9 @@ class Overload:
     variadic: bool = False
     differentiable: bool = True
     side_effects: bool = False
+    #: the builtin returns the updated value of its first argument as its last result, and the
+    #: frontend rebinds the variable passed first (wp.randf(state) advances ``state``)
+    mutates_first_arg: bool = False
 
     def bind(self, arg_types: Sequence[Any]) -> dict[str, Any] | None:
         """Type-variable bindings if the argument types match this overload, else None."""
@@ -134,6 +137,8 @@ class Overload:
             res_s = "None"
         elif isinstance(res, TypeVar):
             res_s = repr(res)
+        elif isinstance(res, tuple):
+            res_s = "(" + ", ".join(type_repr(r) for r in res) + ")"
         elif callable(res) and not isinstance(res, type):
             res_s = "inferred"
         else:
@@ -187,6 +192,7 @@ class BuiltinRegistry:
         variadic: bool = False,
         differentiable: bool = True,
         side_effects: bool = False,
+        mutates_first_arg: bool = False,
     ) -> Overload:
         """Register one overload of builtin ``name`` and return it."""
         if (lower is None) == (func is None):
@@ -205,6 +211,7 @@ class BuiltinRegistry:
             variadic=variadic,
             differentiable=differentiable,
             side_effects=side_effects,
+            mutates_first_arg=mutates_first_arg,
         )
         self.builtins.setdefault(name, Builtin(name)).overloads.append(overload)
         return overload

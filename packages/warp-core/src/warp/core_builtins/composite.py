@@ -45,7 +45,8 @@ def extract_path(ctx: Any, agg: ir.Value, indices: list[ir.Value], dims: list[in
         return ctx.builder.extract_value(agg, static)
     slot = _spill(ctx, agg)
     zero = ir.Constant(lt.I64, 0)
-    ptr = ctx.builder.gep(slot, [zero] + [_clamped(ctx, i, d) for i, d in zip(indices, dims)], source_etype=agg.type)
+    # no source_etype: llvmlite would then type the result as a pointer to the whole aggregate
+    ptr = ctx.builder.gep(slot, [zero] + [_clamped(ctx, i, d) for i, d in zip(indices, dims)])
     return ctx.builder.load(ptr)
 
 
@@ -56,7 +57,8 @@ def insert_path(ctx: Any, agg: ir.Value, indices: list[ir.Value], dims: list[int
         return ctx.builder.insert_value(agg, value, static)
     slot = _spill(ctx, agg)
     zero = ir.Constant(lt.I64, 0)
-    ptr = ctx.builder.gep(slot, [zero] + [_clamped(ctx, i, d) for i, d in zip(indices, dims)], source_etype=agg.type)
+    # no source_etype: llvmlite would then type the result as a pointer to the whole aggregate
+    ptr = ctx.builder.gep(slot, [zero] + [_clamped(ctx, i, d) for i, d in zip(indices, dims)])
     ctx.builder.store(value, ptr)
     return ctx.builder.load(slot)
 

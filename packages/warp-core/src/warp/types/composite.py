@@ -264,10 +264,6 @@ class TransformBase(VectorBase):
     def __init__(self, *args: Any) -> None:
         if len(args) == 2 and np.size(_flatten(args[0])) == 3 and np.size(_flatten(args[1])) == 4:
             args = (*_flatten(args[0]), *_flatten(args[1]))
-        if len(args) == 0:
-            super().__init__()
-            self._data[6] = 1  # identity rotation
-            return
         super().__init__(*args)
 
     @property

@@ -64,7 +64,7 @@ def build(builder: Any, cls: type, args: list[wir.Value], node: ast.AST) -> wir.
     scalar = cls._wp_scalar_type_
     count = math.prod(cls._shape_)
     if not args:
-        return builder.const(tuple([0] * count) if cls._wp_kind_ != "transform" else (0,) * 6 + (1,), cls)
+        return builder.const(tuple([0] * count), cls)
     if len(args) == 1 and is_composite(args[0].type):
         src = args[0].type
         if src is cls:

@@ -21,4 +21,22 @@ def assigned_names(stmts: list[ast.stmt]) -> list[str]:
                     root = root.value
                 if isinstance(root, ast.Name):
                     seen.setdefault(root.id, None)
+            elif isinstance(node, ast.Call):
+                updated = _updated_argument(node)
+                if updated is not None:
+                    seen.setdefault(updated, None)
     return list(seen)
+
+
+def _updated_argument(call: ast.Call) -> str | None:
+    """The variable passed first to a builtin that updates it (``wp.randf(state)``), if any."""
+    from warp.compiler.registry import builtin_registry
+
+    if not call.args or not isinstance(call.args[0], ast.Name):
+        return None
+    func = call.func
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+    builtin = builtin_registry.get(name) if name else None
+    if builtin is None or not any(o.mutates_first_arg for o in builtin.overloads):
+        return None
+    return call.args[0].id

@@ -1,0 +1,78 @@
+"""Lowering helpers shared by the builtin modules: target-dependent math calls and constants.
+
+A lowering has the signature ``lower(ctx, args, arg_types) -> ir.Value`` where ``ctx`` offers
+``builder``, ``module``, ``target`` (``"cpu"`` or ``"cuda"``) and ``llvm_type(t)``. Math on
+the CPU goes to :mod:`warp_builtins.mathlib` (vectorizable IR) or to LLVM intrinsics that the
+vectorizer widens; on CUDA everything floating point goes to libdevice.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import llvmlite.ir as ir
+
+from warp_builtins import libdevice, mathlib
+from warp_builtins.mathlib.irutil import declare_float_intrinsic
+
+Lowering = Callable[[Any, list, list], ir.Value]
+
+#: operations done with LLVM intrinsics on the CPU (all vectorize on x86)
+CPU_INTRINSICS = frozenset({"sqrt", "fabs", "floor", "ceil", "trunc", "roundeven", "round", "copysign"})
+
+
+def is_float(t: Any) -> bool:
+    return t._kind_ == "float"
+
+
+def is_signed(t: Any) -> bool:
+    return t._kind_ == "int"
+
+
+def float_op(ctx: Any, name: str, args: list[ir.Value]) -> ir.Value:
+    """Apply float function ``name`` (math library name or one of :data:`CPU_INTRINSICS`)."""
+    if ctx.target == "cuda":
+        return libdevice.call(ctx.builder, name, list(args))
+    if name in CPU_INTRINSICS:
+        fn = declare_float_intrinsic(ctx.builder.module, name, args[0].type, len(args))
+        return ctx.builder.call(fn, list(args))
+    return mathlib.call_math(ctx.builder, name, *args)
+
+
+def float_op_lowering(name: str) -> Lowering:
+    """A lowering that applies float function ``name`` to all arguments."""
+
+    def lower(ctx: Any, args: list, arg_types: list) -> ir.Value:
+        return float_op(ctx, name, args)
+
+    lower.__name__ = f"lower_{name}"
+    return lower
+
+
+def const(ty: ir.Type, value: float | int) -> ir.Constant:
+    """A constant of LLVM type ``ty`` (float or integer)."""
+    if isinstance(ty, ir.IntType):
+        return ir.Constant(ty, int(value))
+    return ir.Constant(ty, float(value))
+
+
+def in_float32(ctx: Any, x: ir.Value, body: Callable[[ir.Value], ir.Value]) -> ir.Value:
+    """Compute ``body`` in float32 for a half ``x`` (one rounding at the end), else directly."""
+    if isinstance(x.type, ir.HalfType):
+        b = ctx.builder
+        return b.fptrunc(body(b.fpext(x, ir.FloatType())), x.type)
+    return body(x)
+
+
+def int_less(ctx: Any, a: ir.Value, b: ir.Value, t: Any) -> ir.Value:
+    """``a < b`` for integers of warp type ``t`` (signed or unsigned compare)."""
+    if is_signed(t):
+        return ctx.builder.icmp_signed("<", a, b)
+    return ctx.builder.icmp_unsigned("<", a, b)
+
+
+def less(ctx: Any, a: ir.Value, b: ir.Value, t: Any) -> ir.Value:
+    """``a < b`` for scalars of warp type ``t`` (ordered for floats: false with NaN)."""
+    if is_float(t):
+        return ctx.builder.fcmp_ordered("<", a, b)
+    return int_less(ctx, a, b, t)

@@ -1,0 +1,197 @@
+"""Gradient (Perlin-style) noise in 1-4 dimensions, its periodic variant and curl noise.
+
+``noise(state, x)`` is smooth, zero at integer lattice points, roughly in [-1, 1] with mean 0.
+Each lattice corner gets a pseudo-random gradient from the PCG hash of the state (the seed,
+not advanced) and the corner's integer coordinates; values blend the corners' linear ramps
+with the quintic fade 6t^5 - 15t^4 + 10t^3, so the noise has continuous second derivatives.
+``pnoise`` wraps the corner coordinates (periods px, py, ...); ``curlnoise`` is the curl of a
+fractal (octave-summed) noise potential, a divergence-free vector field, computed with the
+analytic gradient of the noise.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any, Sequence
+
+import llvmlite.ir as ir
+
+from warp.types.composite import vector
+from warp.types.scalars import float32, int32, uint32
+from warp_builtins.irexpr import Emitter, Num, while_loop
+from warp_builtins.random import U32, _u32, pcg
+
+GROUP = "Random"
+#: amplitude normalization per dimension (keeps values roughly within [-1, 1])
+_SCALE = {1: 2.0, 2: 1.6, 3: 1.4, 4: 1.25}
+
+
+def _gradient(b: ir.IRBuilder, em: Emitter, h: ir.Value, n: int) -> list[Num]:
+    """n gradient components in [-1, 1) drawn from hash ``h``."""
+    g = []
+    for _ in range(n):
+        h = pcg(b, h)
+        g.append(Num(em, b.uitofp(b.lshr(h, _u32(8)), em.ty)) * (1.0 / 8388608.0) - 1.0)
+    return g
+
+
+def _fade(t: Num) -> Num:
+    return t * t * t * (t * (t * 6.0 - 15.0) + 10.0)
+
+
+def _dfade(t: Num) -> Num:
+    return t * t * (t * (t * 30.0 - 60.0) + 30.0)
+
+
+def gradient_noise(
+    em: Emitter, seed: ir.Value, x: Sequence[Num], periods: Sequence[ir.Value] | None = None, derivative: bool = False
+) -> tuple[Num, list[Num]]:
+    """Noise value at x and (if ``derivative``) its gradient with respect to x."""
+    b = em.b
+    n = len(x)
+    cell, frac = [], []
+    for xi in x:
+        fl = em.floor(xi)
+        cell.append(b.fptosi(fl.v, U32))
+        frac.append(xi - fl)
+    s = [_fade(f) for f in frac]
+    ds = [_dfade(f) for f in frac] if derivative else []
+    value: Num | None = None
+    grad: list[Num | None] = [None] * n
+    for corner in itertools.product((0, 1), repeat=n):
+        h = seed
+        for i, bit in enumerate(corner):
+            c = b.add(cell[i], _u32(bit))
+            if periods is not None:
+                c = _wrap(b, c, periods[i])
+            h = pcg(b, b.xor(h, b.mul(c, _u32(0x9E3779B1 + 0x7F4A7C15 * i))))
+        g = _gradient(b, em, h, n)
+        d = [f - float(bit) for f, bit in zip(frac, corner)]
+        ramp = g[0] * d[0]
+        for gi, di in zip(g[1:], d[1:]):
+            ramp = ramp + gi * di
+        w_parts = [si if bit else 1.0 - si for si, bit in zip(s, corner)]
+        w = _product(em, w_parts)
+        term = w * ramp
+        value = term if value is None else value + term
+        if derivative:
+            for j in range(n):
+                others = _product(em, w_parts[:j] + w_parts[j + 1:])
+                dw = ds[j] * others if corner[j] else -(ds[j] * others)
+                part = dw * ramp + w * g[j]
+                grad[j] = part if grad[j] is None else grad[j] + part
+    scale = _SCALE[n]
+    return value * scale, [gj * scale for gj in grad] if derivative else []
+
+
+def _product(em: Emitter, parts: Sequence[Any]) -> Num:
+    out = em.const(1.0)
+    for p in parts:
+        out = out * p
+    return out
+
+
+def _wrap(b: ir.IRBuilder, c: ir.Value, period: ir.Value) -> ir.Value:
+    """c mod period in [0, period) for signed c; a period <= 0 leaves c unwrapped."""
+    valid = b.icmp_signed(">", period, ir.Constant(period.type, 0))
+    p = b.select(valid, period, ir.Constant(period.type, 1))
+    r = b.srem(c, p)
+    r = b.select(b.icmp_signed("<", r, ir.Constant(r.type, 0)), b.add(r, p), r)
+    return b.select(valid, r, c)
+
+
+# ---------------------------------------------------------------------------------- curl noise
+
+
+def _seed(b: ir.IRBuilder, state: ir.Value, k: int) -> ir.Value:
+    return pcg(b, b.add(state, _u32(0x632BE5AB * (k + 1))))
+
+
+def _fractal_gradients(ctx: Any, em: Emitter, seeds: list[ir.Value], x: list[Num], octaves: ir.Value,
+                       lacunarity: Num, gain: Num) -> list[list[Num]]:
+    """Gradients of sum_o gain^o N_k(lacunarity^o x) for each seed k (loop over octaves)."""
+    b = em.b
+    n = len(x)
+    zero = em.const(0.0).v
+    init = [ir.Constant(U32, 0), em.const(1.0).v, em.const(1.0).v] + [zero] * (n * len(seeds))
+
+    def cond(vals: list[ir.Value]) -> ir.Value:
+        return b.icmp_unsigned("<", vals[0], octaves)
+
+    def body(vals: list[ir.Value]) -> list[ir.Value]:
+        amp, freq = Num(em, vals[1]), Num(em, vals[2])
+        sums = [Num(em, v) for v in vals[3:]]
+        xs = [xi * freq for xi in x]
+        out = []
+        for k, seed in enumerate(seeds):
+            _, g = gradient_noise(em, b.add(seed, vals[0]), xs, derivative=True)
+            out += [sums[k * n + j] + g[j] * (amp * freq) for j in range(n)]
+        return [b.add(vals[0], _u32(1)), (amp * gain).v, (freq * lacunarity).v] + [o.v for o in out]
+
+    final = while_loop(ctx, init, cond, body, "curlnoise")
+    flat = [Num(em, v) for v in final[3:]]
+    return [flat[k * n:(k + 1) * n] for k in range(len(seeds))]
+
+
+def _curl(ctx: Any, state: ir.Value, x: list[Num], em: Emitter, octaves: ir.Value, lacunarity: Num, gain: Num) -> list[Num]:
+    b = em.b
+    if len(x) == 2:
+        (g,) = _fractal_gradients(ctx, em, [_seed(b, state, 0)], x, octaves, lacunarity, gain)
+        return [g[1], -g[0]]
+    seeds = [_seed(b, state, k) for k in range(3)]
+    gx, gy, gz = _fractal_gradients(ctx, em, seeds, x, octaves, lacunarity, gain)
+    # curl of the potential (Px, Py, Pz); a 4th (time) coordinate only varies the field
+    return [gz[1] - gy[2], gx[2] - gz[0], gy[0] - gx[1]]
+
+
+# ---------------------------------------------------------------------------------- builtins
+
+
+def _components(em: Emitter, t: Any, v: ir.Value) -> list[Num]:
+    return em.parts(t, v) if hasattr(t, "_wp_kind_") else [em.wrap(v)]
+
+
+def _lower_noise(ctx: Any, args: list, types: list) -> ir.Value:
+    em = Emitter(ctx, float32)
+    value, _ = gradient_noise(em, args[0], _components(em, types[1], args[1]))
+    return em.unwrap(value)
+
+
+def _lower_pnoise(ctx: Any, args: list, types: list) -> ir.Value:
+    em = Emitter(ctx, float32)
+    value, _ = gradient_noise(em, args[0], _components(em, types[1], args[1]), periods=args[2:])
+    return em.unwrap(value)
+
+
+def _lower_curl(ctx: Any, args: list, types: list) -> ir.Value:
+    em = Emitter(ctx, float32)
+    x = _components(em, types[1], args[1])
+    if len(args) > 2:
+        octaves, lac, gain = args[2], em.wrap(args[3]), em.wrap(args[4])
+    else:
+        octaves, lac, gain = _u32(1), em.const(2.0), em.const(0.5)
+    out = _curl(ctx, args[0], x, em, octaves, lac, gain)
+    return em.pack(vector(len(out), float32), out)
+
+
+def register(registry: Any) -> None:
+    """Register noise, pnoise and curlnoise."""
+    vecs = {2: vector(2, float32), 3: vector(3, float32), 4: vector(4, float32)}
+    names = {1: ["x"], 2: ["xy"], 3: ["xyz"], 4: ["xyzt"]}
+    for n in (1, 2, 3, 4):
+        xt = float32 if n == 1 else vecs[n]
+        point = [("state", uint32), (names[n][0], xt)]
+        registry.add("noise", params=point, result=float32, lower=_lower_noise, group=GROUP, differentiable=False,
+                     doc="Smooth gradient (Perlin-style) noise at a point, roughly in [-1, 1]; state seeds it.")
+        periods = [(f"p{c}", int32) for c in ("x", "y", "z", "t")[:n]]
+        registry.add("pnoise", params=point + periods, result=float32, lower=_lower_pnoise, group=GROUP,
+                     differentiable=False,
+                     doc="Periodic gradient noise: repeats with integer periods px, py, ... along each axis.")
+    for n in (2, 3, 4):
+        point = [("state", uint32), (names[n][0], vecs[n])]
+        out = vecs[2] if n == 2 else vecs[3]
+        doc = "Divergence-free noise: the curl of a fractal noise potential (octaves, lacunarity, gain)."
+        registry.add("curlnoise", params=point, result=out, lower=_lower_curl, group=GROUP, differentiable=False,
+                     doc=doc)
+        registry.add("curlnoise", params=point + [("octaves", uint32), ("lacunarity", float32), ("gain", float32)],
+                     result=out, lower=_lower_curl, group=GROUP, differentiable=False, doc=doc)

@@ -1,0 +1,27 @@
+"""The warp plugin of warp-builtins (entry point ``builtins`` in the ``warp`` group)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from warp.plugins import hookimpl
+from warp_builtins import noise, quaternion, random, scalar_math, spatial, transform, utility, vector_math
+
+
+@hookimpl
+def warp_register_builtins(registry: Any) -> None:
+    """Scalar, vector, matrix, quaternion, transform, spatial math; random numbers and noise."""
+    scalar_math.register(registry)
+    utility.register(registry)
+    vector_math.register(registry)
+    quaternion.register(registry)
+    transform.register(registry)
+    spatial.register(registry)
+    random.register(registry)
+    noise.register(registry)
+
+
+@hookimpl
+def warp_exports() -> dict[str, Any]:
+    """Constructors taking type arguments: wp.vector, wp.matrix, wp.identity, wp.quat_identity, ..."""
+    return {**vector_math.exports(), **quaternion.exports(), **transform.exports()}

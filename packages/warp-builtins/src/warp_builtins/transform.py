@@ -1,0 +1,189 @@
+"""Rigid transforms: (p, q) pairs of a translation and a unit quaternion, and 4x4 matrices.
+
+A transform maps a point x to ``p + rotate(q, x)``. Matrices use the column-vector convention
+(translation in the last column). ``transform_set_translation`` / ``transform_set_rotation``
+update the transform variable passed as first argument (the frontend rebinds it, see
+``mutates_first_arg``); the ``_copy`` variants return the updated transform instead.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any, Sequence
+
+from warp.compiler.registry import TypeVar
+from warp.types.composite import MatrixOf, QuatOf, TransformOf, VectorOf, matrix, quaternion, transformation as xform_type, vector
+from warp.types.scalars import Float
+from warp_builtins.irexpr import Emitter, Num, add, formula, length, mark_mutating, neg, scale
+from warp_builtins.quaternion import qconj, qfrom_matrix, qmul, qrotate, qto_matrix
+from warp_builtins.special_forms import SpecialForm, float_dtype, inferred_dtype, python_dtype, split_call
+
+GROUP = "Transformations"
+F = TypeVar("F", Float)
+XFORM = TransformOf(F)
+QUAT = QuatOf(F)
+VEC3 = VectorOf(3, F)
+MAT44 = MatrixOf(4, 4, F)
+
+# ---------------------------------------------------------------------------------- formulas
+
+
+def tmul(a: Sequence[Num], b: Sequence[Num]) -> list[Num]:
+    """Composition a * b (apply b, then a)."""
+    pa, qa, pb, qb = a[:3], a[3:], b[:3], b[3:]
+    return [*add(qrotate(qa, pb), pa), *qmul(qa, qb)]
+
+
+def tinverse(t: Sequence[Num]) -> list[Num]:
+    qi = qconj(t[3:])
+    return [*neg(qrotate(qi, t[:3])), *qi]
+
+
+def tpoint(t: Sequence[Num], x: Sequence[Num]) -> list[Num]:
+    return add(qrotate(t[3:], x), t[:3])
+
+
+def mat_point(m: Sequence[Num], x: Sequence[Num], w: float) -> list[Num]:
+    """First three rows of m @ (x, w) for a row-major 4x4 m (w = 1 for points, 0 for vectors)."""
+    rows = []
+    for r in range(3):
+        acc = m[4 * r] * x[0] + m[4 * r + 1] * x[1] + m[4 * r + 2] * x[2]
+        rows.append(acc + m[4 * r + 3] if w else acc)
+    return rows
+
+
+def compose(em: Emitter, p: Sequence[Num], q: Sequence[Num], s: Sequence[Num]) -> list[Num]:
+    """Row-major 4x4 matrix [R(q) diag(s) | p; 0 0 0 1]."""
+    r = qto_matrix(q)
+    out: list[Any] = []
+    for i in range(3):
+        out += [r[3 * i] * s[0], r[3 * i + 1] * s[1], r[3 * i + 2] * s[2], p[i]]
+    return out + [0.0, 0.0, 0.0, 1.0]
+
+
+def to_matrix(em: Emitter, t: Sequence[Num]) -> list[Num]:
+    one = em.const(1.0)
+    return compose(em, t[:3], t[3:], [one, one, one])
+
+
+def from_matrix(em: Emitter, m: Sequence[Num]) -> list[Num]:
+    return [m[3], m[7], m[11], *qfrom_matrix(em, m, 4)]
+
+
+def decompose(em: Emitter, m: Sequence[Num]) -> tuple[list[Num], list[Num], list[Num]]:
+    """(position, rotation, scale) of a matrix made by :func:`compose` (no shear, no reflection)."""
+    cols = [[m[j], m[4 + j], m[8 + j]] for j in range(3)]
+    s = [length(em, c) for c in cols]
+    inv = [em.select(n > 0.0, 1.0 / n, 0.0) for n in s]
+    unit = [scale(c, k) for c, k in zip(cols, inv)]
+    r = [unit[j][i] for i in range(3) for j in range(3)]  # row-major
+    return [m[3], m[7], m[11]], qfrom_matrix(em, r, 3), s
+
+
+# ---------------------------------------------------------------------------------- builtins
+
+
+def _s(t: Any) -> Any:
+    return t._wp_scalar_type_
+
+
+def _xform_of(k: int):
+    return lambda ts: xform_type(_s(ts[k]))
+
+
+def _vec3_of(k: int):
+    return lambda ts: vector(3, _s(ts[k]))
+
+
+def _add(registry: Any, name: str, params: list, result: Any, body: Any, doc: str, **kw: Any) -> Any:
+    return registry.add(name, params=params, result=result, lower=formula(body, result), doc=doc, group=GROUP, **kw)
+
+
+def register(registry: Any) -> None:
+    """Register the transform builtins."""
+    _add(registry, "transform_get_translation", [("xform", XFORM)], _vec3_of(0), lambda em, t: t[:3],
+         "Translation part p of a transform (also t.p).")
+    _add(registry, "transform_get_rotation", [("xform", XFORM)], lambda ts: quaternion(_s(ts[0])),
+         lambda em, t: t[3:], "Rotation part q of a transform (also t.q).")
+    _add(registry, "transform_multiply", [("a", XFORM), ("b", XFORM)], _xform_of(0), lambda em, a, b: tmul(a, b),
+         "Composition of two transforms: applying the result applies b, then a.")
+    _add(registry, "transform_inverse", [("xform", XFORM)], _xform_of(0), lambda em, t: tinverse(t),
+         "Inverse of a rigid transform.")
+    _add(registry, "transform_point", [("xform", XFORM), ("point", VEC3)], _vec3_of(1),
+         lambda em, t, x: tpoint(t, x), "Apply a transform to a point (rotation and translation).")
+    _add(registry, "transform_point", [("mat", MAT44), ("point", VEC3)], _vec3_of(1),
+         lambda em, m, x: mat_point(m, x, 1.0), "Apply a 4x4 matrix to a point (homogeneous w = 1, no divide).")
+    _add(registry, "transform_vector", [("xform", XFORM), ("vec", VEC3)], _vec3_of(1),
+         lambda em, t, v: qrotate(t[3:], v), "Apply a transform to a direction (rotation only).")
+    _add(registry, "transform_vector", [("mat", MAT44), ("vec", VEC3)], _vec3_of(1),
+         lambda em, m, v: mat_point(m, v, 0.0), "Apply a 4x4 matrix to a direction (homogeneous w = 0).")
+    _add(registry, "transform_to_matrix", [("xform", XFORM)], lambda ts: matrix((4, 4), _s(ts[0])), to_matrix,
+         "4x4 matrix of a transform (rotation block and translation column).")
+    _add(registry, "transform_from_matrix", [("mat", MAT44)], _xform_of(0), from_matrix,
+         "Transform of a 4x4 rigid transformation matrix.")
+    _add(registry, "transform_compose", [("position", VEC3), ("rotation", QUAT), ("scale", VEC3)],
+         lambda ts: matrix((4, 4), _s(ts[0])), compose,
+         "4x4 matrix from a position, a rotation quaternion and a per-axis scale (scale applied first).")
+    _add(registry, "transform_decompose", [("m", MAT44)],
+         lambda ts: (vector(3, _s(ts[0])), quaternion(_s(ts[0])), vector(3, _s(ts[0]))), decompose,
+         "Position, rotation and scale of a 4x4 matrix made by transform_compose, as a tuple.")
+    _add(registry, "transform_set_translation_copy", [("xform", XFORM), ("p", VEC3)], _xform_of(0),
+         lambda em, t, p: [*p, *t[3:]], "Copy of a transform with its translation replaced.")
+    _add(registry, "transform_set_rotation_copy", [("xform", XFORM), ("q", QUAT)], _xform_of(0),
+         lambda em, t, q: [*t[:3], *q], "Copy of a transform with its rotation replaced.")
+    mark_mutating(_add(registry, "transform_set_translation", [("xform", XFORM), ("p", VEC3)], _xform_of(0),
+                       lambda em, t, p: [*p, *t[3:]], "Replace the translation of a transform variable in place."))
+    mark_mutating(_add(registry, "transform_set_rotation", [("xform", XFORM), ("q", QUAT)], _xform_of(0),
+                       lambda em, t, q: [*t[:3], *q], "Replace the rotation of a transform variable in place."))
+
+
+# ---------------------------------------------------------------------------------- type arguments
+
+
+def _kernel_transform_identity(builder: Any, node: ast.Call) -> Any:
+    from warp.types.scalars import float32
+
+    args, dtype = split_call(builder, node, "transform_identity")
+    if len(args) > 1:
+        raise builder.error("transform_identity() takes at most one argument (dtype)", node=node)
+    if args:
+        dtype = float_dtype(builder, args[0])
+    return builder.const((0.0,) * 6 + (1.0,), xform_type(dtype or float32))
+
+
+def _kernel_transformation(builder: Any, node: ast.Call) -> Any:
+    from warp.compiler.frontend import composite
+
+    arg_nodes, dtype = split_call(builder, node, "transformation")
+    values = [builder.value(a) for a in arg_nodes]
+    cls = xform_type(dtype or inferred_dtype(values))
+    return composite.build(builder, cls, values, node)
+
+
+transform_identity = SpecialForm(
+    "transform_identity",
+    kernel=_kernel_transform_identity,
+    python=lambda dtype=None: xform_type(python_dtype((), dtype))(*([0.0] * 6 + [1.0])),
+    group=GROUP,
+    doc="The identity transform (p = 0, q = identity) of a float type (dtype defaults to float32).",
+    signatures=["(dtype: Float = float32) -> transformation(dtype)"],
+)
+
+transformation = SpecialForm(
+    "transformation",
+    kernel=_kernel_transformation,
+    python=lambda *args, dtype=None: xform_type(python_dtype(args, dtype))(*args),
+    group=GROUP,
+    doc="Transform from a translation p and a rotation q, or from its 7 components; all zeros with no arguments.",
+    signatures=[
+        "(p: vector(3, Float), q: quaternion(Float), dtype: Float = inferred) -> transformation(dtype)",
+        "(*args: Float, dtype: Float = inferred) -> transformation(dtype)",
+    ],
+)
+
+EXPORTS = {"transform_identity": transform_identity, "transformation": transformation}
+
+
+def exports() -> dict[str, Any]:
+    """Python-scope names to publish on ``wp`` (``warp_exports`` hook)."""
+    return dict(EXPORTS)
