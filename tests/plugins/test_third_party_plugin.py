@@ -135,3 +135,10 @@ def test_core_only_kernels_work_without_plugins(tmp_path: Path) -> None:
     lines = result.stdout.strip().splitlines()
     assert "builtins" not in lines[-2] and "warp.core_plugin" in lines[-2]
     assert json.loads(lines[-1]) == [0.0, 3.0, 6.0, 9.0]
+
+
+def test_kernel_builtin_called_from_python_scope_is_a_clear_error() -> None:
+    import warp as wp
+
+    with pytest.raises(TypeError, match="wp.tid is a kernel builtin: call it inside a @wp.kernel"):
+        wp.tid()

@@ -400,6 +400,12 @@ class BuiltinName:
     def __init__(self, name: str):
         self.name = name
 
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError(
+            f"wp.{self.name} is a kernel builtin: call it inside a @wp.kernel or @wp.func "
+            "(calling it from Python scope is not supported)"
+        )
+
     def __repr__(self) -> str:
         return f"wp.{self.name}"
 
