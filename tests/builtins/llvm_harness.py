@@ -15,13 +15,13 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import time
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import llvmlite.binding as llvm
-import llvmlite.ir as ir
 import numpy as np
-
 import warp.types.scalars as wps
+from llvmlite import ir
 
 _initialized = False
 

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import struct
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import mpmath as mp
-
 from remez import remez, weighted_error
 
 mp.mp.dps = 60
@@ -89,6 +88,20 @@ def _atanh_tail() -> tuple[Callable, Callable]:
     return g, w
 
 
+def _atanh_tail5() -> tuple[Callable, Callable]:
+    """``2 atanh(s) = 2 s + 2/3 s^3 + s^5 * R(z)`` with ``z = s^2`` (double-double log for pow)."""
+
+    def g(z: mp.mpf) -> mp.mpf:
+        s = mp.sqrt(z)
+        return (2 * mp.atanh(s) - 2 * s - 2 * s**3 / 3) / s**5
+
+    def w(z: mp.mpf) -> mp.mpf:
+        s = mp.sqrt(z)
+        return s**5 / (2 * mp.atanh(s))
+
+    return g, w
+
+
 def _erfc_scaled_inv() -> tuple[Callable, Callable]:
     """``erfc(a) = exp(-a^2) / a * H(v)`` with ``v = 1 / a^2``."""
 
@@ -99,17 +112,14 @@ def _erfc_scaled_inv() -> tuple[Callable, Callable]:
     return g, lambda v: 1 / g(v)
 
 
-def _erfc_scaled() -> tuple[Callable, Callable]:
-    """``erfc(a) = exp(-a^2) * G(a - c)`` on a finite interval (variable shifted by the caller)."""
+def _erfc_scaled(shift: float) -> tuple[Callable, Callable]:
+    """``erfc(a) = exp(-a^2) * G(t)`` with ``t = a - shift`` on a finite interval."""
 
-    def make(shift: float) -> tuple[Callable, Callable]:
-        def g(t: mp.mpf) -> mp.mpf:
-            a = t + shift
-            return mp.erfc(a) * mp.exp(a * a)
+    def g(t: mp.mpf) -> mp.mpf:
+        a = t + shift
+        return mp.erfc(a) * mp.exp(a * a)
 
-        return g, lambda t: 1 / g(t)
-
-    return make  # type: ignore[return-value]
+    return g, lambda t: 1 / g(t)
 
 
 PIO4 = float(mp.pi / 4)
@@ -131,21 +141,19 @@ def _fits() -> dict[str, Fit]:
     fits["asin32"] = Fit(*_odd_tail(mp.asin), 1e-12, 0.25, 5, 24)
     fits["sinh32"] = Fit(*_odd_tail(mp.sinh), 1e-12, 1.0, 4, 24)
     fits["erf32"] = Fit(*_odd(mp.erf), 1e-12, 1.0, 6, 24)
-    g, w = _erfc_scaled()(1.25)  # type: ignore[operator]
-    fits["erfc32a"] = Fit(g, w, -0.75, 0.75, 9, 24)  # a in [0.5, 2], variable a - 1.25
+    fits["erfc32a"] = Fit(*_erfc_scaled(1.25), -0.75, 0.75, 9, 24)  # a in [0.5, 2], variable a - 1.25
     fits["erfc32b"] = Fit(*_erfc_scaled_inv(), 1 / 10.1**2, 0.25, 9, 24)  # a in [2, 10.1]
     # ---- float64
     fits["sin64"] = Fit(*_odd_tail(mp.sin), 1e-6, (PIO4 * 1.001) ** 2, 6, 53)
     fits["cos64"] = Fit(*_cos_tail(), 1e-6, (PIO4 * 1.001) ** 2, 6, 53)
     fits["exp64"] = Fit(*_exp_tail(), -LN2H * 1.01, LN2H * 1.01, 10, 53)
     fits["log64"] = Fit(*_atanh_tail(), 1e-6, ((SQ - 1) / (SQ + 1)) ** 2 * 1.01, 6, 53)
+    fits["log64dd"] = Fit(*_atanh_tail5(), 1e-6, ((SQ - 1) / (SQ + 1)) ** 2 * 1.01, 6, 53)
     fits["atan64"] = Fit(*_odd_tail(mp.atan), 1e-6, TAN_7_16**2 * 1.01, 10, 53)
     fits["sinh64"] = Fit(*_odd_tail(mp.sinh), 1e-6, 1.0, 7, 53)
     fits["erf64"] = Fit(*_odd(mp.erf), 1e-6, 1.0, 11, 53)
-    g, w = _erfc_scaled()(1.0)  # type: ignore[operator]
-    fits["erfc64a"] = Fit(g, w, -0.5, 0.5, 17, 53)  # a in [0.5, 1.5], variable a - 1
-    g, w = _erfc_scaled()(2.25)  # type: ignore[operator]
-    fits["erfc64b"] = Fit(g, w, -0.75, 0.75, 17, 53)  # a in [1.5, 3], variable a - 2.25
+    fits["erfc64a"] = Fit(*_erfc_scaled(1.0), -0.5, 0.5, 17, 53)  # a in [0.5, 1.5], variable a - 1
+    fits["erfc64b"] = Fit(*_erfc_scaled(2.25), -0.75, 0.75, 17, 53)  # a in [1.5, 3], variable a - 2.25
     fits["erfc64c"] = Fit(*_erfc_scaled_inv(), 1 / 27.5**2, 1 / 9, 17, 53)  # a in [3, 27.5]
     return fits
 

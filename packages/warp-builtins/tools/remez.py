@@ -14,7 +14,7 @@ function (for ``sin(r) = r + r^3 * S(r^2)``: ``g(z) = (sin(sqrt z) - sqrt z) / z
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import mpmath as mp
 

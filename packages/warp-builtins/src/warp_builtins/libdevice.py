@@ -7,7 +7,7 @@ aborts on ``llvm.sin.f32`` and friends. float16 arguments are computed in float3
 
 from __future__ import annotations
 
-import llvmlite.ir as ir
+from llvmlite import ir
 
 from warp_builtins.mathlib.irutil import float_kind
 

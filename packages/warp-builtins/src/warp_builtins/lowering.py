@@ -8,9 +8,10 @@ vectorizer widens; on CUDA everything floating point goes to libdevice.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
-import llvmlite.ir as ir
+from llvmlite import ir
 
 from warp_builtins import libdevice, mathlib
 from warp_builtins.mathlib.irutil import declare_float_intrinsic
@@ -49,7 +50,7 @@ def float_op_lowering(name: str) -> Lowering:
     return lower
 
 
-def const(ty: ir.Type, value: float | int) -> ir.Constant:
+def const(ty: ir.Type, value: float) -> ir.Constant:
     """A constant of LLVM type ``ty`` (float or integer)."""
     if isinstance(ty, ir.IntType):
         return ir.Constant(ty, int(value))

@@ -13,10 +13,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import llvmlite.ir as ir
-
+from llvmlite import ir
 from warp.types.scalars import bool as wp_bool
 from warp.types.scalars import float16, float32, float64, int32, int_types
+
 from warp_builtins.lowering import (
     const,
     float_op,

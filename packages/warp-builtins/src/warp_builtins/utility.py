@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import llvmlite.ir as ir
-
+from llvmlite import ir
 from warp.types.scalars import float16, float32, float64
+
 from warp_builtins.lowering import const
 
 GROUP = "Utility"

@@ -11,17 +11,17 @@ Usage::
     fn = get_math_function(module, "sin", ir.FloatType())   # defines @__wp_sin_f32 once
     y = builder.call(fn, [x])
 
-float16 versions compute in float32 and round; float64 versions are IR as well except
-``pow``, which calls libm's ``pow`` (float32 ``pow`` is IR).
+float16 versions compute in float32 and round; float32 and float64 versions are all IR.
 """
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
-import llvmlite.ir as ir
+from llvmlite import ir
 
-from warp_builtins.mathlib import erf, explog, hyperbolic, invtrig, misc, pow as pow_, trig
+from warp_builtins.mathlib import erf, explog, hyperbolic, invtrig, misc, trig
+from warp_builtins.mathlib import pow as pow_
 from warp_builtins.mathlib.irutil import MathBuilder, float_kind
 
 Builder = Callable[..., ir.Value]
@@ -36,13 +36,10 @@ for _family in (trig, explog, invtrig, hyperbolic, erf, misc, pow_):
 #: number of arguments of each function (1 unless listed)
 _ARITY = {"atan2": 2, "pow": 2}
 
-#: functions whose float64 version calls the C library (name of the libm symbol)
-_LIBM64 = {"pow": "pow"}
-
 
 def math_function_names() -> list[str]:
     """Names of all functions this library defines."""
-    return sorted({name for name, _ in _BUILDERS} | set(_LIBM64))
+    return sorted({name for name, _ in _BUILDERS})
 
 
 def arity(name: str) -> int:
@@ -79,9 +76,6 @@ def get_math_function(module: ir.Module, name: str, ty: ir.Type) -> ir.Function:
         f32 = ir.FloatType()
         inner = get_math_function(module, name, f32)
         result = builder.fptrunc(builder.call(inner, [builder.fpext(a, f32) for a in args]), ty)
-    elif kind == "double" and name in _LIBM64:
-        libm = _declare_external(module, _LIBM64[name], ty, n)
-        result = builder.call(libm, args)
     else:
         result = _BUILDERS[(name, kind)](MathBuilder(builder, ty), *args)
     builder.ret(result)
@@ -92,15 +86,6 @@ def call_math(builder: ir.IRBuilder, name: str, *args: ir.Value) -> ir.Value:
     """Emit a call of math function ``name`` on ``args`` (all of one float type)."""
     fn = get_math_function(builder.module, name, args[0].type)
     return builder.call(fn, list(args))
-
-
-def _declare_external(module: ir.Module, symbol: str, ty: ir.Type, n: int) -> ir.Function:
-    existing = module.globals.get(symbol)
-    if existing is not None:
-        return existing
-    fn = ir.Function(module, ir.FunctionType(ty, [ty] * n), symbol)
-    fn.attributes.add("nounwind")
-    return fn
 
 
 __all__ = ["MathBuilder", "arity", "call_math", "get_math_function", "math_function_names", "math_symbol"]

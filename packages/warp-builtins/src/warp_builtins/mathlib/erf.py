@@ -6,16 +6,17 @@
   ``[3/2, 3]`` and ``[3, 27.5]``), picked per lane by selecting coefficients, and ``exp(-a^2)``
   evaluated from the exact ``a^2 = hi + lo``;
 * erfinv/erfcinv: Giles' single precision approximation (or the asymptotic expansion in the
-  far tail) refined by three Newton steps in double precision on ``erf`` near 0 and on
+  far tail) refined by Newton steps in double precision on ``erf`` near 0 and on
   ``log erfc`` in the tail (so ``erfcinv`` keeps full precision down to the smallest
-  subnormal). The float32 versions evaluate the float64 ones and round.
+  subnormal): three for float64, one (erfinv) or two (erfcinv, whose float32 argument reaches
+  the far tail) for float32, which then rounds the double result.
 """
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
-import llvmlite.ir as ir
+from llvmlite import ir
 
 from warp_builtins.mathlib.explog import exp_core, exp_scaled, log
 from warp_builtins.mathlib.irutil import MathBuilder, Value
@@ -120,8 +121,9 @@ def erfc_tail(mb: MathBuilder, a: Value) -> Value:
     """``erfc(a)`` for ``a >= 1/2`` (including inf), one rounding at underflow."""
     g, hi, lo = erfc_tail_parts(mb, a)
     q, k = exp_core(mb, mb.maxnum(mb.neg(hi), mb.c(-746.0 if mb.bits == 64 else -104.0)))
-    m = mb.mul(mb.mul(mb.add(mb.c(1.0), q), g), mb.sub(mb.c(1.0), lo))
-    return mb.scale(m, k)
+    # (1 + q)(1 - lo) g = g + g (q - lo (1 + q)), without rounding 1 + q
+    q2 = mb.fma(mb.neg(lo), mb.add(mb.c(1.0), q), q)
+    return mb.scale(mb.fma(g, q2, g), k)
 
 
 def erf(mb: MathBuilder, x: Value) -> Value:
@@ -140,22 +142,28 @@ def erfc(mb: MathBuilder, x: Value) -> Value:
 # ---------------------------------------------------------------------------------- inverses
 
 
-def _erfinv_core(d: MathBuilder, a: Value, c: Value) -> Value:
-    """``erfinv(a)`` for ``0 <= a < 1`` given ``c = 1 - a`` exactly (double precision)."""
+def _erfinv_core(d: MathBuilder, a: Value, c: Value, iterations: int, far_tail: bool = True) -> Value:
+    """``erfinv(a)`` for ``0 <= a < 1`` given ``c = 1 - a`` exactly (double precision).
+
+    The initial guess is good to about 1e-7 (Giles) or 1e-3 (asymptotic, ``w > 16``); each
+    Newton step squares the relative error. Without ``far_tail`` (float32 erfinv, where
+    ``c >= 2**-24``) the asymptotic guess is not computed.
+    """
     one = d.c(1.0)
     lc = log(d, c)
     w = d.neg(log(d, d.mul(c, d.add(one, a))))
     central = d.lt(w, d.c(5.0))
     t = d.select(central, d.sub(w, d.c(2.5)), d.sub(d.sqrt(w), d.c(3.0)))
     x_giles = d.mul(d.poly_selected(t, central, GILES_CENTRAL, GILES_TAIL), a)
-    # far tail: erfc(x) ~ exp(-x^2) / (x sqrt(pi)) * (1 - 1/(2 x^2))
-    big_l = d.neg(lc)
-    x1 = d.sqrt(d.sub(big_l, log(d, d.mul(d.c(SQRT_PI), d.sqrt(big_l)))))
-    corr = log(d, d.sub(one, d.div(d.c(0.5), d.mul(x1, x1))))
-    x_asym = d.sqrt(d.add(d.sub(big_l, log(d, d.mul(d.c(SQRT_PI), x1))), corr))
-    x = d.select(d.gt(w, d.c(16.0)), x_asym, x_giles)
+    x = x_giles
+    if far_tail:  # erfc(x) ~ exp(-x^2) / (x sqrt(pi)) * (1 - 1/(2 x^2))
+        big_l = d.neg(lc)
+        x1 = d.sqrt(d.sub(big_l, log(d, d.mul(d.c(SQRT_PI), d.sqrt(big_l)))))
+        denom = d.div(d.mul(d.c(SQRT_PI), x1), d.sub(one, d.div(d.c(0.5), d.mul(x1, x1))))
+        x_asym = d.sqrt(d.sub(big_l, log(d, denom)))
+        x = d.select(d.gt(w, d.c(16.0)), x_asym, x_giles)
     tail = d.ge(a, d.c(0.53))
-    for _ in range(3):
+    for _ in range(iterations):
         step_small = d.mul(d.mul(d.sub(erf_small(d, x), a), d.c(SQRT_PI_OVER_2)), exp_scaled(d, d.mul(x, x)))
         g, hi, lo = erfc_tail_parts(d, x)
         ln_erfc = d.add(d.neg(d.add(hi, lo)), log(d, g))
@@ -168,7 +176,8 @@ def erfinv(mb: MathBuilder, y: Value) -> Value:
     d = mb.other(ir.DoubleType())
     yd = d.convert(y, d.ty)
     a = d.fabs(yd)
-    x = _erfinv_core(d, a, d.sub(d.c(1.0), a))
+    f64 = mb.bits == 64
+    x = _erfinv_core(d, a, d.sub(d.c(1.0), a), 3 if f64 else 1, far_tail=f64)
     x = d.select(d.eq(a, d.c(1.0)), d.c(float("inf")), x)
     x = d.select(d.gt(a, d.c(1.0)), d.c(float("nan")), x)
     x = d.nan_passthrough(yd, d.copysign(x, yd))
@@ -182,7 +191,7 @@ def erfcinv(mb: MathBuilder, z: Value) -> Value:
     upper = d.gt(zd, one)
     c = d.select(upper, d.sub(two, zd), zd)
     a = d.select(upper, d.sub(zd, one), d.sub(one, zd))
-    x = _erfinv_core(d, a, c)
+    x = _erfinv_core(d, a, c, 3 if mb.bits == 64 else 2)  # float32 z reaches the far tail
     x = d.select(d.eq(c, d.c(0.0)), d.c(float("inf")), x)
     x = d.select(d.or_(d.lt(zd, d.c(0.0)), d.gt(zd, two)), d.c(float("nan")), x)
     x = d.nan_passthrough(zd, d.select(upper, d.neg(x), x))

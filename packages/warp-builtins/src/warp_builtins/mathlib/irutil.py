@@ -11,9 +11,9 @@ LLVM intrinsics that the loop vectorizer widens (``llvm.fma``, ``llvm.fabs``, ``
 from __future__ import annotations
 
 import struct
-from typing import Sequence
+from collections.abc import Sequence
 
-import llvmlite.ir as ir
+from llvmlite import ir
 
 Value = ir.Value
 
@@ -63,7 +63,7 @@ class MathBuilder:
     def module(self) -> ir.Module:
         return self.b.module
 
-    def other(self, ty: ir.Type) -> "MathBuilder":
+    def other(self, ty: ir.Type) -> MathBuilder:
         """A builder for another float type emitting into the same place."""
         return MathBuilder(self.b, ty)
 

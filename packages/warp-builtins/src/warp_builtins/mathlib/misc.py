@@ -7,7 +7,7 @@ an fma-exact residual ``t^3 - a`` gives a result within an ulp. float32 computes
 
 from __future__ import annotations
 
-import llvmlite.ir as ir
+from llvmlite import ir
 
 from warp_builtins.mathlib.irutil import MathBuilder, Value
 

@@ -19,7 +19,7 @@ Beyond these ranges ``r`` is clamped to the fitted interval so results stay fini
 
 from __future__ import annotations
 
-import llvmlite.ir as ir
+from llvmlite import ir
 
 from warp_builtins.mathlib.irutil import MathBuilder, Value
 

@@ -15,14 +15,17 @@ threads may compile concurrently. Object loading is serialized by a lock.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
-import functools
 import ctypes.util
+import functools
 import itertools
+import os
 import struct
 import sys
+import tempfile
 import threading
-from typing import Callable
+from typing import Callable, Iterator
 
 import llvmlite
 import llvmlite.binding as llvm
@@ -56,6 +59,9 @@ def _ensure_initialized() -> None:
         llvm.initialize_native_target()
         llvm.initialize_native_asmprinter()
         llvm.initialize_native_asmparser()
+        # Lets the loop vectorizer vectorize kernel thread loops that contain inner loops
+        # (only loops explicitly marked llvm.loop.vectorize.enable take this path).
+        llvm.set_option("", "-enable-vplan-native-path")
         # Loaded with RTLD_GLOBAL, so the process symbol search of the JIT finds sinf, printf, ...
         for lib in ("m", "c"):
             path = ctypes.util.find_library(lib)
@@ -193,6 +199,33 @@ def _optimize(module: llvm.ModuleRef, tm: llvm.TargetMachine, opt_level: int) ->
         pto.close()
 
 
+_stderr_lock = threading.Lock()
+
+
+@contextlib.contextmanager
+def _vectorizer_remarks_filtered() -> Iterator[None]:
+    """Drop LLVM's "loop not vectorized" remarks (printed to fd 2) for loops we hinted.
+
+    Kernel thread loops carry a vectorization hint; when LLVM declines it, it reports that on
+    stderr. That is not an error, so those lines are dropped; anything else is passed on.
+    """
+    with _stderr_lock:
+        sys.stderr.flush()
+        saved = os.dup(2)
+        with tempfile.TemporaryFile() as capture:
+            os.dup2(capture.fileno(), 2)
+            try:
+                yield
+            finally:
+                os.dup2(saved, 2)
+                os.close(saved)
+                capture.seek(0)
+                text = capture.read().decode("utf-8", errors="replace")
+        kept = [line for line in text.splitlines() if line.strip() and "loop not vectorized" not in line]
+        if kept:
+            sys.stderr.write("\n".join(kept) + "\n")
+
+
 class _CompiledModule:
     """Context manager: a parsed, verified, optimized module and its private LLVM context."""
 
@@ -207,7 +240,8 @@ class _CompiledModule:
             self.context.close()
             raise
         try:
-            _optimize(self.module, self.tm, opt_level)
+            with _vectorizer_remarks_filtered():
+                _optimize(self.module, self.tm, opt_level)
         except BaseException:
             self.__exit__()
             raise

@@ -8,6 +8,7 @@ kernel body for linear thread indices ``start <= i < end``.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,7 +30,12 @@ class KernelModule:
     uses_print: bool = False
 
 
-def _define_entry(module: ir.Module, name: str, body: ir.Function, kfn: wir.Function) -> None:
+#: Loop metadata asking LLVM to vectorize the thread loop even when the kernel body contains
+#: loops of its own (outer-loop vectorization: one SIMD lane per thread).
+THREAD_LOOP_MARK = "wp.thread_loop"
+
+
+def _define_entry(module: ir.Module, name: str, body: ir.Function, kfn: wir.Function, vectorize: bool) -> None:
     fnty = ir.FunctionType(lt.VOID, [lt.PTR, lt.I64, lt.I64])
     entry = ir.Function(module, fnty, name=name)
     entry.attributes.add("nounwind")
@@ -52,7 +58,9 @@ def _define_entry(module: ir.Module, name: str, body: ir.Function, kfn: wir.Func
     b.call(body, [args, i] + params)
     nxt = b.add(i, ir.Constant(lt.I64, 1), flags=["nsw", "nuw"])
     i.add_incoming(nxt, body_bb)
-    b.cbranch(b.icmp_signed("<", nxt, end), loop, done)
+    latch = b.cbranch(b.icmp_signed("<", nxt, end), loop, done)
+    if vectorize:
+        latch.set_metadata(THREAD_LOOP_MARK, module.add_metadata([]))
     b.position_at_end(done)
     b.ret_void()
 
@@ -67,9 +75,24 @@ def lower_kernel(
     for prefix, fn in (("", kfn), ("adjoint_", adjoint)):
         if fn is None:
             continue
+        has_loops = any(op.kind in ("for", "while") for op in wir.walk(fn.body))
         for contiguous in (True, False):
             body = lower_function(module, state, fn, contiguous=contiguous)
             name = f"{fn.symbol}_entry_{'c' if contiguous else 's'}"
-            _define_entry(module, name, body, fn)
+            _define_entry(module, name, body, fn, vectorize=has_loops and contiguous and target == "cpu")
             entries[prefix + ("contiguous" if contiguous else "strided")] = name
-    return KernelModule(str(module), entries, state.sites, state.uses_print)
+    return KernelModule(_with_loop_ids(str(module)), entries, state.sites, state.uses_print)
+
+
+def _with_loop_ids(text: str) -> str:
+    """Replace thread-loop marks by self-referential ``!llvm.loop`` IDs (llvmlite cannot build them)."""
+    pattern = re.compile(r"!" + re.escape(THREAD_LOOP_MARK) + r" !(\d+)")
+    extra: list[str] = []
+
+    def loop_id(match: re.Match) -> str:
+        n = 900000 + 2 * len(extra)
+        extra.append(f"!{n} = distinct !{{!{n}, !{n + 1}}}\n!{n + 1} = !{{!\"llvm.loop.vectorize.enable\", i1 true}}")
+        return f"!llvm.loop !{n}"
+
+    text = pattern.sub(loop_id, text)
+    return text + ("\n" + "\n".join(extra) + "\n" if extra else "")
