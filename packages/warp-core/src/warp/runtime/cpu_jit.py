@@ -93,9 +93,14 @@ def host_cpu_features() -> str:
     """The host CPU feature string (``"+avx2,+avx512f,-amx-tile,..."``), sorted; empty if unknown."""
     _ensure_initialized()
     try:
-        return llvm.get_host_cpu_features().flatten(sort=True)
+        features = llvm.get_host_cpu_features()
     except RuntimeError:
         return ""
+    if features.get("avx512f"):
+        # Kernels are throughput loops: use full 512-bit vectors where the CPU has them (LLVM's
+        # tuning for many AVX-512 CPUs otherwise caps auto-vectorization at 256 bits).
+        features["prefer-256-bit"] = False
+    return features.flatten(sort=True)
 
 
 def _create_target_machine(opt_level: int) -> llvm.TargetMachine:
