@@ -17,7 +17,9 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-BENCHMARKS = ["bench_launch_overhead", "bench_saxpy", "bench_compile", "bench_sincos"]
+BENCHMARKS = [
+    "bench_launch_overhead", "bench_saxpy", "bench_compile", "bench_sincos", "bench_nbody", "bench_autodiff",
+]
 
 
 def run_one(name: str, env: dict[str, str]) -> tuple[list[tuple[str, ...]], int, float]:

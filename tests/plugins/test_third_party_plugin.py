@@ -142,3 +142,38 @@ def test_kernel_builtin_called_from_python_scope_is_a_clear_error() -> None:
 
     with pytest.raises(TypeError, match="wp.tid is a kernel builtin: call it inside a @wp.kernel"):
         wp.tid()
+
+
+def test_convert_array_hook_lets_plugins_accept_foreign_objects() -> None:
+    import warp as wp
+    from warp.plugins import hookimpl
+    from warp.plugins.manager import get_plugin_manager
+
+    class Boxed:
+        """A foreign container warp does not know."""
+
+        def __init__(self, values):
+            self.values = values
+
+    class Converter:
+        @hookimpl
+        def warp_convert_array(self, obj, dtype, device):
+            if isinstance(obj, Boxed):
+                return wp.array(obj.values, dtype=dtype or wp.float32)
+            return None
+
+    @wp.kernel
+    def double(a: wp.array(dtype=float), out: wp.array(dtype=float)):
+        i = wp.tid()
+        out[i] = a[i] * 2.0
+
+    pm = get_plugin_manager()
+    plugin = Converter()
+    pm.register(plugin, name="test-converter")
+    try:
+        out = wp.zeros(3, dtype=float)
+        wp.launch(double, dim=3, inputs=[Boxed([1.0, 2.0, 3.0]), out])
+        assert out.numpy().tolist() == [2.0, 4.0, 6.0]
+        assert wp.as_array(Boxed([5.0])).numpy().tolist() == [5.0]
+    finally:
+        pm.unregister(plugin)

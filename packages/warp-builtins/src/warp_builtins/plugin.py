@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from warp.plugins import hookimpl
-from warp_builtins import noise, quaternion, random, scalar_math, spatial, transform, utility, vector_math
+from warp_builtins import checks, noise, quaternion, random, scalar_math, spatial, transform, utility, vector_math
 
 
 @hookimpl
@@ -19,6 +19,7 @@ def warp_register_builtins(registry: Any) -> None:
     spatial.register(registry)
     random.register(registry)
     noise.register(registry)
+    checks.register(registry)
 
 
 @hookimpl

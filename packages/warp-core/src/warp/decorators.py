@@ -15,7 +15,7 @@ from warp.types.scalars import type_repr
 class FunctionOverload:
     """One Python definition of a ``@wp.func`` with its resolved parameter types."""
 
-    def __init__(self, pyfunc: Callable[..., Any]):
+    def __init__(self, pyfunc: Callable[..., Any], scope: dict[str, Any] | None = None):
         self.pyfunc = pyfunc
         sig = inspect.signature(pyfunc)
         self.param_names = list(sig.parameters)
@@ -23,6 +23,13 @@ class FunctionOverload:
             n: p.default for n, p in sig.parameters.items() if p.default is not inspect.Parameter.empty
         }
         ns = dict(pyfunc.__globals__)
+        ns.update(scope or {})  # locals of the defining function (postponed annotations name them)
+        if pyfunc.__closure__:  # string annotations may name variables of an enclosing function
+            for name, cell in zip(pyfunc.__code__.co_freevars, pyfunc.__closure__):
+                try:
+                    ns[name] = cell.cell_contents
+                except ValueError:
+                    pass
         hints = pyfunc.__annotations__
         missing = [n for n in self.param_names if n not in hints]
         if missing:
@@ -43,11 +50,11 @@ class Function:
     Function; a call picks the first overload whose parameter types match.
     """
 
-    def __init__(self, pyfunc: Callable[..., Any]):
+    def __init__(self, pyfunc: Callable[..., Any], scope: dict[str, Any] | None = None):
         self.key = f"{pyfunc.__module__}.{pyfunc.__qualname__}"
         self.name = pyfunc.__name__
         self.module = pyfunc.__module__
-        self.overloads: list[FunctionOverload] = [FunctionOverload(pyfunc)]
+        self.overloads: list[FunctionOverload] = [FunctionOverload(pyfunc, scope)]
         self._specializations: dict[tuple[Any, ...], Any] = {}
         self._building: set[tuple[Any, ...]] = set()
         self._lock = threading.RLock()
@@ -57,9 +64,9 @@ class Function:
     def func(self) -> Callable[..., Any]:
         return self.overloads[0].pyfunc
 
-    def add_overload(self, pyfunc: Callable[..., Any]) -> None:
+    def add_overload(self, pyfunc: Callable[..., Any], scope: dict[str, Any] | None = None) -> None:
         """Add another definition; one with identical parameter types replaces the older one."""
-        new = FunctionOverload(pyfunc)
+        new = FunctionOverload(pyfunc, scope)
         self.overloads = [o for o in self.overloads if o.param_types != new.param_types] + [new]
         self._specializations.clear()
 
@@ -100,15 +107,16 @@ _table_lock = threading.Lock()
 def func(pyfunc: Callable[..., Any]) -> Function:
     """Decorator: make a Python function callable from kernels (``@wp.func``)."""
     key = f"{pyfunc.__module__}.{pyfunc.__qualname__}"
+    scope = _defining_scope()
     with _table_lock:
         existing = _function_table.get(key)
-        new_overload = FunctionOverload(pyfunc)
+        new_overload = FunctionOverload(pyfunc, scope)
         if existing is not None and any(
             o.param_types != new_overload.param_types for o in existing.overloads
         ):
-            existing.add_overload(pyfunc)
+            existing.add_overload(pyfunc, scope)
             return existing
-        fn = Function(pyfunc)
+        fn = Function(pyfunc, scope)
         _function_table[key] = fn
         return fn
 
@@ -116,13 +124,20 @@ def func(pyfunc: Callable[..., Any]) -> Function:
 class Kernel:
     """A ``@wp.kernel``: compiled on first launch per device, cached on disk."""
 
-    def __init__(self, pyfunc: Callable[..., Any], *, enable_backward: bool | None = None, module: str | None = None):
+    def __init__(
+        self,
+        pyfunc: Callable[..., Any],
+        *,
+        enable_backward: bool | None = None,
+        module: str | None = None,
+        scope: dict[str, Any] | None = None,
+    ):
         self.func = pyfunc
         self.key = f"{pyfunc.__module__}.{pyfunc.__qualname__}"
         self.name = pyfunc.__name__
         self.module = module or pyfunc.__module__
         self.enable_backward = enable_backward
-        self.overload = FunctionOverload(pyfunc)
+        self.overload = FunctionOverload(pyfunc, scope)
         if self.overload.return_annotation not in (None, type(None)):
             raise WarpCodegenTypeError(
                 f"kernel '{self.name}' must not return a value (annotated -> "
@@ -168,9 +183,20 @@ class Kernel:
 
 def kernel(f: Callable[..., Any] | None = None, *, enable_backward: bool | None = None, module: str | None = None) -> Any:
     """Decorator: compile a Python function as a kernel (``@wp.kernel`` or ``@wp.kernel(...)``)."""
+    scope = _defining_scope()
     if f is None:
-        return lambda pyfunc: Kernel(pyfunc, enable_backward=enable_backward, module=module)
-    return Kernel(f, enable_backward=enable_backward, module=module)
+        return lambda pyfunc: Kernel(pyfunc, enable_backward=enable_backward, module=module, scope=scope)
+    return Kernel(f, enable_backward=enable_backward, module=module, scope=scope)
+
+
+def _defining_scope() -> dict[str, Any] | None:
+    """Locals of the function in which a decorated kernel/func is defined (None at module level)."""
+    import sys
+
+    frame = sys._getframe(2)
+    if frame.f_code.co_name == "<module>":
+        return None
+    return dict(frame.f_locals)
 
 
 def constant(x: Any) -> Any:

@@ -195,10 +195,15 @@ def from_numpy(arr: np.ndarray, dtype: Any = None, shape: Any = None, device: An
 
 
 def as_array(obj: Any, dtype: Any = None, device: Any = None) -> array:
-    """``obj`` as a warp array: itself if it is one, a zero-copy wrapper of NumPy/array-interface
-    data when possible, else a copy."""
+    """``obj`` as a warp array: itself if it is one, what a ``warp_convert_array`` plugin makes of
+    it, a zero-copy wrapper of NumPy/array-interface data when possible, else a copy."""
     if isinstance(obj, array):
         return obj
+    from warp.plugins.manager import get_plugin_manager
+
+    converted = get_plugin_manager().hook.warp_convert_array(obj=obj, dtype=dtype, device=device)
+    if converted is not None:  # a plugin knows this kind of object (a framework tensor, ...)
+        return converted
     arr = as_numpy(obj)
     if arr is not None:
         return array(arr, dtype=Any if dtype is None else dtype, copy=False, device=device)

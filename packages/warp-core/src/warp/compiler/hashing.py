@@ -72,6 +72,7 @@ class _Hasher:
                     self.reference(ast.unparse(node), obj)
 
     def reference(self, name: str, obj: Any) -> None:
+        from warp.compiler.frontend.expressions import BuiltinName
         from warp.decorators import Function, Kernel
 
         if isinstance(obj, Function):
@@ -80,6 +81,8 @@ class _Hasher:
                 self.function(overload.pyfunc)
         elif isinstance(obj, Kernel):
             self.add("kernel", obj.key)
+        elif isinstance(obj, BuiltinName) or hasattr(obj, "_wp_call_"):
+            self.add("builtin", name, repr(obj))
         elif isinstance(obj, (bool, int, float, str, np.generic, ScalarBase)):
             self.add("const", name, type(obj).__name__, repr(obj))
         elif isinstance(obj, type):

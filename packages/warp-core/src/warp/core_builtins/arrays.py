@@ -177,10 +177,13 @@ def lower_cas(ctx: Any, args: list, types: list) -> ir.Value:
 
 
 class _AtomicElement:
-    """Element types atomics support: 32/64-bit ints and floats, and float16 for add/sub."""
+    """Element types atomics support: 32/64-bit ints and floats, float16 (ints only if ``ints_only``)."""
+
+    def __init__(self, ints_only: bool = False):
+        self.kinds = ("int", "uint") if ints_only else ("int", "uint", "float")
 
     def match(self, actual: Any, bindings: dict[str, Any]) -> bool:
-        if getattr(actual, "_kind_", None) not in ("int", "uint", "float"):
+        if getattr(actual, "_kind_", None) not in self.kinds:
             return False
         return actual not in non_atomic_types
 
@@ -188,6 +191,7 @@ class _AtomicElement:
 def register(registry: Any) -> None:
     """Register array builtins for 1-4 dimensional arrays."""
     atom = TypeVar("T", _AtomicElement())
+    atom_int = TypeVar("T", _AtomicElement(ints_only=True))
     for ndim in range(1, 5):
         arr = ("arr", ArrayOf(T, ndim))
         idx = [(n, Int) for n in "ijkl"[:ndim]]
@@ -205,6 +209,11 @@ def register(registry: Any) -> None:
             registry.add(f"atomic_{kind}", params=[aarr, *idx, ("value", atom)], result=atom, lower=_atomic(kind),
                          group=GROUP, side_effects=True, differentiable=kind in ("add", "sub"),
                          doc=f"Atomically {kind} value into arr[i, ...] and return the old value.")
+        iarr = ("arr", ArrayOf(atom_int, ndim))
+        for kind in ("and", "or", "xor"):
+            registry.add(f"atomic_{kind}", params=[iarr, *idx, ("value", atom_int)], result=atom_int,
+                         lower=_atomic(kind), group=GROUP, side_effects=True, differentiable=False,
+                         doc=f"Atomically bitwise-{kind} value into arr[i, ...] and return the old value.")
         registry.add("atomic_cas", params=[aarr, *idx, ("compare", atom), ("value", atom)], result=atom,
                      lower=lower_cas, group=GROUP, side_effects=True, differentiable=False,
                      doc="Atomically replace arr[i, ...] with value if it equals compare; return the old value.")

@@ -178,7 +178,7 @@ class Launcher:
             if value is None:
                 return null_array(t, self.cpu)
             if not isinstance(value, Array):
-                value = self.foreign_array(where, t, value)
+                value = self.foreign_array(where, name, t, value)
             if value.dtype != t.dtype:
                 raise TypeError(f"{where}: expected an array of {type_repr(t.dtype)}, got an array of {type_repr(value.dtype)}")
             if value.ndim != t.ndim:
@@ -191,12 +191,16 @@ class Launcher:
         check = getattr(t, "_wp_check_arg_", None)
         return check(where, value) if check is not None else value
 
-    def foreign_array(self, where: str, t: ArrayType, value: Any) -> Any:
+    def foreign_array(self, where: str, name: str, t: ArrayType, value: Any) -> Any:
         """Wrap a NumPy / array-interface object zero-copy; never convert its dtype silently."""
         import numpy as np
 
+        from warp.plugins.manager import get_plugin_manager
         from warp.types.scalars import dtype_to_numpy
 
+        converted = get_plugin_manager().hook.warp_convert_array(obj=value, dtype=t.dtype, device=self.cpu)
+        if converted is not None:
+            return self.convert_one(name, t, converted)
         try:
             host = np.asarray(value)
         except Exception as exc:
@@ -292,8 +296,10 @@ def launch(
         launcher.launch([*fwd, *adj], dim)
         return
     try:
-        launcher = kernel._launchers[device if device.__class__ is str or device is None else device.alias]
-    except (KeyError, AttributeError):
+        launcher = kernel._launchers.get(device if device.__class__ is str or device is None else device.alias)
+    except AttributeError:  # not a kernel, or a device object without an alias
+        launcher = None
+    if launcher is None:
         launcher = _get_launcher(kernel, device)
     if launcher.mode is not config.mode or launcher.device is not devices.get_device(device):
         launcher = _get_launcher(kernel, device)

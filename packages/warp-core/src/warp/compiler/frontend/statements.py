@@ -263,28 +263,21 @@ class StatementsMixin(ExpressionsMixin):
         if not isinstance(node.target, ast.Name):
             raise self.error("the loop variable must be a single name", node=node)
         it = node.iter
-        if not (isinstance(it, ast.Call) and self.is_range(it.func)):
+        backwards = isinstance(it, ast.Call) and self.is_builtin(it.func, builtins.reversed)
+        if backwards:
+            if len(it.args) != 1 or it.keywords:
+                raise self.error("reversed() takes one range(...) argument", node=it)
+            it = it.args[0]
+        if not (isinstance(it, ast.Call) and self.is_builtin(it.func, builtins.range)):
             iterate = self.expr(it)
             handler = getattr(getattr(iterate, "type", None), "_wp_iterate_", None)
-            if handler is None:
-                raise self.error("kernels can only loop over range(...)", node=it)
+            if handler is None or backwards:
+                raise self.error("kernels can only loop over range(...) or reversed(range(...))", node=it)
             handler(self, iterate, node)
             return
-        if it.keywords or not 1 <= len(it.args) <= 3:
-            raise self.error("range() takes 1 to 3 positional arguments", node=it)
-        args = [self.strong(self.coerce(self.value(a), int32)) for a in it.args]
-        for a, a_node in zip(args, it.args):
-            if not is_int(a.type):
-                raise self.error(f"range() arguments must be integers, got {type_repr(a.type)}", WarpCodegenTypeError, a_node)
-        if len({a.type for a in args}) != 1:
-            raise self.error("range() arguments must have one integer type", WarpCodegenTypeError, it)
-        start, stop, step = (
-            (self.const(0, args[0].type), args[0], self.const(1, args[0].type)) if len(args) == 1
-            else (args[0], args[1], self.const(1, args[0].type)) if len(args) == 2
-            else tuple(args)
-        )
-        if step.is_const and step.const == 0:
-            raise self.error("range() step must not be zero", WarpCodegenValueError, it)
+        start, stop, step = self.range_bounds(it)
+        if backwards:
+            start, stop, step = self.reverse_range(start, stop, step, it)
         if start.is_const and stop.is_const and step.is_const and not _has_jumps(node.body):
             count = len(builtins.range(start.const, stop.const, step.const))
             if count <= config.max_unroll:
@@ -296,9 +289,45 @@ class StatementsMixin(ExpressionsMixin):
                 return
         self.dynamic_loop("for", node, [start, stop, step], induction=(node.target.id, start.type))
 
-    def is_range(self, func_node: ast.expr) -> bool:
-        target = self.expr(func_node)
-        return isinstance(target, PyObj) and target.obj is builtins.range
+    def range_bounds(self, it: ast.Call) -> tuple[ir.Value, ir.Value, ir.Value]:
+        """(start, stop, step) of a ``range(...)`` call, as values of one integer type."""
+        if it.keywords or not 1 <= len(it.args) <= 3:
+            raise self.error("range() takes 1 to 3 positional arguments", node=it)
+        args = [self.strong(self.coerce(self.value(a), int32)) for a in it.args]
+        for a, a_node in zip(args, it.args):
+            if not is_int(a.type):
+                raise self.error(f"range() arguments must be integers, got {type_repr(a.type)}", WarpCodegenTypeError, a_node)
+        if len({a.type for a in args}) != 1:
+            raise self.error("range() arguments must have one integer type", WarpCodegenTypeError, it)
+        t = args[0].type
+        if len(args) == 1:
+            start, stop, step = self.const(0, t), args[0], self.const(1, t)
+        elif len(args) == 2:
+            start, stop, step = args[0], args[1], self.const(1, t)
+        else:
+            start, stop, step = args
+        if step.is_const and step.const == 0:
+            raise self.error("range() step must not be zero", WarpCodegenValueError, it)
+        return start, stop, step
+
+    def reverse_range(self, start: ir.Value, stop: ir.Value, step: ir.Value, node: ast.AST) -> tuple[ir.Value, ir.Value, ir.Value]:
+        """Bounds of ``reversed(range(start, stop, step))`` (the step must be a constant)."""
+        if not step.is_const:
+            raise self.error("reversed(range(...)) needs a constant step", WarpCodegenValueError, node)
+        s, t = step.const, start.type
+        if start.is_const and stop.is_const:
+            r = builtins.range(start.const, stop.const, s)[::-1]
+            return self.const(r.start, t), self.const(r.stop, t), self.const(r.step, t)
+        call = lambda name, a, b: self.call_builtin(name, [a, b], node).result  # noqa: E731
+        span = call("sub", stop, start) if s > 0 else call("sub", start, stop)
+        count = call("div", call("add", span, self.const(abs(s) - 1, t)), self.const(abs(s), t))
+        last = call("add", start, call("mul", call("sub", count, self.const(1, t)), step))
+        end = call("sub", start, self.const(1, t)) if s > 0 else call("add", start, self.const(1, t))
+        return last, end, self.const(-s, t)
+
+    def is_builtin(self, func_node: ast.expr, target: object) -> bool:
+        resolved = self.expr(func_node)
+        return isinstance(resolved, PyObj) and resolved.obj is target
 
     def stmt_While(self, node: ast.While) -> None:
         if node.orelse:

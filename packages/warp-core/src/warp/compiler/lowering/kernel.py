@@ -65,6 +65,39 @@ def _define_entry(module: ir.Module, name: str, body: ir.Function, kfn: wir.Func
     b.ret_void()
 
 
+_JUMPS = frozenset({"break", "continue", "return", "print"})
+
+
+def _pure_region(region: wir.Region, seen: set[int]) -> bool:
+    """True if the ops of ``region`` (callees included) have no side effects and no jumps."""
+    for op in wir.walk(region):
+        if op.kind in _JUMPS:
+            return False
+        if op.kind == "call" and op.attrs["overload"].side_effects:
+            return False
+        if op.kind == "call_func":
+            callee = op.attrs["func"]
+            if id(callee) not in seen:
+                seen.add(id(callee))
+                body_ops = [o for o in callee.body.ops if o.kind != "return"]
+                if not _pure_region(wir.Region(ops=body_ops), seen) or any(
+                    o.kind == "return" for sub in callee.body.ops for r in sub.regions for o in wir.walk(r)
+                ):
+                    return False
+    return True
+
+
+def outer_vectorizable(fn: wir.Function) -> bool:
+    """Whether to ask LLVM to vectorize the thread loop around a kernel that contains loops.
+
+    LLVM's outer-loop vectorizer (the VPlan native path) only handles simple inner loops and
+    can abort on others (atomics inside the inner loop, for one), so the hint is given only to
+    kernels whose loops are free of side effects and of break/continue/return.
+    """
+    loops = [op for op in wir.walk(fn.body) if op.kind in ("for", "while")]
+    return bool(loops) and all(_pure_region(r, set()) for op in loops for r in op.regions)
+
+
 def lower_kernel(
     kfn: wir.Function, *, target: str = "cpu", debug: bool = False, adjoint: wir.Function | None = None
 ) -> KernelModule:
@@ -75,11 +108,11 @@ def lower_kernel(
     for prefix, fn in (("", kfn), ("adjoint_", adjoint)):
         if fn is None:
             continue
-        has_loops = any(op.kind in ("for", "while") for op in wir.walk(fn.body))
+        vectorize_outer = prefix == "" and target == "cpu" and outer_vectorizable(fn)
         for contiguous in (True, False):
             body = lower_function(module, state, fn, contiguous=contiguous)
             name = f"{fn.symbol}_entry_{'c' if contiguous else 's'}"
-            _define_entry(module, name, body, fn, vectorize=has_loops and contiguous and target == "cpu")
+            _define_entry(module, name, body, fn, vectorize=vectorize_outer and contiguous)
             entries[prefix + ("contiguous" if contiguous else "strided")] = name
     return KernelModule(_with_loop_ids(str(module)), entries, state.sites, state.uses_print)
 

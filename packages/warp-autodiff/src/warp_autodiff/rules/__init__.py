@@ -1,0 +1,156 @@
+"""Derivative rules: a table keyed by builtin name (JAX's ``primitive_transposes`` is the model).
+
+A rule receives a :class:`RuleContext` for one forward ``call`` op: the replayed primal
+arguments and results, the adjoints of the results, and an :class:`Emitter` placing new ops in
+the reverse sweep. It returns one adjoint contribution per argument (``None`` for none)::
+
+    @derivative("sin", primal_args=(0,))
+    def _sin(ctx):
+        (x,) = ctx.args
+        return [ctx.e.mul(ctx.adj_out, ctx.e.call("cos", x))]
+
+Several rules may share a name: each may carry a predicate on the argument types, and the most
+recently registered rule whose predicate accepts the types wins (vector and matrix rules for
+``mul`` can be added next to the scalar one without touching it). Fields of a rule:
+
+- ``primal_args``: indices of arguments whose *values* the rule reads (None: all; or a function
+  of the op giving them). Linear rules read none; the loop analysis uses this to decide whether
+  loop-carried values are needed.
+- ``replay``: what the forward replay inside the adjoint does with the op: ``"keep"`` (compute
+  it again) or ``"effect"`` (drop it: array writes must not happen twice).
+- ``always``: run even when the results carry no adjoint (rules of array writes read the
+  adjoint array of their destination).
+
+Plugins add rules at import time of their plugin module with :func:`derivative` or
+:func:`register_rule` (rules are looked up when a kernel is compiled).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable, Sequence
+
+if TYPE_CHECKING:
+    from warp.compiler import ir
+
+    from warp_autodiff.transform.emit import Emitter
+
+
+@dataclass
+class DerivativeRule:
+    """The reverse-mode rule of one builtin (for the argument types ``applies`` accepts)."""
+
+    name: str
+    backward: Callable[[Any], Sequence[Any] | None]
+    applies: Callable[[list[Any]], bool] | None = None
+    primal_args: tuple[int, ...] | Callable[[Any], tuple[int, ...]] | None = None
+    replay: str = "keep"
+    always: bool = False
+    #: a ``@wp.func`` computing the same function in the kernel language: the adjoint of the
+    #: builtin is then the adjoint of that function (``backward`` is unused)
+    reference: Any = None
+
+
+_RULES: dict[str, list[DerivativeRule]] = {}
+
+
+def register_rule(rule: DerivativeRule) -> DerivativeRule:
+    """Add ``rule``; it takes precedence over earlier rules of the same name it overlaps."""
+    _RULES.setdefault(rule.name, []).insert(0, rule)
+    return rule
+
+
+def derivative(
+    *names: str,
+    applies: Callable[[list[Any]], bool] | None = None,
+    primal_args: tuple[int, ...] | Callable[[Any], tuple[int, ...]] | None = None,
+    replay: str = "keep",
+    always: bool = False,
+) -> Callable[[Callable[[Any], Any]], Callable[[Any], Any]]:
+    """Decorator registering a backward function as the rule of builtins ``names``."""
+
+    def wrap(fn: Callable[[Any], Any]) -> Callable[[Any], Any]:
+        for name in names:
+            register_rule(DerivativeRule(name, fn, applies, primal_args, replay, always))
+        return fn
+
+    return wrap
+
+
+def derivative_from_func(name: str, func: Any, *, applies: Callable[[list[Any]], bool] | None = None) -> None:
+    """Differentiate builtin ``name`` as if it were the ``@wp.func`` ``func`` (same arguments).
+
+    The forward pass still runs the builtin's own lowering; only its adjoint is derived from
+    ``func``'s body. Useful for builtins whose derivative is tedious to write by hand.
+    """
+    register_rule(DerivativeRule(name, lambda ctx: None, applies, None, "keep", False, func))
+
+
+def zero_derivative(*names: str, replay: str = "keep") -> None:
+    """Builtins whose derivative is zero everywhere it exists (comparisons, floor, sign, ...)."""
+    for name in names:
+        register_rule(DerivativeRule(name, lambda ctx: None, None, (), replay, False))
+
+
+def lookup_rule(name: str, arg_types: list[Any]) -> DerivativeRule | None:
+    """The rule for builtin ``name`` with these argument types, or None."""
+    for rule in _RULES.get(name, ()):
+        if rule.applies is None or rule.applies(arg_types):
+            return rule
+    return None
+
+
+def rule_names() -> list[str]:
+    """Names of all builtins that have a derivative rule."""
+    return sorted(_RULES)
+
+
+class RuleContext:
+    """What a rule sees of one forward op (see the module docstring)."""
+
+    def __init__(self, transform: Any, emitter: Emitter, op: ir.Op, scope: Any, adjoints: list[Any]):
+        self._t = transform
+        self.e = emitter
+        self.op = op
+        self._scope = scope
+        self.args = [scope.get(a) for a in op.args]
+        #: replayed results (None for results the replay dropped, e.g. of array writes)
+        self.results = [scope.env.get(id(r)) for r in op.results]
+        self.adj = adjoints
+
+    @property
+    def name(self) -> str:
+        return self.op.attrs["overload"].name
+
+    @property
+    def types(self) -> list[Any]:
+        return [a.type for a in self.op.args]
+
+    @property
+    def adj_out(self) -> Any:
+        """Adjoint of the (first) result, zero if it has none."""
+        if self.adj and self.adj[0] is not None:
+            return self.adj[0]
+        return self.e.zero(self.op.results[0].type)
+
+    def wants(self, k: int) -> bool:
+        """Whether argument ``k`` takes an adjoint (differentiable and not a constant)."""
+        from warp_autodiff.transform.emit import is_differentiable
+
+        a = self.op.args[k]
+        return is_differentiable(a.type) and not a.is_const
+
+    def array_accumulate(self, k: int, indices: list[Any], value: Any) -> None:
+        """``adj(arg k)[indices] += value`` (atomic unless only this thread writes there)."""
+        self._t.array_accumulate(self.e, self._scope, self.op, k, indices, value)
+
+    def array_adjoint(self, k: int, indices: list[Any]) -> Any:
+        """``adj(arg k)[indices]`` (zero when that array has no adjoint)."""
+        return self._t.array_adjoint_load(self.e, self._scope, self.op, k, indices)
+
+
+# the standard rules register themselves on import
+from warp_autodiff.rules import core as _core  # noqa: E402,F401
+from warp_autodiff.rules import scalar_math as _scalar_math  # noqa: E402,F401
+from warp_autodiff.rules import composite_math as _composite_math  # noqa: E402,F401
+from warp_autodiff.rules import reference as _reference  # noqa: E402,F401

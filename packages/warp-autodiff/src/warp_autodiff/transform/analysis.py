@@ -1,0 +1,216 @@
+"""Facts about forward IR that the reverse-mode transform needs.
+
+- which values a region uses from outside (its *free values*: the adjoints it may update);
+- whether a region always completes through its ``yield`` (else it left by break/continue/return);
+- whether reversing a region op can have effects when its results carry no adjoint (array
+  writes, calls of functions taking arrays);
+- whether a dynamic loop's reverse needs the loop-carried values of each iteration (then the
+  documented restriction is broken and the adjoint recomputes them);
+- which adjoint arrays only the current thread writes (indexed exactly by ``wp.tid()``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from warp.compiler import ir
+
+from warp_autodiff.rules import lookup_rule
+from warp_autodiff.transform.emit import carries_arrays
+
+
+def defined_in(region: ir.Region) -> set[int]:
+    """Ids of every value defined inside ``region`` (params and op results, nested)."""
+    out = {id(p) for p in region.params}
+    for op in region.ops:
+        out.update(id(r) for r in op.results)
+        for sub in op.regions:
+            out |= defined_in(sub)
+    return out
+
+
+def free_values(regions: Iterable[ir.Region]) -> list[ir.Value]:
+    """Values used inside ``regions`` but defined outside them, in first-use order."""
+    regions = list(regions)
+    inside: set[int] = set()
+    for r in regions:
+        inside |= defined_in(r)
+    seen: dict[int, ir.Value] = {}
+    for r in regions:
+        for op in ir.walk(r):
+            for a in op.args:
+                if id(a) not in inside and id(a) not in seen:
+                    seen[id(a)] = a
+    return list(seen.values())
+
+
+def completes_normally(region: ir.Region) -> bool:
+    """True if the region ends with a ``yield`` (some path reaches its end)."""
+    return bool(region.ops) and region.ops[-1].kind == "yield"
+
+
+def used_values(fn: ir.Function) -> set[int]:
+    """Ids of all values some op of ``fn`` reads."""
+    return {id(a) for op in ir.walk(fn.body) for a in op.args}
+
+
+def has_effects(op: ir.Op) -> bool:
+    """Whether the reverse of a region op may act even when no result carries an adjoint
+    (array writes, calls passing arrays, or a ``return`` of the function from inside)."""
+    for sub in op.regions:
+        for inner in ir.walk(sub):
+            if inner.kind == "return":
+                return True
+            if inner.kind == "call_func" and any(carries_arrays(a.type) for a in inner.args):
+                return True
+            if inner.kind == "call":
+                rule = lookup_rule(inner.attrs["overload"].name, [a.type for a in inner.args])
+                if rule is not None and rule.always:
+                    return True
+    return False
+
+
+def has_side_effects(fn: ir.Function, _seen: set[int] | None = None) -> bool:
+    """Whether ``fn`` (or a function it calls) writes arrays or prints."""
+    seen = _seen if _seen is not None else set()
+    if id(fn) in seen:
+        return False
+    seen.add(id(fn))
+    for op in ir.walk(fn.body):
+        if op.kind == "print":
+            return True
+        if op.kind == "call":
+            ov = op.attrs["overload"]
+            rule = lookup_rule(ov.name, [a.type for a in op.args])
+            if rule is not None and rule.replay == "effect":
+                return True
+        if op.kind == "call_func" and has_side_effects(op.attrs["func"], seen):
+            return True
+    return False
+
+
+def _needed_args(op: ir.Op) -> list[ir.Value]:
+    """Operands whose primal values the reverse of ``op`` reads."""
+    if op.kind == "call":
+        rule = lookup_rule(op.attrs["overload"].name, [a.type for a in op.args])
+        if rule is None:
+            return []
+        wanted = rule.primal_args(op) if callable(rule.primal_args) else rule.primal_args
+        if wanted is None:
+            return list(op.args)
+        return [op.args[k] for k in wanted if k < len(op.args)]
+    if op.kind == "call_func" or op.kind == "while":
+        return list(op.args)
+    if op.kind == "if":
+        return [op.args[0]]
+    if op.kind == "for":
+        return list(op.args)
+    return []
+
+
+def loop_state_uses(op: ir.Op) -> list[ir.Value]:
+    """Loop-carried values of a dynamic loop whose per-iteration values its reverse needs.
+
+    A value is *tainted* when it depends on a carried value (region ops are treated as black
+    boxes: tainted if anything they read is). The reverse needs the carried state when a
+    tainted value is read by a derivative rule, a condition, an index or a call.
+    """
+    body = op.regions[-1]
+    carried = body.params[1:] if op.kind == "for" else body.params
+    tainted = {id(p) for p in carried}
+    users: dict[int, ir.Value] = {id(p): p for p in carried}
+    needed: list[ir.Value] = []
+
+    def taint(region: ir.Region) -> None:
+        for inner in region.ops:
+            if inner.regions:
+                reads = list(inner.args) + free_values(inner.regions)
+                hit = any(id(a) in tainted for a in reads)
+                if hit:
+                    tainted.update(id(r) for r in inner.results)
+                    for sub in inner.regions:
+                        tainted.update(defined_in(sub))
+                else:
+                    for sub in inner.regions:
+                        taint(sub)
+            elif any(id(a) in tainted for a in inner.args):
+                tainted.update(id(r) for r in inner.results)
+
+    taint(body)
+    for inner in ir.walk(body):
+        for a in _needed_args(inner):
+            if id(a) in tainted:
+                needed.append(a)
+    if not needed:
+        return []
+    # report the carried variables involved (all of them: the state is recomputed as a whole)
+    return [users[k] for k in users]
+
+
+def tid_index_sets(fn: ir.Function) -> dict[int, tuple[int, frozenset[int]]]:
+    """For every result of a ``tid`` call: (id of the call, ids of all its results)."""
+    out: dict[int, tuple[int, frozenset[int]]] = {}
+    for op in ir.walk(fn.body):
+        if op.kind == "call" and op.attrs["overload"].name == "tid":
+            ids = frozenset(id(r) for r in op.results)
+            for r in op.results:
+                out[id(r)] = (id(op), ids)
+    return out
+
+
+_ELEMENT_ACCESS = {"array_load", "array_store", "atomic_add", "atomic_sub", "atomic_min", "atomic_max",
+                   "atomic_exch", "atomic_cas"}
+
+
+def is_thread_index(indices: list[ir.Value], ndim: int, tids: dict[int, Any]) -> bool:
+    """True if ``indices`` contain every result of one ``wp.tid()`` call (at distinct positions).
+
+    Then two threads always address different elements (their tid results differ in some
+    position); the other indices may be anything (constants, loop variables, ...).
+    """
+    if len(indices) != ndim:
+        return False
+    for value in indices:
+        hit = tids.get(id(value))
+        if hit is None:
+            continue
+        _, ids = hit
+        positions = {id(v) for v in indices if id(v) in ids}
+        count = sum(1 for v in indices if id(v) in ids)
+        if positions == set(ids) and count == len(ids):
+            return True
+    return False
+
+
+def exclusive_arrays(fn: ir.Function) -> set[int]:
+    """Kernel array parameters whose every element access is indexed by the thread index.
+
+    Adjoint accumulations into such arrays touch only the current thread's element, so they
+    need no atomics.
+    """
+    tids = tid_index_sets(fn)
+    candidates = {id(p): p for p in fn.params if getattr(p.type, "is_array_type", False)}
+    bad: set[int] = set()
+    for op in ir.walk(fn.body):
+        for k, a in enumerate(op.args):
+            if id(a) not in candidates:
+                continue
+            if op.kind == "call" and op.attrs["overload"].name in _ELEMENT_ACCESS and k == 0:
+                ndim = a.type.ndim
+                if is_thread_index(list(op.args[1:1 + ndim]), ndim, tids):
+                    continue
+            if op.kind == "call" and op.attrs["overload"].name in ("array_shape", "len"):
+                continue
+            bad.add(id(a))
+    return set(candidates) - bad
+
+
+def accessed_arrays(fn: ir.Function) -> set[int]:
+    """Array parameters whose elements (or views, or callees) the function may access."""
+    params = {id(p) for p in fn.params if getattr(p.type, "is_array_type", False)}
+    out: set[int] = set()
+    for op in ir.walk(fn.body):
+        if op.kind == "call" and op.attrs["overload"].name in ("array_shape", "len"):
+            continue
+        out.update(id(a) for a in op.args if id(a) in params)
+    return out

@@ -1,0 +1,251 @@
+"""The reverse sweep: adjoints of forward ops, visited last to first.
+
+Adjoints are SSA values kept in a map ``adj`` (forward value id -> current adjoint); a
+contribution to a value that already has one is summed. Region ops are reversed structurally:
+
+- ``if``: an ``if`` on the replayed condition; each branch replays the forward branch, seeds
+  the adjoints of its yielded values and sweeps it; the branches yield the updated adjoints of
+  the outside values they touch (a branch that left by return/break/continue yields them
+  unchanged: it cannot have been taken if execution got past the ``if``).
+- ``for``/``while``: a ``for`` over the recorded iteration count, backwards. Each iteration
+  replays the forward body for that iteration and sweeps it; the adjoints of loop-carried
+  values and of outside values the body uses are carried by the reverse loop. The body sees
+  its iteration's carried values only when the documented restriction holds (they are not
+  needed); otherwise they are recomputed by running the first k iterations again, with a
+  warning (the result is exact, the cost quadratic in the trip count).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from warp.compiler import ir
+
+from warp_autodiff.rules import RuleContext, lookup_rule
+from warp_autodiff.transform.analysis import completes_normally, free_values, has_effects, loop_state_uses
+from warp_autodiff.transform.emit import Emitter, RuleError, is_differentiable
+from warp_autodiff.transform.scope import Frame, Level, Replay, Scope
+
+
+def specialize(func: Any, arg_types: list[Any]) -> ir.Function:
+    """The IR of ``@wp.func`` ``func`` specialized for ``arg_types`` (first matching overload)."""
+    from warp.compiler.frontend.calls import accepts
+
+    probes = [ir.Value(t) for t in arg_types]
+    for overload in func.overloads:
+        if len(overload.param_types) == len(probes) and all(
+            accepts(p, a) is not None for p, a in zip(overload.param_types, probes)
+        ):
+            return func.specialization(overload, tuple(arg_types))
+    raise TypeError(f"no definition of '{func.name}' accepts these argument types")
+
+Adj = dict  # forward value id -> adjoint value
+
+
+def _tracked(op: ir.Op, exclude: tuple[ir.Value, ...] = ()) -> list[ir.Value]:
+    skip = {id(v) for v in exclude}
+    return [v for v in free_values(op.regions) if is_differentiable(v.type) and not v.is_const and id(v) not in skip]
+
+
+class ReverseMixin:
+    """Methods of :class:`~warp_autodiff.transform.adjoint.AdjointBuilder` emitting adjoints."""
+
+    def accumulate(self, adj: Adj, value: ir.Value, contribution: Any, em: Emitter) -> None:
+        """``adj[value] += contribution`` (ignored for constants and non-differentiable types)."""
+        if contribution is None or value.is_const or not is_differentiable(value.type):
+            return
+        if contribution.type != value.type:
+            raise RuleError(f"adjoint of type {contribution.type!r} for a value of type {value.type!r}")
+        prev = adj.get(id(value))
+        adj[id(value)] = contribution if prev is None else em.add(prev, contribution)
+
+    def seed_return(self, term: ir.Op, adj: Adj, em: Emitter) -> None:
+        """Adjoints of returned values: the adjoint function's result adjoints (user functions).
+
+        Synthetic returns (re-issued after a loop the function returned from) seed nothing: the
+        loop's reverse seeds at the original ``return`` inside it.
+        """
+        if term.attrs.get("synthetic"):
+            return
+        for j, g in self.return_seeds:
+            self.accumulate(adj, term.args[j], g, em)
+
+    def sweep(self, ops_: list[ir.Op], em: Emitter, scope: Scope, adj: Adj) -> None:
+        for op in reversed(ops_):
+            self.reverse_op(op, em, scope, adj)
+
+    def sweep_frames(self, frames: list[Frame], em: Emitter, scope: Scope, adj: Adj) -> None:
+        for frame in reversed(frames):
+            self.sweep(frame.executed, em, scope, adj)
+
+    def reverse_op(self, op: ir.Op, em: Emitter, scope: Scope, adj: Adj) -> None:
+        em.loc = op.loc
+        if op.kind == "call":
+            self.reverse_call(op, em, scope, adj)
+        elif op.kind == "call_func":
+            self.reverse_call_func(op, em, scope, adj)
+        elif op.kind == "if":
+            self.reverse_if(op, em, scope, adj)
+        elif op.kind in ("for", "while"):
+            self.reverse_loop(op, em, scope, adj)
+
+    # -- calls ------------------------------------------------------------------------------
+    def reverse_call(self, op: ir.Op, em: Emitter, scope: Scope, adj: Adj) -> None:
+        ov = op.attrs["overload"]
+        rule = lookup_rule(ov.name, [a.type for a in op.args])
+        adjoints = [adj.get(id(r)) for r in op.results]
+        if rule is None:
+            if any(a is not None for a in adjoints) and ov.differentiable and any(
+                is_differentiable(a.type) for a in op.args
+            ):
+                self.warn(op, f"builtin '{ov.name}' has no derivative rule; its gradient is taken as zero")
+            return
+        if not rule.always and all(a is None for a in adjoints):
+            return
+        if rule.reference is not None:
+            try:
+                spec = specialize(rule.reference, [a.type for a in op.args])
+            except Exception as exc:  # noqa: BLE001 - reported, gradient dropped
+                self.warn(op, f"cannot differentiate '{ov.name}' through its reference function: {exc}")
+                return
+            self.reverse_through(spec, op, em, scope, adj)
+            return
+        try:
+            contributions = rule.backward(RuleContext(self, em, op, scope, adjoints)) or []
+            for arg, c in zip(op.args, contributions):
+                self.accumulate(adj, arg, c, em)
+        except RuleError as exc:
+            self.warn(op, f"cannot differentiate '{ov.name}': {exc}; its gradient is taken as zero")
+
+    def reverse_call_func(self, op: ir.Op, em: Emitter, scope: Scope, adj: Adj) -> None:
+        self.reverse_through(op.attrs["func"], op, em, scope, adj)
+
+    def reverse_through(self, fn: ir.Function, op: ir.Op, em: Emitter, scope: Scope, adj: Adj) -> None:
+        """Adjoint of ``op`` (a call of ``fn``, or a builtin computing what ``fn`` computes)."""
+        info = self.funcs.adjoint(fn)
+        if info is None:
+            return
+        adjoints = [adj.get(id(r)) for r in op.results]
+        if not info.array_params and all(adjoints[j] is None for j in info.diff_results):
+            return
+        args = [scope.get(a) for a in op.args]
+        args += [self.adjoint_carrier(em, scope, op.args[k]) for k in info.array_params]
+        args += [adjoints[j] if adjoints[j] is not None else em.zero(op.results[j].type) for j in info.diff_results]
+        call = em.op("call_func", args, [op.args[k].type for k in info.diff_params], func=info.function)
+        for k, r in zip(info.diff_params, call.results):
+            self.accumulate(adj, op.args[k], r, em)
+
+    # -- if ---------------------------------------------------------------------------------
+    def reverse_if(self, op: ir.Op, em: Emitter, scope: Scope, adj: Adj) -> None:
+        result_adj = [adj.get(id(r)) for r in op.results]
+        if all(a is None for a in result_adj) and not has_effects(op):
+            return
+        tracked = _tracked(op, exclude=(op.args[0],))
+        branches = []
+        for src in op.regions:
+            region = ir.Region()
+            sub = Emitter(region, op.loc)
+            badj = {id(v): adj[id(v)] for v in tracked if id(v) in adj}
+            if completes_normally(src):
+                child = scope.child()
+                body = src.ops[:-1]
+                self.replay_ops(body, sub, child, Replay("neutral", [Level("root")]))
+                for value, g in zip(src.ops[-1].args, result_adj):
+                    if g is not None:
+                        self.accumulate(badj, value, g, sub)
+                self.sweep(body, sub, child, badj)
+            branches.append((region, sub, badj))
+        changed = [v for v in tracked if any(b.get(id(v)) is not adj.get(id(v)) for _, _, b in branches)]
+        if not changed and not any(r.ops for r, _, _ in branches):
+            return
+        regions = []
+        for region, sub, badj in branches:
+            values = []
+            for v in changed:
+                g = badj.get(id(v))
+                values.append(g if g is not None else sub.zero(v.type))
+            sub.op("yield", values)
+            regions.append(region)
+        new = em.op("if", [scope.get(op.args[0])], [v.type for v in changed], regions=regions)
+        for v, r in zip(changed, new.results):
+            adj[id(v)] = r
+
+    # -- loops ------------------------------------------------------------------------------
+    def reverse_loop(self, op: ir.Op, em: Emitter, scope: Scope, adj: Adj) -> None:
+        is_for = op.kind == "for"
+        body = op.regions[-1]
+        carried = body.params[1:] if is_for else body.params
+        inits = op.args[3:] if is_for else op.args
+        result_adj = [adj.get(id(r)) for r in op.results]
+        dcar = [j for j, p in enumerate(carried) if is_differentiable(p.type)]
+        if all(result_adj[j] is None for j in dcar) and not has_effects(op):
+            return
+        tracked = _tracked(op)
+        count = scope.env[("count", id(op))]
+        ctype = count.type
+        state_uses = loop_state_uses(op)
+        self.check_loop_restriction(op, carried, state_uses)
+
+        # reverse loop: for k in range(count - 1, -1, -1)
+        k_start = em.call("sub", count, em.const(1, ctype))
+        k_stop, k_step = em.const(-1, ctype), em.const(-1, ctype)
+        init_car = [result_adj[j] if result_adj[j] is not None else em.zero(carried[j].type) for j in dcar]
+        init_out = [adj[id(v)] if id(v) in adj else em.zero(v.type) for v in tracked]
+        k = ir.Value(ctype, "k")
+        car_params = [ir.Value(carried[j].type, f"adj_{carried[j].name}") for j in dcar]
+        out_params = [ir.Value(v.type, f"adj_{v.name}") for v in tracked]
+        rbody = ir.Region(params=[k, *car_params, *out_params])
+        sub = Emitter(rbody, op.loc)
+        child = scope.child()
+        if is_for:
+            start, step = scope.get(op.args[0]), scope.get(op.args[2])
+            itype = start.type
+            offset = sub.call("mul", sub.cast(k, itype) if itype != ctype else k, step)
+            i_k = sub.call("add", start, offset)
+            child.bind(body.params[0], i_k)
+        if state_uses:
+            prefix = (self.clone_for(op, sub, child, Replay("neutral"), stop=i_k) if is_for
+                      else self.clone_while(op, sub, child, Replay("neutral"), limit=k))
+            state = prefix.results[: len(carried)]
+        else:
+            state = [scope.get(a) for a in inits]
+        for p, s in zip(carried, state):
+            child.bind(p, s)
+
+        def on_exit(term: ir.Op, at: Emitter, s: Scope, rp: Replay) -> None:
+            badj: Adj = {id(v): p for v, p in zip(tracked, out_params)}
+            if term.kind == "return":  # the function returned in this (last) iteration
+                self.seed_return(term, badj, at)
+            else:
+                for jj, j in enumerate(dcar):
+                    self.accumulate(badj, term.args[j], car_params[jj], at)
+            self.sweep_frames(rp.frames or [], at, s, badj)
+            new_car = [badj[id(carried[j])] if id(carried[j]) in badj else at.zero(carried[j].type) for j in dcar]
+            new_out = [badj[id(v)] for v in tracked]
+            at.op("yield" if at.region is rbody else "continue", new_car + new_out)
+
+        self.replay_ops(body.ops, sub, child, Replay("path", [Level("root")], [Frame()], on_exit))
+        types = [p.type for p in car_params] + [p.type for p in out_params]
+        rev = em.op("for", [k_start, k_stop, k_step, *init_car, *init_out], types, regions=[rbody])
+        for v, r in zip(tracked, rev.results[len(dcar):]):
+            adj[id(v)] = r
+        for jj, j in enumerate(dcar):
+            self.accumulate(adj, inits[j], rev.results[jj], em)
+
+    def check_loop_restriction(self, op: ir.Op, carried: list[ir.Value], state_uses: list[ir.Value]) -> None:
+        """Warn about dynamic loops that break the documented restriction (see Differentiability)."""
+        floats = [p for p in carried if is_differentiable(p.type)]
+        if not floats and not state_uses:
+            return
+        names = ", ".join(f"'{p.name or '?'}'" for p in (state_uses or floats))
+        if state_uses:
+            detail = ("its reverse needs the value of every iteration, so the adjoint recomputes the loop "
+                      "up to each iteration (exact, but quadratic in the number of iterations)")
+        else:
+            detail = "the gradient is exact here because those values only accumulate linearly"
+        self.warn(op, f"dynamic loop reassigns variable(s) {names} defined before the loop; differentiable "
+                      f"dynamic loops should not mutate earlier locals (move the loop body into a @wp.func "
+                      f"or use a static range); {detail}")
+
+
+__all__ = ["ReverseMixin", "specialize"]

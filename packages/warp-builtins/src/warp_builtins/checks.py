@@ -1,0 +1,116 @@
+"""Kernel-side checks and searches: ``expect_eq``, ``expect_neq``, ``expect_near``, ``lower_bound``.
+
+A failed expectation prints ``Expect failed at FILE:LINE: SOURCE`` from the kernel (it does not
+abort the launch), which is how kernel test code reports mismatches.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import llvmlite.ir as ir
+from warp.compiler.composite import components
+from warp.compiler.lowering import types as lt
+from warp.compiler.registry import ArrayOf, TypeVar
+from warp.types.composite import is_composite
+from warp.types.scalars import Float, Scalar, int32
+
+GROUP = "Utility"
+V = TypeVar("V")
+S = TypeVar("S", Scalar)
+
+
+def _parts(ctx: Any, value: ir.Value, t: Any) -> list[tuple[ir.Value, Any]]:
+    if is_composite(t):
+        return [(c, t._wp_scalar_type_) for c in components(ctx.builder, t, value)]
+    return [(value, t)]
+
+
+def _equal(ctx: Any, a: ir.Value, b: ir.Value, t: Any) -> ir.Value:
+    b_ = ctx.builder
+    if t._kind_ == "float":
+        return b_.fcmp_ordered("==", a, b)
+    return b_.icmp_unsigned("==", a, b)
+
+
+def _report_if(ctx: Any, failed: ir.Value) -> None:
+    op = ctx.current_op
+    where = f"{op.loc.file}:{op.loc.line}: {op.loc.text.strip()}" if op is not None and op.loc else "?"
+    ctx.state.uses_print = True
+    with ctx.builder.if_then(failed, likely=False):
+        printf = ctx.declare("printf", lt.I32, [lt.PTR], var_arg=True)
+        ctx.builder.call(printf, [ctx.global_string(f"Expect failed at {where}\n")])
+
+
+def _lower_expect(equal_wanted: bool):
+    def lower(ctx: Any, args: list, types: list) -> None:
+        all_equal = ir.Constant(lt.I1, 1)
+        for (x, t), (y, _) in zip(_parts(ctx, args[0], types[0]), _parts(ctx, args[1], types[1])):
+            all_equal = ctx.builder.and_(all_equal, _equal(ctx, x, y, t))
+        _report_if(ctx, ctx.builder.not_(all_equal) if equal_wanted else all_equal)
+
+    return lower
+
+
+def _lower_expect_near(ctx: Any, args: list, types: list) -> None:
+    b = ctx.builder
+    tol = args[2]
+    near = ir.Constant(lt.I1, 1)
+    for (x, _), (y, _) in zip(_parts(ctx, args[0], types[0]), _parts(ctx, args[1], types[1])):
+        diff = ctx.call_intrinsic("llvm.fabs", [b.fsub(x, y)])
+        near = b.and_(near, b.fcmp_ordered("<=", diff, tol))
+    _report_if(ctx, b.not_(near))
+
+
+def _lower_lower_bound(ctx: Any, args: list, types: list) -> ir.Value:
+    """Index of the first element >= value in a sorted 1-d array (binary search)."""
+    from warp.core_builtins.arrays import element_pointer
+
+    b = ctx.builder
+    arr, value = args
+    atype, t = types
+    n = b.extract_value(arr, [2, 0])
+    lo_slot, hi_slot = ctx.alloca(lt.I32), ctx.alloca(lt.I32)
+    b.store(ir.Constant(lt.I32, 0), lo_slot)
+    b.store(n, hi_slot)
+    fn = b.function
+    head, body, done = fn.append_basic_block("lb.head"), fn.append_basic_block("lb.body"), fn.append_basic_block("lb.done")
+    b.branch(head)
+    b.position_at_end(head)
+    lo, hi = b.load(lo_slot), b.load(hi_slot)
+    b.cbranch(b.icmp_signed("<", lo, hi), body, done)
+    b.position_at_end(body)
+    mid = b.add(lo, b.ashr(b.sub(hi, lo), ir.Constant(lt.I32, 1)))
+    elem = lt.from_storage(b, t, b.load(element_pointer(ctx, arr, atype, [mid], [int32]), typ=lt.storage_type(t)))
+    if t._kind_ == "float":
+        less = b.fcmp_ordered("<", elem, value)
+    elif t._kind_ == "int":
+        less = b.icmp_signed("<", elem, value)
+    else:
+        less = b.icmp_unsigned("<", elem, value)
+    b.store(b.select(less, b.add(mid, ir.Constant(lt.I32, 1)), lo), lo_slot)
+    b.store(b.select(less, hi, mid), hi_slot)
+    b.branch(head)
+    b.position_at_end(done)
+    return b.load(lo_slot)
+
+
+def register(registry: Any) -> None:
+    """Register the expectation builtins and lower_bound."""
+    registry.add("expect_eq", params=[("a", V), ("b", V)], result=None, lower=_lower_expect(True), group=GROUP,
+                 side_effects=True, differentiable=False, doc="Print an error from the kernel if a != b.")
+    registry.add("expect_neq", params=[("a", V), ("b", V)], result=None, lower=_lower_expect(False), group=GROUP,
+                 side_effects=True, differentiable=False, doc="Print an error from the kernel if a == b.")
+    F = TypeVar("F", Float)
+    registry.add("expect_near", params=[("a", F), ("b", F), ("tolerance", F)], result=None, lower=_lower_expect_near,
+                 group=GROUP, side_effects=True, differentiable=False,
+                 doc="Print an error from the kernel if |a - b| > tolerance.")
+    from warp.types.composite import VectorOf
+
+    VF = TypeVar("VF", VectorOf(None, F))
+    registry.add("expect_near", params=[("a", VF), ("b", VF), ("tolerance", F)], result=None, lower=_lower_expect_near,
+                 group=GROUP, side_effects=True, differentiable=False,
+                 doc="Print an error from the kernel if any component differs by more than tolerance.")
+    registry.add("lower_bound", params=[("arr", ArrayOf(S, 1)), ("value", S)], result=int32,
+                 lower=_lower_lower_bound, group="Other", differentiable=False,
+                 doc="Index of the first element of a sorted 1-d array that is not less than value.")

@@ -1,0 +1,42 @@
+"""Helpers shared by the autodiff tests."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+import warp as wp
+from warp.compiler.registry import builtin_registry
+
+F = wp.float64
+
+
+def has_builtin(name: str, *types: Any) -> bool:
+    """True if kernel builtin ``name`` exists (with an overload for ``types`` when given)."""
+    if name not in builtin_registry:
+        return False
+    return not types or builtin_registry.resolve(name, list(types)) is not None
+
+
+def f64(values: Any, requires_grad: bool = False) -> wp.array:
+    return wp.array(np.asarray(values, dtype=np.float64), dtype=F, requires_grad=requires_grad)
+
+
+def check_gradients(kernel: Any, dim: Any, inputs: list, outputs: list, *, eps: float = 1e-6,
+                    tol: float = 1e-6) -> None:
+    """Finite differences (float64) must match the adjoint (raises with a report otherwise)."""
+    assert any(isinstance(o, wp.array) for o in outputs), "nothing to check: no output array"
+    assert wp.autograd.gradcheck(kernel, dim, inputs, outputs, eps=eps, atol=tol, rtol=tol, show_summary=False)
+
+
+def adjoint_grads(kernel: Any, dim: Any, inputs: list, outputs: list, seeds: dict) -> list:
+    """Run the kernel on a tape, seed the outputs, return the gradients of the array inputs."""
+    for a in inputs + outputs:
+        if isinstance(a, wp.array) and a.grad is None:
+            a.requires_grad = True
+    tape = wp.Tape()
+    with tape:
+        wp.launch(kernel, dim=dim, inputs=inputs, outputs=outputs)
+    tape.backward(grads={out: wp.array(np.asarray(s, dtype=out.numpy().dtype), dtype=out.dtype) for out, s in seeds.items()})
+    return [a.grad.numpy().copy() if isinstance(a, wp.array) else None for a in inputs]
