@@ -17,11 +17,8 @@ from warp_autodiff.rules import derivative, derivative_from_func
 
 
 @func
-def quat_rotate_ref(q: Any, v: Any):
-    x = q[0]
-    y = q[1]
-    z = q[2]
-    w = q[3]
+def rotate_xyzw(x: Any, y: Any, z: Any, w: Any, v: Any):
+    """Components 0..2 of ``v`` rotated by the unit quaternion (x, y, z, w), in the builtin's order."""
     c = 2.0 * w * w - 1.0
     d = 2.0 * (x * v[0] + y * v[1] + z * v[2])
     r = v
@@ -32,18 +29,13 @@ def quat_rotate_ref(q: Any, v: Any):
 
 
 @func
+def quat_rotate_ref(q: Any, v: Any):
+    return rotate_xyzw(q[0], q[1], q[2], q[3], v)
+
+
+@func
 def quat_rotate_inv_ref(q: Any, v: Any):
-    x = -q[0]
-    y = -q[1]
-    z = -q[2]
-    w = q[3]
-    c = 2.0 * w * w - 1.0
-    d = 2.0 * (x * v[0] + y * v[1] + z * v[2])
-    r = v
-    r[0] = v[0] * c + 2.0 * w * (y * v[2] - z * v[1]) + x * d
-    r[1] = v[1] * c + 2.0 * w * (z * v[0] - x * v[2]) + y * d
-    r[2] = v[2] * c + 2.0 * w * (x * v[1] - y * v[0]) + z * d
-    return r
+    return rotate_xyzw(-q[0], -q[1], -q[2], q[3], v)
 
 
 @func
@@ -57,32 +49,16 @@ def quat_inverse_ref(q: Any):
 
 @func
 def transform_point_ref(t: Any, p: Any):
-    x = t[3]
-    y = t[4]
-    z = t[5]
-    w = t[6]
-    c = 2.0 * w * w - 1.0
-    d = 2.0 * (x * p[0] + y * p[1] + z * p[2])
-    r = p
-    r[0] = p[0] * c + 2.0 * w * (y * p[2] - z * p[1]) + x * d + t[0]
-    r[1] = p[1] * c + 2.0 * w * (z * p[0] - x * p[2]) + y * d + t[1]
-    r[2] = p[2] * c + 2.0 * w * (x * p[1] - y * p[0]) + z * d + t[2]
+    r = rotate_xyzw(t[3], t[4], t[5], t[6], p)
+    r[0] = r[0] + t[0]
+    r[1] = r[1] + t[1]
+    r[2] = r[2] + t[2]
     return r
 
 
 @func
 def transform_vector_ref(t: Any, v: Any):
-    x = t[3]
-    y = t[4]
-    z = t[5]
-    w = t[6]
-    c = 2.0 * w * w - 1.0
-    d = 2.0 * (x * v[0] + y * v[1] + z * v[2])
-    r = v
-    r[0] = v[0] * c + 2.0 * w * (y * v[2] - z * v[1]) + x * d
-    r[1] = v[1] * c + 2.0 * w * (z * v[0] - x * v[2]) + y * d
-    r[2] = v[2] * c + 2.0 * w * (x * v[1] - y * v[0]) + z * d
-    return r
+    return rotate_xyzw(t[3], t[4], t[5], t[6], v)
 
 
 @func
@@ -91,12 +67,10 @@ def transform_multiply_ref(a: Any, b: Any):
     y = a[4]
     z = a[5]
     w = a[6]
-    c = 2.0 * w * w - 1.0
-    d = 2.0 * (x * b[0] + y * b[1] + z * b[2])
-    r = b
-    r[0] = b[0] * c + 2.0 * w * (y * b[2] - z * b[1]) + x * d + a[0]
-    r[1] = b[1] * c + 2.0 * w * (z * b[0] - x * b[2]) + y * d + a[1]
-    r[2] = b[2] * c + 2.0 * w * (x * b[1] - y * b[0]) + z * d + a[2]
+    r = rotate_xyzw(x, y, z, w, b)
+    r[0] = r[0] + a[0]
+    r[1] = r[1] + a[1]
+    r[2] = r[2] + a[2]
     x2 = b[3]
     y2 = b[4]
     z2 = b[5]
@@ -110,22 +84,13 @@ def transform_multiply_ref(a: Any, b: Any):
 
 @func
 def transform_inverse_ref(t: Any):
-    x = -t[3]
-    y = -t[4]
-    z = -t[5]
-    w = t[6]
-    px = t[0]
-    py = t[1]
-    pz = t[2]
-    c = 2.0 * w * w - 1.0
-    d = 2.0 * (x * px + y * py + z * pz)
-    r = t
-    r[0] = -(px * c + 2.0 * w * (y * pz - z * py) + x * d)
-    r[1] = -(py * c + 2.0 * w * (z * px - x * pz) + y * d)
-    r[2] = -(pz * c + 2.0 * w * (x * py - y * px) + z * d)
-    r[3] = x
-    r[4] = y
-    r[5] = z
+    r = rotate_xyzw(-t[3], -t[4], -t[5], t[6], t)
+    r[0] = -r[0]
+    r[1] = -r[1]
+    r[2] = -r[2]
+    r[3] = -t[3]
+    r[4] = -t[4]
+    r[5] = -t[5]
     return r
 
 
