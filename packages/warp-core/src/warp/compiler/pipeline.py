@@ -2,7 +2,7 @@
 
     kernel (Python function)
       -> frontend.build_kernel      AST -> typed SSA IR with structured regions (verified)
-      -> adjoint (plugin hook)      reverse-mode IR from warp-autodiff, when backward is enabled
+      -> adjoint (plugin hook)      reverse-mode IR from warp-autodiff (the "adjoint" part only)
       -> lowering.lower_kernel      IR -> LLVM IR module with launch entry points
       -> cpu_jit.compile_ir         verify, optimize (O3, vectorize), emit object code
 """
@@ -23,19 +23,21 @@ class CompiledObject:
     meta: dict[str, Any]
 
 
-def compile_kernel(kernel: Any, *, target: str = "cpu", debug: bool = False, backward: bool = False) -> CompiledObject:
-    """Compile ``kernel`` for ``target`` (only "cpu" produces object code here)."""
+def compile_kernel(kernel: Any, *, target: str = "cpu", debug: bool = False, part: str = "forward") -> CompiledObject:
+    """Compile the forward or adjoint part of ``kernel`` for ``target``."""
     from warp.compiler.frontend.translator import build_kernel
     from warp.compiler.lowering.kernel import lower_kernel
     from warp.compiler.verify import verify_function
     from warp.plugins.manager import get_plugin_manager
     from warp.runtime.cpu_jit import compile_ir
 
-    forward: ir.Function = build_kernel(kernel)
-    adjoint = get_plugin_manager().hook.warp_adjoint_function(function=forward) if backward else None
-    if adjoint is not None:
-        verify_function(adjoint)
-    module = lower_kernel(forward, target=target, debug=debug, adjoint=adjoint)
-    obj = compile_ir(module.llvm_ir, name=forward.symbol)
+    function: ir.Function = build_kernel(kernel)
+    if part == "adjoint":
+        function = get_plugin_manager().hook.warp_adjoint_function(function=function)
+        if function is None:
+            raise RuntimeError(f"kernel '{kernel.name}': no plugin produced an adjoint (pip install warp-autodiff)")
+        verify_function(function)
+    module = lower_kernel(function, target=target, debug=debug, outer_vectorize=part == "forward")
+    obj = compile_ir(module.llvm_ir, name=function.symbol)
     meta = {"entries": module.entries, "sites": module.sites, "uses_print": module.uses_print}
     return CompiledObject(obj, meta)

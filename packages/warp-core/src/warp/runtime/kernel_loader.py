@@ -1,36 +1,61 @@
-"""Getting a kernel's machine code: from the disk cache, or by running the compiler pipeline."""
+"""Getting a kernel's machine code: from the disk cache, or by running the compiler pipeline.
+
+A kernel has two parts, each its own cached object: the forward code, loaded on first launch,
+and the adjoint, compiled only when first needed (an adjoint launch or ``tape.backward``), so
+kernels that are never differentiated never pay for it.
+"""
 
 from __future__ import annotations
 
+import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from warp import config
-from warp.compiler.abi import buffer_format
 from warp.compiler.hashing import kernel_hash
 
 
 @dataclass
-class CompiledKernel:
-    """A kernel loaded for one device: entry points plus launch metadata."""
+class KernelPart:
+    """Loaded machine code of one part (forward or adjoint) of a kernel."""
 
-    kernel: Any
-    device: Any
     loaded: Any
     entry_contiguous: Any
     entry_strided: Any
-    arg_format: str
-    adjoint_contiguous: Any
-    adjoint_strided: Any
     sites: list[dict[str, Any]]
     uses_print: bool
-    debug: bool
     status: str
 
 
+@dataclass
+class CompiledKernel:
+    """A kernel loaded for one device: the forward part, and the adjoint part on demand."""
+
+    kernel: Any
+    device: Any
+    debug: bool
+    forward: KernelPart
+    _adjoint: KernelPart | None = None
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def adjoint(self) -> KernelPart:
+        """The adjoint part, compiled or loaded from the cache on first use."""
+        if self._adjoint is None:
+            with self._lock:
+                if self._adjoint is None:
+                    if not backward_enabled(self.kernel):
+                        raise RuntimeError(
+                            f"kernel '{self.kernel.name}' has no adjoint: backward code generation is "
+                            "disabled for it (enable_backward=False) or no autodiff plugin is installed "
+                            "(pip install warp-autodiff)"
+                        )
+                    self._adjoint = load_part(self.kernel, self.device, "adjoint", self.debug)
+        return self._adjoint
+
+
 def backward_enabled(kernel: Any) -> bool:
-    """Whether adjoint code is generated for ``kernel`` (kernel flag, module option, global config)."""
+    """Whether adjoint code may be generated for ``kernel`` (kernel flag, module option, config)."""
     from warp.decorators import get_module_options
     from warp.plugins.manager import get_plugin_manager
 
@@ -41,19 +66,14 @@ def backward_enabled(kernel: Any) -> bool:
     return bool(wanted) and bool(get_plugin_manager().hook.warp_adjoint_function.get_hookimpls())
 
 
-def load_kernel(kernel: Any, device: Any) -> CompiledKernel:
-    """Load ``kernel`` for ``device`` (CPU), compiling it on a cache miss; logs one line."""
-    from warp.plugins.manager import load_plugins
+def load_part(kernel: Any, device: Any, part: str, debug: bool) -> KernelPart:
+    """Load one part of ``kernel``, compiling it on a cache miss; logs one line."""
+    from warp.compiler.pipeline import compile_kernel
     from warp.runtime.cache import kernel_cache_for
     from warp.runtime.cpu_jit import entry_function, load_object, target_fingerprint
 
-    if not getattr(device, "is_cpu", False):
-        raise RuntimeError(f"kernel '{kernel.name}': launching on device '{device}' is not supported yet (CPU only)")
-    load_plugins()
     start = time.perf_counter()
-    debug = config.mode == "debug"
-    backward = backward_enabled(kernel)
-    key = kernel_hash(kernel, target=f"cpu:{target_fingerprint()}", options={"debug": debug, "backward": backward})
+    key = kernel_hash(kernel, target=f"cpu:{target_fingerprint()}", options={"debug": debug, "part": part})
     cache = kernel_cache_for(config.kernel_cache_dir)
     hit = cache.get(key)
     loaded = None
@@ -66,34 +86,32 @@ def load_kernel(kernel: Any, device: Any) -> CompiledKernel:
             loaded = None
     if loaded is None:
         status = "compiled"
-        from warp.compiler.pipeline import compile_kernel
-
-        compiled_object = compile_kernel(kernel, target="cpu", debug=debug, backward=backward)
+        compiled_object = compile_kernel(kernel, target="cpu", debug=debug, part=part)
         obj, meta = compiled_object.obj, compiled_object.meta
         cache.put(key, obj, meta)
         loaded = load_object(obj, list(meta["entries"].values()))
     entries = meta["entries"]
-    compiled = CompiledKernel(
-        kernel=kernel,
-        device=device,
+    result = KernelPart(
         loaded=loaded,
         entry_contiguous=entry_function(loaded.address(entries["contiguous"])),
         entry_strided=entry_function(loaded.address(entries["strided"])),
-        arg_format=buffer_format(kernel.arg_types),
-        adjoint_contiguous=_optional_entry(loaded, entries.get("adjoint_contiguous")),
-        adjoint_strided=_optional_entry(loaded, entries.get("adjoint_strided")),
         sites=meta["sites"],
         uses_print=meta["uses_print"],
-        debug=debug,
         status=status,
     )
     if not config.quiet:
         elapsed = (time.perf_counter() - start) * 1000.0
-        print(f"Module {kernel.module} {key[:7]} load on device '{device}' took {elapsed:.2f} ms  ({status})")
-    return compiled
+        what = "" if part == "forward" else f" ({part})"
+        print(f"Module {kernel.module} {key[:7]}{what} load on device '{device}' took {elapsed:.2f} ms  ({status})")
+    return result
 
 
-def _optional_entry(loaded: Any, symbol: str | None) -> Any:
-    from warp.runtime.cpu_jit import entry_function
+def load_kernel(kernel: Any, device: Any) -> CompiledKernel:
+    """Load the forward code of ``kernel`` for ``device`` (CPU only for now)."""
+    from warp.plugins.manager import load_plugins
 
-    return entry_function(loaded.address(symbol)) if symbol else None
+    if not getattr(device, "is_cpu", False):
+        raise RuntimeError(f"kernel '{kernel.name}': launching on device '{device}' is not supported yet (CPU only)")
+    load_plugins()
+    debug = config.mode == "debug"
+    return CompiledKernel(kernel=kernel, device=device, debug=debug, forward=load_part(kernel, device, "forward", debug))

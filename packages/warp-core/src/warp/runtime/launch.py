@@ -49,16 +49,11 @@ class Launcher:
         self.kernel = compiled.kernel
         names, types = list(self.kernel.arg_names), list(self.kernel.arg_types)
         if adjoint:
-            if compiled.adjoint_contiguous is None:
-                raise RuntimeError(
-                    f"kernel '{self.kernel.name}' has no adjoint: backward code generation is disabled for it "
-                    "(enable_backward=False) or no autodiff plugin is installed (pip install warp-autodiff)"
-                )
             names += [f"adj_{n}" for n in names]
             types += types
-            self.entry_contiguous, self.entry_strided = compiled.adjoint_contiguous, compiled.adjoint_strided
-        else:
-            self.entry_contiguous, self.entry_strided = compiled.entry_contiguous, compiled.entry_strided
+        self.part = compiled.adjoint() if adjoint else compiled.forward
+        self.entry_contiguous, self.entry_strided = self.part.entry_contiguous, self.part.entry_strided
+        self.debug, self.uses_print = compiled.debug, self.part.uses_print
         self.names, self.types = names, types
         self.packer = struct.Struct(buffer_format(types))
         self.cpu = devices.get_device("cpu")
@@ -110,8 +105,7 @@ class Launcher:
             dims, n = self._headers[dim]
         except (KeyError, TypeError):
             dims, n = self.header(dim)
-        compiled = self.compiled
-        if compiled.debug or compiled.uses_print:
+        if self.debug or self.uses_print:
             self.launch_instrumented(args, dims, n)
             return
         try:
@@ -127,16 +121,15 @@ class Launcher:
 
     def launch_instrumented(self, args: Sequence[Any], dims: tuple[int, ...], n: int) -> None:
         """Launch with an error record (debug mode) and/or stdout flushing (kernels that print)."""
-        compiled = self.compiled
-        err_buf = ctypes.create_string_buffer(80) if compiled.debug else None
+        err_buf = ctypes.create_string_buffer(80) if self.debug else None
         err = ctypes.addressof(err_buf) if err_buf is not None else 0
         buf, contiguous = self.pack_checked(args, dims, err)
         if n == 0:
             return
-        if compiled.uses_print:
+        if self.uses_print:
             sys.stdout.flush()
         parallel_for(self.entry_contiguous if contiguous else self.entry_strided, buf, n)
-        if compiled.uses_print:
+        if self.uses_print:
             from warp.runtime.cpu_jit import flush_c_stdout
 
             flush_c_stdout()
@@ -220,7 +213,8 @@ class Launcher:
         _, site, ndim = struct.unpack_from("<3i", buf, 0)
         index = struct.unpack_from(f"<{ndim}q", buf, 16)
         shape = struct.unpack_from(f"<{ndim}q", buf, 48)
-        info = self.compiled.sites[site] if 0 <= site < len(self.compiled.sites) else {}
+        sites = self.part.sites
+        info = sites[site] if 0 <= site < len(sites) else {}
         loc = SourceLoc(info.get("file", "?"), info.get("line", 0), info.get("text", ""))
         idx = ", ".join(map(str, index))
         return IndexError(

@@ -98,22 +98,17 @@ def outer_vectorizable(fn: wir.Function) -> bool:
     return bool(loops) and all(_pure_region(r, set()) for op in loops for r in op.regions)
 
 
-def lower_kernel(
-    kfn: wir.Function, *, target: str = "cpu", debug: bool = False, adjoint: wir.Function | None = None
-) -> KernelModule:
-    """Lower a kernel's IR (and the functions it calls, and its adjoint if given) to an LLVM module."""
+def lower_kernel(kfn: wir.Function, *, target: str = "cpu", debug: bool = False, outer_vectorize: bool = True) -> KernelModule:
+    """Lower a kernel's IR (and the functions it calls) to an LLVM module with its two entries."""
     module = ir.Module(name=kfn.symbol)
     state = ModuleState(target=target, debug=debug)
     entries = {}
-    for prefix, fn in (("", kfn), ("adjoint_", adjoint)):
-        if fn is None:
-            continue
-        vectorize_outer = prefix == "" and target == "cpu" and outer_vectorizable(fn)
-        for contiguous in (True, False):
-            body = lower_function(module, state, fn, contiguous=contiguous)
-            name = f"{fn.symbol}_entry_{'c' if contiguous else 's'}"
-            _define_entry(module, name, body, fn, vectorize=vectorize_outer and contiguous)
-            entries[prefix + ("contiguous" if contiguous else "strided")] = name
+    vectorize_outer = outer_vectorize and target == "cpu" and outer_vectorizable(kfn)
+    for contiguous in (True, False):
+        body = lower_function(module, state, kfn, contiguous=contiguous)
+        name = f"{kfn.symbol}_entry_{'c' if contiguous else 's'}"
+        _define_entry(module, name, body, kfn, vectorize=vectorize_outer and contiguous)
+        entries["contiguous" if contiguous else "strided"] = name
     return KernelModule(_with_loop_ids(str(module)), entries, state.sites, state.uses_print)
 
 
