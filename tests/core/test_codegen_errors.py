@@ -382,3 +382,21 @@ def test_release_mode_restored_after_debug():
     out = wp.zeros(1, dtype=float)
     wp.launch(read_at, dim=1, inputs=[a, 3, out])
     assert out.numpy()[0] == 3.0
+
+
+def test_unsupported_parameter_annotation_is_rejected_at_definition():
+    with pytest.raises(wp.WarpCodegenTypeError, match=r"parameter 'x' is annotated <class 'list'>, which is not a warp type") as info:
+
+        @wp.kernel
+        def k(x: list):
+            pass
+
+    assert "in 'test_unsupported_parameter_annotation_is_rejected_at_definition.<locals>.k' at" in str(info.value)
+
+
+def test_unresolvable_string_annotation_names_the_parameter():
+    with pytest.raises(wp.WarpCodegenError, match=r"cannot resolve the annotation of parameter 'x' \('no_such_type'\)"):
+
+        @wp.func
+        def f(x: "no_such_type"):  # noqa: F821
+            return x

@@ -37,10 +37,37 @@ class FunctionOverload:
                 f"parameter '{missing[0]}' of '{pyfunc.__qualname__}' needs a type annotation",
                 function=pyfunc.__qualname__,
             )
-        self.param_types = [resolve_annotation(hints[n], ns) for n in self.param_names]
+        self.param_types = [self._resolve(pyfunc, n, hints[n], ns) for n in self.param_names]
         ret = hints.get("return", inspect.Parameter.empty)
-        self.return_annotation = None if ret is inspect.Parameter.empty else resolve_annotation(ret, ns)
+        self.return_annotation = None if ret is inspect.Parameter.empty else self._resolve(pyfunc, "return", ret, ns)
         self.generic = any(is_generic(t) for t in self.param_types)
+
+
+    @staticmethod
+    def _resolve(pyfunc: Callable[..., Any], what: str, annotation: Any, ns: dict[str, Any]) -> Any:
+        """Resolve one annotation; failures name the function, the parameter and the location."""
+        from warp.compiler.annotations import is_value_type
+        from warp.errors import SourceLoc
+
+        where = SourceLoc(pyfunc.__code__.co_filename, pyfunc.__code__.co_firstlineno)
+        label = "the return type" if what == "return" else f"parameter '{what}'"
+        try:
+            t = resolve_annotation(annotation, ns)
+        except Exception as exc:
+            raise WarpCodegenError(
+                f"cannot resolve the annotation of {label} ({annotation!r}): {type(exc).__name__}: {exc}",
+                function=pyfunc.__qualname__,
+                loc=where,
+            ) from None
+        ok = is_value_type(t) or is_generic(t) or (what == "return" and (t is type(None) or isinstance(t, tuple)))
+        if not ok:
+            raise WarpCodegenTypeError(
+                f"{label} is annotated {annotation!r}, which is not a warp type (use a scalar type such as "
+                "float or wp.int32, a vector/matrix type, a @wp.struct or wp.array(dtype=...))",
+                function=pyfunc.__qualname__,
+                loc=where,
+            )
+        return t
 
 
 class Function:
