@@ -154,3 +154,5 @@ from warp_autodiff.rules import core as _core  # noqa: E402,F401
 from warp_autodiff.rules import scalar_math as _scalar_math  # noqa: E402,F401
 from warp_autodiff.rules import composite_math as _composite_math  # noqa: E402,F401
 from warp_autodiff.rules import reference as _reference  # noqa: E402,F401
+from warp_autodiff.rules import conversions as _conversions  # noqa: E402,F401
+from warp_autodiff.rules import decompositions as _decompositions  # noqa: E402,F401

@@ -309,3 +309,37 @@ def _min_max_reduce(ctx: Any) -> list[Any]:
 
 zero_derivative("argmin", "argmax")
 derivative("sign", applies=_kinds("vector"), primal_args=())(lambda ctx: None)
+
+
+@derivative("mod", applies=_kinds("vector", "vector"))
+def _mod_vector(ctx: Any) -> list[Any]:
+    """Component-wise fmod(a, b) = a - trunc(a / b) * b."""
+    a, b = ctx.args
+    e = ctx.e
+    db = None
+    if ctx.wants(1):
+        parts = [e.neg(e.mul(g, e.internal(ops.TRUNC, [e.div(x, y)], x.type)))
+                 for x, y, g in zip(_components(ctx, a), _components(ctx, b), _components(ctx, ctx.adj_out))]
+        db = e.internal(CONSTRUCT, parts, b.type)
+    return [ctx.adj_out if ctx.wants(0) else None, db]
+
+
+@derivative("div", "div_approx", applies=_kinds("scalar", "quaternion"))
+def _div_scalar_quat(ctx: Any) -> list[Any]:
+    """r = s / q component-wise: adj_s = sum adj_i / q_i, adj_q_i = -adj_i r_i / q_i."""
+    s, q = ctx.args
+    e, g, r = ctx.e, ctx.adj_out, ctx.results[0]
+
+    def comps(value: Any) -> list[Any]:
+        return [e.call("extract", value, e.const(k, int32)) for k in range(4)]
+
+    gs, qs, rs = comps(g), comps(q), comps(r)
+    ds = None
+    if ctx.wants(0):
+        ds = e.div(gs[0], qs[0])
+        for gi, qi in zip(gs[1:], qs[1:]):
+            ds = e.add(ds, e.div(gi, qi))
+    dq = None
+    if ctx.wants(1):
+        dq = e.internal(CONSTRUCT, [e.neg(e.div(e.mul(gi, ri), qi)) for gi, ri, qi in zip(gs, rs, qs)], q.type)
+    return [ds, dq]

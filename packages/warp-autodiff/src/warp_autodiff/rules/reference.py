@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import warp as wp
 from warp.decorators import func
 from warp.types.named import mat33d, mat33f, quatd, quatf
 
@@ -119,6 +120,21 @@ def quat_to_matrix_ref(q: quatd):  # noqa: F811
         c + 2.0 * x * x, 2.0 * (x * y - z * w), 2.0 * (x * z + y * w),
         2.0 * (x * y + z * w), c + 2.0 * y * y, 2.0 * (y * z - x * w),
         2.0 * (x * z - y * w), 2.0 * (y * z + x * w), c + 2.0 * z * z,
+    )
+
+
+@func  # noqa: F811 - any other precision (float16)
+def quat_to_matrix_ref(q: Any):  # noqa: F811
+    x = q[0]
+    y = q[1]
+    z = q[2]
+    w = q[3]
+    c = 2.0 * w * w - 1.0
+    return wp.matrix(
+        c + 2.0 * x * x, 2.0 * (x * y - z * w), 2.0 * (x * z + y * w),
+        2.0 * (x * y + z * w), c + 2.0 * y * y, 2.0 * (y * z - x * w),
+        2.0 * (x * z - y * w), 2.0 * (y * z + x * w), c + 2.0 * z * z,
+        shape=(3, 3),
     )
 
 
