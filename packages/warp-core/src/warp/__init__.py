@@ -56,6 +56,7 @@ from warp.runtime.launch import launch
 from warp.runtime import cache as _cache, cpu_jit as _cpu_jit, kernel_loader as _kernel_loader  # noqa: F401
 from warp.compiler.frontend.expressions import BuiltinName as _BuiltinName
 from warp.compiler.frontend.expressions import printf
+from warp.compiler import hashing as _hashing
 from warp.types.scalars import (
     Float,
     Int,
@@ -89,18 +90,23 @@ def init() -> None:
 
 
 _load_plugins()
-_cpu_jit.target_fingerprint()  # initializes LLVM's native target now rather than at the first launch
+# Do the once-per-process work now rather than at the first launch: LLVM's native target and
+# JIT, and the fingerprint of the compiler's code that kernel cache keys include.
+_cpu_jit.target_fingerprint()
+_cpu_jit.warm_up()
+_hashing.compiler_fingerprint()
 globals().update({k: v for k, v in _plugin_exports.items() if k not in globals()})
 
 
 def __getattr__(name: str) -> Any:
-    from warp.compiler.catalog import providing_distribution
     from warp.compiler.registry import builtin_registry
 
     if name in _plugin_exports:
         return _plugin_exports[name]
     if name in builtin_registry:
         return _BuiltinName(name)
+    from warp.compiler.catalog import providing_distribution
+
     dist = providing_distribution(name)
     if dist is not None:
         raise AttributeError(

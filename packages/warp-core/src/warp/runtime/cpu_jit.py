@@ -303,6 +303,12 @@ def _get_jit() -> llvm.LLJIT:
     return _jit
 
 
+def warm_up() -> None:
+    """Initialize LLVM and create the JIT now (both are otherwise done on first use)."""
+    with _jit_lock:
+        _get_jit()
+
+
 class LoadedModule:
     """Object code linked into the process; keeps the code alive while referenced."""
 

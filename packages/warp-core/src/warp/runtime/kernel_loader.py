@@ -68,7 +68,6 @@ def backward_enabled(kernel: Any) -> bool:
 
 def load_part(kernel: Any, device: Any, part: str, debug: bool) -> KernelPart:
     """Load one part of ``kernel``, compiling it on a cache miss; logs one line."""
-    from warp.compiler.pipeline import compile_kernel
     from warp.runtime.cache import kernel_cache_for
     from warp.runtime.cpu_jit import entry_function, load_object, target_fingerprint
 
@@ -85,6 +84,8 @@ def load_part(kernel: Any, device: Any, part: str, debug: bool) -> KernelPart:
         except Exception:  # an entry that passes its checksum but does not load: recompile
             loaded = None
     if loaded is None:
+        from warp.compiler.pipeline import compile_kernel
+
         status = "compiled"
         compiled_object = compile_kernel(kernel, target="cpu", debug=debug, part=part)
         obj, meta = compiled_object.obj, compiled_object.meta
