@@ -289,3 +289,21 @@ def test_recursive_function_is_a_clear_compile_error():
 
     with pytest.raises(wp.WarpCodegenError, match="recursive @wp.func calls are not supported"):
         wp.launch(k, dim=1, inputs=[wp.zeros(1, dtype=int)])
+
+
+def test_view_block_dim_and_tuple_builtins():
+    @wp.kernel
+    def k(m: wp.array2d(dtype=float), out: wp.array(dtype=float), dims: wp.array(dtype=int)):
+        i = wp.tid()
+        row = wp.view(m, i)
+        t = wp.tuple(row[0], row[1] * 2.0)
+        a, b = t
+        out[i] = a + b + t[1]
+        dims[i] = wp.block_dim()
+
+    m = np.arange(6, dtype=np.float32).reshape(3, 2)
+    out = wp.zeros(3, dtype=float)
+    dims = wp.zeros(3, dtype=int)
+    wp.launch(k, dim=3, inputs=[m, out, dims])
+    np.testing.assert_allclose(out.numpy(), m[:, 0] + 4.0 * m[:, 1])
+    assert dims.numpy().tolist() == [1, 1, 1]

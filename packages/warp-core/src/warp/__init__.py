@@ -56,6 +56,7 @@ from warp.runtime.launch import launch
 from warp.runtime import cache as _cache, cpu_jit as _cpu_jit, kernel_loader as _kernel_loader  # noqa: F401
 from warp.compiler.frontend.expressions import BuiltinName as _BuiltinName
 from warp.compiler.frontend.expressions import printf
+from warp.compiler.frontend.expressions import tuple_ as tuple  # noqa: A001 - wp.tuple mirrors NVIDIA Warp
 from warp.compiler import hashing as _hashing
 from warp.types.scalars import (
     Float,

@@ -200,6 +200,8 @@ def register(registry: Any) -> None:
         registry.add("array_store", params=[arr, *idx, ("value", T)], result=None, lower=lower_store,
                      group=GROUP, side_effects=True, doc="Write arr[i, j, ...] = value.")
         for j in range(1, ndim):
+            registry.add("view", params=[arr, *idx[:j]], result=(lambda n: lambda ts: ArrayType(ts[0].dtype, n))(ndim - j),
+                         lower=lower_view, group=GROUP, doc="Sub-array with the leading indices fixed (same as a[i]).")
             registry.add("array_view", params=[arr, *idx[:j]], result=(lambda n: lambda ts: ArrayType(ts[0].dtype, n))(ndim - j),
                          lower=lower_view, group=GROUP, doc="Sub-array with leading indices fixed (a[i] of a 2-d array).")
         registry.add("array_shape", params=[arr, ("dim", int32)], result=int32, lower=lower_shape, group=GROUP,

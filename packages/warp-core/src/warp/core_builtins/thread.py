@@ -28,7 +28,15 @@ def lower_tid(ctx: Any, args: list, types: list) -> Any:
 
 
 def register(registry: Any) -> None:
-    """Register ``tid``."""
+    """Register ``tid`` and ``block_dim``."""
+    registry.add(
+        "block_dim",
+        params=[],
+        result=int32,
+        lower=lambda ctx, args, types: ir.Constant(lt.I32, 1),
+        doc="Threads per block of the launch; CPU launches run one thread per block, so 1.",
+        group="Utility",
+    )
     registry.add(
         "tid",
         params=[],

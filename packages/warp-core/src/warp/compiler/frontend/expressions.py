@@ -392,6 +392,24 @@ class Printf:
 printf = Printf()
 
 
+class TupleConstructor:
+    """``wp.tuple(a, b, ...)``: a tuple of values in kernels (unpack it or index it with constants)."""
+
+    def __call__(self, *args: Any) -> tuple:
+        return tuple(args)
+
+    def _wp_call_(self, builder: Any, node: ast.Call) -> PyObj:
+        if node.keywords:
+            raise builder.error("wp.tuple() takes no keyword arguments", WarpCodegenTypeError, node)
+        return PyObj(tuple(builder.strong(builder.value(a)) for a in node.args))
+
+    def __repr__(self) -> str:
+        return "wp.tuple"
+
+
+tuple_ = TupleConstructor()
+
+
 class BuiltinName:
     """Reference to a kernel builtin by name (``wp.sin`` resolved through the registry)."""
 
