@@ -140,7 +140,7 @@ def _extract(ctx: Any) -> list[Any]:
 @derivative("assign_copy", primal_args=(1, 2))
 def _assign_copy(ctx: Any) -> list[Any]:
     """r = a with a[i..] = x: adj_a += adj_r with [i..] cleared, adj_x += adj_r[i..]."""
-    a, idx, x = ctx.args[0], ctx.args[1:-1], ctx.args[-1]
+    idx, x = ctx.args[1:-1], ctx.args[-1]
     g, e = ctx.adj_out, ctx.e
     da = e.call("assign_copy", g, *idx, e.zero(x.type)) if ctx.wants(0) else None
     dx = e.call("extract", g, *idx) if ctx.wants(len(ctx.args) - 1) else None

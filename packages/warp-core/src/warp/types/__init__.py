@@ -1,6 +1,6 @@
 """The type system: scalar types, array types and composite types (vectors, matrices, ...)."""
 
-from warp.types.array_type import ArrayType
+from warp.types.array_type import ArrayType  # noqa: F401
 from warp.types.composite import (  # noqa: F401
     MatrixOf,
     QuatOf,
@@ -15,6 +15,3 @@ from warp.types.composite import (  # noqa: F401
 from warp.types.named import *  # noqa: F401,F403
 from warp.types.scalars import *  # noqa: F401,F403
 from warp.types.scalars import Float, Int, Scalar, dtype_from_numpy, dtype_to_numpy  # noqa: F401
-
-transform = transformation  # noqa: F811 - wp.types.transform is the named type; keep the factory reachable
-from warp.types.named import transform  # noqa: E402,F401,F811

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-import typing
 from typing import Any
 
 from warp.compiler import ir
@@ -82,7 +81,3 @@ def _bind(builder: Any, overload: Any, positional: list[ir.Value], keywords: dic
             return f"argument '{name}' expects {type_repr(ptype)}, got {type_repr(arg.type)}"
         args.append(builder.coerce(arg, final) if arg.weak else arg)
     return args
-
-
-def is_any(t: Any) -> bool:
-    return t is typing.Any
