@@ -199,3 +199,21 @@ def test_set_translation_in_a_loop():
     out = wp.zeros(1, dtype=wp.transform)
     wp.launch(walk, dim=1, inputs=[out])
     np.testing.assert_array_equal(out.numpy()[0], [3, 0, 0, 0, 0, 0, 1])
+
+
+def test_transform_p_and_q_attributes_read_and_write():
+    @wp.kernel
+    def edit(ts: wp.array(dtype=wp.transform), out: wp.array(dtype=wp.transform)):
+        i = wp.tid()
+        t = ts[i]
+        t.p = t.p + wp.vec3(1.0, 2.0, 3.0)
+        t.q = wp.quat(0.0, 0.0, 0.0, 1.0)
+        out[i] = t
+
+    src = np.arange(14, dtype=np.float32).reshape(2, 7)
+    out = wp.zeros(2, dtype=wp.transform)
+    wp.launch(edit, dim=2, inputs=[wp.array(src, dtype=wp.transform), out])
+    expected = src.copy()
+    expected[:, :3] += [1.0, 2.0, 3.0]
+    expected[:, 3:] = [0.0, 0.0, 0.0, 1.0]
+    np.testing.assert_allclose(out.numpy(), expected)

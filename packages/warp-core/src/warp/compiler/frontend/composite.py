@@ -169,8 +169,11 @@ def getattr_(builder: Any, value: wir.Value, attr: str, node: ast.AST) -> Any:
 
 
 def setattr_(builder: Any, value: wir.Value, attr: str, new: wir.Value, node: ast.AST) -> wir.Value:
-    """The updated copy for ``v.x = ...``."""
+    """The updated copy for ``v.x = ...``, ``t.p = ...``, ``t.q = ...``."""
     t = value.type
+    if t._wp_kind_ == "transform" and attr in ("p", "q"):
+        name = "transform_set_translation_copy" if attr == "p" else "transform_set_rotation_copy"
+        return builder.call_builtin(name, [value, new], node).result
     if t._wp_kind_ != "matrix" and attr in _ATTR_INDEX and _ATTR_INDEX[attr] < t._shape_[0]:
         from warp.types.scalars import int32
 
