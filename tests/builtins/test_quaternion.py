@@ -5,17 +5,6 @@ import pytest
 from scipy.spatial.transform import Rotation, Slerp
 
 import warp as wp
-from warp.compiler.registry import builtin_registry
-from warp.plugins import manager
-from warp_builtins import quaternion, spatial, transform
-
-if "quat_rotate" not in builtin_registry:
-    quaternion.register(builtin_registry)
-    transform.register(builtin_registry)
-    spatial.register(builtin_registry)
-for _mod in (quaternion, transform):
-    for _name, _obj in _mod.exports().items():
-        manager.exports.setdefault(_name, _obj)
 
 DTYPES = [wp.float32, wp.float64]
 TOL = {wp.float32: 2e-5, wp.float64: 1e-11}

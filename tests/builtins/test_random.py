@@ -5,11 +5,6 @@ import pytest
 from scipy import stats
 
 import warp as wp
-from warp.compiler.registry import builtin_registry
-from warp_builtins import random as wp_random
-
-if "randf" not in builtin_registry:
-    wp_random.register(builtin_registry)
 
 N = 100_000
 
@@ -236,10 +231,6 @@ def test_state_argument_must_be_uint32():
 
 # ---------------------------------------------------------------------------------- noise
 
-from warp_builtins import noise as wp_noise  # noqa: E402
-
-if "noise" not in builtin_registry:
-    wp_noise.register(builtin_registry)
 
 
 @wp.kernel

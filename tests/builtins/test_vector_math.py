@@ -6,9 +6,8 @@ import pytest
 
 import warp as wp
 from warp.compiler.registry import builtin_registry
-from warp_builtins import composite_ctors, vector_math
+from warp_builtins import composite_ctors
 
-vector_math.register(builtin_registry)  # idempotent: a no-op once the warp-builtins plugin registers it
 wp.set_module_options({"enable_backward": False})  # forward behaviour only (gradients are tested elsewhere)
 
 vector = composite_ctors.vector

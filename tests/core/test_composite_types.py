@@ -6,10 +6,7 @@ import numpy as np
 import pytest
 
 import warp as wp
-from warp.compiler.registry import builtin_registry
-from warp_builtins import vector_math
 
-vector_math.register(builtin_registry)  # idempotent: a no-op once the warp-builtins plugin registers it
 wp.set_module_options({"enable_backward": False})  # forward behaviour only (gradients are tested elsewhere)
 
 

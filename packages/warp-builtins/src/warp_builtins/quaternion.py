@@ -7,7 +7,6 @@ the transform and spatial modules.
 
 from __future__ import annotations
 
-import ast
 import math
 from typing import Any, Sequence
 
@@ -15,9 +14,9 @@ import llvmlite.ir as ir
 
 from warp.compiler.registry import TypeVar
 from warp.types.composite import MatrixOf, QuatOf, VectorOf, matrix, quaternion as quat_type, vector
-from warp.types.scalars import Float, Int, float32
+from warp.types.scalars import Float, Int
 from warp_builtins.irexpr import Emitter, Num, add, cross, dot, formula, length, normalize, scale
-from warp_builtins.special_forms import SpecialForm, float_dtype, inferred_dtype, python_dtype, split_call
+from warp_builtins.special_forms import SpecialForm, constructor_kernel, identity_kernel, python_dtype
 
 GROUP = "Quaternion Math"
 F = TypeVar("F", Float)
@@ -316,27 +315,9 @@ def _slerp(em: Emitter, a: list[Num], b: list[Num], t: Num) -> list[Num]:
 # ---------------------------------------------------------------------------------- type arguments
 
 
-def _kernel_quat_identity(builder: Any, node: ast.Call) -> Any:
-    args, dtype = split_call(builder, node, "quat_identity")
-    if len(args) > 1:
-        raise builder.error("quat_identity() takes at most one argument (dtype)", node=node)
-    if args:
-        dtype = float_dtype(builder, args[0])
-    return builder.const((0.0, 0.0, 0.0, 1.0), quat_type(dtype or float32))
-
-
-def _kernel_quaternion(builder: Any, node: ast.Call) -> Any:
-    from warp.compiler.frontend import composite
-
-    arg_nodes, dtype = split_call(builder, node, "quaternion")
-    values = [builder.value(a) for a in arg_nodes]
-    cls = quat_type(dtype or inferred_dtype(values))
-    return composite.build(builder, cls, values, node)
-
-
 quat_identity = SpecialForm(
     "quat_identity",
-    kernel=_kernel_quat_identity,
+    kernel=identity_kernel("quat_identity", quat_type, (0.0, 0.0, 0.0, 1.0)),
     python=lambda dtype=None: quat_type(python_dtype((), dtype))(0.0, 0.0, 0.0, 1.0),
     group=GROUP,
     doc="The identity quaternion (0, 0, 0, 1) of a float type (dtype defaults to float32).",
@@ -345,7 +326,7 @@ quat_identity = SpecialForm(
 
 quaternion = SpecialForm(
     "quaternion",
-    kernel=_kernel_quaternion,
+    kernel=constructor_kernel("quaternion", quat_type),
     python=lambda *args, dtype=None: quat_type(python_dtype(args, dtype))(*args),
     group=GROUP,
     doc="Quaternion from components (x, y, z, w), from a vector part and a real part, "

@@ -110,3 +110,30 @@ def python_dtype(args: tuple, dtype: Any) -> Any:
 
 
 __all__ = ["SpecialForm", "compile_time_type", "float_dtype", "inferred_dtype", "python_dtype", "split_call"]
+
+
+def identity_kernel(name: str, make_type: Callable[[Any], type], components: tuple[float, ...]) -> Callable[..., Any]:
+    """Kernel side of ``name(dtype=float32)``: a constant of ``make_type(dtype)`` with ``components``."""
+
+    def kernel(builder: Any, node: ast.Call) -> Any:
+        args, dtype = split_call(builder, node, name)
+        if len(args) > 1:
+            raise builder.error(f"{name}() takes at most one argument (dtype)", node=node)
+        if args:
+            dtype = float_dtype(builder, args[0])
+        return builder.const(components, make_type(dtype or float32))
+
+    return kernel
+
+
+def constructor_kernel(name: str, make_type: Callable[[Any], type]) -> Callable[..., Any]:
+    """Kernel side of ``name(*values, dtype=...)``: a value of ``make_type(dtype)``, dtype inferred if absent."""
+
+    def kernel(builder: Any, node: ast.Call) -> Any:
+        from warp.compiler.frontend import composite
+
+        arg_nodes, dtype = split_call(builder, node, name)
+        values = [builder.value(a) for a in arg_nodes]
+        return composite.build(builder, make_type(dtype or inferred_dtype(values)), values, node)
+
+    return kernel

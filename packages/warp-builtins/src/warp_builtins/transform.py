@@ -8,7 +8,6 @@ update the transform variable passed as first argument (the frontend rebinds it,
 
 from __future__ import annotations
 
-import ast
 from typing import Any, Sequence
 
 from warp.compiler.registry import TypeVar
@@ -16,7 +15,7 @@ from warp.types.composite import MatrixOf, QuatOf, TransformOf, VectorOf, matrix
 from warp.types.scalars import Float
 from warp_builtins.irexpr import Emitter, Num, add, formula, length, mark_mutating, neg, scale
 from warp_builtins.quaternion import qconj, qfrom_matrix, qmul, qrotate, qto_matrix
-from warp_builtins.special_forms import SpecialForm, float_dtype, inferred_dtype, python_dtype, split_call
+from warp_builtins.special_forms import SpecialForm, constructor_kernel, identity_kernel, python_dtype
 
 GROUP = "Transformations"
 F = TypeVar("F", Float)
@@ -140,29 +139,9 @@ def register(registry: Any) -> None:
 # ---------------------------------------------------------------------------------- type arguments
 
 
-def _kernel_transform_identity(builder: Any, node: ast.Call) -> Any:
-    from warp.types.scalars import float32
-
-    args, dtype = split_call(builder, node, "transform_identity")
-    if len(args) > 1:
-        raise builder.error("transform_identity() takes at most one argument (dtype)", node=node)
-    if args:
-        dtype = float_dtype(builder, args[0])
-    return builder.const((0.0,) * 6 + (1.0,), xform_type(dtype or float32))
-
-
-def _kernel_transformation(builder: Any, node: ast.Call) -> Any:
-    from warp.compiler.frontend import composite
-
-    arg_nodes, dtype = split_call(builder, node, "transformation")
-    values = [builder.value(a) for a in arg_nodes]
-    cls = xform_type(dtype or inferred_dtype(values))
-    return composite.build(builder, cls, values, node)
-
-
 transform_identity = SpecialForm(
     "transform_identity",
-    kernel=_kernel_transform_identity,
+    kernel=identity_kernel("transform_identity", xform_type, (0.0,) * 6 + (1.0,)),
     python=lambda dtype=None: xform_type(python_dtype((), dtype))(*([0.0] * 6 + [1.0])),
     group=GROUP,
     doc="The identity transform (p = 0, q = identity) of a float type (dtype defaults to float32).",
@@ -171,7 +150,7 @@ transform_identity = SpecialForm(
 
 transformation = SpecialForm(
     "transformation",
-    kernel=_kernel_transformation,
+    kernel=constructor_kernel("transformation", xform_type),
     python=lambda *args, dtype=None: xform_type(python_dtype(args, dtype))(*args),
     group=GROUP,
     doc="Transform from a translation p and a rotation q, or from its 7 components; all zeros with no arguments.",

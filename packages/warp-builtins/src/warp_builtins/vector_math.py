@@ -2,7 +2,7 @@
 
 ``register(registry)`` is the entry point for everything about vectors and matrices: it also
 registers the operators (:mod:`composite_ops`), the matrix functions (:mod:`matrix_math`) and
-the decompositions (:mod:`matrix_decomp`). It is idempotent per registry.
+the decompositions (:mod:`matrix_decomp`).
 
 The anonymous constructors ``wp.vector``, ``wp.matrix`` and ``wp.identity`` take type and
 shape keywords, so they are Python objects handled by the frontend rather than registry
@@ -26,7 +26,6 @@ from warp_builtins.composite_ops import cross
 from warp_builtins.composite_patterns import F, S, of_kind, same, vec
 
 GROUP = "Vector Math"
-_MARK = "_warp_builtins_vector_math_registered"
 
 
 # -- products and norms -----------------------------------------------------------------------
@@ -226,10 +225,7 @@ class _Cond:
 
 # -- registration -----------------------------------------------------------------------------
 def register(registry: Any) -> None:
-    """Register vector/matrix builtins and composite operators (idempotent per registry)."""
-    if getattr(registry, _MARK, False):
-        return
-    setattr(registry, _MARK, True)
+    """Register vector/matrix builtins and composite operators."""
     from warp_builtins import composite_ops, matrix_decomp, matrix_math
 
     composite_ops.register(registry)

@@ -380,10 +380,9 @@ for _name in ("transform_set_rotation", "transform_set_rotation_copy"):
 
 
 @func
-def transform_twist_ref(t: Any, x: Any):
-    w = rotate_xyzw(t[3], t[4], t[5], t[6], wp.vector(x[0], x[1], x[2]))
-    v = rotate_xyzw(t[3], t[4], t[5], t[6], wp.vector(x[3], x[4], x[5])) + wp.cross(wp.vector(t[0], t[1], t[2]), w)
-    r = x
+def spatial_from_parts(like: Any, w: Any, v: Any):
+    """A spatial vector of ``like``'s type with top (angular) part w and bottom (linear) part v."""
+    r = like
     r[0] = w[0]
     r[1] = w[1]
     r[2] = w[2]
@@ -394,17 +393,17 @@ def transform_twist_ref(t: Any, x: Any):
 
 
 @func
+def transform_twist_ref(t: Any, x: Any):
+    w = rotate_xyzw(t[3], t[4], t[5], t[6], wp.vector(x[0], x[1], x[2]))
+    v = rotate_xyzw(t[3], t[4], t[5], t[6], wp.vector(x[3], x[4], x[5])) + wp.cross(wp.vector(t[0], t[1], t[2]), w)
+    return spatial_from_parts(x, w, v)
+
+
+@func
 def transform_wrench_ref(t: Any, x: Any):
     v = rotate_xyzw(t[3], t[4], t[5], t[6], wp.vector(x[3], x[4], x[5]))
     w = rotate_xyzw(t[3], t[4], t[5], t[6], wp.vector(x[0], x[1], x[2])) + wp.cross(wp.vector(t[0], t[1], t[2]), v)
-    r = x
-    r[0] = w[0]
-    r[1] = w[1]
-    r[2] = w[2]
-    r[3] = v[0]
-    r[4] = v[1]
-    r[5] = v[2]
-    return r
+    return spatial_from_parts(x, w, v)
 
 
 derivative_from_func("transform_twist", transform_twist_ref, applies=_kinds(T, V))

@@ -6,7 +6,6 @@ from typing import Any
 
 import llvmlite.ir as ir
 
-import warp as wp
 from warp.compiler.registry import TypeVar
 from warp.plugins import hookimpl
 from warp.types import Float
