@@ -44,6 +44,11 @@ def c_mod(a, b):
     return a - b * c_div(a, b)
 
 
+def floor_div(a, b):
+    """Warp's integer ``//``: rounds toward negative infinity (Python's //); x // 0 gives 0."""
+    return 0 if b == 0 else a // b
+
+
 def int_operands(bits, signed, n=64, seed=0):
     rng = np.random.default_rng(seed + bits + signed)
     lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
@@ -71,7 +76,7 @@ def int_reference(op, a, b, s, bits, signed):
         "sub": lambda: a - b,
         "mul": lambda: a * b,
         "div": lambda: c_div(a, b),
-        "floordiv": lambda: c_div(a, b),
+        "floordiv": lambda: floor_div(a, b),
         "mod": lambda: c_mod(a, b) if b != 0 else None,
         "neg": lambda: -a,
         "and": lambda: a & b,
@@ -149,8 +154,9 @@ def test_integer_operators(wtype, nptype, bits, signed):
         assert [bool(v) for v in got_cmp[i]] == expected_cmp, f"{wtype.__name__}: compare {x}, {y}"
 
 
-def test_integer_division_c_semantics_int32():
-    """Explicit table: truncation toward zero, remainder with the dividend's sign, x/0 == 0."""
+def test_integer_division_semantics_int32():
+    """Explicit table: ``/`` truncates toward zero, ``//`` floors, ``%`` keeps the dividend's sign
+    (truncated remainder, as NVIDIA Warp's wp.mod), x/0, x//0 and x%0 give 0."""
 
     @wp.kernel
     def divmod_kernel(a: wp.array(dtype=int), b: wp.array(dtype=int), q: wp.array(dtype=int),
@@ -166,7 +172,7 @@ def test_integer_division_c_semantics_int32():
     q, f, r = (wp.zeros(len(xs), dtype=int) for _ in range(3))
     wp.launch(divmod_kernel, dim=len(xs), inputs=[a, b, q, f, r])
     assert q.numpy().tolist() == [3, -3, -3, 3, 0, 0, 0, 0, 0, 0, -(2**31)]
-    assert f.numpy().tolist() == [3, -3, -3, 3, 0, 0, 0, 0, 0, 0, -(2**31)]
+    assert f.numpy().tolist() == [3, -4, -4, 3, 0, -1, 0, 0, 0, 0, -(2**31)]
     assert r.numpy().tolist()[:7] == [1, -1, 1, -1, 1, -1, 0]
     assert r.numpy().tolist()[-1] == 0
 
@@ -333,7 +339,7 @@ def test_augmented_assignment_on_locals():
         exp.append(x)
         x = c_div(x, 2)
         exp.append(x)
-        x = c_div(x, 3)
+        x = floor_div(x, 3)
         exp.append(x)
         x = c_mod(x, 5)
         exp.append(x)
@@ -406,21 +412,25 @@ def bump_and_return(counter: wp.array(dtype=int), value: bool):
     return value
 
 
-def test_boolean_operators_do_not_short_circuit():
-    """Documented: ``a and b`` / ``a or b`` evaluate both sides."""
+def test_boolean_operators_short_circuit():
+    """``a and b`` skips b when a is false; ``a or b`` skips b when a is true (counted by atomics)."""
 
     @wp.kernel
-    def no_short_circuit(counter: wp.array(dtype=int), out: wp.array(dtype=int)):
+    def short_circuit(counter: wp.array(dtype=int), out: wp.array(dtype=int)):
         if bump_and_return(counter, False) and bump_and_return(counter, True):
             out[0] = 1
         if bump_and_return(counter, True) or bump_and_return(counter, False):
             out[1] = 1
+        if bump_and_return(counter, True) and bump_and_return(counter, True):
+            out[2] = 1
+        if bump_and_return(counter, False) or bump_and_return(counter, True):
+            out[3] = 1
 
     counter = wp.zeros(1, dtype=int)
-    out = wp.zeros(2, dtype=int)
-    wp.launch(no_short_circuit, dim=1, inputs=[counter, out])
-    assert counter.numpy()[0] == 4
-    assert out.numpy().tolist() == [0, 1]
+    out = wp.zeros(4, dtype=int)
+    wp.launch(short_circuit, dim=1, inputs=[counter, out])
+    assert counter.numpy()[0] == 1 + 1 + 2 + 2
+    assert out.numpy().tolist() == [0, 1, 1, 1]
 
 
 def test_bool_type_in_arrays_and_logic():

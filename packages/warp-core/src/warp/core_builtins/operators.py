@@ -62,9 +62,20 @@ def lower_div(ctx: Any, args: list, types: list) -> ir.Value:
 
 
 def lower_floordiv(ctx: Any, args: list, types: list) -> ir.Value:
+    """``a // b``: floor(a / b) for floats; integer quotient rounded toward negative infinity."""
     if _is_float(types[0]):
         return ctx.call_intrinsic("llvm.floor", [ctx.builder.fdiv(*args)])
-    return _int_divide(ctx, *args, types[0], rem=False)
+    q = _int_divide(ctx, *args, types[0], rem=False)
+    if not _signed(types[0]):
+        return q
+    # truncated quotient minus one when the division is inexact and the signs differ
+    bld = ctx.builder
+    a, b = args
+    zero = ir.Constant(a.type, 0)
+    r = bld.sub(a, bld.mul(q, b))
+    inexact = bld.and_(bld.icmp_signed("!=", r, zero), bld.icmp_signed("!=", b, zero))
+    signs_differ = bld.icmp_signed("<", bld.xor(r, b), zero)
+    return bld.select(bld.and_(inexact, signs_differ), bld.sub(q, ir.Constant(a.type, 1)), q)
 
 
 def lower_mod(ctx: Any, args: list, types: list) -> ir.Value:
@@ -133,9 +144,11 @@ def register(registry: Any) -> None:
     add("div", params=[("a", T), ("b", T)], result=T, lower=lower_div, group=GROUP,
         doc="Division; floats divide exactly, integers truncate toward zero (x / 0 gives 0 for integers).")
     add("floordiv", params=[("a", T), ("b", T)], result=T, lower=lower_floordiv, group=GROUP,
-        doc="Floored division for floats (floor(a / b)); truncating division for integers.")
+        doc="Floored division (a // b): floor(a / b) for floats, the quotient rounded toward negative "
+        "infinity for integers (-7 // 2 == -4); integer x // 0 gives 0.")
     add("mod", params=[("a", T), ("b", T)], result=T, lower=lower_mod, group=GROUP,
-        doc="Remainder with the sign of the dividend (C fmod / % semantics).")
+        doc="Remainder of truncated division (a % b), as NVIDIA Warp: the sign of the dividend "
+        "(-7 % 2 == -1, C fmod semantics); integer x % 0 gives 0.")
     for name in _FCMP:
         add(name, params=[("a", B), ("b", B)], result=wp_bool, lower=_compare(name), group=GROUP,
             doc=f"Comparison a {_FCMP[name]} b; false when either float operand is NaN (except !=).")

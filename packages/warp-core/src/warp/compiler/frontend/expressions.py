@@ -179,13 +179,98 @@ class ExpressionsMixin(FunctionBuilder):
         return self.call_builtin(UNARY_OPS[type(node.op)], [operand], node).result
 
     def expr_BoolOp(self, node: ast.BoolOp) -> ir.Value:
-        # Both sides are always evaluated (no short circuit), as documented for warp kernels.
-        name = "logical_and" if isinstance(node.op, ast.And) else "logical_or"
-        values = [self.as_bool(self.value(v), v) for v in node.values]
-        result = values[0]
-        for v in values[1:]:
-            result = self.call_builtin(name, [result, v], node).result
-        return result
+        """``a and b`` / ``a or b``: a bool; the right operand is evaluated only when needed."""
+        is_and = isinstance(node.op, ast.And)
+        return self.short_circuit(node.values, is_and, node)
+
+    def short_circuit(self, operands: list[ast.expr], is_and: bool, node: ast.AST) -> ir.Value:
+        """Left-to-right evaluation of an and/or chain, stopping when the result is decided.
+
+        Each operand after the first is translated inside the branch of an ``if`` op taken
+        only when the operands before it did not decide the result, so its loads, calls and
+        atomics never run otherwise. Constant operands decide at compile time.
+        """
+        first = self.as_bool(self.value(operands[0]), operands[0])
+        if len(operands) == 1:
+            return first
+        if first.is_const:
+            if bool(first.const) != is_and:  # False and ..., True or ...: decided
+                return first
+            return self.short_circuit(operands[1:], is_and, node)
+        def rest() -> ir.Value:
+            tail = self.short_circuit(operands[1:], is_and, node)
+            return self.const(bool(tail.const), wp_bool) if tail.is_const else tail
+
+        def decided() -> ir.Value:
+            return self.const(not is_and, wp_bool)
+
+        then_fn, else_fn = (rest, decided) if is_and else (decided, rest)
+        return self.conditional_value(first, then_fn, else_fn, node)
+
+    def conditional_value(self, cond: ir.Value, then_fn: Any, else_fn: Any, node: ast.AST) -> ir.Value:
+        """An ``if`` op whose result is ``then_fn()`` or ``else_fn()`` (each built in its branch).
+
+        Variables rebound while building a branch (in-place builtins such as
+        ``wp.randf(state)``) are merged after the op, as for an ``if`` statement.
+        """
+        before = self.scope.vars
+        then_region, else_region = ir.Region(), ir.Region()
+        with self.enter(then_region, before) as then_scope:
+            a = then_fn()
+        with self.enter(else_region, before) as else_scope:
+            b = else_fn()
+        # an untyped literal in one branch takes the other branch's type (1.0 if c else x64)
+        a, b = self.settle_literal(then_region, a, b), self.settle_literal(else_region, b, a)
+        if a.type != b.type:
+            raise self.error(
+                f"both branches of a conditional expression must have one type, got "
+                f"{type_repr(a.type)} and {type_repr(b.type)}",
+                WarpCodegenTypeError,
+                node,
+            )
+        merged = self.merge_branches(before, [then_scope, else_scope], node)
+        for region, scope, value in ((then_region, then_scope, a), (else_region, else_scope, b)):
+            region.ops.append(ir.Op("yield", [value, *(scope.vars[n] for n, _ in merged)], loc=self.loc(node)))
+        op = self.emit_region_op("if", [cond], [then_region, else_region], [a.type, *(t for _, t in merged)])
+        for (name, _), result in zip(merged, op.results[1:]):
+            self.assign_var(name, result)
+        return op.results[0]
+
+    def settle_literal(self, region: ir.Region, value: ir.Value, other: ir.Value) -> ir.Value:
+        """``value`` typed for a result shared with ``other`` (a weak literal adopts its type)."""
+        if not value.weak:
+            return value
+        target = other.type if not other.weak else value.type
+        if getattr(target, "_kind_", None) not in _LITERAL_FAMILIES.get(value.type._kind_, ()):
+            target = value.type
+        with self.enter(region, self.scope.vars):
+            return self.const(_literal_as(value.const, target), target)
+
+    def merge_branches(self, before: dict[str, Any], scopes: list[Any], node: ast.AST) -> list[tuple[str, Any]]:
+        """Variables whose value after a branch depends on the branch taken, with their types."""
+        live = [s for s in scopes if not s.terminated]
+        names: list[str] = []
+        for s in live:
+            names += [n for n in s.assigned if n not in names]
+        merged = []
+        for name in sorted(names):
+            values = [s.vars.get(name) for s in live]
+            if any(v is None for v in values):
+                continue  # defined in one branch only: not visible after the if
+            if not all(isinstance(v, ir.Value) for v in values):
+                continue
+            if all(v is values[0] for v in values) and name in before:
+                continue
+            types = {v.type for v in values}
+            if len(types) != 1:
+                raise self.error(
+                    f"variable '{name}' gets different types in the branches of this if: "
+                    + ", ".join(sorted(type_repr(t) for t in types)),
+                    WarpCodegenTypeError,
+                    node,
+                )
+            merged.append((name, values[0].type))
+        return merged
 
     def as_bool(self, value: ir.Value, node: ast.AST) -> ir.Value:
         """``value`` converted to ``bool`` (non-zero test) for conditions."""
@@ -194,37 +279,28 @@ class ExpressionsMixin(FunctionBuilder):
         return self.call_builtin("bool", [self.strong(value)], node).result
 
     def expr_Compare(self, node: ast.Compare) -> ir.Value:
-        left = self.value(node.left)
-        result = None
-        for op, right_node in zip(node.ops, node.comparators):
-            name = COMPARE_OPS.get(type(op))
-            if name is None:
-                raise self.error(f"comparison '{type(op).__name__}' is not supported in kernels", node=node)
-            right = self.value(right_node)
-            cmp = self.call_builtin(name, [left, right], node).result
-            result = cmp if result is None else self.call_builtin("logical_and", [result, cmp], node).result
-            left = right
-        return result
+        """``a < b``; a chain ``a < b < c`` is ``a < b and b < c`` with ``b`` evaluated once and
+        ``c`` only when ``a < b`` holds (as in Python)."""
+        return self.compare_chain(self.value(node.left), list(zip(node.ops, node.comparators)), node)
+
+    def compare_chain(self, left: ir.Value, rest: list[tuple[ast.cmpop, ast.expr]], node: ast.AST) -> ir.Value:
+        op, right_node = rest[0]
+        name = COMPARE_OPS.get(type(op))
+        if name is None:
+            raise self.error(f"comparison '{type(op).__name__}' is not supported in kernels", node=node)
+        right = self.value(right_node)
+        result = self.call_builtin(name, [left, right], node).result
+        if len(rest) == 1:
+            return result
+        false = lambda: self.const(False, wp_bool)  # noqa: E731
+        return self.conditional_value(result, lambda: self.compare_chain(right, rest[1:], node), false, node)
 
     def expr_IfExp(self, node: ast.IfExp) -> ir.Value:
+        """``x if c else y``: only the branch selected by ``c`` is evaluated (as in Python)."""
         cond = self.as_bool(self.value(node.test), node.test)
         if cond.is_const:
             return self.value(node.body if cond.const else node.orelse)
-        then_region, else_region = ir.Region(), ir.Region()
-        with self.enter(then_region, self.scope.vars):
-            a = self.strong(self.value(node.body))
-        with self.enter(else_region, self.scope.vars):
-            b = self.strong(self.value(node.orelse))
-        if a.type != b.type:
-            raise self.error(
-                f"both branches of a conditional expression must have one type, got "
-                f"{type_repr(a.type)} and {type_repr(b.type)}",
-                WarpCodegenTypeError,
-                node,
-            )
-        then_region.ops.append(ir.Op("yield", [a], loc=self.loc(node)))
-        else_region.ops.append(ir.Op("yield", [b], loc=self.loc(node)))
-        return self.emit_region_op("if", [cond], [then_region, else_region], [a.type]).result
+        return self.conditional_value(cond, lambda: self.value(node.body), lambda: self.value(node.orelse), node)
 
     # -- subscripts -----------------------------------------------------------------------
     def expr_Subscript(self, node: ast.Subscript) -> Any:
@@ -364,6 +440,14 @@ class ExpressionsMixin(FunctionBuilder):
         texts = [p if isinstance(p, str) else None for p in parts]
         self.emit("print", values, [], pieces=texts)
         return PyObj(None)
+
+
+#: type kinds an untyped literal of a kind may adopt (int literals also become floats)
+_LITERAL_FAMILIES = {"int": ("int", "uint", "float"), "float": ("float",), "bool": ("bool",)}
+
+
+def _literal_as(value: Any, target: Any) -> Any:
+    return float(value) if target._kind_ == "float" else bool(value) if target._kind_ == "bool" else int(value)
 
 
 class Printf:

@@ -230,32 +230,6 @@ class StatementsMixin(ExpressionsMixin):
                     if not isinstance(value, ir.Value) and name not in before:
                         self.scope.vars[name] = value
 
-    def merge_branches(self, before: dict[str, Any], scopes: list[Any], node: ast.AST) -> list[tuple[str, Any]]:
-        """Variables whose value after the if depends on the branch taken, with their types."""
-        live = [s for s in scopes if not s.terminated]
-        names: list[str] = []
-        for s in live:
-            names += [n for n in s.assigned if n not in names]
-        merged = []
-        for name in sorted(names):
-            values = [s.vars.get(name) for s in live]
-            if any(v is None for v in values):
-                continue  # defined in one branch only: not visible after the if
-            if not all(isinstance(v, ir.Value) for v in values):
-                continue
-            if all(v is values[0] for v in values) and name in before:
-                continue
-            types = {v.type for v in values}
-            if len(types) != 1:
-                raise self.error(
-                    f"variable '{name}' gets different types in the branches of this if: "
-                    + ", ".join(sorted(type_repr(t) for t in types)),
-                    WarpCodegenTypeError,
-                    node,
-                )
-            merged.append((name, values[0].type))
-        return merged
-
     # -- loops ----------------------------------------------------------------------------
     def stmt_For(self, node: ast.For) -> None:
         if node.orelse:
