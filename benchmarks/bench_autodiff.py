@@ -118,6 +118,9 @@ def main() -> None:
     args = parser.parse_args()
     wp.config.quiet = True
     print(machine_info())
+    if "Tape" not in dir(wp):
+        print("SKIP autodiff warp-autodiff-missing (pip install warp-autodiff)")
+        return
 
     tmp = tempfile.TemporaryDirectory()
     kfile = os.path.join(tmp.name, "bench_autodiff_kernels.py")

@@ -39,6 +39,7 @@ from warp.errors import (
 )
 from warp.plugins.manager import exports as _plugin_exports
 from warp.plugins.manager import load_plugins as _load_plugins
+from warp.plugins import missing as _missing
 from warp.runtime.devices import (
     Device,
     ScopedDevice,
@@ -91,6 +92,7 @@ def init() -> None:
 
 
 _load_plugins()
+_missing.install_finder()
 # Do the once-per-process work now rather than at the first launch: LLVM's native target and
 # JIT, and the fingerprint of the compiler's code that kernel cache keys include.
 _cpu_jit.target_fingerprint()
@@ -106,12 +108,4 @@ def __getattr__(name: str) -> Any:
         return _plugin_exports[name]
     if name in builtin_registry:
         return _BuiltinName(name)
-    from warp.compiler.catalog import providing_distribution
-
-    dist = providing_distribution(name)
-    if dist is not None:
-        raise AttributeError(
-            f"module 'warp' has no attribute '{name}': it is provided by the '{dist}' package "
-            f"(pip install {dist})"
-        )
-    raise AttributeError(f"module 'warp' has no attribute '{name}'")
+    raise _missing.missing_attribute(name)

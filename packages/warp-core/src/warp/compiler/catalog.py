@@ -1,7 +1,9 @@
-"""Which distribution provides each builtin of the kernel language.
+"""Which distribution provides each builtin, Python-scope name and submodule of ``warp``.
 
-Used only for error messages: a kernel calling a builtin that no installed plugin registered
-is told which package to install. Names follow the reference list of kernel builtins.
+Used only for error messages: a kernel calling a builtin that no installed plugin registered,
+code reaching ``wp.Tape`` without warp-autodiff, or ``import warp.jax_experimental`` without
+warp-interop, is told which package to install. Kernel builtin names follow the reference list
+of kernel builtins; Python-scope names follow NVIDIA Warp's runtime reference.
 """
 
 from __future__ import annotations
@@ -54,6 +56,46 @@ _GEOMETRY_PACKAGE = frozenset({
     "volume_sample_index", "volume_sample_v", "volume_store", "volume_store_f", "volume_store_i",
     "volume_store_v", "volume_voxel_count", "volume_world_to_index", "volume_world_to_index_dir",
 })
+
+
+#: Python-scope names (``wp.<name>``) that optional packages export, by distribution.
+_PYTHON_NAMES: dict[str, frozenset[str]] = {
+    "warp-autodiff": frozenset({"Tape", "autograd", "AdjointWarning"}),
+    "warp-geometry": frozenset({
+        "Mesh", "Bvh", "HashGrid", "Volume", "MeshQueryPoint", "MeshQueryRay", "MeshQueryAABB",
+        "BvhQuery", "HashGridQuery",
+    }),
+    "warp-interop": frozenset({
+        "from_torch", "to_torch", "device_from_torch", "device_to_torch", "dtype_from_torch",
+        "dtype_to_torch", "stream_from_torch", "stream_to_torch", "from_jax", "to_jax",
+        "device_from_jax", "device_to_jax", "dtype_from_jax", "dtype_to_jax", "from_paddle",
+        "to_paddle", "device_from_paddle", "device_to_paddle", "dtype_from_paddle", "dtype_to_paddle",
+        "stream_from_paddle", "stream_to_paddle", "from_dlpack", "to_dlpack", "jax_experimental",
+    }),
+}
+
+#: Submodules of ``warp`` that optional packages provide, by distribution.
+_SUBMODULES: dict[str, str] = {
+    "warp.autograd": "warp-autodiff",
+    "warp.jax_experimental": "warp-interop",
+    "warp.jax_experimental.ffi": "warp-interop",
+    "warp.torch": "warp-interop",
+    "warp.paddle": "warp-interop",
+    "warp.dlpack": "warp-interop",
+}
+
+
+def python_name_distribution(name: str) -> str | None:
+    """The distribution whose plugin exports ``wp.<name>``, or None if no known package does."""
+    for dist, names in _PYTHON_NAMES.items():
+        if name in names:
+            return dist
+    return None
+
+
+def submodule_distribution(module: str) -> str | None:
+    """The distribution that provides the submodule ``module`` (e.g. ``"warp.autograd"``)."""
+    return _SUBMODULES.get(module)
 
 
 def providing_distribution(name: str) -> str | None:

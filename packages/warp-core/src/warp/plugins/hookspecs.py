@@ -14,8 +14,8 @@ order. A plugin module that fails to import, or whose hook raises, is reported w
 ``RuntimeWarning`` naming it and is skipped; ``import warp`` still succeeds.
 
 Setting the environment variable ``WARP_DISABLE_PLUGINS`` to a comma-separated list of entry
-point names (for example ``builtins``) skips those plugins, which is how core-only embedding
-is exercised.
+point names (for example ``builtins``) skips those plugins; ``WARP_DISABLE_PLUGINS=all`` skips
+every entry-point plugin, which is how core-only embedding is exercised.
 
 Example: a third-party package adding a kernel builtin::
 

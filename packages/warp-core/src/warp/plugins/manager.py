@@ -33,8 +33,12 @@ def get_plugin_manager() -> pluggy.PluginManager:
     return _manager
 
 
+#: ``WARP_DISABLE_PLUGINS=all`` skips every entry-point plugin (core-only embedding).
+ALL_PLUGINS = "all"
+
+
 def disabled_plugins() -> set[str]:
-    """Entry-point names listed in ``$WARP_DISABLE_PLUGINS`` (comma separated)."""
+    """Entry-point names listed in ``$WARP_DISABLE_PLUGINS`` (comma separated; ``all`` for every one)."""
     raw = os.environ.get("WARP_DISABLE_PLUGINS", "")
     return {name.strip() for name in raw.split(",") if name.strip()}
 
@@ -53,7 +57,7 @@ def _discover(pm: pluggy.PluginManager) -> None:
         plugin_distributions[modname] = "warp-core"
     skip = disabled_plugins()
     for ep in metadata.entry_points(group=hookspecs.PROJECT_NAME):
-        if ep.name in skip or pm.has_plugin(ep.name):
+        if ep.name in skip or ALL_PLUGINS in skip or pm.has_plugin(ep.name):
             continue
         dist = ep.dist.name if ep.dist is not None else ep.name
         try:

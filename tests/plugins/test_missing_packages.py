@@ -1,0 +1,74 @@
+"""Names and submodules of optional packages name the package to install when it is missing."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+
+
+def _run_without(plugins: str, code: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, WARP_DISABLE_PLUGINS=plugins)
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)], env=env, capture_output=True, text=True, timeout=120
+    )
+
+
+def test_python_scope_name_of_missing_package_names_it() -> None:
+    proc = _run_without(
+        "autodiff",
+        """
+        import warp as wp
+        try:
+            wp.Tape
+        except AttributeError as exc:
+            print("ERR", exc)
+        """,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "ERR module 'warp' has no attribute 'Tape'" in proc.stdout
+    assert "pip install warp-autodiff" in proc.stdout
+    assert "WARP_DISABLE_PLUGINS: autodiff" in proc.stdout
+
+
+def test_submodule_of_missing_package_names_it() -> None:
+    proc = _run_without(
+        "autodiff",
+        """
+        import warp
+        try:
+            import warp.autograd
+        except ModuleNotFoundError as exc:
+            print("ERR", exc.name, exc)
+        """,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "ERR warp.autograd No module named 'warp.autograd'" in proc.stdout
+    assert "pip install warp-autodiff" in proc.stdout
+
+
+def test_installed_plugin_submodule_still_imports() -> None:
+    proc = _run_without("", "import warp.autograd, warp; print(warp.autograd.__name__, warp.Tape.__name__)")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["warp_autodiff.autograd", "Tape"]
+
+
+def test_unknown_name_is_a_plain_attribute_error() -> None:
+    proc = _run_without("", "import warp as wp\ntry:\n    wp.no_such_thing\nexcept AttributeError as e:\n    print(e)")
+    assert proc.stdout.strip() == "module 'warp' has no attribute 'no_such_thing'"
+
+
+def test_disable_all_plugins_keeps_core_operators() -> None:
+    proc = _run_without(
+        "all",
+        """
+        import warp as wp
+        from warp.compiler.registry import builtin_registry
+        from warp.plugins.manager import get_plugin_manager
+        print(sorted(n for n, _ in get_plugin_manager().list_name_plugin()))
+        print("tid" in builtin_registry, "sin" in builtin_registry)
+        """,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == ["['warp.core_plugin']", "True False"]
