@@ -55,7 +55,7 @@ from warp.runtime.devices import (
 )
 from warp.runtime.launch import launch
 from warp.runtime import cache as _cache, cpu_jit as _cpu_jit, kernel_loader as _kernel_loader  # noqa: F401
-from warp.compiler.frontend.expressions import BuiltinName as _BuiltinName
+from warp.runtime.python_builtins import PythonBuiltin as _PythonBuiltin
 from warp.compiler.frontend.expressions import printf
 from warp.compiler.frontend.expressions import tuple_ as tuple  # noqa: A001 - wp.tuple mirrors NVIDIA Warp
 from warp.compiler import hashing as _hashing
@@ -107,5 +107,6 @@ def __getattr__(name: str) -> Any:
     if name in _plugin_exports:
         return _plugin_exports[name]
     if name in builtin_registry:
-        return _BuiltinName(name)
+        builtin = globals()[name] = _PythonBuiltin(name)  # later lookups skip __getattr__
+        return builtin
     raise _missing.missing_attribute(name)

@@ -39,7 +39,9 @@ class CompositeBase:
     def __init__(self, *args: Any) -> None:
         dtype = self._wp_scalar_type_._np_dtype_
         n = math.prod(self._shape_)
-        if len(args) == 0:
+        if len(args) == n and n > 1 and all(type(a) is float or type(a) is int for a in args):
+            data = np.array(args, dtype=dtype)  # fast path: one Python number per component
+        elif len(args) == 0:
             data = np.zeros(n, dtype=dtype)
         elif len(args) == 1 and np.ndim(_unwrap(args[0])) == 0:
             data = np.full(n, _unwrap(args[0]), dtype=dtype)

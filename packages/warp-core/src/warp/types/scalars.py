@@ -67,7 +67,8 @@ def _coerce(cls: type[ScalarBase], x: Any) -> Any:
     if cls._kind_ == "bool":
         return builtins.bool(x)
     if cls._kind_ == "float":
-        return builtins.float(cls._np_dtype_.type(x))
+        with np.errstate(over="ignore"):  # beyond the type's range: inf, as a C cast gives
+            return builtins.float(cls._np_dtype_.type(x))
     bits = cls._bits_
     v = builtins.int(x) & ((1 << bits) - 1)
     if cls._kind_ == "int" and v >= 1 << (bits - 1):
