@@ -22,8 +22,8 @@ wp.config.quiet = True
 
 #: concrete types tried, in order, for each parameter pattern of an overload
 CANDIDATES = [
-    wp.float32, wp.int32, wp.uint32, wp.bool, wp.vec3, wp.vec2, wp.vec4, wp.mat33, wp.mat22, wp.mat44, wp.quat,
-    wp.transform, wp.spatial_vector, wp.spatial_matrix, wp.float64, wp.vec3d, wp.mat33d, wp.vec3i,
+    wp.float32, wp.int32, wp.uint32, wp.bool, wp.vec3, wp.vec2, wp.vec4, wp.mat33, wp.mat22, wp.mat44,
+    wp.quat, wp.transform, wp.spatial_vector, wp.spatial_matrix, wp.float64, wp.vec3d, wp.mat33d, wp.vec3i,
 ]
 
 #: builtins that cannot run outside a kernel (launch state, arrays, side effects)
@@ -97,6 +97,13 @@ def as_bits(value, t):
     return np.asarray(raw, dtype=dtype).tobytes()
 
 
+def python_type(t):
+    """The type a Python-scope call returns for a result of warp type ``t``."""
+    if not is_scalar_type(t):
+        return t
+    return {"float": float, "bool": bool}.get(t._kind_, int)
+
+
 def result_types(overload, types):
     res = overload.result_type(types, overload.bind(types))
     res = list(res) if isinstance(res, tuple) else [] if res is None else [res]
@@ -145,7 +152,7 @@ def test_every_builtin_matches_its_kernel_bit_for_bit(kernel_module):
     module, cases = kernel_module
     rng = np.random.default_rng(7)
     mismatches = []
-    for name, (overload, types, res) in sorted(cases.items()):
+    for name, (_, types, res) in sorted(cases.items()):
         args = [sample_value(t, rng) for t in types]
         got = getattr(wp, name)(*args)
         got = list(got) if len(res) > 1 else [got]
@@ -153,9 +160,9 @@ def test_every_builtin_matches_its_kernel_bit_for_bit(kernel_module):
         outs = [wp.zeros(1, dtype=t) for t in res]
         wp.launch(getattr(module, f"k_{name}"), dim=1, inputs=inputs + outs)
         for value, t, out in zip(got, res, outs):
-            expected_type = (float if t._kind_ == "float" else bool if t._kind_ == "bool" else int) if is_scalar_type(t) else t
-            if type(value) is not expected_type:
-                mismatches.append(f"{name}: result type {type(value).__name__}, expected {expected_type.__name__}")
+            expected = python_type(t)
+            if type(value) is not expected:
+                mismatches.append(f"{name}: result type {type(value).__name__}, expected {expected.__name__}")
             elif as_bits(value, t) != out.numpy()[0].tobytes() and not (
                 name in REASSOCIATED and np.allclose(np.asarray(value), out.numpy()[0], rtol=1e-6, atol=1e-7)
             ):
@@ -180,7 +187,8 @@ def test_vector_matrix_math():
     a, b = wp.vec3(1.0, 2.0, 3.0), wp.vec3(4.0, 5.0, 6.0)
     assert wp.dot(a, b) == 32.0
     c = wp.cross(a, b)
-    assert type(c) is wp.vec3 and np.array_equal(np.array(c), np.cross([1, 2, 3], [4, 5, 6]).astype(np.float32))
+    assert type(c) is wp.vec3
+    assert np.array_equal(np.array(c), np.cross([1, 2, 3], [4, 5, 6]).astype(np.float32))
     n = wp.normalize(wp.vec3(1, 2, 3))
     assert type(n) is wp.vec3f
     np.testing.assert_allclose(np.array(n), np.array([1, 2, 3]) / np.sqrt(14.0), rtol=1e-6)
@@ -190,7 +198,8 @@ def test_vector_matrix_math():
     np.testing.assert_allclose(np.array(wp.inverse(m)), np.linalg.inv([[1, 2], [3, 4]]), rtol=1e-6)
     assert np.array_equal(np.array(wp.mul(m, wp.vec2(1.0, 1.0))), [3.0, 7.0])
     assert wp.determinant(m) == -2.0
-    assert np.array_equal(np.array(wp.mul(wp.vec3d(1.0, 2.0, 3.0), 2.0)), [2.0, 4.0, 6.0])  # literal adopts float64
+    # the literal adopts float64
+    assert np.array_equal(np.array(wp.mul(wp.vec3d(1.0, 2.0, 3.0), 2.0)), [2.0, 4.0, 6.0])
     assert type(wp.mul(wp.vec3d(1.0, 2.0, 3.0), 2.0)) is wp.vec3d
     rows = wp.matrix_from_rows(wp.vec2(1.0, 2.0), wp.vec2(3.0, 4.0))
     assert np.array_equal(np.array(rows), [[1, 2], [3, 4]])
@@ -249,7 +258,7 @@ def test_python_int_out_of_range_raises():
 @pytest.mark.parametrize(
     "call, message",
     [
-        (lambda: wp.tid(), "wp.tid is a kernel builtin: call it inside a @wp.kernel.*reads the kernel launch"),
+        (lambda: wp.tid(), "wp.tid is a kernel builtin: call it inside a @wp.kernel.*reads the launch"),
         (lambda: wp.atomic_add(wp.zeros(3), 0, 1.0), "wp.atomic_add .*takes arrays"),
         (lambda: wp.expect_eq(1, 1), "wp.expect_eq .*side effects"),
         (lambda: wp.sin("x"), r"wp.sin\(\): argument 1 is a str"),
@@ -278,7 +287,8 @@ def test_compiled_calls_are_cached_on_disk(tmp_path):
         """
     ))
     env = dict(os.environ, WARP_CACHE_PATH=str(tmp_path / "cache"))
-    runs = [subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True) for _ in range(2)]
+    command = [sys.executable, str(script)]
+    runs = [subprocess.run(command, env=env, capture_output=True, text=True) for _ in range(2)]
     for r in runs:
         assert r.returncode == 0, r.stderr
     first, second = (r.stdout.split() for r in runs)

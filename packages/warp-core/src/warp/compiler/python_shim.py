@@ -116,7 +116,8 @@ def lower_shim(fn: ir.Function) -> str:
     ret = lt.llvm_type(fn.return_types[0]) if by_value else lt.VOID
     if by_value and fn.return_types[0]._kind_ == "bool":
         ret = lt.I8
-    wrapper = llir.Function(module, llir.FunctionType(ret, [lt.PTR] if by_value else [lt.PTR, lt.PTR]), name=SHIM_SYMBOL)
+    params = [lt.PTR] if by_value else [lt.PTR, lt.PTR]
+    wrapper = llir.Function(module, llir.FunctionType(ret, params), name=SHIM_SYMBOL)
     wrapper.attributes.add("nounwind")
     b = llir.IRBuilder(wrapper.append_basic_block("entry"))
     args = wrapper.args[0]

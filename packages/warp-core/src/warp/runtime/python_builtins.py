@@ -33,7 +33,8 @@ NEEDS_LAUNCH = frozenset({"tid", "block_dim"})
 
 _RESTYPES = {
     ("bool", 8): ctypes.c_bool,
-    ("int", 8): ctypes.c_int8, ("int", 16): ctypes.c_int16, ("int", 32): ctypes.c_int32, ("int", 64): ctypes.c_int64,
+    ("int", 8): ctypes.c_int8, ("int", 16): ctypes.c_int16,
+    ("int", 32): ctypes.c_int32, ("int", 64): ctypes.c_int64,
     ("uint", 8): ctypes.c_uint8, ("uint", 16): ctypes.c_uint16, ("uint", 32): ctypes.c_uint32,
     ("uint", 64): ctypes.c_uint64,
     ("float", 32): ctypes.c_float, ("float", 64): ctypes.c_double,
@@ -114,7 +115,7 @@ def _not_in_python(name: str, why: str) -> TypeError:
 
 def _resolve(name: str, args: tuple) -> Resolution:
     if name in NEEDS_LAUNCH:
-        raise _not_in_python(name, "it reads the kernel launch")
+        raise _not_in_python(name, "it reads the launch of a kernel")
     builtin = builtin_registry.get(name)
     if builtin is None:
         raise AttributeError(f"module 'warp' has no attribute '{name}'")
@@ -133,10 +134,8 @@ def _resolve(name: str, args: tuple) -> Resolution:
         weak.append(w)
     resolution = builtin_registry.resolve(name, types, weak) or _resolve_literals(builtin, types, weak)
     if resolution is None:
-        if any(o.side_effects or any(getattr(p, "is_array_type", False) or hasattr(p, "ndim") and hasattr(p, "dtype")
-                                     for _, p in o.params) for o in builtin.overloads):
-            if all(o.side_effects for o in builtin.overloads):
-                raise _not_in_python(name, "it has side effects")
+        if all(o.side_effects for o in builtin.overloads):
+            raise _not_in_python(name, "it has side effects")
         got = ", ".join(type_repr(t) for t in types) or "no arguments"
         options = "\n      ".join(o.signature() for o in builtin.overloads[:8])
         more = "" if len(builtin.overloads) <= 8 else f"\n      ... {len(builtin.overloads) - 8} more"
@@ -186,7 +185,9 @@ def _make_call(name: str, args: tuple) -> Callable[[tuple], Any]:
     return call
 
 
-def _generate_caller(name: str, resolution: Resolution, fn: Any, result_types: list[Any]) -> Callable[[tuple], Any]:
+def _generate_caller(
+    name: str, resolution: Resolution, fn: Any, result_types: list[Any]
+) -> Callable[[tuple], Any]:
     """A function ``call(args)`` packing ``args`` for ``fn`` and converting its results."""
     from warp.compiler.python_shim import returns_by_value, slots
 
@@ -288,7 +289,9 @@ def _checked_packer(name: str, arg_types: list[Any], packer: struct.Struct) -> C
             else:
                 v = a.__index__()
                 if _coerce(t, v) != v:
-                    raise OverflowError(f"wp.{name}(): argument {i + 1} ({v}) is out of range for {type_repr(t)}")
+                    raise OverflowError(
+                        f"wp.{name}(): argument {i + 1} ({v}) is out of range for {type_repr(t)}"
+                    )
                 fields.append(v)
         return packer.pack(*fields)
 
