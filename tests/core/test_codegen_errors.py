@@ -343,8 +343,10 @@ def test_debug_mode_out_of_bounds_read(debug_mode):
     assert "'a'" in msg
     assert re.search(r"\b5\b", msg)
     assert re.search(r"[(\[]5,?[)\]]", msg), msg  # the shape
-    with pytest.raises(IndexError, match="read_at"):
-        wp.launch(read_at, dim=1, inputs=[a, -1, out])
+    wp.launch(read_at, dim=1, inputs=[a, -5, out])  # negative indices count from the end
+    assert out.numpy()[0] == 0.0
+    with pytest.raises(IndexError, match=r"read_at[\s\S]*\(-6\)"):
+        wp.launch(read_at, dim=1, inputs=[a, -6, out])
 
 
 def test_debug_mode_out_of_bounds_write_2d(debug_mode):

@@ -21,6 +21,25 @@ def _index_i64(ctx: Any, value: ir.Value, t: Any) -> ir.Value:
     return ctx.builder.sext(value, lt.I64) if t._kind_ == "int" else ctx.builder.zext(value, lt.I64)
 
 
+def _from_end(ctx: Any, arr: ir.Value, k: int, index: ir.Value, t: Any) -> ir.Value:
+    """A negative index of dimension ``k`` counted from the end (``a[-1]`` is the last element).
+
+    Unsigned indices and non-negative constants pass unchanged; an index still negative after
+    adding the size stays negative, which the debug-mode bounds check reports.
+    """
+    if t._kind_ != "int" or (isinstance(index, ir.Constant) and int(index.constant) >= 0):
+        return index
+    b = ctx.builder
+    negative = b.icmp_signed("<", index, ir.Constant(lt.I64, 0))
+    return b.select(negative, b.add(index, b.zext(_shape(ctx, arr, k), lt.I64)), index)
+
+
+def _resolve_indices(ctx: Any, arr: ir.Value, indices: list[ir.Value], itypes: list[Any]) -> tuple[list, list]:
+    """(indices as written, widened to i64; the same with negative ones counted from the end)."""
+    written = [_index_i64(ctx, v, t) for v, t in zip(indices, itypes)]
+    return written, [_from_end(ctx, arr, k, i, t) for k, (i, t) in enumerate(zip(written, itypes))]
+
+
 def _shape(ctx: Any, arr: ir.Value, k: int) -> ir.Value:
     return ctx.builder.extract_value(arr, [2, k])
 
@@ -29,8 +48,12 @@ def _stride(ctx: Any, arr: ir.Value, k: int) -> ir.Value:
     return ctx.builder.extract_value(arr, [3, k])
 
 
-def _check_bounds(ctx: Any, arr: ir.Value, idx: list[ir.Value], ptr: ir.Value) -> ir.Value:
-    """Debug mode: record an out-of-range index in the error record and redirect the access."""
+def _check_bounds(ctx: Any, arr: ir.Value, idx: list[ir.Value], ptr: ir.Value, written: list[ir.Value]) -> ir.Value:
+    """Debug mode: record an out-of-range index in the error record and redirect the access.
+
+    ``idx`` are the resolved indices (negative ones already counted from the end), checked
+    against the shape; ``written`` the indices as the kernel wrote them, which are reported.
+    """
     b = ctx.builder
     ok = ir.Constant(lt.I1, 1)
     for k, i in enumerate(idx):
@@ -55,7 +78,7 @@ def _check_bounds(ctx: Any, arr: ir.Value, idx: list[ir.Value], ptr: ir.Value) -
 
                 b.store(ir.Constant(lt.I32, site), field(4))
                 b.store(ir.Constant(lt.I32, len(idx)), field(8))
-                for k, i in enumerate(idx):
+                for k, i in enumerate(written):
                     b.store(i, field(16 + 8 * k))
                     b.store(b.zext(_shape(ctx, arr, k), lt.I64), field(48 + 8 * k))
     return b.select(ok, ptr, ctx.scratch())
@@ -64,7 +87,7 @@ def _check_bounds(ctx: Any, arr: ir.Value, idx: list[ir.Value], ptr: ir.Value) -
 def element_pointer(ctx: Any, arr: ir.Value, atype: ArrayType, indices: list[ir.Value], itypes: list[Any]) -> ir.Value:
     """Address of ``arr[indices]`` (all dimensions indexed)."""
     b = ctx.builder
-    idx = [_index_i64(ctx, v, t) for v, t in zip(indices, itypes)]
+    written, idx = _resolve_indices(ctx, arr, indices, itypes)
     data = b.extract_value(arr, 0)
     if ctx.contiguous:
         flat = idx[0]
@@ -77,7 +100,7 @@ def element_pointer(ctx: Any, arr: ir.Value, atype: ArrayType, indices: list[ir.
             offset = b.add(offset, b.mul(idx[k], _stride(ctx, arr, k), flags=["nsw"]), flags=["nsw"])
         ptr = b.gep(data, [offset], source_etype=lt.I8, inbounds=True)
     if ctx.debug:
-        ptr = _check_bounds(ctx, arr, idx, ptr)
+        ptr = _check_bounds(ctx, arr, idx, ptr, written)
     return ptr
 
 
@@ -100,7 +123,7 @@ def lower_view(ctx: Any, args: list, types: list) -> ir.Value:
     b = ctx.builder
     arr, atype = args[0], types[0]
     j = len(args) - 1
-    idx = [_index_i64(ctx, v, t) for v, t in zip(args[1:], types[1:])]
+    written, idx = _resolve_indices(ctx, arr, args[1:], types[1:])
     data = b.extract_value(arr, 0)
     if ctx.contiguous:
         offset = idx[0]
@@ -115,7 +138,7 @@ def lower_view(ctx: Any, args: list, types: list) -> ir.Value:
         for k in range(j):
             offset = b.add(offset, b.mul(idx[k], _stride(ctx, arr, k)))
     if ctx.debug:
-        data_new = _check_bounds(ctx, arr, idx[:j], b.gep(data, [offset], source_etype=lt.I8))
+        data_new = _check_bounds(ctx, arr, idx[:j], b.gep(data, [offset], source_etype=lt.I8), written[:j])
     else:
         data_new = b.gep(data, [offset], source_etype=lt.I8)
     view = ir.Constant(lt.ARRAY_STRUCT, ir.Undefined)

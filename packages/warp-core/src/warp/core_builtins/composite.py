@@ -25,9 +25,12 @@ def _static_index(value: ir.Value, limit: int) -> int | None:
 
 
 def _clamped(ctx: Any, index: ir.Value, limit: int) -> ir.Value:
-    """A dynamic component index kept inside [0, limit) (out-of-range reads component 0)."""
+    """A dynamic component index counted from the end when negative (``v[-1]`` is the last
+    component), then kept inside [0, limit) (an out-of-range index reads component 0)."""
     b = ctx.builder
     idx = b.sext(index, lt.I64) if index.type.width < 64 else index
+    negative = b.icmp_signed("<", idx, ir.Constant(lt.I64, 0))
+    idx = b.select(negative, b.add(idx, ir.Constant(lt.I64, limit)), idx)
     ok = b.icmp_unsigned("<", idx, ir.Constant(lt.I64, limit))
     return b.select(ok, idx, ir.Constant(lt.I64, 0))
 

@@ -10,20 +10,28 @@ from warp.compiler.lowering import types as lt
 from warp.types.scalars import int32
 
 
+def _non_negative(ctx: Any, index: ir.Value) -> ir.Value:
+    """``index`` with its sign bit cleared, which changes nothing (launch dimensions fit in
+    int32) but tells LLVM that thread indices are never negative: it then drops the
+    count-from-the-end adjustment of ``a[i]`` and such loops stay vectorizable. (An
+    ``llvm.assume`` says the same but makes the outer-loop vectorizer abort.)"""
+    return ctx.builder.and_(index, ir.Constant(index.type, 0x7FFFFFFF))
+
+
 def lower_tid(ctx: Any, args: list, types: list) -> Any:
     """Linear index for one result; for n results, the index decomposed over launch dims 0..n-1."""
     b = ctx.builder
     n = len(ctx.current_op.results)
     lin = ctx.linear_index
     if n == 1:
-        return b.trunc(lin, lt.I32)
+        return _non_negative(ctx, b.trunc(lin, lt.I32))
     out = []
     rest = lin
     for k in range(n - 1, 0, -1):
         dim = ctx.launch_dim(k)
-        out.append(b.trunc(b.urem(rest, dim), lt.I32))
+        out.append(_non_negative(ctx, b.trunc(b.urem(rest, dim), lt.I32)))
         rest = b.udiv(rest, dim)
-    out.append(b.trunc(rest, lt.I32))
+    out.append(_non_negative(ctx, b.trunc(rest, lt.I32)))
     return tuple(reversed(out))
 
 
