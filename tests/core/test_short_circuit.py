@@ -57,9 +57,11 @@ def count_calls(counter: wp.array(dtype=int), case: int, out: wp.array(dtype=int
     elif case == 1:
         r = int(bump(counter, 1) != 0 or bump(counter, 0) != 0)
     elif case == 2:
-        r = int(bump(counter, 1) != 0 and bump(counter, 1) != 0 and bump(counter, 0) != 0 and bump(counter, 1) != 0)
+        r = int(bump(counter, 1) != 0 and bump(counter, 1) != 0 and bump(counter, 0) != 0
+                and bump(counter, 1) != 0)
     elif case == 3:
-        r = int(bump(counter, 0) != 0 or bump(counter, 0) != 0 or bump(counter, 1) != 0 or bump(counter, 1) != 0)
+        r = int(bump(counter, 0) != 0 or bump(counter, 0) != 0 or bump(counter, 1) != 0
+                or bump(counter, 1) != 0)
     elif case == 4:
         # mixed: (a and b) or c
         r = int((bump(counter, 1) != 0 and bump(counter, 0) != 0) or bump(counter, 1) != 0)

@@ -34,7 +34,9 @@ def _from_end(ctx: Any, arr: ir.Value, k: int, index: ir.Value, t: Any) -> ir.Va
     return b.select(negative, b.add(index, b.zext(_shape(ctx, arr, k), lt.I64)), index)
 
 
-def _resolve_indices(ctx: Any, arr: ir.Value, indices: list[ir.Value], itypes: list[Any]) -> tuple[list, list]:
+def _resolve_indices(
+    ctx: Any, arr: ir.Value, indices: list[ir.Value], itypes: list[Any]
+) -> tuple[list, list]:
     """(indices as written, widened to i64; the same with negative ones counted from the end)."""
     written = [_index_i64(ctx, v, t) for v, t in zip(indices, itypes)]
     return written, [_from_end(ctx, arr, k, i, t) for k, (i, t) in enumerate(zip(written, itypes))]
@@ -48,7 +50,9 @@ def _stride(ctx: Any, arr: ir.Value, k: int) -> ir.Value:
     return ctx.builder.extract_value(arr, [3, k])
 
 
-def _check_bounds(ctx: Any, arr: ir.Value, idx: list[ir.Value], ptr: ir.Value, written: list[ir.Value]) -> ir.Value:
+def _check_bounds(
+    ctx: Any, arr: ir.Value, idx: list[ir.Value], ptr: ir.Value, written: list[ir.Value]
+) -> ir.Value:
     """Debug mode: record an out-of-range index in the error record and redirect the access.
 
     ``idx`` are the resolved indices (negative ones already counted from the end), checked
