@@ -28,6 +28,7 @@ from warp.arrays import (
     zeros,
     zeros_like,
 )
+from warp.arrays.dlpack import from_dlpack, to_dlpack
 from warp.decorators import Function, Kernel, constant, func, get_module_options, kernel, set_module_options
 from warp.errors import (
     MissingPluginError,

@@ -59,6 +59,8 @@ class array:
 
     #: Fixed dimension count of the ``array1d``..``array4d`` helper subclasses.
     _fixed_ndim_: int | None = None
+    #: The packed kernel argument (None for annotations).
+    _desc: bytes | None
 
     def __init__(
         self,
@@ -173,6 +175,19 @@ class array:
                 raise TypeError("cannot create an array from an array annotation")
             if is_generic_dtype(dtype):
                 dtype = data._dtype
+        elif not isinstance(data, (np.ndarray, list, tuple)) and hasattr(data, "__cuda_array_interface__"):
+            from warp.arrays.cuda_interface import import_interface
+
+            ptr, shape, strides, dtype, device = import_interface(data, dtype, shape, device)
+            if not copy:
+                self._setup(ptr, shape, strides, dtype, device, data)
+                return
+            source = array(ptr=ptr, dtype=dtype, shape=shape, strides=strides, device=device)
+            self._init_new(dtype, shape, device, zero=False)
+            from warp.arrays.creation import copy as copy_array
+
+            copy_array(self, source)
+            return
         device = get_device(device)
         arr, dtype = prepare_data(data, dtype, shape)
         if not device.is_cpu:
@@ -329,6 +344,41 @@ class array:
         if info.np_dtype.fields is not None:
             iface["descr"] = info.np_dtype.descr
         return iface
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        """NumPy conversion (``np.asarray(a)``): a zero-copy view of a CPU array unless a copy is asked."""
+        self._check_concrete("__array__")
+        view = self.numpy()
+        if dtype is not None and np.dtype(dtype) != view.dtype:
+            if copy is False:
+                raise ValueError(
+                    f"cannot convert an array of {view.dtype} to {np.dtype(dtype)} without a copy"
+                )
+            return view.astype(dtype)
+        return view.copy() if copy else view
+
+    @property
+    def __cuda_array_interface__(self) -> dict[str, Any]:
+        """CUDA array interface (version 3) of an array in CUDA device memory."""
+        if self._is_annotation or self._device is None or self._device.is_cpu:
+            raise AttributeError("__cuda_array_interface__ is only available for arrays on CUDA devices")
+        from warp.arrays.cuda_interface import export_interface
+
+        return export_interface(self)
+
+    def __dlpack__(self, *, stream: Any = None, max_version: Any = None, dl_device: Any = None,
+                   copy: bool | None = None) -> Any:
+        """Export the array as a DLPack capsule (zero-copy; versioned when ``max_version`` allows)."""
+        from warp.arrays.dlpack import dlpack_method
+
+        return dlpack_method(self, stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        """The DLPack ``(device_type, device_id)`` of the array's memory."""
+        self._check_concrete("__dlpack_device__")
+        from warp.arrays.dlpack import dl_device_of
+
+        return dl_device_of(self._device)
 
     def __len__(self) -> int:
         return self._shape[0]

@@ -176,3 +176,30 @@ def infer_scalar_dtype(value: Any) -> Any:
     if isinstance(value, float):
         return canonical_type(float)
     return None
+
+
+def fold_element_dims(shape: tuple[int, ...], strides: tuple[int, ...], scalar: Any, target: Any,
+                      what: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Fold trailing dimensions of ``scalar`` data into ``target`` elements.
+
+    ``(n, 3)`` float32 data with ``target=vec3`` becomes ``n`` vec3 elements; ``shape`` and
+    ``strides`` (bytes) describe the scalar data. Raises TypeError naming ``what`` when the
+    component types differ or the trailing dimensions are not the element's, contiguous.
+    """
+    info = element_info(target)
+    if np.dtype(info.np_dtype) != np.dtype(dtype_to_numpy(scalar)):
+        raise TypeError(
+            f"{what}: cannot view data of type {type_repr(scalar)} as {type_repr(target)} "
+            "(the component types differ)"
+        )
+    k = len(info.inner_shape)
+    if not k:
+        return shape, strides
+    trailing_shape, trailing_strides = tuple(shape[len(shape) - k:]), tuple(strides[len(strides) - k:])
+    if trailing_shape != info.inner_shape or trailing_strides != info.inner_strides:
+        raise TypeError(
+            f"{what}: data of shape {tuple(shape)} cannot be viewed as an array of {type_repr(target)}: "
+            f"expected contiguous trailing dimensions {info.inner_shape}"
+        )
+    outer = tuple(shape[: len(shape) - k])
+    return (outer or (1,)), (tuple(strides[: len(strides) - k]) or (info.itemsize,))

@@ -87,3 +87,17 @@ def warp_convert_array(obj: Any, dtype: Any, device: Any) -> Any:
     Called when a launch argument or ``wp.array(data)`` receives an object warp does not know.
     The first plugin that returns a non-None value wins.
     """
+
+
+@hookspec
+def warp_submodules() -> dict[str, str]:
+    """Return documented submodules of ``warp`` that this plugin provides, as ``{name: module}``.
+
+    For example ``{"jax_experimental": "my_package.jax_experimental"}`` makes
+    ``import warp.jax_experimental`` (and ``from warp.jax_experimental.ffi import ...``) import
+    ``my_package.jax_experimental`` (and its ``ffi`` submodule): the module is one object under
+    both names, imported on first use, never at ``import warp`` (so a submodule may import a
+    heavy framework). A name claimed by two plugins is reported as a warning; the first one
+    stays. A documented submodule that no installed plugin provides raises
+    ``ModuleNotFoundError`` naming the distribution to install (``warp/compiler/catalog.py``).
+    """

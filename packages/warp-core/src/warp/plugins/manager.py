@@ -101,6 +101,11 @@ def _run_registration(pm: pluggy.PluginManager) -> None:
                 warnings.warn(f"warp: plugin '{plugin_name}' exports '{name}', already exported", RuntimeWarning)
                 continue
             exports[name] = obj
+    from warp.plugins import submodules
+
+    for plugin_name, names in call_each("warp_submodules"):
+        submodules.register(dict(names or {}), plugin_name)
+    submodules.install()
 
 
 def load_plugins() -> None:

@@ -1,0 +1,84 @@
+"""Low-level array descriptors: what ``from_torch(..., return_ctype=True)`` returns.
+
+A descriptor is the kernel-argument form of an array (data and gradient pointers, shape and
+byte strides, packed as kernels read them) plus the element type, dimension count and device a
+launch checks. It is much cheaper to make than a ``wp.array`` and is accepted wherever a kernel
+launch takes an array argument; everything else (indexing, ``numpy()``, gradients, copies)
+raises a ``TypeError`` saying so. It keeps ``owner`` (the memory's owner, e.g. a tensor) alive.
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import Any
+
+from warp.arrays.array import _array_type, array
+from warp.arrays.layout import element_info, is_contiguous_layout
+from warp.types.array_type import ARRAY_DESC_FORMAT, MAX_DIMS
+from warp.types.scalars import type_repr
+
+_pack = struct.Struct(ARRAY_DESC_FORMAT).pack
+_PAD = tuple((0,) * k for k in range(MAX_DIMS + 1))
+
+
+def _launch_only_message(name: str) -> str:
+    return (f"'{name}' is not available on an array descriptor (from_*(..., return_ctype=True)): "
+            "descriptors can only be passed to kernel launches; create a wp.array instead")
+
+
+class ArrayDescriptor(array):
+    """Kernel-launch-only view of memory (NVIDIA Warp's ``array_t``): see the module docstring."""
+
+    #: What keeps the memory alive (a tensor, ...).
+    _owner: Any
+
+    def __getattr__(self, name: str) -> Any:
+        raise TypeError(_launch_only_message(name))
+
+    @property
+    def __array_interface__(self) -> Any:  # type: ignore[override]
+        raise AttributeError(_launch_only_message("__array_interface__"))
+
+    def __repr__(self) -> str:
+        return (f"ArrayDescriptor(ptr=0x{self._ptr:x}, shape={self._shape}, dtype={type_repr(self._dtype)}, "
+                f"device={self._device})")
+
+    __str__ = __repr__
+
+
+def _launch_only(name: str) -> Any:
+    def method(self: ArrayDescriptor, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError(_launch_only_message(name))
+
+    method.__name__ = name
+    return method
+
+
+for _name in ("numpy", "list", "__array__", "__getitem__", "__setitem__", "__len__", "__dlpack__",
+              "__dlpack_device__", "zero_", "fill_", "assign", "reshape", "flatten", "view", "transpose",
+              "contiguous", "to"):
+    setattr(ArrayDescriptor, _name, _launch_only(_name))
+
+
+def make_descriptor(ptr: int, shape: tuple[int, ...], strides: tuple[int, ...], dtype: Any, device: Any,
+                    owner: Any, grad_ptr: int = 0) -> ArrayDescriptor:
+    """A descriptor of ``shape`` elements of ``dtype`` at ``ptr`` (byte ``strides``) on ``device``."""
+    ndim = len(shape)
+    if not 1 <= ndim <= MAX_DIMS:
+        raise ValueError(f"array descriptors have 1 to {MAX_DIMS} dimensions, not {ndim}")
+    d = ArrayDescriptor.__new__(ArrayDescriptor)
+    pad = _PAD[MAX_DIMS - ndim]
+    d._desc = _pack(ptr, grad_ptr, *shape, *pad, *strides, *pad)
+    d._array_type = _array_type(dtype, ndim)
+    d._dtype = dtype
+    d._ndim = ndim
+    d._shape = shape
+    d._strides = strides
+    d._ptr = ptr
+    d._device = device
+    d._is_contiguous = is_contiguous_layout(shape, strides, element_info(dtype).itemsize)
+    d._is_annotation = False
+    d._grad = None
+    d._requires_grad = False
+    d._owner = owner
+    return d

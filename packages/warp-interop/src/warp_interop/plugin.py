@@ -1,0 +1,37 @@
+"""The warp plugin of warp-interop: Python-scope exports, foreign-array conversion, submodules.
+
+Registered through the ``warp`` entry-point group. Nothing here imports a framework.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from warp.plugins import hookimpl
+
+from warp_interop import conversion, torch_interop
+
+
+@hookimpl
+def warp_exports() -> dict[str, Any]:
+    """``wp.from_torch``, ``wp.to_torch``, ... (each imports its framework when called)."""
+    names = {}
+    for module, prefix_names in (
+        (torch_interop, ("from_torch", "to_torch", "device_from_torch", "device_to_torch", "dtype_from_torch",
+                         "dtype_to_torch", "stream_from_torch", "stream_to_torch")),
+    ):
+        for name in prefix_names:
+            names[name] = getattr(module, name)
+    return names
+
+
+@hookimpl
+def warp_convert_array(obj: Any, dtype: Any, device: Any) -> Any:
+    """Framework tensors, CUDA-array-interface and DLPack objects as launch arguments (zero-copy)."""
+    return conversion.convert(obj, dtype, device)
+
+
+@hookimpl
+def warp_submodules() -> dict[str, str]:
+    """``warp.torch``: the older spelling of the torch helpers (``warp.torch.from_torch``)."""
+    return {"torch": "warp_interop.torch_interop"}

@@ -1,0 +1,173 @@
+"""DLPack: ``wp.array.__dlpack__`` capsules, ``wp.from_dlpack`` / ``wp.to_dlpack`` (NumPy as the peer)."""
+
+from __future__ import annotations
+
+import ctypes
+import gc
+import sys
+import weakref
+
+import numpy as np
+import pytest
+
+import warp as wp
+
+_api = ctypes.pythonapi
+_api.PyCapsule_GetName.restype = ctypes.c_char_p
+_api.PyCapsule_GetName.argtypes = [ctypes.py_object]
+_api.PyCapsule_GetPointer.restype = ctypes.c_void_p
+_api.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+
+
+def capsule_name(capsule) -> bytes:
+    return _api.PyCapsule_GetName(capsule)
+
+
+@wp.kernel
+def increment(x: wp.array(dtype=float)):
+    i = wp.tid()
+    x[i] = x[i] + 1.0
+
+
+def test_dlpack_device_of_cpu_arrays():
+    assert wp.zeros(3).__dlpack_device__() == (1, 0)
+
+
+def test_legacy_and_versioned_capsules():
+    a = wp.array(np.arange(4, dtype=np.float32))
+    assert capsule_name(a.__dlpack__()) == b"dltensor"
+    assert capsule_name(wp.to_dlpack(a)) == b"dltensor"
+    versioned = a.__dlpack__(max_version=(1, 0))
+    assert capsule_name(versioned) == b"dltensor_versioned"
+    raw = ctypes.string_at(_api.PyCapsule_GetPointer(versioned, b"dltensor_versioned"), 8)
+    assert np.frombuffer(raw, dtype=np.uint32).tolist() == [1, 0]  # never newer than asked
+    newest = a.__dlpack__(max_version=(1, 5))
+    raw = ctypes.string_at(_api.PyCapsule_GetPointer(newest, b"dltensor_versioned"), 8)
+    assert np.frombuffer(raw, dtype=np.uint32).tolist() == [1, 1]
+
+
+def test_numpy_consumes_warp_arrays_zero_copy():
+    a = wp.array(np.arange(12, dtype=np.float32).reshape(3, 4))
+    n = np.from_dlpack(a)
+    assert n.ctypes.data == a.ptr and n.shape == (3, 4)
+    wp.launch(increment, dim=12, inputs=[a.reshape(-1)])
+    np.testing.assert_array_equal(n, np.arange(12, dtype=np.float32).reshape(3, 4) + 1)
+    t = a.transpose()
+    nt = np.from_dlpack(t)
+    assert nt.strides == (4, 16)
+    np.testing.assert_array_equal(nt, a.numpy().T)
+
+
+def test_vectors_export_as_trailing_dimensions_and_fold_back():
+    v = wp.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], dtype=wp.vec3)
+    n = np.from_dlpack(v)
+    assert n.shape == (2, 3) and n.ctypes.data == v.ptr
+    back = wp.from_dlpack(v, dtype=wp.vec3)
+    assert back.dtype is wp.vec3 and back.shape == (2,) and back.ptr == v.ptr
+    assert wp.from_dlpack(v).dtype is wp.float32
+
+
+@pytest.mark.parametrize("np_dtype", ["float16", "float32", "float64", "int8", "int16", "int32", "int64",
+                                      "uint8", "uint16", "uint32", "uint64", "bool"])
+def test_scalar_types_round_trip_through_numpy(np_dtype):
+    src = (np.arange(5) % 2).astype(np_dtype)
+    a = wp.from_dlpack(src)
+    assert a.dtype is wp.dtype_from_numpy(np.dtype(np_dtype)) and a.ptr == src.ctypes.data
+    back = np.from_dlpack(a)
+    assert back.dtype == src.dtype and back.ctypes.data == src.ctypes.data
+
+
+def test_from_dlpack_wraps_numpy_zero_copy_and_keeps_it_alive():
+    src = np.arange(10, dtype=np.float32)
+    ref = weakref.ref(src) if hasattr(src, "__weakref__") else None
+    before = sys.getrefcount(src)
+    a = wp.from_dlpack(src)
+    assert sys.getrefcount(src) > before  # the DLPack context references the producer
+    wp.launch(increment, dim=10, inputs=[a])
+    np.testing.assert_array_equal(src, np.arange(10, dtype=np.float32) + 1)
+    del a
+    gc.collect()
+    assert sys.getrefcount(src) == before  # the producer's deleter ran
+    del ref
+
+
+def test_from_dlpack_of_strided_and_scalar_data():
+    src = np.arange(24, dtype=np.float64).reshape(4, 6)[::2, 1::2]
+    a = wp.from_dlpack(src)
+    assert a.shape == (2, 3) and a.strides == src.strides
+    np.testing.assert_array_equal(a.numpy(), src)
+    s = wp.from_dlpack(np.array(2.5, dtype=np.float32))
+    assert s.shape == (1,) and s.numpy().tolist() == [2.5]
+
+
+def test_capsules_are_released_when_dropped_or_consumed():
+    a = wp.array(np.arange(3, dtype=np.float32))
+    baseline = sys.getrefcount(a)
+    capsule = a.__dlpack__()
+    assert sys.getrefcount(a) == baseline + 1
+    del capsule
+    gc.collect()
+    assert sys.getrefcount(a) == baseline
+    versioned = a.__dlpack__(max_version=(1, 0))
+    del versioned
+    assert sys.getrefcount(a) == baseline
+    n = np.from_dlpack(a)
+    assert sys.getrefcount(a) == baseline + 1
+    del n
+    gc.collect()
+    assert sys.getrefcount(a) == baseline
+
+
+def test_capsule_can_be_consumed_once():
+    capsule = wp.to_dlpack(wp.zeros(2))
+    wp.from_dlpack(capsule)
+    assert capsule_name(capsule) == b"used_dltensor"
+    with pytest.raises(BufferError, match="already consumed"):
+        wp.from_dlpack(capsule)
+
+
+def test_export_options():
+    a = wp.array(np.arange(4, dtype=np.float32))
+    with pytest.raises(BufferError, match="stream must be None"):
+        a.__dlpack__(stream=5)
+    with pytest.raises(BufferError, match="cannot export"):
+        a.__dlpack__(dl_device=(2, 0))
+    assert capsule_name(a.__dlpack__(dl_device=(1, 0))) == b"dltensor"
+    copied = wp.from_dlpack(a.__dlpack__(max_version=(1, 0), copy=True))
+    assert copied.ptr != a.ptr and copied.numpy().tolist() == [0.0, 1.0, 2.0, 3.0]
+    capsule = a.__dlpack__(max_version=(1, 0), copy=True)
+    flags_at = _api.PyCapsule_GetPointer(capsule, b"dltensor_versioned") + 24
+    assert int.from_bytes(ctypes.string_at(flags_at, 8), "little") & 2  # DLPACK_FLAG_BITMASK_IS_COPIED
+    with pytest.raises(BufferError, match="copy=True needs a versioned capsule"):
+        a.__dlpack__(copy=True)
+    n = np.from_dlpack(a, copy=True)
+    assert n.ctypes.data != a.ptr
+
+
+def test_errors():
+    with pytest.raises(TypeError, match="expected an object implementing __dlpack__"):
+        wp.from_dlpack([1, 2, 3])
+    with pytest.raises(TypeError, match="to_dlpack expects a warp array"):
+        wp.to_dlpack(np.zeros(3))
+    with pytest.raises(BufferError, match="cannot be exported through DLPack"):
+        vals = wp.zeros(2, dtype=Pair)
+        vals.__dlpack__()
+    with pytest.raises(TypeError, match="component types differ"):
+        wp.from_dlpack(np.zeros((2, 3), dtype=np.float64), dtype=wp.vec3)
+    with pytest.raises(BufferError, match="not available on an array annotation"):
+        wp.array(dtype=float).__dlpack__()
+
+
+def test_failed_import_releases_the_producer():
+    src = np.zeros((1, 1, 1, 1, 1), dtype=np.float32)
+    before = sys.getrefcount(src)
+    with pytest.raises(ValueError, match="1 to 4 dimensions"):
+        wp.from_dlpack(src)
+    gc.collect()
+    assert sys.getrefcount(src) == before
+
+
+@wp.struct
+class Pair:
+    a: float
+    b: int
