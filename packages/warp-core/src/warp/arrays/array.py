@@ -20,16 +20,15 @@ import numpy as np
 from warp.arrays.conversion import element_value, prepare_data, value_to_numpy
 from warp.arrays.indexing import resolve_index, resolve_reshape
 from warp.arrays.layout import (
-    alloc_cpu,
     contiguous_strides,
     element_info,
     is_contiguous_layout,
     is_generic_dtype,
-    memset_zero,
     normalize_shape,
     resolve_dtype,
     span_in_bytes,
 )
+from warp.runtime.backends import get_backend
 from warp.runtime.devices import Device, get_device
 from warp.types.array_type import ARRAY_DESC_FORMAT, MAX_DIMS, ArrayType
 from warp.types.scalars import is_scalar_type, type_repr
@@ -151,8 +150,8 @@ class array:
             raise _unsupported_device(device)
         info = element_info(dtype)
         nbytes = math.prod(shape) * info.itemsize
-        buf, ptr = alloc_cpu(nbytes, zero)
-        self._setup(ptr, shape, contiguous_strides(shape, info.itemsize), dtype, device, buf, nbytes)
+        mem = get_backend(device).allocate(device, nbytes, zero=zero)
+        self._setup(mem.ptr, shape, contiguous_strides(shape, info.itemsize), dtype, device, mem, nbytes)
 
     def _init_from_ptr(self, ptr: int, dtype: Any, shape: Any, strides: Any, capacity: int | None,
                        device: Any, deleter: Callable[[int, int], None] | None) -> None:
@@ -459,7 +458,7 @@ class array:
         if self._size == 0:
             return
         if self._is_contiguous:
-            memset_zero(self._ptr, self._size * self._info.itemsize)
+            get_backend(self._device).memset(self._device, self._ptr, 0, self._size * self._info.itemsize)
         else:
             raw = {"version": 3, "shape": self._shape + (self._info.itemsize,), "typestr": "|u1",
                    "strides": self._strides + (1,), "data": (self._ptr, False)}
@@ -470,12 +469,18 @@ class array:
         self._check_concrete("fill_()")
         if self._size == 0:
             return
+        info = self._info
         try:
-            self.numpy()[...] = value_to_numpy(value, self._info)
+            if not self._is_contiguous:
+                self.numpy()[...] = value_to_numpy(value, info)
+                return
+            element = np.zeros((1, *info.inner_shape), dtype=info.np_dtype)
+            element[0] = value_to_numpy(value, info)
         except (ValueError, TypeError) as e:
             raise ValueError(
                 f"cannot fill an array of dtype {type_repr(self._dtype)} with {value!r}: {e}"
             ) from None
+        get_backend(self._device).fill(self._device, self._ptr, element.tobytes(), self._size)
 
     def assign(self, src: Any) -> None:
         """Copy values from an array, NumPy array or list with the same shape (or element count)."""

@@ -11,7 +11,6 @@ work without special cases here. A dtype may provide:
 
 from __future__ import annotations
 
-import ctypes
 import math
 import typing
 from dataclasses import dataclass
@@ -147,20 +146,6 @@ def span_in_bytes(shape: tuple[int, ...], strides: tuple[int, ...], itemsize: in
     if any(n == 0 for n in shape):
         return 0
     return sum((n - 1) * abs(s) for n, s in zip(shape, strides)) + itemsize
-
-
-def alloc_cpu(nbytes: int, zero: bool) -> tuple[np.ndarray, int]:
-    """Allocate ``nbytes`` of host memory aligned to :data:`ALIGNMENT`; returns (owner, address)."""
-    buf = (np.zeros if zero else np.empty)(nbytes + ALIGNMENT, dtype=np.uint8)
-    base = buf.__array_interface__["data"][0]
-    offset = (-base) % ALIGNMENT
-    return buf, base + offset
-
-
-def memset_zero(ptr: int, nbytes: int) -> None:
-    """Zero ``nbytes`` of host memory at ``ptr``."""
-    if nbytes > 0:
-        ctypes.memset(ptr, 0, nbytes)
 
 
 def infer_scalar_dtype(value: Any) -> Any:

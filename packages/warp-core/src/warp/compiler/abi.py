@@ -1,7 +1,24 @@
-"""The launch ABI: how kernel parameters are laid out in the argument buffer.
+"""The launch ABI: the argument buffer and the error record, shared by lowering and launcher.
 
-Shared by the lowering (which loads parameters at these offsets) and the launcher (which packs
-them with :mod:`struct`), so the two cannot disagree.
+The lowering loads launch dimensions and parameters at these offsets and writes bounds-check
+failures into the error record; the launcher packs the buffer with :mod:`struct` and decodes the
+record. Both read this module only, so they cannot disagree. Every backend uses the same layout.
+
+Argument buffer (little endian)::
+
+    offset  0: int64 dims[4]       launch dimensions (unused ones are 1)
+    offset 32: void* error_record  debug-mode error record, or NULL
+    offset 40: int64 reserved
+    offset 48: kernel parameters, each 8-byte aligned (arrays: 64-byte descriptors)
+
+Error record (debug mode; the first failing thread claims it by setting ``flag`` 0 -> 1)::
+
+    offset  0: int32 flag          0 = no error
+    offset  4: int32 site          index into the kernel's bounds-check sites
+    offset  8: int32 ndim          number of indices recorded
+    offset 12: int32 padding
+    offset 16: int64 index[4]      the offending index
+    offset 48: int64 shape[4]      the array's shape
 """
 
 from __future__ import annotations
@@ -16,6 +33,40 @@ from warp.types.scalars import is_scalar_type, type_repr
 
 HEADER_FORMAT = "<4qQq"  # dims[4], error record pointer, reserved
 HEADER_SIZE = struct.calcsize(HEADER_FORMAT)
+#: Byte offset of launch dimension ``k`` is ``HEADER_DIMS_OFFSET + 8 * k``.
+HEADER_DIMS_OFFSET = 0
+#: Byte offset of the error record pointer in the header.
+HEADER_ERROR_RECORD_OFFSET = 32
+
+ERROR_RECORD_SIZE = 80
+ERROR_FLAG_OFFSET = 0
+ERROR_SITE_OFFSET = 4
+ERROR_NDIM_OFFSET = 8
+ERROR_INDEX_OFFSET = 16
+ERROR_SHAPE_OFFSET = 48
+
+#: Bytes of the per-module scratch area where debug mode redirects out-of-bounds accesses.
+SCRATCH_SIZE = 4096
+
+
+@dataclass(frozen=True)
+class ErrorRecord:
+    """A decoded error record: which bounds-check site failed, with what index and shape."""
+
+    site: int
+    index: tuple[int, ...]
+    shape: tuple[int, ...]
+
+
+def decode_error_record(data: Any) -> ErrorRecord | None:
+    """Decode an error record (bytes or a ctypes buffer); None when no error was recorded."""
+    flag, site, ndim = struct.unpack_from("<3i", data, ERROR_FLAG_OFFSET)
+    if not flag:
+        return None
+    ndim = max(0, min(ndim, 4))
+    index = struct.unpack_from(f"<{ndim}q", data, ERROR_INDEX_OFFSET)
+    shape = struct.unpack_from(f"<{ndim}q", data, ERROR_SHAPE_OFFSET)
+    return ErrorRecord(site, index, shape)
 
 _SCALAR_CODES = {
     "bool": {8: "?"},

@@ -75,6 +75,8 @@ class _Hasher:
         from warp.compiler.frontend.expressions import BuiltinName
         from warp.decorators import Function, Kernel
 
+        if isinstance(obj, types.ModuleType):
+            return  # `wp`, `math`, ...: what is used through them is hashed as an attribute chain
         if isinstance(obj, Function):
             self.add("func", obj.key)
             for overload in obj.overloads:
@@ -118,10 +120,11 @@ def _resolve_chain(node: ast.Attribute, info: Any) -> Any:
     return obj
 
 
-def kernel_hash(kernel: Any, *, target: str, options: dict[str, Any]) -> str:
-    """The cache key of ``kernel`` for ``target`` with the given compile options."""
+def kernel_hash(kernel: Any, options: Any, target_fingerprint: str) -> str:
+    """The cache key of ``kernel`` compiled with ``options`` (a ``CompileOptions``) for the device
+    described by ``target_fingerprint`` (the backend's :meth:`~warp.runtime.backends.Backend.fingerprint`)."""
     hasher = _Hasher()
-    hasher.add("warp-kernel-v1", kernel.key, target, sorted(options.items()))
+    hasher.add("warp-kernel-v2", kernel.key, target_fingerprint, options.cache_items())
     hasher.add("types", [type_repr(t) for t in kernel.arg_types])
     hasher.function(kernel.func)
     hasher.add("compiler", compiler_fingerprint())

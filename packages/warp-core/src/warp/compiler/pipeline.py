@@ -1,10 +1,13 @@
-"""The compiler pipeline, top to bottom: Python source -> typed IR -> LLVM IR -> object code.
+"""The compiler pipeline, top to bottom: Python source -> typed IR -> LLVM IR -> loadable code.
 
     kernel (Python function)
       -> frontend.build_kernel      AST -> typed SSA IR with structured regions (verified)
       -> adjoint (plugin hook)      reverse-mode IR from warp-autodiff (the "adjoint" part only)
-      -> lowering.lower_kernel      IR -> LLVM IR module with launch entry points
-      -> cpu_jit.compile_ir         verify, optimize (O3, vectorize), emit object code
+      -> lowering.lower_kernel      IR -> LLVM IR module; the backend defines the entry points
+      -> backend.compile            verify, optimize, emit target code (CPU object code, PTX)
+
+Everything that decides the generated code besides the kernel itself is in the
+:class:`~warp.compiler.options.CompileOptions` passed in (and in the kernel's cache key).
 """
 
 from __future__ import annotations
@@ -13,31 +16,34 @@ from dataclasses import dataclass
 from typing import Any
 
 from warp.compiler import ir
+from warp.compiler.options import CompileOptions, compiling
 
 
 @dataclass
 class CompiledObject:
-    """Object code of one kernel plus the metadata the runtime needs to load and launch it."""
+    """Target code of one kernel part plus the metadata the runtime needs to load and launch it."""
 
     obj: bytes
     meta: dict[str, Any]
 
 
-def compile_kernel(kernel: Any, *, target: str = "cpu", debug: bool = False, part: str = "forward") -> CompiledObject:
-    """Compile the forward or adjoint part of ``kernel`` for ``target``."""
+def compile_kernel(kernel: Any, options: CompileOptions, backend: Any, device: Any = None) -> CompiledObject:
+    """Compile ``options.part`` of ``kernel`` with ``options`` into ``backend``'s code."""
     from warp.compiler.frontend.translator import build_kernel
     from warp.compiler.lowering.kernel import lower_kernel
     from warp.compiler.verify import verify_function
     from warp.plugins.manager import get_plugin_manager
-    from warp.runtime.cpu_jit import compile_ir
 
-    function: ir.Function = build_kernel(kernel)
-    if part == "adjoint":
-        function = get_plugin_manager().hook.warp_adjoint_function(function=function)
-        if function is None:
-            raise RuntimeError(f"kernel '{kernel.name}': no plugin produced an adjoint (pip install warp-autodiff)")
-        verify_function(function)
-    module = lower_kernel(function, target=target, debug=debug, outer_vectorize=part == "forward")
-    obj = compile_ir(module.llvm_ir, name=function.symbol)
+    with compiling(options):
+        function: ir.Function = build_kernel(kernel)
+        if options.part == "adjoint":
+            function = get_plugin_manager().hook.warp_adjoint_function(function=function)
+            if function is None:
+                raise RuntimeError(
+                    f"kernel '{kernel.name}': no plugin produced an adjoint (pip install warp-autodiff)"
+                )
+            verify_function(function)
+        module = lower_kernel(function, options, backend.define_entry)
+    code = backend.compile(module.llvm_ir, name=function.symbol, options=options, device=device)
     meta = {"entries": module.entries, "sites": module.sites, "uses_print": module.uses_print}
-    return CompiledObject(obj, meta)
+    return CompiledObject(code, meta)

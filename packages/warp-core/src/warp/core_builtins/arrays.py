@@ -6,6 +6,7 @@ from typing import Any
 
 import llvmlite.ir as ir
 
+from warp.compiler import abi
 from warp.compiler.lowering import types as lt
 from warp.compiler.registry import ArrayOf, TypeVar
 from warp.types.array_type import ArrayType
@@ -75,16 +76,17 @@ def _check_bounds(
     with b.if_then(b.not_(ok), likely=False):
         rec = ctx.error_record()
         with b.if_then(b.icmp_unsigned("!=", b.ptrtoint(rec, lt.I64), ir.Constant(lt.I64, 0))):
-            res = b.cmpxchg(rec, ir.Constant(lt.I32, 0), ir.Constant(lt.I32, 1), "monotonic", "monotonic")
+            flag = b.gep(rec, [ir.Constant(lt.I64, abi.ERROR_FLAG_OFFSET)], source_etype=lt.I8)
+            res = b.cmpxchg(flag, ir.Constant(lt.I32, 0), ir.Constant(lt.I32, 1), "monotonic", "monotonic")
             with b.if_then(b.extract_value(res, 1)):
                 def field(offset: int) -> ir.Value:
                     return b.gep(rec, [ir.Constant(lt.I64, offset)], source_etype=lt.I8)
 
-                b.store(ir.Constant(lt.I32, site), field(4))
-                b.store(ir.Constant(lt.I32, len(idx)), field(8))
+                b.store(ir.Constant(lt.I32, site), field(abi.ERROR_SITE_OFFSET))
+                b.store(ir.Constant(lt.I32, len(idx)), field(abi.ERROR_NDIM_OFFSET))
                 for k, i in enumerate(written):
-                    b.store(i, field(16 + 8 * k))
-                    b.store(b.zext(_shape(ctx, arr, k), lt.I64), field(48 + 8 * k))
+                    b.store(i, field(abi.ERROR_INDEX_OFFSET + 8 * k))
+                    b.store(b.zext(_shape(ctx, arr, k), lt.I64), field(abi.ERROR_SHAPE_OFFSET + 8 * k))
     return b.select(ok, ptr, ctx.scratch())
 
 

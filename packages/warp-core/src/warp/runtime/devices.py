@@ -23,14 +23,23 @@ class Device:
     Compare devices with ``==``, which also accepts aliases (``device == "cpu"``).
     """
 
-    __slots__ = ("alias", "ordinal", "is_cpu", "is_cuda", "name", "__weakref__")
+    __slots__ = ("alias", "ordinal", "is_cpu", "is_cuda", "kind", "name", "__weakref__")
 
     def __init__(self, alias: str, ordinal: int = -1, name: str | None = None) -> None:
         self.alias: str = alias
         self.ordinal: int = ordinal
         self.is_cpu: bool = alias == "cpu"
         self.is_cuda: bool = alias.startswith("cuda")
+        #: the device kind, which selects its backend (:func:`warp.runtime.backends.get_backend`)
+        self.kind: str = "cpu" if self.is_cpu else "cuda" if self.is_cuda else alias.split(":")[0]
         self.name: str = name or alias
+
+    @property
+    def backend(self) -> Any:
+        """The :class:`~warp.runtime.backends.Backend` that runs kernels and allocates memory here."""
+        from warp.runtime.backends import get_backend
+
+        return get_backend(self)
 
     def __str__(self) -> str:
         return self.alias

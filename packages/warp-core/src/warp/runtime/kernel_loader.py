@@ -1,8 +1,10 @@
-"""Getting a kernel's machine code: from the disk cache, or by running the compiler pipeline.
+"""Getting a kernel's code on a device: from the disk cache, or by running the compiler pipeline.
 
 A kernel has two parts, each its own cached object: the forward code, loaded on first launch,
 and the adjoint, compiled only when first needed (an adjoint launch or ``tape.backward``), so
-kernels that are never differentiated never pay for it.
+kernels that are never differentiated never pay for it. The device's backend
+(:mod:`warp.runtime.backends`) compiles and loads; the cache key covers the kernel, its
+:class:`~warp.compiler.options.CompileOptions` and the backend's fingerprint of the device.
 """
 
 from __future__ import annotations
@@ -14,11 +16,14 @@ from typing import Any
 
 from warp import config
 from warp.compiler.hashing import kernel_hash
+from warp.compiler.options import CompileOptions, resolve_options
+from warp.errors import WarpCodegenError
+from warp.runtime.backends import Backend, get_backend
 
 
 @dataclass
 class KernelPart:
-    """Loaded machine code of one part (forward or adjoint) of a kernel."""
+    """Loaded code of one part (forward or adjoint) of a kernel."""
 
     loaded: Any
     entry_contiguous: Any
@@ -26,6 +31,7 @@ class KernelPart:
     sites: list[dict[str, Any]]
     uses_print: bool
     status: str
+    options: CompileOptions | None = None
 
 
 @dataclass
@@ -36,6 +42,8 @@ class CompiledKernel:
     device: Any
     debug: bool
     forward: KernelPart
+    backend: Backend | None = None
+    mode: str = "release"
     _adjoint: KernelPart | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -50,7 +58,7 @@ class CompiledKernel:
                             "disabled for it (enable_backward=False) or no autodiff plugin is installed "
                             "(pip install warp-autodiff)"
                         )
-                    self._adjoint = load_part(self.kernel, self.device, "adjoint", self.debug)
+                    self._adjoint = load_part(self.kernel, self.device, "adjoint", self.mode)
         return self._adjoint
 
 
@@ -66,53 +74,73 @@ def backward_enabled(kernel: Any) -> bool:
     return bool(wanted) and bool(get_plugin_manager().hook.warp_adjoint_function.get_hookimpls())
 
 
-def load_part(kernel: Any, device: Any, part: str, debug: bool) -> KernelPart:
-    """Load one part of ``kernel``, compiling it on a cache miss; logs one line."""
+def _kernel_location(kernel: Any) -> str:
+    code = getattr(getattr(kernel, "func", None), "__code__", None)
+    return f" ({code.co_filename}:{code.co_firstlineno})" if code is not None else ""
+
+
+def _load(backend: Backend, kernel: Any, device: Any, code: bytes, meta: dict[str, Any]) -> Any:
+    """Load ``code`` on ``device``; a failure names the kernel and where it is defined."""
+    try:
+        return backend.load(code, list(meta["entries"].values()), name=kernel.name, device=device)
+    except WarpCodegenError as exc:
+        raise WarpCodegenError(
+            f"kernel '{kernel.name}'{_kernel_location(kernel)} failed to load on device '{device}': {exc}"
+        ) from None
+
+
+def load_part(kernel: Any, device: Any, part: str, mode: str | None = None) -> KernelPart:
+    """Load one part of ``kernel`` on ``device``, compiling it on a cache miss; logs one line."""
     from warp.runtime.cache import kernel_cache_for
-    from warp.runtime.cpu_jit import entry_function, load_object, target_fingerprint
 
     start = time.perf_counter()
-    key = kernel_hash(kernel, target=f"cpu:{target_fingerprint()}", options={"debug": debug, "part": part})
+    backend = get_backend(device)
+    options = resolve_options(kernel, target=backend.target, part=part, mode=mode)
+    key = kernel_hash(kernel, options, backend.fingerprint(device))
     cache = kernel_cache_for(config.kernel_cache_dir)
     hit = cache.get(key)
     loaded = None
     status = "cached"
     if hit is not None:
-        obj, meta = hit
+        code, meta = hit
         try:
-            loaded = load_object(obj, list(meta["entries"].values()))
+            loaded = backend.load(code, list(meta["entries"].values()), name=kernel.name, device=device)
         except Exception:  # an entry that passes its checksum but does not load: recompile
             loaded = None
     if loaded is None:
         from warp.compiler.pipeline import compile_kernel
 
         status = "compiled"
-        compiled_object = compile_kernel(kernel, target="cpu", debug=debug, part=part)
-        obj, meta = compiled_object.obj, compiled_object.meta
-        cache.put(key, obj, meta)
-        loaded = load_object(obj, list(meta["entries"].values()))
+        compiled_object = compile_kernel(kernel, options, backend, device)
+        code, meta = compiled_object.obj, compiled_object.meta
+        loaded = _load(backend, kernel, device, code, meta)
+        cache.put(key, code, meta)
     entries = meta["entries"]
     result = KernelPart(
         loaded=loaded,
-        entry_contiguous=entry_function(loaded.address(entries["contiguous"])),
-        entry_strided=entry_function(loaded.address(entries["strided"])),
+        entry_contiguous=loaded.entry(entries["contiguous"]),
+        entry_strided=loaded.entry(entries["strided"]),
         sites=meta["sites"],
         uses_print=meta["uses_print"],
         status=status,
+        options=options,
     )
     if not config.quiet:
         elapsed = (time.perf_counter() - start) * 1000.0
         what = "" if part == "forward" else f" ({part})"
-        print(f"Module {kernel.module} {key[:7]}{what} load on device '{device}' took {elapsed:.2f} ms  ({status})")
+        where = f"Module {kernel.module} {key[:7]}{what} load on device '{device}'"
+        print(f"{where} took {elapsed:.2f} ms  ({status})")
     return result
 
 
 def load_kernel(kernel: Any, device: Any) -> CompiledKernel:
-    """Load the forward code of ``kernel`` for ``device`` (CPU only for now)."""
+    """Load the forward code of ``kernel`` for ``device`` (through the device's backend)."""
     from warp.plugins.manager import load_plugins
 
-    if not getattr(device, "is_cpu", False):
-        raise RuntimeError(f"kernel '{kernel.name}': launching on device '{device}' is not supported yet (CPU only)")
+    backend = get_backend(device)
     load_plugins()
-    debug = config.mode == "debug"
-    return CompiledKernel(kernel=kernel, device=device, debug=debug, forward=load_part(kernel, device, "forward", debug))
+    forward = load_part(kernel, device, "forward")
+    options = forward.options
+    return CompiledKernel(
+        kernel=kernel, device=device, debug=options.debug, forward=forward, backend=backend, mode=options.mode
+    )

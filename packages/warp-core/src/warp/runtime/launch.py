@@ -1,26 +1,30 @@
-"""``wp.launch``: argument validation and packing, then a (parallel) call of the kernel entry.
+"""``wp.launch``: argument validation and packing, then the device backend runs the kernel entry.
 
 The hot path is a packer generated once per compiled kernel: it checks array arguments by
-identity (type, dtype, ndim, device) and hands everything to one ``struct.pack``. Anything
-unusual (NumPy arrays, wrong types, wrong count) falls to a slow path that converts what it
-can and otherwise raises an error naming the kernel and the parameter.
+identity (type, dtype, ndim, device) and hands everything to one ``struct.pack``; the packed
+buffer (layout: :mod:`warp.compiler.abi`) goes to the backend's ``launch`` (the CPU backend
+runs it on the thread pool). Anything unusual (NumPy arrays, wrong types, wrong count) falls to a
+slow path that converts what it can and otherwise raises an error naming the kernel and the
+parameter.
+
+Extension points: ``launch()`` resolves which compiled kernel runs (generic kernels would pick
+their specialization there, before ``_get_launcher``) and is where a recorded launch object
+(``record_cmd=True``) is built instead of running; :class:`Launcher` is per compiled kernel part
+and device.
 """
 
 from __future__ import annotations
 
-import ctypes
 import struct
-import sys
 from typing import Any, Sequence
 
 from warp import config
 from warp.arrays import array as Array
 from warp.arrays import as_array
-from warp.compiler.abi import buffer_format
+from warp.compiler.abi import buffer_format, decode_error_record
 from warp.decorators import Kernel
 from warp.errors import SourceLoc
 from warp.runtime import devices
-from warp.runtime.thread_pool import parallel_for
 from warp.types.array_type import MAX_DIMS, ArrayType
 from warp.types.scalars import is_scalar_type, type_repr
 
@@ -42,7 +46,7 @@ def _launch_header(dim: Any) -> tuple[tuple[int, ...], int]:
 
 
 class Launcher:
-    """Packs arguments of one compiled kernel and runs it."""
+    """Packs arguments of one compiled kernel part and has the device's backend run it."""
 
     def __init__(self, compiled: Any, *, adjoint: bool = False):
         self.compiled = compiled
@@ -54,11 +58,14 @@ class Launcher:
         self.part = compiled.adjoint() if adjoint else compiled.forward
         self.entry_contiguous, self.entry_strided = self.part.entry_contiguous, self.part.entry_strided
         self.debug, self.uses_print = compiled.debug, self.part.uses_print
+        self.instrumented = self.debug or self.uses_print
         self.names, self.types = names, types
         self.packer = struct.Struct(buffer_format(types))
-        self.cpu = devices.get_device("cpu")
         self.mode = config.mode
         self.device = compiled.device
+        self.backend = compiled.backend
+        self.run_contiguous = self.backend.runner(self.device, self.entry_contiguous)
+        self.run_strided = self.backend.runner(self.device, self.entry_strided)
         self.fast_pack = self._generate_packer()
         self._headers: dict[Any, tuple[tuple[int, ...], int]] = {}
 
@@ -67,14 +74,14 @@ class Launcher:
         n = len(self.types)
         unpack = f"    {''.join(f'a{i}, ' for i in range(n))}= args" if n else "    if args: raise Slow"
         lines = ["def pack(args, dims, err):", unpack]
-        env: dict[str, Any] = {"Array": Array, "Slow": _SlowPath, "pack_into": self.packer.pack, "cpu": self.cpu}
+        env: dict[str, Any] = {"Array": Array, "Slow": _SlowPath, "pack_into": self.packer.pack, "dev": self.device}
         from warp.arrays.array import _array_type
         fields, arrays = [], []
         for i, t in enumerate(self.types):
             if isinstance(t, ArrayType):
                 env[f"T{i}"] = _array_type(t.dtype, t.ndim)
                 lines.append(
-                    f"    if type(a{i}) is not Array or a{i}._array_type is not T{i} or a{i}._device is not cpu: raise Slow"
+                    f"    if type(a{i}) is not Array or a{i}._array_type is not T{i} or a{i}._device is not dev: raise Slow"
                 )
                 fields.append(f"a{i}._desc")
                 arrays.append(f"a{i}._is_contiguous")
@@ -99,42 +106,38 @@ class Launcher:
             self._headers[dim] = hit
         return hit
 
-    def launch(self, args: Sequence[Any], dim: Any) -> None:
+    def launch(self, args: Sequence[Any], dim: Any, stream: Any = None) -> None:
         """Pack ``args`` and run the kernel over ``dim`` (the hot path of ``wp.launch``)."""
         try:
             dims, n = self._headers[dim]
         except (KeyError, TypeError):
             dims, n = self.header(dim)
-        if self.debug or self.uses_print:
-            self.launch_instrumented(args, dims, n)
+        if self.instrumented:
+            self.launch_instrumented(args, dims, n, stream)
             return
         try:
             buf, contiguous = self.fast_pack(args, dims, 0)
         except (_SlowPath, TypeError, ValueError, struct.error):
             buf, contiguous = self.pack_checked(args, dims, 0)
-        entry = self.entry_contiguous if contiguous else self.entry_strided
-        if n <= config.cpu_parallel_min_dim:
-            if n:
-                entry(buf, 0, n)
-        else:
-            parallel_for(entry, buf, n)
+        (self.run_contiguous if contiguous else self.run_strided)(buf, n, stream, args)
 
-    def launch_instrumented(self, args: Sequence[Any], dims: tuple[int, ...], n: int) -> None:
-        """Launch with an error record (debug mode) and/or stdout flushing (kernels that print)."""
-        err_buf = ctypes.create_string_buffer(80) if self.debug else None
-        err = ctypes.addressof(err_buf) if err_buf is not None else 0
-        buf, contiguous = self.pack_checked(args, dims, err)
+    def launch_instrumented(self, args: Sequence[Any], dims: tuple[int, ...], n: int, stream: Any = None) -> None:
+        """Launch with an error record (debug mode) and/or output flushing (kernels that print)."""
+        backend, device = self.backend, self.device
+        record = backend.new_error_record(device) if self.debug else None
+        buf, contiguous = self.pack_checked(args, dims, record.address if record is not None else 0)
         if n == 0:
             return
         if self.uses_print:
-            sys.stdout.flush()
-        parallel_for(self.entry_contiguous if contiguous else self.entry_strided, buf, n)
+            backend.flush_output(device)
+        (self.run_contiguous if contiguous else self.run_strided)(buf, n, stream, (args, record))
         if self.uses_print:
-            from warp.runtime.cpu_jit import flush_c_stdout
-
-            flush_c_stdout()
-        if err_buf is not None and struct.unpack_from("<i", err_buf, 0)[0]:
-            raise self.index_error(err_buf)
+            backend.flush_output(device)
+        if record is not None and not backend.is_capturing(device, stream):
+            backend.synchronize(device)
+            error = decode_error_record(record.read())
+            if error is not None:
+                raise self.index_error(error)
 
     # -- slow path: conversions and precise errors ------------------------------------------
     def pack_checked(self, args: Sequence[Any], dims: tuple[int, ...], err: int) -> tuple[bytes, bool]:
@@ -169,15 +172,17 @@ class Launcher:
         where = f"kernel '{self.kernel.name}', argument '{name}'"
         if isinstance(t, ArrayType):
             if value is None:
-                return null_array(t, self.cpu)
+                return null_array(t, self.device)
             if not isinstance(value, Array):
                 value = self.foreign_array(where, name, t, value)
             if value.dtype != t.dtype:
                 raise TypeError(f"{where}: expected an array of {type_repr(t.dtype)}, got an array of {type_repr(value.dtype)}")
             if value.ndim != t.ndim:
                 raise TypeError(f"{where}: expected a {t.ndim}-d array, got a {value.ndim}-d array")
-            if value.device is not self.cpu:
-                raise ValueError(f"{where}: array is on device '{value.device}' but the launch is on 'cpu'")
+            if value.device is not self.device:
+                raise ValueError(
+                    f"{where}: array is on device '{value.device}' but the launch is on '{self.device}'"
+                )
             return value
         if is_scalar_type(t):
             return _scalar_arg(where, t, value)
@@ -191,7 +196,7 @@ class Launcher:
         from warp.plugins.manager import get_plugin_manager
         from warp.types.scalars import dtype_to_numpy
 
-        converted = get_plugin_manager().hook.warp_convert_array(obj=value, dtype=t.dtype, device=self.cpu)
+        converted = get_plugin_manager().hook.warp_convert_array(obj=value, dtype=t.dtype, device=self.device)
         if converted is not None:
             return self.convert_one(name, t, converted)
         try:
@@ -209,18 +214,16 @@ class Launcher:
         except Exception as exc:
             raise TypeError(f"{where}: expected {t}, got {type(value).__name__} ({exc})") from None
 
-    def index_error(self, buf: Any) -> IndexError:
-        _, site, ndim = struct.unpack_from("<3i", buf, 0)
-        index = struct.unpack_from(f"<{ndim}q", buf, 16)
-        shape = struct.unpack_from(f"<{ndim}q", buf, 48)
+    def index_error(self, error: Any) -> IndexError:
+        """The ``IndexError`` describing a decoded error record (:class:`warp.compiler.abi.ErrorRecord`)."""
         sites = self.part.sites
-        info = sites[site] if 0 <= site < len(sites) else {}
+        info = sites[error.site] if 0 <= error.site < len(sites) else {}
         loc = SourceLoc(info.get("file", "?"), info.get("line", 0), info.get("text", ""))
-        idx = ", ".join(map(str, index))
+        idx = ", ".join(map(str, error.index))
         return IndexError(
             f"array index out of bounds in kernel '{self.kernel.name}' (function '{info.get('function', '?')}') "
             f"at {loc}: index ({idx}) is out of range for array '{info.get('array', '?')}' with shape "
-            f"{tuple(shape)}\n    {loc.text}"
+            f"{tuple(error.shape)}\n    {loc.text}"
         )
 
 
@@ -287,7 +290,7 @@ def launch(
                 f"kernel '{kernel.name}': adjoint launch needs one adjoint argument per argument "
                 f"({len(fwd)}), got {len(adj)}"
             )
-        launcher.launch([*fwd, *adj], dim)
+        launcher.launch([*fwd, *adj], dim, stream)
         return
     try:
         launcher = kernel._launchers.get(device if device.__class__ is str or device is None else device.alias)
@@ -295,9 +298,11 @@ def launch(
         launcher = None
     if launcher is None:
         launcher = _get_launcher(kernel, device)
-    if launcher.mode is not config.mode or launcher.device is not devices.get_device(device):
+    # A launcher found under an alias or device is for that device; under None, for the default
+    # device when it was made, which may have changed since.
+    if launcher.mode is not config.mode or (device is None and launcher.device is not devices.get_device(None)):
         launcher = _get_launcher(kernel, device)
-    launcher.launch([*inputs, *outputs] if outputs else inputs, dim)
+    launcher.launch([*inputs, *outputs] if outputs else inputs, dim, stream)
 
 
 def _get_launcher(kernel: Any, device: Any, adjoint: bool = False) -> Launcher:

@@ -121,8 +121,9 @@ class ThreadPool:
         *,
         threads: int | None = None,
         min_parallel: int | None = None,
+        start: int = 0,
     ) -> None:
-        """Call ``fn(args, start, end)`` over contiguous chunks covering ``[0, n)`` exactly once.
+        """Call ``fn(args, lo, hi)`` over contiguous chunks covering ``[start, start + n)`` exactly once.
 
         ``threads`` overrides the thread count (default :func:`configured_threads`); launches with
         ``n < min_parallel`` (default ``warp.config.cpu_parallel_min_dim``) run inline as a single
@@ -135,7 +136,7 @@ class ThreadPool:
         if min_parallel is None:
             min_parallel = warp.config.cpu_parallel_min_dim
         if n < min_parallel or getattr(_local, "is_worker", False):
-            fn(args, 0, n)
+            fn(args, start, start + n)
             return
         configured = configured_threads()
         count = configured if threads is None else int(threads)
@@ -145,13 +146,13 @@ class ThreadPool:
         if count == 1:
             if threads is None and self._workers:
                 self._submit([], keep=configured - 1)  # follow a config change down to one thread
-            fn(args, 0, n)
+            fn(args, start, start + n)
             return
 
         done: SimpleQueue = SimpleQueue()
         base, extra = divmod(n, count)
         # Chunk k covers [bounds[k], bounds[k + 1]); the first `extra` chunks get one more index.
-        bounds = [k * base + min(k, extra) for k in range(count + 1)]
+        bounds = [start + k * base + min(k, extra) for k in range(count + 1)]
         self._submit(
             [(fn, args, bounds[k], bounds[k + 1], done) for k in range(1, count)],
             keep=configured - 1 if threads is None else None,
@@ -192,9 +193,10 @@ def parallel_for(
     *,
     threads: int | None = None,
     min_parallel: int | None = None,
+    start: int = 0,
 ) -> None:
-    """Run ``fn(args, start, end)`` over ``[0, n)`` on the process-wide pool (see :meth:`ThreadPool.parallel_for`)."""
-    get_pool().parallel_for(fn, args, n, threads=threads, min_parallel=min_parallel)
+    """Run ``fn(args, lo, hi)`` over ``[start, start + n)`` on the process-wide pool (see :meth:`ThreadPool.parallel_for`)."""
+    get_pool().parallel_for(fn, args, n, threads=threads, min_parallel=min_parallel, start=start)
 
 
 def _reset_after_fork() -> None:

@@ -13,7 +13,7 @@ from warp.compiler.frontend.names import assigned_names
 from warp.errors import WarpCodegenError, WarpCodegenTypeError, WarpCodegenValueError
 from warp.types.array_type import ArrayType
 from warp.types.scalars import int32, is_int, type_repr
-from warp import config
+from warp.compiler.options import max_unroll
 
 
 class StatementsMixin(ExpressionsMixin):
@@ -254,7 +254,7 @@ class StatementsMixin(ExpressionsMixin):
             start, stop, step = self.reverse_range(start, stop, step, it)
         if start.is_const and stop.is_const and step.is_const and not _has_jumps(node.body):
             count = len(builtins.range(start.const, stop.const, step.const))
-            if count <= config.max_unroll:
+            if count <= max_unroll():
                 for i in builtins.range(start.const, stop.const, step.const):
                     self.assign_var(node.target.id, self.const(i, start.type))
                     self.block(node.body)

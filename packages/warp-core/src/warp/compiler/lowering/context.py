@@ -4,12 +4,7 @@ It wraps the llvmlite builder and module plus what a lowering needs to know abou
 is: the target ("cpu" or "cuda"), the launch header (thread index, launch dimensions, error
 record), whether arrays are known to be contiguous, and debug mode (bounds checks).
 
-Launch header layout (start of the argument buffer, all little endian)::
-
-    offset  0: int64 dims[4]       launch dimensions (unused ones are 1)
-    offset 32: void* error_record  debug-mode error record, or NULL
-    offset 40: int64 reserved
-    offset 48: kernel parameters, each 8-byte aligned (arrays: 64-byte descriptors)
+The launch header and error record layouts are defined in :mod:`warp.compiler.abi`.
 """
 
 from __future__ import annotations
@@ -17,13 +12,9 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 import llvmlite.ir as ir
-
+from warp.compiler import abi
 from warp.compiler import ir as wir
 from warp.compiler.lowering import types as lt
-
-HEADER_SIZE = 48
-ERROR_RECORD_SIZE = 80  # int32 flag, site, ndim, pad; int64 index[4]; int64 shape[4]
-SCRATCH_SIZE = 4096
 
 
 class LowerContext:
@@ -108,11 +99,14 @@ class LowerContext:
     # -- launch information ---------------------------------------------------------------
     def launch_dim(self, k: int) -> ir.Value:
         """Launch dimension ``k`` as an i64 (read from the launch header)."""
-        ptr = self.builder.gep(self.header, [ir.Constant(lt.I64, 8 * k)], source_etype=lt.I8)
+        offset = abi.HEADER_DIMS_OFFSET + 8 * k
+        ptr = self.builder.gep(self.header, [ir.Constant(lt.I64, offset)], source_etype=lt.I8)
         return self.builder.load(ptr, typ=lt.I64, align=8)
 
     def error_record(self) -> ir.Value:
-        ptr = self.builder.gep(self.header, [ir.Constant(lt.I64, 32)], source_etype=lt.I8)
+        """Pointer to the error record (NULL outside debug launches), see :mod:`warp.compiler.abi`."""
+        offset = ir.Constant(lt.I64, abi.HEADER_ERROR_RECORD_OFFSET)
+        ptr = self.builder.gep(self.header, [offset], source_etype=lt.I8)
         return self.builder.load(ptr, typ=lt.PTR, align=8)
 
     def scratch(self) -> ir.Value:

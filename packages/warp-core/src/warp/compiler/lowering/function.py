@@ -14,7 +14,8 @@ import llvmlite.ir as ir
 
 from warp.compiler import ir as wir
 from warp.compiler.lowering import types as lt
-from warp.compiler.lowering.context import SCRATCH_SIZE, LowerContext
+from warp.compiler.abi import SCRATCH_SIZE
+from warp.compiler.lowering.context import LowerContext
 from warp.compiler.lowering.printing import lower_print, lower_printf
 from warp.errors import WarpCodegenError
 

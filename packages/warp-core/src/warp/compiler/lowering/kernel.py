@@ -2,22 +2,24 @@
 
 Each kernel gets two entries, ``<symbol>_entry_c`` (all arrays contiguous: element addresses
 from the shape, which the loop vectorizer handles well) and ``<symbol>_entry_s`` (any strides).
-Both have the C signature ``void entry(const char* args, int64 start, int64 end)`` and run the
-kernel body for linear thread indices ``start <= i < end``.
+The backend defines what an entry looks like (the CPU's loops over a range of thread indices,
+see :mod:`warp.runtime.backends.cpu_entry`); the kernel body and the functions it calls are
+lowered here, the same for every backend.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 import llvmlite.ir as ir
-
 from warp.compiler import ir as wir
-from warp.compiler.abi import param_layout
-from warp.compiler.lowering import types as lt
 from warp.compiler.lowering.function import ModuleState, lower_function
+from warp.compiler.options import CompileOptions
+
+#: ``define_entry(module, name, body, kernel_ir, options, *, contiguous)`` of a backend.
+DefineEntry = Callable[..., None]
 
 
 @dataclass
@@ -33,36 +35,6 @@ class KernelModule:
 #: Loop metadata asking LLVM to vectorize the thread loop even when the kernel body contains
 #: loops of its own (outer-loop vectorization: one SIMD lane per thread).
 THREAD_LOOP_MARK = "wp.thread_loop"
-
-
-def _define_entry(module: ir.Module, name: str, body: ir.Function, kfn: wir.Function, vectorize: bool) -> None:
-    fnty = ir.FunctionType(lt.VOID, [lt.PTR, lt.I64, lt.I64])
-    entry = ir.Function(module, fnty, name=name)
-    entry.attributes.add("nounwind")
-    args, start, end = entry.args
-    args.name, start.name, end.name = "args", "start", "end"
-    b = ir.IRBuilder(entry.append_basic_block("entry"))
-    params = []
-    for p, slot in zip(kfn.params, param_layout([p.type for p in kfn.params])):
-        ptr = b.gep(args, [ir.Constant(lt.I64, slot.offset)], source_etype=lt.I8)
-        raw = b.load(ptr, typ=lt.storage_type(p.type), align=8)
-        params.append(lt.from_storage(b, p.type, raw))
-    loop, body_bb, done = (entry.append_basic_block(n) for n in ("loop", "body", "done"))
-    pre = b.block
-    b.cbranch(b.icmp_signed("<", start, end), loop, done)
-    b.position_at_end(loop)
-    i = b.phi(lt.I64, "i")
-    i.add_incoming(start, pre)
-    b.branch(body_bb)
-    b.position_at_end(body_bb)
-    b.call(body, [args, i] + params)
-    nxt = b.add(i, ir.Constant(lt.I64, 1), flags=["nsw", "nuw"])
-    i.add_incoming(nxt, body_bb)
-    latch = b.cbranch(b.icmp_signed("<", nxt, end), loop, done)
-    if vectorize:
-        latch.set_metadata(THREAD_LOOP_MARK, module.add_metadata([]))
-    b.position_at_end(done)
-    b.ret_void()
 
 
 _JUMPS = frozenset({"break", "continue", "return", "print"})
@@ -98,16 +70,18 @@ def outer_vectorizable(fn: wir.Function) -> bool:
     return bool(loops) and all(_pure_region(r, set()) for op in loops for r in op.regions)
 
 
-def lower_kernel(kfn: wir.Function, *, target: str = "cpu", debug: bool = False, outer_vectorize: bool = True) -> KernelModule:
-    """Lower a kernel's IR (and the functions it calls) to an LLVM module with its two entries."""
+def lower_kernel(kfn: wir.Function, options: CompileOptions, define_entry: DefineEntry) -> KernelModule:
+    """Lower a kernel's IR (and the functions it calls) to an LLVM module with its two entries.
+
+    ``define_entry`` is the backend's entry builder (:meth:`warp.runtime.backends.Backend.define_entry`).
+    """
     module = ir.Module(name=kfn.symbol)
-    state = ModuleState(target=target, debug=debug)
+    state = ModuleState(target=options.target, debug=options.debug)
     entries = {}
-    vectorize_outer = outer_vectorize and target == "cpu" and outer_vectorizable(kfn)
     for contiguous in (True, False):
         body = lower_function(module, state, kfn, contiguous=contiguous)
         name = f"{kfn.symbol}_entry_{'c' if contiguous else 's'}"
-        _define_entry(module, name, body, kfn, vectorize=vectorize_outer and contiguous)
+        define_entry(module, name, body, kfn, options, contiguous=contiguous)
         entries["contiguous" if contiguous else "strided"] = name
     return KernelModule(_with_loop_ids(str(module)), entries, state.sites, state.uses_print)
 

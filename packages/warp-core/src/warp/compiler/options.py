@@ -1,0 +1,138 @@
+"""Compile options: one frozen object that the pipeline receives and the cache key covers.
+
+:func:`resolve_options` builds the options of one kernel part for one backend from
+``wp.config`` and the kernel's module options (``wp.set_module_options``); module options win
+over ``wp.config``. Every field, and every unrecognized module option (kept in ``extra``), goes
+into the kernel's cache key, so anything that can change generated code invalidates it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+from warp import config
+
+#: Module options with a field of their own in :class:`CompileOptions`.
+KNOWN_MODULE_OPTIONS = frozenset(
+    {"mode", "max_unroll", "enable_backward", "fast_math", "fuse_fp", "lineinfo", "optimization_level"}
+)
+
+MODES = ("release", "debug")
+PARTS = ("forward", "adjoint")
+
+
+@dataclass(frozen=True)
+class CompileOptions:
+    """Everything besides the kernel's code that decides the code generated for it."""
+
+    #: backend (lowering target) name: ``"cpu"`` or ``"cuda"``
+    target: str = "cpu"
+    #: which part of the kernel: ``"forward"`` or ``"adjoint"``
+    part: str = "forward"
+    #: ``"release"`` or ``"debug"`` (bounds checks with a recoverable error record)
+    mode: str = "release"
+    #: constant-bound ``range`` loops with at most this many iterations are unrolled
+    max_unroll: int = 16
+    #: whether adjoint code may be generated for the kernel
+    enable_backward: bool = True
+    #: allow value-changing floating point optimizations (reassociation, approximations)
+    fast_math: bool = False
+    #: allow fused multiply-add contraction
+    fuse_fp: bool = True
+    #: emit line information into generated code (CUDA)
+    lineinfo: bool = False
+    #: LLVM optimization level 0-3
+    optimization_level: int = 3
+    #: other module options, as sorted ``(name, repr(value))`` pairs (hashed, not interpreted)
+    extra: tuple[tuple[str, str], ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        if self.mode not in MODES:
+            raise ValueError(f"compile option 'mode' must be one of {MODES}, got {self.mode!r}")
+        if self.part not in PARTS:
+            raise ValueError(f"compile option 'part' must be one of {PARTS}, got {self.part!r}")
+        for name in ("max_unroll", "optimization_level"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ValueError(f"compile option '{name}' must be a non-negative int, got {value!r}")
+        if self.optimization_level > 3:
+            level = self.optimization_level
+            raise ValueError(f"compile option 'optimization_level' must be 0..3, got {level}")
+
+    @property
+    def debug(self) -> bool:
+        """True in debug mode."""
+        return self.mode == "debug"
+
+    def replace(self, **changes: Any) -> CompileOptions:
+        """A copy with some fields changed."""
+        return dataclasses.replace(self, **changes)
+
+    def cache_items(self) -> list[tuple[str, Any]]:
+        """``(name, value)`` pairs of every field, for cache keys."""
+        return [(f.name, getattr(self, f.name)) for f in dataclasses.fields(self)]
+
+
+def module_options_of(kernel: Any) -> dict[str, Any]:
+    """The options set with ``wp.set_module_options`` for the module of ``kernel``."""
+    from warp.decorators import get_module_options
+
+    return get_module_options(kernel.module)
+
+
+def resolve_options(
+    kernel: Any, *, target: str, part: str = "forward", mode: str | None = None
+) -> CompileOptions:
+    """The compile options of ``part`` of ``kernel`` for ``target``: module options over ``wp.config``.
+
+    ``mode`` overrides both (the runtime passes the mode it keys loaded code by).
+    """
+    module = module_options_of(kernel)
+    enable_backward = module.get("enable_backward", config.enable_backward)
+    if getattr(kernel, "enable_backward", None) is not None:
+        enable_backward = kernel.enable_backward
+    extra = tuple(sorted((str(k), repr(v)) for k, v in module.items() if k not in KNOWN_MODULE_OPTIONS))
+    return CompileOptions(
+        target=target,
+        part=part,
+        mode=mode if mode is not None else module.get("mode", config.mode),
+        max_unroll=int(module.get("max_unroll", config.max_unroll)),
+        enable_backward=bool(enable_backward),
+        fast_math=bool(module.get("fast_math", False)),
+        fuse_fp=bool(module.get("fuse_fp", True)),
+        lineinfo=bool(module.get("lineinfo", False)),
+        optimization_level=int(module.get("optimization_level", 3)),
+        extra=extra,
+    )
+
+
+_local = threading.local()
+
+
+@contextlib.contextmanager
+def compiling(options: CompileOptions) -> Iterator[CompileOptions]:
+    """Make ``options`` the :func:`active_options` of this thread while a kernel is compiled."""
+    stack = getattr(_local, "stack", None)
+    if stack is None:
+        stack = _local.stack = []
+    stack.append(options)
+    try:
+        yield options
+    finally:
+        stack.pop()
+
+
+def active_options() -> CompileOptions | None:
+    """The options of the kernel being compiled on this thread (None outside a compilation)."""
+    stack = getattr(_local, "stack", None)
+    return stack[-1] if stack else None
+
+
+def max_unroll() -> int:
+    """The loop unrolling limit in effect: the active compilation's, else ``wp.config.max_unroll``."""
+    options = active_options()
+    return options.max_unroll if options is not None else config.max_unroll

@@ -1,0 +1,196 @@
+"""The backend interface: everything that differs between running kernels on the CPU and on a GPU.
+
+A backend owns, for the devices of one kind:
+
+* code: the per-target kernel entry wrapped around a lowered kernel body (:meth:`Backend.define_entry`),
+  turning LLVM IR into loadable code (:meth:`Backend.compile`), loading it (:meth:`Backend.load`)
+  and launching an entry over a range of threads (:meth:`Backend.launch`, with a stream);
+* memory: allocation (freed when the returned :class:`Allocation` is garbage collected), copies
+  between host and device memory, memset and pattern fills;
+* graph capture: a per-device list of recorded commands (:class:`CommandList`) that
+  ``wp.capture_begin``/``capture_end``/``capture_launch`` build and replay.
+
+The lowering (typed IR -> LLVM IR) is shared; it branches on :attr:`Backend.target` where a target
+needs different code (math libraries, thread indices). The argument buffer and error record
+layouts are the same for every backend (:mod:`warp.compiler.abi`).
+"""
+
+from __future__ import annotations
+
+import abc
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from warp.compiler.options import CompileOptions
+
+
+@dataclass(eq=False)
+class Allocation:
+    """A block of device memory: ``ptr`` and ``nbytes`` on ``device``.
+
+    The memory stays valid while this object is alive. Backends that must free explicitly attach a
+    finalizer (``weakref.finalize(allocation, ...)``); host backends keep the owning buffer in ``owner``.
+    """
+
+    ptr: int
+    nbytes: int
+    device: Any
+    owner: Any = None
+
+
+class LoadedCode(abc.ABC):
+    """Code of one kernel part loaded on a device; keeps the code alive while referenced."""
+
+    @abc.abstractmethod
+    def entry(self, symbol: str) -> Any:
+        """A launchable handle of the entry ``symbol``, accepted by :meth:`Backend.launch`."""
+
+
+class ErrorRecordBuffer(abc.ABC):
+    """Memory for one launch's error record (:mod:`warp.compiler.abi`) that kernels can write."""
+
+    #: address handed to the kernel in the launch header
+    address: int
+
+    @abc.abstractmethod
+    def read(self) -> bytes:
+        """The record's bytes after the launch finished (the caller synchronizes first)."""
+
+
+@dataclass
+class Command:
+    """One recorded operation: ``run()`` replays it on the device it was recorded for."""
+
+    kind: str  # "launch", "copy", "memset", "fill", ...
+    run: Callable[[], None]
+    #: what the command keeps alive while the graph exists (argument buffers, arrays)
+    keep: tuple[Any, ...] = ()
+    description: str = ""
+
+
+@dataclass
+class CommandList:
+    """Commands recorded on one device while a capture is active, in issue order."""
+
+    device: Any
+    commands: list[Command] = field(default_factory=list)
+
+
+class Backend(abc.ABC):
+    """Compiles, loads and launches kernels and manages memory for the devices of one kind."""
+
+    #: backend name, also the lowering target: ``"cpu"`` or ``"cuda"``
+    name: str = ""
+
+    @property
+    def target(self) -> str:
+        """The lowering target name (same as :attr:`name`)."""
+        return self.name
+
+    # -- code ------------------------------------------------------------------------------
+    @abc.abstractmethod
+    def fingerprint(self, device: Any) -> str:
+        """Everything that makes code for ``device`` specific (triple, CPU/SM, toolchain versions)."""
+
+    @abc.abstractmethod
+    def define_entry(
+        self, module: Any, name: str, body: Any, kernel_ir: Any, options: CompileOptions, *, contiguous: bool
+    ) -> None:
+        """Add the entry point ``name`` to the llvmlite ``module``: unpack the argument buffer
+        (:func:`warp.compiler.abi.param_layout`) and call ``body(header, linear_index, *params)``
+        for the entry's threads."""
+
+    @abc.abstractmethod
+    def compile(self, llvm_ir: str, *, name: str, options: CompileOptions, device: Any = None) -> bytes:
+        """Verified, optimized loadable code for ``llvm_ir`` (CPU object code, PTX, ...).
+
+        Invalid IR raises :class:`warp.errors.WarpCodegenError` (never an LLVM abort).
+        """
+
+    @abc.abstractmethod
+    def load(self, code: bytes, symbols: list[str], *, name: str, device: Any) -> LoadedCode:
+        """Load ``code`` on ``device`` resolving ``symbols``; failures raise ``WarpCodegenError``."""
+
+    @abc.abstractmethod
+    def launch(
+        self, device: Any, entry: Any, args: bytes, n: int, stream: Any = None, keep: Any = None
+    ) -> None:
+        """Run ``entry`` for linear thread indices ``0 <= i < n`` with the argument buffer ``args``.
+
+        Returns once the work is finished (CPU) or enqueued on ``stream`` (GPU). While a capture is
+        active on ``device`` the launch is recorded instead (see :meth:`capture_begin`), holding
+        on to ``keep`` (the launch's argument objects) for as long as the recording lives.
+        """
+
+    def runner(self, device: Any, entry: Any) -> Callable[..., None]:
+        """``run(args, n, stream=None, keep=None)``: :meth:`launch` of ``entry`` on ``device``, bound.
+
+        The launcher calls this once per compiled kernel and entry; backends may return a function
+        specialized for speed (the per-launch Python cost is part of ``wp.launch``'s overhead).
+        """
+
+        def run(args: bytes, n: int, stream: Any = None, keep: Any = None) -> None:
+            self.launch(device, entry, args, n, stream, keep)
+
+        return run
+
+    def new_error_record(self, device: Any) -> ErrorRecordBuffer:
+        """A zeroed error record the kernel can write (host memory by default)."""
+        return HostErrorRecord()
+
+    def flush_output(self, device: Any) -> None:
+        """Make kernel ``printf`` output visible (CPU: flush C stdio; GPU: synchronize)."""
+
+    def synchronize(self, device: Any) -> None:
+        """Wait for all work issued to ``device``."""
+
+    # -- memory ----------------------------------------------------------------------------
+    @abc.abstractmethod
+    def allocate(self, device: Any, nbytes: int, *, zero: bool = False, pinned: bool = False) -> Allocation:
+        """``nbytes`` of memory on ``device`` (zeroed when ``zero``), aligned for any element type."""
+
+    @abc.abstractmethod
+    def copy(
+        self, dst: int, dst_device: Any, src: int, src_device: Any, nbytes: int, stream: Any = None
+    ) -> None:
+        """Copy ``nbytes`` between any two devices this backend can reach (one of them is its own)."""
+
+    @abc.abstractmethod
+    def memset(self, device: Any, ptr: int, value: int, nbytes: int, stream: Any = None) -> None:
+        """Set ``nbytes`` bytes at ``ptr`` to the byte ``value``."""
+
+    @abc.abstractmethod
+    def fill(self, device: Any, ptr: int, pattern: bytes, count: int, stream: Any = None) -> None:
+        """Write ``pattern`` ``count`` times, back to back, starting at ``ptr``."""
+
+    # -- graph capture ---------------------------------------------------------------------
+    def capture_begin(self, device: Any, stream: Any = None) -> None:
+        """Start recording the work issued to ``device`` (and ``stream``) instead of running it."""
+        raise RuntimeError(f"graph capture is not supported on device '{device}'")
+
+    def capture_end(self, device: Any, stream: Any = None) -> CommandList:
+        """Stop recording and return what was recorded."""
+        raise RuntimeError(f"graph capture is not supported on device '{device}'")
+
+    def capture_replay(self, commands: CommandList, stream: Any = None) -> None:
+        """Run recorded commands again, in order."""
+        raise RuntimeError(f"graph capture is not supported on device '{commands.device}'")
+
+    def is_capturing(self, device: Any, stream: Any = None) -> bool:
+        """Whether work issued to ``device`` (``stream``) is being recorded."""
+        return False
+
+
+class HostErrorRecord(ErrorRecordBuffer):
+    """An error record in host memory."""
+
+    def __init__(self) -> None:
+        import ctypes
+
+        from warp.compiler.abi import ERROR_RECORD_SIZE
+
+        self._buf = ctypes.create_string_buffer(ERROR_RECORD_SIZE)
+        self.address = ctypes.addressof(self._buf)
+
+    def read(self) -> bytes:
+        return self._buf.raw

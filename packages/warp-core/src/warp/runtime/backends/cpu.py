@@ -1,0 +1,164 @@
+"""The CPU backend: LLVM JIT object code (``cpu_jit``), launched over the worker thread pool.
+
+Kernel entries have the C signature ``void entry(const char* args, int64 start, int64 end)`` and
+run the kernel body for linear thread indices ``start <= i < end`` in a loop (hinted for
+vectorization), so a launch is one call per chunk of the thread range.
+
+Parallelism is decided from the work, not the thread count alone: launches with at least
+``wp.config.cpu_parallel_min_dim`` threads always run on the pool; smaller ones run on the pool
+when their estimated duration (seconds per thread, measured on earlier launches of the same entry,
+times the thread count) is at least :data:`PARALLEL_MIN_WORK_S`. The first launch of an entry runs
+a probe chunk (1/16 of its threads) on the calling thread to measure it, then decides for the rest.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import time
+from typing import Any
+
+import numpy as np
+
+from warp import config
+from warp.arrays.layout import ALIGNMENT
+from warp.compiler.options import CompileOptions
+from warp.errors import WarpCodegenError
+from warp.runtime import cpu_jit, thread_pool
+from warp.runtime.backends.base import Allocation, Backend, LoadedCode
+
+#: Launches below ``cpu_parallel_min_dim`` threads go to the thread pool when they are estimated
+#: to take at least this long (the pool's dispatch costs a few tens of microseconds).
+PARALLEL_MIN_WORK_S = 100e-6
+
+#: The first launch of an entry with at least ``PROBE_FRACTION * PROBE_MIN_ITEMS`` threads measures
+#: a probe of ``n // PROBE_FRACTION`` threads first; smaller first launches run (and are timed) whole.
+PROBE_FRACTION = 16
+PROBE_MIN_ITEMS = 32
+
+
+class CpuEntry:
+    """A kernel entry function plus the running estimate of its cost per thread."""
+
+    __slots__ = ("fn", "seconds_per_item", "symbol")
+
+    def __init__(self, fn: Any, symbol: str) -> None:
+        self.fn = fn
+        self.symbol = symbol
+        #: None until the first launch measured it
+        self.seconds_per_item: float | None = None
+
+    def __repr__(self) -> str:
+        return f"CpuEntry({self.symbol!r}, seconds_per_item={self.seconds_per_item})"
+
+
+class CpuLoadedCode(LoadedCode):
+    """Object code linked into the process (see :func:`warp.runtime.cpu_jit.load_object`)."""
+
+    def __init__(self, module: cpu_jit.LoadedModule) -> None:
+        self.module = module
+
+    def entry(self, symbol: str) -> CpuEntry:
+        fn = cpu_jit.entry_function(self.module.address(symbol))
+        fn._wp_module = self.module  # the code lives as long as a handle to it
+        return CpuEntry(fn, symbol)
+
+
+class CpuBackend(Backend):
+    """Host CPU: llvmlite object code, ORC JIT loading, thread-pool launches, NumPy-backed memory."""
+
+    name = "cpu"
+
+    # -- code ------------------------------------------------------------------------------
+    def fingerprint(self, device: Any) -> str:
+        return cpu_jit.target_fingerprint()
+
+    def define_entry(
+        self, module: Any, name: str, body: Any, kernel_ir: Any, options: CompileOptions, *, contiguous: bool
+    ) -> None:
+        from warp.runtime.backends.cpu_entry import define_entry
+
+        define_entry(module, name, body, kernel_ir, options, contiguous=contiguous)
+
+    def compile(self, llvm_ir: str, *, name: str, options: CompileOptions, device: Any = None) -> bytes:
+        return cpu_jit.compile_ir(llvm_ir, opt_level=options.optimization_level, name=name)
+
+    def load(self, code: bytes, symbols: list[str], *, name: str, device: Any) -> CpuLoadedCode:
+        return CpuLoadedCode(cpu_jit.load_object(code, symbols, name=name))
+
+    def runner(self, device: Any, entry: CpuEntry) -> Any:
+        fn = entry.fn
+        launch = self.launch
+
+        def run(args: bytes, n: int, stream: Any = None, keep: Any = None) -> None:
+            if n == 1:
+                fn(args, 0, 1)
+            else:
+                launch(device, entry, args, n, stream, keep)
+
+        return run
+
+    def launch(
+        self, device: Any, entry: CpuEntry, args: bytes, n: int, stream: Any = None, keep: Any = None
+    ) -> None:
+        if n < 2:
+            if n == 1:
+                entry.fn(args, 0, 1)
+            return
+        if n >= config.cpu_parallel_min_dim:
+            thread_pool.parallel_for(entry.fn, args, n, min_parallel=0)
+            return
+        per_item = entry.seconds_per_item
+        fn = entry.fn
+        if per_item is None and n >= PROBE_FRACTION * PROBE_MIN_ITEMS:
+            # First launch: measure a probe chunk here, then decide how to run the rest.
+            probe = n // PROBE_FRACTION
+            t0 = time.perf_counter()
+            fn(args, 0, probe)
+            per_item = entry.seconds_per_item = (time.perf_counter() - t0) / probe
+            if (n - probe) * per_item >= PARALLEL_MIN_WORK_S and thread_pool.configured_threads() > 1:
+                thread_pool.parallel_for(fn, args, n - probe, start=probe, min_parallel=0)
+            else:
+                fn(args, probe, n)
+            return
+        heavy = per_item is not None and n * per_item >= PARALLEL_MIN_WORK_S
+        if heavy and thread_pool.configured_threads() > 1:
+            t0 = time.perf_counter()
+            thread_pool.parallel_for(fn, args, n, min_parallel=0)
+            # a rough update (the pool's dispatch is included): lets a kernel that became cheap go serial
+            measured = (time.perf_counter() - t0) * thread_pool.configured_threads() / n
+            entry.seconds_per_item = 0.5 * (per_item + measured)
+            return
+        t0 = time.perf_counter()
+        fn(args, 0, n)
+        measured = (time.perf_counter() - t0) / n
+        entry.seconds_per_item = measured if per_item is None else 0.5 * (per_item + measured)
+
+    def flush_output(self, device: Any) -> None:
+        cpu_jit.flush_c_stdout()
+
+    # -- memory ----------------------------------------------------------------------------
+    def allocate(self, device: Any, nbytes: int, *, zero: bool = False, pinned: bool = False) -> Allocation:
+        nbytes = int(nbytes)
+        buf = (np.zeros if zero else np.empty)(nbytes + ALIGNMENT, dtype=np.uint8)
+        base = buf.__array_interface__["data"][0]
+        return Allocation(base + (-base) % ALIGNMENT, nbytes, device, owner=buf)
+
+    def copy(
+        self, dst: int, dst_device: Any, src: int, src_device: Any, nbytes: int, stream: Any = None
+    ) -> None:
+        for d in (dst_device, src_device):
+            if not getattr(d, "is_cpu", False):
+                raise WarpCodegenError(f"the CPU backend cannot copy memory of device '{d}'")
+        if nbytes > 0:
+            ctypes.memmove(dst, src, nbytes)
+
+    def memset(self, device: Any, ptr: int, value: int, nbytes: int, stream: Any = None) -> None:
+        if nbytes > 0:
+            ctypes.memset(ptr, int(value) & 0xFF, nbytes)
+
+    def fill(self, device: Any, ptr: int, pattern: bytes, count: int, stream: Any = None) -> None:
+        size = len(pattern)
+        if count <= 0 or size == 0:
+            return
+        raw = (ctypes.c_uint8 * (size * count)).from_address(ptr)
+        np.frombuffer(raw, dtype=np.uint8).reshape(count, size)[...] = np.frombuffer(pattern, dtype=np.uint8)

@@ -1,0 +1,52 @@
+"""The CPU kernel entry: a loop over a range of linear thread indices around the kernel body.
+
+``void <name>(const char* args, int64 start, int64 end)`` loads the parameters from the argument
+buffer once (:func:`warp.compiler.abi.param_layout`) and calls the body for ``start <= i < end``.
+The loop of the contiguous-array entry is hinted for (outer-loop) vectorization when the kernel's
+inner loops allow it (:func:`warp.compiler.lowering.kernel.outer_vectorizable`).
+"""
+
+from __future__ import annotations
+
+import llvmlite.ir as ir
+
+from warp.compiler import ir as wir
+from warp.compiler.abi import param_layout
+from warp.compiler.lowering import types as lt
+from warp.compiler.lowering.kernel import THREAD_LOOP_MARK, outer_vectorizable
+from warp.compiler.options import CompileOptions
+
+
+def define_entry(
+    module: ir.Module, name: str, body: ir.Function, kernel_ir: wir.Function, options: CompileOptions,
+    *, contiguous: bool,
+) -> None:
+    """Add the entry ``name`` calling ``body(args, i, *params)`` for each ``i`` in ``[start, end)``."""
+    vectorize = contiguous and options.part == "forward" and outer_vectorizable(kernel_ir)
+    fnty = ir.FunctionType(lt.VOID, [lt.PTR, lt.I64, lt.I64])
+    entry = ir.Function(module, fnty, name=name)
+    entry.attributes.add("nounwind")
+    args, start, end = entry.args
+    args.name, start.name, end.name = "args", "start", "end"
+    b = ir.IRBuilder(entry.append_basic_block("entry"))
+    params = []
+    for p, slot in zip(kernel_ir.params, param_layout([p.type for p in kernel_ir.params])):
+        ptr = b.gep(args, [ir.Constant(lt.I64, slot.offset)], source_etype=lt.I8)
+        raw = b.load(ptr, typ=lt.storage_type(p.type), align=8)
+        params.append(lt.from_storage(b, p.type, raw))
+    loop, body_bb, done = (entry.append_basic_block(n) for n in ("loop", "body", "done"))
+    pre = b.block
+    b.cbranch(b.icmp_signed("<", start, end), loop, done)
+    b.position_at_end(loop)
+    i = b.phi(lt.I64, "i")
+    i.add_incoming(start, pre)
+    b.branch(body_bb)
+    b.position_at_end(body_bb)
+    b.call(body, [args, i] + params)
+    nxt = b.add(i, ir.Constant(lt.I64, 1), flags=["nsw", "nuw"])
+    i.add_incoming(nxt, body_bb)
+    latch = b.cbranch(b.icmp_signed("<", nxt, end), loop, done)
+    if vectorize:
+        latch.set_metadata(THREAD_LOOP_MARK, module.add_metadata([]))
+    b.position_at_end(done)
+    b.ret_void()
