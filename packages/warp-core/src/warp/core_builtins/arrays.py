@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import llvmlite.ir as ir
@@ -10,6 +11,7 @@ from warp.compiler import abi
 from warp.compiler.lowering import types as lt
 from warp.compiler.registry import ArrayOf, TypeVar
 from warp.types.array_type import ArrayType
+from warp.types.composite import is_composite
 from warp.types.scalars import Int, int32, non_atomic_types, type_size_in_bytes
 
 GROUP = "Utility"
@@ -186,11 +188,71 @@ def _atomic(kind: str):
         atype = types[0]
         ptr = element_pointer(ctx, args[0], atype, args[1:-1], types[1:-1])
         dtype = atype.dtype
-        fop, sop, uop = _RMW[kind]
-        op = fop if dtype._kind_ == "float" else sop if dtype._kind_ == "int" else uop
-        return ctx.builder.atomic_rmw(op, ptr, args[-1], "monotonic")
+        if is_composite(dtype):
+            return _atomic_components(ctx, kind, ptr, dtype, args[-1])
+        return ctx.builder.atomic_rmw(_rmw_op(kind, dtype), ptr, args[-1], "monotonic")
 
     return lower
+
+
+def _rmw_op(kind: str, scalar: Any) -> str:
+    fop, sop, uop = _RMW[kind]
+    return fop if scalar._kind_ == "float" else sop if scalar._kind_ == "int" else uop
+
+
+def _atomic_components(ctx: Any, kind: str, ptr: ir.Value, dtype: Any, value: ir.Value) -> ir.Value:
+    """Atomic update of a vector/matrix element, one atomic operation per component (as in
+    NVIDIA Warp: each component is updated atomically, not the element as a whole); returns the
+    old element assembled from the components' old values."""
+    from warp.compiler import composite as lc
+
+    b = ctx.builder
+    scalar = dtype._wp_scalar_type_
+    op = _rmw_op(kind, scalar)
+    zero = ir.Constant(lt.I32, 0)
+    old = []
+    for path in lc.component_paths(dtype):
+        comp = b.gep(ptr, [zero, *(ir.Constant(lt.I32, k) for k in path)], source_etype=lt.storage_type(dtype))
+        part = _known_component(value, path)
+        if part is not None and _is_identity(kind, scalar, part):
+            # a[i].x += v adds -0.0 to the other components: x + -0.0 == x exactly, so skip them
+            old.append(b.load(comp, typ=part.type))
+            continue
+        part = part if part is not None else b.extract_value(value, path)
+        old.append(b.atomic_rmw(op, comp, part, "monotonic"))
+    return lc.assemble(b, dtype, old)
+
+
+def _known_component(agg: ir.Value, path: list[int]) -> ir.Value | None:
+    """Component ``path`` of an aggregate built by constants and ``insertvalue`` chains, without
+    emitting code (None when it cannot be seen statically)."""
+    while True:
+        if isinstance(agg, ir.Constant):
+            value = agg
+            for k in path:
+                if not isinstance(value.constant, (list, tuple)):
+                    return None
+                value = value.constant[k]
+            return value
+        if not isinstance(agg, ir.InsertValue):
+            return None
+        where = list(agg.indices)
+        if where == path[: len(where)]:
+            inner = path[len(where):]
+            return agg.value if not inner else _known_component(agg.value, inner)
+        if path == where[: len(path)]:
+            return None  # the component is itself partly overwritten
+        agg = agg.aggregate
+
+
+def _is_identity(kind: str, scalar: Any, part: ir.Value) -> bool:
+    """True when updating with ``part`` leaves every value unchanged (``x + -0.0``, ``x - 0.0``)."""
+    if not isinstance(part, ir.Constant) or kind not in ("add", "sub"):
+        return False
+    c = part.constant
+    if scalar._kind_ == "float":
+        return isinstance(c, float) and c == 0.0 and (math.copysign(1.0, c) < 0) == (kind == "add")
+    return c == 0
 
 
 def lower_cas(ctx: Any, args: list, types: list) -> ir.Value:
@@ -206,12 +268,17 @@ def lower_cas(ctx: Any, args: list, types: list) -> ir.Value:
 
 
 class _AtomicElement:
-    """Element types atomics support: 32/64-bit ints and floats, float16 (ints only if ``ints_only``)."""
+    """Element types atomics support: 32/64-bit ints and floats, float16 (ints only if
+    ``ints_only``); with ``composites``, also vectors/matrices/quaternions/transforms of those
+    (updated component by component)."""
 
-    def __init__(self, ints_only: bool = False):
+    def __init__(self, ints_only: bool = False, composites: bool = False):
         self.kinds = ("int", "uint") if ints_only else ("int", "uint", "float")
+        self.composites = composites
 
     def match(self, actual: Any, bindings: dict[str, Any]) -> bool:
+        if self.composites and is_composite(actual):
+            actual = actual._wp_scalar_type_
         if getattr(actual, "_kind_", None) not in self.kinds:
             return False
         return actual not in non_atomic_types
@@ -220,6 +287,7 @@ class _AtomicElement:
 def register(registry: Any) -> None:
     """Register array builtins for 1-4 dimensional arrays."""
     atom = TypeVar("T", _AtomicElement())
+    atom_any = TypeVar("T", _AtomicElement(composites=True))
     atom_int = TypeVar("T", _AtomicElement(ints_only=True))
     for ndim in range(1, 5):
         arr = ("arr", ArrayOf(T, ndim))
@@ -236,10 +304,12 @@ def register(registry: Any) -> None:
         registry.add("array_shape", params=[arr, ("dim", int32)], result=int32, lower=lower_shape, group=GROUP,
                      doc="Size of dimension dim of an array (a.shape[dim]).")
         aarr = ("arr", ArrayOf(atom, ndim))
+        carr = ("arr", ArrayOf(atom_any, ndim))
         for kind in ("add", "sub", "min", "max", "exch"):
-            registry.add(f"atomic_{kind}", params=[aarr, *idx, ("value", atom)], result=atom, lower=_atomic(kind),
-                         group=GROUP, side_effects=True, differentiable=kind in ("add", "sub"),
-                         doc=f"Atomically {kind} value into arr[i, ...] and return the old value.")
+            registry.add(f"atomic_{kind}", params=[carr, *idx, ("value", atom_any)], result=atom_any,
+                         lower=_atomic(kind), group=GROUP, side_effects=True, differentiable=kind in ("add", "sub"),
+                         doc=f"Atomically {kind} value into arr[i, ...] and return the old value (vectors and "
+                             "matrices: each component atomically).")
         iarr = ("arr", ArrayOf(atom_int, ndim))
         for kind in ("and", "or", "xor"):
             registry.add(f"atomic_{kind}", params=[iarr, *idx, ("value", atom_int)], result=atom_int,

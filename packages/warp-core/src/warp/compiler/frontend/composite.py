@@ -17,7 +17,7 @@ from warp.compiler import composite as lc
 from warp.compiler import ir as wir
 from warp.compiler.registry import Overload
 from warp.errors import WarpCodegenAttributeError, WarpCodegenTypeError
-from warp.types.composite import CompositeBase, is_composite, vector
+from warp.types.composite import CompositeBase, is_composite, matrix, vector
 from warp.types.scalars import is_scalar_type, type_repr
 
 _ATTR_INDEX = {"x": 0, "y": 1, "z": 2, "w": 3}
@@ -118,8 +118,10 @@ def _family_ok(literal: Any, target: Any) -> bool:
     return kinds <= {"float"} or kinds <= {"int", "uint"} or (literal._kind_ == "int" and target._kind_ == "float")
 
 
-def getitem(builder: Any, value: wir.Value, indices: list[wir.Value], node: ast.AST) -> wir.Value:
-    """``v[i]``, ``m[i]``, ``m[i, j]``."""
+def getitem(builder: Any, value: wir.Value, indices: list[Any], node: ast.AST) -> wir.Value:
+    """``v[i]``, ``m[i]``, ``m[i, j]``; with slices ``v[1:]``, ``m[:, j]``, ``m[1:, :2]``."""
+    if any(isinstance(i, slice) for i in indices):
+        return _get_slice(builder, value, indices, node)
     limit = 2 if value.type._wp_kind_ == "matrix" else 1
     if len(indices) > limit:
         raise builder.error(f"too many indices for {type_repr(value.type)}", WarpCodegenTypeError, node)
@@ -127,8 +129,11 @@ def getitem(builder: Any, value: wir.Value, indices: list[wir.Value], node: ast.
     return builder.call_builtin("extract", [value, *indices], node).result
 
 
-def setitem(builder: Any, value: wir.Value, indices: list[wir.Value], new: wir.Value, node: ast.AST) -> wir.Value:
-    """The updated copy for ``v[i] = x``, ``m[i, j] = x``, ``m[i] = row``."""
+def setitem(builder: Any, value: wir.Value, indices: list[Any], new: wir.Value, node: ast.AST) -> wir.Value:
+    """The updated copy for ``v[i] = x``, ``m[i, j] = x``, ``m[i] = row``; with slices
+    ``v[1:3] = w``, ``m[:, j] = col``."""
+    if any(isinstance(i, slice) for i in indices):
+        return _set_slice(builder, value, indices, new, node)
     t = value.type
     _check_static(builder, t, indices, node)
     if t._wp_kind_ == "matrix" and len(indices) == 1:
@@ -140,15 +145,105 @@ def setitem(builder: Any, value: wir.Value, indices: list[wir.Value], new: wir.V
     return builder.call_builtin("assign_copy", [value, *indices, new], node).result
 
 
-def _check_static(builder: Any, t: Any, indices: list[wir.Value], node: ast.AST) -> None:
+def _check_static(builder: Any, t: Any, indices: list[wir.Value], node: ast.AST, axis: int = 0) -> None:
+    """Constant indices must be in range; negative ones are replaced by their positive form."""
     for k, (idx, dim) in enumerate(zip(indices, t._shape_)):
         if idx.is_const and not -dim <= idx.const < dim:
+            name = type_repr(getattr(t, "type", t))
             raise builder.error(
-                f"index {idx.const} is out of range for dimension {k} of {type_repr(t)} (size {dim})",
+                f"index {idx.const} is out of range for dimension {k + axis} of {name} (size {dim})",
                 IndexError_, node,
             )
         if idx.is_const and idx.const < 0:
             indices[k] = builder.const(idx.const + dim, idx.type)
+
+
+def _selection(builder: Any, t: Any, indices: list[Any], node: ast.AST) -> list[Any]:
+    """Per dimension of ``t``: the list of positions a slice selects, or one integer index value."""
+    dims = t._shape_
+    if len(indices) > len(dims):
+        raise builder.error(f"too many indices for {type_repr(t)}", WarpCodegenTypeError, node)
+    indices = indices + [slice(None)] * (len(dims) - len(indices))
+    selection: list[Any] = []
+    for k, (idx, dim) in enumerate(zip(indices, dims)):
+        if not isinstance(idx, slice):
+            one = [idx]
+            _check_static(builder, _Axis(t, dim), one, node, axis=k)
+            selection.append(one[0])
+            continue
+        picked = list(range(*idx.indices(dim)))
+        if not picked:
+            raise builder.error(
+                f"the slice selects no component of {type_repr(t)}", WarpCodegenTypeError, node
+            )
+        selection.append(picked)
+    return selection
+
+
+class _Axis:
+    """One dimension of composite type ``t``, for :func:`_check_static`."""
+
+    def __init__(self, t: Any, dim: int):
+        self.type = t
+        self._shape_ = (dim,)
+
+
+def _sliced_type(t: Any, selection: list[Any]) -> type:
+    kept = [len(s) for s in selection if isinstance(s, list)]
+    scalar = t._wp_scalar_type_
+    return vector(kept[0], scalar) if len(kept) == 1 else matrix((kept[0], kept[1]), scalar)
+
+
+def _positions(builder: Any, selection: list[Any]) -> list[list[wir.Value]]:
+    """Index lists of the selected components, row-major over the sliced dimensions."""
+    from warp.types.scalars import int32
+
+    combos: list[list[wir.Value]] = [[]]
+    for s in selection:
+        options = [builder.const(k, int32) for k in s] if isinstance(s, list) else [s]
+        combos = [c + [o] for c in combos for o in options]
+    return combos
+
+
+def _is_whole_row(t: Any, selection: list[Any]) -> bool:
+    return (t._wp_kind_ == "matrix" and not isinstance(selection[0], list)
+            and selection[1] == list(range(t._shape_[1])))
+
+
+def _get_slice(builder: Any, value: wir.Value, indices: list[Any], node: ast.AST) -> wir.Value:
+    t = value.type
+    selection = _selection(builder, t, indices, node)
+    if _is_whole_row(t, selection):
+        return builder.call_builtin("extract", [value, selection[0]], node).result
+    positions = _positions(builder, selection)
+    parts = [builder.call_builtin("extract", [value, *p], node).result for p in positions]
+    return build(builder, _sliced_type(t, selection), parts, node)
+
+
+def _set_slice(
+    builder: Any, value: wir.Value, indices: list[Any], new: wir.Value, node: ast.AST
+) -> wir.Value:
+    t = value.type
+    selection = _selection(builder, t, indices, node)
+    want = _sliced_type(t, selection)
+    fits = is_composite(new.type) and new.type._shape_ == want._shape_
+    if not fits or new.type._wp_scalar_type_ is not want._wp_scalar_type_:
+        raise builder.error(
+            f"cannot assign {type_repr(new.type)} to a slice of {type_repr(t)} holding {type_repr(want)}",
+            WarpCodegenTypeError,
+            node,
+        )
+    if _is_whole_row(t, selection):
+        row = new if new.type is want else builder.emit("call", [new], [want], overload=CONVERT).result
+        return builder.call_builtin("assign_copy", [value, selection[0], row], node).result
+    from warp.types.scalars import int32
+
+    paths = [[i] for i in range(want._shape_[0])] if len(want._shape_) == 1 else [
+        [i, j] for i in range(want._shape_[0]) for j in range(want._shape_[1])]
+    for position, path in zip(_positions(builder, selection), paths):
+        part = builder.call_builtin("extract", [new, *(builder.const(k, int32) for k in path)], node).result
+        value = builder.call_builtin("assign_copy", [value, *position, part], node).result
+    return value
 
 
 class IndexError_(WarpCodegenTypeError, IndexError):

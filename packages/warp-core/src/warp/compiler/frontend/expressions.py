@@ -318,7 +318,7 @@ class ExpressionsMixin(FunctionBuilder):
             return self.call_builtin(name, [base, *indices], node).result
         handler = getattr(base.type, "_wp_getitem_", None)
         if handler is not None:
-            return handler(self, base, [self.index_value(i) for i in index_nodes], node)
+            return handler(self, base, [self.component_index(i) for i in index_nodes], node)
         raise self.error(f"values of type {type_repr(base.type)} cannot be indexed", WarpCodegenTypeError, node)
 
     def index_value(self, node: ast.expr) -> ir.Value:
@@ -330,6 +330,27 @@ class ExpressionsMixin(FunctionBuilder):
                 f"array indices must be integers, got {type_repr(value.type)}", WarpCodegenTypeError, node
             )
         return value
+
+    def component_index(self, node: ast.expr) -> ir.Value | slice:
+        """An index of a vector/matrix component: an integer value, or a slice of constants."""
+        if not isinstance(node, ast.Slice):
+            return self.index_value(node)
+        bounds: list[int | None] = []
+        for part in (node.lower, node.upper, node.step):
+            if part is None:
+                bounds.append(None)
+                continue
+            value = self.value(part)
+            if not value.is_const or getattr(value.type, "_kind_", None) not in ("int", "uint"):
+                raise self.error(
+                    f"slice bounds of vectors and matrices must be integer constants, got '{ast.unparse(part)}'",
+                    WarpCodegenValueError,
+                    part,
+                )
+            bounds.append(int(value.const))
+        if bounds[2] == 0:
+            raise self.error("slice step cannot be zero", WarpCodegenValueError, node)
+        return slice(*bounds)
 
     def python_subscript(self, obj: Any, index_nodes: list[ast.expr], node: ast.AST) -> Any:
         if len(index_nodes) != 1:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import math
 from typing import Any
 
 from warp.compiler import ir
@@ -12,6 +13,7 @@ from warp.compiler.frontend.expressions import BINARY_OPS, ExpressionsMixin
 from warp.compiler.frontend.names import assigned_names
 from warp.errors import WarpCodegenError, WarpCodegenTypeError, WarpCodegenValueError
 from warp.types.array_type import ArrayType
+from warp.types.composite import is_composite
 from warp.types.scalars import int32, is_int, type_repr
 from warp.compiler.options import max_unroll
 
@@ -134,7 +136,7 @@ class StatementsMixin(ExpressionsMixin):
         handler = getattr(getattr(base, "type", None), "_wp_setitem_", None)
         if handler is None:
             raise self.error(f"cannot assign to '{ast.unparse(target)}'", WarpCodegenTypeError, node)
-        indices = [self.index_value(i) for i in index_nodes]
+        indices = [self.component_index(i) for i in index_nodes]
         self.assign_to(target.value, handler(self, base, indices, value, node), node)
 
     def store_attribute(self, target: ast.Attribute, value: ir.Value, node: ast.AST) -> None:
@@ -157,11 +159,45 @@ class StatementsMixin(ExpressionsMixin):
                 value = self.value(node.value)
                 self.call_builtin(f"atomic_{name}", [base, *indices, value], node)
                 return
+        if name in ("add", "sub") and isinstance(target, (ast.Subscript, ast.Attribute)):
+            if self.component_atomic(target, name, node):
+                return
         current = self.value(target) if not isinstance(target, ast.Name) else self.expr(target)
         if not isinstance(current, ir.Value):
             raise self.error(f"'{ast.unparse(target)}' is not a variable", node=node)
         result = self.call_builtin(name, [current, self.value(node.value)], node).result
         self.assign_to(target, result, node)
+
+    def component_atomic(self, target: ast.Subscript | ast.Attribute, name: str, node: ast.AugAssign) -> bool:
+        """``a[i].x += v``, ``a[i][j] -= v``, ``a[i][r, c] += v``, ``a[i][1:] += w`` on an array of
+        vectors/matrices: an atomic update of the addressed components only (like ``a[i] += x``).
+
+        The update is an atomic add of a composite holding ``v`` in the addressed components and
+        the identity elsewhere (-0.0 for +=, 0.0 for -=, 0 for integers), which the lowering
+        leaves out. Returns False (nothing emitted) when ``target`` is not such a component.
+        """
+        inner = target.value
+        if not isinstance(inner, ast.Subscript):
+            return False
+        base = self.expr(inner.value)
+        if not (isinstance(base, ir.Value) and isinstance(base.type, ArrayType)):
+            return False
+        index_nodes = inner.slice.elts if isinstance(inner.slice, ast.Tuple) else [inner.slice]
+        dtype = base.type.dtype
+        if len(index_nodes) != base.type.ndim or not is_composite(dtype):
+            return False
+        indices = [self.index_value(i) for i in index_nodes]
+        scalar = dtype._wp_scalar_type_
+        fill = (-0.0 if name == "add" else 0.0) if scalar._kind_ == "float" else 0
+        identity = self.const(tuple([fill] * math.prod(dtype._shape_)), dtype)
+        if isinstance(target, ast.Attribute):
+            delta = dtype._wp_setattr_(self, identity, target.attr, self.value(node.value), node)
+        else:
+            comp_nodes = target.slice.elts if isinstance(target.slice, ast.Tuple) else [target.slice]
+            comp = [self.component_index(i) for i in comp_nodes]
+            delta = dtype._wp_setitem_(self, identity, comp, self.value(node.value), node)
+        self.call_builtin(f"atomic_{name}", [base, *indices, delta], node)
+        return True
 
     def stmt_Return(self, node: ast.Return) -> None:
         if node.value is None:
