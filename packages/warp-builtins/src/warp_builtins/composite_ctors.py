@@ -98,7 +98,8 @@ def _vector_python(*args: Any, length: int | None = None, dtype: Any = None) -> 
     if not args:
         if length is None:
             raise TypeError("wp.vector() needs length= (and optionally dtype=)")
-        return vector_type(int(length), canonical_type(dtype or float32))
+        # length=Any / dtype=Any (or Scalar, Float, Int) give a generic annotation
+        return vector_type(length if length is Any else int(length), canonical_type(dtype or float32))
     flat = np.concatenate([np.ravel(np.asarray(a._data if isinstance(a, CompositeBase) else getattr(a, "value", a)))
                            for a in args])
     n = length if length is not None else flat.size

@@ -14,6 +14,7 @@ import llvmlite.ir as ir
 
 from warp.compiler.registry import TypeVar
 from warp.types.composite import MatrixOf, QuatOf, VectorOf, matrix, quaternion as quat_type, vector
+from warp.types.composite import is_placeholder
 from warp.types.scalars import Float, Int
 from warp_builtins.irexpr import Emitter, Num, add, cross, dot, formula, length, normalize, scale
 from warp_builtins.special_forms import SpecialForm, constructor_kernel, identity_kernel, python_dtype
@@ -315,6 +316,13 @@ def _slerp(em: Emitter, a: list[Num], b: list[Num], t: Num) -> list[Num]:
 # ---------------------------------------------------------------------------------- type arguments
 
 
+def _generic_or_value(make: Any, args: tuple, dtype: Any) -> Any:
+    """Python scope: a value, or the generic annotation when only a placeholder dtype is given."""
+    if not args and is_placeholder(dtype):
+        return make(dtype)  # e.g. wp.quaternion(dtype=Any) as a parameter annotation
+    return make(python_dtype(args, dtype))(*args)
+
+
 quat_identity = SpecialForm(
     "quat_identity",
     kernel=identity_kernel("quat_identity", quat_type, (0.0, 0.0, 0.0, 1.0)),
@@ -327,7 +335,7 @@ quat_identity = SpecialForm(
 quaternion = SpecialForm(
     "quaternion",
     kernel=constructor_kernel("quaternion", quat_type),
-    python=lambda *args, dtype=None: quat_type(python_dtype(args, dtype))(*args),
+    python=lambda *args, dtype=None: _generic_or_value(quat_type, args, dtype),
     group=GROUP,
     doc="Quaternion from components (x, y, z, w), from a vector part and a real part, "
         "or converted from another quaternion; zero with no arguments.",

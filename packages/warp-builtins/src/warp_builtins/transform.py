@@ -12,6 +12,7 @@ from typing import Any, Sequence
 
 from warp.compiler.registry import TypeVar
 from warp.types.composite import MatrixOf, QuatOf, TransformOf, VectorOf, matrix, quaternion, transformation as xform_type, vector
+from warp.types.composite import is_placeholder
 from warp.types.scalars import Float
 from warp_builtins.irexpr import Emitter, Num, add, formula, length, mark_mutating, neg, scale
 from warp_builtins.quaternion import qconj, qfrom_matrix, qmul, qrotate, qto_matrix
@@ -139,6 +140,13 @@ def register(registry: Any) -> None:
 # ---------------------------------------------------------------------------------- type arguments
 
 
+def _generic_or_value(make: Any, args: tuple, dtype: Any) -> Any:
+    """Python scope: a value, or the generic annotation when only a placeholder dtype is given."""
+    if not args and is_placeholder(dtype):
+        return make(dtype)  # e.g. wp.transformation(dtype=Any) as a parameter annotation
+    return make(python_dtype(args, dtype))(*args)
+
+
 transform_identity = SpecialForm(
     "transform_identity",
     kernel=identity_kernel("transform_identity", xform_type, (0.0,) * 6 + (1.0,)),
@@ -151,7 +159,7 @@ transform_identity = SpecialForm(
 transformation = SpecialForm(
     "transformation",
     kernel=constructor_kernel("transformation", xform_type),
-    python=lambda *args, dtype=None: xform_type(python_dtype(args, dtype))(*args),
+    python=lambda *args, dtype=None: _generic_or_value(xform_type, args, dtype),
     group=GROUP,
     doc="Transform from a translation p and a rotation q, or from its 7 components; all zeros with no arguments.",
     signatures=[

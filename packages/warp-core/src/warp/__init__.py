@@ -29,7 +29,8 @@ from warp.arrays import (
     zeros_like,
 )
 from warp.arrays.dlpack import from_dlpack, to_dlpack
-from warp.decorators import Function, Kernel, constant, func, get_module_options, kernel, set_module_options
+from warp.decorators import Function, Kernel, constant, func, kernel, overload
+from warp.modules import Module, force_load, get_module, get_module_options, load_module, set_module_options
 from warp.errors import (
     MissingPluginError,
     WarpCodegenAttributeError,
@@ -58,6 +59,7 @@ from warp.runtime.launch import launch
 from warp.runtime import cache as _cache, cpu_jit as _cpu_jit, kernel_loader as _kernel_loader  # noqa: F401
 from warp.runtime.python_builtins import PythonBuiltin as _PythonBuiltin
 from warp.compiler.frontend.expressions import printf
+from warp.compiler.frontend.compile_time import static
 from warp.compiler.frontend.expressions import tuple_ as tuple  # noqa: A001 - wp.tuple mirrors NVIDIA Warp
 from warp.compiler import hashing as _hashing
 from warp.types.scalars import (

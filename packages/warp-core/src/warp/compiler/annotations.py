@@ -39,3 +39,43 @@ def is_value_type(t: Any) -> bool:
         or isinstance(t, ArrayType)
         or getattr(t, "_wp_type_", False) is True
     )
+
+
+def specialize_type(pattern: Any, actual: Any) -> Any:
+    """The concrete type a parameter annotated ``pattern`` takes for an argument of type ``actual``.
+
+    Returns None when ``actual`` does not fit. A concrete ``pattern`` fits only itself; a generic
+    array needs the same number of dimensions and an element type matching its dtype pattern.
+    """
+    from warp.compiler.registry import match_type
+
+    if actual is None:
+        return None
+    if isinstance(pattern, ArrayType):
+        if not isinstance(actual, ArrayType) or actual.ndim != pattern.ndim:
+            return None
+        if is_generic(pattern.dtype):
+            return actual if match_type(pattern.dtype, actual.dtype, {}) else None
+        return pattern if actual.dtype == pattern.dtype else None
+    if is_generic(pattern):
+        return actual if match_type(pattern, actual, {}) else None
+    return pattern if canonical_type(actual) == pattern else None
+
+
+def return_annotation(annotation: Any, namespace: dict[str, Any]) -> Any:
+    """The return type an annotation denotes: a type, ``type(None)``, or a tuple of types.
+
+    Tuples are written ``tuple[int, float]``, ``typing.Tuple[int, float]`` or ``(int, float)``.
+    """
+    if isinstance(annotation, str):
+        annotation = eval(annotation, namespace)  # noqa: S307 - annotations are user code
+    if annotation is None:
+        return type(None)
+    if typing.get_origin(annotation) is tuple:
+        items = typing.get_args(annotation)
+        if Ellipsis in items:
+            raise TypeError("a function returns a fixed number of values; tuple[T, ...] is not supported")
+        return tuple(resolve_annotation(a, namespace) for a in items)
+    if isinstance(annotation, tuple):
+        return tuple(resolve_annotation(a, namespace) for a in annotation)
+    return resolve_annotation(annotation, namespace)

@@ -70,8 +70,16 @@ class _Hasher:
                 obj = _resolve_chain(node, info)
                 if obj is not _MISSING:
                     self.reference(ast.unparse(node), obj)
+            if isinstance(node, ast.Call) and len(node.args) == 1 and _resolve_call(node, info) is _static():
+                # wp.static(expr): hash the value it has now, when it does not depend on local variables
+                try:
+                    code = compile(ast.Expression(body=node.args[0]), "<static>", "eval")
+                    value = eval(code, {**info.globals, **info.closure})  # noqa: S307 - user code
+                except Exception:  # reads loop variables: the names it uses are hashed above
+                    continue
+                self.reference(f"static:{ast.unparse(node.args[0])}", value)
 
-    def reference(self, name: str, obj: Any) -> None:
+    def reference(self, name: str, obj: Any, depth: int = 0) -> None:
         from warp.compiler.frontend.expressions import BuiltinName
         from warp.decorators import Function, Kernel
 
@@ -90,6 +98,16 @@ class _Hasher:
         elif isinstance(obj, type):
             custom = getattr(obj, "_wp_hash_", None)
             self.add("type", name, custom() if callable(custom) else type_repr(obj))
+        elif isinstance(obj, (list, tuple)) and depth < 4:  # e.g. a list of functions indexed by wp.static
+            self.add("seq", name, type(obj).__name__, len(obj))
+            for i, item in enumerate(obj):
+                self.reference(f"{name}[{i}]", item, depth + 1)
+        elif isinstance(obj, dict) and depth < 4:
+            self.add("dict", name, len(obj))
+            for k in sorted(obj, key=repr):
+                self.reference(f"{name}[{k!r}]", obj[k], depth + 1)
+        elif isinstance(obj, np.ndarray) and obj.size <= 1 << 20:
+            self.add("ndarray", name, obj.dtype.str, obj.shape, hashlib.sha256(np.ascontiguousarray(obj).tobytes()).hexdigest())
         else:
             custom = getattr(type(obj), "_wp_constant_hash_", None)
             if custom is not None:
@@ -97,6 +115,22 @@ class _Hasher:
 
 
 _MISSING = object()
+
+
+def _static() -> Any:
+    from warp.compiler.frontend.compile_time import static
+
+    return static
+
+
+def _resolve_call(node: ast.Call, info: Any) -> Any:
+    """The object a call's callee names (``wp.static``), or _MISSING."""
+    if isinstance(node.func, ast.Name):
+        found, obj = info.lookup(node.func.id)
+        return obj if found else _MISSING
+    if isinstance(node.func, ast.Attribute):
+        return _resolve_chain(node.func, info)
+    return _MISSING
 
 
 def _resolve_chain(node: ast.Attribute, info: Any) -> Any:

@@ -78,10 +78,11 @@ class CompileOptions:
 
 
 def module_options_of(kernel: Any) -> dict[str, Any]:
-    """The options set with ``wp.set_module_options`` for the module of ``kernel``."""
-    from warp.decorators import get_module_options
+    """The options set with ``wp.set_module_options`` for the module of ``kernel``, overridden by
+    the kernel's own (``wp.Kernel(options=...)``, ``@wp.kernel(enable_backward=...)``)."""
+    from warp.modules import get_module_options
 
-    return get_module_options(kernel.module)
+    return {**get_module_options(kernel.module), **getattr(kernel, "options", {})}
 
 
 def resolve_options(

@@ -7,8 +7,8 @@ runs it on the thread pool). Anything unusual (NumPy arrays, wrong types, wrong 
 slow path that converts what it can and otherwise raises an error naming the kernel and the
 parameter.
 
-Extension points: ``launch()`` resolves which compiled kernel runs (generic kernels would pick
-their specialization there, before ``_get_launcher``) and is where a recorded launch object
+Extension points: ``launch()`` resolves which compiled kernel runs (generic kernels pick
+their instance in ``_get_launcher``, on the slow path) and is where a recorded launch object
 (``record_cmd=True``) is built instead of running; :class:`Launcher` is per compiled kernel part
 and device.
 """
@@ -282,8 +282,8 @@ def launch(
         for hook in _launch_hooks:
             hook(kernel, dim, inputs, outputs, dev)
     if adjoint:
-        launcher = _get_launcher(kernel, device, adjoint=True)
         fwd = [*inputs, *outputs]
+        launcher = _get_launcher(kernel, device, adjoint=True, args=fwd)
         adj = [*adj_inputs, *adj_outputs]
         if len(adj) != len(fwd):
             raise TypeError(
@@ -296,19 +296,25 @@ def launch(
         launcher = kernel._launchers.get(device if device.__class__ is str or device is None else device.alias)
     except AttributeError:  # not a kernel, or a device object without an alias
         launcher = None
+    args = [*inputs, *outputs] if outputs else inputs
     if launcher is None:
-        launcher = _get_launcher(kernel, device)
+        launcher = _get_launcher(kernel, device, args=args)
     # A launcher found under an alias or device is for that device; under None, for the default
     # device when it was made, which may have changed since.
     if launcher.mode is not config.mode or (device is None and launcher.device is not devices.get_device(None)):
-        launcher = _get_launcher(kernel, device)
-    launcher.launch([*inputs, *outputs] if outputs else inputs, dim, stream)
+        launcher = _get_launcher(kernel, device, args=args)
+    launcher.launch(args, dim, stream)
 
 
-def _get_launcher(kernel: Any, device: Any, adjoint: bool = False) -> Launcher:
-    """Find or build the (forward or adjoint) launcher of ``kernel`` for ``device`` and the current mode."""
+def _get_launcher(kernel: Any, device: Any, adjoint: bool = False, args: Sequence[Any] = ()) -> Launcher:
+    """Find or build the (forward or adjoint) launcher of ``kernel`` for ``device`` and the current mode.
+
+    A generic kernel is first replaced by its instance for the argument types of ``args``.
+    """
     if not isinstance(kernel, Kernel):
         raise TypeError(f"wp.launch expects a @wp.kernel, got {type(kernel).__name__}")
+    if kernel.is_generic:
+        kernel = kernel.specialize(args)
     dev = devices.get_device(device)
     base = device if device.__class__ is str or device is None else dev.alias
     key = ("adjoint", base) if adjoint else base

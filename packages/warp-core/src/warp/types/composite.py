@@ -363,7 +363,13 @@ def _make(base: type, key: tuple[Any, ...], name: str, shape: tuple[int, ...], d
 
 
 def vector(length: int, dtype: Any) -> type:
-    """The vector type of ``length`` components of scalar type ``dtype`` (``vector(3, float32)`` is vec3)."""
+    """The vector type of ``length`` components of scalar type ``dtype`` (``vector(3, float32)`` is vec3).
+
+    With ``length=Any`` or a placeholder dtype (``Any``, ``Scalar``, ``Float``, ``Int``) the result
+    is a generic annotation matching every such vector (see :func:`generic_composite`).
+    """
+    if length is Any or is_placeholder(dtype):
+        return generic_composite("vector", (length,), dtype)
     dtype = _scalar_arg(dtype)
     if not isinstance(length, int) or length < 1:
         raise ValueError(f"vector length must be a positive integer, got {length!r}")
@@ -373,7 +379,9 @@ def vector(length: int, dtype: Any) -> type:
 
 
 def matrix(shape: tuple[int, int], dtype: Any) -> type:
-    """The matrix type of ``shape`` (rows, cols) with scalar type ``dtype``."""
+    """The matrix type of ``shape`` (rows, cols) with scalar type ``dtype`` (placeholders: generic)."""
+    if Any in tuple(shape) or is_placeholder(dtype):
+        return generic_composite("matrix", tuple(shape), dtype)
     dtype = _scalar_arg(dtype)
     rows, cols = (int(shape[0]), int(shape[1]))
     if rows < 1 or cols < 1:
@@ -386,13 +394,17 @@ def matrix(shape: tuple[int, int], dtype: Any) -> type:
 
 
 def quaternion(dtype: Any = float32) -> type:
-    """The quaternion type with components of ``dtype`` (a float type)."""
+    """The quaternion type with components of ``dtype`` (a float type; a placeholder: generic)."""
+    if is_placeholder(dtype):
+        return generic_composite("quaternion", (4,), dtype)
     dtype = _scalar_arg(dtype)
     return _make(QuaternionBase, ("quaternion", dtype), f"quat{_SUFFIX.get(dtype, '_' + dtype.__name__)}", (4,), dtype)
 
 
 def transformation(dtype: Any = float32) -> type:
-    """The rigid transform type (p, q) with components of ``dtype`` (a float type)."""
+    """The rigid transform type (p, q) with components of ``dtype`` (a float type; a placeholder: generic)."""
+    if is_placeholder(dtype):
+        return generic_composite("transform", (7,), dtype)
     dtype = _scalar_arg(dtype)
     return _make(TransformBase, ("transform", dtype), f"transform{_SUFFIX.get(dtype, '_' + dtype.__name__)}", (7,), dtype)
 
@@ -424,6 +436,63 @@ class CompositePattern:
     def __repr__(self) -> str:
         shape = "" if self.shape is None else f"shape={self.shape}, "
         return f"{self.kind}({shape}dtype={type_repr(self.dtype)})"
+
+
+def is_placeholder(dtype: Any) -> bool:
+    """True for the generic scalar placeholders ``Any``, ``Scalar``, ``Float`` and ``Int``."""
+    return dtype is Any or (isinstance(dtype, type) and issubclass(dtype, Scalar))
+
+
+class GenericComposite:
+    """Base of generic composite annotations such as ``wp.vector(length=Any, dtype=Float)``.
+
+    Such a class is an annotation only (no storage, not a value type): a generic parameter
+    that matches every vector/matrix/quaternion/transform of its kind whose shape and scalar
+    type fit the placeholders. Functions and kernels using it are specialized per argument type.
+    """
+
+    _wp_generic_ = True
+    _wp_kind_ = ""
+    _shape_: tuple[Any, ...] = ()
+    _dtype_: Any = Any
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        raise TypeError(f"{type(self).__name__} is a generic annotation and has no values; use a concrete type")
+
+    @classmethod
+    def __match_type__(cls, actual: Any, bindings: dict[str, Any]) -> bool:
+        from warp.compiler.registry import match_type
+
+        if not is_composite(actual) or actual._wp_kind_ != cls._wp_kind_:
+            return False
+        if len(actual._shape_) != len(cls._shape_):
+            return False
+        if any(want is not Any and want != got for want, got in zip(cls._shape_, actual._shape_)):
+            return False
+        return match_type(cls._dtype_, actual._wp_scalar_type_, bindings)
+
+
+_generic_cache: dict[tuple[Any, ...], type] = {}
+
+
+def generic_composite(kind: str, shape: tuple[Any, ...], dtype: Any) -> type:
+    """The generic annotation of composites of ``kind`` whose shape/dtype may hold placeholders."""
+    if not (is_placeholder(dtype) or is_scalar_type(canonical_type(dtype))):
+        raise TypeError(f"component type must be a scalar type or a placeholder, got {type_repr(dtype)}")
+    dtype = dtype if is_placeholder(dtype) else canonical_type(dtype)
+    for n in shape:
+        if n is not Any and (not isinstance(n, int) or n < 1):
+            raise ValueError(f"{kind} dimensions must be positive integers or Any, got {shape!r}")
+    key = (kind, shape, dtype)
+    cls = _generic_cache.get(key)
+    if cls is None:
+        dims = ", ".join("Any" if n is Any else str(n) for n in shape)
+        what = {"vector": f"length={dims}, ", "matrix": f"shape=({dims}), "}.get(kind, "")
+        name = f"{kind}({what}dtype={'Any' if dtype is Any else dtype.__name__})"
+        cls = type(name, (GenericComposite,), {"_wp_kind_": kind, "_shape_": shape, "_dtype_": dtype,
+                                               "__module__": "warp.types"})
+        _generic_cache[key] = cls
+    return cls
 
 
 def VectorOf(length: int | None = None, dtype: Any = Scalar) -> CompositePattern:  # noqa: N802

@@ -160,6 +160,8 @@ def type_repr(t: Any) -> str:
     t = canonical_type(t)
     if isinstance(t, type):
         return t.__name__
+    if t is Any:  # not a class before Python 3.11
+        return "Any"
     return repr(t)
 
 

@@ -42,7 +42,7 @@ def bind_user_call(builder: Any, fn: Any, node: ast.Call) -> tuple[Any, list[ir.
     positional = [builder.value(a) for a in node.args]
     keywords = {k.arg: builder.value(k.value) for k in node.keywords}
     errors = []
-    for overload in fn.overloads:
+    for overload in fn.ordered_overloads():
         bound = _bind(builder, overload, positional, keywords)
         if isinstance(bound, str):
             errors.append(bound)

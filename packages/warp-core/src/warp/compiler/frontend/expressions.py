@@ -132,6 +132,8 @@ class ExpressionsMixin(FunctionBuilder):
             return self.python_attribute(base.obj, node)
         if isinstance(base.type, ArrayType) and node.attr == "shape":
             return PyObj(ArrayShape(base))
+        if isinstance(base.type, ArrayType) and node.attr == "dtype":
+            return PyObj(base.type.dtype)  # the element type: a.dtype(0), type comparisons
         handler = getattr(base.type, "_wp_getattr_", None)
         if handler is not None:
             return handler(self, base, node.attr, node)
@@ -281,6 +283,9 @@ class ExpressionsMixin(FunctionBuilder):
     def expr_Compare(self, node: ast.Compare) -> ir.Value:
         """``a < b``; a chain ``a < b < c`` is ``a < b and b < c`` with ``b`` evaluated once and
         ``c`` only when ``a < b`` holds (as in Python)."""
+        folded = self.compare_compile_time(node)  # type(x) == wp.float64, a.dtype is float, ...
+        if folded is not None:
+            return folded
         return self.compare_chain(self.value(node.left), list(zip(node.ops, node.comparators)), node)
 
     def compare_chain(self, left: ir.Value, rest: list[tuple[ast.cmpop, ast.expr]], node: ast.AST) -> ir.Value:
@@ -391,6 +396,8 @@ class ExpressionsMixin(FunctionBuilder):
             raise self.error(f"kernel '{target.name}' cannot be called from kernel code; make it a @wp.func", node=node)
         if target is builtins.print:
             return self.call_print(node)
+        if target is builtins.type:
+            return self.call_type(node)
         if isinstance(target, BuiltinName):
             return self.call_named_builtin(target.name, node)
         if target in PYTHON_BUILTINS:

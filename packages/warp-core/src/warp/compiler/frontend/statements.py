@@ -9,6 +9,7 @@ from typing import Any
 
 from warp.compiler import ir
 from warp.compiler.frontend.builder import LoopFrame, PyObj
+from warp.compiler.frontend.compile_time import uses_static_on
 from warp.compiler.frontend.expressions import BINARY_OPS, ExpressionsMixin
 from warp.compiler.frontend.names import assigned_names
 from warp.errors import WarpCodegenError, WarpCodegenTypeError, WarpCodegenValueError
@@ -288,7 +289,24 @@ class StatementsMixin(ExpressionsMixin):
         start, stop, step = self.range_bounds(it)
         if backwards:
             start, stop, step = self.reverse_range(start, stop, step, it)
-        if start.is_const and stop.is_const and step.is_const and not _has_jumps(node.body):
+        constant = start.is_const and stop.is_const and step.is_const
+        if uses_static_on(self, node.body, node.target.id):
+            # wp.static(...) reads the loop variable: every iteration must be translated separately
+            if not constant:
+                raise self.error(
+                    f"the loop variable '{node.target.id}' is used in wp.static(...), so the loop must be "
+                    "unrolled, but its range is not known at compile time", WarpCodegenValueError, node)
+            if _has_jumps(node.body):
+                raise self.error(
+                    f"the loop variable '{node.target.id}' is used in wp.static(...), so the loop must be "
+                    "unrolled, and unrolled loops cannot contain break/continue", WarpCodegenError, node)
+            for i in builtins.range(start.const, stop.const, step.const):
+                self.assign_var(node.target.id, self.const(i, start.type))
+                self.block(node.body)
+                if self.scope.terminated:
+                    break
+            return
+        if constant and not _has_jumps(node.body):
             count = len(builtins.range(start.const, stop.const, step.const))
             if count <= max_unroll():
                 for i in builtins.range(start.const, stop.const, step.const):

@@ -6,13 +6,14 @@ import re
 from typing import Any
 
 from warp.compiler import ir
+from warp.compiler.frontend.compile_time import CompileTimeMixin
 from warp.compiler.frontend.statements import StatementsMixin
 from warp.compiler.source import read_source
 from warp.errors import WarpCodegenError, WarpCodegenTypeError
 from warp.types.scalars import type_repr
 
 
-class Translator(StatementsMixin):
+class Translator(CompileTimeMixin, StatementsMixin):
     """Translates one kernel or one specialization of a user function."""
 
     def __init__(self, source: Any, name: str, is_kernel: bool):
@@ -65,9 +66,8 @@ def build_function(fn: Any, overload: Any, arg_types: list[Any], *, is_kernel: b
 
 
 def build_kernel(kernel: Any) -> ir.Function:
-    """Translate a ``@wp.kernel`` with its annotated parameter types."""
+    """Translate a ``@wp.kernel`` (or an instance of a generic one) with its concrete parameter types."""
     from warp.compiler.annotations import is_generic
-
     for name, t in zip(kernel.arg_names, kernel.arg_types):
         if is_generic(t):
             raise WarpCodegenError(

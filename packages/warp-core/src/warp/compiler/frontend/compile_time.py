@@ -1,0 +1,197 @@
+"""Code evaluated while a kernel is translated: ``wp.static(...)``, ``type(x)``, comparisons of
+types and other compile-time objects (what generic functions branch on).
+
+``wp.static(expr)`` evaluates ``expr`` in Python with the names the kernel sees: its module
+globals, the variables its closure captured, and local variables whose value is known at compile
+time (loop variables of unrolled loops, names bound to types, functions or constants). The result
+replaces the expression: a warp function, a type, a string, a constant (scalar, vector, ...), or
+a tuple of those.
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+from typing import Any
+
+from warp.compiler import ir
+from warp.compiler.frontend.builder import PyObj
+from warp.errors import WarpCodegenError, WarpCodegenTypeError, WarpCodegenValueError
+
+_COMPARE = {
+    ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Is: operator.is_, ast.IsNot: operator.is_not,
+    ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
+}
+
+
+def python_object(item: Any) -> Any:
+    """The Python object a PyObj stands for (``wp.float64`` met as a builtin name is the type)."""
+    obj = item.obj if isinstance(item, PyObj) else item
+    if type(obj).__name__ == "BuiltinName":
+        import warp
+
+        resolved = getattr(warp, obj.name, None)
+        if isinstance(resolved, type):
+            return resolved
+    return obj
+
+
+class CompileTimeMixin:
+    """Visitor helpers for compile-time evaluation (mixed into the translator)."""
+
+    def call_type(self, node: ast.Call) -> PyObj:
+        """``type(x)``: the warp type of a value (callable as a constructor, comparable)."""
+        if len(node.args) != 1 or node.keywords:
+            raise self.error("type() takes exactly one argument in kernels", WarpCodegenTypeError, node)
+        item = self.expr(node.args[0])
+        if isinstance(item, ir.Value):
+            return PyObj(self.strong(item).type)
+        return PyObj(type(python_object(item)))
+
+    def compare_compile_time(self, node: ast.Compare) -> Any:
+        """Fold ``a == b`` / ``a is b`` / ``a in b`` when both sides are compile-time objects, else None."""
+        if not all(type(op) in _COMPARE for op in node.ops):
+            return None
+        operands = [node.left, *node.comparators]
+        if not all(_maybe_compile_time(n) for n in operands) or not any(self._names_object(n) for n in operands):
+            return None
+        items = [self.expr(n) for n in operands]
+        if any(isinstance(i, ir.Value) and not i.is_const for i in items):
+            return None
+        if not any(isinstance(i, PyObj) for i in items):
+            return None
+        values = [i.const if isinstance(i, ir.Value) else python_object(i) for i in items]
+        result = all(_COMPARE[type(op)](a, b) for op, a, b in zip(node.ops, values, values[1:]))
+        return self.python_value(bool(result))
+
+    def _names_object(self, node: ast.expr) -> bool:
+        """True if ``node`` certainly denotes a compile-time object (judged without translating it)."""
+        if isinstance(node, ast.Call):
+            return True  # type(...) / wp.static(...) (see _maybe_compile_time)
+        if isinstance(node, ast.Constant):
+            return node.value is None or isinstance(node.value, str)
+        if isinstance(node, ast.Attribute):
+            return node.attr == "dtype" or (isinstance(node.value, ast.Name) and self.lookup_var(node.value.id) is None)
+        if isinstance(node, ast.Name):
+            local = self.lookup_var(node.id)
+            if local is not None:
+                return isinstance(local, PyObj)
+            found, obj = self.source.lookup(node.id)
+            return found and not _is_constant_like(obj)
+        return False
+
+    def static_namespace(self) -> dict[str, Any]:
+        """Names visible to ``wp.static``: globals, closure, then compile-time locals."""
+        ns = dict(self.source.globals)
+        ns.update(self.source.closure)
+        for name, item in self.scope.vars.items():
+            if isinstance(item, ir.Value):
+                if item.is_const and getattr(item.type, "_kind_", None) is not None:
+                    ns[name] = item.const
+                else:
+                    ns.pop(name, None)  # a runtime value shadows any global of the same name
+            elif isinstance(item, PyObj):
+                ns[name] = python_object(item)
+        return ns
+
+    def eval_static(self, expr: ast.expr) -> Any:
+        """Evaluate ``expr`` in Python (the argument of ``wp.static``) and return its value."""
+        code = compile(ast.Expression(body=expr), self.source.file, "eval")
+        ns = self.static_namespace()
+        try:
+            return eval(code, ns)  # noqa: S307 - kernel source is user code, as in NVIDIA Warp
+        except NameError as exc:
+            name = getattr(exc, "name", None) or str(exc)
+            raise self.error(
+                f"wp.static expression '{ast.unparse(expr)}' uses {name!r}, which is not known at compile time "
+                "(a runtime value, or not defined)", WarpCodegenError, expr,
+            ) from None
+        except Exception as exc:
+            raise self.error(
+                f"wp.static expression '{ast.unparse(expr)}' raised {type(exc).__name__}: {exc}",
+                WarpCodegenError, expr,
+            ) from None
+
+    def static_result(self, value: Any, node: ast.AST) -> Any:
+        """A ``wp.static`` result as the frontend sees it (constants, PyObj, tuples of those)."""
+        if value is None:
+            raise self.error("wp.static expression evaluated to None", WarpCodegenValueError, node)
+        if isinstance(value, (tuple, list)):
+            return PyObj(tuple(self.static_result(v, node) for v in value))
+        if getattr(value, "array_type", None) is not None and not isinstance(value, type):
+            raise self.error("wp.static cannot return an array (arrays cannot be created in kernels)",
+                             WarpCodegenTypeError, node)
+        return self.from_python(value)
+
+
+class Static:
+    """``wp.static(expr)``: ``expr`` evaluated at code generation time (see the module docstring)."""
+
+    def __call__(self, expr: Any) -> Any:
+        return expr
+
+    def _wp_call_(self, builder: Any, node: ast.Call) -> Any:
+        if len(node.args) != 1 or node.keywords:
+            raise builder.error("wp.static() takes exactly one expression", WarpCodegenTypeError, node)
+        return builder.static_result(builder.eval_static(node.args[0]), node)
+
+    def __repr__(self) -> str:
+        return "wp.static"
+
+
+static = Static()
+
+
+def _is_constant_like(obj: Any) -> bool:
+    """Objects the frontend turns into IR constants (numbers, warp scalars and composites)."""
+    import numpy as np
+
+    from warp.types.scalars import ScalarBase
+
+    return isinstance(obj, (bool, int, float, ScalarBase, np.generic)) or hasattr(type(obj), "_wp_constant_")
+
+
+def _maybe_compile_time(node: ast.expr) -> bool:
+    """Operands that may be compile-time objects and are safe to translate twice (no side effects):
+    names, constants, attribute chains, subscripts and tuples of those, ``type(...)`` and
+    ``wp.static(...)`` calls."""
+    if isinstance(node, (ast.Name, ast.Constant)):
+        return True
+    if isinstance(node, ast.Attribute):
+        return _maybe_compile_time(node.value)
+    if isinstance(node, ast.Subscript):
+        return _maybe_compile_time(node.value) and _maybe_compile_time(node.slice)
+    if isinstance(node, ast.Tuple):
+        return all(_maybe_compile_time(e) for e in node.elts)
+    if isinstance(node, ast.Call) and not node.keywords:
+        f = node.func
+        name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
+        return name in ("type", "static") and all(_maybe_compile_time(a) for a in node.args)
+    return False
+
+
+def is_static_call(builder: Any, node: ast.AST) -> bool:
+    """True for a call of ``wp.static`` (resolved by name, so aliases work)."""
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    if isinstance(func, ast.Attribute) and func.attr == "static":
+        return True
+    if isinstance(func, ast.Name):
+        found, obj = builder.source.lookup(func.id)
+        return found and obj is static
+    return False
+
+
+def uses_static_on(builder: Any, stmts: list[ast.stmt], name: str) -> bool:
+    """True if a ``wp.static(...)`` in ``stmts`` reads the variable ``name`` (the loop must unroll)."""
+    for stmt in stmts:
+        for node in ast.walk(stmt):
+            if is_static_call(builder, node) and any(
+                isinstance(n, ast.Name) and n.id == name for n in ast.walk(node)
+            ):
+                return True
+    return False
+
+
+__all__ = ["CompileTimeMixin", "Static", "is_static_call", "python_object", "static", "uses_static_on"]

@@ -1,0 +1,172 @@
+"""``@wp.func`` objects: user functions callable from kernels, with overloads and specializations."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import threading
+from typing import Any, Callable
+
+from warp.compiler.annotations import is_generic, resolve_annotation
+from warp.errors import SourceLoc, WarpCodegenError, WarpCodegenTypeError
+
+
+class FunctionOverload:
+    """One Python definition of a ``@wp.func`` (or kernel) with its resolved parameter types."""
+
+    def __init__(self, pyfunc: Callable[..., Any], scope: dict[str, Any] | None = None):
+        self.pyfunc = pyfunc
+        sig = inspect.signature(pyfunc)
+        self.param_names = list(sig.parameters)
+        self.defaults = {
+            n: p.default for n, p in sig.parameters.items() if p.default is not inspect.Parameter.empty
+        }
+        ns = dict(pyfunc.__globals__)
+        ns.update(scope or {})  # locals of the defining function (postponed annotations name them)
+        if pyfunc.__closure__:  # string annotations may name variables of an enclosing function
+            for name, cell in zip(pyfunc.__code__.co_freevars, pyfunc.__closure__):
+                try:
+                    ns[name] = cell.cell_contents
+                except ValueError:
+                    pass
+        hints = pyfunc.__annotations__
+        missing = [n for n in self.param_names if n not in hints]
+        if missing:
+            raise WarpCodegenError(
+                f"parameter '{missing[0]}' of '{pyfunc.__qualname__}' needs a type annotation",
+                function=pyfunc.__qualname__,
+                loc=SourceLoc(pyfunc.__code__.co_filename, pyfunc.__code__.co_firstlineno),
+            )
+        self.param_types = [self._resolve(pyfunc, n, hints[n], ns) for n in self.param_names]
+        ret = hints.get("return", inspect.Parameter.empty)
+        self.return_annotation = None if ret is inspect.Parameter.empty else self._resolve(pyfunc, "return", ret, ns)
+        self.generic = any(is_generic(t) for t in self.param_types)
+
+    def specialized(self, param_types: list[Any]) -> FunctionOverload:
+        """A copy of this definition with concrete parameter types (a generic kernel's instance)."""
+        clone = object.__new__(FunctionOverload)
+        clone.__dict__.update(self.__dict__)
+        clone.param_types = list(param_types)
+        clone.generic = False
+        return clone
+
+    @staticmethod
+    def _resolve(pyfunc: Callable[..., Any], what: str, annotation: Any, ns: dict[str, Any]) -> Any:
+        """Resolve one annotation; failures name the function, the parameter and the location."""
+        from warp.compiler.annotations import is_value_type, return_annotation
+
+        where = SourceLoc(pyfunc.__code__.co_filename, pyfunc.__code__.co_firstlineno)
+        label = "the return type" if what == "return" else f"parameter '{what}'"
+        try:
+            t = return_annotation(annotation, ns) if what == "return" else resolve_annotation(annotation, ns)
+        except Exception as exc:
+            raise WarpCodegenError(
+                f"cannot resolve the annotation of {label} ({annotation!r}): {type(exc).__name__}: {exc}",
+                function=pyfunc.__qualname__,
+                loc=where,
+            ) from None
+        ok = is_value_type(t) or is_generic(t) or (what == "return" and (t is type(None) or isinstance(t, tuple)))
+        if what == "return" and isinstance(t, tuple):
+            ok = all(is_value_type(e) or is_generic(e) for e in t)
+        if not ok:
+            raise WarpCodegenTypeError(
+                f"{label} is annotated {annotation!r}, which is not a warp type (use a scalar type such as "
+                "float or wp.int32, a vector/matrix type, a @wp.struct or wp.array(dtype=...))",
+                function=pyfunc.__qualname__,
+                loc=where,
+            )
+        return t
+
+
+class Function:
+    """A ``@wp.func``: callable from kernels, specialized per argument types.
+
+    Several ``@wp.func`` definitions of one name in one namespace become overloads of one
+    Function. A call picks the first overload with concrete parameter types that accepts the
+    arguments, else the first generic overload that does (in definition order).
+    """
+
+    def __init__(self, pyfunc: Callable[..., Any], scope: dict[str, Any] | None = None, module: Any = None):
+        from warp.modules import module_of
+
+        self.key = f"{pyfunc.__module__}.{pyfunc.__qualname__}"
+        self.name = pyfunc.__name__
+        self.module = module_of(pyfunc) if module is None else module
+        self.overloads: list[FunctionOverload] = [FunctionOverload(pyfunc, scope)]
+        #: ``@wp.func_grad`` / ``@wp.func_replay`` definitions: param types -> FunctionOverload
+        self.custom_grads: list[FunctionOverload] = []
+        self.custom_replays: list[FunctionOverload] = []
+        #: C++ snippets of a ``@wp.func_native`` (not compilable here; see docs)
+        self.native_snippet: str | None = None
+        self._specializations: dict[tuple[Any, ...], Any] = {}
+        self._building: set[tuple[Any, ...]] = set()
+        self._lock = threading.RLock()
+        functools.update_wrapper(self, pyfunc)
+        self.module.functions[self.key] = self
+
+    @property
+    def func(self) -> Callable[..., Any]:
+        return self.overloads[0].pyfunc
+
+    @property
+    def is_generic(self) -> bool:
+        return any(o.generic for o in self.overloads)
+
+    def add_overload(self, pyfunc: Callable[..., Any], scope: dict[str, Any] | None = None) -> None:
+        """Add another definition; one with identical parameter types replaces the older one."""
+        new = FunctionOverload(pyfunc, scope)
+        self.overloads = [o for o in self.overloads if o.param_types != new.param_types] + [new]
+        self._specializations.clear()
+
+    def ordered_overloads(self) -> list[FunctionOverload]:
+        """Overloads in resolution order: concrete ones first, then generic ones."""
+        return [o for o in self.overloads if not o.generic] + [o for o in self.overloads if o.generic]
+
+    def specialization(self, overload: FunctionOverload, arg_types: tuple[Any, ...]) -> Any:
+        """The IR function of ``overload`` for these argument types (built once per code options)."""
+        from warp.compiler.options import max_unroll
+
+        key = (id(overload), arg_types, max_unroll())  # the IR depends on the unrolling limit
+        with self._lock:
+            spec = self._specializations.get(key)
+            if spec is None:
+                from warp.compiler.frontend import build_function
+
+                if key in self._building:
+                    raise WarpCodegenError(
+                        f"'{self.name}' calls itself (directly or through other functions); recursive "
+                        "@wp.func calls are not supported in kernels",
+                        function=self.name,
+                    )
+                self._building.add(key)
+                try:
+                    spec = build_function(self, overload, list(arg_types))
+                finally:
+                    self._building.discard(key)
+                self._specializations[key] = spec
+            return spec
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Python-scope call: runs the original Python function (useful for testing)."""
+        return self.func(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<warp function {self.key}>"
+
+
+def define_function(pyfunc: Callable[..., Any], namespace: dict[str, Any], scope: dict[str, Any] | None) -> Function:
+    """The Function for a new ``@wp.func`` definition made in ``namespace`` (globals or locals).
+
+    A definition whose name is already bound in the namespace to a Function of the same key
+    becomes an overload of it (the same parameter types replace the older definition);
+    otherwise a new Function is made, so closures made by repeated calls of a factory
+    function stay separate functions.
+    """
+    key = f"{pyfunc.__module__}.{pyfunc.__qualname__}"
+    existing = namespace.get(pyfunc.__name__)
+    if isinstance(existing, Function) and existing.key == key:
+        new = FunctionOverload(pyfunc, scope)
+        if any(o.param_types != new.param_types for o in existing.overloads):
+            existing.add_overload(pyfunc, scope)
+            return existing
+    return Function(pyfunc, scope)

@@ -1,0 +1,236 @@
+"""``wp.Kernel``: a kernel function, its module and options, and its instances if generic.
+
+A kernel whose parameters use placeholders (``typing.Any``, ``wp.array(dtype=Any)``,
+``wp.vector(length=Any, dtype=Float)``, ...) is *generic*: a template from which concrete
+kernels are made per argument types, implicitly at launch (types inferred from the arguments)
+or explicitly with ``wp.overload``. Each instance is itself a concrete :class:`Kernel` with its
+own cache entry.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from typing import Any, Callable, Sequence
+
+from warp.compiler.annotations import is_generic, specialize_type
+from warp.errors import WarpCodegenTypeError
+from warp.functions import FunctionOverload
+from warp.types.scalars import type_repr
+
+
+class Kernel:
+    """A ``@wp.kernel``: compiled on first launch per device, cached on disk.
+
+    ``wp.Kernel(func, key=None, module=None, options=None)`` builds one directly from a Python
+    function (what ``@wp.kernel`` does); ``options`` holds per-kernel compile options such as
+    ``{"enable_backward": False, "max_unroll": 8}``, overriding the module's.
+    """
+
+    def __init__(
+        self,
+        func: Callable[..., Any],
+        key: str | None = None,
+        module: Any = None,
+        options: dict[str, Any] | None = None,
+        code_transformers: Sequence[Any] | None = None,
+        source: str | None = None,
+        *,
+        enable_backward: bool | None = None,
+        launch_bounds: Any = None,
+        scope: dict[str, Any] | None = None,
+        _template: Kernel | None = None,
+        _overload: FunctionOverload | None = None,
+    ):
+        from warp.modules import module_of
+
+        if code_transformers:
+            raise NotImplementedError("wp.Kernel(code_transformers=...) is not supported")
+        if source is not None:
+            raise NotImplementedError("wp.Kernel(source=...) is not supported; pass the Python function")
+        self.func = func
+        self.key = key or f"{func.__module__}.{func.__qualname__}"
+        self.name = func.__name__
+        self.options: dict[str, Any] = dict(options or {})
+        if enable_backward is not None:
+            self.options["enable_backward"] = bool(enable_backward)
+        self.launch_bounds = launch_bounds
+        self.template = _template
+        self.module = _template.module if _template is not None else module_of(func, module)
+        self.overload = _overload if _overload is not None else FunctionOverload(func, scope)
+        ret = self.overload.return_annotation
+        if ret not in (None, type(None)):
+            raise WarpCodegenTypeError(
+                f"kernel '{self.name}' must not return a value (annotated -> {type_repr(ret)})",
+                function=self.name,
+            )
+        self.is_generic = self.overload.generic
+        #: instances of a generic kernel: concrete argument types -> Kernel
+        self.overloads: dict[tuple[Any, ...], Kernel] = {}
+        self._generic_params = [i for i, t in enumerate(self.overload.param_types) if is_generic(t)]
+        #: made at launch from argument types (not declared with wp.overload)
+        self._implicit = False
+        self._compiled: dict[str, Any] = {}
+        self._launchers: dict[Any, Any] = {}
+        self._lock = threading.RLock()
+        functools.update_wrapper(self, func)
+        if _template is None:
+            self.module.kernels[self.key] = self
+
+    # -- signature ------------------------------------------------------------------------
+    @property
+    def arg_names(self) -> list[str]:
+        return self.overload.param_names
+
+    @property
+    def arg_types(self) -> list[Any]:
+        return self.overload.param_types
+
+    @property
+    def enable_backward(self) -> bool | None:
+        """The kernel's own ``enable_backward`` setting (None: the module's / ``wp.config``'s)."""
+        return self.options.get("enable_backward")
+
+    # -- generic kernels ------------------------------------------------------------------
+    def infer_argument_types(self, args: Sequence[Any]) -> list[Any]:
+        """Concrete parameter types for launch arguments ``args`` (errors name the parameter)."""
+        from warp.types.inference import infer_type
+
+        if len(args) != len(self.arg_names):
+            raise TypeError(
+                f"kernel '{self.name}' takes {len(self.arg_names)} arguments ({', '.join(self.arg_names)}) "
+                f"but {len(args)} were given"
+            )
+        types = list(self.arg_types)
+        for i in self._generic_params:
+            pattern, value = types[i], args[i]
+            actual = infer_type(value)
+            concrete = specialize_type(pattern, actual)
+            if concrete is None:
+                where = f"kernel '{self.name}', argument '{self.arg_names[i]}'"
+                if actual is None:
+                    raise TypeError(
+                        f"{where}: cannot infer a type for generic parameter {type_repr(pattern)} from "
+                        f"{type(value).__name__} {_short(value)}; pass a warp value (e.g. wp.float64(1.0), "
+                        "wp.vec3(...), a wp.array) or declare the types with wp.overload"
+                    )
+                raise TypeError(f"{where}: expected {type_repr(pattern)}, got {type_repr(actual)}")
+            types[i] = concrete
+        return types
+
+    def add_overload(self, arg_types: Sequence[Any] | dict[str, Any]) -> Kernel:
+        """The instance of this generic kernel for ``arg_types`` (a list, or a dict by name)."""
+        from warp.compiler.annotations import resolve_annotation
+
+        if not self.is_generic:
+            raise TypeError(f"kernel '{self.name}' is not generic; wp.overload needs a kernel with Any-typed parameters")
+        if isinstance(arg_types, dict):
+            unknown = [n for n in arg_types if n not in self.arg_names]
+            if unknown:
+                raise TypeError(f"kernel '{self.name}' has no parameter '{unknown[0]}'")
+            given = [arg_types.get(n, t) for n, t in zip(self.arg_names, self.arg_types)]
+        else:
+            given = list(arg_types)
+            if len(given) != len(self.arg_names):
+                raise TypeError(
+                    f"wp.overload: kernel '{self.name}' has {len(self.arg_names)} parameters "
+                    f"({', '.join(self.arg_names)}), got {len(given)} types"
+                )
+        concrete = []
+        for name, pattern, t in zip(self.arg_names, self.arg_types, given):
+            t = resolve_annotation(t, {})
+            if is_generic(t):
+                raise TypeError(f"wp.overload: kernel '{self.name}', parameter '{name}': {type_repr(t)} is not a concrete type")
+            fitted = specialize_type(pattern, t)
+            if fitted is None:
+                raise TypeError(
+                    f"wp.overload: kernel '{self.name}', parameter '{name}' is {type_repr(pattern)}, "
+                    f"which {type_repr(t)} does not match"
+                )
+            concrete.append(fitted)
+        return self.instance(tuple(concrete))
+
+    def get_overload(self, arg_types: Sequence[Any]) -> Kernel | None:
+        """The existing instance for these concrete argument types, if any."""
+        return self.overloads.get(tuple(arg_types))
+
+    def instance(self, types: tuple[Any, ...], implicit: bool = False) -> Kernel:
+        """The concrete kernel for the full tuple of parameter types (made once)."""
+        inst = self.overloads.get(types)
+        if inst is None:
+            with self._lock:
+                inst = self.overloads.get(types)
+                if inst is None:
+                    inst = Kernel(self.func, key=self.key, options=self.options, launch_bounds=self.launch_bounds,
+                                  _template=self, _overload=self.overload.specialized(list(types)))
+                    inst._implicit = implicit
+                    self.overloads[types] = inst
+        if not implicit:
+            inst._implicit = False
+        return inst
+
+    def specialize(self, args: Sequence[Any]) -> Kernel:
+        """The kernel to launch with ``args``: itself if concrete, else the matching instance."""
+        if not self.is_generic:
+            return self
+        return self.instance(tuple(self.infer_argument_types(args)), implicit=True)
+
+    def get_mangled_name(self) -> str:
+        """A C-identifier-safe name of this kernel (and its argument types, for instances)."""
+        import re
+
+        base = re.sub(r"[^0-9A-Za-z_]", "_", self.key)
+        if self.template is None:
+            return base
+        from hashlib import sha256
+
+        return f"{base}_{sha256(repr([type_repr(t) for t in self.arg_types]).encode()).hexdigest()[:8]}"
+
+    # -- loading --------------------------------------------------------------------------
+    def compiled(self, device: Any) -> Any:
+        """The loaded machine code of this kernel for ``device`` (compiling or loading from cache)."""
+        from warp import config
+
+        if self.is_generic:
+            raise TypeError(
+                f"kernel '{self.name}' is generic: it is compiled per argument types at launch "
+                "(or declare instances with wp.overload)"
+            )
+        key = f"{device.alias if hasattr(device, 'alias') else device}:{config.mode}"
+        hit = self._compiled.get(key)
+        if hit is not None:
+            return hit
+        with self._lock:
+            hit = self._compiled.get(key)
+            if hit is None:
+                from warp.runtime.kernel_loader import load_kernel
+
+                try:
+                    hit = load_kernel(self, device)
+                except Exception:
+                    if self._implicit:  # an instance made by a failed launch is not kept for later loads
+                        self.template.overloads.pop(tuple(self.arg_types), None)
+                    raise
+                self._compiled[key] = hit
+            return hit
+
+    def unload(self) -> None:
+        """Forget loaded code and launchers; the next launch loads again (from the cache if valid)."""
+        with self._lock:
+            self._compiled.clear()
+            self._launchers.clear()
+            for inst in self.overloads.values():
+                inst.unload()
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError(f"kernel '{self.name}' cannot be called directly; use wp.launch({self.name}, dim=..., inputs=[...])")
+
+    def __repr__(self) -> str:
+        if self.template is not None:
+            return f"<warp kernel {self.key}[{', '.join(type_repr(t) for t in self.arg_types)}]>"
+        return f"<warp kernel {self.key}>"
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."

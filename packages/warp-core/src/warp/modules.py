@@ -1,0 +1,149 @@
+"""Modules: the kernels and functions of one Python module, with shared compile options.
+
+As in NVIDIA Warp, every ``@wp.kernel`` and ``@wp.func`` belongs to a module named after the
+Python module defining it (or the ``module=`` given to ``@wp.kernel``). Options set with
+:func:`set_module_options` apply to all kernels of the module; :func:`load_module` and
+:func:`force_load` compile (or load from the cache) ahead of the first launch. Kernels are
+compiled one by one here (each has its own cache entry), so "loading a module" means loading
+each of its kernels.
+"""
+
+from __future__ import annotations
+
+import itertools
+import sys
+import threading
+import types
+from typing import Any, Callable, Iterable
+
+
+
+class Module:
+    """The kernels and functions of one module and its compile options."""
+
+    def __init__(self, name: str):
+        self.name = name
+        #: module options (``enable_backward``, ``max_unroll``, ...); unset ones follow ``wp.config``
+        self.options: dict[str, Any] = {}
+        #: kernel key -> Kernel (generic kernels hold their instances in ``kernel.overloads``)
+        self.kernels: dict[str, Any] = {}
+        #: function key -> Function
+        self.functions: dict[str, Any] = {}
+
+    def all_kernels(self) -> list[Any]:
+        """Concrete kernels: plain kernels and the instances of generic ones."""
+        out = []
+        for k in list(self.kernels.values()):
+            out.extend(list(k.overloads.values()) if k.is_generic else [k])
+        return out
+
+    def load(self, device: Any = None) -> bool:
+        """Compile or load from the cache every concrete kernel of the module for ``device``."""
+        from warp.runtime.devices import get_device
+
+        dev = get_device(device)
+        for k in self.all_kernels():
+            k.compiled(dev)
+        return True
+
+    def mark_modified(self) -> None:
+        """Forget loaded code so the next launch rebuilds it (options changed)."""
+        for k in self.all_kernels():
+            k.unload()
+
+    unload = mark_modified
+
+    def __str__(self) -> str:
+        return self.name
+
+    def __repr__(self) -> str:
+        return f"<warp module {self.name!r}: {len(self.kernels)} kernels, {len(self.functions)} functions>"
+
+
+_modules: dict[str, Module] = {}
+_lock = threading.Lock()
+_unique = itertools.count()
+
+
+def get_module(name: str | types.ModuleType | Module) -> Module:
+    """The :class:`Module` of this name (created on first use); accepts a Python module too."""
+    if isinstance(name, Module):
+        return name
+    if isinstance(name, types.ModuleType):
+        name = name.__name__
+    if not isinstance(name, str):
+        raise TypeError(f"a module is named by a string, a Python module or a warp Module, got {type(name).__name__}")
+    with _lock:
+        module = _modules.get(name)
+        if module is None:
+            module = _modules[name] = Module(name)
+        return module
+
+
+def module_of(pyfunc: Callable[..., Any], module: Any = None) -> Module:
+    """The Module of a kernel/function: ``module`` if given ("unique": a fresh one), else its Python module."""
+    if module is None:
+        return get_module(pyfunc.__module__)
+    if module == "unique":
+        return get_module(f"{pyfunc.__module__}.{pyfunc.__qualname__}.unique{next(_unique)}")
+    return get_module(module)
+
+
+def _caller_module(depth: int = 2) -> str:
+    return sys._getframe(depth).f_globals.get("__name__", "__main__")
+
+
+def set_module_options(options: dict[str, Any], module: Any = None) -> None:
+    """Set compile options (e.g. ``{"enable_backward": False, "max_unroll": 4}``) of a module.
+
+    ``module`` is a Python module, a module name or a :class:`Module`; by default the caller's.
+    Kernels already loaded are rebuilt at their next launch.
+    """
+    target = get_module(module if module is not None else _caller_module())
+    target.options.update(options)
+    target.mark_modified()
+
+
+def get_module_options(module: Any = None) -> dict[str, Any]:
+    """The options set with :func:`set_module_options` for a module (by default the caller's)."""
+    target = get_module(module if module is not None else _caller_module())
+    return dict(target.options)
+
+
+def _devices(device: Any) -> list[Any]:
+    from warp.runtime.devices import get_device, get_devices
+
+    if device is None:
+        return [d for d in get_devices() if d.is_cpu]  # CUDA modules load when a CUDA backend is present
+    if isinstance(device, (list, tuple)):
+        return [get_device(d) for d in device]
+    return [get_device(device)]
+
+
+def load_module(module: Any = None, device: Any = None, recursive: bool = False) -> None:
+    """Compile (or load from the cache) the kernels of ``module`` for ``device`` before any launch.
+
+    ``module`` is a Python module, a name or a :class:`Module` (default: the caller's module);
+    with ``recursive=True`` the modules whose names start with ``module.`` load too.
+    """
+    root = get_module(module if module is not None else _caller_module())
+    targets = [root]
+    if recursive:
+        prefix = root.name + "."
+        with _lock:
+            targets += [m for n, m in _modules.items() if n.startswith(prefix)]
+    for dev in _devices(device):
+        for m in targets:
+            m.load(dev)
+
+
+def force_load(device: Any = None, modules: Iterable[Any] | None = None) -> None:
+    """Compile (or load from the cache) the kernels of ``modules`` (default: all) on ``device``."""
+    if modules is None:
+        with _lock:
+            targets = list(_modules.values())
+    else:
+        targets = [get_module(m) for m in modules]
+    for dev in _devices(device):
+        for m in targets:
+            m.load(dev)

@@ -1,0 +1,182 @@
+"""Kernel decorator keywords (``enable_backward``, ``launch_bounds``, ``module``), ``wp.Kernel``
+built directly, and the module API: ``wp.get_module``, ``wp.set_module_options``,
+``wp.get_module_options``, ``wp.load_module``, ``wp.force_load``."""
+
+import sys
+import types
+
+import numpy as np
+import pytest
+
+import warp as wp
+from warp.compiler.hashing import kernel_hash
+from warp.compiler.options import resolve_options
+
+
+def cache_key(k):
+    """The kernel's cache key for the CPU (as the loader computes it, minus the device fingerprint)."""
+    return kernel_hash(k, resolve_options(k, target="cpu"), "test-device")
+
+
+@wp.kernel(enable_backward=False, launch_bounds=(256, 1))
+def plain_kw(a: wp.array(dtype=float)):
+    a[wp.tid()] = 2.0
+
+
+@wp.kernel(module="unique")
+def unique_kw(a: wp.array(dtype=float)):
+    a[wp.tid()] = 3.0
+
+
+@wp.kernel(module="my_named_module")
+def named_kw(a: wp.array(dtype=float)):
+    a[wp.tid()] = 4.0
+
+
+def test_kernel_keyword_forms():
+    a = wp.zeros(2, dtype=float)
+    for k, value in ((plain_kw, 2.0), (unique_kw, 3.0), (named_kw, 4.0)):
+        wp.launch(k, dim=2, inputs=[a])
+        np.testing.assert_array_equal(a.numpy(), [value, value])
+    assert plain_kw.enable_backward is False and plain_kw.launch_bounds == (256, 1)
+    assert plain_kw.module is wp.get_module(__name__)
+    assert plain_kw.module.name == __name__
+    assert unique_kw.module.name != __name__ and unique_kw.module.name.startswith(__name__)
+    assert named_kw.module is wp.get_module("my_named_module")
+    assert wp.get_module("my_named_module").kernels[named_kw.key] is named_kw
+    with pytest.raises(RuntimeError, match="no adjoint.*enable_backward=False"):
+        wp.launch(plain_kw, dim=2, inputs=[a], adj_inputs=[a], adjoint=True)
+
+
+def double_body(a: wp.array(dtype=float), b: wp.array(dtype=float)):
+    i = wp.tid()
+    b[i] = a[i] * 2.0
+
+
+def test_kernel_constructed_directly():
+    k1 = wp.Kernel(func=double_body, key="double_v1", module="direct_kernels")
+    k2 = wp.Kernel(double_body, key="double_v2", options={"enable_backward": False})
+    assert k1.key == "double_v1" and k1.module.name == "direct_kernels"
+    assert k2.module.name == __name__ and k2.enable_backward is False
+    assert cache_key(k1) != cache_key(k2)
+    a = wp.array([1.0, 2.5], dtype=float)
+    b = wp.zeros(2, dtype=float)
+    wp.launch(k1, dim=2, inputs=[a, b])
+    np.testing.assert_array_equal(b.numpy(), [2.0, 5.0])
+    wp.launch(k2, dim=2, inputs=[b, a])
+    np.testing.assert_array_equal(a.numpy(), [4.0, 10.0])
+    with pytest.raises(NotImplementedError, match="code_transformers"):
+        wp.Kernel(double_body, code_transformers=[object()])
+
+
+def _fresh_python_module(name: str, source: str) -> types.ModuleType:
+    """A module defined from source in a temporary file (kernels need their source on disk)."""
+    import importlib.util
+    import os
+    import tempfile
+
+    path = os.path.join(tempfile.mkdtemp(), f"{name.replace('.', '_')}.py")
+    with open(path, "w") as fh:
+        fh.write(source)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+SOURCE = '''
+import warp as wp
+
+@wp.kernel
+def unrolled(out: wp.array(dtype=int)):
+    s = int(0)
+    for i in range(8):
+        s = s * 2 + i
+    out[0] = s
+'''
+
+
+def test_module_options_apply_and_change_the_cache_key(capsys):
+    mod = _fresh_python_module("lang_funcs_opts_mod", SOURCE)
+    k = mod.unrolled
+    before = cache_key(k)
+    assert wp.get_module_options(mod) == {}
+    wp.set_module_options({"max_unroll": 2}, mod)
+    assert wp.get_module_options("lang_funcs_opts_mod") == {"max_unroll": 2}
+    assert wp.get_module(mod).options["max_unroll"] == 2
+    after = cache_key(k)
+    assert before != after
+    out = wp.zeros(1, dtype=int)
+    wp.launch(k, dim=1, inputs=[out])
+    s = 0
+    for i in range(8):
+        s = s * 2 + i
+    assert out.numpy()[0] == s
+    # the loop was not unrolled with max_unroll=2: the IR has a 'for' op
+    from warp.compiler import ir
+    from warp.compiler.frontend.translator import build_kernel
+
+    assert any(op.kind == "for" for op in ir.walk(build_kernel(k).body))
+    wp.set_module_options({"max_unroll": 16}, mod)
+    assert not any(op.kind == "for" for op in ir.walk(build_kernel(k).body))
+
+
+def test_module_options_default_to_the_callers_module():
+    wp.set_module_options({"enable_backward": True})
+    assert wp.get_module_options()["enable_backward"] is True
+    assert wp.get_module_options(__name__)["enable_backward"] is True
+    del wp.get_module(__name__).options["enable_backward"]
+
+
+LOAD_SOURCE = '''
+from typing import Any
+import warp as wp
+
+@wp.kernel
+def first(a: wp.array(dtype=float)):
+    a[wp.tid()] = 1.0
+
+@wp.kernel
+def generic(a: wp.array(dtype=Any)):
+    a[wp.tid()] = a.dtype(5)
+
+wp.overload(generic, [wp.array(dtype=wp.float64)])
+'''
+
+
+def test_load_module_and_force_load_compile_ahead_of_launch(capsys):
+    saved = wp.config.quiet
+    wp.config.quiet = False
+    try:
+        mod = _fresh_python_module("lang_funcs_load_mod", LOAD_SOURCE)
+        sub = _fresh_python_module("lang_funcs_load_mod.sub", LOAD_SOURCE.replace("5", "6"))
+        wp.load_module(mod, device="cpu")
+        out = capsys.readouterr().out
+        assert out.count("Module lang_funcs_load_mod ") == 2  # 'first' and the declared float64 instance
+        assert "lang_funcs_load_mod.sub" not in out
+        wp.load_module("lang_funcs_load_mod", recursive=True)
+        out = capsys.readouterr().out
+        assert out.count("Module lang_funcs_load_mod.sub ") == 2 and "lang_funcs_load_mod " not in out
+        wp.force_load(device="cpu", modules=[sub])
+        assert capsys.readouterr().out == ""  # already loaded: nothing to do
+        sub.first.unload()
+        wp.force_load(modules=["lang_funcs_load_mod.sub"])
+        assert capsys.readouterr().out.count("Module lang_funcs_load_mod.sub ") == 1
+        # loaded code is what launches use
+        a = wp.zeros(2, dtype=wp.float64)
+        wp.launch(mod.generic, dim=2, inputs=[a])
+        assert capsys.readouterr().out == ""
+        np.testing.assert_array_equal(a.numpy(), [5.0, 5.0])
+    finally:
+        wp.config.quiet = saved
+
+
+def test_module_object_attributes():
+    m = wp.get_module(__name__)
+    assert isinstance(m, wp.Module)
+    assert m is wp.get_module(sys.modules[__name__])
+    assert plain_kw.key in m.kernels
+    assert str(m) == __name__
+    with pytest.raises(TypeError, match="a module is named by a string"):
+        wp.get_module(42)

@@ -1,0 +1,251 @@
+"""``wp.static(...)`` expressions, loops over static ranges (unrolled, with ``reversed()`` and
+negative steps), dynamic ranges with negative or runtime steps, and kernel closures (factories
+whose kernels capture local values, each with its own cache entry)."""
+
+import numpy as np
+import pytest
+
+import warp as wp
+from warp.compiler.hashing import kernel_hash
+from warp.compiler.options import resolve_options
+
+
+def cache_key(k):
+    """The kernel's cache key for the CPU (as the loader computes it, minus the device fingerprint)."""
+    return kernel_hash(k, resolve_options(k, target="cpu"), "test-device")
+
+
+@wp.func
+def do_add(a: float, b: float):
+    return a + b
+
+
+@wp.func
+def do_sub(a: float, b: float):
+    return a - b
+
+
+@wp.func
+def do_mul(a: float, b: float):
+    return a * b
+
+
+op_handlers = [do_add, do_sub, do_mul]
+coefficients = np.array([0.5, -1.0, 2.0, 4.0])
+SCALE = 3
+
+
+def test_static_function_table_in_an_unrolled_loop():
+    @wp.kernel
+    def apply_all(x: wp.array(dtype=float), y: wp.array(dtype=float), out: wp.array2d(dtype=float)):
+        i = wp.tid()
+        for j in range(wp.static(len(op_handlers))):
+            out[i, j] = wp.static(op_handlers[j])(x[i], y[i])
+
+    x = np.array([1.0, 2.0, -3.0], dtype=np.float32)
+    y = np.array([3.0, 5.0, 0.5], dtype=np.float32)
+    out = wp.zeros((3, 3), dtype=float)
+    wp.launch(apply_all, dim=3, inputs=[wp.array(x), wp.array(y), out])
+    np.testing.assert_array_equal(out.numpy(), np.stack([x + y, x - y, x * y], axis=1))
+
+
+def test_static_values_types_and_strings():
+    @wp.kernel
+    def k(out: wp.array(dtype=float), ints: wp.array(dtype=int)):
+        out[0] = wp.static(float(coefficients.sum()))
+        for j in range(wp.static(len(coefficients))):
+            out[1 + j] = wp.static(float(coefficients[j] * 2.0))
+        ints[0] = wp.static(SCALE * 7)
+        v = wp.static(wp.vec3(1.0, 2.0, 3.0))
+        out[5] = v[2]
+        t = wp.static(wp.float64)
+        out[6] = float(t(2.5) * t(2.0))
+        if wp.static(SCALE > 2):
+            ints[1] = 1
+        else:
+            ints[1] = 2
+        a, b = wp.static((4, 5))
+        ints[2] = a * 10 + b
+
+    out = wp.zeros(7, dtype=float)
+    ints = wp.zeros(3, dtype=int)
+    wp.launch(k, dim=1, inputs=[out, ints])
+    np.testing.assert_allclose(out.numpy(), [5.5, 1.0, -2.0, 4.0, 8.0, 3.0, 5.0])
+    assert ints.numpy().tolist() == [21, 1, 45]
+
+
+def test_static_expression_errors():
+    @wp.kernel
+    def uses_runtime(a: wp.array(dtype=float)):
+        i = wp.tid()
+        a[i] = wp.static(i * 2.0)
+
+    with pytest.raises(wp.WarpCodegenError, match="wp.static expression 'i \\* 2.0' uses 'i', which is not known at compile time"):
+        wp.launch(uses_runtime, dim=1, inputs=[wp.zeros(1, dtype=float)])
+
+    @wp.kernel
+    def raises(a: wp.array(dtype=float)):
+        a[0] = wp.static(op_handlers[7])
+
+    with pytest.raises(wp.WarpCodegenError, match="raised IndexError: list index out of range") as info:
+        wp.launch(raises, dim=1, inputs=[wp.zeros(1, dtype=float)])
+    assert "test_static.py" in str(info.value) and "wp.static(op_handlers[7])" in str(info.value)
+
+    @wp.kernel
+    def none_value(a: wp.array(dtype=float)):
+        a[0] = wp.static(None)
+
+    with pytest.raises(wp.WarpCodegenValueError, match="evaluated to None"):
+        wp.launch(none_value, dim=1, inputs=[wp.zeros(1, dtype=float)])
+
+    @wp.kernel
+    def dynamic_static_loop(a: wp.array(dtype=float), n: int):
+        for j in range(n):
+            a[j] = wp.static(op_handlers[j])(1.0, 2.0)
+
+    with pytest.raises(wp.WarpCodegenValueError, match="loop variable 'j' is used in wp.static"):
+        wp.launch(dynamic_static_loop, dim=1, inputs=[wp.zeros(3, dtype=float), 3])
+
+
+def test_static_loops_unroll_beyond_max_unroll_when_static_needs_it():
+    table = list(range(40))
+
+    @wp.kernel
+    def k(out: wp.array(dtype=int)):
+        for j in range(wp.static(len(table))):
+            out[j] = wp.static(table[j] * table[j])
+
+    out = wp.zeros(40, dtype=int)
+    wp.launch(k, dim=1, inputs=[out])
+    assert out.numpy().tolist() == [j * j for j in range(40)]
+
+
+@pytest.mark.parametrize("start,stop,step", [(0, 10, 1), (10, 0, -1), (10, 0, -3), (-5, 7, 4), (3, 3, 1), (9, -9, -5)])
+def test_static_and_dynamic_ranges_with_any_step(start, stop, step):
+    @wp.kernel
+    def k(out: wp.array(dtype=int), a: int, b: int, c: int):
+        # constant bounds (unrolled when short), reversed(), and runtime bounds and step
+        s = int(0)
+        for i in range(wp.static(start), wp.static(stop), wp.static(step)):
+            s = s * 3 + i
+        out[0] = s
+        r = int(0)
+        for i in reversed(range(wp.static(start), wp.static(stop), wp.static(step))):
+            r = r * 3 + i
+        out[1] = r
+        d = int(0)
+        for i in range(a, b, c):
+            d = d * 3 + i
+        out[2] = d
+        n = int(0)
+        for _i in range(a, b, c):
+            n += 1
+        out[3] = n
+
+    def fold(seq):
+        acc = 0
+        for i in seq:
+            acc = (acc * 3 + i + 2**31) % 2**32 - 2**31  # int32 wrap-around
+        return acc
+
+    out = wp.zeros(4, dtype=int)
+    wp.launch(k, dim=1, inputs=[out, start, stop, step])
+    r = range(start, stop, step)
+    assert out.numpy().tolist() == [fold(r), fold(reversed(r)), fold(r), len(r)]
+
+
+def test_dynamic_reversed_range_with_runtime_bounds():
+    @wp.kernel
+    def k(out: wp.array(dtype=int), n: int):
+        s = int(0)
+        for i in reversed(range(1, n, 3)):
+            s = s * 10 + i
+        out[0] = s
+        t = int(0)
+        for i in reversed(range(n, -2, -2)):
+            t = t * 10 + i
+        out[1] = t
+
+    for n in (0, 1, 2, 7, 9):
+        out = wp.zeros(2, dtype=int)
+        wp.launch(k, dim=1, inputs=[out, n])
+        s = 0
+        for i in reversed(range(1, n, 3)):
+            s = s * 10 + i
+        t = 0
+        for i in reversed(range(n, -2, -2)):
+            t = t * 10 + i
+        assert out.numpy().tolist() == [s, t], n
+
+
+def make_offset_kernel(offset):
+    @wp.kernel
+    def add_offset(a: wp.array(dtype=float)):
+        i = wp.tid()
+        a[i] = a[i] + offset
+
+    return add_offset
+
+
+def make_op_kernel(ops, j):
+    @wp.kernel
+    def apply(a: wp.array(dtype=float)):
+        i = wp.tid()
+        a[i] = wp.static(ops[j])(a[i], 2.0)
+
+    return apply
+
+
+def make_typed_kernel(dtype, vec):
+    @wp.func
+    def bump(x: dtype):
+        return x + dtype(1)
+
+    @wp.kernel
+    def k(a: wp.array(dtype=dtype), v: wp.array(dtype=type(vec))):
+        i = wp.tid()
+        a[i] = bump(a[i])
+        v[i] = vec
+
+    return k
+
+
+def test_kernel_closures_capture_values_with_distinct_cache_keys():
+    k17, k42, k17b = make_offset_kernel(17.0), make_offset_kernel(42.0), make_offset_kernel(17.0)
+    for kern, off in ((k17, 17.0), (k42, 42.0), (k17b, 17.0)):
+        a = wp.array([1.0, 2.0], dtype=float)
+        wp.launch(kern, dim=2, inputs=[a])
+        np.testing.assert_array_equal(a.numpy(), [1.0 + off, 2.0 + off])
+    assert cache_key(k17) != cache_key(k42)
+    assert cache_key(k17) == cache_key(k17b)
+
+    # a captured list of functions indexed by wp.static: the selected function is in the key
+    kernels = [make_op_kernel(op_handlers, j) for j in range(3)]
+    hashes = {cache_key(kern) for kern in kernels}
+    assert len(hashes) == 3
+    assert cache_key(make_op_kernel(op_handlers, 1)) == cache_key(kernels[1])
+    for kern, expect in zip(kernels, ([3.0, 5.0], [-1.0, 1.0], [2.0, 6.0])):
+        a = wp.array([1.0, 3.0], dtype=float)
+        wp.launch(kern, dim=2, inputs=[a])
+        np.testing.assert_array_equal(a.numpy(), expect)
+
+    # captured types and composite values, and a function closure per factory call
+    kf = make_typed_kernel(wp.float64, wp.vec2(1.0, 2.0))
+    ki = make_typed_kernel(wp.int16, wp.vec3i(1, 2, 3))
+    a = wp.array([1.5, 2.5], dtype=wp.float64)
+    v = wp.zeros(2, dtype=wp.vec2)
+    wp.launch(kf, dim=2, inputs=[a, v])
+    np.testing.assert_array_equal(a.numpy(), [2.5, 3.5])
+    np.testing.assert_array_equal(v.numpy(), [[1.0, 2.0], [1.0, 2.0]])
+    b = wp.array([7, -1], dtype=wp.int16)
+    w = wp.zeros(2, dtype=wp.vec3i)
+    wp.launch(ki, dim=2, inputs=[b, w])
+    np.testing.assert_array_equal(b.numpy(), [8, 0])
+    np.testing.assert_array_equal(w.numpy(), [[1, 2, 3], [1, 2, 3]])
+    assert cache_key(make_typed_kernel(wp.float64, wp.vec2(1.0, 2.0))) == cache_key(kf)
+    assert cache_key(make_typed_kernel(wp.float64, wp.vec2(1.0, 3.0))) != cache_key(kf)
+
+
+def test_static_in_python_scope_returns_its_argument():
+    assert wp.static(3) == 3
+    assert wp.static(do_add) is do_add
