@@ -45,14 +45,17 @@ def test_python_scalars_are_int32_and_float32():
     of = wp.zeros(1, dtype=wp.float32)
     wp.launch(record, dim=1, inputs=[7, 2.5, oi, of])
     assert oi.numpy()[0] == 7 and of.numpy()[0] == 2.5
-    inst = record.get_overload([wp.int32, wp.float32, wp.array(dtype=wp.int32).array_type,
-                                wp.array(dtype=wp.float32).array_type])
+    inst = record.get_overload(
+        [wp.int32, wp.float32, wp.array(dtype=wp.int32).array_type, wp.array(dtype=wp.float32).array_type]
+    )
     assert inst is not None and inst.arg_types[:2] == [wp.int32, wp.float32]
 
 
 def test_mismatched_python_int_is_a_type_error_at_compile_time():
     x16 = wp.array([1.0, 2.0], dtype=wp.float16)
-    with pytest.raises(wp.WarpCodegenTypeError, match="no overload of 'mul' accepts arguments \\(int32, float16\\)"):
+    with pytest.raises(
+        wp.WarpCodegenTypeError, match="no overload of 'mul' accepts arguments \\(int32, float16\\)"
+    ):
         wp.launch(scale, dim=2, inputs=[x16, 3])
     # the failed instance is not kept: loading the module afterwards does not trip over it
     assert not any(k[0].dtype is wp.float16 and k[1] is wp.int32 for k in scale.overloads)
@@ -62,8 +65,11 @@ def test_uninferable_argument_names_the_parameter():
     x = wp.zeros(3, dtype=float)
     with pytest.raises(TypeError, match=r"kernel 'scale', argument 's': cannot infer a type .* from list"):
         wp.launch(scale, dim=3, inputs=[x, [1.0, 2.0]])
-    with pytest.raises(TypeError, match=r"argument 'x': expected array\(dtype=Any, ndim=1\), got "
-                                        r"array\(dtype=float32, ndim=2\)"):
+    with pytest.raises(
+        TypeError,
+        match=r"argument 'x': expected array\(dtype=Any, ndim=1\), got "
+        r"array\(dtype=float32, ndim=2\)",
+    ):
         wp.launch(scale, dim=3, inputs=[wp.zeros((3, 2), dtype=float), 1.0])
 
 
@@ -100,7 +106,9 @@ def test_scalar_float_int_placeholders():
 
     with pytest.raises(TypeError, match=r"argument 'a': expected Float, got int32"):
         wp.launch(axpy, dim=1, inputs=[1, wp.zeros(1, dtype=float), wp.zeros(1, dtype=float)])
-    with pytest.raises(TypeError, match=r"argument 'x': expected array\(dtype=Int, ndim=1\), got array\(dtype=float32"):
+    with pytest.raises(
+        TypeError, match=r"argument 'x': expected array\(dtype=Int, ndim=1\), got array\(dtype=float32"
+    ):
         wp.launch(count_odd, dim=1, inputs=[wp.zeros(1, dtype=float), wp.zeros(1, dtype=int)])
     with pytest.raises(TypeError, match=r"expected array\(dtype=Scalar, ndim=1\), got array\(dtype=bool"):
         wp.launch(total, dim=1, inputs=[wp.zeros(1, dtype=wp.bool), wp.zeros(1, dtype=wp.bool)])
@@ -118,20 +126,30 @@ def test_generic_vectors_and_matrices():
         out[i] = wp.trace(m[i])
 
     rng = np.random.default_rng(1)
-    for n, dt, np_dt in ((3, wp.float32, np.float32), (5, wp.float64, np.float64), (2, wp.float16, np.float16)):
+    for n, dt, np_dt in (
+        (3, wp.float32, np.float32),
+        (5, wp.float64, np.float64),
+        (2, wp.float16, np.float16),
+    ):
         vals = rng.uniform(-2, 2, size=(4, n)).astype(np_dt)
         v = wp.array(vals, dtype=wp.vector(length=n, dtype=dt))
         out = wp.zeros(4, dtype=dt)
         wp.launch(lengths, dim=4, inputs=[v, out])
         tol = 2e-3 if np_dt == np.float16 else 1e-6
         np.testing.assert_allclose(out.numpy(), np.linalg.norm(vals.astype(np.float64), axis=1), rtol=tol)
-    for shape, dt, np_dt in (((3, 3), wp.float32, np.float32), ((4, 4), wp.float64, np.float64), ((2, 2), wp.int32, np.int32)):
+    for shape, dt, np_dt in (
+        ((3, 3), wp.float32, np.float32),
+        ((4, 4), wp.float64, np.float64),
+        ((2, 2), wp.int32, np.int32),
+    ):
         vals = rng.integers(-5, 5, size=(3, *shape)).astype(np_dt)
         m = wp.array(vals, dtype=wp.matrix(shape=shape, dtype=dt))
         out = wp.zeros(3, dtype=dt)
         wp.launch(traces, dim=3, inputs=[m, out])
         np.testing.assert_array_equal(out.numpy(), np.trace(vals, axis1=1, axis2=2))
-    with pytest.raises(TypeError, match=r"argument 'v': expected array\(dtype=vector\(length=Any, dtype=Float\)"):
+    with pytest.raises(
+        TypeError, match=r"argument 'v': expected array\(dtype=vector\(length=Any, dtype=Float\)"
+    ):
         wp.launch(lengths, dim=1, inputs=[wp.zeros(1, dtype=wp.vec3i), wp.zeros(1, dtype=int)])
 
 
@@ -144,7 +162,10 @@ def test_generic_value_parameters_take_warp_composites():
     out = wp.zeros(3, dtype=wp.vec3d)
     wp.launch(fill, dim=3, inputs=[wp.vec3d(1.0, 2.0, 3.0), out])
     np.testing.assert_array_equal(out.numpy(), np.outer(np.arange(3), [1.0, 2.0, 3.0]))
-    with pytest.raises(TypeError, match="cannot infer a type for generic parameter vector\\(length=3, dtype=Any\\) from tuple"):
+    with pytest.raises(
+        TypeError,
+        match="cannot infer a type for generic parameter vector\\(length=3, dtype=Any\\) from tuple",
+    ):
         wp.launch(fill, dim=3, inputs=[(1.0, 2.0, 3.0), out])
 
 
@@ -195,8 +216,11 @@ def test_explicit_overloads_list_dict_and_decorator():
 
     with pytest.raises(TypeError, match="is not a concrete type"):
         wp.overload(add_const, [wp.array(dtype=float), Any])
-    with pytest.raises(TypeError, match="parameter 'x' is array\\(dtype=Any, ndim=1\\), which "
-                                        "array\\(dtype=float32, ndim=2\\) does not match"):
+    with pytest.raises(
+        TypeError,
+        match="parameter 'x' is array\\(dtype=Any, ndim=1\\), which "
+        "array\\(dtype=float32, ndim=2\\) does not match",
+    ):
         wp.overload(add_const, [wp.array2d(dtype=float), float])
     with pytest.raises(TypeError, match="has no parameter 'y'"):
         wp.overload(add_const, {"y": float})
@@ -213,9 +237,9 @@ def concrete_kernel(x: wp.array(dtype=float)):
 
 def test_overload_decorator_without_generic_kernel_is_an_error():
     with pytest.raises(wp.WarpCodegenError, match="no generic kernel named 'nothing_here'"):
+
         @wp.overload
-        def nothing_here(x: wp.array(dtype=float)):
-            ...
+        def nothing_here(x: wp.array(dtype=float)): ...
 
 
 @wp.func
@@ -286,7 +310,7 @@ def test_type_of_values_and_array_dtype_in_generic_functions():
     @wp.kernel
     def k(a: wp.array(dtype=Any), out: wp.array(dtype=Any), flags: wp.array(dtype=int)):
         out[0] = sum_generic(a) + zero_like(a[0])
-        if type(a[0]) == wp.float64:
+        if type(a[0]) == wp.float64:  # noqa: E721 - kernel code: a compile-time type comparison
             flags[0] = 64
         elif a.dtype is wp.float32:
             flags[0] = 32
@@ -309,6 +333,7 @@ def test_each_instance_has_its_own_cache_entry(tmp_path, capsys):
     wp.config.kernel_cache_dir = str(tmp_path)
     wp.config.quiet = False
     try:
+
         @wp.kernel
         def twice(x: wp.array(dtype=Any)):
             i = wp.tid()

@@ -85,7 +85,7 @@ def _fresh_python_module(name: str, source: str) -> types.ModuleType:
     return module
 
 
-SOURCE = '''
+SOURCE = """
 import warp as wp
 
 @wp.kernel
@@ -94,7 +94,7 @@ def unrolled(out: wp.array(dtype=int)):
     for i in range(8):
         s = s * 2 + i
     out[0] = s
-'''
+"""
 
 
 def test_module_options_apply_and_change_the_cache_key(capsys):
@@ -129,7 +129,7 @@ def test_module_options_default_to_the_callers_module():
     del wp.get_module(__name__).options["enable_backward"]
 
 
-LOAD_SOURCE = '''
+LOAD_SOURCE = """
 from typing import Any
 import warp as wp
 
@@ -142,7 +142,7 @@ def generic(a: wp.array(dtype=Any)):
     a[wp.tid()] = a.dtype(5)
 
 wp.overload(generic, [wp.array(dtype=wp.float64)])
-'''
+"""
 
 
 def test_load_module_and_force_load_compile_ahead_of_launch(capsys):

@@ -80,7 +80,10 @@ def test_static_expression_errors():
         i = wp.tid()
         a[i] = wp.static(i * 2.0)
 
-    with pytest.raises(wp.WarpCodegenError, match="wp.static expression 'i \\* 2.0' uses 'i', which is not known at compile time"):
+    with pytest.raises(
+        wp.WarpCodegenError,
+        match="wp.static expression 'i \\* 2.0' uses 'i', which is not known at compile time",
+    ):
         wp.launch(uses_runtime, dim=1, inputs=[wp.zeros(1, dtype=float)])
 
     @wp.kernel
@@ -120,7 +123,9 @@ def test_static_loops_unroll_beyond_max_unroll_when_static_needs_it():
     assert out.numpy().tolist() == [j * j for j in range(40)]
 
 
-@pytest.mark.parametrize("start,stop,step", [(0, 10, 1), (10, 0, -1), (10, 0, -3), (-5, 7, 4), (3, 3, 1), (9, -9, -5)])
+@pytest.mark.parametrize(
+    "start,stop,step", [(0, 10, 1), (10, 0, -1), (10, 0, -3), (-5, 7, 4), (3, 3, 1), (9, -9, -5)]
+)
 def test_static_and_dynamic_ranges_with_any_step(start, stop, step):
     @wp.kernel
     def k(out: wp.array(dtype=int), a: int, b: int, c: int):

@@ -18,8 +18,14 @@ from warp.kernels import Kernel
 from warp.modules import get_module_options, set_module_options
 
 __all__ = [
-    "Function", "Kernel", "constant", "func", "func_grad", "func_native", "func_replay", "get_module_options",
-    "kernel", "overload", "set_module_options",
+    "Function",
+    "Kernel",
+    "constant",
+    "func",
+    "get_module_options",
+    "kernel",
+    "overload",
+    "set_module_options",
 ]
 
 
@@ -61,7 +67,9 @@ def kernel(
     _, scope = _scope_of(_defining_frame())
 
     def make(pyfunc: Callable[..., Any]) -> Kernel:
-        return Kernel(pyfunc, module=module, enable_backward=enable_backward, launch_bounds=launch_bounds, scope=scope)
+        return Kernel(
+            pyfunc, module=module, enable_backward=enable_backward, launch_bounds=launch_bounds, scope=scope
+        )
 
     return make if f is None else make(f)
 
@@ -76,7 +84,9 @@ def overload(kernel: Any, arg_types: Any = None) -> Kernel:
     """
     if isinstance(kernel, Kernel):
         if arg_types is None:
-            raise TypeError("wp.overload(kernel, arg_types) needs the argument types (a list or a dict by name)")
+            raise TypeError(
+                "wp.overload(kernel, arg_types) needs the argument types (a list or a dict by name)"
+            )
         return kernel.add_overload(arg_types)
     if callable(kernel) and arg_types is None:
         stub = kernel
@@ -84,15 +94,17 @@ def overload(kernel: Any, arg_types: Any = None) -> Kernel:
         generic = namespace.get(stub.__name__)
         if not isinstance(generic, Kernel):
             raise WarpCodegenError(
-                f"@wp.overload on '{stub.__qualname__}': no generic kernel named '{stub.__name__}' is defined "
-                "before it in this scope",
+                f"@wp.overload on '{stub.__qualname__}': no generic kernel named '{stub.__name__}' is "
+                "defined before it in this scope",
                 function=stub.__qualname__,
                 loc=SourceLoc(stub.__code__.co_filename, stub.__code__.co_firstlineno),
             )
         declared = FunctionOverload(stub, scope)
         generic.add_overload(dict(zip(declared.param_names, declared.param_types)))
         return generic
-    raise TypeError(f"wp.overload expects a @wp.kernel (or a stub function as a decorator), got {type(kernel).__name__}")
+    raise TypeError(
+        f"wp.overload expects a @wp.kernel (or a stub function as a decorator), got {type(kernel).__name__}"
+    )
 
 
 def constant(x: Any) -> Any:

@@ -39,7 +39,9 @@ class FunctionOverload:
             )
         self.param_types = [self._resolve(pyfunc, n, hints[n], ns) for n in self.param_names]
         ret = hints.get("return", inspect.Parameter.empty)
-        self.return_annotation = None if ret is inspect.Parameter.empty else self._resolve(pyfunc, "return", ret, ns)
+        self.return_annotation = (
+            None if ret is inspect.Parameter.empty else self._resolve(pyfunc, "return", ret, ns)
+        )
         self.generic = any(is_generic(t) for t in self.param_types)
 
     def specialized(self, param_types: list[Any]) -> FunctionOverload:
@@ -65,7 +67,11 @@ class FunctionOverload:
                 function=pyfunc.__qualname__,
                 loc=where,
             ) from None
-        ok = is_value_type(t) or is_generic(t) or (what == "return" and (t is type(None) or isinstance(t, tuple)))
+        ok = (
+            is_value_type(t)
+            or is_generic(t)
+            or (what == "return" and (t is type(None) or isinstance(t, tuple)))
+        )
         if what == "return" and isinstance(t, tuple):
             ok = all(is_value_type(e) or is_generic(e) for e in t)
         if not ok:
@@ -154,7 +160,9 @@ class Function:
         return f"<warp function {self.key}>"
 
 
-def define_function(pyfunc: Callable[..., Any], namespace: dict[str, Any], scope: dict[str, Any] | None) -> Function:
+def define_function(
+    pyfunc: Callable[..., Any], namespace: dict[str, Any], scope: dict[str, Any] | None
+) -> Function:
     """The Function for a new ``@wp.func`` definition made in ``namespace`` (globals or locals).
 
     A definition whose name is already bound in the namespace to a Function of the same key

@@ -123,7 +123,9 @@ class Kernel:
         from warp.compiler.annotations import resolve_annotation
 
         if not self.is_generic:
-            raise TypeError(f"kernel '{self.name}' is not generic; wp.overload needs a kernel with Any-typed parameters")
+            raise TypeError(
+                f"kernel '{self.name}' is not generic; wp.overload needs a kernel with Any-typed parameters"
+            )
         if isinstance(arg_types, dict):
             unknown = [n for n in arg_types if n not in self.arg_names]
             if unknown:
@@ -140,7 +142,10 @@ class Kernel:
         for name, pattern, t in zip(self.arg_names, self.arg_types, given):
             t = resolve_annotation(t, {})
             if is_generic(t):
-                raise TypeError(f"wp.overload: kernel '{self.name}', parameter '{name}': {type_repr(t)} is not a concrete type")
+                raise TypeError(
+                    f"wp.overload: kernel '{self.name}', parameter '{name}': {type_repr(t)} is not a "
+                    "concrete type"
+                )
             fitted = specialize_type(pattern, t)
             if fitted is None:
                 raise TypeError(
@@ -161,8 +166,14 @@ class Kernel:
             with self._lock:
                 inst = self.overloads.get(types)
                 if inst is None:
-                    inst = Kernel(self.func, key=self.key, options=self.options, launch_bounds=self.launch_bounds,
-                                  _template=self, _overload=self.overload.specialized(list(types)))
+                    inst = Kernel(
+                        self.func,
+                        key=self.key,
+                        options=self.options,
+                        launch_bounds=self.launch_bounds,
+                        _template=self,
+                        _overload=self.overload.specialized(list(types)),
+                    )
                     inst._implicit = implicit
                     self.overloads[types] = inst
         if not implicit:
@@ -223,7 +234,10 @@ class Kernel:
                 inst.unload()
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        raise TypeError(f"kernel '{self.name}' cannot be called directly; use wp.launch({self.name}, dim=..., inputs=[...])")
+        raise TypeError(
+            f"kernel '{self.name}' cannot be called directly; "
+            f"use wp.launch({self.name}, dim=..., inputs=[...])"
+        )
 
     def __repr__(self) -> str:
         if self.template is not None:

@@ -72,7 +72,9 @@ def get_module(name: str | types.ModuleType | Module) -> Module:
     if isinstance(name, types.ModuleType):
         name = name.__name__
     if not isinstance(name, str):
-        raise TypeError(f"a module is named by a string, a Python module or a warp Module, got {type(name).__name__}")
+        raise TypeError(
+            f"a module is named by a string, a Python module or a warp Module, got {type(name).__name__}"
+        )
     with _lock:
         module = _modules.get(name)
         if module is None:
@@ -81,7 +83,7 @@ def get_module(name: str | types.ModuleType | Module) -> Module:
 
 
 def module_of(pyfunc: Callable[..., Any], module: Any = None) -> Module:
-    """The Module of a kernel/function: ``module`` if given ("unique": a fresh one), else its Python module."""
+    """The Module of a kernel/function: ``module`` if given ("unique": a fresh one), else its own."""
     if module is None:
         return get_module(pyfunc.__module__)
     if module == "unique":

@@ -19,8 +19,12 @@ from warp.compiler.frontend.builder import PyObj
 from warp.errors import WarpCodegenError, WarpCodegenTypeError, WarpCodegenValueError
 
 _COMPARE = {
-    ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Is: operator.is_, ast.IsNot: operator.is_not,
-    ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
+    ast.Eq: operator.eq,
+    ast.NotEq: operator.ne,
+    ast.Is: operator.is_,
+    ast.IsNot: operator.is_not,
+    ast.In: lambda a, b: a in b,
+    ast.NotIn: lambda a, b: a not in b,
 }
 
 
@@ -53,7 +57,9 @@ class CompileTimeMixin:
         if not all(type(op) in _COMPARE for op in node.ops):
             return None
         operands = [node.left, *node.comparators]
-        if not all(_maybe_compile_time(n) for n in operands) or not any(self._names_object(n) for n in operands):
+        if not all(_maybe_compile_time(n) for n in operands):
+            return None
+        if not any(self._names_object(n) for n in operands):
             return None
         items = [self.expr(n) for n in operands]
         if any(isinstance(i, ir.Value) and not i.is_const for i in items):
@@ -71,7 +77,9 @@ class CompileTimeMixin:
         if isinstance(node, ast.Constant):
             return node.value is None or isinstance(node.value, str)
         if isinstance(node, ast.Attribute):
-            return node.attr == "dtype" or (isinstance(node.value, ast.Name) and self.lookup_var(node.value.id) is None)
+            if node.attr == "dtype":
+                return True
+            return isinstance(node.value, ast.Name) and self.lookup_var(node.value.id) is None
         if isinstance(node, ast.Name):
             local = self.lookup_var(node.id)
             if local is not None:
@@ -103,13 +111,16 @@ class CompileTimeMixin:
         except NameError as exc:
             name = getattr(exc, "name", None) or str(exc)
             raise self.error(
-                f"wp.static expression '{ast.unparse(expr)}' uses {name!r}, which is not known at compile time "
-                "(a runtime value, or not defined)", WarpCodegenError, expr,
+                f"wp.static expression '{ast.unparse(expr)}' uses {name!r}, which is not known at compile "
+                "time (a runtime value, or not defined)",
+                WarpCodegenError,
+                expr,
             ) from None
         except Exception as exc:
             raise self.error(
                 f"wp.static expression '{ast.unparse(expr)}' raised {type(exc).__name__}: {exc}",
-                WarpCodegenError, expr,
+                WarpCodegenError,
+                expr,
             ) from None
 
     def static_result(self, value: Any, node: ast.AST) -> Any:
@@ -119,8 +130,11 @@ class CompileTimeMixin:
         if isinstance(value, (tuple, list)):
             return PyObj(tuple(self.static_result(v, node) for v in value))
         if getattr(value, "array_type", None) is not None and not isinstance(value, type):
-            raise self.error("wp.static cannot return an array (arrays cannot be created in kernels)",
-                             WarpCodegenTypeError, node)
+            raise self.error(
+                "wp.static cannot return an array (arrays cannot be created in kernels)",
+                WarpCodegenTypeError,
+                node,
+            )
         return self.from_python(value)
 
 
