@@ -140,9 +140,9 @@ def test_resolve_options_module_options_win_over_config():
         assert ("my_flag", "[1, 2]") in opts.extra
     finally:
         wp.config.max_unroll = saved[0]
-        from warp.decorators import _module_options
-
-        _module_options[scale.module] = saved[1]
+        options = wp.get_module(scale.module).options
+        options.clear()
+        options.update(saved[1])
 
 
 def test_every_option_changes_the_cache_key():
