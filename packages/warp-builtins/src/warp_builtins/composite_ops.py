@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from warp.compiler import composite as lc
+from warp.core_builtins.operators import shift
 from warp.types.composite import matrix, vector
 from warp.types.scalars import bool as wp_bool
 
 from warp_builtins.composite_ir import Emitter, Num, result_type, scalar_of
-from warp_builtins.composite_patterns import KINDS, B, F, S, Shaped, same
+from warp_builtins.composite_patterns import KINDS, B, F, I, S, Shaped, same
 
 GROUP = "Operators"
 
@@ -49,6 +51,28 @@ def _lower_eq(negate: bool):
         return (~cond).v if negate else cond.v
 
     return lower
+
+
+# -- bitwise (integer vectors and matrices) ------------------------------------------------------
+_BITWISE = {"bit_and": "and_", "bit_or": "or_", "bit_xor": "xor"}
+
+
+def _lower_bitwise(op: str):
+    def lower(ctx: Any, args: list, types: list) -> Any:
+        t, bld = types[0], ctx.builder
+        pairs = zip(lc.components(bld, t, args[0]), lc.components(bld, t, args[1]))
+        if op in _BITWISE:
+            parts = [getattr(bld, _BITWISE[op])(x, y) for x, y in pairs]
+        else:
+            parts = [shift(bld, op, x, y, t._wp_scalar_type_) for x, y in pairs]
+        return lc.assemble(bld, t, parts)
+
+    return lower
+
+
+def _lower_invert(ctx: Any, args: list, types: list) -> Any:
+    t, bld = types[0], ctx.builder
+    return lc.assemble(bld, t, [bld.not_(x) for x in lc.components(bld, t, args[0])])
 
 
 # -- products ---------------------------------------------------------------------------------
@@ -164,6 +188,15 @@ def register(registry: Any) -> None:
     V = same("vector")
     add("mod", params=[("a", V), ("b", V)], result=V, lower=_cw_binary("mod"), group=GROUP,
         doc="Component-wise remainder of two vectors (a % b), C fmod semantics.")
+
+    for kind in ("vector", "matrix"):
+        V = same(kind, "Int" + ("Vec" if kind == "vector" else "Mat"), dtype=I)
+        ops = (("bit_and", "&"), ("bit_or", "|"), ("bit_xor", "^"), ("lshift", "<<"), ("rshift", ">>"))
+        for name, sym in ops:
+            add(name, params=[("a", V), ("b", V)], result=V, lower=_lower_bitwise(name), group=GROUP,
+                doc=f"Component-wise a {sym} b of two integer {kind}s of one type (shifts as for scalars).")
+        add("invert", params=[("a", V)], result=V, lower=_lower_invert, group=GROUP,
+            doc=f"Component-wise bitwise complement (~a) of an integer {kind}.")
 
     mv = [("a", Shaped("matrix", ("R", "K"))), ("b", Shaped("vector", ("K",)))]
     vm = [("a", Shaped("vector", ("R",))), ("b", Shaped("matrix", ("R", "C")))]

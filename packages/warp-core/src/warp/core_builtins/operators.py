@@ -8,6 +8,9 @@ import llvmlite.ir as ir
 
 from warp.core_builtins.patterns import ANY_SCALAR, B, I, T
 from warp.types.scalars import bool as wp_bool
+from warp.types.scalars import int32 as _INT32
+
+_I32 = ir.IntType(32)
 
 GROUP = "Operators"
 
@@ -120,14 +123,24 @@ def lower_unot(ctx: Any, args: list, types: list) -> ir.Value:
     return ctx.builder.icmp_unsigned("==", a, ir.Constant(a.type, 0))
 
 
+def shift(bld: ir.IRBuilder, kind: str, a: ir.Value, b: ir.Value, t: Any) -> ir.Value:
+    """``a << b`` / ``a >> b`` as C++ (NVIDIA Warp on the CPU) computes them: 8/16-bit operands
+    are promoted to 32-bit int first, and the amount is taken modulo the (promoted) width as x86
+    does, so no amount is undefined (``int8(1) << 9`` is 0, ``int32(1) << 33`` is 2)."""
+    width = a.type.width
+    if width < 32:
+        ext = bld.sext if _signed(t) else bld.zext
+        wide = shift(bld, kind, ext(a, _I32), ext(b, _I32), _INT32)
+        return bld.trunc(wide, a.type)
+    amount = bld.and_(b, ir.Constant(b.type, width - 1))
+    if kind == "lshift":
+        return bld.shl(a, amount)
+    return bld.ashr(a, amount) if _signed(t) else bld.lshr(a, amount)
+
+
 def _shift(kind: str):
     def lower(ctx: Any, args: list, types: list) -> ir.Value:
-        a, b = args
-        bld = ctx.builder
-        amount = bld.and_(b, ir.Constant(b.type, a.type.width - 1))  # no poison for large shifts
-        if kind == "lshift":
-            return bld.shl(a, amount)
-        return bld.ashr(a, amount) if _signed(types[0]) else bld.lshr(a, amount)
+        return shift(ctx.builder, kind, args[0], args[1], types[0])
 
     return lower
 
@@ -166,6 +179,8 @@ def register(registry: Any) -> None:
     add("invert", params=[("a", I)], result=I, group=GROUP,
         lower=lambda ctx, a, t: ctx.builder.not_(a[0]), doc="Bitwise complement (~a).")
     add("lshift", params=[("a", I), ("b", I)], result=I, lower=_shift("lshift"), group=GROUP,
-        doc="Left shift a << b (b taken modulo the bit width).")
+        doc="Left shift a << b; 8/16-bit operands shift as 32-bit int (C promotion), the amount is "
+        "taken modulo 32 (64 for 64-bit types).")
     add("rshift", params=[("a", I), ("b", I)], result=I, lower=_shift("rshift"), group=GROUP,
-        doc="Right shift a >> b, arithmetic for signed types (b taken modulo the bit width).")
+        doc="Right shift a >> b, arithmetic for signed types; 8/16-bit operands shift as 32-bit int "
+        "(C promotion), the amount is taken modulo 32 (64 for 64-bit types).")
