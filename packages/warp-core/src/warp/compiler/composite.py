@@ -58,24 +58,38 @@ def assemble(builder: ir.IRBuilder, cls: Any, parts: list[ir.Value]) -> ir.Value
 
 
 def print_format(ctx: Any, cls: Any, value: ir.Value) -> tuple[str, list[ir.Value]]:
-    """printf format and arguments for a composite value, e.g. ``[1 2 3]``."""
-    from warp.compiler.lowering.printing import format_value
+    """printf format and arguments printing a composite value as NVIDIA Warp's kernels do.
 
+    Components print with ``%g`` after conversion to float32 (integer vectors too):
+    vectors as ``1 2 3 `` (each component followed by a space), matrices one such row per line,
+    quaternions as ``x y z w`` and transforms as ``(px py pz) (qx qy qz qw)``. ``print`` adds
+    the final newline.
+    """
     scalar = cls._wp_scalar_type_
-    if cls._wp_kind_ == "matrix":
+    parts = [_as_printf_double(ctx, part, scalar) for part in components(ctx.builder, cls, value)]
+    kind = cls._wp_kind_
+    if kind == "quaternion":
+        return "%g %g %g %g", parts
+    if kind == "transform":
+        return "(%g %g %g) (%g %g %g %g)", parts
+    if kind == "matrix":
         rows, cols = cls._shape_
-        fmt_rows, args = [], []
-        for r in range(rows):
-            items = []
-            for c in range(cols):
-                fmt, vals = format_value(ctx, ctx.builder.extract_value(value, [r, c]), scalar)
-                items.append(fmt)
-                args += vals
-            fmt_rows.append("[" + ", ".join(items) + "]")
-        return "[" + ",\n ".join(fmt_rows) + "]", args
-    items, args = [], []
-    for part in components(ctx.builder, cls, value):
-        fmt, vals = format_value(ctx, part, scalar)
-        items.append(fmt)
-        args += vals
-    return "[" + ", ".join(items) + "]", args
+        return "\n".join(["%g " * cols] * rows), parts
+    return "%g " * len(parts), parts
+
+
+def _as_printf_double(ctx: Any, part: ir.Value, scalar: Any) -> ir.Value:
+    """``float(part)`` promoted to double, as a C varargs ``%g`` argument."""
+    b = ctx.builder
+    if scalar._kind_ == "float" and scalar._bits_ == 32:
+        as_float = part
+    elif scalar._kind_ == "float":
+        convert = b.fptrunc if scalar._bits_ == 64 else b.fpext
+        as_float = convert(part, ir.FloatType())
+    elif scalar._kind_ == "int":
+        as_float = b.sitofp(part, ir.FloatType())
+    elif scalar._kind_ == "uint":
+        as_float = b.uitofp(part, ir.FloatType())
+    else:
+        as_float = b.uitofp(part, ir.FloatType())
+    return b.fpext(as_float, ir.DoubleType())

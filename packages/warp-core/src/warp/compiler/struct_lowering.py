@@ -35,3 +35,17 @@ def lower_set(ctx: Any, args: list, types: list) -> ir.Value:
     index = ctx.current_op.attrs["field"]
     value = lt.to_storage(ctx.builder, cls._fields_[index][1], args[1])
     return ctx.builder.insert_value(args[0], value, index)
+
+
+def print_format(ctx: Any, cls: Any, value: ir.Value) -> tuple[str, list[ir.Value]]:
+    """printf format and arguments printing a struct as ``Name(field=value, ...)`` (fields in
+    their own kernel print format; NVIDIA Warp does not document how it prints structs)."""
+    from warp.compiler.lowering.printing import format_value
+
+    pieces, args = [], []
+    for index, (name, t) in enumerate(cls._fields_):
+        field = lt.from_storage(ctx.builder, t, ctx.builder.extract_value(value, index))
+        fmt, vals = format_value(ctx, field, t)
+        pieces.append(f"{name}={fmt}")
+        args += vals
+    return f"{cls.__name__}(" + ", ".join(pieces) + ")", args

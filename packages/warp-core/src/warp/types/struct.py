@@ -196,6 +196,12 @@ class StructBase:
         return set_field(builder, value, attr, new, node)
 
     @classmethod
+    def _wp_print_(cls, ctx: Any, value: Any) -> tuple[str, list[Any]]:
+        from warp.compiler.struct_lowering import print_format
+
+        return print_format(ctx, cls, value)
+
+    @classmethod
     def _wp_hash_(cls) -> str:
         return f"struct {cls.__qualname__}(" + ", ".join(f"{n}: {type_repr(t)}" for n, t in cls._fields_) + ")"
 
