@@ -45,6 +45,70 @@ def compiler_fingerprint() -> str:
     return _compiler_fingerprint
 
 
+#: Nesting depth up to which captured containers are described (deeper parts are cut off).
+_MAX_DEPTH = 16
+
+
+def type_key(t: Any, depth: int = 0) -> str:
+    """A description of type ``t`` that changes whenever its layout or meaning does.
+
+    Structs are described field by field (name, type, offset, recursively) with their size,
+    so changing a field's type in another module changes the key of every kernel using it.
+    """
+    from warp.types.array_type import ArrayType
+    from warp.types.struct import StructBase
+
+    if depth > _MAX_DEPTH:
+        return "..."
+    array_type = getattr(t, "array_type", None) if not isinstance(t, type) else None
+    if isinstance(array_type, ArrayType):  # an array annotation such as wp.array(dtype=S)
+        t = array_type
+    if isinstance(t, ArrayType):
+        return f"array({type_key(t.dtype, depth + 1)}, ndim={t.ndim})"
+    if isinstance(t, type) and issubclass(t, StructBase):
+        fields = ", ".join(
+            f"{name}@{offset}: {type_key(ft, depth + 1)}"
+            for (name, ft), offset in zip(t._fields_, t._offsets_, strict=True)
+        )
+        return f"struct {t.__module__}.{t.__qualname__}{{{fields}}} size={t._size_in_bytes_}"
+    custom = getattr(t, "_wp_hash_", None)
+    if callable(custom):
+        return str(custom())
+    if isinstance(t, type):
+        return f"{type_repr(t)} ({t.__module__}.{t.__qualname__})"
+    return type_repr(t)
+
+
+def value_key(obj: Any, depth: int = 0) -> str | None:
+    """A description of a Python value a kernel may read (None for values that cannot affect code)."""
+    from warp.types.struct import StructBase
+
+    if depth > _MAX_DEPTH:
+        return "..."
+    if obj is None or isinstance(obj, (bool, int, float, complex, str, bytes, np.generic, ScalarBase)):
+        return f"{type(obj).__name__}:{obj!r}"
+    if isinstance(obj, (tuple, list)):
+        items = ", ".join(value_key(v, depth + 1) or "?" for v in obj)
+        return f"{type(obj).__name__}[{items}]"
+    if isinstance(obj, dict):
+        items = ", ".join(
+            f"{value_key(k, depth + 1)}: {value_key(v, depth + 1)}" for k, v in sorted(obj.items(), key=repr)
+        )
+        return f"dict{{{items}}}"
+    if isinstance(obj, np.ndarray):
+        digest = hashlib.sha256(np.ascontiguousarray(obj).tobytes()).hexdigest()
+        return f"ndarray({obj.dtype.str}, {obj.shape}, {digest})"
+    if isinstance(obj, type) or hasattr(obj, "array_type"):
+        return f"type:{type_key(obj, depth + 1)}"
+    custom = getattr(type(obj), "_wp_constant_hash_", None)
+    if custom is not None:
+        return f"value:{custom(obj)}"
+    if isinstance(obj, StructBase):
+        fields = ", ".join(f"{n}={value_key(getattr(obj, n), depth + 1)}" for n, _ in obj._fields_)
+        return f"{type_key(type(obj), depth + 1)}({fields})"
+    return None
+
+
 class _Hasher:
     def __init__(self) -> None:
         self.h = hashlib.sha256()
@@ -80,6 +144,8 @@ class _Hasher:
                 self.reference(f"static:{ast.unparse(node.args[0])}", value)
 
     def reference(self, name: str, obj: Any, depth: int = 0) -> None:
+        """Hash what the kernel sees under ``name``: functions by their code, types by their layout,
+        containers item by item, values (scalars, arrays, structs, vectors) by their contents."""
         from warp.compiler.frontend.expressions import BuiltinName
         from warp.decorators import Function, Kernel
 
@@ -91,27 +157,22 @@ class _Hasher:
                 self.function(overload.pyfunc)
         elif isinstance(obj, Kernel):
             self.add("kernel", obj.key)
+        elif isinstance(obj, type) or hasattr(obj, "array_type"):
+            self.add("type", name, type_key(obj))
         elif isinstance(obj, BuiltinName) or hasattr(obj, "_wp_call_"):
             self.add("builtin", name, repr(obj))
-        elif isinstance(obj, (bool, int, float, str, np.generic, ScalarBase)):
-            self.add("const", name, type(obj).__name__, repr(obj))
-        elif isinstance(obj, type):
-            custom = getattr(obj, "_wp_hash_", None)
-            self.add("type", name, custom() if callable(custom) else type_repr(obj))
-        elif isinstance(obj, (list, tuple)) and depth < 4:  # e.g. a list of functions indexed by wp.static
+        elif isinstance(obj, (list, tuple)) and depth < _MAX_DEPTH:  # e.g. a list of funcs indexed by wp.static
             self.add("seq", name, type(obj).__name__, len(obj))
             for i, item in enumerate(obj):
                 self.reference(f"{name}[{i}]", item, depth + 1)
-        elif isinstance(obj, dict) and depth < 4:
+        elif isinstance(obj, dict) and depth < _MAX_DEPTH:
             self.add("dict", name, len(obj))
             for k in sorted(obj, key=repr):
                 self.reference(f"{name}[{k!r}]", obj[k], depth + 1)
-        elif isinstance(obj, np.ndarray) and obj.size <= 1 << 20:
-            self.add("ndarray", name, obj.dtype.str, obj.shape, hashlib.sha256(np.ascontiguousarray(obj).tobytes()).hexdigest())
         else:
-            custom = getattr(type(obj), "_wp_constant_hash_", None)
-            if custom is not None:
-                self.add("value", name, custom(obj))
+            key = value_key(obj)
+            if key is not None:
+                self.add("value", name, key)
 
 
 _MISSING = object()
@@ -134,6 +195,7 @@ def _resolve_call(node: ast.Call, info: Any) -> Any:
 
 
 def _resolve_chain(node: ast.Attribute, info: Any) -> Any:
+    """The object an attribute chain ``a.b.c`` of global names refers to (as the frontend sees it)."""
     parts = []
     cur: ast.AST = node
     while isinstance(cur, ast.Attribute):
@@ -145,11 +207,9 @@ def _resolve_chain(node: ast.Attribute, info: Any) -> Any:
     if not found:
         return _MISSING
     for attr in reversed(parts):
-        if not isinstance(obj, (types.ModuleType, type)):
-            return _MISSING
         try:
             obj = getattr(obj, attr)
-        except AttributeError:
+        except Exception:  # noqa: BLE001 - the frontend reports it; the hash just stops here
             return _MISSING
     return obj
 
@@ -159,7 +219,7 @@ def kernel_hash(kernel: Any, options: Any, target_fingerprint: str) -> str:
     described by ``target_fingerprint`` (the backend's :meth:`~warp.runtime.backends.Backend.fingerprint`)."""
     hasher = _Hasher()
     hasher.add("warp-kernel-v2", kernel.key, target_fingerprint, options.cache_items())
-    hasher.add("types", [type_repr(t) for t in kernel.arg_types])
+    hasher.add("types", [type_key(t) for t in kernel.arg_types])
     hasher.function(kernel.func)
     hasher.add("compiler", compiler_fingerprint())
     return hasher.h.hexdigest()

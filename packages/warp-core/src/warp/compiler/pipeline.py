@@ -45,5 +45,8 @@ def compile_kernel(kernel: Any, options: CompileOptions, backend: Any, device: A
             verify_function(function)
         module = lower_kernel(function, options, backend.define_entry)
     code = backend.compile(module.llvm_ir, name=function.symbol, options=options, device=device)
-    meta = {"entries": module.entries, "sites": module.sites, "uses_print": module.uses_print}
+    meta = {
+        "entries": module.entries, "sites": module.sites, "uses_print": module.uses_print,
+        "externals": module.externals,
+    }
     return CompiledObject(code, meta)

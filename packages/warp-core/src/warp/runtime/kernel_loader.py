@@ -84,8 +84,12 @@ def _load(backend: Backend, kernel: Any, device: Any, code: bytes, meta: dict[st
     try:
         return backend.load(code, list(meta["entries"].values()), name=kernel.name, device=device)
     except WarpCodegenError as exc:
+        detail = str(exc)
+        externals = meta.get("externals", {})
+        uses = [f"\n    '{s}' is called at {where}" for s, where in externals.items() if s in detail]
         raise WarpCodegenError(
-            f"kernel '{kernel.name}'{_kernel_location(kernel)} failed to load on device '{device}': {exc}"
+            f"kernel '{kernel.name}'{_kernel_location(kernel)} failed to load on device '{device}': "
+            f"{detail}{''.join(uses)}"
         ) from None
 
 

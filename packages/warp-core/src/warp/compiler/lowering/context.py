@@ -79,6 +79,10 @@ class LowerContext:
         existing = self.module.globals.get(name)
         if existing is not None:
             return existing
+        op = self.current_op
+        if not name.startswith("llvm.") and op is not None and op.loc is not None:
+            # where each external symbol is first needed, to name the line if it cannot be linked
+            self.state.externals.setdefault(name, f"{op.loc.file}:{op.loc.line}")
         return ir.Function(self.module, ir.FunctionType(ret, list(args), var_arg=var_arg), name=name)
 
     def intrinsic(self, name: str, ret: ir.Type, args: Sequence[ir.Type]) -> ir.Function:

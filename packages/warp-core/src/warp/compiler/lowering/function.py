@@ -31,6 +31,8 @@ class ModuleState:
     #: debug-mode bounds-check sites: site id -> description
     sites: list[dict[str, Any]] = field(default_factory=list)
     uses_print: bool = False
+    #: external C symbols the code calls -> "file:line" of the first use
+    externals: dict[str, str] = field(default_factory=dict)
     _scratch: ir.GlobalVariable | None = None
 
     def global_string(self, module: ir.Module, text: str) -> ir.Value:

@@ -30,6 +30,8 @@ class KernelModule:
     entries: dict[str, str]
     sites: list[dict[str, Any]] = field(default_factory=list)
     uses_print: bool = False
+    #: external C symbols called -> "file:line" of the first use
+    externals: dict[str, str] = field(default_factory=dict)
 
 
 #: Loop metadata asking LLVM to vectorize the thread loop even when the kernel body contains
@@ -83,7 +85,7 @@ def lower_kernel(kfn: wir.Function, options: CompileOptions, define_entry: Defin
         name = f"{kfn.symbol}_entry_{'c' if contiguous else 's'}"
         define_entry(module, name, body, kfn, options, contiguous=contiguous)
         entries["contiguous" if contiguous else "strided"] = name
-    return KernelModule(_with_loop_ids(str(module)), entries, state.sites, state.uses_print)
+    return KernelModule(_with_loop_ids(str(module)), entries, state.sites, state.uses_print, state.externals)
 
 
 def _with_loop_ids(text: str) -> str:

@@ -138,10 +138,10 @@ class Backend(abc.ABC):
         """A zeroed error record the kernel can write (host memory by default)."""
         return HostErrorRecord()
 
-    def flush_output(self, device: Any) -> None:
+    def flush_output(self, device: Any) -> None:  # noqa: B027 - optional hook, nothing to do by default
         """Make kernel ``printf`` output visible (CPU: flush C stdio; GPU: synchronize)."""
 
-    def synchronize(self, device: Any) -> None:
+    def synchronize(self, device: Any) -> None:  # noqa: B027 - synchronous backends have nothing to wait for
         """Wait for all work issued to ``device``."""
 
     # -- memory ----------------------------------------------------------------------------

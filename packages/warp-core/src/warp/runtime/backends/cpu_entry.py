@@ -30,7 +30,7 @@ def define_entry(
     args.name, start.name, end.name = "args", "start", "end"
     b = ir.IRBuilder(entry.append_basic_block("entry"))
     params = []
-    for p, slot in zip(kernel_ir.params, param_layout([p.type for p in kernel_ir.params])):
+    for p, slot in zip(kernel_ir.params, param_layout([p.type for p in kernel_ir.params]), strict=True):
         ptr = b.gep(args, [ir.Constant(lt.I64, slot.offset)], source_etype=lt.I8)
         raw = b.load(ptr, typ=lt.storage_type(p.type), align=8)
         params.append(lt.from_storage(b, p.type, raw))
