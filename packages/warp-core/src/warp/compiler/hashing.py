@@ -161,7 +161,7 @@ class _Hasher:
             self.add("type", name, type_key(obj))
         elif isinstance(obj, BuiltinName) or hasattr(obj, "_wp_call_"):
             self.add("builtin", name, repr(obj))
-        elif isinstance(obj, (list, tuple)) and depth < _MAX_DEPTH:  # e.g. a list of funcs indexed by wp.static
+        elif isinstance(obj, (list, tuple)) and depth < _MAX_DEPTH:  # a list of funcs indexed by wp.static
             self.add("seq", name, type(obj).__name__, len(obj))
             for i, item in enumerate(obj):
                 self.reference(f"{name}[{i}]", item, depth + 1)
