@@ -40,8 +40,9 @@ types (e.g. `quat_rotate` on float64 values returns a float64 vector). Warp neve
 numeric types implicitly: arguments must match an overload exactly (untyped literals such as
 `1.0` adopt the type of the other arguments).
 
-Builtins marked *updates `x`* change the variable passed as their first argument, as
-NVIDIA Warp's do (`wp.randf(state)` advances `state`).
+Builtins marked *updates `x`* change the variables passed for those parameters, as NVIDIA
+Warp's do (`wp.randf(state)` advances `state`; `wp.mesh_query_point(id, p, d, inside, face,
+bary_u, bary_v)` writes its outputs): pass local variables there.
 """
 
 
@@ -81,17 +82,18 @@ def signature(overload: Any) -> str:
 
     text = overload.signature()
     result = overload.result
-    mutates = getattr(overload, "mutates_first_arg", False)
-    if not isinstance(result, tuple) and not mutates:
+    updated = overload.updated_args() if hasattr(overload, "updated_args") else ()
+    if not isinstance(result, tuple) and not updated:
         return text
     args, _, _ = text.rpartition(" -> ")
     if isinstance(result, tuple):
-        results = list(result[:-1]) if mutates else list(result)
+        results = list(result[: len(result) - len(updated)]) if updated else list(result)
         res = "None" if not results else type_repr(results[0]) if len(results) == 1 else (
             "(" + ", ".join(type_repr(r) for r in results) + ")")
     else:
         res = text.rpartition(" -> ")[2]
-    note = f"; updates `{overload.params[0][0]}`" if mutates and overload.params else ""
+    names = [overload.params[k][0] for k in updated if k < len(overload.params)]
+    note = f"; updates {', '.join(f'`{n}`' for n in names)}" if names else ""
     return f"`{args} -> {res}`{note}"
 
 

@@ -118,6 +118,9 @@ class ReverseMixin:
             self.warn(op, f"cannot differentiate '{ov.name}': {exc}; its gradient is taken as zero")
 
     def reverse_call_func(self, op: ir.Op, em: Emitter, scope: Scope, adj: Adj) -> None:
+        builtin = op.attrs.get("builtin")  # a builtin written in the kernel language
+        if builtin is not None and not builtin.differentiable:
+            return  # declared non-differentiable (e.g. a geometry query's traversal state)
         self.reverse_through(op.attrs["func"], op, em, scope, adj)
 
     def reverse_through(self, fn: ir.Function, op: ir.Op, em: Emitter, scope: Scope, adj: Adj) -> None:

@@ -12,6 +12,12 @@ matching argument types against parameter *patterns*:
 The result is a concrete type, a :class:`TypeVar` (its binding), ``None`` (no value), or a
 callable ``result(arg_types) -> type`` (a ``tuple`` of types for several results).
 
+Output parameters (C++ references in NVIDIA Warp, e.g. ``face`` in ``wp.mesh_query_point(id, p,
+d, inside, face, u, v)``) are declared with ``mutated_args=(4, ...)``: the builtin's result type
+lists the declared result first and then the new value of each such argument, and the frontend
+rebinds the local variables passed at those positions. A ``func``-backed builtin returns the
+same tuple from its ``@wp.func``.
+
 Lowering: ``lower(ctx, args, arg_types)`` receives a :class:`warp.compiler.lowering.LowerContext`
 (``ctx.builder`` is the llvmlite ``IRBuilder``, ``ctx.module`` the ``ir.Module``,
 ``ctx.target`` ``"cpu"`` or ``"cuda"``, ``ctx.llvm_type(t)`` maps warp types to LLVM) and the
@@ -101,6 +107,16 @@ class Overload:
     #: the builtin returns the updated value of its first argument as its last result, and the
     #: frontend rebinds the variable passed first (wp.randf(state) advances ``state``)
     mutates_first_arg: bool = False
+    #: output (or in/out) parameters: positions of arguments whose new values the builtin returns
+    #: as its last results, in this order; the frontend rebinds the variables passed there, which
+    #: must be plain local variables (``wp.mesh_query_point(id, p, d, inside, face, u, v)``)
+    mutated_args: tuple[int, ...] = ()
+
+    def updated_args(self) -> tuple[int, ...]:
+        """Positions of the arguments this builtin updates (returned last, in this order)."""
+        if self.mutated_args:
+            return self.mutated_args
+        return (0,) if self.mutates_first_arg else ()
 
     def bind(self, arg_types: Sequence[Any]) -> dict[str, Any] | None:
         """Type-variable bindings if the argument types match this overload, else None."""
@@ -193,6 +209,7 @@ class BuiltinRegistry:
         differentiable: bool = True,
         side_effects: bool = False,
         mutates_first_arg: bool = False,
+        mutated_args: Sequence[int] = (),
     ) -> Overload:
         """Register one overload of builtin ``name`` and return it."""
         if (lower is None) == (func is None):
@@ -212,6 +229,7 @@ class BuiltinRegistry:
             differentiable=differentiable,
             side_effects=side_effects,
             mutates_first_arg=mutates_first_arg,
+            mutated_args=tuple(mutated_args),
         )
         self.builtins.setdefault(name, Builtin(name)).overloads.append(overload)
         return overload

@@ -32,6 +32,11 @@ Example: a third-party package adding a kernel builtin::
             lower=lambda ctx, args, types: ...,  # an llvmlite value
             doc="Softplus-like smooth rectifier.",
         )
+
+Kernel-visible types need no hook: a plugin exports the class (``warp_exports``) and the class
+implements the protocol documented in :mod:`warp.types.protocol` (storage, launch packing,
+field access, constructors, iteration, cache hashing); builtins then use it in their
+signatures like any warp type.
 """
 
 from __future__ import annotations

@@ -117,7 +117,9 @@ class FunctionBuilder:
         resolution = self.resolve_builtin(name, args, node)
         args = [self.coerce(a, t) for a, t in zip(args, resolution.arg_types)] if not resolution.overload.variadic else args
         if resolution.overload.func is not None:
-            return self.call_func_builtin(resolution.overload.func, args, node)
+            op = self.call_func_builtin(resolution.overload.func, args, node)
+            op.attrs["builtin"] = resolution.overload
+            return op
         result = resolution.result
         if result is None:
             types: list[Any] = []

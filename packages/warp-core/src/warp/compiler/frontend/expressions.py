@@ -424,16 +424,32 @@ class ExpressionsMixin(FunctionBuilder):
     def call_named_builtin(self, name: str, node: ast.Call) -> Any:
         op = self.call_builtin(name, self.call_args(node), node)
         results = op.results
-        if getattr(op.attrs.get("overload"), "mutates_first_arg", False):
-            # in-place builtins (wp.randf(state), wp.transform_set_translation(t, p)) return the
-            # first argument's new value last: rebind the variable that was passed
-            *results, updated = results
-            first = node.args[0] if node.args else None
-            if isinstance(first, ast.Name) and isinstance(self.lookup_var(first.id), ir.Value):
-                self.assign_var(first.id, updated)
+        overload = op.attrs.get("overload") or op.attrs.get("builtin")
+        updated = overload.updated_args() if overload is not None else ()
+        if updated:
+            # in-place builtins (wp.randf(state)) and output parameters (the face of
+            # wp.mesh_query_point) return the arguments' new values last: rebind the variables
+            results, new_values = results[: len(results) - len(updated)], results[len(results) - len(updated):]
+            for position, value in zip(updated, new_values):
+                self.rebind_output(name, overload, position, value, node)
         if len(results) == 1:
             return results[0]
         return PyObj(tuple(results)) if results else PyObj(None)
+
+    def rebind_output(self, name: str, overload: Any, position: int, value: ir.Value, node: ast.Call) -> None:
+        """Bind the variable passed at ``position`` of a call to the builtin's updated value."""
+        arg = node.args[position] if position < len(node.args) else None
+        if isinstance(arg, ast.Name) and isinstance(self.lookup_var(arg.id), ir.Value):
+            self.assign_var(arg.id, value)
+            return
+        if overload.mutated_args:  # declared outputs must land somewhere
+            pname = overload.params[position][0] if position < len(overload.params) else str(position)
+            raise self.error(
+                f"argument '{pname}' of wp.{name} is an output: pass a local variable of type "
+                f"{type_repr(value.type)} (e.g. {pname} = {type_repr(value.type)}(0) before the call)",
+                WarpCodegenTypeError,
+                arg if arg is not None else node,
+            )
 
     def call_scalar_constructor(self, ctor: Any, node: ast.Call) -> ir.Value:
         args = self.call_args(node)

@@ -22,21 +22,20 @@ def assigned_names(stmts: list[ast.stmt]) -> list[str]:
                 if isinstance(root, ast.Name):
                     seen.setdefault(root.id, None)
             elif isinstance(node, ast.Call):
-                updated = _updated_argument(node)
-                if updated is not None:
+                for updated in _updated_arguments(node):
                     seen.setdefault(updated, None)
     return list(seen)
 
 
-def _updated_argument(call: ast.Call) -> str | None:
-    """The variable passed first to a builtin that updates it (``wp.randf(state)``), if any."""
+def _updated_arguments(call: ast.Call) -> list[str]:
+    """Variables a builtin call updates: ``state`` of ``wp.randf(state)``, the outputs of
+    ``wp.mesh_query_point(id, p, d, inside, face, u, v)``, the query of ``wp.*_query_next``."""
     from warp.compiler.registry import builtin_registry
 
-    if not call.args or not isinstance(call.args[0], ast.Name):
-        return None
     func = call.func
     name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
     builtin = builtin_registry.get(name) if name else None
-    if builtin is None or not any(o.mutates_first_arg for o in builtin.overloads):
-        return None
-    return call.args[0].id
+    if builtin is None:
+        return []
+    positions = {k for o in builtin.overloads for k in o.updated_args()}
+    return [call.args[k].id for k in sorted(positions) if k < len(call.args) and isinstance(call.args[k], ast.Name)]

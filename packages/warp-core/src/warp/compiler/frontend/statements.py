@@ -365,9 +365,11 @@ class StatementsMixin(ExpressionsMixin):
     def dynamic_loop(self, kind: str, node: Any, bounds: list[ir.Value], induction: tuple[str, Any] | None) -> None:
         """Emit a ``for``/``while`` op carrying the variables the body reassigns."""
         skip = {induction[0]} if induction else set()
+        # a while condition may update variables too: while wp.hash_grid_query_next(query, index)
+        scanned = node.body if kind == "for" else [ast.Expr(node.test), *node.body]
         carried = [
             n
-            for n in assigned_names(node.body)
+            for n in assigned_names(scanned)
             if n not in skip
             and isinstance(self.lookup_var(n), ir.Value)
             and not isinstance(self.lookup_var(n).type, ArrayType)  # a[i] = x does not rebind a
@@ -380,7 +382,8 @@ class StatementsMixin(ExpressionsMixin):
             with self.enter(cond_region, {**outer, **dict(zip(carried, cond_region.params))}):
                 self.node = node
                 flag = self.as_bool(self.value(node.test), node.test)
-                cond_region.ops.append(ir.Op("condition", [flag, *cond_region.params], loc=self.loc(node)))
+                after_test = [self.lookup_var(n) for n in carried]
+                cond_region.ops.append(ir.Op("condition", [flag, *after_test], loc=self.loc(node)))
             regions.append(cond_region)
         body_params = [ir.Value(v.type, n) for n, v in zip(carried, init)]
         if induction:

@@ -269,6 +269,8 @@ class RegionLowerer:
         for cop in cond_region.ops:
             self.ctx.current_op = cop
             if cop.kind == "condition":
+                # the condition may have updated carried values (out-parameters of its calls)
+                self.store_all(slots, [values[id(a)] for a in cop.args[1:]], None)
                 self.b.cbranch(values[id(cop.args[0])], body, exit_bb)
                 break
             results = getattr(self, f"op_{cop.kind}")(cop, values, loops)

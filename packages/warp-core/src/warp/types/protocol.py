@@ -1,0 +1,101 @@
+"""The protocol of kernel-visible types: what a Python class provides to be usable in kernels.
+
+Scalars, arrays, vectors/matrices (:mod:`warp.types.composite`) and ``@wp.struct`` types
+(:mod:`warp.types.struct`) implement it, and so can a type contributed by a plugin. The
+compiler, the launcher and the kernel cache reach a type only through these class-level
+methods and attributes (never ``isinstance`` checks on plugin classes), so a plugin adds a new
+kind of kernel value by defining a class that implements the subset it needs. Every member is
+optional except ``_wp_type_`` and ``_wp_llvm_type_``; a missing member means "not supported"
+and the compiler reports a located error when kernel code needs it.
+
+The simplest way to add a record type is to build it with ``@wp.struct`` (layout, launch
+packing, field access, constructors, hashing and adjoints come with it) and to attach the
+extra hooks it needs to the resulting class; warp-geometry's query types
+(``wp.MeshQueryAABB``, ``wp.HashGridQuery``, ...) are built that way, adding ``_wp_iterate_``
+so ``for index in query:`` works.
+
+Members (``cls`` is the type, ``builder`` the frontend's function builder, ``value`` an IR
+value of this type, ``node`` the AST node for error locations):
+
+Storage and ABI
+    ``_wp_type_ = True`` marks the class as a kernel type. ``_wp_kind_`` names its family
+    (``"struct"``, ``"vector"``, ...). ``_wp_llvm_type_()`` gives the LLVM type of an SSA value;
+    ``_wp_llvm_storage_type_()``, ``_wp_to_storage_(ir_builder, v)`` and
+    ``_wp_from_storage_(ir_builder, v)`` differ from it only when the in-memory form is another
+    type (as ``bool`` is ``i8`` in memory). ``_wp_alignment_`` and ``_size_in_bytes_`` give the
+    in-memory layout (must equal LLVM's layout of the storage type).
+
+Launch arguments
+    ``_wp_abi_format_()`` is the ``struct`` module format of one packed argument,
+    ``_wp_pack_(obj)`` the list of values filling it, ``_wp_check_arg_(where, obj)`` validates
+    (and may convert) a Python argument, raising ``TypeError`` naming ``where``;
+    ``_wp_all_contiguous_(obj)`` tells the launcher whether nested arrays are contiguous.
+
+Kernel-language behaviour
+    ``_wp_call_(builder, node)`` (on the class or any object met in kernel code): a call such
+    as ``T(...)``. ``_wp_getattr_(builder, value, attr, node)`` and ``_wp_setattr_(builder,
+    value, attr, new, node)`` (the latter returns the updated value, which the frontend rebinds):
+    field access. ``_wp_getitem_(builder, value, indices, node)`` /
+    ``_wp_setitem_(builder, value, indices, new, node)``: indexing. ``_wp_iterate_(builder,
+    value, for_node)``: translate ``for x in value:`` (the handler emits the loop).
+    ``_wp_llvm_constant_(obj)``: the LLVM constant of a value (``T()`` zero); a Python object
+    used from kernel code becomes a constant through its class's ``_wp_constant_(builder, obj)``.
+    ``_wp_print_``: printing support. ``_wp_differentiable_``: force adjoints on or off.
+
+Cache key
+    ``_wp_hash_()`` (a string fully describing the type's layout and behaviour) is hashed into
+    the key of every kernel naming the type; ``_wp_constant_hash_(obj)`` does the same for a
+    captured constant value.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Protocol, runtime_checkable
+
+
+@runtime_checkable
+class KernelType(Protocol):
+    """Structural type of a class usable in kernels (see the module docstring for every hook)."""
+
+    _wp_type_: ClassVar[bool]
+
+    @classmethod
+    def _wp_llvm_type_(cls) -> Any:
+        """LLVM type of an SSA value of this type."""
+        ...
+
+
+class KernelRecordType(KernelType, Protocol):
+    """A kernel type with fields, passable to kernels and storable in arrays (``@wp.struct``)."""
+
+    _wp_kind_: ClassVar[str]
+    _wp_alignment_: ClassVar[int]
+    _size_in_bytes_: ClassVar[int]
+
+    @classmethod
+    def _wp_abi_format_(cls) -> str:
+        """``struct``-module format of one packed launch argument."""
+        ...
+
+    @classmethod
+    def _wp_pack_(cls, value: Any) -> list[Any]:
+        """Values filling :meth:`_wp_abi_format_` for the Python object ``value``."""
+        ...
+
+    @classmethod
+    def _wp_getattr_(cls, builder: Any, value: Any, attr: str, node: Any) -> Any:
+        """IR value of ``value.attr`` in kernel code."""
+        ...
+
+    @classmethod
+    def _wp_hash_(cls) -> str:
+        """Text describing the type completely, for kernel cache keys."""
+        ...
+
+
+def is_kernel_type(t: Any) -> bool:
+    """Whether ``t`` declares itself a kernel type (``_wp_type_``) and gives its LLVM type."""
+    return isinstance(t, type) and bool(getattr(t, "_wp_type_", False)) and hasattr(t, "_wp_llvm_type_")
+
+
+__all__ = ["KernelRecordType", "KernelType", "is_kernel_type"]

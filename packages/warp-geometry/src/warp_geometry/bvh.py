@@ -1,0 +1,102 @@
+"""``wp.Bvh``: a bounding volume hierarchy over user boxes, queryable from kernels by ``id``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+import warp as wp
+from warp_geometry import bvh_build
+from warp_geometry.checks import check_vec3_array
+from warp_geometry.descriptors import Descriptor
+
+#: accepted values of ``constructor`` (all build the same median-split tree here)
+CONSTRUCTORS = ("sah", "median", "lbvh")
+
+
+@wp.struct
+class BvhData:
+    """Kernel-side BVH: threaded node arrays (see :mod:`warp_geometry.bvh_build`) and item bounds."""
+
+    lower: wp.array(dtype=wp.vec3)
+    upper: wp.array(dtype=wp.vec3)
+    skip: wp.array(dtype=wp.int32)
+    first: wp.array(dtype=wp.int32)
+    count: wp.array(dtype=wp.int32)
+    items: wp.array(dtype=wp.int32)
+    item_lower: wp.array(dtype=wp.vec3)
+    item_upper: wp.array(dtype=wp.vec3)
+    num_nodes: wp.int32
+    num_items: wp.int32
+
+
+class TreeArrays:
+    """A built tree's node arrays on a device, refitted in place."""
+
+    def __init__(self, tree: bvh_build.BvhTree, device: Any):
+        self.tree = tree
+        self.lower = wp.array(tree.lower, dtype=wp.vec3, device=device)
+        self.upper = wp.array(tree.upper, dtype=wp.vec3, device=device)
+        self.skip = wp.array(tree.skip, dtype=wp.int32, device=device)
+        self.first = wp.array(tree.first, dtype=wp.int32, device=device)
+        self.count = wp.array(tree.count, dtype=wp.int32, device=device)
+        self.items = wp.array(tree.items, dtype=wp.int32, device=device)
+
+    def fields(self) -> dict[str, Any]:
+        """The BvhData fields describing this tree (item bounds excluded)."""
+        return {
+            "lower": self.lower, "upper": self.upper, "skip": self.skip, "first": self.first,
+            "count": self.count, "items": self.items, "num_nodes": self.tree.num_nodes,
+            "num_items": int(self.items.shape[0]),
+        }
+
+    def refit(self, lowers: np.ndarray, uppers: np.ndarray) -> None:
+        bvh_build.refit(self.tree, lowers, uppers)
+        self.lower.assign(self.tree.lower)
+        self.upper.assign(self.tree.upper)
+
+
+def check_constructor(constructor: Any, leaf_size: Any, owner: str) -> int:
+    """Validate ``constructor``/``leaf_size`` arguments; returns the leaf size."""
+    if constructor is not None and constructor not in CONSTRUCTORS:
+        raise ValueError(f"{owner}: unknown BVH constructor {constructor!r}; expected one of {CONSTRUCTORS} or None")
+    if not isinstance(leaf_size, (int, np.integer)) or isinstance(leaf_size, bool) or leaf_size < 1:
+        raise ValueError(f"{owner}: leaf_size must be a positive integer, got {leaf_size!r}")
+    return int(leaf_size)
+
+
+class Bvh:
+    """Bounding volume hierarchy over boxes ``lowers[i]``..``uppers[i]`` (``wp.vec3`` arrays).
+
+    ``id`` identifies it in kernels (``wp.bvh_query_aabb(id, lo, hi)``,
+    ``wp.bvh_query_ray(id, start, dir)``). After changing the bounds in place call
+    :meth:`refit`. ``constructor`` accepts NVIDIA Warp's names ("sah", "median", "lbvh"), all
+    of which build the same median-split tree here; ``groups`` is not supported.
+    """
+
+    def __init__(self, lowers: Any, uppers: Any, constructor: str | None = None, groups: Any = None, leaf_size: int = 1):
+        check_vec3_array(lowers, "wp.Bvh", "lowers")
+        check_vec3_array(uppers, "wp.Bvh", "uppers")
+        if lowers.shape != uppers.shape:
+            raise ValueError(f"wp.Bvh: lowers {lowers.shape} and uppers {uppers.shape} must have the same shape")
+        if lowers.device != uppers.device:
+            raise ValueError(f"wp.Bvh: lowers are on {lowers.device} but uppers on {uppers.device}")
+        if groups is not None:
+            raise NotImplementedError("wp.Bvh: grouped BVHs (groups=...) are not supported")
+        leaf = check_constructor(constructor, leaf_size, "wp.Bvh")
+        self.device = lowers.device
+        self.lowers = lowers
+        self.uppers = uppers
+        self._tree = TreeArrays(bvh_build.build(lowers.numpy(), uppers.numpy(), leaf), self.device)
+        self._descriptor = Descriptor(BvhData, self.device)
+        self._descriptor.update(**self._tree.fields(), item_lower=lowers, item_upper=uppers)
+
+    @property
+    def id(self) -> int:
+        """Unique ``uint64`` identifier of this BVH in kernels."""
+        return self._descriptor.address
+
+    def refit(self) -> None:
+        """Recompute the node bounds after ``lowers``/``uppers`` changed (same number of boxes)."""
+        self._tree.refit(self.lowers.numpy(), self.uppers.numpy())

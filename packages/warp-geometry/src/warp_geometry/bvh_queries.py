@@ -1,0 +1,130 @@
+"""Kernel builtins of ``wp.Bvh``: ``bvh_query_aabb``, ``bvh_query_ray``, ``bvh_query_next``.
+
+Traversal is stackless: nodes are stored in preorder with a *skip* link to the node after each
+subtree (:mod:`warp_geometry.bvh_build`), so a query's whole state is a few integers (current
+node, end node, current leaf slot) and fits in a small struct value that ``bvh_query_next``
+updates and returns, as the output-parameter convention of the registry requires.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import warp as wp
+from warp_geometry.bvh import BvhData
+from warp_geometry.primitives import INF, boxes_overlap, ray_box, safe_inverse
+from warp_geometry.query_types import BvhQuery
+
+GROUP = "Geometry"
+
+
+@wp.func
+def query_start(node_count: int, skip: wp.array(dtype=wp.int32), root: int) -> wp.vec2i:
+    """(first node, end node) of a traversal of the subtree at ``root`` (-1: whole tree)."""
+    if root < 0:
+        return wp.vec2i(0, node_count)
+    if root >= node_count:
+        return wp.vec2i(0, 0)
+    return wp.vec2i(root, skip[root])
+
+
+@wp.func
+def query_hits_box(is_ray: bool, a: wp.vec3, b: wp.vec3, inv: wp.vec3, lo: wp.vec3, hi: wp.vec3, max_dist: float) -> bool:
+    """Box test of an AABB query (``a``..``b``) or a ray query (start ``a``, ``inv`` = 1/dir)."""
+    if is_ray:
+        return ray_box(a, inv, lo, hi, max_dist) < INF
+    return boxes_overlap(a, b, lo, hi)
+
+
+@wp.func
+def _bvh_query(id: wp.uint64, is_ray: bool, a: wp.vec3, b: wp.vec3, root: int) -> BvhQuery:
+    d = wp.bvh_get(id)
+    q = BvhQuery()
+    q.id = id
+    q.is_ray = is_ray
+    q.a = a
+    q.b = b
+    if is_ray:
+        q.inv = safe_inverse(b)
+    span = query_start(d.num_nodes, d.skip, root)
+    q.node = span[0]
+    q.end = span[1]
+    return q
+
+
+@wp.func
+def bvh_query_aabb_func(id: wp.uint64, low: wp.vec3, high: wp.vec3, root: int) -> BvhQuery:
+    return _bvh_query(id, False, low, high, root)
+
+
+@wp.func
+def bvh_query_ray_func(id: wp.uint64, start: wp.vec3, dir: wp.vec3, root: int) -> BvhQuery:
+    return _bvh_query(id, True, start, dir, root)
+
+
+@wp.func
+def bvh_query_next_func(query: BvhQuery, index: int, max_dist: float):
+    d = wp.bvh_get(query.id)
+    while True:
+        while query.item < query.item_end:
+            slot = query.item
+            query.item = slot + 1
+            item = d.items[slot]
+            if query_hits_box(query.is_ray, query.a, query.b, query.inv, d.item_lower[item], d.item_upper[item], max_dist):
+                return True, query, item
+        if query.node >= query.end:
+            return False, query, index
+        n = query.node
+        if query_hits_box(query.is_ray, query.a, query.b, query.inv, d.lower[n], d.upper[n], max_dist):
+            count = d.count[n]
+            if count > 0:
+                query.item = d.first[n]
+                query.item_end = query.item + count
+                query.node = d.skip[n]
+            else:
+                query.node = n + 1
+        else:
+            query.node = d.skip[n]
+    return False, query, index
+
+
+@wp.func
+def bvh_query_aabb_noroot(id: wp.uint64, low: wp.vec3, high: wp.vec3) -> BvhQuery:
+    return _bvh_query(id, False, low, high, -1)
+
+
+@wp.func
+def bvh_query_ray_noroot(id: wp.uint64, start: wp.vec3, dir: wp.vec3) -> BvhQuery:
+    return _bvh_query(id, True, start, dir, -1)
+
+
+@wp.func
+def bvh_query_next_nomax(query: BvhQuery, index: int):
+    return bvh_query_next_func(query, index, INF)
+
+
+def register(registry: Any) -> None:
+    """Register the BVH builtins."""
+    from warp_geometry.descriptors import register_getter
+
+    register_getter(registry, "bvh_get", BvhData, "The kernel-side data of the wp.Bvh with identifier ``id``.", GROUP)
+    vec3, u64, i32, f32 = wp.vec3, wp.uint64, wp.int32, wp.float32
+    aabb_doc = ("Construct an axis-aligned bounding box query against the wp.Bvh ``id``: iterate with "
+                "bvh_query_next over every item whose box overlaps ``[low, high]`` (``root`` -1: whole tree).")
+    ray_doc = ("Construct a ray query against the wp.Bvh ``id``: iterate with bvh_query_next over every item "
+               "whose box the ray ``start + t*dir`` (t >= 0) intersects.")
+    next_doc = ("Advance a BVH query: write the next item's index to ``index`` and return True, or return "
+                "False when exhausted (``index`` unchanged). ``max_dist`` bounds ray queries, in units of |dir|.")
+    for name, func, root_func, doc, p in (
+        ("bvh_query_aabb", bvh_query_aabb_noroot, bvh_query_aabb_func, aabb_doc, ("low", "high")),
+        ("bvh_query_ray", bvh_query_ray_noroot, bvh_query_ray_func, ray_doc, ("start", "dir")),
+    ):
+        registry.add(name, params={"id": u64, p[0]: vec3, p[1]: vec3}, result=BvhQuery, func=func,
+                     doc=doc, group=GROUP, differentiable=False)
+        registry.add(name, params={"id": u64, p[0]: vec3, p[1]: vec3, "root": i32}, result=BvhQuery,
+                     func=root_func, doc=doc, group=GROUP, differentiable=False)
+    registry.add("bvh_query_next", params={"query": BvhQuery, "index": i32}, result=(wp.bool, BvhQuery, i32),
+                 func=bvh_query_next_nomax, doc=next_doc, group=GROUP, differentiable=False, mutated_args=(0, 1))
+    registry.add("bvh_query_next", params={"query": BvhQuery, "index": i32, "max_dist": f32},
+                 result=(wp.bool, BvhQuery, i32),
+                 func=bvh_query_next_func, doc=next_doc, group=GROUP, differentiable=False, mutated_args=(0, 1))

@@ -1,0 +1,73 @@
+"""Descriptors: how kernels reach a Mesh, Bvh, HashGrid or Volume from its ``uint64`` id.
+
+Every geometry object keeps a one-element array of a ``@wp.struct`` (its *descriptor*: the
+arrays it owns plus a few scalars) and its ``id`` is the address of that element, as in NVIDIA
+Warp. Kernel code turns an id back into the struct with a getter builtin registered here
+(``wp.mesh_get(id)`` is one); the getter loads the fields one by one from the address, so LLVM
+drops the loads of fields a query does not use. Query functions are then ordinary kernel-language
+code over the struct's arrays.
+
+An id that is not the id of a live object of the right kind is undefined behaviour, as in NVIDIA
+Warp (the object must outlive the launches using its id).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import llvmlite.ir as ir
+
+import warp as wp
+from warp.compiler.lowering import types as lt
+from warp.types.scalars import uint64
+
+
+class Descriptor:
+    """A struct instance pinned in device memory at a stable address (the object's id)."""
+
+    def __init__(self, struct_type: type, device: Any = None):
+        self.struct_type = struct_type
+        self.value = struct_type()
+        self.storage = wp.zeros(1, dtype=struct_type, device=device)
+
+    @property
+    def address(self) -> int:
+        """Address of the struct in memory: the ``uint64`` id kernels receive."""
+        return int(self.storage.ptr)
+
+    def update(self, **fields: Any) -> None:
+        """Set fields and write the whole struct to its memory."""
+        for name, v in fields.items():
+            setattr(self.value, name, v)
+        record = self.storage.numpy()
+        record[0] = self.value.numpy_value()
+
+
+def _lower_getter(struct_type: type):
+    def lower(ctx: Any, args: list, types: list) -> ir.Value:
+        b = ctx.builder
+        llty = struct_type._wp_llvm_type_()
+        ptr = b.inttoptr(args[0], lt.PTR)
+        value: ir.Value = ir.Constant(llty, ir.Undefined)
+        i32 = ir.IntType(32)
+        for index, (_, ftype) in enumerate(struct_type._fields_):
+            field_ptr = b.gep(ptr, [ir.Constant(i32, 0), ir.Constant(i32, index)], source_etype=llty)
+            raw = b.load(field_ptr, typ=lt.storage_type(ftype))
+            raw.align = lt.alignment(ftype)
+            value = b.insert_value(value, raw, index)
+        return value
+
+    return lower
+
+
+def register_getter(registry: Any, name: str, struct_type: type, doc: str, group: str) -> None:
+    """Register builtin ``name(id: uint64) -> struct_type`` reading the descriptor at ``id``."""
+    registry.add(
+        name,
+        params={"id": uint64},
+        result=struct_type,
+        lower=_lower_getter(struct_type),
+        doc=doc,
+        group=group,
+        differentiable=False,
+    )

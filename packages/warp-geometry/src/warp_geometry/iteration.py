@@ -1,0 +1,45 @@
+"""``for index in query:`` over a geometry query (the ``_wp_iterate_`` hook of its type).
+
+The loop is translated as NVIDIA Warp documents it::
+
+    index = int(0)
+    while wp.<name>_next(query, index):
+        <body>
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+from typing import Any
+
+from warp.types.scalars import int32
+
+_counter = itertools.count()
+
+
+def make_iterable(query_type: type, next_builtin: str) -> None:
+    """Let kernel code loop over values of ``query_type`` with builtin ``next_builtin``."""
+
+    def iterate(builder: Any, value: Any, node: ast.For) -> None:
+        import warp
+        from warp.compiler.frontend.builder import PyObj
+
+        target = node.target.id
+        n = next(_counter)
+        query_var, module_var = f"__query{n}", f"__wp{n}"
+        builder.assign_var(query_var, value)
+        builder.assign_var(module_var, PyObj(warp))
+        builder.bind_name(target, builder.const(0, int32), node)
+        call = ast.Call(
+            func=ast.Attribute(value=ast.Name(module_var, ast.Load()), attr=next_builtin, ctx=ast.Load()),
+            args=[ast.Name(query_var, ast.Load()), ast.Name(target, ast.Load())],
+            keywords=[],
+        )
+        loop = ast.While(test=call, body=node.body, orelse=[])
+        for sub in ast.walk(call):
+            ast.copy_location(sub, node)
+        ast.copy_location(loop, node)
+        builder.stmt_While(loop)
+
+    query_type._wp_iterate_ = staticmethod(iterate)

@@ -1,0 +1,166 @@
+"""``wp.Mesh``: a triangle mesh with a BVH, queryable from kernels by ``id``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+import warp as wp
+from warp_geometry import bvh_build, winding
+from warp_geometry.bvh import BvhData, TreeArrays, check_constructor
+from warp_geometry.checks import check_array, check_same_device, check_vec3_array
+from warp_geometry.descriptors import Descriptor
+
+
+@wp.struct
+class MeshData:
+    """Kernel-side mesh (``wp.mesh_get(id)``): its arrays, its triangle BVH and sign-query data."""
+
+    points: wp.array(dtype=wp.vec3)
+    velocities: wp.array(dtype=wp.vec3)
+    indices: wp.array(dtype=wp.int32)
+    bvh: BvhData
+    bvh_id: wp.uint64
+    num_tris: wp.int32
+    num_points: wp.int32
+    avg_edge_length: wp.float32
+    has_winding: wp.bool
+    wn_center: wp.array(dtype=wp.vec3)
+    wn_normal: wp.array(dtype=wp.vec3)
+    wn_moment: wp.array(dtype=wp.mat33)
+    wn_radius: wp.array(dtype=wp.float32)
+
+
+def triangle_bounds(points: np.ndarray, tris: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per-triangle (lower, upper) boxes, arrays of shape (F, 3)."""
+    corners = points[tris]  # (F, 3, 3)
+    return corners.min(axis=1), corners.max(axis=1)
+
+
+def average_edge_length(points: np.ndarray, tris: np.ndarray) -> float:
+    """Mean length of the triangles' edges (shared edges counted once per triangle)."""
+    if len(tris) == 0:
+        return 0.0
+    corners = points[tris].astype(np.float64)
+    edges = corners - np.roll(corners, -1, axis=1)
+    return float(np.linalg.norm(edges, axis=2).mean())
+
+
+class Mesh:
+    """A triangle mesh: ``points`` (``wp.vec3``), ``indices`` (``wp.int32``, 3 per triangle).
+
+    ``id`` identifies it in kernels (``wp.mesh_query_point(id, p, max_dist)``, ...). The mesh
+    keeps references to its buffers; after moving ``points`` call :meth:`refit`. Changing the
+    topology needs a new Mesh. ``support_winding_number=True`` precomputes the data of
+    ``mesh_query_point_sign_winding_number``; ``bvh_constructor`` accepts NVIDIA Warp's names
+    ("sah", "median", "lbvh"), which all build the same tree here.
+    """
+
+    def __init__(
+        self,
+        points: Any,
+        indices: Any,
+        velocities: Any = None,
+        support_winding_number: bool = False,
+        bvh_constructor: str | None = None,
+        bvh_leaf_size: int | None = None,
+        groups: Any = None,
+    ):
+        check_vec3_array(points, "wp.Mesh", "points")
+        check_array(indices, "wp.Mesh", "indices", wp.int32)
+        if indices.shape[0] % 3 != 0:
+            raise ValueError(f"wp.Mesh: 'indices' holds {indices.shape[0]} values, not a multiple of 3 (3 per triangle)")
+        if velocities is not None:
+            check_vec3_array(velocities, "wp.Mesh", "velocities")
+            if velocities.shape != points.shape:
+                raise ValueError(f"wp.Mesh: 'velocities' {velocities.shape} must match 'points' {points.shape}")
+        if groups is not None:
+            raise NotImplementedError("wp.Mesh: grouped meshes (groups=...) are not supported")
+        self.device = check_same_device("wp.Mesh", points=points, indices=indices, velocities=velocities)
+        leaf = check_constructor(bvh_constructor, 4 if bvh_leaf_size is None else bvh_leaf_size, "wp.Mesh")
+        tris = indices.numpy().reshape(-1, 3).astype(np.int64)
+        if tris.size and (tris.min() < 0 or tris.max() >= points.shape[0]):
+            bad = int(np.flatnonzero((tris.reshape(-1) < 0) | (tris.reshape(-1) >= points.shape[0]))[0])
+            raise ValueError(
+                f"wp.Mesh: indices[{bad}] = {int(tris.reshape(-1)[bad])} is not a valid point index "
+                f"(the mesh has {points.shape[0]} points)"
+            )
+        self._points = points
+        self._velocities = velocities
+        self.indices = indices
+        self._tris = tris
+        self.support_winding_number = bool(support_winding_number)
+        pts = points.numpy()
+        lo, hi = triangle_bounds(pts, tris)
+        self._tree = TreeArrays(bvh_build.build(lo, hi, leaf), self.device)
+        self._tri_lower = wp.array(lo, dtype=wp.vec3, device=self.device)
+        self._tri_upper = wp.array(hi, dtype=wp.vec3, device=self.device)
+        self._bvh_descriptor = Descriptor(BvhData, self.device)
+        self._descriptor = Descriptor(MeshData, self.device)
+        self._winding = None
+        self._write(pts)
+
+    # -- descriptor -----------------------------------------------------------------------
+    def _write(self, pts: np.ndarray) -> None:
+        bvh_fields = dict(self._tree.fields(), item_lower=self._tri_lower, item_upper=self._tri_upper)
+        self._bvh_descriptor.update(**bvh_fields)
+        fields: dict[str, Any] = {}
+        if self.support_winding_number:
+            self._winding = winding.node_data(self._tree.tree, pts, self._tris, self.device)
+            fields.update(self._winding.fields())
+        self._descriptor.update(
+            points=self._points,
+            velocities=self._velocities,
+            indices=self.indices,
+            bvh=self._bvh_descriptor.value,
+            bvh_id=self._bvh_descriptor.address,
+            num_tris=len(self._tris),
+            num_points=int(self._points.shape[0]),
+            avg_edge_length=average_edge_length(pts, self._tris),
+            has_winding=self.support_winding_number,
+            **fields,
+        )
+
+    @property
+    def id(self) -> int:
+        """Unique ``uint64`` identifier of this mesh in kernels."""
+        return self._descriptor.address
+
+    @property
+    def points(self) -> Any:
+        """The vertex positions (``wp.vec3`` array); assigning a new array refits the BVH."""
+        return self._points
+
+    @points.setter
+    def points(self, value: Any) -> None:
+        check_vec3_array(value, "wp.Mesh", "points")
+        if value.shape != self._points.shape:
+            raise ValueError(f"wp.Mesh: new points {value.shape} must have the shape of the old ones {self._points.shape}")
+        check_same_device("wp.Mesh", points=value, indices=self.indices)
+        self._points = value
+        self.refit()
+
+    @property
+    def velocities(self) -> Any:
+        """The vertex velocities (``wp.vec3`` array) or None."""
+        return self._velocities
+
+    @velocities.setter
+    def velocities(self, value: Any) -> None:
+        if value is not None:
+            check_vec3_array(value, "wp.Mesh", "velocities")
+            if value.shape != self._points.shape:
+                raise ValueError(f"wp.Mesh: 'velocities' {value.shape} must match 'points' {self._points.shape}")
+            check_same_device("wp.Mesh", velocities=value, points=self._points)
+        self._velocities = value
+        self._descriptor.update(velocities=value)
+
+    def refit(self) -> None:
+        """Refit the BVH (and the winding-number data) to the current ``points``."""
+        pts = self._points.numpy()
+        lo, hi = triangle_bounds(pts, self._tris)
+        self._tri_lower.assign(lo)
+        self._tri_upper.assign(hi)
+        self._tree.refit(lo, hi)
+        self._write(pts)

@@ -1,0 +1,277 @@
+"""Mesh BVH traversals in the kernel language: closest face, first ray hit, inside/outside.
+
+These find *which* face answers a query; the differentiable part of a query (barycentric
+coordinates, hit distance, normal) is recomputed from that face by the builtins in
+:mod:`warp_geometry.mesh_queries`. Their arguments travel in :class:`TraversalArgs`, a
+non-differentiable struct, so reverse-mode differentiation never walks into the search loops:
+gradients of query results are those of the chosen face's geometry, as in NVIDIA Warp.
+
+Traversal is stackless over the threaded BVH (see :mod:`warp_geometry.bvh_build`).
+"""
+
+from __future__ import annotations
+
+import math
+
+import warp as wp
+from warp_geometry.mesh import MeshData
+from warp_geometry.primitives import (
+    INF,
+    box_distance_sq,
+    closest_point_triangle,
+    ray_box,
+    ray_triangle,
+    safe_inverse,
+    triangle_distance_sq,
+)
+
+
+@wp.struct
+class TraversalArgs:
+    """Arguments of a traversal (not differentiated)."""
+
+    p: wp.vec3
+    dir: wp.vec3
+    max_dist: wp.float32
+    root: wp.int32
+    #: method parameters: epsilon of the normal sign; accuracy and threshold of the winding number
+    a: wp.float32
+    b: wp.float32
+    #: squared distance of the closest point (input of the normal sign)
+    dist_sq: wp.float32
+
+
+TraversalArgs._wp_differentiable_ = False
+
+INV_FOUR_PI = wp.constant(1.0 / (4.0 * math.pi))
+
+
+@wp.func
+def traversal_args(p: wp.vec3, dir: wp.vec3, max_dist: float, root: int) -> TraversalArgs:
+    args = TraversalArgs()
+    args.p = p
+    args.dir = dir
+    args.max_dist = max_dist
+    args.root = root
+    return args
+
+
+@wp.func
+def tri_point(m: MeshData, face: int, k: int) -> wp.vec3:
+    return m.points[m.indices[3 * face + k]]
+
+
+@wp.func
+def closest_face(id: wp.uint64, args: TraversalArgs):
+    """(face, squared distance) of the face closest to ``args.p`` within ``args.max_dist``; face -1 if none."""
+    m = wp.mesh_get(id)
+    bvh = m.bvh
+    p = args.p
+    best = args.max_dist * args.max_dist
+    face = int(-1)
+    node = int(0)
+    end = bvh.num_nodes
+    while node < end:
+        if box_distance_sq(p, bvh.lower[node], bvh.upper[node]) <= best:
+            count = bvh.count[node]
+            if count > 0:
+                first = bvh.first[node]
+                for slot in range(first, first + count):
+                    f = bvh.items[slot]
+                    if box_distance_sq(p, bvh.item_lower[f], bvh.item_upper[f]) <= best:
+                        d = triangle_distance_sq(p, tri_point(m, f, 0), tri_point(m, f, 1), tri_point(m, f, 2))
+                        if d < best or (face < 0 and d <= best):
+                            best = d
+                            face = f
+                node = bvh.skip[node]
+            else:
+                node = node + 1
+        else:
+            node = bvh.skip[node]
+    return face, best
+
+
+@wp.func
+def ray_face(id: wp.uint64, args: TraversalArgs):
+    """(face, t) of the first face hit by ``args.p + t*args.dir`` with t <= ``args.max_dist``; face -1 if none."""
+    m = wp.mesh_get(id)
+    bvh = m.bvh
+    start = args.p
+    dir = args.dir
+    inv = safe_inverse(dir)
+    best = args.max_dist
+    face = int(-1)
+    node = int(0)
+    end = bvh.num_nodes
+    if args.root >= 0:
+        node = wp.min(args.root, bvh.num_nodes)
+        if node < bvh.num_nodes:
+            end = bvh.skip[node]
+    while node < end:
+        if ray_box(start, inv, bvh.lower[node], bvh.upper[node], best) < INF:
+            count = bvh.count[node]
+            if count > 0:
+                first = bvh.first[node]
+                for slot in range(first, first + count):
+                    f = bvh.items[slot]
+                    if ray_box(start, inv, bvh.item_lower[f], bvh.item_upper[f], best) < INF:
+                        hit = ray_triangle(start, dir, tri_point(m, f, 0), tri_point(m, f, 1), tri_point(m, f, 2))
+                        if hit[3] > 0.0 and (hit[0] < best or (face < 0 and hit[0] <= best)):
+                            best = hit[0]
+                            face = f
+                node = bvh.skip[node]
+            else:
+                node = node + 1
+        else:
+            node = bvh.skip[node]
+    return face, best
+
+
+@wp.func
+def face_normal(m: MeshData, face: int) -> wp.vec3:
+    a = tri_point(m, face, 0)
+    return wp.normalize(wp.cross(tri_point(m, face, 1) - a, tri_point(m, face, 2) - a))
+
+
+@wp.func
+def sign_by_rays(id: wp.uint64, args: TraversalArgs) -> float:
+    """-1 if ``args.p`` is inside: at least two of three axis rays first hit the back of a face."""
+    m = wp.mesh_get(id)
+    p = args.p
+    inside = int(0)
+    for k in range(3):
+        dir = wp.vec3(0.0, 0.0, 0.0)
+        dir[k] = 1.0
+        face, t = ray_face(id, traversal_args(p, dir, INF, -1))
+        if face >= 0:
+            if wp.dot(dir, face_normal(m, face)) > 0.0:
+                inside += 1
+    if inside >= 2:
+        return -1.0
+    return 1.0
+
+
+@wp.func
+def vertex_angle(a: wp.vec3, b: wp.vec3, c: wp.vec3) -> float:
+    """Interior angle at ``a`` of triangle abc."""
+    u = b - a
+    v = c - a
+    return wp.atan2(wp.length(wp.cross(u, v)), wp.dot(u, v))
+
+
+@wp.func
+def sign_by_normal(id: wp.uint64, args: TraversalArgs, face: int) -> float:
+    """Sign of ``args.p`` against the angle-weighted pseudo normal at its closest point.
+
+    Faces whose closest point to ``p`` lies within ``epsilon`` (``args.a``, times the mean edge
+    length) of the closest point on ``face`` share it: their normals are summed, weighted by
+    their angle at that point (their interior angle at a vertex, pi on an edge or in a face).
+    """
+    m = wp.mesh_get(id)
+    p = args.p
+    dist_sq = args.dist_sq
+    epsilon = args.a
+    a = tri_point(m, face, 0)
+    b = tri_point(m, face, 1)
+    c = tri_point(m, face, 2)
+    w = closest_point_triangle(p, a, b, c)
+    q = w[0] * a + w[1] * b + w[2] * c
+    eps = epsilon * m.avg_edge_length
+    reach = wp.sqrt(dist_sq) + eps
+    reach_sq = reach * reach
+    eps_sq = eps * eps
+    normal = wp.vec3(0.0, 0.0, 0.0)
+    bvh = m.bvh
+    node = int(0)
+    end = bvh.num_nodes
+    while node < end:
+        if box_distance_sq(p, bvh.lower[node], bvh.upper[node]) <= reach_sq:
+            count = bvh.count[node]
+            if count > 0:
+                first = bvh.first[node]
+                for slot in range(first, first + count):
+                    f = bvh.items[slot]
+                    fa = tri_point(m, f, 0)
+                    fb = tri_point(m, f, 1)
+                    fc = tri_point(m, f, 2)
+                    fw = closest_point_triangle(p, fa, fb, fc)
+                    fq = fw[0] * fa + fw[1] * fb + fw[2] * fc
+                    if wp.length_sq(fq - q) <= eps_sq:
+                        weight = float(math.pi)
+                        if fw[0] == 1.0:
+                            weight = vertex_angle(fa, fb, fc)
+                        elif fw[1] == 1.0:
+                            weight = vertex_angle(fb, fc, fa)
+                        elif fw[2] == 1.0:
+                            weight = vertex_angle(fc, fa, fb)
+                        normal += weight * wp.normalize(wp.cross(fb - fa, fc - fa))
+                node = bvh.skip[node]
+            else:
+                node = node + 1
+        else:
+            node = bvh.skip[node]
+    if wp.dot(p - q, normal) < 0.0:
+        return -1.0
+    return 1.0
+
+
+@wp.func
+def solid_angle(p: wp.vec3, a: wp.vec3, b: wp.vec3, c: wp.vec3) -> float:
+    """Signed solid angle of triangle abc seen from ``p`` (Van Oosterom and Strackee)."""
+    x = a - p
+    y = b - p
+    z = c - p
+    lx = wp.length(x)
+    ly = wp.length(y)
+    lz = wp.length(z)
+    num = wp.dot(x, wp.cross(y, z))
+    den = lx * ly * lz + wp.dot(x, y) * lz + wp.dot(x, z) * ly + wp.dot(y, z) * lx
+    return 2.0 * wp.atan2(num, den)
+
+
+@wp.func
+def winding_number(id: wp.uint64, args: TraversalArgs) -> float:
+    """Generalized winding number of the mesh at ``args.p`` (accuracy ``args.a``, dipole approximation)."""
+    m = wp.mesh_get(id)
+    p = args.p
+    accuracy = args.a
+    bvh = m.bvh
+    total = float(0.0)
+    node = int(0)
+    end = bvh.num_nodes
+    while node < end:
+        x = m.wn_center[node] - p
+        r2 = wp.dot(x, x)
+        reach = accuracy * m.wn_radius[node]
+        if r2 > reach * reach:
+            inv_r = 1.0 / wp.sqrt(r2)
+            inv_r3 = inv_r * inv_r * inv_r
+            inv_r5 = inv_r3 * inv_r * inv_r
+            first_order = wp.dot(x, m.wn_normal[node]) * inv_r3
+            mom = m.wn_moment[node]
+            trace = mom[0, 0] + mom[1, 1] + mom[2, 2]
+            second_order = trace * inv_r3 - 3.0 * wp.dot(x, mom * x) * inv_r5
+            total += (first_order + second_order) * INV_FOUR_PI
+            node = bvh.skip[node]
+        else:
+            count = bvh.count[node]
+            if count > 0:
+                first = bvh.first[node]
+                for slot in range(first, first + count):
+                    f = bvh.items[slot]
+                    total += solid_angle(p, tri_point(m, f, 0), tri_point(m, f, 1), tri_point(m, f, 2)) * INV_FOUR_PI
+                node = bvh.skip[node]
+            else:
+                node = node + 1
+    return total
+
+
+@wp.func
+def sign_by_winding(id: wp.uint64, args: TraversalArgs) -> float:
+    """-1 if the winding number at ``args.p`` exceeds ``args.b`` (falls back to rays without the data)."""
+    m = wp.mesh_get(id)
+    if not m.has_winding:
+        return sign_by_rays(id, args)
+    if winding_number(id, args) > args.b:
+        return -1.0
+    return 1.0

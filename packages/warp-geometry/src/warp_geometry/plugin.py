@@ -1,0 +1,37 @@
+"""The warp plugin of warp-geometry (entry point ``geometry`` in the ``warp`` group)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from warp.plugins import hookimpl
+
+from warp_geometry import bvh_queries, mesh_queries, query_types
+from warp_geometry.bvh import Bvh
+from warp_geometry.mesh import Mesh
+
+
+@hookimpl
+def warp_register_builtins(registry: Any) -> None:
+    """Kernel builtins of BVHs, meshes, hash grids and volumes."""
+    bvh_queries.register(registry)
+    mesh_queries.register(registry)
+
+
+@hookimpl
+def warp_exports() -> dict[str, Any]:
+    """The geometry classes and query types (with NVIDIA Warp's older ``*_t`` aliases)."""
+    return {
+        "Bvh": Bvh,
+        "Mesh": Mesh,
+        "BvhQuery": query_types.BvhQuery,
+        "bvh_query_t": query_types.BvhQuery,
+        "MeshQueryPoint": query_types.MeshQueryPoint,
+        "mesh_query_point_t": query_types.MeshQueryPoint,
+        "MeshQueryRay": query_types.MeshQueryRay,
+        "mesh_query_ray_t": query_types.MeshQueryRay,
+        "MeshQueryAABB": query_types.MeshQueryAABB,
+        "mesh_query_aabb_t": query_types.MeshQueryAABB,
+        "HashGridQuery": query_types.HashGridQuery,
+        "hash_grid_query_t": query_types.HashGridQuery,
+    }

@@ -1,0 +1,97 @@
+"""Kernel-visible query types: result records and iterator states of the geometry queries.
+
+They are ``@wp.struct`` types (layout, field access, constructors, launch packing and cache
+hashing come from the struct machinery, see :mod:`warp.types.protocol`). Iterator states are
+opaque in NVIDIA Warp; here their fields are readable but not part of the API. They are marked
+non-differentiable, and iterators can drive a ``for`` loop (``for index in query:``).
+"""
+
+from __future__ import annotations
+
+import warp as wp
+from warp_geometry.iteration import make_iterable
+
+
+@wp.struct
+class MeshQueryPoint:
+    """Result of the ``mesh_query_point*`` functions."""
+
+    #: whether a face was found within ``max_dist``
+    result: wp.bool
+    #: < 0 if the query point is inside the mesh, >= 0 otherwise (1.0 for the no-sign query)
+    sign: wp.float32
+    #: index of the closest face
+    face: wp.int32
+    #: barycentric weight of the face's first vertex at the closest point
+    u: wp.float32
+    #: barycentric weight of the face's second vertex at the closest point
+    v: wp.float32
+
+
+@wp.struct
+class MeshQueryRay:
+    """Result of ``mesh_query_ray``."""
+
+    #: whether the ray hit a face within ``max_t``
+    result: wp.bool
+    #: > 0 if the ray hit the front of the face (counter-clockwise side), < 0 otherwise
+    sign: wp.float32
+    #: index of the face hit
+    face: wp.int32
+    #: distance along the ray (in units of |dir|)
+    t: wp.float32
+    #: barycentric weight of the face's first vertex at the hit
+    u: wp.float32
+    #: barycentric weight of the face's second vertex at the hit
+    v: wp.float32
+    #: unit normal of the face hit
+    normal: wp.vec3
+
+
+@wp.struct
+class BvhQuery:
+    """State of a ``bvh_query_aabb``/``bvh_query_ray`` iteration (advance with ``bvh_query_next``)."""
+
+    id: wp.uint64
+    is_ray: wp.bool
+    a: wp.vec3
+    b: wp.vec3
+    inv: wp.vec3
+    node: wp.int32
+    end: wp.int32
+    item: wp.int32
+    item_end: wp.int32
+
+
+@wp.struct
+class MeshQueryAABB:
+    """State of a ``mesh_query_aabb`` iteration (advance with ``mesh_query_aabb_next``)."""
+
+    id: wp.uint64
+    lower: wp.vec3
+    upper: wp.vec3
+    node: wp.int32
+    end: wp.int32
+    item: wp.int32
+    item_end: wp.int32
+
+
+@wp.struct
+class HashGridQuery:
+    """State of a ``hash_grid_query`` iteration (advance with ``hash_grid_query_next``)."""
+
+    id: wp.uint64
+    lower: wp.vec3i
+    upper: wp.vec3i
+    cell: wp.vec3i
+    item: wp.int32
+    item_end: wp.int32
+
+
+# iterator states carry no gradients (the result records do: u, v, t, normal, sign)
+for _t in (BvhQuery, MeshQueryAABB, HashGridQuery):
+    _t._wp_differentiable_ = False
+
+make_iterable(BvhQuery, "bvh_query_next")
+make_iterable(MeshQueryAABB, "mesh_query_aabb_next")
+make_iterable(HashGridQuery, "hash_grid_query_next")
