@@ -41,7 +41,7 @@ def _count_down(counter: int, value: int):
 
 if "test_count_down" not in builtin_registry:
     builtin_registry.add("test_count_down", params={"counter": wp.int32, "value": wp.int32},
-                         result=(wp.bool, wp.int32, wp.int32), func=_count_down, mutated_args=(0, 1),
+                         result=(wp.bool, wp.int32, wp.int32), func=_count_down, mutated_args=(0, 1), export=False,
                          doc="Decrement counter, write a value (output parameters).", group="Test")
 
 
@@ -78,7 +78,8 @@ def test_output_parameter_must_be_a_local_variable():
         value = int(0)
         wp.test_count_down(out[0], value)
 
-    with pytest.raises(wp.WarpCodegenTypeError, match="argument 'counter' of wp.test_count_down is an output"):
+    message = "argument 'counter' of wp.test_count_down is an output"
+    with pytest.raises(wp.WarpCodegenTypeError, match=message):
         wp.launch(k, dim=1, inputs=[wp.zeros(1, dtype=int)])
 
 

@@ -13,7 +13,13 @@ def uv_sphere(radius: float = 1.0, rings: int = 16, segments: int = 24, center=(
         theta = np.pi * i / rings
         for j in range(segments):
             phi = 2 * np.pi * j / segments
-            pts.append([radius * np.sin(theta) * np.cos(phi), radius * np.sin(theta) * np.sin(phi), radius * np.cos(theta)])
+            pts.append(
+                [
+                    radius * np.sin(theta) * np.cos(phi),
+                    radius * np.sin(theta) * np.sin(phi),
+                    radius * np.cos(theta),
+                ]
+            )
     pts.append([0.0, 0.0, -radius])
     pts = np.array(pts) + np.asarray(center)
     south = len(pts) - 1
@@ -39,7 +45,9 @@ def torus(R: float = 1.0, r: float = 0.35, nu: int = 32, nv: int = 16):
     u = 2 * np.pi * np.arange(nu) / nu
     v = 2 * np.pi * np.arange(nv) / nv
     uu, vv = np.meshgrid(u, v, indexing="ij")
-    pts = np.stack([(R + r * np.cos(vv)) * np.cos(uu), (R + r * np.cos(vv)) * np.sin(uu), r * np.sin(vv)], axis=-1)
+    pts = np.stack(
+        [(R + r * np.cos(vv)) * np.cos(uu), (R + r * np.cos(vv)) * np.sin(uu), r * np.sin(vv)], axis=-1
+    )
     pts = pts.reshape(-1, 3)
     tris = []
     for i in range(nu):
@@ -69,7 +77,9 @@ def random_soup(n: int, seed: int = 0, size: float = 0.1):
 # -- brute-force queries -------------------------------------------------------------------
 def _segment_dist2(p, a, b):
     ab = b - a
-    t = np.clip(np.einsum("...k,...k", p - a, ab) / np.maximum(np.einsum("...k,...k", ab, ab), 1e-30), 0.0, 1.0)
+    t = np.clip(
+        np.einsum("...k,...k", p - a, ab) / np.maximum(np.einsum("...k,...k", ab, ab), 1e-30), 0.0, 1.0
+    )
     q = a + t[..., None] * ab
     return np.einsum("...k,...k", p - q, p - q)
 
@@ -91,23 +101,27 @@ def point_triangle_dist2(p: np.ndarray, tri: np.ndarray) -> np.ndarray:
     return np.where(inside & (nn > 0), plane, edges)
 
 
-def closest_faces(points: np.ndarray, tris_xyz: np.ndarray, chunk: int = 256) -> tuple[np.ndarray, np.ndarray]:
+def closest_faces(
+    points: np.ndarray, tris_xyz: np.ndarray, chunk: int = 256
+) -> tuple[np.ndarray, np.ndarray]:
     """(face index, squared distance) of the closest triangle to each point."""
     faces, dists = [], []
     for i in range(0, len(points), chunk):
-        d = point_triangle_dist2(points[i:i + chunk], tris_xyz)
+        d = point_triangle_dist2(points[i : i + chunk], tris_xyz)
         faces.append(d.argmin(axis=1))
         dists.append(d.min(axis=1))
     return np.concatenate(faces), np.concatenate(dists)
 
 
-def ray_hits(origins: np.ndarray, dirs: np.ndarray, tris_xyz: np.ndarray, max_t: float = np.inf, chunk: int = 256):
+def ray_hits(
+    origins: np.ndarray, dirs: np.ndarray, tris_xyz: np.ndarray, max_t: float = np.inf, chunk: int = 256
+):
     """(face, t) of the first hit of each ray (face -1 for a miss), double sided; float64."""
     a, b, c = (tris_xyz[None, :, k, :].astype(np.float64) for k in range(3))
     faces, ts = [], []
     for i in range(0, len(origins), chunk):
-        o = origins[i:i + chunk, None, :].astype(np.float64)
-        d = dirs[i:i + chunk, None, :].astype(np.float64)
+        o = origins[i : i + chunk, None, :].astype(np.float64)
+        d = dirs[i : i + chunk, None, :].astype(np.float64)
         n = np.cross(b - a, c - a)
         denom = np.einsum("...k,...k", d, n)
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -129,10 +143,15 @@ def solid_angle_winding(points: np.ndarray, tris_xyz: np.ndarray) -> np.ndarray:
     """Exact generalized winding numbers (sum of signed solid angles / 4 pi)."""
     out = []
     for i in range(0, len(points), 256):
-        p = points[i:i + 256, None, :].astype(np.float64)
+        p = points[i : i + 256, None, :].astype(np.float64)
         x, y, z = (tris_xyz[None, :, k, :].astype(np.float64) - p for k in range(3))
         lx, ly, lz = (np.linalg.norm(v, axis=-1) for v in (x, y, z))
         num = np.einsum("...k,...k", x, np.cross(y, z))
-        den = lx * ly * lz + np.einsum("...k,...k", x, y) * lz + np.einsum("...k,...k", x, z) * ly + np.einsum("...k,...k", y, z) * lx
+        den = (
+            lx * ly * lz
+            + np.einsum("...k,...k", x, y) * lz
+            + np.einsum("...k,...k", x, z) * ly
+            + np.einsum("...k,...k", y, z) * lx
+        )
         out.append((2 * np.arctan2(num, den)).sum(axis=1) / (4 * np.pi))
     return np.concatenate(out)

@@ -25,7 +25,7 @@ def test_tree_structure(n, leaf):
 
     def visit(i):  # returns the items of subtree i, checking bounds and skip links
         if t.count[i] > 0 or n == 0:
-            its = t.items[t.first[i]:t.first[i] + t.count[i]]
+            its = t.items[t.first[i] : t.first[i] + t.count[i]]
             assert t.skip[i] == i + 1 and len(its) <= leaf
             if len(its):
                 assert (t.lower[i] <= lo[its].min(0)).all() and (t.upper[i] >= hi[its].max(0)).all()
@@ -43,7 +43,12 @@ def test_tree_structure(n, leaf):
 
 
 @wp.kernel
-def aabb_hits(id: wp.uint64, qlo: wp.array(dtype=wp.vec3), qhi: wp.array(dtype=wp.vec3), hits: wp.array2d(dtype=wp.int32)):
+def aabb_hits(
+    id: wp.uint64,
+    qlo: wp.array(dtype=wp.vec3),
+    qhi: wp.array(dtype=wp.vec3),
+    hits: wp.array2d(dtype=wp.int32),
+):
     i = wp.tid()
     query = wp.bvh_query_aabb(id, qlo[i], qhi[i])
     index = int(0)
@@ -52,8 +57,13 @@ def aabb_hits(id: wp.uint64, qlo: wp.array(dtype=wp.vec3), qhi: wp.array(dtype=w
 
 
 @wp.kernel
-def ray_hits(id: wp.uint64, start: wp.array(dtype=wp.vec3), dir: wp.array(dtype=wp.vec3), max_dist: float,
-             hits: wp.array2d(dtype=wp.int32)):
+def ray_hits(
+    id: wp.uint64,
+    start: wp.array(dtype=wp.vec3),
+    dir: wp.array(dtype=wp.vec3),
+    max_dist: float,
+    hits: wp.array2d(dtype=wp.int32),
+):
     i = wp.tid()
     query = wp.bvh_query_ray(id, start[i], dir[i])
     index = int(0)
@@ -62,7 +72,12 @@ def ray_hits(id: wp.uint64, start: wp.array(dtype=wp.vec3), dir: wp.array(dtype=
 
 
 @wp.kernel
-def for_loop_hits(id: wp.uint64, qlo: wp.array(dtype=wp.vec3), qhi: wp.array(dtype=wp.vec3), counts: wp.array(dtype=wp.int32)):
+def for_loop_hits(
+    id: wp.uint64,
+    qlo: wp.array(dtype=wp.vec3),
+    qhi: wp.array(dtype=wp.vec3),
+    counts: wp.array(dtype=wp.int32),
+):
     i = wp.tid()
     for index in wp.bvh_query_aabb(id, qlo[i], qhi[i]):
         counts[i] += 1 + 0 * index
@@ -90,7 +105,9 @@ def test_aabb_query_matches_brute_force(leaf):
     qc = rng.random((64, 3)).astype(np.float32)
     qlo, qhi = qc - 0.15, qc + rng.random((64, 3)).astype(np.float32) * 0.2
     hits = wp.zeros((64, 500), dtype=wp.int32)
-    wp.launch(aabb_hits, dim=64, inputs=[bvh.id, wp.array(qlo, dtype=wp.vec3), wp.array(qhi, dtype=wp.vec3), hits])
+    wp.launch(
+        aabb_hits, dim=64, inputs=[bvh.id, wp.array(qlo, dtype=wp.vec3), wp.array(qhi, dtype=wp.vec3), hits]
+    )
     ref = _overlap_reference(lo, hi, qlo, qhi)
     np.testing.assert_array_equal(hits.numpy(), ref.astype(np.int32))  # each item reported exactly once
     assert ref.sum() > 100
@@ -102,7 +119,11 @@ def test_for_loop_over_query_counts_like_while():
     qc = np.random.default_rng(4).random((32, 3)).astype(np.float32)
     qlo, qhi = qc - 0.1, qc + 0.1
     counts = wp.zeros(32, dtype=wp.int32)
-    wp.launch(for_loop_hits, dim=32, inputs=[bvh.id, wp.array(qlo, dtype=wp.vec3), wp.array(qhi, dtype=wp.vec3), counts])
+    wp.launch(
+        for_loop_hits,
+        dim=32,
+        inputs=[bvh.id, wp.array(qlo, dtype=wp.vec3), wp.array(qhi, dtype=wp.vec3), counts],
+    )
     np.testing.assert_array_equal(counts.numpy(), _overlap_reference(lo, hi, qlo, qhi).sum(axis=1))
 
 
@@ -117,8 +138,17 @@ def test_ray_query_matches_brute_force(max_dist):
     d[0] = [1.0, 0.0, 0.0]  # axis-aligned rays (zero components) too
     d[1] = [0.0, -1.0, 0.0]
     hits = wp.zeros((64, 400), dtype=wp.int32)
-    wp.launch(ray_hits, dim=64, inputs=[bvh.id, wp.array(start, dtype=wp.vec3), wp.array(d, dtype=wp.vec3),
-                                        float(min(max_dist, 3.4e38)), hits])
+    wp.launch(
+        ray_hits,
+        dim=64,
+        inputs=[
+            bvh.id,
+            wp.array(start, dtype=wp.vec3),
+            wp.array(d, dtype=wp.vec3),
+            float(min(max_dist, 3.4e38)),
+            hits,
+        ],
+    )
     ref = _ray_box_reference(lo, hi, start, d, max_dist)
     np.testing.assert_array_equal(hits.numpy(), ref.astype(np.int32))
     assert ref.sum() > 50
@@ -134,7 +164,9 @@ def test_refit_follows_moved_boxes():
     bvh.refit()
     qlo, qhi = np.array([[2.2, 2.2, 2.2]], np.float32), np.array([[2.6, 2.7, 2.5]], np.float32)
     hits = wp.zeros((1, 200), dtype=wp.int32)
-    wp.launch(aabb_hits, dim=1, inputs=[bvh.id, wp.array(qlo, dtype=wp.vec3), wp.array(qhi, dtype=wp.vec3), hits])
+    wp.launch(
+        aabb_hits, dim=1, inputs=[bvh.id, wp.array(qlo, dtype=wp.vec3), wp.array(qhi, dtype=wp.vec3), hits]
+    )
     ref = _overlap_reference(lo + shift, hi + shift, qlo, qhi)
     np.testing.assert_array_equal(hits.numpy(), ref.astype(np.int32))
     assert ref.sum() > 0
@@ -144,8 +176,11 @@ def test_empty_bvh_reports_nothing():
     empty = wp.zeros(0, dtype=wp.vec3)
     bvh = wp.Bvh(empty, wp.zeros(0, dtype=wp.vec3))
     hits = wp.zeros((1, 1), dtype=wp.int32)
-    wp.launch(aabb_hits, dim=1, inputs=[bvh.id, wp.array([[-9, -9, -9]], dtype=wp.vec3),
-                                        wp.array([[9, 9, 9]], dtype=wp.vec3), hits])
+    wp.launch(
+        aabb_hits,
+        dim=1,
+        inputs=[bvh.id, wp.array([[-9, -9, -9]], dtype=wp.vec3), wp.array([[9, 9, 9]], dtype=wp.vec3), hits],
+    )
     assert hits.numpy().sum() == 0
 
 

@@ -9,7 +9,44 @@ import warp as wp
 from geomref import closest_faces, random_soup
 
 CUBE_POINTS = [[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0], [0, 0, 1], [1, 0, 1], [1, 1, 1], [0, 1, 1]]
-CUBE_INDICES = [0, 3, 2, 0, 2, 1, 4, 5, 6, 4, 6, 7, 0, 1, 5, 0, 5, 4, 2, 3, 7, 2, 7, 6, 0, 4, 7, 0, 7, 3, 1, 2, 6, 1, 6, 5]
+CUBE_INDICES = [
+    0,
+    3,
+    2,
+    0,
+    2,
+    1,
+    4,
+    5,
+    6,
+    4,
+    6,
+    7,
+    0,
+    1,
+    5,
+    0,
+    5,
+    4,
+    2,
+    3,
+    7,
+    2,
+    7,
+    6,
+    0,
+    4,
+    7,
+    0,
+    7,
+    3,
+    1,
+    2,
+    6,
+    1,
+    6,
+    5,
+]
 
 
 def _cube(velocities=None):
@@ -19,7 +56,12 @@ def _cube(velocities=None):
 
 
 @wp.kernel
-def access(id: wp.uint64, out_p: wp.array(dtype=wp.vec3), out_v: wp.array(dtype=wp.vec3), out_i: wp.array(dtype=wp.int32)):
+def access(
+    id: wp.uint64,
+    out_p: wp.array(dtype=wp.vec3),
+    out_v: wp.array(dtype=wp.vec3),
+    out_i: wp.array(dtype=wp.int32),
+):
     i = wp.tid()
     out_p[i] = wp.mesh_get_point(id, i)
     out_v[i] = wp.mesh_get_velocity(id, i)
@@ -27,8 +69,14 @@ def access(id: wp.uint64, out_p: wp.array(dtype=wp.vec3), out_v: wp.array(dtype=
 
 
 @wp.kernel
-def evaluate(id: wp.uint64, u: float, v: float, pos: wp.array(dtype=wp.vec3), vel: wp.array(dtype=wp.vec3),
-             nrm: wp.array(dtype=wp.vec3)):
+def evaluate(
+    id: wp.uint64,
+    u: float,
+    v: float,
+    pos: wp.array(dtype=wp.vec3),
+    vel: wp.array(dtype=wp.vec3),
+    nrm: wp.array(dtype=wp.vec3),
+):
     f = wp.tid()
     pos[f] = wp.mesh_eval_position(id, f, u, v)
     vel[f] = wp.mesh_eval_velocity(id, f, u, v)
@@ -104,7 +152,9 @@ def test_refit_after_moving_points():
     mesh.points = wp.array(pts, dtype=wp.vec3)
     wp.launch(closest_face_kernel, dim=100, inputs=[mesh.id, wp.array(q - 3.0, dtype=wp.vec3), pos])
     _, d2 = closest_faces(q - 3.0, pts[tris])
-    np.testing.assert_allclose(np.linalg.norm(pos.numpy() - (q - 3.0), axis=1), np.sqrt(d2), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(
+        np.linalg.norm(pos.numpy() - (q - 3.0), axis=1), np.sqrt(d2), rtol=1e-4, atol=1e-5
+    )
 
 
 def test_mesh_bvh_id_is_usable_with_bvh_queries():
@@ -130,7 +180,9 @@ def test_construction_errors():
         wp.Mesh(points, wp.array(CUBE_INDICES, dtype=wp.int64))
     with pytest.raises(ValueError, match="not a multiple of 3"):
         wp.Mesh(points, wp.array(CUBE_INDICES[:-1], dtype=wp.int32))
-    with pytest.raises(ValueError, match=r"indices\[2\] = 8 is not a valid point index \(the mesh has 8 points\)"):
+    with pytest.raises(
+        ValueError, match=r"indices\[2\] = 8 is not a valid point index \(the mesh has 8 points\)"
+    ):
         wp.Mesh(points, wp.array([0, 1, 8], dtype=wp.int32))
     with pytest.raises(ValueError, match="'velocities'"):
         wp.Mesh(points, wp.array(CUBE_INDICES, dtype=wp.int32), velocities=wp.zeros(3, dtype=wp.vec3))
@@ -153,5 +205,13 @@ def test_output_argument_must_be_a_variable():
         v = float(0.0)
         wp.mesh_query_point_no_sign(id, wp.vec3(0.0), 1.0, faces[0], u, v)
 
-    with pytest.raises(wp.WarpCodegenTypeError, match="argument 'face' of wp.mesh_query_point_no_sign is an output"):
+    with pytest.raises(
+        wp.WarpCodegenTypeError, match="argument 'face' of wp.mesh_query_point_no_sign is an output"
+    ):
         wp.launch(bad, dim=1, inputs=[_cube().id, wp.zeros(1, dtype=wp.int32)])
+
+
+def test_queries_are_kernel_only():
+    mesh = _cube()
+    with pytest.raises(TypeError, match="wp.mesh_query_point is a kernel builtin.*kernel-only"):
+        wp.mesh_query_point(mesh.id, wp.vec3(0.5, 0.5, 0.5), 1.0)

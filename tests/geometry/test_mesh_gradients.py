@@ -60,7 +60,9 @@ def test_distance_gradient_is_the_unit_direction_from_the_closest_point():
 
 
 @wp.kernel
-def hit_distance(id: wp.uint64, o: wp.array(dtype=wp.vec3), d: wp.array(dtype=wp.vec3), loss: wp.array(dtype=float)):
+def hit_distance(
+    id: wp.uint64, o: wp.array(dtype=wp.vec3), d: wp.array(dtype=wp.vec3), loss: wp.array(dtype=float)
+):
     i = wp.tid()
     q = wp.mesh_query_ray(id, o[i], d[i], 1.0e6)
     if q.result:
@@ -68,7 +70,9 @@ def hit_distance(id: wp.uint64, o: wp.array(dtype=wp.vec3), d: wp.array(dtype=wp
 
 
 @wp.kernel
-def hit_distance_outputs(id: wp.uint64, o: wp.array(dtype=wp.vec3), d: wp.array(dtype=wp.vec3), loss: wp.array(dtype=float)):
+def hit_distance_outputs(
+    id: wp.uint64, o: wp.array(dtype=wp.vec3), d: wp.array(dtype=wp.vec3), loss: wp.array(dtype=float)
+):
     i = wp.tid()
     t = float(0.0)
     u = float(0.0)
@@ -99,8 +103,13 @@ def test_ray_distance_gradients_match_plane_formula():
         tape.backward(loss)
 
         @wp.kernel
-        def faces(id: wp.uint64, o: wp.array(dtype=wp.vec3), d: wp.array(dtype=wp.vec3),
-                  n: wp.array(dtype=wp.vec3), t: wp.array(dtype=float)):
+        def faces(
+            id: wp.uint64,
+            o: wp.array(dtype=wp.vec3),
+            d: wp.array(dtype=wp.vec3),
+            n: wp.array(dtype=wp.vec3),
+            t: wp.array(dtype=float),
+        ):
             i = wp.tid()
             q = wp.mesh_query_ray(id, o[i], d[i], 1.0e6)
             n[i] = q.normal

@@ -14,8 +14,14 @@ def _mesh(pts, tris, **kw):
 
 
 @wp.kernel
-def closest_struct(id: wp.uint64, pts: wp.array(dtype=wp.vec3), max_dist: float,
-                   found: wp.array(dtype=wp.int32), face: wp.array(dtype=wp.int32), pos: wp.array(dtype=wp.vec3)):
+def closest_struct(
+    id: wp.uint64,
+    pts: wp.array(dtype=wp.vec3),
+    max_dist: float,
+    found: wp.array(dtype=wp.int32),
+    face: wp.array(dtype=wp.int32),
+    pos: wp.array(dtype=wp.vec3),
+):
     i = wp.tid()
     q = wp.mesh_query_point_no_sign(id, pts[i], max_dist)
     if q.result:
@@ -25,8 +31,14 @@ def closest_struct(id: wp.uint64, pts: wp.array(dtype=wp.vec3), max_dist: float,
 
 
 @wp.kernel
-def closest_outputs(id: wp.uint64, pts: wp.array(dtype=wp.vec3), max_dist: float,
-                    found: wp.array(dtype=wp.int32), face: wp.array(dtype=wp.int32), pos: wp.array(dtype=wp.vec3)):
+def closest_outputs(
+    id: wp.uint64,
+    pts: wp.array(dtype=wp.vec3),
+    max_dist: float,
+    found: wp.array(dtype=wp.int32),
+    face: wp.array(dtype=wp.int32),
+    pos: wp.array(dtype=wp.vec3),
+):
     i = wp.tid()
     f = int(-7)
     u = float(0.0)
@@ -42,7 +54,11 @@ def test_closest_point_matches_brute_force(kernel):
     pts, tris = random_soup(400, seed=1)
     mesh = _mesh(pts, tris)
     q = np.random.default_rng(2).random((300, 3)).astype(np.float32) * 1.4 - 0.2
-    found, face, pos = wp.zeros(300, dtype=wp.int32), wp.zeros(300, dtype=wp.int32), wp.zeros(300, dtype=wp.vec3)
+    found, face, pos = (
+        wp.zeros(300, dtype=wp.int32),
+        wp.zeros(300, dtype=wp.int32),
+        wp.zeros(300, dtype=wp.vec3),
+    )
     wp.launch(kernel, dim=300, inputs=[mesh.id, wp.array(q, dtype=wp.vec3), 1.0e6, found, face, pos])
     ref_face, ref_d2 = closest_faces(q, pts[tris])
     assert found.numpy().all()
@@ -58,8 +74,14 @@ def test_closest_point_respects_max_dist():
     mesh = _mesh(pts, tris)
     q = np.random.default_rng(4).random((200, 3)).astype(np.float32) * 3.0 - 1.0
     max_dist = 0.15
-    found, face, pos = wp.zeros(200, dtype=wp.int32), wp.full(200, -7, dtype=wp.int32), wp.zeros(200, dtype=wp.vec3)
-    wp.launch(closest_outputs, dim=200, inputs=[mesh.id, wp.array(q, dtype=wp.vec3), max_dist, found, face, pos])
+    found, face, pos = (
+        wp.zeros(200, dtype=wp.int32),
+        wp.full(200, -7, dtype=wp.int32),
+        wp.zeros(200, dtype=wp.vec3),
+    )
+    wp.launch(
+        closest_outputs, dim=200, inputs=[mesh.id, wp.array(q, dtype=wp.vec3), max_dist, found, face, pos]
+    )
     _, ref_d2 = closest_faces(q, pts[tris])
     clear = np.abs(np.sqrt(ref_d2) - max_dist) > 1e-4
     np.testing.assert_array_equal(found.numpy()[clear], (np.sqrt(ref_d2) <= max_dist)[clear].astype(np.int32))
@@ -128,9 +150,17 @@ def test_winding_number_of_open_mesh_against_solid_angles(threshold):
 
 
 @wp.kernel
-def cast(id: wp.uint64, o: wp.array(dtype=wp.vec3), d: wp.array(dtype=wp.vec3), max_t: float,
-         face: wp.array(dtype=wp.int32), t: wp.array(dtype=float), hit_pos: wp.array(dtype=wp.vec3),
-         normal: wp.array(dtype=wp.vec3), sign: wp.array(dtype=float)):
+def cast(
+    id: wp.uint64,
+    o: wp.array(dtype=wp.vec3),
+    d: wp.array(dtype=wp.vec3),
+    max_t: float,
+    face: wp.array(dtype=wp.int32),
+    t: wp.array(dtype=float),
+    hit_pos: wp.array(dtype=wp.vec3),
+    normal: wp.array(dtype=wp.vec3),
+    sign: wp.array(dtype=float),
+):
     i = wp.tid()
     q = wp.mesh_query_ray(id, o[i], d[i], max_t)
     face[i] = -1
@@ -151,9 +181,16 @@ def test_ray_cast_matches_brute_force(max_t):
     o = (rng.random((n, 3)) * 1.6 - 0.3).astype(np.float32)
     d = rng.normal(size=(n, 3)).astype(np.float32)
     d /= np.linalg.norm(d, axis=1, keepdims=True)
-    out = [wp.zeros(n, dtype=wp.int32), wp.zeros(n, dtype=float), wp.zeros(n, dtype=wp.vec3),
-           wp.zeros(n, dtype=wp.vec3), wp.zeros(n, dtype=float)]
-    wp.launch(cast, dim=n, inputs=[mesh.id, wp.array(o, dtype=wp.vec3), wp.array(d, dtype=wp.vec3), max_t, *out])
+    out = [
+        wp.zeros(n, dtype=wp.int32),
+        wp.zeros(n, dtype=float),
+        wp.zeros(n, dtype=wp.vec3),
+        wp.zeros(n, dtype=wp.vec3),
+        wp.zeros(n, dtype=float),
+    ]
+    wp.launch(
+        cast, dim=n, inputs=[mesh.id, wp.array(o, dtype=wp.vec3), wp.array(d, dtype=wp.vec3), max_t, *out]
+    )
     face, t, pos, normal, sign = (a.numpy() for a in out)
     ref_face, ref_t = ray_hits(o, d, pts[tris], max_t)
     hit = ref_face >= 0

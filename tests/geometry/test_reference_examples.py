@@ -11,27 +11,28 @@ from geomref import ray_hits, uv_sphere
 
 # -- Meshes: ray cast, kernel copied from the reference ----------------------------------------
 @wp.kernel
-def raycast(mesh: wp.uint64,
-            ray_origin: wp.array(dtype=wp.vec3),
-            ray_dir: wp.array(dtype=wp.vec3),
-            ray_hit: wp.array(dtype=wp.vec3)):
+def raycast(
+    mesh: wp.uint64,
+    ray_origin: wp.array(dtype=wp.vec3),
+    ray_dir: wp.array(dtype=wp.vec3),
+    ray_hit: wp.array(dtype=wp.vec3),
+):
 
     tid = wp.tid()
 
-    t = float(0.0)      # hit distance along ray
-    u = float(0.0)      # hit face barycentric u
-    v = float(0.0)      # hit face barycentric v
-    sign = float(0.0)   # hit face sign
-    n = wp.vec3()       # hit face normal
-    f = int(0)          # hit face index
+    t = float(0.0)  # hit distance along ray
+    u = float(0.0)  # hit face barycentric u
+    v = float(0.0)  # hit face barycentric v
+    sign = float(0.0)  # hit face sign
+    n = wp.vec3()  # hit face normal
+    f = int(0)  # hit face index
 
     color = wp.vec3()
 
     # ray cast against the mesh
-    if wp.mesh_query_ray(mesh, ray_origin[tid], ray_dir[tid], 1.e+6, t, u, v, sign, n, f):
-
+    if wp.mesh_query_ray(mesh, ray_origin[tid], ray_dir[tid], 1.0e6, t, u, v, sign, n, f):
         # if we got a hit then set color to the face normal
-        color = n*0.5 + wp.vec3(0.5, 0.5, 0.5)
+        color = n * 0.5 + wp.vec3(0.5, 0.5, 0.5)
 
     ray_hit[tid] = color
 
@@ -47,8 +48,11 @@ def test_mesh_raycast_example():
     origins = np.stack([gx.ravel(), gy.ravel(), np.full(gx.size, 3.0, np.float32)], axis=1).astype(np.float32)
     dirs = np.tile(np.array([0.0, 0.0, -1.0], np.float32), (len(origins), 1))
     hit = wp.zeros(len(origins), dtype=wp.vec3)
-    wp.launch(raycast, dim=len(origins), inputs=[mesh.id, wp.array(origins, dtype=wp.vec3),
-                                                 wp.array(dirs, dtype=wp.vec3), hit])
+    wp.launch(
+        raycast,
+        dim=len(origins),
+        inputs=[mesh.id, wp.array(origins, dtype=wp.vec3), wp.array(dirs, dtype=wp.vec3), hit],
+    )
     face, _ = ray_hits(origins, dirs, pts[tris])
     tri = pts[tris].astype(np.float64)
     n = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])

@@ -46,8 +46,13 @@ class TreeArrays:
     def fields(self) -> dict[str, Any]:
         """The BvhData fields describing this tree (item bounds excluded)."""
         return {
-            "lower": self.lower, "upper": self.upper, "skip": self.skip, "first": self.first,
-            "count": self.count, "items": self.items, "num_nodes": self.tree.num_nodes,
+            "lower": self.lower,
+            "upper": self.upper,
+            "skip": self.skip,
+            "first": self.first,
+            "count": self.count,
+            "items": self.items,
+            "num_nodes": self.tree.num_nodes,
             "num_items": int(self.items.shape[0]),
         }
 
@@ -60,7 +65,9 @@ class TreeArrays:
 def check_constructor(constructor: Any, leaf_size: Any, owner: str) -> int:
     """Validate ``constructor``/``leaf_size`` arguments; returns the leaf size."""
     if constructor is not None and constructor not in CONSTRUCTORS:
-        raise ValueError(f"{owner}: unknown BVH constructor {constructor!r}; expected one of {CONSTRUCTORS} or None")
+        raise ValueError(
+            f"{owner}: unknown BVH constructor {constructor!r}; expected one of {CONSTRUCTORS} or None"
+        )
     if not isinstance(leaf_size, (int, np.integer)) or isinstance(leaf_size, bool) or leaf_size < 1:
         raise ValueError(f"{owner}: leaf_size must be a positive integer, got {leaf_size!r}")
     return int(leaf_size)
@@ -75,11 +82,15 @@ class Bvh:
     of which build the same median-split tree here; ``groups`` is not supported.
     """
 
-    def __init__(self, lowers: Any, uppers: Any, constructor: str | None = None, groups: Any = None, leaf_size: int = 1):
+    def __init__(
+        self, lowers: Any, uppers: Any, constructor: str | None = None, groups: Any = None, leaf_size: int = 1
+    ):
         check_vec3_array(lowers, "wp.Bvh", "lowers")
         check_vec3_array(uppers, "wp.Bvh", "uppers")
         if lowers.shape != uppers.shape:
-            raise ValueError(f"wp.Bvh: lowers {lowers.shape} and uppers {uppers.shape} must have the same shape")
+            raise ValueError(
+                f"wp.Bvh: lowers {lowers.shape} and uppers {uppers.shape} must have the same shape"
+            )
         if lowers.device != uppers.device:
             raise ValueError(f"wp.Bvh: lowers are on {lowers.device} but uppers on {uppers.device}")
         if groups is not None:

@@ -71,9 +71,13 @@ def build(lowers: np.ndarray, uppers: np.ndarray, leaf_size: int = 1) -> BvhTree
     if n == 0:
         inf = np.float32(np.inf)
         return BvhTree(
-            lower=np.full((1, 3), inf, np.float32), upper=np.full((1, 3), -inf, np.float32),
-            skip=np.ones(1, np.int32), first=np.zeros(1, np.int32), count=np.zeros(1, np.int32),
-            items=np.zeros(0, np.int32), levels=[],
+            lower=np.full((1, 3), inf, np.float32),
+            upper=np.full((1, 3), -inf, np.float32),
+            skip=np.ones(1, np.int32),
+            first=np.zeros(1, np.int32),
+            count=np.zeros(1, np.int32),
+            items=np.zeros(0, np.int32),
+            levels=[],
         )
     centroid = 0.5 * (lowers.astype(np.float64) + uppers.astype(np.float64))
     # items sorted by centroid along each axis; every level partitions all three lists stably,
@@ -91,7 +95,9 @@ def build(lowers: np.ndarray, uppers: np.ndarray, leaf_size: int = 1) -> BvhTree
         s, e = starts[split], ends[split]
         mid = s + (e - s + 1) // 2
         if len(s):
-            ext = np.stack([centroid[lists[a, e - 1], a] - centroid[lists[a, s], a] for a in range(3)], axis=1)
+            ext = np.stack(
+                [centroid[lists[a, e - 1], a] - centroid[lists[a, s], a] for a in range(3)], axis=1
+            )
             axis = np.argmax(ext, axis=1)
             seg, pos = _segments(s, e)
             left_item[lists[axis[seg], pos]] = pos < mid[seg]
@@ -137,8 +143,13 @@ def build(lowers: np.ndarray, uppers: np.ndarray, leaf_size: int = 1) -> BvhTree
         count[p[leaf]] = (e - s)[leaf]
         levels.append((p, s, e))
     tree = BvhTree(
-        lower=np.empty((num_nodes, 3), np.float32), upper=np.empty((num_nodes, 3), np.float32),
-        skip=skip, first=first, count=count, items=order.astype(np.int32), levels=levels,
+        lower=np.empty((num_nodes, 3), np.float32),
+        upper=np.empty((num_nodes, 3), np.float32),
+        skip=skip,
+        first=first,
+        count=count,
+        items=order.astype(np.int32),
+        levels=levels,
     )
     refit(tree, lowers, uppers)
     return tree

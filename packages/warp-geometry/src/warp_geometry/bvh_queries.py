@@ -29,7 +29,9 @@ def query_start(node_count: int, skip: wp.array(dtype=wp.int32), root: int) -> w
 
 
 @wp.func
-def query_hits_box(is_ray: bool, a: wp.vec3, b: wp.vec3, inv: wp.vec3, lo: wp.vec3, hi: wp.vec3, max_dist: float) -> bool:
+def query_hits_box(
+    is_ray: bool, a: wp.vec3, b: wp.vec3, inv: wp.vec3, lo: wp.vec3, hi: wp.vec3, max_dist: float
+) -> bool:
     """Box test of an AABB query (``a``..``b``) or a ray query (start ``a``, ``inv`` = 1/dir)."""
     if is_ray:
         return ray_box(a, inv, lo, hi, max_dist) < INF
@@ -70,7 +72,9 @@ def bvh_query_next_func(query: BvhQuery, index: int, max_dist: float):
             slot = query.item
             query.item = slot + 1
             item = d.items[slot]
-            if query_hits_box(query.is_ray, query.a, query.b, query.inv, d.item_lower[item], d.item_upper[item], max_dist):
+            if query_hits_box(
+                query.is_ray, query.a, query.b, query.inv, d.item_lower[item], d.item_upper[item], max_dist
+            ):
                 return True, query, item
         if query.node >= query.end:
             return False, query, index
@@ -105,26 +109,67 @@ def bvh_query_next_nomax(query: BvhQuery, index: int):
 
 def register(registry: Any) -> None:
     """Register the BVH builtins."""
-    from warp_geometry.descriptors import register_getter
+    from warp_geometry.descriptors import add_builtin, register_getter
 
-    register_getter(registry, "bvh_get", BvhData, "The kernel-side data of the wp.Bvh with identifier ``id``.", GROUP)
+    register_getter(
+        registry, "bvh_get", BvhData, "The kernel-side data of the wp.Bvh with identifier ``id``.", GROUP
+    )
     vec3, u64, i32, f32 = wp.vec3, wp.uint64, wp.int32, wp.float32
-    aabb_doc = ("Construct an axis-aligned bounding box query against the wp.Bvh ``id``: iterate with "
-                "bvh_query_next over every item whose box overlaps ``[low, high]`` (``root`` -1: whole tree).")
-    ray_doc = ("Construct a ray query against the wp.Bvh ``id``: iterate with bvh_query_next over every item "
-               "whose box the ray ``start + t*dir`` (t >= 0) intersects.")
-    next_doc = ("Advance a BVH query: write the next item's index to ``index`` and return True, or return "
-                "False when exhausted (``index`` unchanged). ``max_dist`` bounds ray queries, in units of |dir|.")
+    aabb_doc = (
+        "Construct an axis-aligned bounding box query against the wp.Bvh ``id``: iterate with "
+        "bvh_query_next over every item whose box overlaps ``[low, high]`` (``root`` -1: whole tree)."
+    )
+    ray_doc = (
+        "Construct a ray query against the wp.Bvh ``id``: iterate with bvh_query_next over every item "
+        "whose box the ray ``start + t*dir`` (t >= 0) intersects."
+    )
+    next_doc = (
+        "Advance a BVH query: write the next item's index to ``index`` and return True, or return "
+        "False when exhausted (``index`` unchanged). ``max_dist`` bounds ray queries, in units of |dir|."
+    )
     for name, func, root_func, doc, p in (
         ("bvh_query_aabb", bvh_query_aabb_noroot, bvh_query_aabb_func, aabb_doc, ("low", "high")),
         ("bvh_query_ray", bvh_query_ray_noroot, bvh_query_ray_func, ray_doc, ("start", "dir")),
     ):
-        registry.add(name, params={"id": u64, p[0]: vec3, p[1]: vec3}, result=BvhQuery, func=func,
-                     doc=doc, group=GROUP, differentiable=False)
-        registry.add(name, params={"id": u64, p[0]: vec3, p[1]: vec3, "root": i32}, result=BvhQuery,
-                     func=root_func, doc=doc, group=GROUP, differentiable=False)
-    registry.add("bvh_query_next", params={"query": BvhQuery, "index": i32}, result=(wp.bool, BvhQuery, i32),
-                 func=bvh_query_next_nomax, doc=next_doc, group=GROUP, differentiable=False, mutated_args=(0, 1))
-    registry.add("bvh_query_next", params={"query": BvhQuery, "index": i32, "max_dist": f32},
-                 result=(wp.bool, BvhQuery, i32),
-                 func=bvh_query_next_func, doc=next_doc, group=GROUP, differentiable=False, mutated_args=(0, 1))
+        add_builtin(
+            registry,
+            name,
+            params={"id": u64, p[0]: vec3, p[1]: vec3},
+            result=BvhQuery,
+            func=func,
+            doc=doc,
+            group=GROUP,
+            differentiable=False,
+        )
+        add_builtin(
+            registry,
+            name,
+            params={"id": u64, p[0]: vec3, p[1]: vec3, "root": i32},
+            result=BvhQuery,
+            func=root_func,
+            doc=doc,
+            group=GROUP,
+            differentiable=False,
+        )
+    add_builtin(
+        registry,
+        "bvh_query_next",
+        params={"query": BvhQuery, "index": i32},
+        result=(wp.bool, BvhQuery, i32),
+        func=bvh_query_next_nomax,
+        doc=next_doc,
+        group=GROUP,
+        differentiable=False,
+        mutated_args=(0, 1),
+    )
+    add_builtin(
+        registry,
+        "bvh_query_next",
+        params={"query": BvhQuery, "index": i32, "max_dist": f32},
+        result=(wp.bool, BvhQuery, i32),
+        func=bvh_query_next_func,
+        doc=next_doc,
+        group=GROUP,
+        differentiable=False,
+        mutated_args=(0, 1),
+    )

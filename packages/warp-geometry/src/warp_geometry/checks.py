@@ -10,7 +10,9 @@ import warp as wp
 def check_array(value: Any, owner: str, name: str, dtype: Any, ndim: int = 1) -> None:
     """Raise ``TypeError`` unless ``value`` is a contiguous ``wp.array`` of ``dtype``/``ndim``."""
     if not isinstance(value, wp.array) or value.ptr is None and value.size:
-        raise TypeError(f"{owner}: '{name}' must be a wp.array of {wp.types.type_repr(dtype)}, got {type(value).__name__}")
+        raise TypeError(
+            f"{owner}: '{name}' must be a wp.array of {wp.types.type_repr(dtype)}, got {type(value).__name__}"
+        )
     if value.dtype != dtype or value.ndim != ndim:
         raise TypeError(
             f"{owner}: '{name}' must be a {ndim}-d wp.array of {wp.types.type_repr(dtype)}, got a "
@@ -35,5 +37,8 @@ def check_same_device(owner: str, **arrays: Any) -> Any:
         if device is None:
             device, first = a.device, name
         elif a.device != device:
-            raise ValueError(f"{owner}: '{name}' is on {a.device} but '{first}' on {device}; all buffers must live on one device")
+            raise ValueError(
+                f"{owner}: '{name}' is on {a.device} but '{first}' on {device}; "
+                "all buffers must live on one device"
+            )
     return device

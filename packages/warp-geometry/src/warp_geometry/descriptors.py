@@ -60,14 +60,21 @@ def _lower_getter(struct_type: type):
     return lower
 
 
+def add_builtin(registry: Any, name: str, **options: Any) -> Any:
+    """``registry.add`` for geometry builtins: kernel-only (they read objects through ids, which
+    Python scope has no use for), and non-differentiable unless stated."""
+    options.setdefault("differentiable", False)
+    return registry.add(name, export=False, **options)
+
+
 def register_getter(registry: Any, name: str, struct_type: type, doc: str, group: str) -> None:
     """Register builtin ``name(id: uint64) -> struct_type`` reading the descriptor at ``id``."""
-    registry.add(
+    add_builtin(
+        registry,
         name,
         params={"id": uint64},
         result=struct_type,
         lower=_lower_getter(struct_type),
         doc=doc,
         group=group,
-        differentiable=False,
     )

@@ -70,11 +70,15 @@ class Mesh:
         check_vec3_array(points, "wp.Mesh", "points")
         check_array(indices, "wp.Mesh", "indices", wp.int32)
         if indices.shape[0] % 3 != 0:
-            raise ValueError(f"wp.Mesh: 'indices' holds {indices.shape[0]} values, not a multiple of 3 (3 per triangle)")
+            raise ValueError(
+                f"wp.Mesh: 'indices' holds {indices.shape[0]} values, not a multiple of 3 (3 per triangle)"
+            )
         if velocities is not None:
             check_vec3_array(velocities, "wp.Mesh", "velocities")
             if velocities.shape != points.shape:
-                raise ValueError(f"wp.Mesh: 'velocities' {velocities.shape} must match 'points' {points.shape}")
+                raise ValueError(
+                    f"wp.Mesh: 'velocities' {velocities.shape} must match 'points' {points.shape}"
+                )
         if groups is not None:
             raise NotImplementedError("wp.Mesh: grouped meshes (groups=...) are not supported")
         self.device = check_same_device("wp.Mesh", points=points, indices=indices, velocities=velocities)
@@ -136,7 +140,9 @@ class Mesh:
     def points(self, value: Any) -> None:
         check_vec3_array(value, "wp.Mesh", "points")
         if value.shape != self._points.shape:
-            raise ValueError(f"wp.Mesh: new points {value.shape} must have the shape of the old ones {self._points.shape}")
+            raise ValueError(
+                f"wp.Mesh: new points {value.shape} must have the shape of the old ones {self._points.shape}"
+            )
         check_same_device("wp.Mesh", points=value, indices=self.indices)
         self._points = value
         self.refit()
@@ -151,7 +157,9 @@ class Mesh:
         if value is not None:
             check_vec3_array(value, "wp.Mesh", "velocities")
             if value.shape != self._points.shape:
-                raise ValueError(f"wp.Mesh: 'velocities' {value.shape} must match 'points' {self._points.shape}")
+                raise ValueError(
+                    f"wp.Mesh: 'velocities' {value.shape} must match 'points' {self._points.shape}"
+                )
             check_same_device("wp.Mesh", velocities=value, points=self._points)
         self._velocities = value
         self._descriptor.update(velocities=value)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 import warp as wp
-from warp_geometry.descriptors import register_getter
+from warp_geometry.descriptors import add_builtin, register_getter
 from warp_geometry.mesh import MeshData
 from warp_geometry.mesh_traversal import (
     closest_face,
@@ -38,7 +38,9 @@ SIGN_WINDING = wp.constant(3)
 
 
 @wp.func
-def point_query(id: wp.uint64, point: wp.vec3, max_dist: float, method: int, a: float, b: float) -> MeshQueryPoint:
+def point_query(
+    id: wp.uint64, point: wp.vec3, max_dist: float, method: int, a: float, b: float
+) -> MeshQueryPoint:
     """Closest point query; ``method`` picks the sign (a, b: epsilon or accuracy/threshold)."""
     args = traversal_args(point, ZERO3, max_dist, -1)
     face, dist_sq = closest_face(id, args)
@@ -74,7 +76,9 @@ def mesh_query_point_q(id: wp.uint64, point: wp.vec3, max_dist: float) -> MeshQu
 
 
 @wp.func
-def mesh_query_point_sign_normal_q(id: wp.uint64, point: wp.vec3, max_dist: float, epsilon: float) -> MeshQueryPoint:
+def mesh_query_point_sign_normal_q(
+    id: wp.uint64, point: wp.vec3, max_dist: float, epsilon: float
+) -> MeshQueryPoint:
     return point_query(id, point, max_dist, SIGN_NORMAL, epsilon, 0.0)
 
 
@@ -103,12 +107,16 @@ def _outputs(q: MeshQueryPoint, inside: float, face: int, u: float, v: float):
 
 
 @wp.func
-def mesh_query_point_o(id: wp.uint64, point: wp.vec3, max_dist: float, inside: float, face: int, bary_u: float, bary_v: float):
+def mesh_query_point_o(
+    id: wp.uint64, point: wp.vec3, max_dist: float, inside: float, face: int, bary_u: float, bary_v: float
+):
     return _outputs(mesh_query_point_q(id, point, max_dist), inside, face, bary_u, bary_v)
 
 
 @wp.func
-def mesh_query_point_no_sign_o(id: wp.uint64, point: wp.vec3, max_dist: float, face: int, bary_u: float, bary_v: float):
+def mesh_query_point_no_sign_o(
+    id: wp.uint64, point: wp.vec3, max_dist: float, face: int, bary_u: float, bary_v: float
+):
     q = mesh_query_point_no_sign_q(id, point, max_dist)
     if q.result:
         return True, q.face, q.u, q.v
@@ -117,9 +125,18 @@ def mesh_query_point_no_sign_o(id: wp.uint64, point: wp.vec3, max_dist: float, f
 
 @wp.func
 def mesh_query_point_sign_normal_o(
-    id: wp.uint64, point: wp.vec3, max_dist: float, inside: float, face: int, bary_u: float, bary_v: float, epsilon: float
+    id: wp.uint64,
+    point: wp.vec3,
+    max_dist: float,
+    inside: float,
+    face: int,
+    bary_u: float,
+    bary_v: float,
+    epsilon: float,
 ):
-    return _outputs(mesh_query_point_sign_normal_q(id, point, max_dist, epsilon), inside, face, bary_u, bary_v)
+    return _outputs(
+        mesh_query_point_sign_normal_q(id, point, max_dist, epsilon), inside, face, bary_u, bary_v
+    )
 
 
 @wp.func
@@ -131,8 +148,15 @@ def mesh_query_point_sign_normal_o7(
 
 @wp.func
 def mesh_query_point_sign_winding_number_o(
-    id: wp.uint64, point: wp.vec3, max_dist: float, inside: float, face: int, bary_u: float, bary_v: float,
-    accuracy: float, threshold: float,
+    id: wp.uint64,
+    point: wp.vec3,
+    max_dist: float,
+    inside: float,
+    face: int,
+    bary_u: float,
+    bary_v: float,
+    accuracy: float,
+    threshold: float,
 ):
     q = mesh_query_point_sign_winding_number_q(id, point, max_dist, accuracy, threshold)
     return _outputs(q, inside, face, bary_u, bary_v)
@@ -142,7 +166,9 @@ def mesh_query_point_sign_winding_number_o(
 def mesh_query_point_sign_winding_number_o7(
     id: wp.uint64, point: wp.vec3, max_dist: float, inside: float, face: int, bary_u: float, bary_v: float
 ):
-    return _outputs(mesh_query_point_sign_winding_number_q(id, point, max_dist, 2.0, 0.5), inside, face, bary_u, bary_v)
+    return _outputs(
+        mesh_query_point_sign_winding_number_q(id, point, max_dist, 2.0, 0.5), inside, face, bary_u, bary_v
+    )
 
 
 # -- ray cast ---------------------------------------------------------------------------------
@@ -177,8 +203,17 @@ def mesh_query_ray_q4(id: wp.uint64, start: wp.vec3, dir: wp.vec3, max_t: float)
 
 @wp.func
 def mesh_query_ray_o(
-    id: wp.uint64, start: wp.vec3, dir: wp.vec3, max_t: float, t: float, bary_u: float, bary_v: float,
-    sign: float, normal: wp.vec3, face: int, root: int,
+    id: wp.uint64,
+    start: wp.vec3,
+    dir: wp.vec3,
+    max_t: float,
+    t: float,
+    bary_u: float,
+    bary_v: float,
+    sign: float,
+    normal: wp.vec3,
+    face: int,
+    root: int,
 ):
     q = mesh_query_ray_q(id, start, dir, max_t, root)
     if q.result:
@@ -188,8 +223,16 @@ def mesh_query_ray_o(
 
 @wp.func
 def mesh_query_ray_o10(
-    id: wp.uint64, start: wp.vec3, dir: wp.vec3, max_t: float, t: float, bary_u: float, bary_v: float,
-    sign: float, normal: wp.vec3, face: int,
+    id: wp.uint64,
+    start: wp.vec3,
+    dir: wp.vec3,
+    max_t: float,
+    t: float,
+    bary_u: float,
+    bary_v: float,
+    sign: float,
+    normal: wp.vec3,
+    face: int,
 ):
     return mesh_query_ray_o(id, start, dir, max_t, t, bary_u, bary_v, sign, normal, face, -1)
 
@@ -236,7 +279,11 @@ def mesh_query_aabb_next_f(query: MeshQueryAABB, index: int):
 @wp.func
 def mesh_eval_position_f(id: wp.uint64, face: int, bary_u: float, bary_v: float) -> wp.vec3:
     m = wp.mesh_get(id)
-    return bary_u * tri_point(m, face, 0) + bary_v * tri_point(m, face, 1) + (1.0 - bary_u - bary_v) * tri_point(m, face, 2)
+    return (
+        bary_u * tri_point(m, face, 0)
+        + bary_v * tri_point(m, face, 1)
+        + (1.0 - bary_u - bary_v) * tri_point(m, face, 2)
+    )
 
 
 @wp.func
@@ -285,71 +332,198 @@ def mesh_get_bvh_f(id: wp.uint64) -> wp.uint64:
 
 def register(registry: Any) -> None:
     """Register the mesh builtins."""
-    register_getter(registry, "mesh_get", MeshData,
-                    "The kernel-side data of the wp.Mesh ``id``: its ``points``, ``indices`` and ``velocities`` arrays.",
-                    GROUP)
+    register_getter(
+        registry,
+        "mesh_get",
+        MeshData,
+        "The kernel-side data of the wp.Mesh ``id``: its ``points``, ``indices`` and ``velocities`` arrays.",
+        GROUP,
+    )
     u64, v3, f32, i32, b = wp.uint64, wp.vec3, wp.float32, wp.int32, wp.bool
     head = [("id", u64), ("point", v3), ("max_dist", f32)]
     outs = [("inside", f32), ("face", i32), ("bary_u", f32), ("bary_v", f32)]
     out_res = (b, f32, i32, f32, f32)
 
-    def add(name: str, params: list, result: Any, func: Any, doc: str, updated: tuple = (), diff: bool = True) -> None:
-        registry.add(name, params=params, result=result, func=func, doc=doc, group=GROUP,
-                     mutated_args=updated, differentiable=diff)
+    def add(
+        name: str, params: list, result: Any, func: Any, doc: str, updated: tuple = (), diff: bool = True
+    ) -> None:
+        add_builtin(
+            registry,
+            name,
+            params=params,
+            result=result,
+            func=func,
+            doc=doc,
+            group=GROUP,
+            mutated_args=updated,
+            differentiable=diff,
+        )
 
-    doc = ("Closest point on the wp.Mesh ``id`` to ``point`` among faces within ``max_dist``; the sign "
-           "(< 0 inside) is a majority vote of the first faces hit by three axis-aligned rays.")
+    doc = (
+        "Closest point on the wp.Mesh ``id`` to ``point`` among faces within ``max_dist``; the sign "
+        "(< 0 inside) is a majority vote of the first faces hit by three axis-aligned rays."
+    )
     add("mesh_query_point", head, MeshQueryPoint, mesh_query_point_q, doc)
     add("mesh_query_point", head + outs, out_res, mesh_query_point_o, doc, (3, 4, 5, 6))
-    doc = "Closest point on the wp.Mesh ``id`` to ``point`` among faces within ``max_dist`` (no inside/outside sign)."
+    doc = (
+        "Closest point on the wp.Mesh ``id`` to ``point`` among faces within ``max_dist`` "
+        "(no inside/outside sign)."
+    )
     add("mesh_query_point_no_sign", head, MeshQueryPoint, mesh_query_point_no_sign_q, doc)
-    add("mesh_query_point_no_sign", head + outs[1:], (b, i32, f32, f32), mesh_query_point_no_sign_o, doc, (3, 4, 5))
-    doc = ("Closest point query whose sign comes from the angle-weighted pseudo normal at the closest point "
-           "(``epsilon``, default 1e-3, is a fraction of the mean edge length).")
+    add(
+        "mesh_query_point_no_sign",
+        head + outs[1:],
+        (b, i32, f32, f32),
+        mesh_query_point_no_sign_o,
+        doc,
+        (3, 4, 5),
+    )
+    doc = (
+        "Closest point query whose sign comes from the angle-weighted pseudo normal at the closest point "
+        "(``epsilon``, default 1e-3, is a fraction of the mean edge length)."
+    )
     add("mesh_query_point_sign_normal", head, MeshQueryPoint, mesh_query_point_sign_normal_q3, doc)
-    add("mesh_query_point_sign_normal", head + [("epsilon", f32)], MeshQueryPoint, mesh_query_point_sign_normal_q, doc)
-    add("mesh_query_point_sign_normal", head + outs, out_res, mesh_query_point_sign_normal_o7, doc, (3, 4, 5, 6))
-    add("mesh_query_point_sign_normal", head + outs + [("epsilon", f32)], out_res, mesh_query_point_sign_normal_o, doc,
-        (3, 4, 5, 6))
-    doc = ("Closest point query whose sign comes from the mesh's winding number at ``point`` (inside when above "
-           "``threshold``, default 0.5; ``accuracy``, default 2.0). Needs support_winding_number=True.")
+    add(
+        "mesh_query_point_sign_normal",
+        head + [("epsilon", f32)],
+        MeshQueryPoint,
+        mesh_query_point_sign_normal_q,
+        doc,
+    )
+    add(
+        "mesh_query_point_sign_normal",
+        head + outs,
+        out_res,
+        mesh_query_point_sign_normal_o7,
+        doc,
+        (3, 4, 5, 6),
+    )
+    add(
+        "mesh_query_point_sign_normal",
+        head + outs + [("epsilon", f32)],
+        out_res,
+        mesh_query_point_sign_normal_o,
+        doc,
+        (3, 4, 5, 6),
+    )
+    doc = (
+        "Closest point query whose sign comes from the mesh's winding number at ``point`` (inside when above "
+        "``threshold``, default 0.5; ``accuracy``, default 2.0). Needs support_winding_number=True."
+    )
     wn = [("accuracy", f32), ("threshold", f32)]
-    add("mesh_query_point_sign_winding_number", head, MeshQueryPoint, mesh_query_point_sign_winding_number_q3, doc)
-    add("mesh_query_point_sign_winding_number", head + wn, MeshQueryPoint, mesh_query_point_sign_winding_number_q, doc)
-    add("mesh_query_point_sign_winding_number", head + outs, out_res, mesh_query_point_sign_winding_number_o7, doc,
-        (3, 4, 5, 6))
-    add("mesh_query_point_sign_winding_number", head + outs + wn, out_res, mesh_query_point_sign_winding_number_o,
-        doc, (3, 4, 5, 6))
+    add(
+        "mesh_query_point_sign_winding_number",
+        head,
+        MeshQueryPoint,
+        mesh_query_point_sign_winding_number_q3,
+        doc,
+    )
+    add(
+        "mesh_query_point_sign_winding_number",
+        head + wn,
+        MeshQueryPoint,
+        mesh_query_point_sign_winding_number_q,
+        doc,
+    )
+    add(
+        "mesh_query_point_sign_winding_number",
+        head + outs,
+        out_res,
+        mesh_query_point_sign_winding_number_o7,
+        doc,
+        (3, 4, 5, 6),
+    )
+    add(
+        "mesh_query_point_sign_winding_number",
+        head + outs + wn,
+        out_res,
+        mesh_query_point_sign_winding_number_o,
+        doc,
+        (3, 4, 5, 6),
+    )
 
     ray = [("id", u64), ("start", v3), ("dir", v3), ("max_t", f32)]
     ray_outs = [("t", f32), ("bary_u", f32), ("bary_v", f32), ("sign", f32), ("normal", v3), ("face", i32)]
     ray_res = (b, f32, f32, f32, f32, v3, i32)
-    doc = ("First face of the wp.Mesh ``id`` hit by the ray ``start + t*dir`` with 0 <= t <= ``max_t`` (t in "
-           "units of |dir|); sign > 0 when the ray hits the front (counter-clockwise) side.")
+    doc = (
+        "First face of the wp.Mesh ``id`` hit by the ray ``start + t*dir`` with 0 <= t <= ``max_t`` (t in "
+        "units of |dir|); sign > 0 when the ray hits the front (counter-clockwise) side."
+    )
     add("mesh_query_ray", ray, MeshQueryRay, mesh_query_ray_q4, doc)
     add("mesh_query_ray", ray + [("root", i32)], MeshQueryRay, mesh_query_ray_q, doc)
     add("mesh_query_ray", ray + ray_outs, ray_res, mesh_query_ray_o10, doc, (4, 5, 6, 7, 8, 9))
-    add("mesh_query_ray", ray + ray_outs + [("root", i32)], ray_res, mesh_query_ray_o, doc, (4, 5, 6, 7, 8, 9))
+    add(
+        "mesh_query_ray", ray + ray_outs + [("root", i32)], ray_res, mesh_query_ray_o, doc, (4, 5, 6, 7, 8, 9)
+    )
 
-    add("mesh_query_aabb", [("id", u64), ("low", v3), ("high", v3)], MeshQueryAABB, mesh_query_aabb_q,
+    add(
+        "mesh_query_aabb",
+        [("id", u64), ("low", v3), ("high", v3)],
+        MeshQueryAABB,
+        mesh_query_aabb_q,
         "Construct a query over the faces of the wp.Mesh ``id`` whose bounding boxes overlap [low, high]; "
-        "iterate with mesh_query_aabb_next.", diff=False)
-    add("mesh_query_aabb_next", [("query", MeshQueryAABB), ("index", i32)], (b, MeshQueryAABB, i32),
-        mesh_query_aabb_next_f, "Advance a mesh box query: write the next face to ``index`` and return True, "
-        "or return False when exhausted.", (0, 1), diff=False)
+        "iterate with mesh_query_aabb_next.",
+        diff=False,
+    )
+    add(
+        "mesh_query_aabb_next",
+        [("query", MeshQueryAABB), ("index", i32)],
+        (b, MeshQueryAABB, i32),
+        mesh_query_aabb_next_f,
+        "Advance a mesh box query: write the next face to ``index`` and return True, "
+        "or return False when exhausted.",
+        (0, 1),
+        diff=False,
+    )
 
-    add("mesh_eval_position", [("id", u64), ("face", i32), ("bary_u", f32), ("bary_v", f32)], v3,
-        mesh_eval_position_f, "Position on face ``face`` of the wp.Mesh ``id``: u*p0 + v*p1 + (1-u-v)*p2.")
-    add("mesh_eval_velocity", [("id", u64), ("face", i32), ("bary_u", f32), ("bary_v", f32)], v3,
-        mesh_eval_velocity_f, "Velocity interpolated on face ``face`` like mesh_eval_position (zero without velocities).")
-    add("mesh_eval_face_normal", [("id", u64), ("face", i32)], v3, mesh_eval_face_normal_f,
-        "Unit normal of face ``face`` of the wp.Mesh ``id`` (counter-clockwise winding).")
-    add("mesh_get_point", [("id", u64), ("index", i32)], v3, mesh_get_point_f,
-        "Position of the vertex at face-vertex index ``index`` (``points[indices[index]]``).")
-    add("mesh_get_velocity", [("id", u64), ("index", i32)], v3, mesh_get_velocity_f,
-        "Velocity of the vertex at face-vertex index ``index`` (zero without velocities).")
-    add("mesh_get_index", [("id", u64), ("index", i32)], i32, mesh_get_index_f,
-        "Vertex index stored at face-vertex index ``index`` (``indices[index]``).", diff=False)
-    add("mesh_get_bvh", [("id", u64)], u64, mesh_get_bvh_f,
-        "Identifier of the BVH over the faces of the wp.Mesh ``id`` (usable with bvh_query_*).", diff=False)
-
+    add(
+        "mesh_eval_position",
+        [("id", u64), ("face", i32), ("bary_u", f32), ("bary_v", f32)],
+        v3,
+        mesh_eval_position_f,
+        "Position on face ``face`` of the wp.Mesh ``id``: u*p0 + v*p1 + (1-u-v)*p2.",
+    )
+    add(
+        "mesh_eval_velocity",
+        [("id", u64), ("face", i32), ("bary_u", f32), ("bary_v", f32)],
+        v3,
+        mesh_eval_velocity_f,
+        "Velocity interpolated on face ``face`` like mesh_eval_position (zero without velocities).",
+    )
+    add(
+        "mesh_eval_face_normal",
+        [("id", u64), ("face", i32)],
+        v3,
+        mesh_eval_face_normal_f,
+        "Unit normal of face ``face`` of the wp.Mesh ``id`` (counter-clockwise winding).",
+    )
+    add(
+        "mesh_get_point",
+        [("id", u64), ("index", i32)],
+        v3,
+        mesh_get_point_f,
+        "Position of the vertex at face-vertex index ``index`` (``points[indices[index]]``).",
+    )
+    add(
+        "mesh_get_velocity",
+        [("id", u64), ("index", i32)],
+        v3,
+        mesh_get_velocity_f,
+        "Velocity of the vertex at face-vertex index ``index`` (zero without velocities).",
+    )
+    add(
+        "mesh_get_index",
+        [("id", u64), ("index", i32)],
+        i32,
+        mesh_get_index_f,
+        "Vertex index stored at face-vertex index ``index`` (``indices[index]``).",
+        diff=False,
+    )
+    add(
+        "mesh_get_bvh",
+        [("id", u64)],
+        u64,
+        mesh_get_bvh_f,
+        "Identifier of the BVH over the faces of the wp.Mesh ``id`` (usable with bvh_query_*).",
+        diff=False,
+    )

@@ -63,7 +63,7 @@ def tri_point(m: MeshData, face: int, k: int) -> wp.vec3:
 
 @wp.func
 def closest_face(id: wp.uint64, args: TraversalArgs):
-    """(face, squared distance) of the face closest to ``args.p`` within ``args.max_dist``; face -1 if none."""
+    """(face, squared distance) of the face closest to ``args.p`` within ``args.max_dist`` (face -1: none)."""
     m = wp.mesh_get(id)
     bvh = m.bvh
     p = args.p
@@ -79,7 +79,9 @@ def closest_face(id: wp.uint64, args: TraversalArgs):
                 for slot in range(first, first + count):
                     f = bvh.items[slot]
                     if box_distance_sq(p, bvh.item_lower[f], bvh.item_upper[f]) <= best:
-                        d = triangle_distance_sq(p, tri_point(m, f, 0), tri_point(m, f, 1), tri_point(m, f, 2))
+                        d = triangle_distance_sq(
+                            p, tri_point(m, f, 0), tri_point(m, f, 1), tri_point(m, f, 2)
+                        )
                         if d < best or (face < 0 and d <= best):
                             best = d
                             face = f
@@ -93,7 +95,7 @@ def closest_face(id: wp.uint64, args: TraversalArgs):
 
 @wp.func
 def ray_face(id: wp.uint64, args: TraversalArgs):
-    """(face, t) of the first face hit by ``args.p + t*args.dir`` with t <= ``args.max_dist``; face -1 if none."""
+    """(face, t) of the first face hit by ``args.p + t*args.dir``, t <= ``args.max_dist`` (face -1: none)."""
     m = wp.mesh_get(id)
     bvh = m.bvh
     start = args.p
@@ -115,7 +117,9 @@ def ray_face(id: wp.uint64, args: TraversalArgs):
                 for slot in range(first, first + count):
                     f = bvh.items[slot]
                     if ray_box(start, inv, bvh.item_lower[f], bvh.item_upper[f], best) < INF:
-                        hit = ray_triangle(start, dir, tri_point(m, f, 0), tri_point(m, f, 1), tri_point(m, f, 2))
+                        hit = ray_triangle(
+                            start, dir, tri_point(m, f, 0), tri_point(m, f, 1), tri_point(m, f, 2)
+                        )
                         if hit[3] > 0.0 and (hit[0] < best or (face < 0 and hit[0] <= best)):
                             best = hit[0]
                             face = f
@@ -259,7 +263,10 @@ def winding_number(id: wp.uint64, args: TraversalArgs) -> float:
                 first = bvh.first[node]
                 for slot in range(first, first + count):
                     f = bvh.items[slot]
-                    total += solid_angle(p, tri_point(m, f, 0), tri_point(m, f, 1), tri_point(m, f, 2)) * INV_FOUR_PI
+                    total += (
+                        solid_angle(p, tri_point(m, f, 0), tri_point(m, f, 1), tri_point(m, f, 2))
+                        * INV_FOUR_PI
+                    )
                 node = bvh.skip[node]
             else:
                 node = node + 1

@@ -33,7 +33,12 @@ class WindingData:
     radius: Any
 
     def fields(self) -> dict[str, Any]:
-        return {"wn_center": self.center, "wn_normal": self.normal, "wn_moment": self.moment, "wn_radius": self.radius}
+        return {
+            "wn_center": self.center,
+            "wn_normal": self.normal,
+            "wn_moment": self.moment,
+            "wn_radius": self.radius,
+        }
 
 
 def node_data(tree: BvhTree, points: np.ndarray, tris: np.ndarray, device: Any) -> WindingData:
@@ -56,7 +61,12 @@ def node_data(tree: BvhTree, points: np.ndarray, tris: np.ndarray, device: Any) 
             np.cumsum(x, axis=0, out=out[1:])
             return out
 
-        p_area, p_ac, p_n, p_m = prefix(area), prefix(area[:, None] * centroid), prefix(area_normal), prefix(first_moment)
+        p_area, p_ac, p_n, p_m = (
+            prefix(area),
+            prefix(area[:, None] * centroid),
+            prefix(area_normal),
+            prefix(first_moment),
+        )
         for p, s, e in tree.levels:
             total = p_area[e] - p_area[s]
             mean = (p_ac[e] - p_ac[s]) / np.maximum(total, 1e-300)[:, None]

@@ -63,7 +63,8 @@ _PYTHON_NAMES: dict[str, frozenset[str]] = {
     "warp-autodiff": frozenset({"Tape", "autograd", "AdjointWarning"}),
     "warp-geometry": frozenset({
         "Mesh", "Bvh", "HashGrid", "Volume", "MeshQueryPoint", "MeshQueryRay", "MeshQueryAABB",
-        "BvhQuery", "HashGridQuery",
+        "BvhQuery", "HashGridQuery", "mesh_query_point_t", "mesh_query_ray_t", "mesh_query_aabb_t",
+        "bvh_query_t", "hash_grid_query_t",
     }),
     "warp-interop": frozenset({
         "from_torch", "to_torch", "device_from_torch", "device_to_torch", "dtype_from_torch",

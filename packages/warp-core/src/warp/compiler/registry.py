@@ -111,6 +111,9 @@ class Overload:
     #: as its last results, in this order; the frontend rebinds the variables passed there, which
     #: must be plain local variables (``wp.mesh_query_point(id, p, d, inside, face, u, v)``)
     mutated_args: tuple[int, ...] = ()
+    #: callable from Python scope (``wp.sin(1.0)``); False for kernel-only builtins such as the
+    #: geometry queries, which read objects through ids (NVIDIA Warp's ``export=False``)
+    export: bool = True
 
     def updated_args(self) -> tuple[int, ...]:
         """Positions of the arguments this builtin updates (returned last, in this order)."""
@@ -210,6 +213,7 @@ class BuiltinRegistry:
         side_effects: bool = False,
         mutates_first_arg: bool = False,
         mutated_args: Sequence[int] = (),
+        export: bool = True,
     ) -> Overload:
         """Register one overload of builtin ``name`` and return it."""
         if (lower is None) == (func is None):
@@ -230,6 +234,7 @@ class BuiltinRegistry:
             side_effects=side_effects,
             mutates_first_arg=mutates_first_arg,
             mutated_args=tuple(mutated_args),
+            export=export,
         )
         self.builtins.setdefault(name, Builtin(name)).overloads.append(overload)
         return overload

@@ -119,6 +119,8 @@ def _resolve(name: str, args: tuple) -> Resolution:
     builtin = builtin_registry.get(name)
     if builtin is None:
         raise AttributeError(f"module 'warp' has no attribute '{name}'")
+    if not any(o.export for o in builtin.overloads):
+        raise _not_in_python(name, "it is a kernel-only builtin")
     types, weak = [], []
     for i, a in enumerate(args):
         try:
@@ -146,6 +148,8 @@ def _resolve(name: str, args: tuple) -> Resolution:
     overload = resolution.overload
     if overload.side_effects:
         raise _not_in_python(name, "it has side effects")
+    if not overload.export:
+        raise _not_in_python(name, "it is a kernel-only builtin")
     if any(getattr(t, "is_array_type", False) for t in resolution.arg_types):
         raise _not_in_python(name, "it takes arrays")
     return resolution

@@ -429,7 +429,8 @@ class ExpressionsMixin(FunctionBuilder):
         if updated:
             # in-place builtins (wp.randf(state)) and output parameters (the face of
             # wp.mesh_query_point) return the arguments' new values last: rebind the variables
-            results, new_values = results[: len(results) - len(updated)], results[len(results) - len(updated):]
+            split = len(results) - len(updated)
+            results, new_values = results[:split], results[split:]
             for position, value in zip(updated, new_values):
                 self.rebind_output(name, overload, position, value, node)
         if len(results) == 1:
