@@ -162,7 +162,7 @@ class ExpressionsMixin(FunctionBuilder):
         return self.from_python(attr)
 
     def expr_Tuple(self, node: ast.Tuple) -> Any:
-        return PyObj(tuple(self.expr(e) for e in node.elts))
+        return PyObj(tuple(self.expand_starred(node.elts)))  # (*t, x) spreads t
 
     expr_List = expr_Tuple
 
@@ -382,6 +382,8 @@ class ExpressionsMixin(FunctionBuilder):
 
     # -- calls ----------------------------------------------------------------------------
     def expr_Call(self, node: ast.Call) -> Any:
+        if any(isinstance(a, ast.Starred) for a in node.args):
+            node = self.starred_call(node)  # f(*t): the tuple's items as arguments
         callee = self.expr(node.func)
         if not isinstance(callee, PyObj):
             raise self.error(f"'{ast.unparse(node.func)}' is not callable", WarpCodegenTypeError, node)
@@ -398,6 +400,10 @@ class ExpressionsMixin(FunctionBuilder):
             return self.call_print(node)
         if target is builtins.type:
             return self.call_type(node)
+        if target is builtins.len:
+            length = self.len_of_tuple(node)  # len(t) of a tuple is a constant
+            if length is not None:
+                return length
         if isinstance(target, BuiltinName):
             return self.call_named_builtin(target.name, node)
         if target in PYTHON_BUILTINS:

@@ -85,6 +85,8 @@ class StatementsMixin(ExpressionsMixin):
             items = value.obj if isinstance(value, PyObj) and isinstance(value.obj, tuple) else None
             if items is None:
                 raise self.error("only tuples (e.g. i, j = wp.tid()) can be unpacked", WarpCodegenTypeError, node)
+            if self.assign_starred(target, items, node):  # first, *rest = t
+                return
             if len(items) != len(target.elts):
                 raise self.error(
                     f"cannot unpack {len(items)} values into {len(target.elts)} targets", WarpCodegenValueError, node
@@ -281,6 +283,9 @@ class StatementsMixin(ExpressionsMixin):
             it = it.args[0]
         if not (isinstance(it, ast.Call) and self.is_builtin(it.func, builtins.range)):
             iterate = self.expr(it)
+            if isinstance(iterate, PyObj) and isinstance(iterate.obj, tuple) and not backwards:
+                self.loop_over_tuple(iterate.obj, node)  # unrolled
+                return
             handler = getattr(getattr(iterate, "type", None), "_wp_iterate_", None)
             if handler is None or backwards:
                 raise self.error("kernels can only loop over range(...) or reversed(range(...))", node=it)

@@ -1,0 +1,112 @@
+"""Tuples in kernel code: starred expressions, starred assignment targets, ``len`` and loops.
+
+Tuples are compile-time groupings of values (what a function returning several values, or
+``wp.tuple(...)``, produces): they are unpacked, indexed with constants, measured with ``len``,
+iterated over (the loop is unrolled) and spread into calls and other tuples with ``*``::
+
+    q, r = divmod_f(a, b)          t = wp.tuple(a, b, c)        f(*t)
+    first, *rest = t               n = len(t)                   u = (*t, 1.0)
+    for x in t: ...                return *t, 2.0
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+from typing import Any
+
+from warp.compiler import ir
+from warp.compiler.frontend.builder import PyObj
+from warp.errors import WarpCodegenTypeError, WarpCodegenValueError
+
+_temp_ids = itertools.count()
+
+
+class TuplesMixin:
+    """Visitor helpers for tuples (mixed into the translator)."""
+
+    def tuple_items(self, node: ast.expr) -> tuple[Any, ...]:
+        """The items of the tuple ``node`` evaluates to (an error for anything else)."""
+        item = self.expr(node)
+        if isinstance(item, PyObj) and isinstance(item.obj, tuple):
+            return item.obj
+        raise self.error(
+            f"'{ast.unparse(node)}' is not a tuple and cannot be unpacked with *", WarpCodegenTypeError, node
+        )
+
+    def expand_starred(self, elts: list[ast.expr]) -> list[Any]:
+        """Evaluate a list of expressions, spreading ``*t`` items in place."""
+        out: list[Any] = []
+        for e in elts:
+            if isinstance(e, ast.Starred):
+                out.extend(self.tuple_items(e.value))
+            else:
+                out.append(self.expr(e))
+        return out
+
+    def expr_Starred(self, node: ast.Starred) -> Any:
+        raise self.error(
+            "a starred expression (*t) is only allowed in calls, tuples and assignments", node=node
+        )
+
+    def starred_call(self, node: ast.Call) -> ast.Call:
+        """``f(a, *t, b)`` rewritten as ``f(a, t0, t1, b)`` over hidden variables holding t's items,
+        so every kind of callee (builtins, constructors, user functions) sees plain arguments."""
+        args: list[ast.expr] = []
+        for a in node.args:
+            if not isinstance(a, ast.Starred):
+                args.append(a)
+                continue
+            for item in self.tuple_items(a.value):
+                name = f"__star{next(_temp_ids)}"
+                self.scope.vars[name] = item
+                args.append(ast.copy_location(ast.Name(id=name, ctx=ast.Load()), a))
+        return ast.copy_location(ast.Call(func=node.func, args=args, keywords=node.keywords), node)
+
+    def assign_starred(self, target: ast.expr, items: tuple[Any, ...], node: ast.AST) -> bool:
+        """``a, *rest, z = t``: bind the starred name to a tuple of the middle items.
+
+        Returns False when ``target`` has no starred element (the caller unpacks it as usual).
+        """
+        elts = target.elts
+        stars = [i for i, e in enumerate(elts) if isinstance(e, ast.Starred)]
+        if not stars:
+            return False
+        if len(stars) > 1:
+            raise self.error("multiple starred expressions in assignment", node=node)
+        k = stars[0]
+        after = len(elts) - k - 1
+        if len(items) < len(elts) - 1:
+            raise self.error(
+                f"cannot unpack {len(items)} values into at least {len(elts) - 1} targets",
+                WarpCodegenValueError,
+                node,
+            )
+        for t, v in zip(elts[:k], items[:k]):
+            self.assign_to(t, v, node)
+        self.assign_to(elts[k].value, PyObj(tuple(items[k : len(items) - after])), node)
+        for t, v in zip(elts[k + 1 :], items[len(items) - after :]):
+            self.assign_to(t, v, node)
+        return True
+
+    def len_of_tuple(self, node: ast.Call) -> ir.Value | None:
+        """``len(t)`` of a tuple: a constant (None when the argument is not a tuple)."""
+        if len(node.args) != 1 or node.keywords:
+            return None
+        arg = node.args[0]
+        if isinstance(arg, ast.Tuple):
+            return self.python_value(len(self.expand_starred(arg.elts)))
+        item = self.lookup_var(arg.id) if isinstance(arg, ast.Name) else None
+        if isinstance(item, PyObj) and isinstance(item.obj, tuple):
+            return self.python_value(len(item.obj))
+        return None
+
+    def loop_over_tuple(self, items: tuple[Any, ...], node: ast.For) -> None:
+        """``for x in t``: the body translated once per item (the loop is unrolled)."""
+        if any(isinstance(n, (ast.Break, ast.Continue)) for s in node.body for n in ast.walk(s)):
+            raise self.error("a loop over a tuple is unrolled and cannot contain break/continue", node=node)
+        for item in items:
+            self.assign_to(node.target, item, node)
+            self.block(node.body)
+            if self.scope.terminated:
+                break
