@@ -60,3 +60,48 @@ def test_mesh_raycast_example():
     expected = np.where((face >= 0)[:, None], n[face] * 0.5 + 0.5, 0.0)
     np.testing.assert_allclose(hit.numpy(), expected, atol=1e-5)
     assert (face >= 0).sum() > 100 and (face < 0).sum() > 50
+
+
+# -- Hash Grids: neighbour sum, kernel copied from the reference --------------------------------
+@wp.kernel
+def sum(grid : wp.uint64,  # noqa: A001 - the reference's name
+      points: wp.array(dtype=wp.vec3),
+      output: wp.array(dtype=wp.vec3),
+      radius: float):
+
+    tid = wp.tid()
+
+    # query point
+    p = points[tid]
+
+    # create grid query around point
+    query = wp.hash_grid_query(grid, p, radius)
+    index = int(0)
+
+    sum = wp.vec3()
+
+    while(wp.hash_grid_query_next(query, index)):
+
+        neighbor = points[index]
+
+        # compute distance to neighbor point
+        dist = wp.length(p-neighbor)
+        if (dist <= radius):
+            sum += neighbor
+
+    output[tid] = sum
+
+
+def test_hash_grid_sum_example():
+    rng = np.random.default_rng(0)
+    pts = (rng.random((2000, 3)) * 4.0).astype(np.float32)
+    p = wp.array(pts, dtype=wp.vec3)
+    r = 0.25
+    grid = wp.HashGrid(dim_x=128, dim_y=128, dim_z=128)
+    grid.build(points=p, radius=r)
+    output = wp.zeros(len(pts), dtype=wp.vec3)
+    wp.launch(sum, dim=len(pts), inputs=[grid.id, p, output, r])
+    d = np.linalg.norm(pts[:, None, :] - pts[None, :, :], axis=2)
+    expected = (d <= r).astype(np.float64) @ pts.astype(np.float64)
+    np.testing.assert_allclose(output.numpy(), expected, rtol=1e-5, atol=1e-4)
+    assert ((d <= r).sum(axis=1) > 1).sum() > 500  # most points have neighbours besides themselves

@@ -6,8 +6,9 @@ from typing import Any
 
 from warp.plugins import hookimpl
 
-from warp_geometry import bvh_queries, mesh_queries, query_types
+from warp_geometry import bvh_queries, hash_grid_queries, mesh_queries, query_types
 from warp_geometry.bvh import Bvh
+from warp_geometry.hash_grid import HashGrid
 from warp_geometry.mesh import Mesh
 
 
@@ -16,6 +17,7 @@ def warp_register_builtins(registry: Any) -> None:
     """Kernel builtins of BVHs, meshes, hash grids and volumes."""
     bvh_queries.register(registry)
     mesh_queries.register(registry)
+    hash_grid_queries.register(registry)
 
 
 @hookimpl
@@ -24,6 +26,7 @@ def warp_exports() -> dict[str, Any]:
     return {
         "Bvh": Bvh,
         "Mesh": Mesh,
+        "HashGrid": HashGrid,
         "BvhQuery": query_types.BvhQuery,
         "bvh_query_t": query_types.BvhQuery,
         "MeshQueryPoint": query_types.MeshQueryPoint,
