@@ -36,10 +36,8 @@ def _equal(ctx: Any, a: ir.Value, b: ir.Value, t: Any) -> ir.Value:
 def _report_if(ctx: Any, failed: ir.Value) -> None:
     op = ctx.current_op
     where = f"{op.loc.file}:{op.loc.line}: {op.loc.text.strip()}" if op is not None and op.loc else "?"
-    ctx.state.uses_print = True
     with ctx.builder.if_then(failed, likely=False):
-        printf = ctx.declare("printf", lt.I32, [lt.PTR], var_arg=True)
-        ctx.builder.call(printf, [ctx.global_string(f"Expect failed at {where}\n")])
+        ctx.printf(f"Expect failed at {where}\n")
 
 
 def _lower_expect(equal_wanted: bool):

@@ -35,14 +35,22 @@ def lower_tid(ctx: Any, args: list, types: list) -> Any:
     return tuple(reversed(out))
 
 
+def lower_block_dim(ctx: Any, args: list, types: list) -> Any:
+    """``blockDim.x`` on CUDA (the ``ntid.x`` special register); 1 on the CPU."""
+    if ctx.target != "cuda":
+        return ir.Constant(lt.I32, 1)
+    fn = ctx.declare("llvm.nvvm.read.ptx.sreg.ntid.x", lt.I32, [])
+    return ctx.builder.call(fn, [])
+
+
 def register(registry: Any) -> None:
     """Register ``tid`` and ``block_dim``."""
     registry.add(
         "block_dim",
         params=[],
         result=int32,
-        lower=lambda ctx, args, types: ir.Constant(lt.I32, 1),
-        doc="Threads per block of the launch; CPU launches run one thread per block, so 1.",
+        lower=lower_block_dim,
+        doc="Threads per block of the launch (CPU launches run one thread per block, so 1 there).",
         group="Utility",
     )
     registry.add(

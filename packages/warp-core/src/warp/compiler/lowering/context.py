@@ -100,6 +100,13 @@ class LowerContext:
         """Pointer to a NUL-terminated constant string (deduplicated per module)."""
         return self.state.global_string(self.module, text)
 
+    def printf(self, fmt: str, args: Sequence[ir.Value] = ()) -> None:
+        """Print with a C format: ``printf`` on the CPU, ``vprintf`` on CUDA (args already promoted)."""
+        from warp.compiler.lowering.printing import emit_printf
+
+        self.state.uses_print = True
+        emit_printf(self, self.global_string(fmt), list(args))
+
     # -- launch information ---------------------------------------------------------------
     def launch_dim(self, k: int) -> ir.Value:
         """Launch dimension ``k`` as an i64 (read from the launch header)."""

@@ -1,4 +1,8 @@
-"""Lowering of ``print(...)`` in kernels to a C ``printf`` call (``vprintf`` on CUDA later)."""
+"""Lowering of ``print(...)`` in kernels: a C ``printf`` call on the CPU, ``vprintf`` on CUDA.
+
+CUDA's ``vprintf(format, args)`` takes the arguments packed in a buffer, each at its natural
+alignment (C varargs promotions applied first: float to double, small integers to int).
+"""
 
 from __future__ import annotations
 
@@ -55,8 +59,7 @@ def lower_print(ctx: Any, pieces: list[str | None], values: list[tuple[ir.Value,
             fmt, vals = format_value(ctx, value, t)
             fmt_parts.append(fmt)
             args += vals
-    printf = ctx.declare("printf", lt.I32, [lt.PTR], var_arg=True)
-    ctx.builder.call(printf, [ctx.global_string(" ".join(fmt_parts) + "\n"), *args])
+    emit_printf(ctx, ctx.global_string(" ".join(fmt_parts) + "\n"), args)
 
 
 def lower_printf(ctx: Any, fmt: str, values: list[tuple[ir.Value, Any]]) -> None:
@@ -73,5 +76,25 @@ def lower_printf(ctx: Any, fmt: str, values: list[tuple[ir.Value, Any]]) -> None
         elif not is_scalar_type(t):
             raise TypeError(f"printf arguments must be scalars, got {type_repr(t)}")
         args.append(value)
-    printf = ctx.declare("printf", lt.I32, [lt.PTR], var_arg=True)
-    b.call(printf, [ctx.global_string(fmt), *args])
+    emit_printf(ctx, ctx.global_string(fmt), args)
+
+
+def emit_printf(ctx: Any, fmt: ir.Value, args: list[ir.Value]) -> None:
+    """Call ``printf(fmt, args...)`` (CPU) or ``vprintf(fmt, &packed_args)`` (CUDA)."""
+    if ctx.target != "cuda":
+        printf = ctx.declare("printf", lt.I32, [lt.PTR], var_arg=True)
+        ctx.builder.call(printf, [fmt, *args])
+        return
+    vprintf = ctx.declare("vprintf", lt.I32, [lt.PTR, lt.PTR])
+    if not args:
+        ctx.builder.call(vprintf, [fmt, ir.Constant(lt.PTR, None)])
+        return
+    # a struct of the arguments has the C layout vprintf expects (natural alignment)
+    packed = ir.LiteralStructType([a.type for a in args])
+    slot = ctx.alloca(packed, "printf.args")
+    b = ctx.builder
+    zero = ir.Constant(lt.I32, 0)
+    for k, a in enumerate(args):
+        # no source_etype: llvmlite then types the result as a pointer to field k
+        b.store(a, b.gep(slot, [zero, ir.Constant(lt.I32, k)]))
+    b.call(vprintf, [fmt, b.bitcast(slot, lt.PTR)])

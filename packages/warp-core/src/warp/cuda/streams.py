@@ -1,0 +1,227 @@
+"""CUDA streams and events: ``wp.Stream``, ``wp.Event`` and the current stream of each device.
+
+Every CUDA device has a current stream (created on first use) on which launches, copies and
+allocations are issued when no stream is named. ``wp.set_stream``/``wp.ScopedStream`` change it;
+cross-stream ordering uses events (``wait_event``/``wait_stream``), as in CUDA.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from typing import Any
+
+from warp.cuda import driver as drv
+from warp.cuda.context import make_current
+
+
+def _cuda_device(device: Any) -> Any:
+    from warp.runtime.devices import get_device
+
+    dev = get_device(device)
+    if not dev.is_cuda:
+        raise RuntimeError(f"device '{dev}' is not a CUDA device: streams and events exist only on CUDA devices")
+    return dev
+
+
+def _destroy(call: str, handle: Any, ordinal: int) -> None:
+    try:  # at interpreter exit the driver may be gone already
+        make_current(ordinal)
+        getattr(drv.driver(), call)(handle)
+    except Exception:
+        pass
+
+
+class Event:
+    """A CUDA event: a marker in a stream that other streams or the host can wait for."""
+
+    def __init__(self, device: Any = None, enable_timing: bool = False, interprocess: bool = False) -> None:
+        self.device = _cuda_device(device)
+        self.enable_timing = bool(enable_timing)
+        cu = drv.driver()
+        flags = 0 if enable_timing else int(cu.CUevent_flags.CU_EVENT_DISABLE_TIMING)
+        if interprocess:
+            if enable_timing:
+                raise ValueError("interprocess events cannot have timing enabled")
+            flags |= int(cu.CUevent_flags.CU_EVENT_INTERPROCESS)
+        make_current(self.device.ordinal)
+        self.handle = drv.check(cu.cuEventCreate(flags), "cuEventCreate")
+        weakref.finalize(self, _destroy, "cuEventDestroy", self.handle, self.device.ordinal)
+
+    @property
+    def cuda_event(self) -> int:
+        """The ``CUevent`` handle as an integer."""
+        return int(self.handle)
+
+    @property
+    def is_complete(self) -> bool:
+        """Whether all work before the event's last record has finished."""
+        err = drv.driver().cuEventQuery(self.handle)[0]
+        if int(err) == int(drv.driver().CUresult.CUDA_ERROR_NOT_READY):
+            return False
+        drv.check((err,), "cuEventQuery")
+        return True
+
+    def synchronize(self) -> None:
+        """Block the host until the event completes."""
+        drv.check(drv.driver().cuEventSynchronize(self.handle), "cuEventSynchronize")
+
+    def __repr__(self) -> str:
+        return f"Event(device='{self.device}', cuda_event={self.cuda_event:#x})"
+
+
+class Stream:
+    """A CUDA stream: work issued to it runs in order; different streams may overlap."""
+
+    def __init__(self, device: Any = None, priority: int = 0, *, cuda_stream: int | None = None) -> None:
+        self.device = _cuda_device(device)
+        cu = drv.driver()
+        make_current(self.device.ordinal)
+        if cuda_stream is not None:  # wrap a stream made elsewhere (not owned)
+            self.handle = cu.CUstream(int(cuda_stream))
+            self.owned = False
+        else:
+            if priority:
+                self.handle = drv.check(cu.cuStreamCreateWithPriority(0, int(priority)), "cuStreamCreateWithPriority")
+            else:
+                self.handle = drv.check(cu.cuStreamCreate(0), "cuStreamCreate")
+            self.owned = True
+            weakref.finalize(self, _destroy, "cuStreamDestroy", self.handle, self.device.ordinal)
+        self.priority = int(priority)
+        self._sync_event: Event | None = None
+
+    @property
+    def cuda_stream(self) -> int:
+        """The ``CUstream`` handle as an integer."""
+        return int(self.handle)
+
+    @property
+    def is_complete(self) -> bool:
+        """Whether all work issued to the stream has finished."""
+        err = drv.driver().cuStreamQuery(self.handle)[0]
+        if int(err) == int(drv.driver().CUresult.CUDA_ERROR_NOT_READY):
+            return False
+        drv.check((err,), "cuStreamQuery")
+        return True
+
+    def record_event(self, event: Event | None = None) -> Event:
+        """Record ``event`` (a new one if None) at the current end of this stream."""
+        if event is None:
+            event = Event(self.device)
+        elif event.device != self.device:
+            raise RuntimeError(f"event of device '{event.device}' cannot be recorded on a stream of '{self.device}'")
+        drv.check(drv.driver().cuEventRecord(event.handle, self.handle), "cuEventRecord")
+        return event
+
+    def wait_event(self, event: Event) -> None:
+        """Make later work on this stream wait until ``event`` completes."""
+        drv.check(drv.driver().cuStreamWaitEvent(self.handle, event.handle, 0), "cuStreamWaitEvent")
+
+    def wait_stream(self, other: Stream, event: Event | None = None) -> None:
+        """Make later work on this stream wait for the work issued to ``other`` so far."""
+        if event is None:
+            if other._sync_event is None:
+                other._sync_event = Event(other.device)
+            event = other._sync_event
+        other.record_event(event)
+        self.wait_event(event)
+
+    def synchronize(self) -> None:
+        """Block the host until all work issued to the stream has finished."""
+        drv.check(drv.driver().cuStreamSynchronize(self.handle), "cuStreamSynchronize")
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Stream) and int(self.handle) == int(other.handle)
+
+    def __hash__(self) -> int:
+        return hash(int(self.handle))
+
+    def __repr__(self) -> str:
+        return f"Stream(device='{self.device}', cuda_stream={self.cuda_stream:#x})"
+
+
+_lock = threading.Lock()
+_current: dict[int, Stream] = {}
+
+
+def get_stream(device: Any = None) -> Stream:
+    """The current stream of a CUDA device (the default device if None)."""
+    dev = _cuda_device(device)
+    stream = _current.get(dev.ordinal)
+    if stream is None:
+        with _lock:
+            stream = _current.get(dev.ordinal)
+            if stream is None:
+                stream = _current[dev.ordinal] = Stream(dev)
+    return stream
+
+
+def set_stream(stream: Stream, device: Any = None, sync: bool = False) -> None:
+    """Make ``stream`` the current stream of its device; ``sync`` first orders it after the old one."""
+    if device is not None and _cuda_device(device) != stream.device:
+        raise RuntimeError(f"stream of device '{stream.device}' cannot be made current on '{device}'")
+    if sync:
+        stream.wait_stream(get_stream(stream.device))
+    _current[stream.device.ordinal] = stream
+
+
+def wait_event(event: Event) -> None:
+    """Make the current stream of the default CUDA device wait for ``event``."""
+    get_stream().wait_event(event)
+
+
+def record_event(event: Event | None = None) -> Event:
+    """Record ``event`` (a new one if None) on the current stream of the default CUDA device."""
+    return get_stream().record_event(event)
+
+
+def wait_stream(other: Stream, event: Event | None = None) -> None:
+    """Make the current stream of the default CUDA device wait for the work issued to ``other``."""
+    get_stream().wait_stream(other, event)
+
+
+def synchronize_stream(stream: Stream | Any = None) -> None:
+    """Wait until all work on ``stream`` (or the current stream of a device) has finished."""
+    if not isinstance(stream, Stream):
+        stream = get_stream(stream)
+    stream.synchronize()
+
+
+def synchronize_event(event: Event) -> None:
+    """Wait until ``event`` has completed."""
+    event.synchronize()
+
+
+def get_event_elapsed_time(start: Event, end: Event, synchronize: bool = True) -> float:
+    """Milliseconds between two recorded events (both created with ``enable_timing=True``)."""
+    if synchronize:
+        end.synchronize()
+    return float(drv.check(drv.driver().cuEventElapsedTime(start.handle, end.handle), "cuEventElapsedTime"))
+
+
+class ScopedStream:
+    """``with wp.ScopedStream(s):`` makes ``s`` the current stream (and its device the default)."""
+
+    def __init__(self, stream: Stream | None, sync_enter: bool = True, sync_exit: bool = False) -> None:
+        self.stream = stream
+        self.sync_enter, self.sync_exit = sync_enter, sync_exit
+        self._saved: Stream | None = None
+        self._device_scope: Any = None
+
+    def __enter__(self) -> Stream | None:
+        if self.stream is None:
+            return None
+        from warp.runtime.devices import ScopedDevice
+
+        self._device_scope = ScopedDevice(self.stream.device)
+        self._device_scope.__enter__()
+        self._saved = get_stream(self.stream.device)
+        set_stream(self.stream, sync=self.sync_enter)
+        return self.stream
+
+    def __exit__(self, *exc: object) -> None:
+        if self.stream is None:
+            return
+        assert self._saved is not None
+        set_stream(self._saved, sync=self.sync_exit)
+        self._device_scope.__exit__(*exc)

@@ -1,0 +1,310 @@
+"""The CUDA backend: PTX from llvmlite's NVPTX target, loaded and launched through cuda-python.
+
+* code: :mod:`~warp.runtime.backends.cuda_entry` defines ``ptx_kernel`` entries taking the packed
+  argument buffer; :func:`warp.cuda.ptx.compile_ptx` emits PTX for the device's SM and the PTX
+  ISA its driver accepts; ``cuModuleLoadDataEx`` loads it (its error log goes into the exception).
+* launches: ``cuLaunchKernel`` with the argument buffer passed whole through
+  ``CU_LAUNCH_PARAM_BUFFER_POINTER`` (the same bytes the CPU entry reads), on the given or the
+  device's current stream; a grid-stride loop in the entry covers any launch size.
+* memory: device memory from the device's memory pool (``cuMemAllocAsync``/``cuMemFreeAsync`` on
+  the current stream, kept cached by the pool) or ``cuMemAlloc`` where pools are unsupported;
+  pinned host memory from ``cuMemHostAlloc``; copies with ``cuMemcpyAsync`` (unified addressing
+  makes one call serve every direction).
+* graphs: ``wp.capture_begin``/``capture_end`` map to stream capture, ``capture_launch`` to
+  ``cuGraphLaunch``.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import re
+import threading
+import weakref
+from typing import Any
+
+from warp.compiler.abi import ERROR_RECORD_SIZE
+from warp.compiler.options import CompileOptions
+from warp.cuda import driver as drv
+from warp.cuda import ptx
+from warp.cuda.context import device_info, make_current
+from warp.errors import WarpCodegenError
+from warp.runtime.backends.base import Allocation, Backend, CommandList, ErrorRecordBuffer, LoadedCode
+
+#: threads per block of launches
+BLOCK_DIM = 256
+_MAX_GRID = 2**31 - 1
+_ENTRY_NAME = re.compile(r'^define ptx_kernel void @"?([\w.$]+)"?\(', re.M)
+
+
+def _ordinal(device: Any) -> int:
+    return device.ordinal
+
+
+def ptx_target(device: Any) -> tuple[int, int]:
+    """(SM, PTX version) for ``device``: its own, or the offline default without one."""
+    if device is None:
+        return ptx.DEFAULT_ARCH, ptx.DEFAULT_PTX_VERSION
+    target = getattr(device, "ptx_target", None)
+    if target is not None:
+        return tuple(target)  # type: ignore[return-value]
+    return device_info(device.ordinal).ptx_target
+
+
+def _stream_handle(device: Any, stream: Any) -> Any:
+    from warp.cuda.streams import get_stream
+
+    if stream is None:
+        return get_stream(device).handle
+    if stream.device != device:
+        raise RuntimeError(f"stream of device '{stream.device}' cannot run work for device '{device}'")
+    return stream.handle
+
+
+class CudaEntry:
+    """A ``CUfunction`` plus the module that owns it."""
+
+    __slots__ = ("function", "module", "symbol")
+
+    def __init__(self, function: Any, module: Any, symbol: str) -> None:
+        self.function, self.module, self.symbol = function, module, symbol
+
+    def __repr__(self) -> str:
+        return f"CudaEntry({self.symbol!r})"
+
+
+class CudaLoadedCode(LoadedCode):
+    """A ``CUmodule`` loaded on one device; unloaded when garbage collected."""
+
+    def __init__(self, module: Any, functions: dict[str, Any], device: Any) -> None:
+        self.module, self.functions, self.device = module, functions, device
+        weakref.finalize(self, _unload, module, device.ordinal)
+
+    def entry(self, symbol: str) -> CudaEntry:
+        return CudaEntry(self.functions[symbol], self, symbol)
+
+
+def _unload(module: Any, ordinal: int) -> None:
+    try:
+        make_current(ordinal)
+        drv.driver().cuModuleUnload(module)
+    except Exception:
+        pass
+
+
+def load_ptx(ptx_text: bytes, symbols: list[str], *, name: str, device: Any) -> CudaLoadedCode:
+    """Load PTX on ``device`` and look up ``symbols``; JIT errors carry the driver's log."""
+    cu = drv.driver()
+    make_current(device.ordinal)
+    log = ctypes.create_string_buffer(8192)
+    options = [cu.CUjit_option.CU_JIT_ERROR_LOG_BUFFER, cu.CUjit_option.CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES]
+    values = [ctypes.addressof(log), len(log)]
+    image = bytes(ptx_text) + (b"" if bytes(ptx_text).endswith(b"\0") else b"\0")
+    err, module = cu.cuModuleLoadDataEx(image, len(options), options, values)
+    if int(err) != 0:
+        detail = log.value.decode(errors="replace").strip()
+        raise WarpCodegenError(
+            f"CUDA driver could not load the PTX of module '{name}' on '{device}': "
+            f"{drv.error_name(cu, err)}{': ' + detail if detail else ''}"
+        )
+    functions = {s: drv.check(cu.cuModuleGetFunction(module, s.encode()), "cuModuleGetFunction") for s in symbols}
+    return CudaLoadedCode(module, functions, device)
+
+
+class _DeviceErrorRecord(ErrorRecordBuffer):
+    def __init__(self, backend: CudaBackend, device: Any) -> None:
+        self.device = device
+        self.allocation = backend.allocate(device, ERROR_RECORD_SIZE, zero=True)
+        self.address = self.allocation.ptr
+        self._backend = backend
+
+    def read(self) -> bytes:
+        host = ctypes.create_string_buffer(ERROR_RECORD_SIZE)
+        self._backend.copy(ctypes.addressof(host), _cpu(), self.address, self.device, ERROR_RECORD_SIZE)
+        return host.raw
+
+
+def _cpu() -> Any:
+    from warp.runtime.devices import get_device
+
+    return get_device("cpu")
+
+
+class CudaGraph(CommandList):
+    """A captured CUDA graph, instantiated for replay with ``cuGraphLaunch``."""
+
+    def __init__(self, device: Any, graph: Any, graph_exec: Any) -> None:
+        super().__init__(device)
+        self.graph, self.graph_exec = graph, graph_exec
+        weakref.finalize(self, _destroy_graph, graph, graph_exec, device.ordinal)
+
+
+def _destroy_graph(graph: Any, graph_exec: Any, ordinal: int) -> None:
+    try:
+        make_current(ordinal)
+        drv.driver().cuGraphExecDestroy(graph_exec)
+        drv.driver().cuGraphDestroy(graph)
+    except Exception:
+        pass
+
+
+class CudaBackend(Backend):
+    """CUDA devices through the driver API (cuda-python)."""
+
+    name = "cuda"
+
+    def __init__(self) -> None:
+        self._capturing: dict[int, Any] = {}  # device ordinal -> capturing stream handle
+        self._lock = threading.Lock()
+
+    # -- code ------------------------------------------------------------------------------
+    def fingerprint(self, device: Any) -> str:
+        return ptx.target_fingerprint(*ptx_target(device))
+
+    def define_entry(
+        self, module: Any, name: str, body: Any, kernel_ir: Any, options: CompileOptions, *, contiguous: bool
+    ) -> None:
+        from warp.runtime.backends.cuda_entry import define_entry
+
+        define_entry(module, name, body, kernel_ir, options, contiguous=contiguous)
+
+    def compile(self, llvm_ir: str, *, name: str, options: CompileOptions, device: Any = None) -> bytes:
+        from warp.runtime.backends.cuda_entry import with_byval_args
+
+        text = with_byval_args(llvm_ir)
+        arch, version = ptx_target(device)
+        kernels = _ENTRY_NAME.findall(text)
+        return ptx.compile_ptx(text, kernels=kernels, name=name, arch=arch, ptx_version=version).encode()
+
+    def load(self, code: bytes, symbols: list[str], *, name: str, device: Any) -> CudaLoadedCode:
+        return load_ptx(code, symbols, name=name, device=device)
+
+    def runner(self, device: Any, entry: CudaEntry) -> Any:
+        """The launch hot path: copy the packed arguments into a buffer the driver reads from."""
+        cu = drv.driver()
+        launch_kernel = cu.cuLaunchKernel
+        function = entry.function
+        ordinal = device.ordinal
+        state = threading.local()
+        block = BLOCK_DIM
+
+        def buffers(size: int) -> tuple[Any, int]:
+            # per thread: [args buffer, size_t size, void* extra[5]]
+            cached = getattr(state, "buffers", None)
+            if cached is None or cached[0] < size:
+                args = ctypes.create_string_buffer(max(size, 256))
+                nbytes = ctypes.c_size_t(size)
+                extra = (ctypes.c_void_p * 5)(1, ctypes.addressof(args), 2, ctypes.addressof(nbytes), 0)
+                cached = state.buffers = (len(args), args, nbytes, extra, ctypes.addressof(extra))
+            cached[2].value = size
+            return cached[1], cached[4]
+
+        def run(args: bytes, n: int, stream: Any = None, keep: Any = None) -> None:
+            if n <= 0:
+                return
+            make_current(ordinal)
+            handle = _stream_handle(device, stream)
+            buf, extra = buffers(len(args))
+            ctypes.memmove(buf, args, len(args))
+            grid = min((n + block - 1) // block, _MAX_GRID)
+            err = launch_kernel(function, grid, 1, 1, block, 1, 1, 0, handle, 0, extra)[0]
+            if err:
+                drv.check((err,), f"cuLaunchKernel ({entry.symbol})")
+
+        return run
+
+    def launch(
+        self, device: Any, entry: CudaEntry, args: bytes, n: int, stream: Any = None, keep: Any = None
+    ) -> None:
+        self.runner(device, entry)(args, n, stream, keep)
+
+    def new_error_record(self, device: Any) -> ErrorRecordBuffer:
+        return _DeviceErrorRecord(self, device)
+
+    def flush_output(self, device: Any) -> None:
+        # device printf output appears when the host synchronizes with the device
+        if not self.is_capturing(device):
+            self.synchronize(device)
+
+    def synchronize(self, device: Any) -> None:
+        make_current(device.ordinal)
+        drv.check(drv.driver().cuCtxSynchronize(), "cuCtxSynchronize")
+
+    # -- memory ----------------------------------------------------------------------------
+    def allocate(self, device: Any, nbytes: int, *, zero: bool = False, pinned: bool = False) -> Allocation:
+        nbytes = int(nbytes)
+        if getattr(device, "is_cpu", False):
+            from warp.cuda.memory import allocate_pinned
+
+            return allocate_pinned(device, nbytes, zero=zero)
+        from warp.cuda.memory import allocate_device
+
+        mem = allocate_device(device, nbytes, self._stream_for_alloc(device))
+        if zero and nbytes:
+            self.memset(device, mem.ptr, 0, nbytes)
+        return mem
+
+    def _stream_for_alloc(self, device: Any) -> Any:
+        return _stream_handle(device, None)
+
+    def copy(
+        self, dst: int, dst_device: Any, src: int, src_device: Any, nbytes: int, stream: Any = None
+    ) -> None:
+        if nbytes <= 0:
+            return
+        cuda_side = dst_device if not getattr(dst_device, "is_cpu", False) else src_device
+        make_current(cuda_side.ordinal)
+        handle = _stream_handle(cuda_side, stream)
+        cu = drv.driver()
+        drv.check(cu.cuMemcpyAsync(cu.CUdeviceptr(dst), cu.CUdeviceptr(src), nbytes, handle), "cuMemcpyAsync")
+        if getattr(dst_device, "is_cpu", False) and not self.is_capturing(cuda_side, stream):
+            # host code reads the destination right after the copy returns
+            drv.check(cu.cuStreamSynchronize(handle), "cuStreamSynchronize")
+
+    def memset(self, device: Any, ptr: int, value: int, nbytes: int, stream: Any = None) -> None:
+        if nbytes <= 0:
+            return
+        cu = drv.driver()
+        make_current(device.ordinal)
+        handle = _stream_handle(device, stream)
+        drv.check(cu.cuMemsetD8Async(cu.CUdeviceptr(ptr), int(value) & 0xFF, nbytes, handle), "cuMemsetD8Async")
+
+    def fill(self, device: Any, ptr: int, pattern: bytes, count: int, stream: Any = None) -> None:
+        from warp.cuda.memory import fill_pattern
+
+        if count > 0 and pattern:
+            make_current(device.ordinal)
+            fill_pattern(ptr, pattern, count, _stream_handle(device, stream))
+
+    # -- graph capture ---------------------------------------------------------------------
+    def capture_begin(self, device: Any, stream: Any = None) -> None:
+        cu = drv.driver()
+        make_current(device.ordinal)
+        handle = _stream_handle(device, stream)
+        with self._lock:
+            if device.ordinal in self._capturing:
+                raise RuntimeError(f"a graph capture is already active on device '{device}'")
+            mode = cu.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_THREAD_LOCAL
+            drv.check(cu.cuStreamBeginCapture(handle, mode), "cuStreamBeginCapture")
+            self._capturing[device.ordinal] = handle
+
+    def capture_end(self, device: Any, stream: Any = None) -> CudaGraph:
+        cu = drv.driver()
+        make_current(device.ordinal)
+        with self._lock:
+            handle = self._capturing.pop(device.ordinal, None)
+        if handle is None:
+            raise RuntimeError(f"no graph capture is active on device '{device}'")
+        graph = drv.check(cu.cuStreamEndCapture(handle), "cuStreamEndCapture")
+        graph_exec = drv.check(cu.cuGraphInstantiate(graph, 0), "cuGraphInstantiate")
+        return CudaGraph(device, graph, graph_exec)
+
+    def capture_replay(self, commands: CommandList, stream: Any = None) -> None:
+        if not isinstance(commands, CudaGraph):
+            raise TypeError("capture_launch on a CUDA device needs a graph captured on a CUDA device")
+        cu = drv.driver()
+        make_current(commands.device.ordinal)
+        handle = _stream_handle(commands.device, stream)
+        drv.check(cu.cuGraphLaunch(commands.graph_exec, handle), "cuGraphLaunch")
+
+    def is_capturing(self, device: Any, stream: Any = None) -> bool:
+        return getattr(device, "ordinal", -1) in self._capturing

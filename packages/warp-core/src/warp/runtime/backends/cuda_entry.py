@@ -1,0 +1,92 @@
+"""The CUDA kernel entry: a ``ptx_kernel`` function running the kernel body in a grid-stride loop.
+
+The entry takes the whole argument buffer (launch header + parameters, the layout of
+:mod:`warp.compiler.abi`) as one ``byval`` parameter, so the launcher hands the driver the same
+packed bytes the CPU entry reads (``cuLaunchKernel``'s ``CU_LAUNCH_PARAM_BUFFER_POINTER``)::
+
+    define ptx_kernel void @<symbol>_entry_c(ptr byval([N x i8]) align 8 %args)
+
+Each thread starts at ``blockIdx.x * blockDim.x + threadIdx.x`` and strides by the total number
+of threads of the grid until it passes the launch size (the product of the four launch
+dimensions of the header), so any grid size covers any launch size.
+"""
+
+from __future__ import annotations
+
+import re
+
+import llvmlite.ir as ir
+
+from warp.compiler import ir as wir
+from warp.compiler.abi import HEADER_SIZE, param_layout
+from warp.compiler.lowering import types as lt
+from warp.compiler.options import CompileOptions
+
+#: marker of the argument-buffer parameter, replaced by a ``byval`` attribute in the module text
+#: (llvmlite's IR builder cannot spell ``byval`` on opaque pointers)
+_ARGS_MARK = "wp.byval.args"
+
+
+def args_buffer_size(kfn: wir.Function) -> int:
+    """Size in bytes of the argument buffer of ``kfn`` (header plus parameter slots)."""
+    slots = param_layout([p.type for p in kfn.params])
+    return slots[-1].offset + slots[-1].size if slots else HEADER_SIZE
+
+
+def _sreg(b: ir.IRBuilder, module: ir.Module, name: str) -> ir.Value:
+    """Read special register ``name`` (``tid.x``, ``ntid.x``, ``ctaid.x``, ``nctaid.x``) as i64."""
+    symbol = f"llvm.nvvm.read.ptx.sreg.{name}"
+    fn = module.globals.get(symbol)
+    if fn is None:
+        fn = ir.Function(module, ir.FunctionType(lt.I32, []), name=symbol)
+    return b.zext(b.call(fn, []), lt.I64)
+
+
+def define_entry(
+    module: ir.Module,
+    name: str,
+    body: ir.Function,
+    kfn: wir.Function,
+    options: CompileOptions,
+    *,
+    contiguous: bool,
+) -> None:
+    """Add the kernel entry ``name`` calling ``body(args, i, params...)`` for each thread index ``i``."""
+    entry = ir.Function(module, ir.FunctionType(lt.VOID, [lt.PTR]), name=name)
+    entry.calling_convention = "ptx_kernel"
+    entry.attributes.add("nounwind")
+    args = entry.args[0]
+    args.name = f"{_ARGS_MARK}.{args_buffer_size(kfn)}"
+    b = ir.IRBuilder(entry.append_basic_block("entry"))
+    params = []
+    for p, slot in zip(kfn.params, param_layout([p.type for p in kfn.params])):
+        ptr = b.gep(args, [ir.Constant(lt.I64, slot.offset)], source_etype=lt.I8)
+        raw = b.load(ptr, typ=lt.storage_type(p.type), align=8)
+        params.append(lt.from_storage(b, p.type, raw))
+    n = None
+    for k in range(4):
+        dim = b.load(b.gep(args, [ir.Constant(lt.I64, 8 * k)], source_etype=lt.I8), typ=lt.I64, align=8)
+        n = dim if n is None else b.mul(n, dim, flags=["nsw"])
+    ntid = _sreg(b, module, "ntid.x")
+    first = b.add(b.mul(_sreg(b, module, "ctaid.x"), ntid, flags=["nuw", "nsw"]), _sreg(b, module, "tid.x"), flags=["nuw", "nsw"])
+    stride = b.mul(_sreg(b, module, "nctaid.x"), ntid, flags=["nuw", "nsw"])
+    loop, body_bb, done = (entry.append_basic_block(s) for s in ("loop", "body", "done"))
+    pre = b.block
+    b.cbranch(b.icmp_signed("<", first, n), loop, done)
+    b.position_at_end(loop)
+    i = b.phi(lt.I64, "i")
+    i.add_incoming(first, pre)
+    b.branch(body_bb)
+    b.position_at_end(body_bb)
+    b.call(body, [args, i] + params)
+    nxt = b.add(i, stride, flags=["nsw"])
+    i.add_incoming(nxt, body_bb)
+    b.cbranch(b.icmp_signed("<", nxt, n), loop, done)
+    b.position_at_end(done)
+    b.ret_void()
+
+
+def with_byval_args(text: str) -> str:
+    """Give the marked argument-buffer parameters of kernel entries ``byval([N x i8]) align 8``."""
+    pattern = re.compile(r'^(define ptx_kernel void @[^(]+\()ptr (%"' + re.escape(_ARGS_MARK) + r'\.(\d+)")', re.M)
+    return pattern.sub(lambda m: f"{m.group(1)}ptr byval([{m.group(3)} x i8]) align 8 {m.group(2)}", text)

@@ -1,0 +1,45 @@
+"""Offline PTX validation with ``ptxas`` from the CUDA toolkit (no GPU needed)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+
+import pytest
+
+PTXAS = shutil.which("ptxas")
+
+needs_ptxas = pytest.mark.skipif(PTXAS is None, reason="ptxas (CUDA toolkit) not installed")
+
+
+def ptxas_check(ptx: str, arch: int = 90) -> None:
+    """Assemble ``ptx`` for ``sm_<arch>`` with ptxas; fail with its messages if it rejects it."""
+    with tempfile.TemporaryDirectory() as tmp:
+        src = os.path.join(tmp, "kernel.ptx")
+        with open(src, "w") as f:
+            f.write(ptx)
+        proc = subprocess.run(
+            [PTXAS, f"-arch=sm_{arch}", src, "-o", os.path.join(tmp, "kernel.cubin")],
+            capture_output=True,
+            text=True,
+        )
+    assert proc.returncode == 0, f"ptxas rejected the PTX:\n{proc.stderr}\n{ptx[:4000]}"
+
+
+def cuda_compile(kernel, *, part: str = "forward", debug: bool = False, target: tuple[int, int] | None = None):
+    """Compile ``kernel`` for the CUDA backend offline: (PTX text, metadata).
+
+    ``target`` is an (SM, PTX version) pair; the default is the backend's offline target.
+    """
+    from types import SimpleNamespace
+
+    from warp.compiler.options import resolve_options
+    from warp.compiler.pipeline import compile_kernel
+    from warp.runtime.backends.cuda import CudaBackend
+
+    options = resolve_options(kernel, target="cuda", part=part, mode="debug" if debug else "release")
+    device = SimpleNamespace(ptx_target=target) if target is not None else None
+    compiled = compile_kernel(kernel, options, CudaBackend(), device)
+    return compiled.obj.decode(), compiled.meta
