@@ -58,7 +58,6 @@ def _atomic_kernel(T):
     ints = T._kind_ != "float"
 
     def body(a: wp.array(dtype=T), v: T):
-        i = wp.tid()
         wp.atomic_add(a, 0, v)
         wp.atomic_sub(a, 1, v)
         wp.atomic_min(a, 2, v)
@@ -68,7 +67,6 @@ def _atomic_kernel(T):
         a[6] += v
 
     def int_body(a: wp.array(dtype=T), v: T):
-        i = wp.tid()
         wp.atomic_add(a, 0, v)
         wp.atomic_sub(a, 1, v)
         wp.atomic_min(a, 2, v)
@@ -117,7 +115,13 @@ def test_printf_uses_vprintf() -> None:
 @wp.kernel
 def math_kernel(x: wp.array(dtype=float), y: wp.array(dtype=wp.float64), h: wp.array(dtype=wp.float16)):
     i = wp.tid()
-    x[i] = wp.sin(x[i]) + wp.cos(x[i]) * wp.exp(x[i]) + wp.sqrt(wp.abs(x[i])) + wp.atan2(x[i], 2.0) + wp.pow(x[i], 1.5)
+    x[i] = (
+        wp.sin(x[i])
+        + wp.cos(x[i]) * wp.exp(x[i])
+        + wp.sqrt(wp.abs(x[i]))
+        + wp.atan2(x[i], 2.0)
+        + wp.pow(x[i], 1.5)
+    )
     y[i] = wp.log(y[i]) + wp.tanh(y[i]) + wp.floor(y[i])
     h[i] = wp.sin(h[i])
 
@@ -140,7 +144,12 @@ class Particle:
 
 
 @wp.kernel
-def composite(ps: wp.array(dtype=Particle), m: wp.array(dtype=wp.mat33), q: wp.array(dtype=wp.quat), out: wp.array(dtype=wp.vec3)):
+def composite(
+    ps: wp.array(dtype=Particle),
+    m: wp.array(dtype=wp.mat33),
+    q: wp.array(dtype=wp.quat),
+    out: wp.array(dtype=wp.vec3),
+):
     i = wp.tid()
     p = ps[i]
     r = wp.quat_rotate(q[i], p.vel)
@@ -226,13 +235,18 @@ def test_choose_target_caps_ptx_by_driver() -> None:
         ptx.choose_target((1, 0), 13000)
 
 
-_DECL = "declare float @{name}(float)\ndefine float @f(float %x) {{\n  %r = call float @{name}(float %x)\n  ret float %r\n}}\n"
+_DECL = (
+    "declare float @{name}(float)\n"
+    "define float @f(float %x) {{\n  %r = call float @{name}(float %x)\n  ret float %r\n}}\n"
+)
 
 
 def test_math_intrinsics_are_rewritten_to_libdevice() -> None:
     text = ptx.rewrite_intrinsics(_DECL.format(name="llvm.sin.f32"))
     assert "llvm.sin" not in text and "@__nv_sinf" in text
-    text = ptx.rewrite_intrinsics("declare double @llvm.pow.f64(double, double)\ndeclare double @__nv_pow(double, double)\n")
+    text = ptx.rewrite_intrinsics(
+        "declare double @llvm.pow.f64(double, double)\ndeclare double @__nv_pow(double, double)\n"
+    )
     assert text.count("declare") == 1
 
 
@@ -276,7 +290,10 @@ def test_libdevice_is_found() -> None:
 
 
 def test_atomics_get_device_scope() -> None:
-    text = "  %old = atomicrmw fadd ptr %p, float %v monotonic, align 4\n  %r = cmpxchg ptr %q, i32 0, i32 1 monotonic monotonic\n"
+    text = (
+        "  %old = atomicrmw fadd ptr %p, float %v monotonic, align 4\n"
+        "  %r = cmpxchg ptr %q, i32 0, i32 1 monotonic monotonic\n"
+    )
     out = ptx.device_scope_atomics(text)
     assert 'fadd ptr %p, float %v syncscope("device") monotonic, align 4' in out
     assert 'i32 1 syncscope("device") monotonic monotonic' in out

@@ -34,16 +34,55 @@ DEFAULT_PTX_VERSION = 80
 
 #: LLVM intrinsics (name prefixes) that the NVPTX backend lowers to PTX instructions.
 _SUPPORTED_INTRINSICS = (
-    "llvm.nvvm.", "llvm.fabs.", "llvm.sqrt.", "llvm.floor.", "llvm.ceil.", "llvm.trunc.", "llvm.rint.",
-    "llvm.nearbyint.", "llvm.roundeven.", "llvm.round.", "llvm.minnum.", "llvm.maxnum.", "llvm.minimum.",
-    "llvm.maximum.", "llvm.fma.", "llvm.fmuladd.", "llvm.copysign.", "llvm.ctpop.", "llvm.ctlz.",
-    "llvm.cttz.", "llvm.bswap.", "llvm.bitreverse.", "llvm.abs.", "llvm.smin.", "llvm.smax.",
-    "llvm.umin.", "llvm.umax.", "llvm.fshl.", "llvm.fshr.", "llvm.memcpy.", "llvm.memset.",
-    "llvm.memmove.", "llvm.lifetime.", "llvm.assume", "llvm.expect.", "llvm.sadd.with.overflow.",
-    "llvm.uadd.with.overflow.", "llvm.ssub.with.overflow.", "llvm.usub.with.overflow.",
-    "llvm.smul.with.overflow.", "llvm.umul.with.overflow.", "llvm.stacksave", "llvm.stackrestore",
-    "llvm.fptosi.sat.", "llvm.fptoui.sat.", "llvm.is.fpclass.", "llvm.experimental.noalias.scope.decl",
-    "llvm.umul.", "llvm.vector.reduce.",
+    "llvm.nvvm.",
+    "llvm.fabs.",
+    "llvm.sqrt.",
+    "llvm.floor.",
+    "llvm.ceil.",
+    "llvm.trunc.",
+    "llvm.rint.",
+    "llvm.nearbyint.",
+    "llvm.roundeven.",
+    "llvm.round.",
+    "llvm.minnum.",
+    "llvm.maxnum.",
+    "llvm.minimum.",
+    "llvm.maximum.",
+    "llvm.fma.",
+    "llvm.fmuladd.",
+    "llvm.copysign.",
+    "llvm.ctpop.",
+    "llvm.ctlz.",
+    "llvm.cttz.",
+    "llvm.bswap.",
+    "llvm.bitreverse.",
+    "llvm.abs.",
+    "llvm.smin.",
+    "llvm.smax.",
+    "llvm.umin.",
+    "llvm.umax.",
+    "llvm.fshl.",
+    "llvm.fshr.",
+    "llvm.memcpy.",
+    "llvm.memset.",
+    "llvm.memmove.",
+    "llvm.lifetime.",
+    "llvm.assume",
+    "llvm.expect.",
+    "llvm.sadd.with.overflow.",
+    "llvm.uadd.with.overflow.",
+    "llvm.ssub.with.overflow.",
+    "llvm.usub.with.overflow.",
+    "llvm.smul.with.overflow.",
+    "llvm.umul.with.overflow.",
+    "llvm.stacksave",
+    "llvm.stackrestore",
+    "llvm.fptosi.sat.",
+    "llvm.fptoui.sat.",
+    "llvm.is.fpclass.",
+    "llvm.experimental.noalias.scope.decl",
+    "llvm.umul.",
+    "llvm.vector.reduce.",
 )
 
 #: math intrinsics rewritten to libdevice (f32 symbol, f64 symbol)
@@ -58,13 +97,17 @@ _DEVICE_RUNTIME = frozenset({"vprintf"})
 _INTRINSIC_CALL = re.compile(r"@\"?(llvm\.[A-Za-z0-9_.]+)")
 
 # atomics without a scope are system-wide in LLVM; kernels only need device scope (CUDA's atomicAdd)
-_UNSCOPED_ORDERING = re.compile(r"^(\s*(?:%\S+ = )?(?:atomicrmw|cmpxchg) .*?)( (?:monotonic|acquire|release|acq_rel|seq_cst)\b)", re.M)
+_UNSCOPED_ORDERING = re.compile(
+    r"^(\s*(?:%\S+ = )?(?:atomicrmw|cmpxchg) .*?)( (?:monotonic|acquire|release|acq_rel|seq_cst)\b)", re.M
+)
 
 
 def device_scope_atomics(llvm_ir: str) -> str:
     """Give atomic instructions without a sync scope ``syncscope("device")`` (GPU-wide atomics)."""
     return _UNSCOPED_ORDERING.sub(
-        lambda m: m.group(0) if "syncscope" in m.group(1) else f'{m.group(1)} syncscope("device"){m.group(2)}',
+        lambda m: (
+            m.group(0) if "syncscope" in m.group(1) else f'{m.group(1)} syncscope("device"){m.group(2)}'
+        ),
         llvm_ir,
     )
 
@@ -81,7 +124,11 @@ def rewrite_intrinsics(llvm_ir: str, name: str = "module") -> str:
         if len(parts) == 3 and parts[1] in _MATH_TO_LIBDEVICE and parts[2] in ("f32", "f64"):
             f32, f64 = _MATH_TO_LIBDEVICE[parts[1]]
             return "@" + (f32 if parts[2] == "f32" else f64)
-        if intrinsic.startswith(_SUPPORTED_INTRINSICS) or intrinsic in ("llvm.assume", "llvm.stacksave", "llvm.stackrestore"):
+        if intrinsic.startswith(_SUPPORTED_INTRINSICS) or intrinsic in (
+            "llvm.assume",
+            "llvm.stacksave",
+            "llvm.stackrestore",
+        ):
             return m.group(0)
         raise WarpCodegenError(
             f"module '{name}' uses the LLVM intrinsic '{intrinsic}', which the CUDA (NVPTX) backend cannot "
@@ -137,13 +184,41 @@ def supported_archs() -> tuple[int, ...]:
 
 
 #: lowest PTX ISA version (x10) that can target each SM
-_MIN_PTX_FOR_SM = {75: 63, 80: 70, 86: 71, 87: 74, 89: 78, 90: 78, 100: 86, 101: 86, 103: 88, 110: 90, 120: 87, 121: 88}
+_MIN_PTX_FOR_SM = {
+    75: 63,
+    80: 70,
+    86: 71,
+    87: 74,
+    89: 78,
+    90: 78,
+    100: 86,
+    101: 86,
+    103: 88,
+    110: 90,
+    120: 87,
+    121: 88,
+}
 
 #: highest PTX ISA version (x10) each CUDA driver version (major*1000 + minor*10) accepts
 _PTX_FOR_DRIVER = [
-    (13000, 90), (12090, 88), (12080, 87), (12050, 85), (12040, 84), (12030, 83), (12020, 82),
-    (12010, 81), (12000, 78), (11080, 78), (11070, 77), (11060, 76), (11050, 75), (11040, 74),
-    (11030, 73), (11020, 72), (11010, 71), (11000, 70),
+    (13000, 90),
+    (12090, 88),
+    (12080, 87),
+    (12050, 85),
+    (12040, 84),
+    (12030, 83),
+    (12020, 82),
+    (12010, 81),
+    (12000, 78),
+    (11080, 78),
+    (11070, 77),
+    (11060, 76),
+    (11050, 75),
+    (11040, 74),
+    (11030, 73),
+    (11020, 72),
+    (11010, 71),
+    (11000, 70),
 ]
 
 #: highest PTX ISA version our code generation asks for
@@ -168,7 +243,9 @@ def choose_target(compute_capability: tuple[int, int], driver_version: int) -> t
     wanted = compute_capability[0] * 10 + compute_capability[1]
     archs = [a for a in supported_archs() if a <= wanted]
     if not archs:
-        raise RuntimeError(f"compute capability {compute_capability} is older than any target this LLVM supports")
+        raise RuntimeError(
+            f"compute capability {compute_capability} is older than any target this LLVM supports"
+        )
     arch = archs[-1]
     ptx = min(ptx_version_for_driver(driver_version), MAX_PTX_VERSION)
     ptx = max(ptx, _MIN_PTX_FOR_SM.get(arch, 60))
@@ -188,14 +265,19 @@ def target_machine(arch: int = DEFAULT_ARCH, ptx_version: int = DEFAULT_PTX_VERS
     if tm is None:
         _ensure_initialized()
         target = llvm.Target.from_triple(TRIPLE)
-        tm = machines[key] = target.create_target_machine(cpu=f"sm_{arch}", features=f"+ptx{ptx_version}", opt=3)
+        tm = machines[key] = target.create_target_machine(
+            cpu=f"sm_{arch}", features=f"+ptx{ptx_version}", opt=3
+        )
     return tm
 
 
 def target_fingerprint(arch: int = DEFAULT_ARCH, ptx_version: int = DEFAULT_PTX_VERSION) -> str:
     """A string naming everything that makes PTX specific, for cache keys."""
     llvm_version = ".".join(str(v) for v in llvm.llvm_version_info)
-    return f"{TRIPLE}|sm_{arch}|ptx{ptx_version}|llvmlite={llvmlite.__version__}|llvm={llvm_version}|codegen={CODEGEN_VERSION}"
+    return (
+        f"{TRIPLE}|sm_{arch}|ptx{ptx_version}|llvmlite={llvmlite.__version__}|llvm={llvm_version}"
+        f"|codegen={CODEGEN_VERSION}"
+    )
 
 
 # --------------------------------------------------------------------------------------------------
@@ -212,7 +294,12 @@ def _libdevice_candidates() -> list[str]:
     nvcc = shutil.which("nvcc")
     if nvcc:
         roots.append(os.path.dirname(os.path.dirname(os.path.realpath(nvcc))))
-    roots += ["/usr/local/cuda", *sorted(glob.glob("/usr/local/cuda-*"), reverse=True), "/usr/lib/cuda", "/opt/cuda"]
+    roots += [
+        "/usr/local/cuda",
+        *sorted(glob.glob("/usr/local/cuda-*"), reverse=True),
+        "/usr/lib/cuda",
+        "/opt/cuda",
+    ]
     for root in roots:
         if root:
             paths.append(os.path.join(root, "nvvm", "libdevice", "libdevice.10.bc"))
@@ -251,7 +338,9 @@ def _libdevice_bytes() -> bytes:
 
 def _first_lines(text: str, limit: int = 40) -> str:
     lines = text.strip().splitlines()
-    return "\n".join(lines[:limit] + ([f"... ({len(lines) - limit} more lines)"] if len(lines) > limit else []))
+    return "\n".join(
+        lines[:limit] + ([f"... ({len(lines) - limit} more lines)"] if len(lines) > limit else [])
+    )
 
 
 def _run_passes(module: llvm.ModuleRef, tm: llvm.TargetMachine, speed_level: int, dce_only: bool) -> None:
@@ -308,7 +397,9 @@ def compile_ptx(
         try:
             module = llvm.parse_assembly(text, context=context)
         except RuntimeError as e:
-            raise WarpCodegenError(f"invalid LLVM IR in module '{name}' (parse error):\n{_first_lines(str(e))}") from None
+            raise WarpCodegenError(
+                f"invalid LLVM IR in module '{name}' (parse error):\n{_first_lines(str(e))}"
+            ) from None
         try:
             module.name = name
             module.triple = TRIPLE
@@ -316,7 +407,9 @@ def compile_ptx(
             try:
                 module.verify()
             except RuntimeError as e:
-                raise WarpCodegenError(f"invalid LLVM IR in module '{name}' (verifier):\n{_first_lines(str(e))}") from None
+                raise WarpCodegenError(
+                    f"invalid LLVM IR in module '{name}' (verifier):\n{_first_lines(str(e))}"
+                ) from None
             if any(f.is_declaration and f.name.startswith("__nv_") for f in module.functions):
                 lib = llvm.parse_bitcode(_libdevice_bytes(), context=context)
                 lib.triple = TRIPLE
@@ -325,14 +418,17 @@ def compile_ptx(
             keep = set(kernels)
             missing = keep - {f.name for f in module.functions if not f.is_declaration}
             if missing:
-                raise WarpCodegenError(f"module '{name}' does not define the kernel entries {sorted(missing)}")
+                raise WarpCodegenError(
+                    f"module '{name}' does not define the kernel entries {sorted(missing)}"
+                )
             for f in module.functions:
                 if not f.is_declaration and f.name not in keep:
                     f.linkage = llvm.Linkage.internal
             unresolved = [f for f in _unresolved(module) if f != "__nvvm_reflect"]  # folded by the optimizer
             if unresolved:
                 raise WarpCodegenError(
-                    f"module '{name}' calls functions that do not exist on CUDA devices: {', '.join(unresolved)}"
+                    f"module '{name}' calls functions that do not exist on CUDA devices: "
+                    + ", ".join(unresolved)
                 )
             _optimize(module, tm)
             unresolved = _unresolved(module)

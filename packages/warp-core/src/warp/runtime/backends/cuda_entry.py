@@ -68,7 +68,11 @@ def define_entry(
         dim = b.load(b.gep(args, [ir.Constant(lt.I64, 8 * k)], source_etype=lt.I8), typ=lt.I64, align=8)
         n = dim if n is None else b.mul(n, dim, flags=["nsw"])
     ntid = _sreg(b, module, "ntid.x")
-    first = b.add(b.mul(_sreg(b, module, "ctaid.x"), ntid, flags=["nuw", "nsw"]), _sreg(b, module, "tid.x"), flags=["nuw", "nsw"])
+    first = b.add(
+        b.mul(_sreg(b, module, "ctaid.x"), ntid, flags=["nuw", "nsw"]),
+        _sreg(b, module, "tid.x"),
+        flags=["nuw", "nsw"],
+    )
     stride = b.mul(_sreg(b, module, "nctaid.x"), ntid, flags=["nuw", "nsw"])
     loop, body_bb, done = (entry.append_basic_block(s) for s in ("loop", "body", "done"))
     pre = b.block
@@ -88,5 +92,7 @@ def define_entry(
 
 def with_byval_args(text: str) -> str:
     """Give the marked argument-buffer parameters of kernel entries ``byval([N x i8]) align 8``."""
-    pattern = re.compile(r'^(define ptx_kernel void @[^(]+\()ptr (%"' + re.escape(_ARGS_MARK) + r'\.(\d+)")', re.M)
+    pattern = re.compile(
+        r'^(define ptx_kernel void @[^(]+\()ptr (%"' + re.escape(_ARGS_MARK) + r'\.(\d+)")', re.M
+    )
     return pattern.sub(lambda m: f"{m.group(1)}ptr byval([{m.group(3)} x i8]) align 8 {m.group(2)}", text)
