@@ -28,7 +28,9 @@ def ptxas_check(ptx: str, arch: int = 90) -> None:
     assert proc.returncode == 0, f"ptxas rejected the PTX:\n{proc.stderr}\n{ptx[:4000]}"
 
 
-def cuda_compile(kernel, *, part: str = "forward", debug: bool = False, target: tuple[int, int] | None = None):
+def cuda_compile(
+    kernel, *, part: str = "forward", debug: bool = False, target: tuple[int, int] | None = None
+):
     """Compile ``kernel`` for the CUDA backend offline: (PTX text, metadata).
 
     ``target`` is an (SM, PTX version) pair; the default is the backend's offline target.

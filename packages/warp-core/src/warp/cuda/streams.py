@@ -20,7 +20,9 @@ def _cuda_device(device: Any) -> Any:
 
     dev = get_device(device)
     if not dev.is_cuda:
-        raise RuntimeError(f"device '{dev}' is not a CUDA device: streams and events exist only on CUDA devices")
+        raise RuntimeError(
+            f"device '{dev}' is not a CUDA device: streams and events exist only on CUDA devices"
+        )
     return dev
 
 
@@ -82,7 +84,9 @@ class Stream:
             self.owned = False
         else:
             if priority:
-                self.handle = drv.check(cu.cuStreamCreateWithPriority(0, int(priority)), "cuStreamCreateWithPriority")
+                self.handle = drv.check(
+                    cu.cuStreamCreateWithPriority(0, int(priority)), "cuStreamCreateWithPriority"
+                )
             else:
                 self.handle = drv.check(cu.cuStreamCreate(0), "cuStreamCreate")
             self.owned = True
@@ -109,7 +113,9 @@ class Stream:
         if event is None:
             event = Event(self.device)
         elif event.device != self.device:
-            raise RuntimeError(f"event of device '{event.device}' cannot be recorded on a stream of '{self.device}'")
+            raise RuntimeError(
+                f"event of device '{event.device}' cannot be recorded on a stream of '{self.device}'"
+            )
         drv.check(drv.driver().cuEventRecord(event.handle, self.handle), "cuEventRecord")
         return event
 

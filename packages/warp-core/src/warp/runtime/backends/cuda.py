@@ -106,7 +106,9 @@ def load_ptx(ptx_text: bytes, symbols: list[str], *, name: str, device: Any) -> 
             f"CUDA driver could not load the PTX of module '{name}' on '{device}': "
             f"{drv.error_name(cu, err)}{': ' + detail if detail else ''}"
         )
-    functions = {s: drv.check(cu.cuModuleGetFunction(module, s.encode()), "cuModuleGetFunction") for s in symbols}
+    functions = {
+        s: drv.check(cu.cuModuleGetFunction(module, s.encode()), "cuModuleGetFunction") for s in symbols
+    }
     return CudaLoadedCode(module, functions, device)
 
 
@@ -266,7 +268,9 @@ class CudaBackend(Backend):
         cu = drv.driver()
         make_current(device.ordinal)
         handle = _stream_handle(device, stream)
-        drv.check(cu.cuMemsetD8Async(cu.CUdeviceptr(ptr), int(value) & 0xFF, nbytes, handle), "cuMemsetD8Async")
+        drv.check(
+            cu.cuMemsetD8Async(cu.CUdeviceptr(ptr), int(value) & 0xFF, nbytes, handle), "cuMemsetD8Async"
+        )
 
     def fill(self, device: Any, ptr: int, pattern: bytes, count: int, stream: Any = None) -> None:
         from warp.cuda.memory import fill_pattern
