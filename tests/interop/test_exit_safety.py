@@ -65,3 +65,27 @@ def test_torch_aliases_at_exit(tmp_path):
         tmp_path,
     )
     check_clean_exit(result)
+
+
+def test_paddle_aliases_at_exit(tmp_path):
+    pytest.importorskip("paddle")
+    result = run_python(
+        """
+        import numpy as np
+        import paddle
+        import warp as wp
+
+        w = wp.array(np.zeros(8, dtype=np.float32), requires_grad=True)
+        t = wp.to_paddle(w)                   # shares data and gradient
+        t2 = paddle.utils.dlpack.from_dlpack(wp.to_dlpack(w))
+        x = paddle.ones([8])
+        x.stop_gradient = False
+        a = wp.from_paddle(x)                 # warp over paddle memory, with gradient
+        b = wp.from_dlpack(paddle.arange(4, dtype=paddle.float32))
+        d = wp.from_paddle(paddle.zeros([3]), return_ctype=True)
+        del w, x
+        print("done")
+        """,
+        tmp_path,
+    )
+    check_clean_exit(result)

@@ -26,6 +26,8 @@ def test_import_warp_imports_no_framework(tmp_path):
     [
         ("torch", "wp.from_torch(None)", "warp-suite[torch]"),
         ("torch", "wp.dtype_to_torch(wp.float32)", "warp-suite[torch]"),
+        ("paddle", "wp.from_paddle(None)", "warp-suite[paddle]"),
+        ("paddle", "wp.dtype_to_paddle(wp.float32)", "warp-suite[paddle]"),
     ],
 )
 def test_missing_framework_names_the_extra(tmp_path, framework, call, extra):

@@ -18,6 +18,7 @@ from warp.arrays.layout import fold_element_dims, is_generic_dtype, resolve_dtyp
 from warp.runtime.devices import Device, get_device
 from warp.types.scalars import type_repr
 
+from warp_interop.checks import check_warp_array
 from warp_interop.frameworks import require
 
 # torch dtype -> (warp scalar type, itemsize); warp scalar -> torch dtype (built on first use)
@@ -218,15 +219,6 @@ def to_torch(a: Any, requires_grad: bool | None = None) -> Any:
         if a.grad is not None:
             t.grad = to_torch(a.grad, requires_grad=False)
     return t
-
-
-def check_warp_array(a: Any, what: str) -> None:
-    """Raise TypeError unless ``a`` is a concrete warp array (not an annotation or a descriptor)."""
-    if isinstance(a, ArrayDescriptor):
-        raise TypeError(f"{what}: expected a warp array, got an array descriptor (return_ctype=True), "
-                        "which can only be passed to kernel launches")
-    if not isinstance(a, array) or a.ptr is None:
-        raise TypeError(f"{what}: expected a warp array, got {type(a).__name__}")
 
 
 def stream_from_torch(stream_or_device: Any = None) -> Any:

@@ -71,7 +71,7 @@ _PYTHON_NAMES: dict[str, frozenset[str]] = {
         "dtype_to_torch", "stream_from_torch", "stream_to_torch", "from_jax", "to_jax",
         "device_from_jax", "device_to_jax", "dtype_from_jax", "dtype_to_jax", "from_paddle",
         "to_paddle", "device_from_paddle", "device_to_paddle", "dtype_from_paddle", "dtype_to_paddle",
-        "stream_from_paddle", "stream_to_paddle", "jax_experimental",
+        "stream_from_paddle", "jax_experimental",
     }),
 }
 
