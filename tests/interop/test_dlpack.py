@@ -171,3 +171,18 @@ def test_failed_import_releases_the_producer():
 class Pair:
     a: float
     b: int
+
+
+def test_export_survives_other_libraries_retyping_pythonapi():
+    """jax.ffi.pycapsule reassigns ctypes.pythonapi.PyCapsule_New.argtypes process-wide."""
+    shared = ctypes.pythonapi.PyCapsule_New
+    saved = (shared.argtypes, shared.restype)
+    destructor = ctypes.CFUNCTYPE(None, ctypes.py_object)
+    shared.argtypes = (ctypes.c_void_p, ctypes.c_char_p, destructor)
+    shared.restype = ctypes.py_object
+    try:
+        a = wp.array(np.arange(3, dtype=np.float32))
+        assert np.from_dlpack(a).tolist() == [0.0, 1.0, 2.0]
+        assert wp.from_dlpack(a.__dlpack__(max_version=(1, 0))).ptr == a.ptr
+    finally:
+        shared.argtypes, shared.restype = saved

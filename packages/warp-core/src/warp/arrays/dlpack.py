@@ -46,19 +46,19 @@ _VERSIONED_SIZE = _VERSIONED_HEAD.size + _TENSOR.size  # 80
 _CODES = {"i": KDL_INT, "u": KDL_UINT, "f": KDL_FLOAT, "b": KDL_BOOL}
 _KINDS = {KDL_INT: "i", KDL_UINT: "u", KDL_FLOAT: "f", KDL_BOOL: "b"}
 
-_api = ctypes.pythonapi
-_api.PyCapsule_New.restype = ctypes.py_object
-_api.PyCapsule_New.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
-_api.PyCapsule_IsValid.restype = ctypes.c_int
-_api.PyCapsule_IsValid.argtypes = [ctypes.py_object, ctypes.c_char_p]
-_api.PyCapsule_GetName.restype = ctypes.c_char_p
-_api.PyCapsule_GetName.argtypes = [ctypes.py_object]
-_api.PyCapsule_GetPointer.restype = ctypes.c_void_p
-_api.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
-_api.PyCapsule_SetName.restype = ctypes.c_int
-_api.PyCapsule_SetName.argtypes = [ctypes.py_object, ctypes.c_void_p]
-_api.Py_IncRef.argtypes = [ctypes.py_object]
-_api.Py_IncRef.restype = None
+
+
+def _capi(name: str, restype: Any, *argtypes: Any) -> Any:
+    """A private prototype of a Python C API function (other libraries reassign the argtypes of
+    the shared ``ctypes.pythonapi`` attributes, e.g. ``jax.ffi.pycapsule``)."""
+    return ctypes.PYFUNCTYPE(restype, *argtypes)((name, ctypes.pythonapi))
+
+
+_CapsuleNew = _capi("PyCapsule_New", ctypes.py_object, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
+_CapsuleGetName = _capi("PyCapsule_GetName", ctypes.c_char_p, ctypes.py_object)
+_CapsuleGetPointer = _capi("PyCapsule_GetPointer", ctypes.c_void_p, ctypes.py_object, ctypes.c_char_p)
+_CapsuleSetName = _capi("PyCapsule_SetName", ctypes.c_int, ctypes.py_object, ctypes.c_void_p)
+_IncRef = _capi("Py_IncRef", None, ctypes.py_object)
 _libc = ctypes.CDLL(None)
 _libc.malloc.restype = ctypes.c_void_p
 _libc.malloc.argtypes = [ctypes.c_size_t]
@@ -119,9 +119,9 @@ def export_capsule(arr: Any, *, versioned: bool, version: tuple[int, int] = DLPA
         name = fns.name
     raw += struct.pack(f"<{ndim}q{ndim}q", *shape, *strides)
     ctypes.memmove(block, raw, len(raw))
-    _api.Py_IncRef(arr)  # released by the deleter
+    _IncRef(arr)  # released by the deleter
     try:
-        return _api.PyCapsule_New(block, name, fns.capsule_destructor)
+        return _CapsuleNew(block, name, fns.capsule_destructor)
     except BaseException:
         _DeleterFn(fns.deleter_versioned if versioned else fns.deleter)(block)
         raise
@@ -221,13 +221,13 @@ def import_capsule(capsule: Any, dtype: Any = None) -> Any:
     from warp.arrays.dlpack_native import native
     from warp.arrays.layout import contiguous_strides, fold_element_dims, resolve_dtype
 
-    name = _api.PyCapsule_GetName(capsule)
+    name = _CapsuleGetName(capsule)
     if name in (b"used_dltensor", b"used_dltensor_versioned"):
         raise BufferError("from_dlpack: this DLPack capsule was already consumed")
     if name not in (b"dltensor", b"dltensor_versioned"):
         raise TypeError(f"from_dlpack: expected a DLPack capsule, got a capsule named {name!r}")
     versioned = name == b"dltensor_versioned"
-    managed = _api.PyCapsule_GetPointer(capsule, name)
+    managed = _CapsuleGetPointer(capsule, name)
     if versioned:
         head = ctypes.string_at(managed, _VERSIONED_HEAD.size)
         major, _minor, _ctx, deleter, _flags = _VERSIONED_HEAD.unpack(head)
@@ -255,7 +255,7 @@ def import_capsule(capsule: Any, dtype: Any = None) -> Any:
     shape, byte_strides = fold_element_dims(shape, byte_strides, scalar, target, "from_dlpack")
     # Consume the capsule only once the tensor is known to be usable.
     fns = native()
-    _api.PyCapsule_SetName(capsule, fns.name_used_versioned if versioned else fns.name_used)
+    _CapsuleSetName(capsule, fns.name_used_versioned if versioned else fns.name_used)
     try:
         result = array(ptr=data + offset, dtype=target, shape=shape, strides=byte_strides, device=device)
     except BaseException:
