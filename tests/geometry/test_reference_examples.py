@@ -105,3 +105,52 @@ def test_hash_grid_sum_example():
     expected = (d <= r).astype(np.float64) @ pts.astype(np.float64)
     np.testing.assert_allclose(output.numpy(), expected, rtol=1e-5, atol=1e-4)
     assert ((d <= r).sum(axis=1) > 1).sum() > 500  # most points have neighbours besides themselves
+
+
+# -- Volumes: sample_grid, kernel copied from the reference -------------------------------------
+@wp.kernel
+def sample_grid(volume: wp.uint64,
+                points: wp.array(dtype=wp.vec3),
+                samples: wp.array(dtype=float)):
+
+    tid = wp.tid()
+
+    # load sample point in world-space
+    p = points[tid]
+
+    # transform position to the volume's local-space
+    q = wp.volume_world_to_index(volume, p)
+
+    # sample volume with trilinear interpolation
+    f = wp.volume_sample_f(volume, q, wp.Volume.LINEAR)
+
+    # write result
+    samples[tid] = f
+
+
+def test_volume_sample_grid_example(tmp_path):
+    from scipy import ndimage
+
+    # a small signed-distance grid written to disk as mygrid.nvdb, then opened as in the reference
+    n = 24
+    ijk = np.stack(np.meshgrid(*[np.arange(n)] * 3, indexing="ij"), axis=-1).astype(np.float32)
+    voxel, origin = 0.1, np.array([-1.2, -1.2, -1.2], np.float32)
+    sdf = (np.linalg.norm(ijk * voxel + origin, axis=-1) - 0.8).astype(np.float32)
+    wp.Volume.load_from_numpy(sdf, min_world=tuple(origin), voxel_size=voxel, bg_value=1.0).save_to_nvdb(
+        str(tmp_path / "mygrid.nvdb"))
+
+    # open NanoVDB file on disk
+    file = open(tmp_path / "mygrid.nvdb", "rb")
+
+    # create Volume object
+    volume = wp.Volume.load_from_nvdb(file, device="cpu")
+    file.close()
+
+    pts = (np.random.default_rng(0).random((500, 3)) * 2.0 - 1.0).astype(np.float32)
+    samples = wp.zeros(500, dtype=float)
+    wp.launch(sample_grid, dim=500, inputs=[volume.id, wp.array(pts, dtype=wp.vec3), samples])
+    q = (pts - origin) / voxel
+    expected = ndimage.map_coordinates(sdf.astype(np.float64), q.T, order=1, mode="nearest")
+    np.testing.assert_allclose(samples.numpy(), expected, atol=1e-5)
+    # and it is a distance field: close to |p| - 0.8 away from the grid's corners
+    np.testing.assert_allclose(samples.numpy(), np.linalg.norm(pts, axis=1) - 0.8, atol=0.02)

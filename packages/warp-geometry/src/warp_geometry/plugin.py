@@ -6,10 +6,11 @@ from typing import Any
 
 from warp.plugins import hookimpl
 
-from warp_geometry import bvh_queries, hash_grid_queries, mesh_queries, query_types
+from warp_geometry import bvh_queries, hash_grid_queries, mesh_queries, query_types, volume_queries
 from warp_geometry.bvh import Bvh
 from warp_geometry.hash_grid import HashGrid
 from warp_geometry.mesh import Mesh
+from warp_geometry.volume import Volume
 
 
 @hookimpl
@@ -18,6 +19,7 @@ def warp_register_builtins(registry: Any) -> None:
     bvh_queries.register(registry)
     mesh_queries.register(registry)
     hash_grid_queries.register(registry)
+    volume_queries.register(registry)
 
 
 @hookimpl
@@ -27,6 +29,7 @@ def warp_exports() -> dict[str, Any]:
         "Bvh": Bvh,
         "Mesh": Mesh,
         "HashGrid": HashGrid,
+        "Volume": Volume,
         "BvhQuery": query_types.BvhQuery,
         "bvh_query_t": query_types.BvhQuery,
         "MeshQueryPoint": query_types.MeshQueryPoint,

@@ -1,0 +1,389 @@
+"""Kernel builtins of ``wp.Volume``: lookups, sampling (closest, trilinear), gradients, stores, transforms.
+
+``locate`` walks the tree for integer coordinates and returns ``(level, slot)``: level 0 is a
+leaf voxel, 1/2/3 a lower/upper/root tile, -1 the background. Sampling is written on top of it
+in the kernel language, so ``volume_sample_f`` with ``LINEAR`` is differentiable with respect to
+the sample point (trilinear weights) like NVIDIA Warp's.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import warp as wp
+from warp_geometry.descriptors import add_builtin, register_getter
+from warp_geometry.nanovdb import FLOAT, INT32, VEC3F
+from warp_geometry.volume import VolumeData
+
+GROUP = "Volumes"
+T_FLOAT = wp.constant(FLOAT)
+T_INT = wp.constant(INT32)
+T_VEC = wp.constant(VEC3F)
+
+
+@wp.func
+def locate(v: VolumeData, i: int, j: int, k: int) -> wp.vec2i:
+    oi = i & ~4095
+    oj = j & ~4095
+    ok = k & ~4095
+    r = int(0)
+    while r < v.num_roots:
+        o = v.root_origin[r]
+        if o[0] == oi and o[1] == oj and o[2] == ok:
+            break
+        r += 1
+    if r >= v.num_roots:
+        return wp.vec2i(-1, 0)
+    u = v.root_child[r]
+    if u < 0:
+        return wp.vec2i(3, r)
+    su = u * 32768 + (((i & 4095) >> 7) << 10) + (((j & 4095) >> 7) << 5) + ((k & 4095) >> 7)
+    lo = v.upper_child[su]
+    if lo < 0:
+        return wp.vec2i(2, su)
+    sl = lo * 4096 + (((i & 127) >> 3) << 8) + (((j & 127) >> 3) << 4) + ((k & 127) >> 3)
+    leaf = v.lower_child[sl]
+    if leaf < 0:
+        return wp.vec2i(1, sl)
+    return wp.vec2i(0, leaf * 512 + ((i & 7) << 6) + ((j & 7) << 3) + (k & 7))
+
+
+@wp.func
+def value_f(v: VolumeData, i: int, j: int, k: int) -> float:
+    if v.grid_type != T_FLOAT:
+        return 0.0
+    at = locate(v, i, j, k)
+    if at[0] == 0:
+        return v.leaf_f[at[1]]
+    if at[0] == 1:
+        return v.lower_f[at[1]]
+    if at[0] == 2:
+        return v.upper_f[at[1]]
+    if at[0] == 3:
+        return v.root_f[at[1]]
+    return v.background_f
+
+
+@wp.func
+def value_v(v: VolumeData, i: int, j: int, k: int) -> wp.vec3:
+    if v.grid_type != T_VEC:
+        return wp.vec3(0.0, 0.0, 0.0)
+    at = locate(v, i, j, k)
+    if at[0] == 0:
+        return v.leaf_v[at[1]]
+    if at[0] == 1:
+        return v.lower_v[at[1]]
+    if at[0] == 2:
+        return v.upper_v[at[1]]
+    if at[0] == 3:
+        return v.root_v[at[1]]
+    return v.background_v
+
+
+@wp.func
+def value_i(v: VolumeData, i: int, j: int, k: int) -> int:
+    if v.grid_type != T_INT:
+        return 0
+    at = locate(v, i, j, k)
+    if at[0] == 0:
+        return v.leaf_i[at[1]]
+    if at[0] == 1:
+        return v.lower_i[at[1]]
+    if at[0] == 2:
+        return v.upper_i[at[1]]
+    if at[0] == 3:
+        return v.root_i[at[1]]
+    return v.background_i
+
+
+# -- lookups and stores ------------------------------------------------------------------------
+@wp.func
+def volume_lookup_f_f(id: wp.uint64, i: int, j: int, k: int) -> float:
+    return value_f(wp.volume_get(id), i, j, k)
+
+
+@wp.func
+def volume_lookup_v_f(id: wp.uint64, i: int, j: int, k: int) -> wp.vec3:
+    return value_v(wp.volume_get(id), i, j, k)
+
+
+@wp.func
+def volume_lookup_i_f(id: wp.uint64, i: int, j: int, k: int) -> int:
+    return value_i(wp.volume_get(id), i, j, k)
+
+
+@wp.func
+def volume_lookup_index_f(id: wp.uint64, i: int, j: int, k: int) -> int:
+    v = wp.volume_get(id)
+    at = locate(v, i, j, k)
+    if at[0] == 0:
+        return v.leaf_index[at[1]]
+    return -1
+
+
+@wp.func
+def volume_store_f_f(id: wp.uint64, i: int, j: int, k: int, value: float):
+    v = wp.volume_get(id)
+    if v.grid_type == T_FLOAT:
+        at = locate(v, i, j, k)
+        if at[0] == 0:
+            v.leaf_f[at[1]] = value
+
+
+@wp.func
+def volume_store_v_f(id: wp.uint64, i: int, j: int, k: int, value: wp.vec3):
+    v = wp.volume_get(id)
+    if v.grid_type == T_VEC:
+        at = locate(v, i, j, k)
+        if at[0] == 0:
+            v.leaf_v[at[1]] = value
+
+
+@wp.func
+def volume_store_i_f(id: wp.uint64, i: int, j: int, k: int, value: int):
+    v = wp.volume_get(id)
+    if v.grid_type == T_INT:
+        at = locate(v, i, j, k)
+        if at[0] == 0:
+            v.leaf_i[at[1]] = value
+
+
+@wp.func
+def volume_voxel_count_f(id: wp.uint64) -> int:
+    return wp.volume_get(id).voxel_count
+
+
+# -- sampling ---------------------------------------------------------------------------------
+@wp.func
+def _nearest(x: float) -> int:
+    return int(wp.floor(x + 0.5))
+
+
+@wp.func
+def volume_sample_f_f(id: wp.uint64, uvw: wp.vec3, sampling_mode: int) -> float:
+    v = wp.volume_get(id)
+    if sampling_mode == 0:
+        return value_f(v, _nearest(uvw[0]), _nearest(uvw[1]), _nearest(uvw[2]))
+    b = wp.vec3(wp.floor(uvw[0]), wp.floor(uvw[1]), wp.floor(uvw[2]))
+    t = uvw - b
+    i = int(b[0])
+    j = int(b[1])
+    k = int(b[2])
+    c00 = value_f(v, i, j, k) * (1.0 - t[2]) + value_f(v, i, j, k + 1) * t[2]
+    c01 = value_f(v, i, j + 1, k) * (1.0 - t[2]) + value_f(v, i, j + 1, k + 1) * t[2]
+    c10 = value_f(v, i + 1, j, k) * (1.0 - t[2]) + value_f(v, i + 1, j, k + 1) * t[2]
+    c11 = value_f(v, i + 1, j + 1, k) * (1.0 - t[2]) + value_f(v, i + 1, j + 1, k + 1) * t[2]
+    c0 = c00 * (1.0 - t[1]) + c01 * t[1]
+    c1 = c10 * (1.0 - t[1]) + c11 * t[1]
+    return c0 * (1.0 - t[0]) + c1 * t[0]
+
+
+@wp.func
+def volume_sample_v_f(id: wp.uint64, uvw: wp.vec3, sampling_mode: int) -> wp.vec3:
+    v = wp.volume_get(id)
+    if sampling_mode == 0:
+        return value_v(v, _nearest(uvw[0]), _nearest(uvw[1]), _nearest(uvw[2]))
+    b = wp.vec3(wp.floor(uvw[0]), wp.floor(uvw[1]), wp.floor(uvw[2]))
+    t = uvw - b
+    i = int(b[0])
+    j = int(b[1])
+    k = int(b[2])
+    c00 = value_v(v, i, j, k) * (1.0 - t[2]) + value_v(v, i, j, k + 1) * t[2]
+    c01 = value_v(v, i, j + 1, k) * (1.0 - t[2]) + value_v(v, i, j + 1, k + 1) * t[2]
+    c10 = value_v(v, i + 1, j, k) * (1.0 - t[2]) + value_v(v, i + 1, j, k + 1) * t[2]
+    c11 = value_v(v, i + 1, j + 1, k) * (1.0 - t[2]) + value_v(v, i + 1, j + 1, k + 1) * t[2]
+    c0 = c00 * (1.0 - t[1]) + c01 * t[1]
+    c1 = c10 * (1.0 - t[1]) + c11 * t[1]
+    return c0 * (1.0 - t[0]) + c1 * t[0]
+
+
+@wp.func
+def volume_sample_i_f(id: wp.uint64, uvw: wp.vec3) -> int:
+    return value_i(wp.volume_get(id), _nearest(uvw[0]), _nearest(uvw[1]), _nearest(uvw[2]))
+
+
+@wp.func
+def volume_sample_grad_f_f(id: wp.uint64, uvw: wp.vec3, sampling_mode: int, grad: wp.vec3):
+    """Value and index-space gradient of the trilinear interpolant (CLOSEST: the nearest voxel's value)."""
+    v = wp.volume_get(id)
+    b = wp.vec3(wp.floor(uvw[0]), wp.floor(uvw[1]), wp.floor(uvw[2]))
+    t = uvw - b
+    i = int(b[0])
+    j = int(b[1])
+    k = int(b[2])
+    f000 = value_f(v, i, j, k)
+    f001 = value_f(v, i, j, k + 1)
+    f010 = value_f(v, i, j + 1, k)
+    f011 = value_f(v, i, j + 1, k + 1)
+    f100 = value_f(v, i + 1, j, k)
+    f101 = value_f(v, i + 1, j, k + 1)
+    f110 = value_f(v, i + 1, j + 1, k)
+    f111 = value_f(v, i + 1, j + 1, k + 1)
+    c00 = f000 * (1.0 - t[2]) + f001 * t[2]
+    c01 = f010 * (1.0 - t[2]) + f011 * t[2]
+    c10 = f100 * (1.0 - t[2]) + f101 * t[2]
+    c11 = f110 * (1.0 - t[2]) + f111 * t[2]
+    c0 = c00 * (1.0 - t[1]) + c01 * t[1]
+    c1 = c10 * (1.0 - t[1]) + c11 * t[1]
+    dx = c1 - c0
+    dy = (c01 - c00) * (1.0 - t[0]) + (c11 - c10) * t[0]
+    e0 = (f001 - f000) * (1.0 - t[1]) + (f011 - f010) * t[1]
+    e1 = (f101 - f100) * (1.0 - t[1]) + (f111 - f110) * t[1]
+    dz = e0 * (1.0 - t[0]) + e1 * t[0]
+    value = c0 * (1.0 - t[0]) + c1 * t[0]
+    if sampling_mode == 0:
+        value = value_f(v, _nearest(uvw[0]), _nearest(uvw[1]), _nearest(uvw[2]))
+    return value, wp.vec3(dx, dy, dz)
+
+
+# -- transforms -------------------------------------------------------------------------------
+@wp.func
+def volume_index_to_world_f(id: wp.uint64, uvw: wp.vec3) -> wp.vec3:
+    v = wp.volume_get(id)
+    return v.mat * uvw + v.vec
+
+
+@wp.func
+def volume_world_to_index_f(id: wp.uint64, xyz: wp.vec3) -> wp.vec3:
+    v = wp.volume_get(id)
+    return v.inv_mat * (xyz - v.vec)
+
+
+@wp.func
+def volume_index_to_world_dir_f(id: wp.uint64, uvw: wp.vec3) -> wp.vec3:
+    return wp.volume_get(id).mat * uvw
+
+
+@wp.func
+def volume_world_to_index_dir_f(id: wp.uint64, xyz: wp.vec3) -> wp.vec3:
+    return wp.volume_get(id).inv_mat * xyz
+
+
+def register(registry: Any) -> None:
+    """Register the volume builtins."""
+    register_getter(
+        registry, "volume_get", VolumeData, "The kernel-side data of the wp.Volume ``id``.", GROUP
+    )
+    u64, i32, f32, v3 = wp.uint64, wp.int32, wp.float32, wp.vec3
+    ijk = [("id", u64), ("i", i32), ("j", i32), ("k", i32)]
+
+    def add(name: str, params: list, result: Any, func: Any, doc: str, diff: bool = False, **kw: Any) -> None:
+        add_builtin(
+            registry,
+            name,
+            params=params,
+            result=result,
+            func=func,
+            doc=doc,
+            group=GROUP,
+            differentiable=diff,
+            **kw,
+        )
+
+    add(
+        "volume_lookup_f",
+        ijk,
+        f32,
+        volume_lookup_f_f,
+        "Value of the float voxel (i, j, k) (background if it has no storage).",
+    )
+    add(
+        "volume_lookup_v",
+        ijk,
+        v3,
+        volume_lookup_v_f,
+        "Value of the vec3f voxel (i, j, k) (background if it has no storage).",
+    )
+    add(
+        "volume_lookup_i",
+        ijk,
+        i32,
+        volume_lookup_i_f,
+        "Value of the int32 voxel (i, j, k) (background if it has no storage).",
+    )
+    add(
+        "volume_lookup_index",
+        ijk,
+        i32,
+        volume_lookup_index_f,
+        "Linear index of voxel (i, j, k) in [0, volume_voxel_count(id)), or -1 when it has none.",
+    )
+    add(
+        "volume_store_f",
+        ijk + [("value", f32)],
+        None,
+        volume_store_f_f,
+        "Store a float at voxel (i, j, k) when it lies in an allocated leaf (no-op otherwise).",
+        side_effects=True,
+    )
+    add(
+        "volume_store_v",
+        ijk + [("value", v3)],
+        None,
+        volume_store_v_f,
+        "Store a vec3f at voxel (i, j, k) when it lies in an allocated leaf (no-op otherwise).",
+        side_effects=True,
+    )
+    add(
+        "volume_store_i",
+        ijk + [("value", i32)],
+        None,
+        volume_store_i_f,
+        "Store an int32 at voxel (i, j, k) when it lies in an allocated leaf (no-op otherwise).",
+        side_effects=True,
+    )
+    add(
+        "volume_voxel_count",
+        [("id", u64)],
+        i32,
+        volume_voxel_count_f,
+        "Number of voxels with storage (the size of per-voxel arrays indexed by volume_lookup_index).",
+    )
+    sample = [("id", u64), ("uvw", v3), ("sampling_mode", i32)]
+    add(
+        "volume_sample_f",
+        sample,
+        f32,
+        volume_sample_f_f,
+        "Sample a float volume at index-space point uvw (wp.Volume.CLOSEST or wp.Volume.LINEAR).",
+        diff=True,
+    )
+    add(
+        "volume_sample_v",
+        sample,
+        v3,
+        volume_sample_v_f,
+        "Sample a vec3f volume at index-space point uvw (wp.Volume.CLOSEST or wp.Volume.LINEAR).",
+        diff=True,
+    )
+    add(
+        "volume_sample_i",
+        [("id", u64), ("uvw", v3)],
+        i32,
+        volume_sample_i_f,
+        "Value of the int32 voxel nearest to index-space point uvw.",
+    )
+    add(
+        "volume_sample_grad_f",
+        sample + [("grad", v3)],
+        (f32, v3),
+        volume_sample_grad_f_f,
+        "Sample a float volume and write the index-space gradient of its trilinear interpolant to ``grad``.",
+        diff=True,
+        mutated_args=(3,),
+    )
+    for name, func, doc in (
+        ("volume_index_to_world", volume_index_to_world_f, "Transform an index-space point to world space."),
+        ("volume_world_to_index", volume_world_to_index_f, "Transform a world-space point to index space."),
+        (
+            "volume_index_to_world_dir",
+            volume_index_to_world_dir_f,
+            "Transform an index-space direction to world space.",
+        ),
+        (
+            "volume_world_to_index_dir",
+            volume_world_to_index_dir_f,
+            "Transform a world-space direction to index space.",
+        ),
+    ):
+        add(name, [("id", u64), ("uvw" if "index_to" in name else "xyz", v3)], v3, func, doc, diff=True)
