@@ -244,3 +244,23 @@ def test_base_backend_runner_calls_launch():
     run = be.runner("dev", "entry")
     run(b"", 5, "s")
     assert calls == [("dev", "entry", 5, "s")]
+
+
+def test_array_descriptors_take_the_fast_packer(monkeypatch):
+    from warp.arrays.descriptor import make_descriptor
+    from warp.runtime.launch import Launcher, _get_launcher
+
+    x_np = np.arange(8, dtype=np.float32)
+    y_np = np.zeros(8, dtype=np.float32)
+    cpu = wp.get_device("cpu")
+    x = make_descriptor(x_np.ctypes.data, (8,), (4,), wp.float32, cpu, x_np)
+    y = make_descriptor(y_np.ctypes.data, (8,), (4,), wp.float32, cpu, y_np)
+    wp.launch(scale, dim=8, inputs=[x, y, 3.0])
+    slow = []
+    monkeypatch.setattr(Launcher, "pack_checked", lambda self, *a: slow.append(a))
+    launcher = _get_launcher(scale, None)
+    buf, contiguous = launcher.fast_pack([x, y, 2.0], (8, 1, 1, 1), 0)
+    assert contiguous and not slow
+    wp.launch(scale, dim=8, inputs=[x, y, 2.0])
+    assert not slow
+    np.testing.assert_array_equal(y_np, 2.0 * x_np)

@@ -7,7 +7,6 @@ import threading
 
 import numpy as np
 import pytest
-
 import warp.config
 from warp.runtime import cpu_jit, thread_pool
 from warp.runtime.thread_pool import parallel_for
@@ -97,7 +96,7 @@ def test_chunks_cover_range_exactly_once(n, threads):
     spans = sorted((s, e) for s, e, _ in rec.calls)
     assert len(spans) == min(threads, n)
     assert spans[0][0] == 0 and spans[-1][1] == n
-    for (s0, e0), (s1, _) in zip(spans, spans[1:]):
+    for (s0, e0), (s1, _) in zip(spans, spans[1:], strict=False):
         assert s0 < e0 == s1
     sizes = [e - s for s, e in spans]
     assert max(sizes) - min(sizes) <= 1
@@ -246,3 +245,30 @@ def test_nested_call_from_worker_runs_inline():
 def test_invalid_threads():
     with pytest.raises(ValueError):
         parallel_for(Recorder(), b"", 100, threads=0, min_parallel=0)
+
+
+def test_cpu_threads_is_capped_with_a_warning():
+    cap = thread_pool.max_threads()
+    assert cap >= 64 and cap >= 4 * thread_pool.available_cores()
+    warp.config.cpu_threads = 10**6
+    with pytest.warns(RuntimeWarning, match=f"cpu_threads = 1000000 is more than the limit of {cap}"):
+        assert thread_pool.configured_threads() == cap
+    pool = thread_pool.ThreadPool()
+    try:
+        rec = Recorder()
+        pool.parallel_for(rec, b"", 10**6, min_parallel=0)
+        assert pool.size == cap - 1 and len(rec.calls) == cap  # not a million threads
+    finally:
+        pool.shutdown()
+
+
+@pytest.mark.parametrize("value", [0, -3, 2.5, "4", True])
+def test_invalid_cpu_threads_raise(value):
+    warp.config.cpu_threads = value
+    with pytest.raises((ValueError, TypeError), match="cpu_threads must be"):
+        thread_pool.configured_threads()
+
+
+def test_numpy_integer_cpu_threads():
+    warp.config.cpu_threads = np.int64(3)
+    assert thread_pool.configured_threads() == 3

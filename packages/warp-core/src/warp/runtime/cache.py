@@ -110,7 +110,8 @@ class KernelCache:
         header = _HEADER.pack(_MAGIC, len(meta_bytes), len(obj), _checksum(key, meta_bytes, obj))
         try:
             os.makedirs(self.directory, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=_TEMP_PREFIX + key[:16] + "-", suffix=".part")
+            prefix = _TEMP_PREFIX + key[:16] + "-"
+            fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=prefix, suffix=".part")
         except OSError as e:
             self._disable(f"cannot write to {self.directory}: {e.strerror or e}")
             return
@@ -134,7 +135,8 @@ class KernelCache:
             names = os.listdir(self.directory)
         except OSError:
             return []
-        return sorted(n[: -len(_SUFFIX)] for n in names if n.endswith(_SUFFIX) and _KEY_RE.match(n[: -len(_SUFFIX)]))
+        stems = (n[: -len(_SUFFIX)] for n in names if n.endswith(_SUFFIX))
+        return sorted(k for k in stems if _KEY_RE.match(k))
 
     def clear(self) -> None:
         """Delete every entry and leftover temporary file (the directory itself is kept)."""

@@ -166,7 +166,8 @@ def _parse_and_verify(llvm_ir: str, context: llvm.ContextRef, name: str) -> llvm
     try:
         module = llvm.parse_assembly(llvm_ir, context=context)
     except RuntimeError as e:
-        raise WarpCodegenError(f"invalid LLVM IR in module '{name}' (parse error):\n{_first_lines(str(e))}") from None
+        detail = _first_lines(str(e))
+        raise WarpCodegenError(f"invalid LLVM IR in module '{name}' (parse error):\n{detail}") from None
     try:
         module.verify()
     except RuntimeError as e:

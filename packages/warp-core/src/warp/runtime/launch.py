@@ -15,12 +15,14 @@ and device.
 
 from __future__ import annotations
 
+import operator
 import struct
 from typing import Any, Sequence
 
 from warp import config
 from warp.arrays import array as Array
 from warp.arrays import as_array
+from warp.arrays.descriptor import ArrayDescriptor
 from warp.compiler.abi import buffer_format, decode_error_record
 from warp.decorators import Kernel
 from warp.errors import SourceLoc
@@ -33,16 +35,54 @@ class _SlowPath(Exception):
     pass
 
 
-def _launch_header(dim: Any) -> tuple[tuple[int, ...], int]:
-    dims = (dim,) if isinstance(dim, int) else tuple(int(d) for d in dim)
-    if not 1 <= len(dims) <= MAX_DIMS:
-        raise ValueError(f"launch dim must have 1 to {MAX_DIMS} dimensions, got {dim!r}")
+#: Largest extent of one launch dimension: thread coordinates are 32-bit signed integers (as Warp).
+MAX_LAUNCH_DIM = 2**31 - 1
+#: Largest number of threads of one launch (the linear thread index is a signed 64-bit integer).
+MAX_LAUNCH_SIZE = 2**63 - 1
+
+
+def launch_dims(dim: Any, kernel_name: str = "?") -> tuple[tuple[int, ...], int]:
+    """Validate a launch ``dim`` (an int, or a sequence of 1 to 4 ints; NumPy integers accepted).
+
+    Returns the dimensions padded to 4 with ones, and the number of threads. Raises ``TypeError``
+    for non-integers and ``ValueError`` for negative or too large dimensions (each must fit a
+    32-bit signed integer, as in NVIDIA Warp).
+    """
+    where = f"wp.launch of kernel '{kernel_name}'"
+    expected = f"dim must be an int or a tuple of 1 to {MAX_DIMS} ints"
+    if isinstance(dim, (str, bytes)):
+        raise TypeError(f"{where}: {expected}, got {type(dim).__name__} {dim!r}")
+    try:
+        items: tuple[Any, ...] = (operator.index(dim),)
+    except TypeError:
+        try:
+            items = tuple(dim)
+        except TypeError:
+            raise TypeError(f"{where}: {expected}, got {type(dim).__name__} {dim!r}") from None
+    if not 1 <= len(items) <= MAX_DIMS:
+        raise ValueError(f"{where}: dim must have 1 to {MAX_DIMS} dimensions, got {dim!r}")
+    dims = []
+    for k, d in enumerate(items):
+        try:
+            value = operator.index(d)
+        except TypeError:
+            got = f"{type(d).__name__} {d!r}"
+            raise TypeError(f"{where}: launch dimension {k} must be an int, got {got}") from None
+        if value < 0:
+            raise ValueError(f"{where}: launch dimension {k} is negative ({value}) in dim={dim!r}")
+        if value > MAX_LAUNCH_DIM:
+            raise ValueError(
+                f"{where}: launch dimension {k} is {value}, more than the limit of 2**31 - 1 = "
+                f"{MAX_LAUNCH_DIM} (thread indices are 32-bit signed integers); split the work over "
+                "more dimensions"
+            )
+        dims.append(value)
     n = 1
-    for d in dims:
-        if d < 0:
-            raise ValueError(f"launch dim must not be negative, got {dim!r}")
-        n *= d
-    return dims + (1,) * (MAX_DIMS - len(dims)), n
+    for value in dims:
+        n *= value
+    if n > MAX_LAUNCH_SIZE:
+        raise ValueError(f"{where}: dim={dim!r} has {n} threads, more than the limit of 2**63 - 1")
+    return tuple(dims) + (1,) * (MAX_DIMS - len(dims)), n
 
 
 class Launcher:
@@ -74,14 +114,19 @@ class Launcher:
         n = len(self.types)
         unpack = f"    {''.join(f'a{i}, ' for i in range(n))}= args" if n else "    if args: raise Slow"
         lines = ["def pack(args, dims, err):", unpack]
-        env: dict[str, Any] = {"Array": Array, "Slow": _SlowPath, "pack_into": self.packer.pack, "dev": self.device}
+        env: dict[str, Any] = {
+            "Array": Array, "Desc": ArrayDescriptor, "Slow": _SlowPath, "pack_into": self.packer.pack,
+            "dev": self.device,
+        }
         from warp.arrays.array import _array_type
         fields, arrays = [], []
         for i, t in enumerate(self.types):
             if isinstance(t, ArrayType):
                 env[f"T{i}"] = _array_type(t.dtype, t.ndim)
+                # wp.array or a launch-only descriptor (from_torch(..., return_ctype=True)) of the right type
                 lines.append(
-                    f"    if type(a{i}) is not Array or a{i}._array_type is not T{i} or a{i}._device is not dev: raise Slow"
+                    f"    if (type(a{i}) is not Array and type(a{i}) is not Desc)"
+                    f" or a{i}._array_type is not T{i} or a{i}._device is not dev: raise Slow"
                 )
                 fields.append(f"a{i}._desc")
                 arrays.append(f"a{i}._is_contiguous")
@@ -90,18 +135,22 @@ class Launcher:
             else:
                 env[f"C{i}"] = getattr(t, "_wp_pack_", None)
                 if env[f"C{i}"] is None:
-                    raise TypeError(f"kernel '{self.kernel.name}': parameter type {type_repr(t)} cannot be launched")
+                    raise TypeError(
+                        f"kernel '{self.kernel.name}': parameter type {type_repr(t)} cannot be launched"
+                    )
                 fields.append(f"*C{i}(a{i})")
                 if getattr(t, "_wp_all_contiguous_", None) is not None:
                     env[f"K{i}"] = t._wp_all_contiguous_
                     arrays.append(f"K{i}(a{i})")
         contiguous = " and ".join(arrays) or "True"
-        lines.append(f"    return pack_into(*dims, err, 0, {''.join(f + ', ' for f in fields)}), {contiguous}")
+        packed = "".join(f + ", " for f in fields)
+        lines.append(f"    return pack_into(*dims, err, 0, {packed}), {contiguous}")
         exec("\n".join(lines), env)  # noqa: S102 - generated from the kernel signature only
         return env["pack"]
 
     def header(self, dim: Any) -> tuple[tuple[int, ...], int]:
-        hit = _launch_header(dim)
+        """Validated launch dimensions (memoized for int and tuple dims)."""
+        hit = launch_dims(dim, self.kernel.name)
         if len(self._headers) < 64 and isinstance(dim, (int, tuple)):
             self._headers[dim] = hit
         return hit
@@ -121,7 +170,9 @@ class Launcher:
             buf, contiguous = self.pack_checked(args, dims, 0)
         (self.run_contiguous if contiguous else self.run_strided)(buf, n, stream, args)
 
-    def launch_instrumented(self, args: Sequence[Any], dims: tuple[int, ...], n: int, stream: Any = None) -> None:
+    def launch_instrumented(
+        self, args: Sequence[Any], dims: tuple[int, ...], n: int, stream: Any = None
+    ) -> None:
         """Launch with an error record (debug mode) and/or output flushing (kernels that print)."""
         backend, device = self.backend, self.device
         record = backend.new_error_record(device) if self.debug else None
@@ -145,7 +196,7 @@ class Launcher:
         values = self.convert(args)
         fields: list[Any] = []
         contiguous = True
-        for t, v in zip(self.types, values):
+        for t, v in zip(self.types, values, strict=True):
             if isinstance(t, ArrayType):
                 fields.append(v._desc)
                 contiguous = contiguous and v._is_contiguous
@@ -166,7 +217,7 @@ class Launcher:
                 f"kernel '{kname}' takes {len(self.types)} arguments ({', '.join(self.names)}) but "
                 f"{len(args)} were given{detail}"
             )
-        return [self.convert_one(name, t, a) for name, t, a in zip(self.names, self.types, args)]
+        return [self.convert_one(name, t, a) for name, t, a in zip(self.names, self.types, args, strict=True)]
 
     def convert_one(self, name: str, t: Any, value: Any) -> Any:
         where = f"kernel '{self.kernel.name}', argument '{name}'"
@@ -176,7 +227,10 @@ class Launcher:
             if not isinstance(value, Array):
                 value = self.foreign_array(where, name, t, value)
             if value.dtype != t.dtype:
-                raise TypeError(f"{where}: expected an array of {type_repr(t.dtype)}, got an array of {type_repr(value.dtype)}")
+                raise TypeError(
+                    f"{where}: expected an array of {type_repr(t.dtype)}, "
+                    f"got an array of {type_repr(value.dtype)}"
+                )
             if value.ndim != t.ndim:
                 raise TypeError(f"{where}: expected a {t.ndim}-d array, got a {value.ndim}-d array")
             if value.device is not self.device:
@@ -221,7 +275,8 @@ class Launcher:
         loc = SourceLoc(info.get("file", "?"), info.get("line", 0), info.get("text", ""))
         idx = ", ".join(map(str, error.index))
         return IndexError(
-            f"array index out of bounds in kernel '{self.kernel.name}' (function '{info.get('function', '?')}') "
+            f"array index out of bounds in kernel '{self.kernel.name}' "
+            f"(function '{info.get('function', '?')}') "
             f"at {loc}: index ({idx}) is out of range for array '{info.get('array', '?')}' with shape "
             f"{tuple(error.shape)}\n    {loc.text}"
         )
@@ -293,7 +348,8 @@ def launch(
         launcher.launch([*fwd, *adj], dim, stream)
         return
     try:
-        launcher = kernel._launchers.get(device if device.__class__ is str or device is None else device.alias)
+        key = device if device.__class__ is str or device is None else device.alias
+        launcher = kernel._launchers.get(key)
     except AttributeError:  # not a kernel, or a device object without an alias
         launcher = None
     args = [*inputs, *outputs] if outputs else inputs
@@ -301,7 +357,9 @@ def launch(
         launcher = _get_launcher(kernel, device, args=args)
     # A launcher found under an alias or device is for that device; under None, for the default
     # device when it was made, which may have changed since.
-    if launcher.mode is not config.mode or (device is None and launcher.device is not devices.get_device(None)):
+    if launcher.mode is not config.mode or (
+        device is None and launcher.device is not devices.get_device(None)
+    ):
         launcher = _get_launcher(kernel, device, args=args)
     launcher.launch(args, dim, stream)
 

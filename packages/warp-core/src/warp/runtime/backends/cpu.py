@@ -8,7 +8,9 @@ Parallelism is decided from the work, not the thread count alone: launches with 
 ``wp.config.cpu_parallel_min_dim`` threads always run on the pool; smaller ones run on the pool
 when their estimated duration (seconds per thread, measured on earlier launches of the same entry,
 times the thread count) is at least :data:`PARALLEL_MIN_WORK_S`. The first launch of an entry runs
-a probe chunk (1/16 of its threads) on the calling thread to measure it, then decides for the rest.
+a probe chunk (1/16 of its threads) on the calling thread to measure it, then decides for the rest
+(launches too small to probe run whole and are timed); launches that run on the calling thread keep
+the estimate current, and every :data:`REPROBE_EVERY`-th launch sent to the pool probes again.
 """
 
 from __future__ import annotations
@@ -35,20 +37,31 @@ PARALLEL_MIN_WORK_S = 100e-6
 PROBE_FRACTION = 16
 PROBE_MIN_ITEMS = 32
 
+#: Launches estimated heavy re-measure a probe once every this many launches.
+REPROBE_EVERY = 8
+
 
 class CpuEntry:
     """A kernel entry function plus the running estimate of its cost per thread."""
 
-    __slots__ = ("fn", "seconds_per_item", "symbol")
+    __slots__ = ("fn", "heavy_launches", "seconds_per_item", "symbol")
 
     def __init__(self, fn: Any, symbol: str) -> None:
         self.fn = fn
         self.symbol = symbol
         #: None until the first launch measured it
         self.seconds_per_item: float | None = None
+        #: launches that went to the pool because of their estimated work
+        self.heavy_launches = 0
 
     def __repr__(self) -> str:
         return f"CpuEntry({self.symbol!r}, seconds_per_item={self.seconds_per_item})"
+
+
+def _update_cost(entry: CpuEntry, old: float | None, measured: float) -> None:
+    """Fold a new measurement into the entry's cost: lower figures are taken at once, higher ones at
+    most double the estimate (a timing inflated by preemption should not flip launches to the pool)."""
+    entry.seconds_per_item = measured if old is None or measured < old else min(measured, 2.0 * old)
 
 
 class CpuLoadedCode(LoadedCode):
@@ -109,29 +122,41 @@ class CpuBackend(Backend):
             return
         per_item = entry.seconds_per_item
         fn = entry.fn
-        if per_item is None and n >= PROBE_FRACTION * PROBE_MIN_ITEMS:
-            # First launch: measure a probe chunk here, then decide how to run the rest.
-            probe = n // PROBE_FRACTION
-            t0 = time.perf_counter()
-            fn(args, 0, probe)
-            per_item = entry.seconds_per_item = (time.perf_counter() - t0) / probe
-            if (n - probe) * per_item >= PARALLEL_MIN_WORK_S and thread_pool.configured_threads() > 1:
-                thread_pool.parallel_for(fn, args, n - probe, start=probe, min_parallel=0)
-            else:
-                fn(args, probe, n)
+        parallel = thread_pool.configured_threads() > 1
+        if per_item is None:
+            if n < PROBE_FRACTION * PROBE_MIN_ITEMS:  # too small to probe: run it whole, timed
+                t0 = time.perf_counter()
+                fn(args, 0, n)
+                _update_cost(entry, None, (time.perf_counter() - t0) / n)
+                return
+            self._probe_then_run(entry, args, n, parallel)
             return
-        heavy = per_item is not None and n * per_item >= PARALLEL_MIN_WORK_S
-        if heavy and thread_pool.configured_threads() > 1:
-            t0 = time.perf_counter()
-            thread_pool.parallel_for(fn, args, n, min_parallel=0)
-            # a rough update (the pool's dispatch is included): lets a kernel that became cheap go serial
-            measured = (time.perf_counter() - t0) * thread_pool.configured_threads() / n
-            entry.seconds_per_item = 0.5 * (per_item + measured)
+        if n * per_item >= PARALLEL_MIN_WORK_S and parallel:
+            # Known to be heavy: run on the pool. Every REPROBE_EVERY-th such launch measures a probe
+            # first, so a kernel whose work per thread shrank (or a timing spike) goes serial again.
+            entry.heavy_launches += 1
+            if entry.heavy_launches % REPROBE_EVERY == 0:
+                self._probe_then_run(entry, args, n, parallel)
+            else:
+                thread_pool.parallel_for(fn, args, n, min_parallel=0)
             return
         t0 = time.perf_counter()
         fn(args, 0, n)
-        measured = (time.perf_counter() - t0) / n
-        entry.seconds_per_item = measured if per_item is None else 0.5 * (per_item + measured)
+        _update_cost(entry, per_item, (time.perf_counter() - t0) / n)
+
+    @staticmethod
+    def _probe_then_run(entry: CpuEntry, args: bytes, n: int, parallel: bool) -> None:
+        """Time the first ``n // PROBE_FRACTION`` threads here, then run the rest serially or on the pool."""
+        fn = entry.fn
+        probe = max(1, n // PROBE_FRACTION)
+        t0 = time.perf_counter()
+        fn(args, 0, probe)
+        per_item = (time.perf_counter() - t0) / probe
+        entry.seconds_per_item = per_item
+        if parallel and (n - probe) * per_item >= PARALLEL_MIN_WORK_S:
+            thread_pool.parallel_for(fn, args, n - probe, start=probe, min_parallel=0)
+        elif probe < n:
+            fn(args, probe, n)
 
     def flush_output(self, device: Any) -> None:
         cpu_jit.flush_c_stdout()
