@@ -18,9 +18,10 @@ def _boxes(n, seed=0, size=0.05):
 
 @pytest.mark.parametrize("n", [0, 1, 2, 3, 7, 100, 1000])
 @pytest.mark.parametrize("leaf", [1, 4])
-def test_tree_structure(n, leaf):
+@pytest.mark.parametrize("method", ["median", "lbvh"])
+def test_tree_structure(n, leaf, method):
     lo, hi = _boxes(n, seed=n)
-    t = bvh_build.build(lo, hi, leaf)
+    t = bvh_build.build(lo, hi, leaf, method)
     assert sorted(t.items.tolist()) == list(range(n))
 
     def visit(i):  # returns the items of subtree i, checking bounds and skip links
@@ -97,10 +98,11 @@ def _ray_box_reference(lo, hi, start, dir, max_dist):
     return tmin <= tmax
 
 
-@pytest.mark.parametrize("leaf", [1, 3])
-def test_aabb_query_matches_brute_force(leaf):
+@pytest.mark.parametrize("leaf,constructor", [(1, None), (3, "sah"), (2, "lbvh")])
+def test_aabb_query_matches_brute_force(leaf, constructor):
     lo, hi = _boxes(500, seed=1)
-    bvh = wp.Bvh(wp.array(lo, dtype=wp.vec3), wp.array(hi, dtype=wp.vec3), leaf_size=leaf)
+    lows, highs = wp.array(lo, dtype=wp.vec3), wp.array(hi, dtype=wp.vec3)
+    bvh = wp.Bvh(lows, highs, constructor=constructor, leaf_size=leaf)
     rng = np.random.default_rng(2)
     qc = rng.random((64, 3)).astype(np.float32)
     qlo, qhi = qc - 0.15, qc + rng.random((64, 3)).astype(np.float32) * 0.2

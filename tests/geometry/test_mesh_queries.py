@@ -172,10 +172,10 @@ def cast(
         sign[i] = q.sign
 
 
-@pytest.mark.parametrize("max_t", [1.0e6, 0.5])
-def test_ray_cast_matches_brute_force(max_t):
+@pytest.mark.parametrize("max_t,constructor", [(1.0e6, None), (0.5, None), (1.0e6, "lbvh")])
+def test_ray_cast_matches_brute_force(max_t, constructor):
     pts, tris = random_soup(1000, seed=8, size=0.25)
-    mesh = _mesh(pts, tris)
+    mesh = _mesh(pts, tris, bvh_constructor=constructor)
     rng = np.random.default_rng(9)
     n = 400
     o = (rng.random((n, 3)) * 1.6 - 0.3).astype(np.float32)

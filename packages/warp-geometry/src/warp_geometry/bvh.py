@@ -11,7 +11,8 @@ from warp_geometry import bvh_build
 from warp_geometry.checks import check_vec3_array
 from warp_geometry.descriptors import Descriptor
 
-#: accepted values of ``constructor`` (all build the same median-split tree here)
+#: accepted values of ``constructor``: "lbvh" builds along a Morton curve, the others (and None)
+#: with median splits on the longest axis
 CONSTRUCTORS = ("sah", "median", "lbvh")
 
 
@@ -62,6 +63,11 @@ class TreeArrays:
         self.upper.assign(self.tree.upper)
 
 
+def build_method(constructor: Any) -> str:
+    """The builder method for a ``constructor`` argument."""
+    return "lbvh" if constructor == "lbvh" else "median"
+
+
 def check_constructor(constructor: Any, leaf_size: Any, owner: str) -> int:
     """Validate ``constructor``/``leaf_size`` arguments; returns the leaf size."""
     if constructor is not None and constructor not in CONSTRUCTORS:
@@ -78,8 +84,8 @@ class Bvh:
 
     ``id`` identifies it in kernels (``wp.bvh_query_aabb(id, lo, hi)``,
     ``wp.bvh_query_ray(id, start, dir)``). After changing the bounds in place call
-    :meth:`refit`. ``constructor`` accepts NVIDIA Warp's names ("sah", "median", "lbvh"), all
-    of which build the same median-split tree here; ``groups`` is not supported.
+    :meth:`refit`. ``constructor``: "lbvh" sorts the boxes along a Morton curve (fast build),
+    "sah", "median" and None split at the median of the longest axis; ``groups`` is not supported.
     """
 
     def __init__(
@@ -99,7 +105,8 @@ class Bvh:
         self.device = lowers.device
         self.lowers = lowers
         self.uppers = uppers
-        self._tree = TreeArrays(bvh_build.build(lowers.numpy(), uppers.numpy(), leaf), self.device)
+        tree = bvh_build.build(lowers.numpy(), uppers.numpy(), leaf, build_method(constructor))
+        self._tree = TreeArrays(tree, self.device)
         self._descriptor = Descriptor(BvhData, self.device)
         self._descriptor.update(**self._tree.fields(), item_lower=lowers, item_upper=uppers)
 

@@ -62,8 +62,24 @@ def _range_reduce(values: np.ndarray, starts: np.ndarray, ends: np.ndarray, ufun
     return ufunc.reduceat(padded, idx, axis=0)[0::2]
 
 
-def build(lowers: np.ndarray, uppers: np.ndarray, leaf_size: int = 1) -> BvhTree:
-    """Build a BVH over items with bounds ``lowers[i]``..``uppers[i]`` (arrays of shape (N, 3))."""
+def _morton(points: np.ndarray) -> np.ndarray:
+    """30-bit Morton codes of points quantized to 1024 cells per axis of their bounding box."""
+    lo, hi = points.min(axis=0), points.max(axis=0)
+    q = ((points - lo) / np.maximum(hi - lo, 1e-30) * 1023.0).astype(np.uint32)
+    code = np.zeros(len(points), np.uint32)
+    for bit in range(10):
+        for axis in range(3):
+            code |= ((q[:, axis] >> np.uint32(bit)) & np.uint32(1)) << np.uint32(3 * bit + 2 - axis)
+    return code
+
+
+def build(lowers: np.ndarray, uppers: np.ndarray, leaf_size: int = 1, method: str = "median") -> BvhTree:
+    """Build a BVH over items with bounds ``lowers[i]``..``uppers[i]`` (arrays of shape (N, 3)).
+
+    ``method="median"`` splits every node at the median along its longest axis (better trees);
+    ``method="lbvh"`` sorts the items once along a Morton curve and splits that order in halves
+    (several times faster to build, somewhat slower to query).
+    """
     lowers = np.ascontiguousarray(lowers, dtype=np.float32).reshape(-1, 3)
     uppers = np.ascontiguousarray(uppers, dtype=np.float32).reshape(-1, 3)
     n = lowers.shape[0]
@@ -82,7 +98,10 @@ def build(lowers: np.ndarray, uppers: np.ndarray, leaf_size: int = 1) -> BvhTree
     centroid = 0.5 * (lowers.astype(np.float64) + uppers.astype(np.float64))
     # items sorted by centroid along each axis; every level partitions all three lists stably,
     # so within every node's range each list stays sorted along its axis (as in kd-tree builds)
-    lists = np.stack([np.argsort(centroid[:, a], kind="stable") for a in range(3)])
+    if method == "lbvh":
+        lists = np.argsort(_morton(centroid), kind="stable")[None, :]
+    else:
+        lists = np.stack([np.argsort(centroid[:, a], kind="stable") for a in range(3)])
     left_item = np.zeros(n, dtype=bool)
 
     # -- topology and item order, level by level (nodes numbered breadth first) ------------
@@ -94,7 +113,7 @@ def build(lowers: np.ndarray, uppers: np.ndarray, leaf_size: int = 1) -> BvhTree
         split = (ends - starts) > leaf_size
         s, e = starts[split], ends[split]
         mid = s + (e - s + 1) // 2
-        if len(s):
+        if len(s) and method != "lbvh":
             ext = np.stack(
                 [centroid[lists[a, e - 1], a] - centroid[lists[a, s], a] for a in range(3)], axis=1
             )

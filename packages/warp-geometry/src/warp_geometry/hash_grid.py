@@ -120,7 +120,7 @@ class HashGrid:
             self.reserve(n)
         inv = np.float32(1.0) / np.float32(radius)
         buckets = bucket_of(points.numpy(), inv, self.dims)
-        order = np.argsort(buckets, kind="stable").astype(np.int32)
+        order = np.argsort(buckets).astype(np.int32)  # order inside a bucket is irrelevant
         counts = np.bincount(buckets, minlength=self._starts.shape[0])
         ends = np.cumsum(counts)
         self._ids.numpy()[:n] = order

@@ -8,7 +8,7 @@ import numpy as np
 
 import warp as wp
 from warp_geometry import bvh_build, winding
-from warp_geometry.bvh import BvhData, TreeArrays, check_constructor
+from warp_geometry.bvh import BvhData, TreeArrays, build_method, check_constructor
 from warp_geometry.checks import check_array, check_same_device, check_vec3_array
 from warp_geometry.descriptors import Descriptor
 
@@ -53,8 +53,8 @@ class Mesh:
     ``id`` identifies it in kernels (``wp.mesh_query_point(id, p, max_dist)``, ...). The mesh
     keeps references to its buffers; after moving ``points`` call :meth:`refit`. Changing the
     topology needs a new Mesh. ``support_winding_number=True`` precomputes the data of
-    ``mesh_query_point_sign_winding_number``; ``bvh_constructor`` accepts NVIDIA Warp's names
-    ("sah", "median", "lbvh"), which all build the same tree here.
+    ``mesh_query_point_sign_winding_number``; ``bvh_constructor`` "lbvh" builds the BVH along
+    a Morton curve (fast), the other names and None with median splits.
     """
 
     def __init__(
@@ -97,7 +97,7 @@ class Mesh:
         self.support_winding_number = bool(support_winding_number)
         pts = points.numpy()
         lo, hi = triangle_bounds(pts, tris)
-        self._tree = TreeArrays(bvh_build.build(lo, hi, leaf), self.device)
+        self._tree = TreeArrays(bvh_build.build(lo, hi, leaf, build_method(bvh_constructor)), self.device)
         self._tri_lower = wp.array(lo, dtype=wp.vec3, device=self.device)
         self._tri_upper = wp.array(hi, dtype=wp.vec3, device=self.device)
         self._bvh_descriptor = Descriptor(BvhData, self.device)

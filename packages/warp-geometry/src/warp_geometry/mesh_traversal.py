@@ -69,6 +69,26 @@ def closest_face(id: wp.uint64, args: TraversalArgs):
     p = args.p
     best = args.max_dist * args.max_dist
     face = int(-1)
+    # seed the bound with the leaf reached by descending towards the nearer child: the traversal
+    # below (fixed child order, no stack) then prunes almost everything else
+    node = int(0)
+    if bvh.num_nodes > 0:
+        while bvh.count[node] == 0 and node + 1 < bvh.num_nodes:
+            left = node + 1
+            right = bvh.skip[left]
+            node = left
+            if right < bvh.skip[node - 1]:
+                dl = box_distance_sq(p, bvh.lower[left], bvh.upper[left])
+                dr = box_distance_sq(p, bvh.lower[right], bvh.upper[right])
+                if dr < dl:
+                    node = right
+        first = bvh.first[node]
+        for slot in range(first, first + bvh.count[node]):
+            f = bvh.items[slot]
+            d = triangle_distance_sq(p, tri_point(m, f, 0), tri_point(m, f, 1), tri_point(m, f, 2))
+            if d < best or (face < 0 and d <= best):
+                best = d
+                face = f
     node = int(0)
     end = bvh.num_nodes
     while node < end:
