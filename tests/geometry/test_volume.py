@@ -261,3 +261,46 @@ def test_errors():
         wp.Volume.allocate((0, 0, 0), (1, 1, 1), 1.0).save_to_nvdb(io.BytesIO(), codec="blosc")
     with pytest.raises(ValueError, match="voxel_size"):
         wp.Volume.allocate((0, 0, 0), (1, 1, 1), 0.0)
+
+
+@wp.kernel
+def generic_forms(
+    fid: wp.uint64, vid: wp.uint64, uvw: wp.vec3, out: wp.array(dtype=float), vout: wp.array(dtype=wp.vec3)
+):
+    wp.volume_store(fid, 1, 2, 3, 5.0)
+    out[0] = wp.volume_lookup(fid, 1, 2, 3, dtype=float)
+    out[1] = wp.volume_sample(fid, uvw, wp.Volume.LINEAR, dtype=float)
+    g = wp.vec3()
+    out[2] = wp.volume_sample_grad(fid, uvw, wp.Volume.LINEAR, g, dtype=float)
+    vout[0] = g
+    vout[1] = wp.volume_sample(vid, uvw, wp.Volume.CLOSEST, dtype=wp.vec3)
+    vout[2] = wp.volume_lookup(vid, 0, 0, 0, wp.vec3)
+
+
+def test_generic_dtype_forms_forward_to_the_typed_builtins():
+    dense = _dense((8, 8, 8), seed=9)
+    fvol = wp.Volume.load_from_numpy(dense, bg_value=0.0)
+    dv = np.random.default_rng(10).normal(size=(8, 8, 8, 3)).astype(np.float32)
+    vvol = wp.Volume.load_from_numpy(dv, bg_value=0.0)
+    uvw = np.array([2.25, 3.5, 4.75], np.float32)
+    out, vout = wp.zeros(3, dtype=float), wp.zeros(3, dtype=wp.vec3)
+    wp.launch(generic_forms, dim=1, inputs=[fvol.id, vvol.id, wp.vec3(*uvw), out, vout])
+    dense[1, 2, 3] = 5.0
+    ref = _trilinear(dense, uvw[None], 0.0)[0]
+    np.testing.assert_allclose(out.numpy(), [5.0, ref, ref], rtol=1e-5)
+    np.testing.assert_array_equal(vout.numpy()[1], dv[2, 4, 5])
+    np.testing.assert_array_equal(vout.numpy()[2], dv[0, 0, 0])
+    with pytest.raises(TypeError, match="kernel builtin"):
+        wp.volume_sample(fvol.id, wp.vec3(0.0), 0, dtype=float)
+
+
+def test_generic_form_rejects_other_dtypes():
+    @wp.kernel
+    def bad(vid: wp.uint64, out: wp.array(dtype=float)):
+        out[0] = wp.volume_lookup(vid, 0, 0, 0, dtype=wp.float64)
+
+    vol = wp.Volume.load_from_numpy(_dense((8, 8, 8)), bg_value=0.0)
+    with pytest.raises(
+        wp.WarpCodegenTypeError, match="dtype must be float, wp.vec3 or wp.int32, got float64"
+    ):
+        wp.launch(bad, dim=1, inputs=[vol.id, wp.zeros(1, dtype=float)])

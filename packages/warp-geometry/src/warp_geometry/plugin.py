@@ -6,7 +6,14 @@ from typing import Any
 
 from warp.plugins import hookimpl
 
-from warp_geometry import bvh_queries, hash_grid_queries, mesh_queries, query_types, volume_queries
+from warp_geometry import (
+    bvh_queries,
+    hash_grid_queries,
+    mesh_queries,
+    query_types,
+    volume_generic,
+    volume_queries,
+)
 from warp_geometry.bvh import Bvh
 from warp_geometry.hash_grid import HashGrid
 from warp_geometry.mesh import Mesh
@@ -20,12 +27,14 @@ def warp_register_builtins(registry: Any) -> None:
     mesh_queries.register(registry)
     hash_grid_queries.register(registry)
     volume_queries.register(registry)
+    volume_generic.register(registry)
 
 
 @hookimpl
 def warp_exports() -> dict[str, Any]:
     """The geometry classes and query types (with NVIDIA Warp's older ``*_t`` aliases)."""
     return {
+        **volume_generic.exports(),
         "Bvh": Bvh,
         "Mesh": Mesh,
         "HashGrid": HashGrid,
