@@ -56,6 +56,37 @@ from warp.runtime.devices import (
     synchronize_device,
 )
 from warp.runtime.launch import launch
+from warp.runtime.capture import (
+    Graph,
+    ScopedCapture,
+    capture_begin,
+    capture_end,
+    capture_launch,
+)
+from warp.cuda.streams import (
+    Event,
+    ScopedStream,
+    Stream,
+    get_event_elapsed_time,
+    get_stream,
+    record_event,
+    set_stream,
+    synchronize_event,
+    synchronize_stream,
+    wait_event,
+    wait_stream,
+)
+from warp.cuda.peer import (
+    is_mempool_access_enabled,
+    is_mempool_access_supported,
+    is_mempool_enabled,
+    is_mempool_supported,
+    is_peer_access_enabled,
+    is_peer_access_supported,
+    set_mempool_access_enabled,
+    set_mempool_enabled,
+    set_peer_access_enabled,
+)
 from warp.runtime import cache as _cache, cpu_jit as _cpu_jit, kernel_loader as _kernel_loader  # noqa: F401
 from warp.runtime.python_builtins import PythonBuiltin as _PythonBuiltin
 from warp.compiler.frontend.expressions import printf

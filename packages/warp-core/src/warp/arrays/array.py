@@ -47,12 +47,6 @@ def _array_type(dtype: Any, ndim: int) -> ArrayType:
         return ArrayType(dtype, ndim)
 
 
-def _unsupported_device(device: Device) -> RuntimeError:
-    return RuntimeError(
-        f"arrays on device '{device}' are not supported yet (only 'cpu' arrays can be allocated)"
-    )
-
-
 class array:
     """A multi-dimensional array of ``dtype`` elements (at most 4 dimensions), or an annotation."""
 
@@ -90,11 +84,11 @@ class array:
         if shape is None and length is not None:
             shape = length
         if data is not None:
-            self._init_from_data(data, dtype, shape, device, copy)
+            self._init_from_data(data, dtype, shape, device, copy, pinned)
         elif ptr is not None:
             self._init_from_ptr(ptr, dtype, shape, strides, capacity, device, deleter)
         elif shape is not None:
-            self._init_new(dtype, normalize_shape(shape), get_device(device), zero=False)
+            self._init_new(dtype, normalize_shape(shape), get_device(device), zero=False, pinned=pinned)
         else:
             self._init_annotation(dtype, 1 if ndim is None else ndim)
             return
@@ -141,16 +135,23 @@ class array:
         self._capacity = 0
         self._desc = None
 
-    def _init_new(self, dtype: Any, shape: tuple[int, ...], device: Device, zero: bool) -> None:
+    def _init_new(self, dtype: Any, shape: tuple[int, ...], device: Device, zero: bool,
+                  pinned: bool = False) -> None:
         if is_generic_dtype(dtype):
             raise TypeError(
                 f"cannot allocate an array of generic dtype {type_repr(dtype)}; pass a concrete dtype"
             )
-        if not device.is_cpu:
-            raise _unsupported_device(device)
         info = element_info(dtype)
         nbytes = math.prod(shape) * info.itemsize
-        mem = get_backend(device).allocate(device, nbytes, zero=zero)
+        backend = get_backend(device)
+        if pinned and device.is_cpu:
+            from warp.runtime.devices import is_cuda_available
+
+            if is_cuda_available():  # page-locked host memory comes from the CUDA driver
+                from warp.runtime.backends import backend_for_kind
+
+                backend = backend_for_kind("cuda")
+        mem = backend.allocate(device, nbytes, zero=zero, pinned=pinned)
         self._setup(mem.ptr, shape, contiguous_strides(shape, info.itemsize), dtype, device, mem, nbytes)
 
     def _init_from_ptr(self, ptr: int, dtype: Any, shape: Any, strides: Any, capacity: int | None,
@@ -168,7 +169,8 @@ class array:
         if deleter is not None:
             weakref.finalize(self, deleter, self._ptr, self._capacity)
 
-    def _init_from_data(self, data: Any, dtype: Any, shape: Any, device: Any, copy: bool) -> None:
+    def _init_from_data(self, data: Any, dtype: Any, shape: Any, device: Any, copy: bool,
+                        pinned: bool = False) -> None:
         if isinstance(data, array):
             if data._is_annotation:
                 raise TypeError("cannot create an array from an array annotation")
@@ -189,11 +191,15 @@ class array:
             return
         device = get_device(device)
         arr, dtype = prepare_data(data, dtype, shape)
-        if not device.is_cpu:
-            raise _unsupported_device(device)
         info = element_info(dtype)
         k = len(info.inner_shape)
         outer_shape = tuple(arr.shape[: arr.ndim - k])
+        if not device.is_cpu or pinned:
+            self._init_new(dtype, normalize_shape(outer_shape), device, zero=False, pinned=pinned)
+            if self._size:
+                staged = np.ascontiguousarray(arr, dtype=info.np_dtype)
+                self._upload(staged)
+            return
         if not copy and arr.flags.writeable and tuple(arr.strides[arr.ndim - k :]) == info.inner_strides:
             ptr = arr.__array_interface__["data"][0]
             self._setup(ptr, outer_shape, tuple(arr.strides[: arr.ndim - k]), dtype, device, arr)
@@ -201,6 +207,48 @@ class array:
         self._init_new(dtype, normalize_shape(outer_shape), device, zero=False)
         if self._size:
             np.copyto(self.numpy(), arr, casting="unsafe")
+
+    # -- device staging (arrays outside host memory) ---------------------------------------------
+
+    def _span(self) -> tuple[int, int]:
+        """(byte offset from ``ptr`` of the lowest element, bytes up to the end of the highest)."""
+        itemsize = self._info.itemsize
+        low = sum(min(0, (n - 1) * s) for n, s in zip(self._shape, self._strides))
+        high = sum(max(0, (n - 1) * s) for n, s in zip(self._shape, self._strides))
+        return low, high - low + itemsize
+
+    def _host_view(self, buffer: np.ndarray, low: int) -> np.ndarray:
+        info = self._info
+        return np.ndarray(self._shape + info.inner_shape, dtype=info.np_dtype, buffer=buffer, offset=-low,
+                          strides=self._strides + info.inner_strides)
+
+    def _download(self) -> np.ndarray:
+        """A host copy of a device array's elements (same strides inside a copied span)."""
+        if self._size == 0:
+            return np.zeros(self._shape + self._info.inner_shape, dtype=self._info.np_dtype)
+        low, nbytes = self._span()
+        host = np.empty(nbytes, dtype=np.uint8)
+        cpu = get_device("cpu")
+        get_backend(self._device).copy(host.ctypes.data, cpu, self._ptr + low, self._device, nbytes)
+        view = self._host_view(host, low)
+        return view if self._is_contiguous else np.ascontiguousarray(view)
+
+    def _upload(self, values: np.ndarray) -> None:
+        """Write host ``values`` (this array's shape) into a device array's elements."""
+        if self._size == 0:
+            return
+        cpu = get_device("cpu")
+        backend = get_backend(self._device)
+        if self._is_contiguous:
+            staged = np.ascontiguousarray(values, dtype=self._info.np_dtype)
+            backend.copy(self._ptr, self._device, staged.ctypes.data, cpu, staged.nbytes)
+            return
+        # strided: read the whole span (gaps keep their contents), update the elements, write back
+        low, nbytes = self._span()
+        host = np.empty(nbytes, dtype=np.uint8)
+        backend.copy(host.ctypes.data, cpu, self._ptr + low, self._device, nbytes)
+        self._host_view(host, low)[...] = values
+        backend.copy(self._ptr + low, self._device, host.ctypes.data, cpu, nbytes)
 
     def _make_view(self, offset: int, shape: tuple[int, ...], strides: tuple[int, ...],
                    dtype: Any = None, grad: array | None = None) -> array:
@@ -276,8 +324,12 @@ class array:
 
     @property
     def pinned(self) -> bool:
-        """Whether the memory is pinned host memory (always False for now)."""
-        return False
+        """Whether the memory is page-locked host memory (``pinned=True`` with CUDA present)."""
+        mem = self._mem
+        while isinstance(mem, array):
+            mem = mem._mem
+        owner = getattr(mem, "owner", None)
+        return isinstance(owner, str) and owner == "pinned"
 
     @property
     def is_contiguous(self) -> bool:
@@ -417,7 +469,7 @@ class array:
         """A NumPy view of the data (zero-copy on the CPU); composite dtypes add trailing dims."""
         self._check_concrete("numpy()")
         if not self._device.is_cpu:
-            raise _unsupported_device(self._device)
+            return self._download()
         view = np.asarray(self)
         exact = self._info.np_dtype
         if exact.fields is not None and view.dtype != exact:
@@ -449,6 +501,8 @@ class array:
         if isinstance(value, array):
             value = value.numpy()
         target[index] = value_to_numpy(value, self._info)
+        if not self._device.is_cpu:
+            self._upload(target)
 
     # -- in-place operations --------------------------------------------------------------------
 
@@ -459,6 +513,10 @@ class array:
             return
         if self._is_contiguous:
             get_backend(self._device).memset(self._device, self._ptr, 0, self._size * self._info.itemsize)
+        elif not self._device.is_cpu:
+            host = self.numpy()
+            host[...] = 0
+            self._upload(host)
         else:
             raw = {"version": 3, "shape": self._shape + (self._info.itemsize,), "typestr": "|u1",
                    "strides": self._strides + (1,), "data": (self._ptr, False)}
@@ -472,7 +530,10 @@ class array:
         info = self._info
         try:
             if not self._is_contiguous:
-                self.numpy()[...] = value_to_numpy(value, info)
+                host = self.numpy()
+                host[...] = value_to_numpy(value, info)
+                if not self._device.is_cpu:
+                    self._upload(host)
                 return
             element = np.zeros((1, *info.inner_shape), dtype=info.np_dtype)
             element[0] = value_to_numpy(value, info)
@@ -497,6 +558,8 @@ class array:
                                  f"but source has shape {src_shape}")
             values = values.reshape(target.shape)
         target[...] = values
+        if not self._device.is_cpu:
+            self._upload(target)
 
     # -- views and copies -----------------------------------------------------------------------
 

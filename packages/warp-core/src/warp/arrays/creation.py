@@ -14,11 +14,11 @@ from warp.runtime.devices import get_device
 from warp.types.scalars import dtype_from_numpy, type_repr
 
 
-def _new(shape: Any, dtype: Any, device: Any, requires_grad: bool, zero: bool) -> array:
+def _new(shape: Any, dtype: Any, device: Any, requires_grad: bool, zero: bool, pinned: bool = False) -> array:
     a = array.__new__(array)
     a._grad = None
     a._requires_grad = False
-    a._init_new(resolve_dtype(dtype), normalize_shape(shape), get_device(device), zero=zero)
+    a._init_new(resolve_dtype(dtype), normalize_shape(shape), get_device(device), zero=zero, pinned=pinned)
     if requires_grad:
         a._alloc_grad()
     a._update_desc()
@@ -27,14 +27,14 @@ def _new(shape: Any, dtype: Any, device: Any, requires_grad: bool, zero: bool) -
 
 def empty(shape: Any = 0, dtype: Any = float, device: Any = None, requires_grad: bool = False,
           pinned: bool = False) -> array:
-    """An uninitialized array."""
-    return _new(shape, dtype, device, requires_grad, zero=False)
+    """An uninitialized array (``pinned``: page-locked host memory, with CUDA present)."""
+    return _new(shape, dtype, device, requires_grad, zero=False, pinned=pinned)
 
 
 def zeros(shape: Any = 0, dtype: Any = float, device: Any = None, requires_grad: bool = False,
           pinned: bool = False) -> array:
-    """A zero-initialized array."""
-    return _new(shape, dtype, device, requires_grad, zero=True)
+    """A zero-initialized array (``pinned``: page-locked host memory, with CUDA present)."""
+    return _new(shape, dtype, device, requires_grad, zero=True, pinned=pinned)
 
 
 def _infer_fill_dtype(value: Any) -> Any:
@@ -66,7 +66,7 @@ def full(shape: Any = 0, value: Any = 0, dtype: Any = None, device: Any = None, 
     """An array with every element set to ``value`` (dtype inferred from it when not given)."""
     if dtype is None:
         dtype = _infer_fill_dtype(value)
-    a = _new(shape, dtype, device, requires_grad, zero=False)
+    a = _new(shape, dtype, device, requires_grad, zero=False, pinned=pinned)
     a.fill_(value)
     return a
 
@@ -74,7 +74,7 @@ def full(shape: Any = 0, value: Any = 0, dtype: Any = None, device: Any = None, 
 def ones(shape: Any = 0, dtype: Any = float, device: Any = None, requires_grad: bool = False,
          pinned: bool = False) -> array:
     """An array of ones (every component of composite elements is 1)."""
-    return full(shape, 1, dtype, device, requires_grad)
+    return full(shape, 1, dtype, device, requires_grad, pinned)
 
 
 def _like(src: array, device: Any, requires_grad: bool | None) -> tuple[Any, bool]:
@@ -130,9 +130,6 @@ def copy(dest: array, src: array, dest_offset: int = 0, src_offset: int = 0, cou
     _check_array(src, "src")
     if min(dest_offset, src_offset, count) < 0:
         raise ValueError("copy: offsets and count must be non-negative")
-    for a in (dest, src):
-        if not a.device.is_cpu:
-            raise RuntimeError(f"copy: arrays on device '{a.device}' are not supported yet")
     if not (dest.is_contiguous and src.is_contiguous):
         if dest_offset or src_offset or (count and count != src.size):
             raise RuntimeError("copy: offsets and counts are only supported for contiguous arrays")
@@ -140,7 +137,10 @@ def copy(dest: array, src: array, dest_offset: int = 0, src_offset: int = 0, cou
             raise ValueError(
                 f"copy: non-contiguous arrays must have the same shape, got {dest.shape} and {src.shape}"
             )
-        _copy_values(dest.numpy(), src.numpy(), dest, src)
+        host = dest.numpy()
+        _copy_values(host, src.numpy(), dest, src)
+        if not dest.device.is_cpu:
+            dest._upload(host)
         return
     if count == 0:
         count = src.size - src_offset
@@ -164,6 +164,8 @@ def copy(dest: array, src: array, dest_offset: int = 0, src_offset: int = 0, cou
     d = dest.numpy().reshape((dest.size, *element_info(dest.dtype).inner_shape))
     s = src.numpy().reshape((src.size, *element_info(src.dtype).inner_shape))
     _copy_values(d[dest_offset: dest_offset + count], s[src_offset: src_offset + count], dest, src)
+    if not dest.device.is_cpu:
+        dest._upload(d.reshape(dest.shape + element_info(dest.dtype).inner_shape))
 
 
 def _copy_values(d: np.ndarray, s: np.ndarray, dest: array, src: array) -> None:

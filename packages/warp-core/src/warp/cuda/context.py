@@ -34,6 +34,8 @@ class DeviceInfo:
     ptx_target: tuple[int, int]
     #: the device's default memory pool (None without memory pool support)
     mempool: Any = None
+    #: whether allocations come from the pool (``wp.set_mempool_enabled``)
+    use_mempool: bool = False
 
 
 _lock = threading.Lock()
@@ -86,6 +88,7 @@ def _query(ordinal: int) -> DeviceInfo:
         ptx_target=choose_target((major, minor), drv.driver_version()),
     )
     if pools:
+        info.use_mempool = True
         info.mempool = drv.check(cu.cuDeviceGetDefaultMemPool(dev), "cuDeviceGetDefaultMemPool")
         # keep freed memory in the pool (the driver otherwise returns it at every synchronization)
         threshold = cu.cuuint64_t(0xFFFFFFFFFFFFFFFF)
@@ -106,3 +109,8 @@ def make_current(ordinal: int) -> DeviceInfo:
 def forget_current() -> None:
     """Forget which context this thread made current (after code that may have changed it)."""
     _local.current = None
+
+
+def initialized_ordinals() -> list[int]:
+    """Ordinals of the devices whose context was set up in this process."""
+    return sorted(_infos)

@@ -77,6 +77,15 @@ def is_available() -> bool:
     return True
 
 
+def unavailable_reason() -> str:
+    """Why CUDA cannot be used ("CUDA driver not available: ..."), or "" when it can."""
+    try:
+        driver()
+    except CudaUnavailableError as exc:
+        return str(exc)
+    return ""
+
+
 def error_name(cu: Any, err: Any) -> str:
     try:
         res, name = cu.cuGetErrorName(err)

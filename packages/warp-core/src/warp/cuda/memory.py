@@ -37,7 +37,7 @@ def allocate_device(device: Any, nbytes: int, stream: Any) -> Allocation:
     cu = drv.driver()
     info = make_current(device.ordinal)
     size = max(GRANULARITY, (nbytes + GRANULARITY - 1) // GRANULARITY * GRANULARITY)
-    if info.is_mempool_supported:
+    if info.use_mempool:
         ptr = drv.check(cu.cuMemAllocAsync(size, stream), "cuMemAllocAsync")
         mem = Allocation(int(ptr), nbytes, device)
         weakref.finalize(mem, _free, "cuMemFreeAsync", ptr, device.ordinal, stream)

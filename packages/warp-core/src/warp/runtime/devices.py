@@ -5,9 +5,9 @@ CUDA support is optional. :func:`get_cuda_device_count` asks the CUDA driver (th
 driver is missing. Asking for a CUDA device when none is available raises a clear
 ``RuntimeError``.
 
-Until a CUDA runtime registers itself with :func:`set_cuda_runtime_ready`, the default device is
-always ``"cpu"`` even on machines with a GPU, so that code that does not name a device keeps
-working.
+As in NVIDIA Warp, the default device is ``"cuda:0"`` when a CUDA device is present and
+``"cpu"`` otherwise. CUDA devices expose the driver's properties (``name``, ``arch``,
+``sm_count``, ``total_memory``, ``is_uva``, ...) read on first use through :mod:`warp.cuda.context`.
 """
 
 from __future__ import annotations
@@ -33,6 +33,91 @@ class Device:
         #: the device kind, which selects its backend (:func:`warp.runtime.backends.get_backend`)
         self.kind: str = "cpu" if self.is_cpu else "cuda" if self.is_cuda else alias.split(":")[0]
         self.name: str = name or alias
+
+    # -- properties (CUDA devices ask the driver on first use) --------------------------------
+    def _info(self) -> Any:
+        from warp.cuda.context import device_info
+
+        return device_info(self.ordinal)
+
+    @property
+    def arch(self) -> int:
+        """Compute capability as ``major * 10 + minor`` (e.g. 90); 0 for the CPU."""
+        return self._info().arch if self.is_cuda else 0
+
+    @property
+    def sm_count(self) -> int:
+        """Number of streaming multiprocessors; 0 for the CPU."""
+        return self._info().sm_count if self.is_cuda else 0
+
+    @property
+    def total_memory(self) -> int:
+        """Device memory in bytes (for the CPU: physical memory, or 0 if unknown)."""
+        if self.is_cuda:
+            return self._info().total_memory
+        try:
+            import os
+
+            return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        except (ValueError, OSError, AttributeError):
+            return 0
+
+    @property
+    def free_memory(self) -> int:
+        """Free device memory in bytes (CUDA devices; 0 for the CPU)."""
+        if not self.is_cuda:
+            return 0
+        from warp.cuda.memory import memory_info
+
+        return memory_info(self)[0]
+
+    @property
+    def is_uva(self) -> bool:
+        """Whether the device shares one virtual address space with the host (CUDA)."""
+        return self._info().is_uva if self.is_cuda else False
+
+    @property
+    def is_mempool_supported(self) -> bool:
+        """Whether the device supports stream-ordered memory pools (CUDA)."""
+        return self._info().is_mempool_supported if self.is_cuda else False
+
+    @property
+    def is_primary_context(self) -> bool:
+        """CUDA devices run in their primary context (shared with other libraries)."""
+        return self.is_cuda
+
+    @property
+    def is_capturing(self) -> bool:
+        """Whether a graph capture is active on the device."""
+        return self.backend.is_capturing(self)
+
+    @property
+    def pci_bus_id(self) -> str:
+        """PCI bus id of a CUDA device (``"0000:01:00.0"``); empty for the CPU."""
+        return self._info().pci_bus_id if self.is_cuda else ""
+
+    @property
+    def context(self) -> int:
+        """The CUDA context handle as an integer (0 for the CPU)."""
+        return int(self._info().context) if self.is_cuda else 0
+
+    @property
+    def stream(self) -> Any:
+        """The device's current stream (CUDA devices only)."""
+        from warp.cuda.streams import get_stream
+
+        return get_stream(self)
+
+    @stream.setter
+    def stream(self, stream: Any) -> None:
+        from warp.cuda.streams import set_stream
+
+        set_stream(stream, self)
+
+    @property
+    def has_stream(self) -> bool:
+        """True for CUDA devices, which have a current stream."""
+        return self.is_cuda
 
     @property
     def backend(self) -> Any:
@@ -72,29 +157,15 @@ _cpu_device = Device("cpu", -1, platform.machine() or "cpu")
 _lock = threading.Lock()
 _cuda_count: int | None = None
 _cuda_devices: list[Device] | None = None
-_cuda_runtime_ready = False
+_cuda_runtime_ready = True
 _default_device: Device | None = None
 
 
 def _query_cuda_device_count() -> int:
-    """Ask the CUDA driver for the number of devices; 0 on any failure."""
-    try:
-        try:
-            from cuda.bindings import driver as cu  # type: ignore[import-not-found]
-        except ImportError:
-            from cuda import cuda as cu  # type: ignore[import-not-found,no-redef]
-    except Exception:
-        return 0
-    try:
-        (err,) = cu.cuInit(0)
-        if int(err) != 0:
-            return 0
-        err, count = cu.cuDeviceGetCount()
-        if int(err) != 0:
-            return 0
-        return max(int(count), 0)
-    except Exception:
-        return 0
+    """Ask the CUDA driver for the number of devices; 0 when cuda-python or a driver is missing."""
+    from warp.cuda.driver import device_count
+
+    return device_count()
 
 
 def get_cuda_device_count() -> int:
@@ -116,8 +187,17 @@ def get_cuda_devices() -> list[Device]:
     """The CUDA devices, ``cuda:0`` first (empty when CUDA is unavailable)."""
     global _cuda_devices
     if _cuda_devices is None:
-        _cuda_devices = [Device(f"cuda:{i}", i) for i in range(get_cuda_device_count())]
+        _cuda_devices = [Device(f"cuda:{i}", i, _cuda_name(i)) for i in range(get_cuda_device_count())]
     return list(_cuda_devices)
+
+
+def _cuda_name(ordinal: int) -> str | None:
+    try:
+        from warp.cuda.context import device_info
+
+        return device_info(ordinal).name
+    except Exception:  # the name is informative only
+        return None
 
 
 def get_devices() -> list[Device]:
@@ -139,9 +219,9 @@ def get_preferred_device() -> Device:
 
 
 def _cuda_unavailable(alias: str) -> RuntimeError:
-    return RuntimeError(
-        f"CUDA device '{alias}' requested but CUDA is not available (no CUDA driver found)"
-    )
+    from warp.cuda.driver import unavailable_reason
+
+    return RuntimeError(f"CUDA device '{alias}' requested but CUDA is not available ({unavailable_reason()})")
 
 
 def _resolve(ident: Any) -> Device:
@@ -184,13 +264,19 @@ def set_device(ident: Devicelike) -> None:
 
 
 def synchronize() -> None:
-    """Wait for all outstanding device work; a no-op on CPU-only machines."""
-    return None
+    """Wait for all outstanding work on every CUDA device in use; a no-op on CPU-only machines."""
+    if _cuda_devices:
+        from warp.cuda.context import initialized_ordinals
+
+        for ordinal in initialized_ordinals():
+            _cuda_devices[ordinal].backend.synchronize(_cuda_devices[ordinal])
 
 
 def synchronize_device(device: Devicelike = None) -> None:
-    """Wait for outstanding work on one device; a no-op for the CPU."""
-    get_device(device)
+    """Wait for outstanding work on one device (CUDA); a no-op for the CPU."""
+    dev = get_device(device)
+    if dev.is_cuda:
+        dev.backend.synchronize(dev)
 
 
 class ScopedDevice:

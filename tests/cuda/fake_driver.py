@@ -1,0 +1,351 @@
+"""A stand-in for ``cuda.bindings.driver`` whose "devices" are host memory and the host CPU.
+
+It lets the CUDA runtime's Python code run without a GPU: the same calls, argument types
+(cuda-python's own handle types and enums) and ``(CUresult, value)`` results. Device memory is
+host memory, so copies are ``memmove``; streams run their work at once, or record it while a
+stream capture is active (replayed by ``cuGraphLaunch``). ``cuModuleLoadDataEx`` checks the PTX
+names its entries; ``cuLaunchKernel`` reads the argument buffer the runtime passed through
+``CU_LAUNCH_PARAM_BUFFER_POINTER`` and runs the kernel's CPU build of the same entry (same
+argument layout) over all threads, so results are real.
+
+What it cannot check: that the PTX runs on a GPU, real asynchrony, and driver-specific limits.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import itertools
+import re
+from typing import Any, Callable
+
+from cuda.bindings import driver as real
+
+OK = real.CUresult.CUDA_SUCCESS
+ERR = real.CUresult
+
+
+class FakeDriver:
+    """Module-like object with the driver functions the runtime uses."""
+
+    def __init__(self, device_count: int = 1, resolve_entry: Callable[[str], Any] | None = None):
+        self.device_count = device_count
+        self.resolve_entry = resolve_entry
+        self.calls: list[str] = []
+        self.memory: dict[int, tuple[ctypes.Array, str]] = {}
+        self.freed: list[int] = []
+        self.functions: dict[int, str] = {}
+        self.modules: dict[int, list[str]] = {}
+        self.launches: list[dict[str, Any]] = []
+        self.capturing: dict[int, list[Callable[[], None]]] = {}
+        self.graphs: dict[int, list[Callable[[], None]]] = {}
+        self.peer_enabled: set[tuple[int, int]] = set()
+        self.pool_access: dict[tuple[int, int], int] = {}
+        self.current_context: int | None = None
+        self._ids = itertools.count(1000)
+
+    def reset(self) -> None:
+        """Forget per-test records (calls, launches, captures, peer state); keep code and memory."""
+        self.calls.clear()
+        self.launches.clear()
+        self.capturing.clear()
+        self.peer_enabled.clear()
+        self.pool_access.clear()
+        self.current_context = None
+
+    def __getattr__(self, name: str) -> Any:  # enums, handle types, constants
+        return getattr(real, name)
+
+    def _log(self, name: str) -> None:
+        self.calls.append(name)
+
+    def _run(self, stream: Any, op: Callable[[], None]) -> None:
+        ops = self.capturing.get(int(stream))
+        if ops is not None:
+            ops.append(op)
+        else:
+            op()
+
+    # -- init and devices ---------------------------------------------------------------------
+    def cuInit(self, flags: int):
+        return (OK,)
+
+    def cuDriverGetVersion(self):
+        return (OK, 12040)
+
+    def cuDeviceGetCount(self):
+        return (OK, self.device_count)
+
+    def cuGetErrorName(self, err: Any):
+        return (OK, ERR(err).name.encode())
+
+    def cuDeviceGet(self, ordinal: int):
+        if not 0 <= ordinal < self.device_count:
+            return (ERR.CUDA_ERROR_INVALID_DEVICE, None)
+        return (OK, real.CUdevice(ordinal))
+
+    def cuDeviceGetName(self, length: int, dev: Any):
+        return (OK, f"Fake GPU {int(dev)}".encode().ljust(length, b"\0"))
+
+    def cuDeviceGetPCIBusId(self, length: int, dev: Any):
+        return (OK, f"0000:0{int(dev) + 1}:00.0".encode().ljust(length, b"\0"))
+
+    _ATTRIBUTES = {
+        "CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR": 9,
+        "CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR": 0,
+        "CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED": 1,
+        "CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT": 132,
+        "CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING": 1,
+    }
+
+    def cuDeviceGetAttribute(self, attrib: Any, dev: Any):
+        assert isinstance(attrib, real.CUdevice_attribute)
+        return (OK, self._ATTRIBUTES[attrib.name])
+
+    def cuDeviceTotalMem(self, dev: Any):
+        return (OK, 80 * 2**30)
+
+    def cuDevicePrimaryCtxRetain(self, dev: Any):
+        return (OK, real.CUcontext(0x100 + int(dev)))
+
+    def cuCtxSetCurrent(self, ctx: Any):
+        assert isinstance(ctx, real.CUcontext)
+        self.current_context = int(ctx)
+        return (OK,)
+
+    def cuCtxSynchronize(self):
+        self._log("cuCtxSynchronize")
+        return (OK,)
+
+    def cuDeviceGetDefaultMemPool(self, dev: Any):
+        return (OK, real.CUmemoryPool(0x200 + int(dev)))
+
+    def cuMemPoolSetAttribute(self, pool: Any, attr: Any, value: Any):
+        assert isinstance(attr, real.CUmemPool_attribute)
+        return (OK,)
+
+    def cuMemGetInfo(self):
+        return (OK, 70 * 2**30, 80 * 2**30)
+
+    def cuDeviceCanAccessPeer(self, dev: Any, peer: Any):
+        return (OK, 1)
+
+    def cuCtxEnablePeerAccess(self, ctx: Any, flags: int):
+        key = (self.current_context, int(ctx))
+        if key in self.peer_enabled:
+            return (ERR.CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED,)
+        self.peer_enabled.add(key)
+        return (OK,)
+
+    def cuCtxDisablePeerAccess(self, ctx: Any):
+        key = (self.current_context, int(ctx))
+        if key not in self.peer_enabled:
+            return (ERR.CUDA_ERROR_PEER_ACCESS_NOT_ENABLED,)
+        self.peer_enabled.discard(key)
+        return (OK,)
+
+    def cuMemPoolSetAccess(self, pool: Any, descs: list, count: int):
+        assert count == len(descs)
+        for d in descs:
+            self.pool_access[(int(pool), int(d.location.id))] = int(d.flags)
+        return (OK,)
+
+    def cuMemPoolGetAccess(self, pool: Any, location: Any):
+        default = int(real.CUmemAccess_flags.CU_MEM_ACCESS_FLAGS_PROT_NONE)
+        return (OK, real.CUmemAccess_flags(self.pool_access.get((int(pool), int(location.id)), default)))
+
+    # -- memory -------------------------------------------------------------------------------
+    def _alloc(self, size: int, kind: str) -> int:
+        buf = ctypes.create_string_buffer(size)
+        ctypes.memset(buf, 0xCD, size)  # garbage, like fresh device memory
+        address = ctypes.addressof(buf)
+        self.memory[address] = (buf, kind)
+        return address
+
+    def _free(self, ptr: Any, kind: str):
+        entry = self.memory.pop(int(ptr), None)
+        if entry is None or entry[1] != kind:
+            return (ERR.CUDA_ERROR_INVALID_VALUE,)
+        self.freed.append(int(ptr))
+        return (OK,)
+
+    def cuMemAllocAsync(self, size: int, stream: Any):
+        assert isinstance(stream, real.CUstream) and size > 0
+        self._log("cuMemAllocAsync")
+        return (OK, real.CUdeviceptr(self._alloc(size, "device")))
+
+    def cuMemAlloc(self, size: int):
+        self._log("cuMemAlloc")
+        return (OK, real.CUdeviceptr(self._alloc(size, "device")))
+
+    def cuMemFreeAsync(self, ptr: Any, stream: Any):
+        return self._free(ptr, "device")
+
+    def cuMemFree(self, ptr: Any):
+        return self._free(ptr, "device")
+
+    def cuMemHostAlloc(self, size: int, flags: int):
+        return (OK, self._alloc(size, "host"))
+
+    def cuMemFreeHost(self, ptr: Any):
+        return self._free(ptr, "host")
+
+    def _check_range(self, ptr: int, nbytes: int) -> None:
+        for base, (buf, _) in self.memory.items():
+            if base <= ptr and ptr + nbytes <= base + len(buf):
+                return
+        if not self._host_ok(ptr):
+            raise AssertionError(f"access of {nbytes} bytes at {ptr:#x} outside any allocation")
+
+    @staticmethod
+    def _host_ok(ptr: int) -> bool:
+        return True  # pageable host memory (NumPy buffers) is legal in copies
+
+    def cuMemcpyAsync(self, dst: Any, src: Any, nbytes: int, stream: Any):
+        assert isinstance(dst, real.CUdeviceptr) and isinstance(src, real.CUdeviceptr)
+        assert isinstance(stream, real.CUstream)
+        d, s = int(dst), int(src)
+        self._run(stream, lambda: ctypes.memmove(d, s, nbytes))
+        return (OK,)
+
+    def _memset(self, dst: Any, value: int, count: int, stream: Any, ctype: Any):
+        assert isinstance(dst, real.CUdeviceptr) and isinstance(stream, real.CUstream)
+        address = int(dst)
+        self._check_range(address, count * ctypes.sizeof(ctype))
+
+        def op() -> None:
+            arr = (ctype * count).from_address(address)
+            for i in range(count):
+                arr[i] = value
+
+        self._run(stream, op)
+        return (OK,)
+
+    def cuMemsetD8Async(self, dst: Any, value: int, count: int, stream: Any):
+        return self._memset(dst, value, count, stream, ctypes.c_uint8)
+
+    def cuMemsetD16Async(self, dst: Any, value: int, count: int, stream: Any):
+        return self._memset(dst, value, count, stream, ctypes.c_uint16)
+
+    def cuMemsetD32Async(self, dst: Any, value: int, count: int, stream: Any):
+        return self._memset(dst, value, count, stream, ctypes.c_uint32)
+
+    # -- streams and events -------------------------------------------------------------------
+    def cuStreamCreate(self, flags: int):
+        return (OK, real.CUstream(next(self._ids)))
+
+    def cuStreamCreateWithPriority(self, flags: int, priority: int):
+        return (OK, real.CUstream(next(self._ids)))
+
+    def cuStreamDestroy(self, stream: Any):
+        return (OK,)
+
+    def cuStreamSynchronize(self, stream: Any):
+        assert isinstance(stream, real.CUstream)
+        if int(stream) in self.capturing:
+            return (ERR.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,)
+        self._log("cuStreamSynchronize")
+        return (OK,)
+
+    def cuStreamQuery(self, stream: Any):
+        return (OK,)
+
+    def cuStreamWaitEvent(self, stream: Any, event: Any, flags: int):
+        assert isinstance(stream, real.CUstream) and isinstance(event, real.CUevent)
+        self._log(f"wait {int(stream)} {int(event)}")
+        return (OK,)
+
+    def cuEventCreate(self, flags: int):
+        return (OK, real.CUevent(next(self._ids)))
+
+    def cuEventRecord(self, event: Any, stream: Any):
+        assert isinstance(stream, real.CUstream) and isinstance(event, real.CUevent)
+        self._log(f"record {int(event)} {int(stream)}")
+        return (OK,)
+
+    def cuEventQuery(self, event: Any):
+        return (OK,)
+
+    def cuEventSynchronize(self, event: Any):
+        return (OK,)
+
+    def cuEventElapsedTime(self, start: Any, end: Any):
+        return (OK, 0.5)
+
+    def cuEventDestroy(self, event: Any):
+        return (OK,)
+
+    # -- modules and launches -----------------------------------------------------------------
+    def cuModuleLoadDataEx(self, image: bytes, count: int, options: list, values: list):
+        assert isinstance(image, bytes) and image.endswith(b"\0") and count == len(options) == len(values)
+        text = image[:-1].decode()
+        if ".version" not in text or ".target sm_" not in text:
+            log_address, log_size = values[0], values[1]
+            message = b"ptxas fatal: not a PTX module\0"
+            ctypes.memmove(log_address, message, min(len(message), log_size))
+            return (ERR.CUDA_ERROR_INVALID_PTX, None)
+        handle = next(self._ids)
+        self.modules[handle] = re.findall(r"\.entry (\w+)\(", text)
+        return (OK, real.CUmodule(handle))
+
+    def cuModuleGetFunction(self, module: Any, name: bytes):
+        symbol = name.decode()
+        if symbol not in self.modules.get(int(module), []):
+            return (ERR.CUDA_ERROR_NOT_FOUND, None)
+        handle = next(self._ids)
+        self.functions[handle] = symbol
+        return (OK, real.CUfunction(handle))
+
+    def cuModuleUnload(self, module: Any):
+        self.modules.pop(int(module), None)
+        return (OK,)
+
+    def cuLaunchKernel(self, f, gx, gy, gz, bx, by, bz, shared, stream, params, extra):
+        assert isinstance(f, real.CUfunction) and isinstance(stream, real.CUstream)
+        assert params in (0, None) and isinstance(extra, int)
+        assert 1 <= gx < 2**31 and gy == gz == 1 and 1 <= bx <= 1024 and by == bz == 1
+        words = (ctypes.c_void_p * 5).from_address(extra)
+        assert words[0] == 1 and words[2] == 2 and not words[4]  # BUFFER_POINTER, BUFFER_SIZE, END
+        size = ctypes.c_size_t.from_address(words[3]).value
+        args = ctypes.string_at(words[1], size)
+        symbol = self.functions[int(f)]
+        dims = [int.from_bytes(args[8 * k : 8 * k + 8], "little", signed=True) for k in range(4)]
+        n = dims[0] * dims[1] * dims[2] * dims[3]
+        assert gx * bx >= min(n, (2**31 - 1) * bx), "the grid does not cover the launch"
+        self.launches.append({"symbol": symbol, "grid": gx, "block": bx, "n": n, "args": args})
+        entry = self.resolve_entry(symbol)
+
+        def op() -> None:
+            entry(args, 0, n)
+
+        self._run(stream, op)
+        return (OK,)
+
+    # -- graphs -------------------------------------------------------------------------------
+    def cuStreamBeginCapture(self, stream: Any, mode: Any):
+        assert isinstance(mode, real.CUstreamCaptureMode)
+        if int(stream) in self.capturing:
+            return (ERR.CUDA_ERROR_ILLEGAL_STATE,)
+        self.capturing[int(stream)] = []
+        return (OK,)
+
+    def cuStreamEndCapture(self, stream: Any):
+        ops = self.capturing.pop(int(stream), None)
+        if ops is None:
+            return (ERR.CUDA_ERROR_ILLEGAL_STATE, None)
+        handle = next(self._ids)
+        self.graphs[handle] = ops
+        return (OK, real.CUgraph(handle))
+
+    def cuGraphInstantiate(self, graph: Any, flags: int):
+        return (OK, real.CUgraphExec(int(graph)))
+
+    def cuGraphLaunch(self, graph_exec: Any, stream: Any):
+        for op in self.graphs[int(graph_exec)]:
+            self._run(stream, op)
+        return (OK,)
+
+    def cuGraphExecDestroy(self, graph_exec: Any):
+        return (OK,)
+
+    def cuGraphDestroy(self, graph: Any):
+        return (OK,)
