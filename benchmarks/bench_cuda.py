@@ -1,0 +1,194 @@
+"""CUDA workloads: saxpy 10M, 200x sin+cos over 1M, n-body 8192, Python launch overhead, and the
+cold compile of a 6-kernel module (to PTX, plus loading where a GPU is present).
+
+    python benchmarks/bench_cuda.py [--runs 50]
+
+Without a CUDA device only the PTX compile figure is measured (it needs no GPU); the GPU
+workloads print a message and are skipped. Reference (issue 11, NVIDIA Warp 1.19 on an H100):
+saxpy 82 us (goal ~40 us, the copy bandwidth limit), sin+cos 0.40 ms, n-body 1.57 ms, launch
+21 us of Python (goal <= 5 us), cold compile 2.1 s (goal <= 0.5 s).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _common import machine_info, result  # noqa: E402
+
+import warp as wp  # noqa: E402
+
+
+@wp.kernel
+def saxpy(x: wp.array(dtype=float), y: wp.array(dtype=float), a: float):
+    i = wp.tid()
+    y[i] = a * x[i] + y[i]
+
+
+@wp.kernel
+def sincos(x: wp.array(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    v = x[i]
+    s = float(0.0)
+    for _k in range(200):
+        s = s + wp.sin(v) + wp.cos(v)
+        v = v + 0.001
+    out[i] = s
+
+
+@wp.kernel
+def nbody(pos: wp.array(dtype=wp.vec3), vel: wp.array(dtype=wp.vec3), dt: float):
+    i = wp.tid()
+    p = pos[i]
+    acc = wp.vec3(0.0, 0.0, 0.0)
+    for j in range(pos.shape[0]):
+        d = pos[j] - p
+        inv = 1.0 / wp.sqrt(wp.dot(d, d) + 0.01)
+        acc = acc + d * (inv * inv * inv)
+    vel[i] = vel[i] + acc * dt
+
+
+@wp.kernel
+def empty_kernel(a: wp.array(dtype=float), b: float):
+    pass
+
+
+def _gpu_time_ms(fn, runs: int) -> float:
+    """Median GPU time of ``fn()`` in ms, measured with CUDA events around each run."""
+    times = []
+    for _ in range(runs):
+        start, end = wp.Event(enable_timing=True), wp.Event(enable_timing=True)
+        wp.record_event(start)
+        fn()
+        wp.record_event(end)
+        times.append(wp.get_event_elapsed_time(start, end))
+    return float(np.median(times))
+
+
+def _compile_source(tag: str) -> str:
+    return f'''
+import warp as wp
+
+@wp.kernel
+def k0_{tag}(x: wp.array(dtype=float), y: wp.array(dtype=float), a: float):
+    i = wp.tid()
+    y[i] = a * x[i] + y[i]
+
+@wp.kernel
+def k1_{tag}(x: wp.array(dtype=float)):
+    i = wp.tid()
+    x[i] = wp.sin(x[i]) * wp.cos(x[i]) + wp.exp(x[i])
+
+@wp.kernel
+def k2_{tag}(p: wp.array(dtype=wp.vec3), q: wp.array(dtype=wp.quat), out: wp.array(dtype=wp.vec3)):
+    i = wp.tid()
+    out[i] = wp.quat_rotate(q[i], p[i]) + wp.normalize(p[i])
+
+@wp.kernel
+def k3_{tag}(m: wp.array(dtype=wp.mat33), out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = wp.determinant(m[i]) + wp.trace(wp.inverse(m[i]))
+
+@wp.kernel
+def k4_{tag}(x: wp.array(dtype=int), total: wp.array(dtype=int)):
+    i = wp.tid()
+    if x[i] % 2 == 0:
+        wp.atomic_add(total, 0, x[i])
+
+@wp.kernel
+def k5_{tag}(x: wp.array2d(dtype=float), n: int):
+    i, j = wp.tid()
+    s = float(0.0)
+    for k in range(n):
+        s = s + x[i, k] * x[k, j]
+    x[i, j] = s
+'''
+
+
+def cold_compile_ptx() -> float:
+    """Seconds to compile six kernels to PTX (frontend, lowering, libdevice, NVPTX), no cache."""
+    import importlib.util
+    import tempfile
+
+    from warp.compiler.options import resolve_options
+    from warp.compiler.pipeline import compile_kernel
+    from warp.runtime.backends.cuda import CudaBackend
+
+    tag = f"t{os.getpid()}_{time.monotonic_ns()}"
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, f"six_{tag}.py")
+        with open(path, "w") as f:
+            f.write(_compile_source(tag))
+        spec = importlib.util.spec_from_file_location(f"six_{tag}", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        kernels = [getattr(module, f"k{i}_{tag}") for i in range(6)]
+        backend = CudaBackend()
+        device = wp.get_device("cuda:0") if wp.is_cuda_available() else None
+        t0 = time.perf_counter()
+        for k in kernels:
+            compile_kernel(k, resolve_options(k, target="cuda"), backend, device)
+        return time.perf_counter() - t0
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=50)
+    args = parser.parse_args()
+    wp.config.quiet = True
+    print(machine_info())
+    seconds = cold_compile_ptx()
+    print(f"cold compile of a 6-kernel module to PTX: {seconds:.3f} s (goal <= 0.5 s; H100 host NVIDIA Warp 2.1 s)")
+    result("cuda_cold_compile_ptx", seconds, "s", 0.5)
+
+    if not wp.is_cuda_available():
+        from warp.cuda.driver import unavailable_reason
+
+        print(f"no CUDA device: GPU workloads skipped ({unavailable_reason() or 'no devices'})")
+        return
+    dev = wp.get_device("cuda:0")
+    print(f"device: {dev.name} (sm_{dev.arch}, {dev.sm_count} SMs)")
+
+    n = 10_000_000
+    x = wp.array(np.random.default_rng(0).random(n, dtype=np.float32), device=dev)
+    y = wp.zeros(n, dtype=float, device=dev)
+    wp.launch(saxpy, dim=n, inputs=[x, y, 2.0], device=dev)
+    np.testing.assert_allclose(y.numpy(), 2.0 * x.numpy(), rtol=1e-6)
+    ms = _gpu_time_ms(lambda: wp.launch(saxpy, dim=n, inputs=[x, y, 2.0], device=dev), args.runs)
+    print(f"saxpy 10M: {ms * 1000:.1f} us (goal ~40 us)")
+    result("cuda_saxpy_10M", ms * 1000, "us", 44)
+
+    m = 1_000_000
+    xs = wp.array(np.linspace(0, 1, m, dtype=np.float32), device=dev)
+    out = wp.zeros(m, dtype=float, device=dev)
+    ms = _gpu_time_ms(lambda: wp.launch(sincos, dim=m, inputs=[xs, out], device=dev), args.runs)
+    print(f"200 sin+cos over 1M: {ms:.3f} ms (NVIDIA Warp 0.40 ms)")
+    result("cuda_sincos_1M", ms, "ms", 0.40)
+
+    bodies = 8192
+    pos = wp.array(np.random.default_rng(1).random((bodies, 3), dtype=np.float32), dtype=wp.vec3, device=dev)
+    vel = wp.zeros(bodies, dtype=wp.vec3, device=dev)
+    ms = _gpu_time_ms(lambda: wp.launch(nbody, dim=bodies, inputs=[pos, vel, 0.01], device=dev), args.runs)
+    print(f"n-body 8192: {ms:.3f} ms (NVIDIA Warp 1.57 ms)")
+    result("cuda_nbody_8192", ms, "ms", 1.57)
+
+    a = wp.zeros(1, dtype=float, device=dev)
+    wp.launch(empty_kernel, dim=1, inputs=[a, 1.0], device=dev)
+    wp.synchronize()
+    launches = 20000
+    t0 = time.perf_counter()
+    for _ in range(launches):
+        wp.launch(empty_kernel, dim=1, inputs=[a, 1.0], device=dev)
+    per_launch = (time.perf_counter() - t0) / launches * 1e6
+    wp.synchronize()
+    print(f"Python-side launch overhead: {per_launch:.2f} us per launch (goal <= 5 us)")
+    result("cuda_launch_overhead", per_launch, "us", 5)
+
+
+if __name__ == "__main__":
+    main()
