@@ -200,6 +200,12 @@ class CompositeBase:
         return composite.setattr_(builder, value, attr, new, node)
 
     @classmethod
+    def _wp_iterate_(cls, builder: Any, value: Any, node: Any) -> None:
+        from warp.compiler.frontend import composite
+
+        composite.iterate(builder, value, node)
+
+    @classmethod
     def _wp_print_(cls, ctx: Any, value: Any) -> tuple[str, list[Any]]:
         from warp.compiler import composite
 

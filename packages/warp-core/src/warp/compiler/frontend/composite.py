@@ -246,6 +246,34 @@ def _set_slice(
     return value
 
 
+def iterate(builder: Any, value: wir.Value, node: ast.For) -> None:
+    """``for x in v:`` over the components of a vector/quaternion/transform (rows of a matrix).
+
+    Translated as ``for k in range(len(v)): x = v[k]`` over a hidden copy of ``v``, so the
+    loop unrolls or stays a loop exactly as a ``range`` loop would (break/continue included).
+    """
+    hidden, counter = f"__iter_value_{id(node)}", f"__iter_index_{id(node)}"
+    builder.assign_var(hidden, value)
+    element = ast.Assign(
+        targets=[node.target],
+        value=ast.Subscript(
+            value=ast.Name(hidden, ast.Load()), slice=ast.Name(counter, ast.Load()), ctx=ast.Load()
+        ),
+    )
+    loop = ast.For(
+        target=ast.Name(counter, ast.Store()),
+        iter=ast.Call(
+            func=ast.Name("range", ast.Load()), args=[ast.Constant(value.type._shape_[0])], keywords=[]
+        ),
+        body=[element, *node.body],
+        orelse=[],
+    )
+    for new in (element, loop):
+        ast.copy_location(new, node)
+        ast.fix_missing_locations(new)
+    builder.stmt_For(loop)
+
+
 class IndexError_(WarpCodegenTypeError, IndexError):
     """A constant component index outside the type's shape."""
 

@@ -493,8 +493,9 @@ class ExpressionsMixin(FunctionBuilder):
         return PyObj(None)
 
 
-#: type kinds an untyped literal of a kind may adopt (int literals also become floats)
-_LITERAL_FAMILIES = {"int": ("int", "uint", "float"), "float": ("float",), "bool": ("bool",)}
+#: type kinds an untyped literal of a kind may adopt (as in binary operators: an int literal
+#: does not become a float)
+_LITERAL_FAMILIES = {"int": ("int", "uint"), "float": ("float",), "bool": ("bool",)}
 
 
 def _literal_as(value: Any, target: Any) -> Any:

@@ -326,7 +326,11 @@ class StatementsMixin(ExpressionsMixin):
         """(start, stop, step) of a ``range(...)`` call, as values of one integer type."""
         if it.keywords or not 1 <= len(it.args) <= 3:
             raise self.error("range() takes 1 to 3 positional arguments", node=it)
-        args = [self.strong(self.coerce(self.value(a), int32)) for a in it.args]
+        values = [self.value(a) for a in it.args]
+        # an integer literal takes int32 (or the type of the other arguments); a float literal stays float
+        typed = [v.type for v in values if not v.weak and is_int(v.type)]
+        target = typed[0] if typed else int32
+        args = [self.strong(self.coerce(v, target) if v.weak and is_int(v.type) else v) for v in values]
         for a, a_node in zip(args, it.args):
             if not is_int(a.type):
                 raise self.error(f"range() arguments must be integers, got {type_repr(a.type)}", WarpCodegenTypeError, a_node)
