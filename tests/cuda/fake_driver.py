@@ -278,10 +278,12 @@ class FakeDriver:
     def cuModuleLoadDataEx(self, image: bytes, count: int, options: list, values: list):
         assert isinstance(image, bytes) and image.endswith(b"\0") and count == len(options) == len(values)
         text = image[:-1].decode()
+        log, log_size = values[0], values[1]
+        # cuda-python converts the log buffer to char*: it must be bytes-like (an int raises there)
+        assert isinstance(log, (bytes, bytearray)) and isinstance(log_size, int) and log_size <= len(log)
         if ".version" not in text or ".target sm_" not in text:
-            log_address, log_size = values[0], values[1]
             message = b"ptxas fatal: not a PTX module\0"
-            ctypes.memmove(log_address, message, min(len(message), log_size))
+            log[: len(message)] = message
             return (ERR.CUDA_ERROR_INVALID_PTX, None)
         handle = next(self._ids)
         self.modules[handle] = re.findall(r"\.entry (\w+)\(", text)

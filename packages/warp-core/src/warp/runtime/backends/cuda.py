@@ -95,13 +95,14 @@ def load_ptx(ptx_text: bytes, symbols: list[str], *, name: str, device: Any) -> 
     """Load PTX on ``device`` and look up ``symbols``; JIT errors carry the driver's log."""
     cu = drv.driver()
     make_current(device.ordinal)
-    log = ctypes.create_string_buffer(8192)
+    # cuda-python takes the log buffer as a bytes-like object (converted to char*), its size as int
+    log = bytearray(8192)
     options = [cu.CUjit_option.CU_JIT_ERROR_LOG_BUFFER, cu.CUjit_option.CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES]
-    values = [ctypes.addressof(log), len(log)]
+    values = [log, len(log)]
     image = bytes(ptx_text) + (b"" if bytes(ptx_text).endswith(b"\0") else b"\0")
     err, module = cu.cuModuleLoadDataEx(image, len(options), options, values)
     if int(err) != 0:
-        detail = log.value.decode(errors="replace").strip()
+        detail = bytes(log).split(b"\0", 1)[0].decode(errors="replace").strip()
         raise WarpCodegenError(
             f"CUDA driver could not load the PTX of module '{name}' on '{device}': "
             f"{drv.error_name(cu, err)}{': ' + detail if detail else ''}"
@@ -181,34 +182,51 @@ class CudaBackend(Backend):
         return load_ptx(code, symbols, name=name, device=device)
 
     def runner(self, device: Any, entry: CudaEntry) -> Any:
-        """The launch hot path: copy the packed arguments into a buffer the driver reads from."""
-        cu = drv.driver()
-        launch_kernel = cu.cuLaunchKernel
+        """The launch hot path: copy the packed arguments into a per-thread buffer the driver reads.
+
+        The buffer, its size and the ``extra`` array (``CU_LAUNCH_PARAM_BUFFER_POINTER``, buffer,
+        ``CU_LAUNCH_PARAM_BUFFER_SIZE``, size, ``CU_LAUNCH_PARAM_END``) are made once per thread;
+        the driver copies the parameters when ``cuLaunchKernel`` is called, so reuse is safe.
+        """
+        from warp.cuda import context as ctx_module
+        from warp.cuda import streams as streams_module
+
+        launch_kernel = drv.driver().cuLaunchKernel
         function = entry.function
         ordinal = device.ordinal
         state = threading.local()
+        local = ctx_module._local
         block = BLOCK_DIM
 
-        def buffers(size: int) -> tuple[Any, int]:
-            # per thread: [args buffer, size_t size, void* extra[5]]
-            cached = getattr(state, "buffers", None)
-            if cached is None or cached[0] < size:
-                args = ctypes.create_string_buffer(max(size, 256))
-                nbytes = ctypes.c_size_t(size)
-                extra = (ctypes.c_void_p * 5)(1, ctypes.addressof(args), 2, ctypes.addressof(nbytes), 0)
-                cached = state.buffers = (len(args), args, nbytes, extra, ctypes.addressof(extra))
-            cached[2].value = size
-            return cached[1], cached[4]
+        def new_buffers(size: int) -> tuple[int, Any, Any, int]:
+            args = ctypes.create_string_buffer(max(size, 256))
+            nbytes = ctypes.c_size_t(size)
+            extra = (ctypes.c_void_p * 5)(1, ctypes.addressof(args), 2, ctypes.addressof(nbytes), 0)
+            state.buffers = (size, args, (nbytes, extra), ctypes.addressof(extra))
+            return state.buffers
 
         def run(args: bytes, n: int, stream: Any = None, keep: Any = None) -> None:
             if n <= 0:
                 return
-            make_current(ordinal)
-            handle = _stream_handle(device, stream)
-            buf, extra = buffers(len(args))
-            ctypes.memmove(buf, args, len(args))
-            grid = min((n + block - 1) // block, _MAX_GRID)
-            err = launch_kernel(function, grid, 1, 1, block, 1, 1, 0, handle, 0, extra)[0]
+            if getattr(local, "current", None) != ordinal:
+                make_current(ordinal)
+            if stream is None:
+                current = streams_module._current.get(ordinal)
+                handle = current.handle if current is not None else _stream_handle(device, None)
+            else:
+                handle = _stream_handle(device, stream)
+            size = len(args)
+            try:
+                cached_size, buf, _, extra = state.buffers
+            except AttributeError:
+                cached_size, buf, _, extra = new_buffers(size)
+            if cached_size != size:
+                cached_size, buf, _, extra = new_buffers(size)
+            ctypes.memmove(buf, args, size)
+            grid = (n + block - 1) // block
+            if grid > _MAX_GRID:
+                grid = _MAX_GRID
+            err = launch_kernel(function, grid, 1, 1, block, 1, 1, 0, handle, None, extra)[0]
             if err:
                 drv.check((err,), f"cuLaunchKernel ({entry.symbol})")
 
