@@ -180,6 +180,7 @@ class SpyBackend(CpuBackend):
     """The CPU backend, counting what the runtime asks of it."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.calls: dict[str, int] = {}
 
     def _count(self, name: str) -> None:

@@ -62,6 +62,8 @@ from warp.runtime.capture import (
     capture_begin,
     capture_end,
     capture_launch,
+    capture_pause,
+    capture_resume,
 )
 from warp.cuda.streams import (
     Event,

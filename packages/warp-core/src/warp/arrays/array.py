@@ -512,7 +512,8 @@ class array:
         if self._size == 0:
             return
         if self._is_contiguous:
-            get_backend(self._device).memset(self._device, self._ptr, 0, self._size * self._info.itemsize)
+            nbytes = self._size * self._info.itemsize
+            get_backend(self._device).memset(self._device, self._ptr, 0, nbytes, keep=self)
         elif not self._device.is_cpu:
             host = self.numpy()
             host[...] = 0
@@ -541,7 +542,7 @@ class array:
             raise ValueError(
                 f"cannot fill an array of dtype {type_repr(self._dtype)} with {value!r}: {e}"
             ) from None
-        get_backend(self._device).fill(self._device, self._ptr, element.tobytes(), self._size)
+        get_backend(self._device).fill(self._device, self._ptr, element.tobytes(), self._size, keep=self)
 
     def assign(self, src: Any) -> None:
         """Copy values from an array, NumPy array or list with the same shape (or element count)."""

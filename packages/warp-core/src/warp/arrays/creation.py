@@ -158,7 +158,7 @@ def copy(dest: array, src: array, dest_offset: int = 0, src_offset: int = 0, cou
         backend = get_backend(src.device if dest.device.is_cpu else dest.device)
         backend.copy(
             dest.ptr + dest_offset * itemsize, dest.device, src.ptr + src_offset * itemsize, src.device,
-            count * itemsize,
+            count * itemsize, keep=(dest, src),
         )
         return
     d = dest.numpy().reshape((dest.size, *element_info(dest.dtype).inner_shape))

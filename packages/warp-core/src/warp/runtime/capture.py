@@ -1,87 +1,134 @@
-"""Graph capture: ``wp.capture_begin``/``capture_end``/``capture_launch`` and ``wp.ScopedCapture``.
+"""Graph capture: record launches and memory operations once, replay them with little overhead.
 
-Work issued to a device between ``capture_begin`` and ``capture_end`` is recorded by the device's
-backend instead of run (on CUDA: stream capture into a CUDA graph); ``capture_launch`` replays the
-recording. The device's backend decides what can be captured (:meth:`Backend.capture_begin`).
+``wp.capture_begin()`` starts recording the work the calling thread issues to a device; kernel
+launches, ``wp.copy``, ``array.zero_()`` and ``array.fill_()`` are then recorded instead of run.
+``wp.capture_end()`` returns a :class:`Graph`, and ``wp.capture_launch(graph)`` runs the recorded
+work again, in order, with the arguments it was recorded with (the same arrays, the same scalar
+values). Everything else (Python code, NumPy reads and writes of array memory) runs immediately
+and is not part of the graph. The device's backend does the recording
+(:meth:`warp.runtime.backends.Backend.capture_begin`): on the CPU a list of host commands, on CUDA
+a CUDA graph.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from warp.runtime.devices import get_device
+from warp.runtime import devices
+from warp.runtime.backends import get_backend
 
 
 class Graph:
-    """A captured sequence of work on one device, replayed with ``wp.capture_launch``."""
+    """Work recorded by :func:`capture_begin` ... :func:`capture_end`, replayed by :func:`capture_launch`."""
 
     def __init__(self, device: Any, commands: Any) -> None:
         self.device = device
-        #: the backend's recording (a ``CommandList``; a ``CudaGraph`` on CUDA devices)
+        #: what the backend recorded (CPU: a :class:`~warp.runtime.backends.base.CommandList`)
         self.commands = commands
 
+    def __len__(self) -> int:
+        """Number of recorded operations (where the backend can tell; 0 for CUDA graphs)."""
+        return len(getattr(self.commands, "commands", ()))
+
+    def __bool__(self) -> bool:
+        return True
+
     def __repr__(self) -> str:
-        return f"Graph(device='{self.device}')"
+        return f"<warp Graph on '{self.device}' with {len(self)} operations>"
 
 
-def _device_of(device: Any, stream: Any) -> Any:
-    if stream is not None:
-        if device is not None and get_device(device) != stream.device:
+def _capture_device(device: Any, stream: Any) -> Any:
+    """The device a capture call is about: ``stream``'s device when a stream is given."""
+    if stream is not None and getattr(stream, "device", None) is not None:
+        if device is not None and devices.get_device(device) != stream.device:
             raise RuntimeError(f"stream of device '{stream.device}' does not belong to device '{device}'")
-        return stream.device
-    return get_device(device)
+        return devices.get_device(stream.device)
+    return devices.get_device(device)
 
 
 def capture_begin(
-    device: Any = None, stream: Any = None, force_module_load: Any = None, external: bool = False
+    device: Any = None, stream: Any = None, force_module_load: bool | None = None, external: bool = False,
+    apic: bool = False,
 ) -> None:
-    """Start recording the work issued to ``device`` (or ``stream``) into a graph.
+    """Start recording the launches and memory operations the calling thread issues to ``device``.
 
-    ``force_module_load`` and ``external`` are accepted for NVIDIA Warp compatibility: kernels are
-    loaded on their first launch, which may happen during a capture.
+    ``force_module_load=True`` compiles/loads every kernel module first (kernels can also load
+    during a capture). ``external=True`` (a capture started outside Warp on a CUDA stream) is for
+    CUDA devices only. ``apic`` is accepted for compatibility; graphs cannot be saved to files.
     """
-    dev = _device_of(device, stream)
-    dev.backend.capture_begin(dev, stream)
+    dev = _capture_device(device, stream)
+    if external and dev.is_cpu:
+        raise RuntimeError("capture_begin(external=True) needs a CUDA stream captured outside Warp; "
+                           "the CPU has no external captures")
+    if force_module_load:
+        from warp.modules import force_load
+
+        force_load(device=dev)
+    get_backend(dev).capture_begin(dev, stream)
 
 
 def capture_end(device: Any = None, stream: Any = None) -> Graph:
-    """Stop recording on ``device`` (or ``stream``) and return the :class:`Graph`."""
-    dev = _device_of(device, stream)
-    return Graph(dev, dev.backend.capture_end(dev, stream))
+    """Stop recording on ``device`` and return the recorded :class:`Graph`."""
+    dev = _capture_device(device, stream)
+    return Graph(dev, get_backend(dev).capture_end(dev, stream))
+
+
+def capture_pause(device: Any = None, stream: Any = None) -> Graph:
+    """Stop recording for now; returns the partial graph to hand to :func:`capture_resume`."""
+    return capture_end(device, stream)
+
+
+def capture_resume(graph: Graph, device: Any = None, stream: Any = None) -> None:
+    """Continue recording into ``graph`` (from :func:`capture_pause`)."""
+    if not isinstance(graph, Graph):
+        raise TypeError(f"capture_resume expects a Graph from capture_pause, got {type(graph).__name__}")
+    dev = graph.device if device is None and stream is None else _capture_device(device, stream)
+    if dev != graph.device:
+        raise ValueError(f"capture_resume: the graph was captured on '{graph.device}', not on '{dev}'")
+    get_backend(dev).capture_resume(dev, graph.commands, stream)
 
 
 def capture_launch(graph: Graph, stream: Any = None) -> None:
-    """Run a captured graph again (on ``stream``, or the device's current stream)."""
+    """Run the work recorded in ``graph`` (inside another capture: record it there as one step)."""
     if not isinstance(graph, Graph):
-        raise TypeError(f"capture_launch expects a graph from wp.capture_end, got {type(graph).__name__}")
-    if stream is not None and stream.device != graph.device:
+        raise TypeError(f"capture_launch expects a Graph from capture_end, got {type(graph).__name__}")
+    if stream is not None and getattr(stream, "device", graph.device) != graph.device:
         raise RuntimeError(f"graph of device '{graph.device}' cannot run on a stream of '{stream.device}'")
-    graph.device.backend.capture_replay(graph.commands, stream)
+    get_backend(graph.device).capture_replay(graph.commands, stream)
 
 
 def is_capturing(device: Any = None, stream: Any = None) -> bool:
-    """Whether work issued to ``device`` is being recorded."""
-    dev = _device_of(device, stream)
-    return dev.backend.is_capturing(dev, stream)
+    """Whether the calling thread's work on ``device`` is being recorded."""
+    dev = _capture_device(device, stream)
+    return get_backend(dev).is_capturing(dev, stream)
 
 
 class ScopedCapture:
-    """``with wp.ScopedCapture() as capture: ...`` records the block; ``capture.graph`` replays it."""
+    """``with wp.ScopedCapture() as capture: ...`` records the block; ``capture.graph`` replays it.
+
+    When the block raises, the capture is ended and discarded (``graph`` stays None).
+    """
 
     def __init__(
-        self, device: Any = None, stream: Any = None, force_module_load: Any = None, external: bool = False
+        self, device: Any = None, stream: Any = None, force_module_load: bool | None = None,
+        external: bool = False, apic: bool = False,
     ) -> None:
-        self.device, self.stream = device, stream
+        self.device = device
+        self.stream = stream
+        self.force_module_load = force_module_load
+        self.external = external
+        self.apic = apic
         self.graph: Graph | None = None
+        #: whether the capture is in progress
         self.active = False
 
     def __enter__(self) -> ScopedCapture:
-        capture_begin(self.device, self.stream)
+        capture_begin(self.device, self.stream, self.force_module_load, self.external, self.apic)
         self.active = True
         return self
 
-    def __exit__(self, exc_type: Any, *exc: object) -> None:
-        graph = capture_end(self.device, self.stream)
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
         self.active = False
+        graph = capture_end(self.device, self.stream)
         if exc_type is None:
             self.graph = graph

@@ -120,6 +120,11 @@ class Device:
         return self.is_cuda
 
     @property
+    def is_capturing(self) -> bool:
+        """Whether the calling thread's work on this device is being recorded into a graph."""
+        return self.backend.is_capturing(self)
+
+    @property
     def backend(self) -> Any:
         """The :class:`~warp.runtime.backends.Backend` that runs kernels and allocates memory here."""
         from warp.runtime.backends import get_backend

@@ -179,16 +179,38 @@ class Launcher:
         buf, contiguous = self.pack_checked(args, dims, record.address if record is not None else 0)
         if n == 0:
             return
+        capturing = backend.is_capturing(device, stream)
+
+        def at_replay(fn: Any) -> None:
+            try:
+                backend.capture_host_callback(device, fn, stream)
+            except NotImplementedError:  # the backend's graphs cannot call Python
+                pass
+
         if self.uses_print:
             backend.flush_output(device)
+            if capturing:
+                at_replay(lambda: backend.flush_output(device))
         (self.run_contiguous if contiguous else self.run_strided)(buf, n, stream, (args, record))
         if self.uses_print:
-            backend.flush_output(device)
-        if record is not None and not backend.is_capturing(device, stream):
-            backend.synchronize(device)
-            error = decode_error_record(record.read())
-            if error is not None:
-                raise self.index_error(error)
+            if capturing:
+                at_replay(lambda: backend.flush_output(device))
+            else:
+                backend.flush_output(device)
+        if record is None:
+            return
+        if capturing:  # each replay checks (and clears) the record after this launch
+            at_replay(lambda: self.check_error_record(record))
+            return
+        backend.synchronize(device)
+        self.check_error_record(record)
+
+    def check_error_record(self, record: Any) -> None:
+        """Raise the ``IndexError`` a debug launch recorded, if any (and clear the record)."""
+        error = decode_error_record(record.read())
+        if error is not None:
+            record.reset()
+            raise self.index_error(error)
 
     # -- slow path: conversions and precise errors ------------------------------------------
     def pack_checked(self, args: Sequence[Any], dims: tuple[int, ...], err: int) -> tuple[bytes, bool]:

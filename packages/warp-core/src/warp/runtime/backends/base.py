@@ -56,6 +56,10 @@ class ErrorRecordBuffer(abc.ABC):
     def read(self) -> bytes:
         """The record's bytes after the launch finished (the caller synchronizes first)."""
 
+    @abc.abstractmethod
+    def reset(self) -> None:
+        """Zero the record (a captured launch reuses its record at every replay)."""
+
 
 @dataclass
 class Command:
@@ -151,33 +155,56 @@ class Backend(abc.ABC):
 
     @abc.abstractmethod
     def copy(
-        self, dst: int, dst_device: Any, src: int, src_device: Any, nbytes: int, stream: Any = None
+        self, dst: int, dst_device: Any, src: int, src_device: Any, nbytes: int, stream: Any = None,
+        keep: Any = None,
     ) -> None:
-        """Copy ``nbytes`` between any two devices this backend can reach (one of them is its own)."""
+        """Copy ``nbytes`` between any two devices this backend can reach (one of them is its own).
+
+        ``keep`` (for this and the other memory operations): objects owning the memory, retained by
+        a capture that records the operation.
+        """
 
     @abc.abstractmethod
-    def memset(self, device: Any, ptr: int, value: int, nbytes: int, stream: Any = None) -> None:
+    def memset(
+        self, device: Any, ptr: int, value: int, nbytes: int, stream: Any = None, keep: Any = None
+    ) -> None:
         """Set ``nbytes`` bytes at ``ptr`` to the byte ``value``."""
 
     @abc.abstractmethod
-    def fill(self, device: Any, ptr: int, pattern: bytes, count: int, stream: Any = None) -> None:
+    def fill(
+        self, device: Any, ptr: int, pattern: bytes, count: int, stream: Any = None, keep: Any = None
+    ) -> None:
         """Write ``pattern`` ``count`` times, back to back, starting at ``ptr``."""
 
     # -- graph capture ---------------------------------------------------------------------
+    # ``wp.capture_begin/end/launch`` (warp.runtime.capture) call these; the commands object is the
+    # backend's own (the CPU's: a CommandList of host callables; CUDA: may wrap a CUgraph).
     def capture_begin(self, device: Any, stream: Any = None) -> None:
         """Start recording the work issued to ``device`` (and ``stream``) instead of running it."""
         raise RuntimeError(f"graph capture is not supported on device '{device}'")
 
-    def capture_end(self, device: Any, stream: Any = None) -> CommandList:
-        """Stop recording and return what was recorded."""
+    def capture_end(self, device: Any, stream: Any = None) -> Any:
+        """Stop recording and return what was recorded (replayable with :meth:`capture_replay`)."""
         raise RuntimeError(f"graph capture is not supported on device '{device}'")
 
-    def capture_replay(self, commands: CommandList, stream: Any = None) -> None:
+    def capture_resume(self, device: Any, commands: Any, stream: Any = None) -> None:
+        """Continue recording into ``commands`` (from :meth:`capture_end`): ``wp.capture_resume``."""
+        raise RuntimeError(f"graph capture is not supported on device '{device}'")
+
+    def capture_replay(self, commands: Any, stream: Any = None) -> None:
         """Run recorded commands again, in order."""
-        raise RuntimeError(f"graph capture is not supported on device '{commands.device}'")
+        raise RuntimeError("graph capture is not supported on this device")
+
+    def capture_host_callback(self, device: Any, fn: Callable[[], None], stream: Any = None) -> None:
+        """Record a Python callable to run at this point of each replay (error checks, printing).
+
+        Backends that cannot run host code inside a graph raise ``NotImplementedError``; the
+        launcher then skips the debug-mode check of captured launches.
+        """
+        raise NotImplementedError(f"host callbacks in graphs are not supported on device '{device}'")
 
     def is_capturing(self, device: Any, stream: Any = None) -> bool:
-        """Whether work issued to ``device`` (``stream``) is being recorded."""
+        """Whether work issued to ``device`` (``stream``) by the calling thread is being recorded."""
         return False
 
 
@@ -194,3 +221,8 @@ class HostErrorRecord(ErrorRecordBuffer):
 
     def read(self) -> bytes:
         return self._buf.raw
+
+    def reset(self) -> None:
+        import ctypes
+
+        ctypes.memset(self.address, 0, len(self._buf))

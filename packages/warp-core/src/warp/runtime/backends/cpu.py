@@ -16,6 +16,7 @@ the estimate current, and every :data:`REPROBE_EVERY`-th launch sent to the pool
 from __future__ import annotations
 
 import ctypes
+import functools
 import time
 from typing import Any
 
@@ -24,9 +25,9 @@ import numpy as np
 from warp import config
 from warp.arrays.layout import ALIGNMENT
 from warp.compiler.options import CompileOptions
-from warp.errors import WarpCodegenError
 from warp.runtime import cpu_jit, thread_pool
-from warp.runtime.backends.base import Allocation, Backend, LoadedCode
+from warp.runtime.backends.base import Allocation, Backend, CommandList, LoadedCode
+from warp.runtime.backends.recording import CommandRecorder
 
 #: Launches below ``cpu_parallel_min_dim`` threads go to the thread pool when they are estimated
 #: to take at least this long (the pool's dispatch costs a few tens of microseconds).
@@ -98,12 +99,16 @@ class CpuBackend(Backend):
     def load(self, code: bytes, symbols: list[str], *, name: str, device: Any) -> CpuLoadedCode:
         return CpuLoadedCode(cpu_jit.load_object(code, symbols, name=name))
 
+    def __init__(self) -> None:
+        self.recorder = CommandRecorder()
+
     def runner(self, device: Any, entry: CpuEntry) -> Any:
         fn = entry.fn
         launch = self.launch
+        capturing = self.recorder.active  # empty unless some thread captures
 
         def run(args: bytes, n: int, stream: Any = None, keep: Any = None) -> None:
-            if n == 1:
+            if n == 1 and not capturing:
                 fn(args, 0, 1)
             else:
                 launch(device, entry, args, n, stream, keep)
@@ -113,6 +118,14 @@ class CpuBackend(Backend):
     def launch(
         self, device: Any, entry: CpuEntry, args: bytes, n: int, stream: Any = None, keep: Any = None
     ) -> None:
+        if self.recorder.active and self.recorder.record(
+            device, "launch", functools.partial(self.run_now, entry, args, n), (args, keep), entry.symbol
+        ):
+            return
+        self.run_now(entry, args, n)
+
+    def run_now(self, entry: CpuEntry, args: bytes, n: int) -> None:
+        """Run ``entry`` over ``[0, n)`` now: serially or on the pool, by the estimated work."""
         if n < 2:
             if n == 1:
                 entry.fn(args, 0, 1)
@@ -161,6 +174,26 @@ class CpuBackend(Backend):
     def flush_output(self, device: Any) -> None:
         cpu_jit.flush_c_stdout()
 
+    # -- graph capture: the calling thread's work on the CPU is recorded as host commands ------
+    def capture_begin(self, device: Any, stream: Any = None) -> None:
+        self.recorder.begin(device)
+
+    def capture_end(self, device: Any, stream: Any = None) -> CommandList:
+        return self.recorder.end(device)
+
+    def capture_resume(self, device: Any, commands: CommandList, stream: Any = None) -> None:
+        self.recorder.begin(device, commands)
+
+    def capture_replay(self, commands: CommandList, stream: Any = None) -> None:
+        self.recorder.replay(commands)
+
+    def capture_host_callback(self, device: Any, fn: Any, stream: Any = None) -> None:
+        if not self.recorder.record(device, "host", fn):
+            raise RuntimeError(f"no graph capture is active on device '{device}' in this thread")
+
+    def is_capturing(self, device: Any, stream: Any = None) -> bool:
+        return self.recorder.current(device) is not None
+
     # -- memory ----------------------------------------------------------------------------
     def allocate(self, device: Any, nbytes: int, *, zero: bool = False, pinned: bool = False) -> Allocation:
         nbytes = int(nbytes)
@@ -169,21 +202,38 @@ class CpuBackend(Backend):
         return Allocation(base + (-base) % ALIGNMENT, nbytes, device, owner=buf)
 
     def copy(
-        self, dst: int, dst_device: Any, src: int, src_device: Any, nbytes: int, stream: Any = None
+        self, dst: int, dst_device: Any, src: int, src_device: Any, nbytes: int, stream: Any = None,
+        keep: Any = None,
     ) -> None:
         for d in (dst_device, src_device):
             if not getattr(d, "is_cpu", False):
-                raise WarpCodegenError(f"the CPU backend cannot copy memory of device '{d}'")
-        if nbytes > 0:
-            ctypes.memmove(dst, src, nbytes)
-
-    def memset(self, device: Any, ptr: int, value: int, nbytes: int, stream: Any = None) -> None:
-        if nbytes > 0:
-            ctypes.memset(ptr, int(value) & 0xFF, nbytes)
-
-    def fill(self, device: Any, ptr: int, pattern: bytes, count: int, stream: Any = None) -> None:
-        size = len(pattern)
-        if count <= 0 or size == 0:
+                raise RuntimeError(f"the CPU backend cannot copy memory of device '{d}'")
+        if nbytes <= 0:
             return
-        raw = (ctypes.c_uint8 * (size * count)).from_address(ptr)
-        np.frombuffer(raw, dtype=np.uint8).reshape(count, size)[...] = np.frombuffer(pattern, dtype=np.uint8)
+        run = functools.partial(ctypes.memmove, dst, src, nbytes)
+        if not (self.recorder.active and self.recorder.record(dst_device, "copy", run, keep)):
+            run()
+
+    def memset(
+        self, device: Any, ptr: int, value: int, nbytes: int, stream: Any = None, keep: Any = None
+    ) -> None:
+        if nbytes <= 0:
+            return
+        run = functools.partial(ctypes.memset, ptr, int(value) & 0xFF, nbytes)
+        if not (self.recorder.active and self.recorder.record(device, "memset", run, keep)):
+            run()
+
+    def fill(
+        self, device: Any, ptr: int, pattern: bytes, count: int, stream: Any = None, keep: Any = None
+    ) -> None:
+        if count <= 0 or not pattern:
+            return
+        run = functools.partial(_fill, ptr, bytes(pattern), count)
+        if not (self.recorder.active and self.recorder.record(device, "fill", run, keep)):
+            run()
+
+
+def _fill(ptr: int, pattern: bytes, count: int) -> None:
+    size = len(pattern)
+    raw = (ctypes.c_uint8 * (size * count)).from_address(ptr)
+    np.frombuffer(raw, dtype=np.uint8).reshape(count, size)[...] = np.frombuffer(pattern, dtype=np.uint8)

@@ -125,6 +125,9 @@ class _DeviceErrorRecord(ErrorRecordBuffer):
         self._backend.copy(ctypes.addressof(host), _cpu(), self.address, self.device, ERROR_RECORD_SIZE)
         return host.raw
 
+    def reset(self) -> None:
+        self._backend.memset(self.device, self.address, 0, ERROR_RECORD_SIZE)
+
 
 def _cpu() -> Any:
     from warp.runtime.devices import get_device
@@ -267,7 +270,8 @@ class CudaBackend(Backend):
         return _stream_handle(device, None)
 
     def copy(
-        self, dst: int, dst_device: Any, src: int, src_device: Any, nbytes: int, stream: Any = None
+        self, dst: int, dst_device: Any, src: int, src_device: Any, nbytes: int, stream: Any = None,
+        keep: Any = None,
     ) -> None:
         if nbytes <= 0:
             return
@@ -280,7 +284,9 @@ class CudaBackend(Backend):
             # host code reads the destination right after the copy returns
             drv.check(cu.cuStreamSynchronize(handle), "cuStreamSynchronize")
 
-    def memset(self, device: Any, ptr: int, value: int, nbytes: int, stream: Any = None) -> None:
+    def memset(
+        self, device: Any, ptr: int, value: int, nbytes: int, stream: Any = None, keep: Any = None
+    ) -> None:
         if nbytes <= 0:
             return
         cu = drv.driver()
@@ -290,7 +296,9 @@ class CudaBackend(Backend):
             cu.cuMemsetD8Async(cu.CUdeviceptr(ptr), int(value) & 0xFF, nbytes, handle), "cuMemsetD8Async"
         )
 
-    def fill(self, device: Any, ptr: int, pattern: bytes, count: int, stream: Any = None) -> None:
+    def fill(
+        self, device: Any, ptr: int, pattern: bytes, count: int, stream: Any = None, keep: Any = None
+    ) -> None:
         from warp.cuda.memory import fill_pattern
 
         if count > 0 and pattern:
