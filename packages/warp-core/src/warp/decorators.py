@@ -22,6 +22,9 @@ __all__ = [
     "Kernel",
     "constant",
     "func",
+    "func_grad",
+    "func_native",
+    "func_replay",
     "get_module_options",
     "kernel",
     "overload",
@@ -105,6 +108,64 @@ def overload(kernel: Any, arg_types: Any = None) -> Kernel:
     raise TypeError(
         f"wp.overload expects a @wp.kernel (or a stub function as a decorator), got {type(kernel).__name__}"
     )
+
+
+def _forward_function(forward: Any, what: str) -> Function:
+    if not isinstance(forward, Function):
+        raise TypeError(f"@wp.{what}(f) expects a @wp.func f, got {type(forward).__name__}")
+    return forward
+
+
+def func_grad(forward: Function) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Decorator: a custom gradient for the ``@wp.func`` ``forward``.
+
+    The decorated function takes the parameters of ``forward`` followed by the adjoint of each
+    value it returns, and accumulates into the adjoints of the inputs with
+    ``wp.adjoint[x] += ...``. Autodiff then uses it instead of differentiating ``forward``'s body.
+    """
+    target = _forward_function(forward, "func_grad")
+    _, scope = _scope_of(_defining_frame())
+
+    def register(pyfunc: Callable[..., Any]) -> Callable[..., Any]:
+        target.attach("grad", pyfunc, scope)
+        return pyfunc
+
+    return register
+
+
+def func_replay(forward: Function) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Decorator: what the adjoint pass runs instead of ``forward`` when it replays the forward code.
+
+    The decorated function takes exactly the parameters of ``forward`` and returns the same
+    values (e.g. reading back a result that ``forward`` recorded instead of repeating an atomic).
+    """
+    target = _forward_function(forward, "func_replay")
+    _, scope = _scope_of(_defining_frame())
+
+    def register(pyfunc: Callable[..., Any]) -> Callable[..., Any]:
+        target.attach("replay", pyfunc, scope)
+        return pyfunc
+
+    return register
+
+
+def func_native(snippet: str, adj_snippet: str | None = None, replay_snippet: str | None = None) -> Any:
+    """Decorator for NVIDIA Warp's native C++/CUDA snippet functions.
+
+    The decorated stub declares the signature; its snippets are kept, but this implementation
+    compiles kernels through LLVM from Python source and cannot compile C++: a kernel calling
+    the function fails to compile with a NotImplementedError naming it (see the docs).
+    """
+    namespace, scope = _scope_of(_defining_frame())
+
+    def make(pyfunc: Callable[..., Any]) -> Function:
+        fn = define_function(pyfunc, namespace, scope)
+        fn.native_snippet = snippet
+        fn.native_adj_snippet = adj_snippet
+        fn.native_replay_snippet = replay_snippet
+        return fn
+
+    return make
 
 
 def constant(x: Any) -> Any:

@@ -9,6 +9,7 @@ from typing import Any, Callable
 
 from warp.compiler.annotations import is_generic, resolve_annotation
 from warp.errors import SourceLoc, WarpCodegenError, WarpCodegenTypeError
+from warp.types.scalars import type_repr
 
 
 class FunctionOverload:
@@ -124,6 +125,66 @@ class Function:
         self.overloads = [o for o in self.overloads if o.param_types != new.param_types] + [new]
         self._specializations.clear()
 
+    def custom_definition(self, kind: str, arg_types: list[Any]) -> FunctionOverload | None:
+        """The ``@wp.func_grad`` (``kind="grad"``) or ``@wp.func_replay`` (``"replay"``) definition
+        whose leading parameter types accept ``arg_types``, if any (the latest one wins)."""
+        from warp.compiler.annotations import specialize_type
+
+        candidates = self.custom_grads if kind == "grad" else self.custom_replays
+        for ov in reversed(candidates):
+            if len(ov.param_types) >= len(arg_types) and all(
+                specialize_type(p, a) is not None for p, a in zip(ov.param_types, arg_types)
+            ):
+                return ov
+        return None
+
+    def replay_specialization(self, arg_types: tuple[Any, ...]) -> Any:
+        """The IR of the ``@wp.func_replay`` definition for ``arg_types`` (None without one)."""
+        replay = self.custom_definition("replay", list(arg_types))
+        if replay is None:
+            return None
+        key = ("replay", id(replay), arg_types)
+        with self._lock:
+            spec = self._specializations.get(key)
+            if spec is None:
+                from warp.compiler.frontend import build_function
+
+                spec = build_function(self, replay, list(arg_types))
+                spec.symbol += "_replay"
+                self._specializations[key] = spec
+            return spec
+
+    def attach(self, kind: str, pyfunc: Callable[..., Any], scope: dict[str, Any] | None) -> FunctionOverload:
+        """Register a ``@wp.func_grad`` / ``@wp.func_replay`` definition of this function."""
+        definition = FunctionOverload(pyfunc, scope)
+        forward = [o for o in self.overloads if len(o.param_types) <= len(definition.param_types)]
+        matches = [
+            o
+            for o in forward
+            if definition.param_names[: len(o.param_names)] == o.param_names
+            and definition.param_types[: len(o.param_types)] == o.param_types
+        ]
+        if not matches:
+            signatures = "; ".join(
+                ", ".join(f"{n}: {type_repr(t)}" for n, t in zip(o.param_names, o.param_types))
+                for o in self.overloads
+            )
+            raise WarpCodegenTypeError(
+                f"@wp.func_{kind} '{pyfunc.__qualname__}' must start with the parameters of '{self.name}' "
+                f"(same names and types: {signatures})",
+                function=pyfunc.__qualname__,
+                loc=SourceLoc(pyfunc.__code__.co_filename, pyfunc.__code__.co_firstlineno),
+            )
+        if kind == "replay" and len(definition.param_types) != len(matches[0].param_types):
+            raise WarpCodegenTypeError(
+                f"@wp.func_replay '{pyfunc.__qualname__}' must take exactly the parameters of '{self.name}'",
+                function=pyfunc.__qualname__,
+                loc=SourceLoc(pyfunc.__code__.co_filename, pyfunc.__code__.co_firstlineno),
+            )
+        (self.custom_grads if kind == "grad" else self.custom_replays).append(definition)
+        self._specializations.clear()  # new IR functions: autodiff caches adjoints per IR function
+        return definition
+
     def ordered_overloads(self) -> list[FunctionOverload]:
         """Overloads in resolution order: concrete ones first, then generic ones."""
         return [o for o in self.overloads if not o.generic] + [o for o in self.overloads if o.generic]
@@ -158,6 +219,10 @@ class Function:
 
     def __repr__(self) -> str:
         return f"<warp function {self.key}>"
+
+
+class NativeSnippetError(WarpCodegenError, NotImplementedError):
+    """A kernel calls a ``@wp.func_native`` function: C++/CUDA snippets cannot be compiled here."""
 
 
 def define_function(

@@ -271,7 +271,15 @@ class FunctionAdjoints:
         with self._lock:
             hit = self._adjoints.get(id(fn))
             if hit is None or hit[0] is not fn:
-                hit = (fn, AdjointBuilder(fn, self, kernel=False).build_func())
+                custom = custom_adjoint(fn)  # a @wp.func_grad definition replaces the derived adjoint
+                if custom is None:
+                    with warnings.catch_warnings():
+                        if _custom_replay(fn) is not None:
+                            # the user's @wp.func_replay says how to replay fn: no warnings about
+                            # replaying its body (e.g. the result of an atomic) inside fn's adjoint
+                            warnings.simplefilter("ignore", AdjointWarning)
+                        custom = AdjointBuilder(fn, self, kernel=False).build_func()
+                hit = (fn, custom)
                 self._adjoints[id(fn)] = hit
             return hit[1]
 
@@ -279,10 +287,40 @@ class FunctionAdjoints:
         with self._lock:
             hit = self._replays.get(id(fn))
             if hit is None or hit[0] is not fn:
-                target = AdjointBuilder(fn, self, kernel=False).build_replay() if has_side_effects(fn) else fn
+                custom = _custom_replay(fn)  # a @wp.func_replay definition runs instead of fn
+                if custom is not None:
+                    target = custom
+                elif has_side_effects(fn):
+                    target = AdjointBuilder(fn, self, kernel=False).build_replay()
+                else:
+                    target = fn
                 hit = (fn, target)
                 self._replays[id(fn)] = hit
             return hit[1]
+
+
+def custom_adjoint(fn: ir.Function) -> FuncAdjoint | None:
+    """The adjoint of user function ``fn`` from its ``@wp.func_grad`` definition, if it has one."""
+    origin = getattr(fn, "origin", None)
+    if origin is None or not getattr(origin, "custom_grads", None):
+        return None
+    grad = origin.custom_definition("grad", [p.type for p in fn.params])
+    if grad is None:
+        return None
+    from warp.compiler.frontend.custom_grad import build_custom_adjoint
+
+    diff_params = [k for k, p in enumerate(fn.params) if is_differentiable(p.type)]
+    array_params = [k for k, p in enumerate(fn.params) if carries_arrays(p.type)]
+    diff_results = [j for j, t in enumerate(fn.return_types) if is_differentiable(t)]
+    function = build_custom_adjoint(origin, grad, fn, diff_params, array_params, diff_results)
+    return FuncAdjoint(function, diff_params, array_params, diff_results)
+
+
+def _custom_replay(fn: ir.Function) -> ir.Function | None:
+    origin = getattr(fn, "origin", None)
+    if origin is None or not getattr(origin, "custom_replays", None):
+        return None
+    return origin.replay_specialization(tuple(p.type for p in fn.params))
 
 
 function_adjoints = FunctionAdjoints()

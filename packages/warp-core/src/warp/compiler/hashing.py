@@ -155,6 +155,9 @@ class _Hasher:
             self.add("func", obj.key)
             for overload in obj.overloads:
                 self.function(overload.pyfunc)
+            for custom in (*obj.custom_grads, *obj.custom_replays):  # @wp.func_grad / @wp.func_replay
+                self.add("custom", custom.pyfunc.__qualname__)
+                self.function(custom.pyfunc)
         elif isinstance(obj, Kernel):
             self.add("kernel", obj.key)
         elif isinstance(obj, type) or hasattr(obj, "array_type"):

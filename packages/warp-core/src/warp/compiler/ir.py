@@ -102,6 +102,9 @@ class Function:
     loc: SourceLoc | None = None
     #: unique symbol used in the LLVM module
     symbol: str = ""
+    #: the ``@wp.func`` (warp.functions.Function) this was translated from, if any: autodiff looks
+    #: up its custom gradient / replay definitions (``@wp.func_grad``, ``@wp.func_replay``)
+    origin: Any = None
 
 
 def walk(region: Region) -> Iterator[Op]:

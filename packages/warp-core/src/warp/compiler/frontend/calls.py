@@ -39,6 +39,16 @@ _LITERAL_TARGETS = {"float": ("float",), "int": ("int", "uint")}
 
 def bind_user_call(builder: Any, fn: Any, node: ast.Call) -> tuple[Any, list[ir.Value]]:
     """Pick the overload of ``fn`` matching the call and return it with the final argument values."""
+    if getattr(fn, "native_snippet", None) is not None:
+        from warp.functions import NativeSnippetError
+
+        raise builder.error(
+            f"'{fn.name}' is a @wp.func_native function (a C++/CUDA snippet); native snippets cannot be "
+            "compiled by this implementation (kernels are compiled from Python source through LLVM): "
+            "write the function as a @wp.func",
+            NativeSnippetError,
+            node,
+        )
     positional = [builder.value(a) for a in node.args]
     keywords = {k.arg: builder.value(k.value) for k in node.keywords}
     errors = []

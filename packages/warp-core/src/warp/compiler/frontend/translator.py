@@ -59,6 +59,7 @@ def build_function(fn: Any, overload: Any, arg_types: list[Any], *, is_kernel: b
         is_kernel=is_kernel,
         loc=source.loc(source.tree),
         symbol=_symbol("wp_kernel" if is_kernel else "wp_func", getattr(fn, "key", fn.name), arg_types),
+        origin=None if is_kernel else fn,
     )
     from warp.compiler.verify import verify_function
 
