@@ -199,3 +199,27 @@ def test_force_module_load_loads_first(monkeypatch):
     wp.capture_begin(force_module_load=True)
     wp.capture_end()
     assert loaded == [wp.get_device("cpu")]
+
+
+@wp.kernel
+def square_sum(x: wp.array(dtype=float), loss: wp.array(dtype=float)):
+    i = wp.tid()
+    wp.atomic_add(loss, 0, x[i] * x[i])
+
+
+@pytest.mark.skipif(not hasattr(wp, "Tape"), reason="needs warp-autodiff (wp.Tape)")
+def test_tape_forward_backward_and_zero_replay():
+    x = wp.array(np.array([1.0, -2.0, 3.0], dtype=np.float32), requires_grad=True)
+    loss = wp.zeros(1, dtype=float, requires_grad=True)
+    tape = wp.Tape()
+    with wp.ScopedCapture() as capture:
+        loss.zero_()
+        with tape:
+            wp.launch(square_sum, dim=3, inputs=[x, loss])
+        tape.backward(loss=loss)
+    assert not x.grad.numpy().any()
+    for _ in range(2):
+        tape.zero()  # runs now (outside the capture)
+        wp.capture_launch(capture.graph)
+        assert loss.numpy()[0] == 14.0
+        np.testing.assert_array_equal(x.grad.numpy(), [2.0, -4.0, 6.0])

@@ -42,12 +42,12 @@ def test_interrupted_launch_returns_only_after_workers_stopped(two_threads_small
     released_at: list[float] = []
 
     def release_workers() -> None:
-        time.sleep(0.6)
+        time.sleep(1.2)
         released_at.append(time.perf_counter())
         stop.numpy()[0] = 1
 
     main = threading.main_thread().ident
-    interrupter = threading.Timer(0.2, signal.pthread_kill, args=(main, signal.SIGINT))  # Ctrl-C
+    interrupter = threading.Timer(0.5, signal.pthread_kill, args=(main, signal.SIGINT))  # Ctrl-C
     releaser = threading.Thread(target=release_workers)
     interrupter.start()
     releaser.start()
