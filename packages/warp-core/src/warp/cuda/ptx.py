@@ -331,6 +331,38 @@ def _libdevice_bytes() -> bytes:
         return f.read()
 
 
+_subset_lock = threading.Lock()
+#: needed ``__nv_*`` functions -> bitcode of libdevice trimmed to them (and what they call)
+_subsets: dict[frozenset[str], bytes] = {}
+
+
+def libdevice_subset(needed: frozenset[str], data_layout: str, context: llvm.ContextRef) -> llvm.ModuleRef:
+    """libdevice trimmed to ``needed`` (plus their callees), parsed into ``context``.
+
+    The first request for a set parses the whole library (~0.5 MB of bitcode) and drops what is
+    not reachable; the trimmed bitcode is kept for later kernels needing the same functions.
+    """
+    bitcode = _subsets.get(needed)
+    if bitcode is None:
+        lib = llvm.parse_bitcode(_libdevice_bytes(), context=llvm.create_context())
+        try:
+            lib.triple = TRIPLE
+            lib.data_layout = data_layout
+            for f in lib.functions:
+                if not f.is_declaration and f.name not in needed:
+                    f.linkage = llvm.Linkage.internal
+            _run_passes(lib, target_machine(), 0, dce_only=True)
+            bitcode = lib.as_bitcode()
+        finally:
+            lib.close()
+        with _subset_lock:
+            _subsets[needed] = bitcode
+    module = llvm.parse_bitcode(bitcode, context=context)
+    module.triple = TRIPLE
+    module.data_layout = data_layout
+    return module
+
+
 # --------------------------------------------------------------------------------------------------
 # Compilation
 # --------------------------------------------------------------------------------------------------
@@ -410,11 +442,11 @@ def compile_ptx(
                 raise WarpCodegenError(
                     f"invalid LLVM IR in module '{name}' (verifier):\n{_first_lines(str(e))}"
                 ) from None
-            if any(f.is_declaration and f.name.startswith("__nv_") for f in module.functions):
-                lib = llvm.parse_bitcode(_libdevice_bytes(), context=context)
-                lib.triple = TRIPLE
-                lib.data_layout = module.data_layout
-                module.link_in(lib)
+            needed = frozenset(
+                f.name for f in module.functions if f.is_declaration and f.name.startswith("__nv_")
+            )
+            if needed:
+                module.link_in(libdevice_subset(needed, module.data_layout, context))
             keep = set(kernels)
             missing = keep - {f.name for f in module.functions if not f.is_declaration}
             if missing:
