@@ -84,7 +84,7 @@ def test_graph_capture_and_replay(fake_cuda) -> None:
     np.testing.assert_array_equal(a.numpy(), np.full(8, 6.0))
     with pytest.raises(RuntimeError, match="no graph capture is active"):
         wp.capture_end("cuda:0")
-    with pytest.raises(TypeError, match="expects a graph"):
+    with pytest.raises(TypeError, match="expects a Graph"):
         wp.capture_launch("not a graph")
 
 
