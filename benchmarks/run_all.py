@@ -21,6 +21,7 @@ BENCHMARKS = [
     "bench_launch_overhead", "bench_saxpy", "bench_compile", "bench_sincos", "bench_nbody", "bench_autodiff",
     "bench_geometry",
     "bench_capture",
+    "bench_generic_launch",
 ]
 
 

@@ -371,3 +371,38 @@ def test_generic_kernel_adjoint_launch():
             wp.launch(square, dim=3, inputs=[x], outputs=[y])
         tape.backward(grads={y: wp.array(np.ones(3, dtype=np_dt))})
         np.testing.assert_allclose(x.grad.numpy(), 2.0 * x.numpy())
+
+
+@wp.func
+def generic_return(x: Any) -> Any:
+    return x + x
+
+
+def test_generic_return_annotation_is_inferred():
+    @wp.kernel
+    def k(a: wp.array(dtype=Any)):
+        i = wp.tid()
+        a[i] = generic_return(a[i])
+
+    for dt in (wp.float16, wp.int64):
+        a = wp.array([1, 2], dtype=dt)
+        wp.launch(k, dim=2, inputs=[a])
+        np.testing.assert_array_equal(a.numpy(), [2, 4])
+
+
+def test_launch_signature_cache_follows_argument_types():
+    @wp.kernel
+    def store(a: wp.array(dtype=Any), v: Any):
+        a[wp.tid()] = v
+
+    f32 = wp.zeros(1, dtype=wp.float32)
+    i32 = wp.zeros(1, dtype=wp.int32)
+    wp.launch(store, dim=1, inputs=[f32, 1.5])
+    wp.launch(store, dim=1, inputs=[i32, 7])
+    wp.launch(store, dim=1, inputs=[f32, wp.float32(2.5)])
+    wp.launch(store, dim=1, inputs=[f32, np.float32(3.5)])  # NumPy scalars: inferred each time
+    assert f32.numpy()[0] == 3.5 and i32.numpy()[0] == 7
+    with pytest.raises(TypeError, match="argument 'v': cannot infer a type"):
+        wp.launch(store, dim=1, inputs=[i32, "text"])
+    with pytest.raises(TypeError, match="takes 2 arguments"):
+        wp.launch(store, dim=1, inputs=[i32])

@@ -67,6 +67,8 @@ class Kernel:
         self.is_generic = self.overload.generic
         #: instances of a generic kernel: concrete argument types -> Kernel
         self.overloads: dict[tuple[Any, ...], Kernel] = {}
+        #: launch signature of the generic arguments -> instance (see :meth:`specialize`)
+        self._by_signature: dict[tuple[Any, ...], Kernel] = {}
         self._generic_params = [i for i, t in enumerate(self.overload.param_types) if is_generic(t)]
         #: made at launch from argument types (not declared with wp.overload)
         self._implicit = False
@@ -181,10 +183,24 @@ class Kernel:
         return inst
 
     def specialize(self, args: Sequence[Any]) -> Kernel:
-        """The kernel to launch with ``args``: itself if concrete, else the matching instance."""
+        """The kernel to launch with ``args``: itself if concrete, else the matching instance.
+
+        Instances are remembered by a cheap signature of the generic arguments (an array's
+        type, else the Python type of the value), so repeated launches skip type inference.
+        """
         if not self.is_generic:
             return self
-        return self.instance(tuple(self.infer_argument_types(args)), implicit=True)
+        try:
+            signature = tuple([_signature_of(args[i]) for i in self._generic_params])
+            inst = self._by_signature.get(signature)
+        except (IndexError, TypeError):  # wrong argument count, unhashable: the full path reports
+            signature, inst = None, None
+        if inst is not None and self.overloads.get(tuple(inst.arg_types)) is inst:
+            return inst
+        inst = self.instance(tuple(self.infer_argument_types(args)), implicit=True)
+        if signature is not None and None not in signature:
+            self._by_signature[signature] = inst
+        return inst
 
     def get_mangled_name(self) -> str:
         """A C-identifier-safe name of this kernel (and its argument types, for instances)."""
@@ -243,6 +259,16 @@ class Kernel:
         if self.template is not None:
             return f"<warp kernel {self.key}[{', '.join(type_repr(t) for t in self.arg_types)}]>"
         return f"<warp kernel {self.key}>"
+
+
+def _signature_of(value: Any) -> Any:
+    """What determines the inferred type of a launch argument, cheaply: an array's compiler type,
+    else the value's Python type; None when the type alone does not tell (NumPy arrays)."""
+    array_type = getattr(value, "_array_type", None)
+    if array_type is not None:
+        return array_type
+    t = type(value)
+    return None if t.__module__ == "numpy" else t
 
 
 def _short(value: Any) -> str:

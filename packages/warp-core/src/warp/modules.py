@@ -116,7 +116,7 @@ def _devices(device: Any) -> list[Any]:
     from warp.runtime.devices import get_device, get_devices
 
     if device is None:
-        return [d for d in get_devices() if d.is_cpu]  # CUDA modules load when a CUDA backend is present
+        return list(get_devices())
     if isinstance(device, (list, tuple)):
         return [get_device(d) for d in device]
     return [get_device(device)]

@@ -37,7 +37,11 @@ def build_function(fn: Any, overload: Any, arg_types: list[Any], *, is_kernel: b
     body = ir.Region(params=[])
     declared = overload.return_annotation
     if declared is not None and declared is not type(None):
-        t.return_types = list(declared) if isinstance(declared, tuple) else [declared]
+        from warp.compiler.annotations import is_generic
+
+        declared = list(declared) if isinstance(declared, tuple) else [declared]
+        if not any(is_generic(d) for d in declared):  # -> Any (generic functions): inferred
+            t.return_types = declared
     t.node = source.tree
     with t.enter(body, dict(zip(overload.param_names, params))) as scope:
         t.block(source.tree.body)
