@@ -86,3 +86,16 @@ def test_limits_themselves_are_accepted_by_validation():
     assert n == 2**32 and dims == (65536, 65536, 1, 1)  # more than 2**31 threads is fine
     with pytest.raises(ValueError, match="more than the limit of 2\\*\\*63 - 1"):
         launch_dims((MAX_LAUNCH_DIM,) * 4)
+
+
+@pytest.mark.parametrize("bad", [10.0, (10.0,), (2, 5.0)])
+def test_float_dims_rejected_even_after_equal_int_dims(bad):
+    """10.0 == 10 as a dict key: memoized int dims must not let an equal float through."""
+    counter = wp.zeros(1, dtype=wp.int64)
+    wp.launch(count_threads, dim=10, inputs=[counter])
+    wp.launch(count_threads, dim=(10,), inputs=[counter])
+    wp.launch(count_threads, dim=(2, 5), inputs=[counter])
+    assert counter.numpy()[0] == 30
+    with pytest.raises(TypeError, match="must be an int"):
+        wp.launch(count_threads, dim=bad, inputs=[counter])
+    assert counter.numpy()[0] == 30

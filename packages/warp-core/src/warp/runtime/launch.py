@@ -85,6 +85,12 @@ def launch_dims(dim: Any, kernel_name: str = "?") -> tuple[tuple[int, ...], int]
     return tuple(dims) + (1,) * (MAX_DIMS - len(dims)), n
 
 
+def _exact_int_dim(dim: Any) -> bool:
+    """True for an ``int`` or a tuple of ``int`` (not bool, float or NumPy integers)."""
+    cls = dim.__class__
+    return cls is int or (cls is tuple and all(d.__class__ is int for d in dim))
+
+
 class Launcher:
     """Packs arguments of one compiled kernel part and has the device's backend run it."""
 
@@ -149,18 +155,20 @@ class Launcher:
         return env["pack"]
 
     def header(self, dim: Any) -> tuple[tuple[int, ...], int]:
-        """Validated launch dimensions (memoized for int and tuple dims)."""
+        """Validated launch dimensions, memoized for dims that are exactly ints or tuples of ints.
+
+        Only those are looked up in the memo (:meth:`launch`): ``10.0 == 10`` and ``(2, 3.0) ==
+        (2, 3)`` as dict keys, and a float dim must be rejected however often 10 was launched.
+        """
         hit = launch_dims(dim, self.kernel.name)
-        if len(self._headers) < 64 and isinstance(dim, (int, tuple)):
+        if len(self._headers) < 64 and _exact_int_dim(dim):
             self._headers[dim] = hit
         return hit
 
     def launch(self, args: Sequence[Any], dim: Any, stream: Any = None) -> None:
         """Pack ``args`` and run the kernel over ``dim`` (the hot path of ``wp.launch``)."""
-        try:
-            dims, n = self._headers[dim]
-        except (KeyError, TypeError):
-            dims, n = self.header(dim)
+        hit = self._headers.get(dim) if dim.__class__ is int or _exact_int_dim(dim) else None
+        dims, n = hit if hit is not None else self.header(dim)
         if self.instrumented:
             self.launch_instrumented(args, dims, n, stream)
             return
