@@ -184,7 +184,9 @@ def main() -> None:
     tmp.cleanup()
     print(f"cold compile of the 3 kernels (median of {args.repeats} fresh processes):")
     print(f"  forward code (first launches)          {fwd * 1e3:8.1f} ms")
-    print(f"  adjoint code (added by first backward) {adj * 1e3:8.1f} ms   ({adj / 3 * 1e3:.1f} ms per kernel)")
+    print(
+        f"  adjoint code (added by first backward) {adj * 1e3:8.1f} ms   ({adj / 3 * 1e3:.1f} ms per kernel)"
+    )
     result("autodiff_cold_compile_3_kernels_forward", fwd * 1e3, "ms", None)
     result("autodiff_cold_compile_3_kernels_adjoint", adj * 1e3, "ms", None)
     result("autodiff_cold_compile_adjoint_per_kernel", adj / 3 * 1e3, "ms", None)

@@ -143,7 +143,10 @@ def main() -> None:
     wp.config.quiet = True
     print(machine_info())
     seconds = cold_compile_ptx()
-    print(f"cold compile of a 6-kernel module to PTX: {seconds:.3f} s (goal <= 0.5 s; H100 host NVIDIA Warp 2.1 s)")
+    print(
+        f"cold compile of a 6-kernel module to PTX: {seconds:.3f} s (goal <= 0.5 s; H100 host "
+        f"NVIDIA Warp 2.1 s)"
+    )
     result("cuda_cold_compile_ptx", seconds, "s", 0.5)
 
     if not wp.is_cuda_available():

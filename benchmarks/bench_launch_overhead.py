@@ -59,7 +59,8 @@ def main() -> None:
     med = statistics.median(per_launch)
     print(
         f"wp.launch(dim=1, 3 args): median {med * 1e6:.3f} us per launch, min {min(per_launch) * 1e6:.3f} us "
-        f"({args.repeats} batches of {args.launches}; empty loop {loop_s * 1e9:.0f} ns)  (target <= {TARGET_US} us)"
+        f"({args.repeats} batches of {args.launches}; empty loop {loop_s * 1e9:.0f} ns)  (target <= "
+        f"{TARGET_US} us)"
     )
     result("launch_overhead", med * 1e6, "us", TARGET_US)
 

@@ -65,7 +65,9 @@ def main() -> None:
 
     gbytes = 3 * 4 * n / 1e9
     print(f"saxpy n={n:,} float32, median of {args.runs} warm runs (min in brackets):")
-    print(f"  warp launch       {warp_med * 1e3:8.3f} ms  [{warp_min * 1e3:.3f}]  {gbytes / warp_med:6.1f} GB/s")
+    print(
+        f"  warp launch       {warp_med * 1e3:8.3f} ms  [{warp_min * 1e3:.3f}]  {gbytes / warp_med:6.1f} GB/s"
+    )
     print(f"  numpy y=a*x+y     {np_med * 1e3:8.3f} ms  [{np_min * 1e3:.3f}]  {gbytes / np_med:6.1f} GB/s")
     print(f"  numpy out= ops    {npi_med * 1e3:8.3f} ms  [{npi_min * 1e3:.3f}]")
     print(f"  warp vs numpy     {np_med / warp_med:8.2f}x   (target: warp <= {TARGET_MS} ms)")

@@ -38,7 +38,9 @@ def numpy_sincos(a: np.ndarray, out: np.ndarray, chunk: int = 1 << 16) -> None:
     k = np.arange(TERMS, dtype=np.float32)
     for start in range(0, a.shape[0], chunk):
         x = a[start : start + chunk, None]
-        out[start : start + chunk] = (np.sin(x + k * np.float32(0.001)) + np.cos(x - k * np.float32(0.002))).sum(axis=1)
+        out[start : start + chunk] = (
+            np.sin(x + k * np.float32(0.001)) + np.cos(x - k * np.float32(0.002))
+        ).sum(axis=1)
 
 
 def main() -> None:
@@ -73,10 +75,15 @@ def main() -> None:
     err = float(np.max(np.abs(out.numpy()[:check] - ref)))
     print(f"max abs error vs NumPy on {check} elements (sums of {2 * TERMS} terms): {err:.3g}")
 
-    warp_med, warp_min = median_time(lambda: wp.launch(sincos_sum, dim=n, inputs=[a, out]), args.runs, warmup=0)
+    warp_med, warp_min = median_time(
+        lambda: wp.launch(sincos_sum, dim=n, inputs=[a, out]), args.runs, warmup=0
+    )
     evals = 2 * TERMS * n
     print(f"sin+cos x{TERMS} over n={n:,} float32, median of {args.runs} (min in brackets):")
-    print(f"  warp launch   {warp_med:8.4f} s  [{warp_min:.4f}]  {evals / warp_med / 1e9:6.2f} G evals/s  (target <= {TARGET_S} s)")
+    print(
+        f"  warp launch   {warp_med:8.4f} s  [{warp_min:.4f}]  {evals / warp_med / 1e9:6.2f} G "
+        f"evals/s  (target <= {TARGET_S} s)"
+    )
     if not args.no_numpy:
         np_out = np.empty(n, dtype=np.float32)
         np_med, _ = median_time(lambda: numpy_sincos(a_np, np_out), 1, warmup=0)

@@ -141,7 +141,11 @@ def _class_members(cls: type, documented: set[int]) -> list[tuple[str, str, str]
     """
     members = []
     for klass in reversed(cls.__mro__):
-        if klass is object or klass.__module__ == "builtins" or (klass is not cls and id(klass) in documented):
+        if (
+            klass is object
+            or klass.__module__ == "builtins"
+            or (klass is not cls and id(klass) in documented)
+        ):
             continue
         for name, value in vars(klass).items():
             if name.startswith("_") and name not in ("__call__", "__enter__", "__exit__"):
@@ -186,7 +190,9 @@ def _config_settings() -> list[tuple[str, str, str]]:
     for node in ast.parse(source).body:
         if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
             name = node.target.id
-        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+        elif (
+            isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+        ):
             name = node.targets[0].id
         else:
             continue
@@ -207,7 +213,9 @@ def generate() -> str:
     import warp as wp
 
     out = [HEADER]
-    sections = [(title, [(n, obj) for n in names if (obj := _lookup(wp, n)) is not None]) for title, names in SECTIONS]
+    sections = [
+        (title, [(n, obj) for n in names if (obj := _lookup(wp, n)) is not None]) for title, names in SECTIONS
+    ]
     documented = {id(obj) for _, present in sections for _, obj in present if inspect.isclass(obj)}
     for title, present in sections:
         if not present:

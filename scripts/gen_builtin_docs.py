@@ -150,7 +150,9 @@ def main(argv: list[str] | None = None) -> int:
     if opts.check:
         current = opts.output.read_text(encoding="utf-8") if opts.output.exists() else ""
         if current != text:
-            diff = difflib.unified_diff(current.splitlines(), text.splitlines(), "committed", "generated", lineterm="", n=1)
+            diff = difflib.unified_diff(
+                current.splitlines(), text.splitlines(), "committed", "generated", lineterm="", n=1
+            )
             print("\n".join(list(diff)[:60]))
             print(f"\n{opts.output} is out of date: run python scripts/gen_builtin_docs.py", file=sys.stderr)
             return 1

@@ -58,9 +58,24 @@ def test_pip_resolves_extras_from_the_checkout_without_an_index(tmp_path: Path) 
     report = tmp_path / "report.json"
     env = dict(os.environ, PIP_DISABLE_PIP_VERSION_CHECK="1")
     proc = subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--dry-run", "--no-index", "--no-build-isolation", "--quiet", "--report", str(report),
-         f"{ROOT}[autodiff]"],
-        capture_output=True, text=True, timeout=600, env=env, check=False,
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--dry-run",
+            "--no-index",
+            "--no-build-isolation",
+            "--quiet",
+            "--report",
+            str(report),
+            f"{ROOT}[autodiff]",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+        check=False,
     )
     if proc.returncode != 0 and "no such option: --report" in proc.stderr:
         pytest.skip("pip too old for --report")

@@ -27,7 +27,9 @@ def check_gradients(kernel: Any, dim: Any, inputs: list, outputs: list, *, eps: 
                     tol: float = 1e-6) -> None:
     """Finite differences (float64) must match the adjoint (raises with a report otherwise)."""
     assert any(isinstance(o, wp.array) for o in outputs), "nothing to check: no output array"
-    assert wp.autograd.gradcheck(kernel, dim, inputs, outputs, eps=eps, atol=tol, rtol=tol, show_summary=False)
+    assert wp.autograd.gradcheck(
+        kernel, dim, inputs, outputs, eps=eps, atol=tol, rtol=tol, show_summary=False
+    )
 
 
 def adjoint_grads(kernel: Any, dim: Any, inputs: list, outputs: list, seeds: dict) -> list:
@@ -38,5 +40,9 @@ def adjoint_grads(kernel: Any, dim: Any, inputs: list, outputs: list, seeds: dic
     tape = wp.Tape()
     with tape:
         wp.launch(kernel, dim=dim, inputs=inputs, outputs=outputs)
-    tape.backward(grads={out: wp.array(np.asarray(s, dtype=out.numpy().dtype), dtype=out.dtype) for out, s in seeds.items()})
+    tape.backward(
+        grads={
+            out: wp.array(np.asarray(s, dtype=out.numpy().dtype), dtype=out.dtype) for out, s in seeds.items()
+        }
+    )
     return [a.grad.numpy().copy() if isinstance(a, wp.array) else None for a in inputs]

@@ -299,7 +299,13 @@ B = np.array([1.1, 0.4, 0.9, -1.3, -0.5, 2.5])
 BINARY = {
     # name: (kernel, da, db, a values, b values)
     "pow": (k_pow, lambda a, b: b * a ** (b - 1), lambda a, b: np.log(a) * a**b, np.abs(A) + 0.2, B),
-    "pow_operator": (k_pow_operator, lambda a, b: b * a ** (b - 1), lambda a, b: np.log(a) * a**b, np.abs(A) + 0.2, B),
+    "pow_operator": (
+        k_pow_operator,
+        lambda a, b: b * a ** (b - 1),
+        lambda a, b: np.log(a) * a**b,
+        np.abs(A) + 0.2,
+        B,
+    ),
     "atan2": (k_atan2, lambda a, b: b / (a * a + b * b), lambda a, b: -a / (a * a + b * b), A, B),
     "min": (k_min, lambda a, b: (a < b) * 1.0, lambda a, b: (a >= b) * 1.0, A, B),
     "max": (k_max, lambda a, b: (a > b) * 1.0, lambda a, b: (a <= b) * 1.0, A, B),

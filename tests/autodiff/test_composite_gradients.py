@@ -92,7 +92,9 @@ def k_matrix_builders(a: wp.array(dtype=V3), b: wp.array(dtype=V3), y: wp.array(
 @wp.kernel
 def k_vector_minmax(a: wp.array(dtype=V3), b: wp.array(dtype=V3), y: wp.array(dtype=F)):
     i = wp.tid()
-    y[i] = vsum(wp.min(a[i], b[i])) + vsum(wp.max(a[i], b[i])) + vsum(wp.abs(a[i])) + wp.max(a[i]) - wp.min(b[i])
+    y[i] = (
+        vsum(wp.min(a[i], b[i])) + vsum(wp.max(a[i], b[i])) + vsum(wp.abs(a[i])) + wp.max(a[i]) - wp.min(b[i])
+    )
 
 
 @wp.kernel
@@ -104,19 +106,36 @@ def k_quat(q: wp.array(dtype=Q), r: wp.array(dtype=Q), t: wp.array(dtype=F), y: 
 
 
 CASES = {
-    "vector_operators": (k_vec_ops, ["add", "mul", "div"], lambda: [vec3s(), vec3s(), f64(RNG.uniform(0.5, 2, N))]),
+    "vector_operators": (
+        k_vec_ops,
+        ["add", "mul", "div"],
+        lambda: [vec3s(), vec3s(), f64(RNG.uniform(0.5, 2, N))],
+    ),
     "dot_cross": (k_dot_cross, ["dot", "cross"], lambda: [vec3s(), vec3s()]),
     "length_normalize": (k_length_normalize, ["length", "length_sq", "normalize"], lambda: [vec3s()]),
     "cw_mul_div": (k_cw, ["cw_mul", "cw_div"], lambda: [vec3s(), vec3s()]),
-    "matrix_products": (k_matrix_products, ["transpose", "outer", "trace", "ddot"], lambda: [mat33s(), vec3s()]),
+    "matrix_products": (
+        k_matrix_products,
+        ["transpose", "outer", "trace", "ddot"],
+        lambda: [mat33s(), vec3s()],
+    ),
     "matmul_operator": (k_matmul_operator, ["matmul"], lambda: [mat33s(), vec3s()]),
     "matrix_functions": (k_matrix_functions, ["determinant", "inverse", "get_diag"], lambda: [mat33s()]),
-    "matrix_builders": (k_matrix_builders, ["matrix_from_rows", "matrix_from_cols", "skew", "diag"],
-                        lambda: [vec3s(), vec3s()]),
+    "matrix_builders": (
+        k_matrix_builders,
+        ["matrix_from_rows", "matrix_from_cols", "skew", "diag"],
+        lambda: [vec3s(), vec3s()],
+    ),
     "vector_min_max_abs": (k_vector_minmax, ["min", "max", "abs", "argmin"], lambda: [vec3s(), vec3s()]),
-    "quaternions": (k_quat, ["mul", "lerp", "dot", "length"],
-                    lambda: [wp.array(RNG.normal(size=(N, 4)), dtype=Q), wp.array(RNG.normal(size=(N, 4)), dtype=Q),
-                             f64(RNG.uniform(0, 1, N))]),
+    "quaternions": (
+        k_quat,
+        ["mul", "lerp", "dot", "length"],
+        lambda: [
+            wp.array(RNG.normal(size=(N, 4)), dtype=Q),
+            wp.array(RNG.normal(size=(N, 4)), dtype=Q),
+            f64(RNG.uniform(0, 1, N)),
+        ],
+    ),
 }
 
 
@@ -152,13 +171,27 @@ def k_transforms(t: wp.array(dtype=T), s: wp.array(dtype=T), p: wp.array(dtype=V
     y[i] = vsum(a) + vsum(b) + vsum(wp.transform_get_translation(n)) + q[0] * q[3] + inv[1] - inv[5] * inv[6]
 
 
-CASES.update({
-    "quaternion_rotations": (k_quat_rotations, ["quat_rotate", "quat_rotate_inv", "quat_inverse", "quat_to_matrix"],
-                             lambda: [quats(), vec3s()]),
-    "transforms": (k_transforms, ["transform_point", "transform_vector", "transform_multiply", "transform_inverse",
-                                  "transform_get_rotation", "transform_get_translation"],
-                   lambda: [transforms(), transforms(), vec3s()]),
-})
+CASES.update(
+    {
+        "quaternion_rotations": (
+            k_quat_rotations,
+            ["quat_rotate", "quat_rotate_inv", "quat_inverse", "quat_to_matrix"],
+            lambda: [quats(), vec3s()],
+        ),
+        "transforms": (
+            k_transforms,
+            [
+                "transform_point",
+                "transform_vector",
+                "transform_multiply",
+                "transform_inverse",
+                "transform_get_rotation",
+                "transform_get_translation",
+            ],
+            lambda: [transforms(), transforms(), vec3s()],
+        ),
+    }
+)
 
 
 S6 = wp.spatial_vectord
@@ -180,15 +213,36 @@ def k_spatial(a: wp.array(dtype=S6), b: wp.array(dtype=S6), p: wp.array(dtype=V3
 @wp.kernel
 def k_approx(a: wp.array(dtype=V3), s: wp.array(dtype=F), m: wp.array(dtype=M33), y: wp.array(dtype=F)):
     i = wp.tid()
-    y[i] = wp.div_approx(s[i], F(3.0) + s[i] * s[i]) + vsum(wp.div_approx(a[i], s[i])) + msum(wp.inverse_approx(m[i]))
+    y[i] = (
+        wp.div_approx(s[i], F(3.0) + s[i] * s[i])
+        + vsum(wp.div_approx(a[i], s[i]))
+        + msum(wp.inverse_approx(m[i]))
+    )
 
 
-CASES.update({
-    "spatial": (k_spatial, ["spatial_cross", "spatial_cross_dual", "spatial_top", "spatial_bottom", "spatial_dot",
-                            "velocity_at_point", "norm_l1", "norm_l2"], lambda: [spatials(), spatials(), vec3s()]),
-    "approx": (k_approx, ["div_approx", "inverse_approx"],
-               lambda: [vec3s(), f64(RNG.uniform(0.5, 2, N)), mat33s()]),
-})
+CASES.update(
+    {
+        "spatial": (
+            k_spatial,
+            [
+                "spatial_cross",
+                "spatial_cross_dual",
+                "spatial_top",
+                "spatial_bottom",
+                "spatial_dot",
+                "velocity_at_point",
+                "norm_l1",
+                "norm_l2",
+            ],
+            lambda: [spatials(), spatials(), vec3s()],
+        ),
+        "approx": (
+            k_approx,
+            ["div_approx", "inverse_approx"],
+            lambda: [vec3s(), f64(RNG.uniform(0.5, 2, N)), mat33s()],
+        ),
+    }
+)
 
 
 @pytest.mark.parametrize("case", sorted(CASES))

@@ -26,7 +26,9 @@ def _adjoint_launch(kernel):
     wp.launch(kernel, 2, inputs=[a], outputs=[out])  # the forward kernel works
     np.testing.assert_allclose(out.numpy(), [1.0, 4.0])
     adj_a = wp.zeros(2, dtype=F)
-    wp.launch(kernel, 2, inputs=[a], outputs=[out], adj_inputs=[adj_a], adj_outputs=[f64([1.0, 1.0])], adjoint=True)
+    wp.launch(
+        kernel, 2, inputs=[a], outputs=[out], adj_inputs=[adj_a], adj_outputs=[f64([1.0, 1.0])], adjoint=True
+    )
     return adj_a.numpy()
 
 

@@ -124,7 +124,9 @@ def test_rules_added_by_a_plugin_are_used():
 
 def test_gradcheck_detects_a_wrong_rule():
     x, y = f64([0.5, -1.5, 2.0]), wp.zeros(3, dtype=F)
-    assert not wp.autograd.gradcheck(cube_wrong, 3, [x], [y], eps=1e-6, raise_exception=False, show_summary=False)
+    assert not wp.autograd.gradcheck(
+        cube_wrong, 3, [x], [y], eps=1e-6, raise_exception=False, show_summary=False
+    )
     with pytest.raises(ValueError, match="gradient check failed"):
         wp.autograd.gradcheck(cube_wrong, 3, [x], [y], eps=1e-6, show_summary=False)
 

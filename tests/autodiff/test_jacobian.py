@@ -91,5 +91,7 @@ def test_autograd_jacobian_helpers_agree():
     j, j_fd = jac[(0, 0)].numpy(), jac_fd[(0, 0)].numpy()
     assert j.shape == (8, 6)
     np.testing.assert_allclose(j, j_fd, atol=2e-2)
-    np.testing.assert_allclose(j[:4, :3], analytic_jacobian(q.numpy()[:3].astype(np.float64)), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(
+        j[:4, :3], analytic_jacobian(q.numpy()[:3].astype(np.float64)), rtol=1e-5, atol=1e-6
+    )
     assert not np.any(j[:4, 3:]) and not np.any(j[4:, :3])  # block diagonal

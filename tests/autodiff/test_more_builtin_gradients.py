@@ -80,7 +80,9 @@ def spatials():
 
 
 def matrices(shape, offset: float = 0.0):
-    return wp.array(RNG.normal(size=(N, *shape)) + offset * np.eye(shape[0]), dtype={2: M22, 3: M33, 4: M44}[shape[0]])
+    return wp.array(
+        RNG.normal(size=(N, *shape)) + offset * np.eye(shape[0]), dtype={2: M22, 3: M33, 4: M44}[shape[0]]
+    )
 
 
 def with_singular_values(sigmas) -> np.ndarray:
@@ -139,7 +141,9 @@ def ssum(s: V6):
 # -- kernels ----------------------------------------------------------------------------------------
 
 @wp.kernel
-def k_axis_angle(axis: wp.array(dtype=V3), angle: wp.array(dtype=F), q: wp.array(dtype=Q), y: wp.array(dtype=F)):
+def k_axis_angle(
+    axis: wp.array(dtype=V3), angle: wp.array(dtype=F), q: wp.array(dtype=Q), y: wp.array(dtype=F)
+):
     i = wp.tid()
     a, t = wp.quat_to_axis_angle(q[i])
     y[i] = qsum(wp.quat_from_axis_angle(axis[i], angle[i])) + vsum(a) + F(1.7) * t
@@ -158,7 +162,9 @@ def k_rpy(r: wp.array(dtype=V3), q: wp.array(dtype=Q), y: wp.array(dtype=F)):
 
 
 @wp.kernel
-def k_euler(e: wp.array(dtype=V3), q: wp.array(dtype=Q), axes: wp.array(dtype=wp.vec3i), y: wp.array(dtype=F)):
+def k_euler(
+    e: wp.array(dtype=V3), q: wp.array(dtype=Q), axes: wp.array(dtype=wp.vec3i), y: wp.array(dtype=F)
+):
     i = wp.tid()
     s = axes[i]
     y[i] = qsum(wp.quat_from_euler(e[i], s[0], s[1], s[2])) + vsum(wp.quat_to_euler(q[i], s[0], s[1], s[2]))
@@ -178,7 +184,9 @@ def k_twist(axis: wp.array(dtype=V3), q: wp.array(dtype=Q), y: wp.array(dtype=F)
 
 
 @wp.kernel
-def k_matrix_transforms(t: wp.array(dtype=T), m: wp.array(dtype=M44), p: wp.array(dtype=V3), y: wp.array(dtype=F)):
+def k_matrix_transforms(
+    t: wp.array(dtype=T), m: wp.array(dtype=M44), p: wp.array(dtype=V3), y: wp.array(dtype=F)
+):
     i = wp.tid()
     y[i] = (m44sum(wp.transform_to_matrix(t[i])) + tsum(wp.transform_from_matrix(m[i]))
             + vsum(wp.transform_point(m[i], p[i])) + F(0.6) * vsum(wp.transform_vector(m[i], p[i])))
@@ -292,7 +300,9 @@ def _twist_inputs():
 
 
 def _norm_inputs():
-    v = RNG.normal(size=(N, 3)) * np.array([0.3, 0.3, 0.3, 1.5, 1.5, 1.5])[:, None]  # inside and outside delta
+    v = (
+        RNG.normal(size=(N, 3)) * np.array([0.3, 0.3, 0.3, 1.5, 1.5, 1.5])[:, None]
+    )  # inside and outside delta
     return [wp.array(v, dtype=V3), f64(RNG.uniform(0.6, 1.4, N))]
 
 
@@ -315,32 +325,71 @@ def _symmetric_distinct():
 
 
 CASES = {
-    "quat_axis_angle": (k_axis_angle, ["quat_from_axis_angle", "quat_to_axis_angle"],
-                        lambda: [vec3s(), f64(RNG.uniform(-3, 3, N)), quats(mixed_sign_quats())]),
+    "quat_axis_angle": (
+        k_axis_angle,
+        ["quat_from_axis_angle", "quat_to_axis_angle"],
+        lambda: [vec3s(), f64(RNG.uniform(-3, 3, N)), quats(mixed_sign_quats())],
+    ),
     "quat_slerp": (k_slerp, ["quat_slerp"], lambda: [quats(), quats(), f64(RNG.uniform(0, 1, N))]),
     "quat_rpy": (k_rpy, ["quat_rpy", "quat_to_rpy"], lambda: [vec3s(), quats()]),
     "quat_euler": (k_euler, ["quat_from_euler", "quat_to_euler"], _euler_inputs),
     "quat_from_matrix": (k_from_matrix, ["quat_from_matrix"], _from_matrix_inputs),
     "quat_twist": (k_twist, ["quat_twist", "quat_twist_angle", "quat_twist_angle_signed"], _twist_inputs),
-    "transform_matrices": (k_matrix_transforms, ["transform_to_matrix", "transform_from_matrix", "transform_point"],
-                           lambda: [transforms(), wp.array(_rigid_matrices(), dtype=M44), vec3s()]),
-    "transform_compose": (k_compose, ["transform_compose", "transform_decompose"],
-                          lambda: [vec3s(), quats(), wp.array(RNG.uniform(0.5, 2, (N, 3)), dtype=V3),
-                                   wp.array(_rigid_matrices(scales=True), dtype=M44)]),
-    "transform_set_parts": (k_set_parts, ["transform_set_translation", "transform_set_rotation",
-                                          "transform_set_translation_copy", "transform_set_rotation_copy"],
-                            lambda: [transforms(), vec3s(), quats()]),
-    "spatial": (k_spatial, ["transform_twist", "transform_wrench", "spatial_adjoint"],
-                lambda: [transforms(), spatials(), matrices((3, 3)), matrices((3, 3))]),
+    "transform_matrices": (
+        k_matrix_transforms,
+        ["transform_to_matrix", "transform_from_matrix", "transform_point"],
+        lambda: [transforms(), wp.array(_rigid_matrices(), dtype=M44), vec3s()],
+    ),
+    "transform_compose": (
+        k_compose,
+        ["transform_compose", "transform_decompose"],
+        lambda: [
+            vec3s(),
+            quats(),
+            wp.array(RNG.uniform(0.5, 2, (N, 3)), dtype=V3),
+            wp.array(_rigid_matrices(scales=True), dtype=M44),
+        ],
+    ),
+    "transform_set_parts": (
+        k_set_parts,
+        [
+            "transform_set_translation",
+            "transform_set_rotation",
+            "transform_set_translation_copy",
+            "transform_set_rotation_copy",
+        ],
+        lambda: [transforms(), vec3s(), quats()],
+    ),
+    "spatial": (
+        k_spatial,
+        ["transform_twist", "transform_wrench", "spatial_adjoint"],
+        lambda: [transforms(), spatials(), matrices((3, 3)), matrices((3, 3))],
+    ),
     "huber_norms": (k_norms, ["norm_huber", "norm_pseudo_huber", "smooth_normalize"], _norm_inputs),
     "componentwise": (k_componentwise, ["mod", "div_approx"], _componentwise_inputs),
     "eig3": (k_eig3, ["eig3"], _symmetric_distinct),
-    "svd3": (k_svd3, ["svd3"], lambda: [wp.array(np.concatenate([with_singular_values([3.0, 1.5, 0.6])[:3],
-                                                                 with_singular_values([2.5, 1.1, -0.4])[:3]]),
-                                                 dtype=M33)]),
-    "svd2": (k_svd2, ["svd2"], lambda: [wp.array(np.concatenate([with_singular_values([2.0, 0.7])[:3],
-                                                                 with_singular_values([1.6, -0.5])[:3]]),
-                                                 dtype=M22)]),
+    "svd3": (
+        k_svd3,
+        ["svd3"],
+        lambda: [
+            wp.array(
+                np.concatenate(
+                    [with_singular_values([3.0, 1.5, 0.6])[:3], with_singular_values([2.5, 1.1, -0.4])[:3]]
+                ),
+                dtype=M33,
+            )
+        ],
+    ),
+    "svd2": (
+        k_svd2,
+        ["svd2"],
+        lambda: [
+            wp.array(
+                np.concatenate([with_singular_values([2.0, 0.7])[:3], with_singular_values([1.6, -0.5])[:3]]),
+                dtype=M22,
+            )
+        ],
+    ),
     "qr3": (k_qr3, ["qr3"], lambda: [matrices((3, 3), offset=2.0)]),
 }
 
@@ -389,7 +438,9 @@ def uncovered_overloads() -> list[tuple[str, str]]:
             if ov.variadic:
                 combos = ([t, t] for t in samples)
             else:
-                combos = itertools.product(*[[t for t in samples if match_type(p, t, {})] for _, p in ov.params])
+                combos = itertools.product(
+                    *[[t for t in samples if match_type(p, t, {})] for _, p in ov.params]
+                )
             for types in combos:
                 types = list(types)
                 if ov.bind(types) is None or not any(is_differentiable(t) for t in types):
@@ -419,7 +470,13 @@ def all_new_builtins(q: Any, v: Any, m: Any):
     mm = wp.transform_to_matrix(tf)
     c = wp.transform_compose(v, q, wp.cw_mul(v, v) + wp.normalize(v))
     p, r, s = wp.transform_decompose(c)
-    total += p[0] + r[1] * s[2] + wp.transform_from_matrix(mm)[5] + wp.transform_point(mm, v)[1] + wp.transform_vector(c, v)[2]
+    total += (
+        p[0]
+        + r[1] * s[2]
+        + wp.transform_from_matrix(mm)[5]
+        + wp.transform_point(mm, v)[1]
+        + wp.transform_vector(c, v)[2]
+    )
     sv = wp.vector(v[0], v[1], v[2], q[0], q[1], q[2])
     total += wp.dot(wp.transform_twist(tf, sv), sv) + wp.dot(wp.transform_wrench(tf, sv), sv)
     total += wp.spatial_adjoint(m, m * m)[4, 1]
@@ -438,26 +495,43 @@ def all_new_builtins(q: Any, v: Any, m: Any):
 
 
 @wp.kernel
-def all_new_builtins_f32(q: wp.array(dtype=wp.quatf), v: wp.array(dtype=wp.vec3f), m: wp.array(dtype=wp.mat33f),
-                         y: wp.array(dtype=wp.float32)):
+def all_new_builtins_f32(
+    q: wp.array(dtype=wp.quatf),
+    v: wp.array(dtype=wp.vec3f),
+    m: wp.array(dtype=wp.mat33f),
+    y: wp.array(dtype=wp.float32),
+):
     i = wp.tid()
     y[i] = all_new_builtins(q[i], v[i], m[i])
 
 
 @wp.kernel
-def all_new_builtins_f64(q: wp.array(dtype=Q), v: wp.array(dtype=V3), m: wp.array(dtype=M33), y: wp.array(dtype=F)):
+def all_new_builtins_f64(
+    q: wp.array(dtype=Q), v: wp.array(dtype=V3), m: wp.array(dtype=M33), y: wp.array(dtype=F)
+):
     i = wp.tid()
     y[i] = all_new_builtins(q[i], v[i], m[i])
 
 
 def test_float32_adjoints_match_float64_finite_differences():
-    needed = ["quat_slerp", "quat_to_euler", "transform_decompose", "spatial_adjoint", "norm_huber", "eig3", "svd3"]
+    needed = [
+        "quat_slerp",
+        "quat_to_euler",
+        "transform_decompose",
+        "spatial_adjoint",
+        "norm_huber",
+        "eig3",
+        "svd3",
+    ]
     if not all(has_builtin(n) for n in needed):
         pytest.skip("builtins not installed")
     qn = RNG.normal(size=(4, 4))
     qn /= np.linalg.norm(qn, axis=1, keepdims=True)
     vn, mn = RNG.normal(size=(4, 3)), RNG.normal(size=(4, 3, 3)) + 2 * np.eye(3)
-    arrays = [wp.array(x, dtype=t, requires_grad=True) for x, t in zip((qn, vn, mn), (wp.quatf, wp.vec3f, wp.mat33f))]
+    arrays = [
+        wp.array(x, dtype=t, requires_grad=True)
+        for x, t in zip((qn, vn, mn), (wp.quatf, wp.vec3f, wp.mat33f))
+    ]
     y = wp.zeros(4, dtype=wp.float32, requires_grad=True)
     with warnings.catch_warnings():
         warnings.simplefilter("error", wp.AdjointWarning)

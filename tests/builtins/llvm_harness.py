@@ -81,7 +81,9 @@ class MiniContext:
 Emit = Callable[[ir.IRBuilder, list], ir.Value]
 
 
-def add_elementwise(module: ir.Module, name: str, arg_types: Sequence[Any], result_type: Any, emit: Emit) -> None:
+def add_elementwise(
+    module: ir.Module, name: str, arg_types: Sequence[Any], result_type: Any, emit: Emit
+) -> None:
     """Define ``void name(out*, in0*, ..., i64 n)`` computing ``out[i] = emit(builder, [in0[i], ...])``.
 
     ``arg_types``/``result_type`` are warp scalar types; ``emit`` receives register values.
@@ -169,7 +171,10 @@ class JitModule:
         in_dtypes = [wps.dtype_to_numpy(wps.canonical_type(t)) for t in arg_types]
 
         def run(*arrays: Any, out: np.ndarray | None = None) -> np.ndarray:
-            arrs = [np.ascontiguousarray(np.broadcast_arrays(*arrays)[k], dtype=d) for k, d in enumerate(in_dtypes)]
+            arrs = [
+                np.ascontiguousarray(np.broadcast_arrays(*arrays)[k], dtype=d)
+                for k, d in enumerate(in_dtypes)
+            ]
             shape = arrs[0].shape if arrs else ()
             res = np.empty(shape, dtype=out_dtype) if out is None else out
             cfunc(res.ctypes.data, *[a.ctypes.data for a in arrs], res.size)
@@ -195,7 +200,9 @@ def compile_lowering(
     return JitModule(module).elementwise("f", arg_types, result_type)
 
 
-def run_lowering(lower: Callable[..., ir.Value], arg_types: Sequence[Any], result_type: Any, *arrays: Any) -> np.ndarray:
+def run_lowering(
+    lower: Callable[..., ir.Value], arg_types: Sequence[Any], result_type: Any, *arrays: Any
+) -> np.ndarray:
     """Compile and run a lowering elementwise on ``arrays``."""
     return compile_lowering(lower, arg_types, result_type)(*arrays)
 

@@ -8,7 +8,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _generator():
-    spec = importlib.util.spec_from_file_location("gen_builtin_docs", ROOT / "scripts" / "gen_builtin_docs.py")
+    spec = importlib.util.spec_from_file_location(
+        "gen_builtin_docs", ROOT / "scripts" / "gen_builtin_docs.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -19,9 +21,21 @@ def test_builtin_reference_is_up_to_date():
     expected = gen.generate()
     committed = (ROOT / "docs" / "builtins.md").read_text(encoding="utf-8")
     if committed != expected:
-        diff = "\n".join(list(difflib.unified_diff(
-            committed.splitlines(), expected.splitlines(), "docs/builtins.md", "generated", lineterm="", n=1))[:40])
-        raise AssertionError(f"docs/builtins.md is out of date; run: python scripts/gen_builtin_docs.py\n{diff}")
+        diff = "\n".join(
+            list(
+                difflib.unified_diff(
+                    committed.splitlines(),
+                    expected.splitlines(),
+                    "docs/builtins.md",
+                    "generated",
+                    lineterm="",
+                    n=1,
+                )
+            )[:40]
+        )
+        raise AssertionError(
+            f"docs/builtins.md is out of date; run: python scripts/gen_builtin_docs.py\n{diff}"
+        )
 
 
 def test_reference_lists_every_registered_builtin_once():

@@ -171,7 +171,9 @@ def test_binary_accuracy(name: str, dtype: type) -> None:
 @pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["f32", "f64"])
 def test_binary_special_values(name: str, dtype: type) -> None:
     """Every pair of special values follows C99 (NumPy's float64 results)."""
-    vals = np.array([0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 2.0, -2.0, 3.0, -3.0, 2.5, np.inf, -np.inf, np.nan], dtype=dtype)
+    vals = np.array(
+        [0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 2.0, -2.0, 3.0, -3.0, 2.5, np.inf, -np.inf, np.nan], dtype=dtype
+    )
     a, b = (g.ravel() for g in np.meshgrid(vals, vals))
     got = compile_math(name, dtype, 2)(a, b)
     ref = reference(np.arctan2 if name == "atan2" else np.power, a, b)
@@ -221,6 +223,6 @@ def test_exp2_accuracy() -> None:
 
 
 def test_library_lists_required_functions() -> None:
-    required = {"sin", "cos", "tan", "exp", "exp2", "log", "log2", "log10", "pow", "atan", "atan2",
-                "asin", "acos", "sinh", "cosh", "tanh", "erf", "erfc", "erfinv", "erfcinv", "cbrt"}  # fmt: skip
+    required = {"sin", "cos", "tan", "exp", "exp2", "log", "log2", "log10", "pow", "atan", "atan2", "asin",
+                "acos", "sinh", "cosh", "tanh", "erf", "erfc", "erfinv", "erfcinv", "cbrt"}  # fmt: skip
     assert required <= set(math_function_names())

@@ -83,7 +83,20 @@ def test_matrix_componentwise_operators(shape, wtype, np_dtype, tol):
     wp.launch(mat_ops, dim=N, inputs=[wp.array(A, dtype=M), wp.array(B, dtype=M), wp.array(s, dtype=wtype),
                                       out, outt, flags])
     a, b, k = A.astype(np.float64), B.astype(np.float64), s.astype(np.float64)[:, None, None]
-    expected = [a + b, a - b, k * a, a * k, a / k, k / a, -a, a, a * b, a / b, a * (1 - k) + b * k, 2 * (a + b)]
+    expected = [
+        a + b,
+        a - b,
+        k * a,
+        a * k,
+        a / k,
+        k / a,
+        -a,
+        a,
+        a * b,
+        a / b,
+        a * (1 - k) + b * k,
+        2 * (a + b),
+    ]
     got = out.numpy()
     for j, exp in enumerate(expected):
         close(got[:, j], exp, 2 * tol)
@@ -101,10 +114,21 @@ def test_matrix_products(wtype, np_dtype, tol):
     V2, V3, V4 = vec_t(2, wtype), vec_t(3, wtype), vec_t(4, wtype)
 
     @wp.kernel
-    def products(m33: wp.array(dtype=M33), m32: wp.array(dtype=M32), m23: wp.array(dtype=M23),
-                 m44: wp.array(dtype=M44), v2: wp.array(dtype=V2), v3: wp.array(dtype=V3), v4: wp.array(dtype=V4),
-                 o_v3: wp.array2d(dtype=V3), o_v2: wp.array2d(dtype=V2), o_v4: wp.array(dtype=V4),
-                 o_m33: wp.array2d(dtype=M33), o_m22: wp.array2d(dtype=M22), o_m32: wp.array(dtype=M32)):
+    def products(
+        m33: wp.array(dtype=M33),
+        m32: wp.array(dtype=M32),
+        m23: wp.array(dtype=M23),
+        m44: wp.array(dtype=M44),
+        v2: wp.array(dtype=V2),
+        v3: wp.array(dtype=V3),
+        v4: wp.array(dtype=V4),
+        o_v3: wp.array2d(dtype=V3),
+        o_v2: wp.array2d(dtype=V2),
+        o_v4: wp.array(dtype=V4),
+        o_m33: wp.array2d(dtype=M33),
+        o_m22: wp.array2d(dtype=M22),
+        o_m32: wp.array(dtype=M32),
+    ):
         i = wp.tid()
         o_v3[i, 0] = m33[i] * v3[i]
         o_v3[i, 1] = v3[i] * m33[i]
@@ -233,7 +257,7 @@ def test_determinant_and_inverse(n, wtype, np_dtype, tol):
     np.testing.assert_array_equal(inv.numpy()[1], np.zeros((n, n)))
 
 
-# -- trace, diag, ddot, skew, rows/cols -----------------------------------------------------------------------
+# -- trace, diag, ddot, skew, rows/cols ----------------------------------------------------------------------
 @pytest.mark.parametrize("wtype,np_dtype,tol", FLOATS)
 def test_matrix_helpers(wtype, np_dtype, tol):
     M33, V3, M34 = mat_t((3, 3), wtype), vec_t(3, wtype), mat_t((3, 4), wtype)
@@ -289,7 +313,7 @@ def test_matrix_helpers(wtype, np_dtype, tol):
     close(w.numpy(), 2 * W.astype(np.float64), tol)
 
 
-# -- decompositions -----------------------------------------------------------------------------------------------
+# -- decompositions ------------------------------------------------------------------------------------------
 def _test_matrices(rng, n, np_dtype):
     mats = list(rng.uniform(-1, 1, (10, n, n)))
     mats.append(np.eye(n))
@@ -395,7 +419,7 @@ def test_qr3(wtype, np_dtype, tol):
           np.abs(np.diagonal(np.linalg.qr(A.astype(np.float64))[1], axis1=1, axis2=2)), t)
 
 
-# -- constructors -------------------------------------------------------------------------------------------------
+# -- constructors --------------------------------------------------------------------------------------------
 def test_identity_and_anonymous_matrices():
     M55d = mat_t((5, 5), wp.float64)
     M32h = mat_t((3, 2), wp.float16)
@@ -495,7 +519,11 @@ def test_approximate_variants():
     M = (rng.uniform(-1, 1, (N, 3, 3)) + 2 * np.eye(3)).astype(np.float32)
     V, s = operands(rng, (N, 3), np.float32), operands(rng, N, np.float32)
     om, ov, osc = wp.zeros((N, 3), dtype=wp.mat33), wp.zeros((N, 2), dtype=wp.vec3), wp.zeros(N, dtype=float)
-    wp.launch(approx, dim=N, inputs=[wp.array(M, dtype=wp.mat33), wp.array(V, dtype=wp.vec3), wp.array(s), om, ov, osc])
+    wp.launch(
+        approx,
+        dim=N,
+        inputs=[wp.array(M, dtype=wp.mat33), wp.array(V, dtype=wp.vec3), wp.array(s), om, ov, osc],
+    )
     m, v, k = M.astype(np.float64), V.astype(np.float64), s.astype(np.float64)
     close(om.numpy()[:, 0], np.linalg.inv(m), 1e-4)
     close(om.numpy()[:, 1], m / k[:, None, None], 1e-5)

@@ -67,7 +67,12 @@ def _make_kernels(dtype):
         angle_out[i] = theta
 
     @wp.kernel
-    def slerp(a: wp.array(dtype=quat_t), b: wp.array(dtype=quat_t), t: wp.array(dtype=dtype), out: wp.array(dtype=quat_t)):
+    def slerp(
+        a: wp.array(dtype=quat_t),
+        b: wp.array(dtype=quat_t),
+        t: wp.array(dtype=dtype),
+        out: wp.array(dtype=quat_t),
+    ):
         i = wp.tid()
         out[i] = wp.quat_slerp(a[i], b[i], t[i])
 
@@ -96,7 +101,15 @@ def _make_kernels(dtype):
         angle[i] = wp.quat_twist_angle(axis[i], q[i])
         signed[i] = wp.quat_twist_angle_signed(axis[i], q[i])
 
-    return dict(rotate=rotate, matrices=matrices, axis_angle=axis_angle, slerp=slerp, rpy=rpy, euler=euler, twist=twist)
+    return dict(
+        rotate=rotate,
+        matrices=matrices,
+        axis_angle=axis_angle,
+        slerp=slerp,
+        rpy=rpy,
+        euler=euler,
+        twist=twist,
+    )
 
 
 _KERNELS = {}
@@ -121,7 +134,11 @@ def test_rotate_and_inverse(dtype):
     q = random_quats(N, 1)
     v = np.random.default_rng(1).normal(size=(N, 3))
     out, out_inv, qinv = (wp.zeros(N, dtype=t) for t in (vec3_t, vec3_t, quat_t))
-    wp.launch(kernels(dtype)["rotate"], dim=N, inputs=[arr(q.astype(_np(dtype)), quat_t), arr(v.astype(_np(dtype)), vec3_t), out, out_inv, qinv])
+    wp.launch(
+        kernels(dtype)["rotate"],
+        dim=N,
+        inputs=[arr(q.astype(_np(dtype)), quat_t), arr(v.astype(_np(dtype)), vec3_t), out, out_inv, qinv],
+    )
     rot = Rotation.from_quat(q)
     tol = TOL[dtype] * 10
     np.testing.assert_allclose(out.numpy(), rot.apply(v), atol=tol)
@@ -143,7 +160,11 @@ def test_matrix_conversions(dtype):
     m4[:, 3, 3] = 1.0
     m, back, back4 = wp.zeros(n, dtype=mat33_t), wp.zeros(n, dtype=quat_t), wp.zeros(n, dtype=quat_t)
     npd = _np(dtype)
-    wp.launch(kernels(dtype)["matrices"], dim=n, inputs=[arr(q.astype(npd), quat_t), m, back, arr(m4.astype(npd), mat44_t), back4])
+    wp.launch(
+        kernels(dtype)["matrices"],
+        dim=n,
+        inputs=[arr(q.astype(npd), quat_t), m, back, arr(m4.astype(npd), mat44_t), back4],
+    )
     tol = TOL[dtype] * 10
     np.testing.assert_allclose(m.numpy(), Rotation.from_quat(q).as_matrix(), atol=tol)
     assert same_rotation(back.numpy(), q, tol)
@@ -180,7 +201,11 @@ def test_slerp(dtype):
     t = np.random.default_rng(4).uniform(0, 1, N)
     out = wp.zeros(N, dtype=quat_t)
     npd = _np(dtype)
-    wp.launch(kernels(dtype)["slerp"], dim=N, inputs=[arr(a.astype(npd), quat_t), arr(b.astype(npd), quat_t), arr(t.astype(npd), dtype), out])
+    wp.launch(
+        kernels(dtype)["slerp"],
+        dim=N,
+        inputs=[arr(a.astype(npd), quat_t), arr(b.astype(npd), quat_t), arr(t.astype(npd), dtype), out],
+    )
     expected = np.array([Slerp([0, 1], Rotation.from_quat([a[i], b[i]]))(t[i]).as_quat() for i in range(N)])
     assert same_rotation(out.numpy(), expected, TOL[dtype] * 50)
 
@@ -213,7 +238,9 @@ def test_euler(dtype, axes):
     seq = "".join("XYZ"[a] for a in axes)
     tol = TOL[dtype] * 10
     assert same_rotation(q.numpy(), Rotation.from_euler(seq, e).as_quat(), tol)
-    np.testing.assert_allclose(back.numpy(), Rotation.from_quat(q.numpy().astype(np.float64)).as_euler(seq), atol=tol * 100)
+    np.testing.assert_allclose(
+        back.numpy(), Rotation.from_quat(q.numpy().astype(np.float64)).as_euler(seq), atol=tol * 100
+    )
 
 
 def test_euler_gimbal_lock_round_trip():
@@ -235,7 +262,11 @@ def test_twist(dtype):
     q = random_quats(N, 9)
     out, angle, signed = wp.zeros(N, dtype=quat_t), wp.zeros(N, dtype=dtype), wp.zeros(N, dtype=dtype)
     npd = _np(dtype)
-    wp.launch(kernels(dtype)["twist"], dim=N, inputs=[arr(axis.astype(npd), vec3_t), arr(q.astype(npd), quat_t), out, angle, signed])
+    wp.launch(
+        kernels(dtype)["twist"],
+        dim=N,
+        inputs=[arr(axis.astype(npd), vec3_t), arr(q.astype(npd), quat_t), out, angle, signed],
+    )
     n = axis / np.linalg.norm(axis, axis=1, keepdims=True)
     proj = n * np.sum(q[:, :3] * n, axis=1, keepdims=True)
     tw = np.concatenate([proj, q[:, 3:]], axis=1)
@@ -291,7 +322,9 @@ def test_float16_rotation():
     q = random_quats(8, 11)
     v = np.random.default_rng(11).normal(size=(8, 3))
     out = wp.zeros(8, dtype=wp.vec3h)
-    wp.launch(rot, dim=8, inputs=[arr(q.astype(np.float16), wp.quath), arr(v.astype(np.float16), wp.vec3h), out])
+    wp.launch(
+        rot, dim=8, inputs=[arr(q.astype(np.float16), wp.quath), arr(v.astype(np.float16), wp.vec3h), out]
+    )
     np.testing.assert_allclose(out.numpy(), Rotation.from_quat(q).apply(v), atol=2e-2)
 
 
@@ -301,4 +334,8 @@ def test_mixed_precision_is_a_type_error():
         out[0] = wp.quat_rotate(q[0], v[0])
 
     with pytest.raises(wp.WarpCodegenTypeError, match="quat_rotate"):
-        wp.launch(bad, dim=1, inputs=[wp.zeros(1, dtype=wp.quatf), wp.zeros(1, dtype=wp.vec3d), wp.zeros(1, dtype=wp.vec3d)])
+        wp.launch(
+            bad,
+            dim=1,
+            inputs=[wp.zeros(1, dtype=wp.quatf), wp.zeros(1, dtype=wp.vec3d), wp.zeros(1, dtype=wp.vec3d)],
+        )

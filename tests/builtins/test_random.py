@@ -59,9 +59,18 @@ def test_normal():
 
 
 @wp.kernel
-def samplers(seed: int, disk: wp.array(dtype=wp.vec2), ring: wp.array(dtype=wp.vec2), square: wp.array(dtype=wp.vec2),
-             tri: wp.array(dtype=wp.vec2), sphere_s: wp.array(dtype=wp.vec3), sphere: wp.array(dtype=wp.vec3),
-             hemi_s: wp.array(dtype=wp.vec3), hemi: wp.array(dtype=wp.vec3), cube: wp.array(dtype=wp.vec3)):
+def samplers(
+    seed: int,
+    disk: wp.array(dtype=wp.vec2),
+    ring: wp.array(dtype=wp.vec2),
+    square: wp.array(dtype=wp.vec2),
+    tri: wp.array(dtype=wp.vec2),
+    sphere_s: wp.array(dtype=wp.vec3),
+    sphere: wp.array(dtype=wp.vec3),
+    hemi_s: wp.array(dtype=wp.vec3),
+    hemi: wp.array(dtype=wp.vec3),
+    cube: wp.array(dtype=wp.vec3),
+):
     tid = wp.tid()
     state = wp.rand_init(seed, tid)
     disk[tid] = wp.sample_unit_disk(state)
@@ -234,8 +243,14 @@ def test_state_argument_must_be_uint32():
 
 
 @wp.kernel
-def noise_kernel(seed: wp.uint32, x: wp.array(dtype=wp.vec4), n1: wp.array(dtype=float), n2: wp.array(dtype=float),
-                 n3: wp.array(dtype=float), n4: wp.array(dtype=float)):
+def noise_kernel(
+    seed: wp.uint32,
+    x: wp.array(dtype=wp.vec4),
+    n1: wp.array(dtype=float),
+    n2: wp.array(dtype=float),
+    n3: wp.array(dtype=float),
+    n4: wp.array(dtype=float),
+):
     i = wp.tid()
     p = x[i]
     n1[i] = wp.noise(seed, p[0])
@@ -246,7 +261,11 @@ def noise_kernel(seed: wp.uint32, x: wp.array(dtype=wp.vec4), n1: wp.array(dtype
 
 def run_noise(seed, x):
     outs = [wp.zeros(len(x), dtype=float) for _ in range(4)]
-    wp.launch(noise_kernel, dim=len(x), inputs=[wp.uint32(seed), wp.array(x.astype(np.float32), dtype=wp.vec4), *outs])
+    wp.launch(
+        noise_kernel,
+        dim=len(x),
+        inputs=[wp.uint32(seed), wp.array(x.astype(np.float32), dtype=wp.vec4), *outs],
+    )
     return [o.numpy() for o in outs]
 
 
@@ -269,7 +288,9 @@ def test_noise_properties():
 
 
 @wp.kernel
-def pnoise_kernel(seed: wp.uint32, x: wp.array(dtype=wp.vec4), shift: wp.vec4, out: wp.array(dtype=float, ndim=2)):
+def pnoise_kernel(
+    seed: wp.uint32, x: wp.array(dtype=wp.vec4), shift: wp.vec4, out: wp.array(dtype=float, ndim=2)
+):
     i = wp.tid()
     p = wp.vec4(x[i][0] + shift[0], x[i][1] + shift[1], x[i][2] + shift[2], x[i][3] + shift[3])
     out[i, 0] = wp.pnoise(seed, p[0], 3)
@@ -299,14 +320,29 @@ def curl_kernel(seed: wp.uint32, x: wp.array(dtype=wp.vec4), h: float, octaves: 
     p = x[i]
     xy = wp.vec2(p[0], p[1])
     c2[i] = wp.curlnoise(seed, xy)
-    dx = wp.curlnoise(seed, wp.vec2(p[0] + h, p[1]), octaves, 2.0, 0.5)[0] - wp.curlnoise(seed, wp.vec2(p[0] - h, p[1]), octaves, 2.0, 0.5)[0]
-    dy = wp.curlnoise(seed, wp.vec2(p[0], p[1] + h), octaves, 2.0, 0.5)[1] - wp.curlnoise(seed, wp.vec2(p[0], p[1] - h), octaves, 2.0, 0.5)[1]
+    dx = (
+        wp.curlnoise(seed, wp.vec2(p[0] + h, p[1]), octaves, 2.0, 0.5)[0]
+        - wp.curlnoise(seed, wp.vec2(p[0] - h, p[1]), octaves, 2.0, 0.5)[0]
+    )
+    dy = (
+        wp.curlnoise(seed, wp.vec2(p[0], p[1] + h), octaves, 2.0, 0.5)[1]
+        - wp.curlnoise(seed, wp.vec2(p[0], p[1] - h), octaves, 2.0, 0.5)[1]
+    )
     div2[i] = (dx + dy) / (2.0 * h)
     q = wp.vec3(p[0], p[1], p[2])
     c3[i] = wp.curlnoise(seed, q, octaves, 2.0, 0.5)
-    ex = wp.curlnoise(seed, wp.vec3(q[0] + h, q[1], q[2]), octaves, 2.0, 0.5)[0] - wp.curlnoise(seed, wp.vec3(q[0] - h, q[1], q[2]), octaves, 2.0, 0.5)[0]
-    ey = wp.curlnoise(seed, wp.vec3(q[0], q[1] + h, q[2]), octaves, 2.0, 0.5)[1] - wp.curlnoise(seed, wp.vec3(q[0], q[1] - h, q[2]), octaves, 2.0, 0.5)[1]
-    ez = wp.curlnoise(seed, wp.vec3(q[0], q[1], q[2] + h), octaves, 2.0, 0.5)[2] - wp.curlnoise(seed, wp.vec3(q[0], q[1], q[2] - h), octaves, 2.0, 0.5)[2]
+    ex = (
+        wp.curlnoise(seed, wp.vec3(q[0] + h, q[1], q[2]), octaves, 2.0, 0.5)[0]
+        - wp.curlnoise(seed, wp.vec3(q[0] - h, q[1], q[2]), octaves, 2.0, 0.5)[0]
+    )
+    ey = (
+        wp.curlnoise(seed, wp.vec3(q[0], q[1] + h, q[2]), octaves, 2.0, 0.5)[1]
+        - wp.curlnoise(seed, wp.vec3(q[0], q[1] - h, q[2]), octaves, 2.0, 0.5)[1]
+    )
+    ez = (
+        wp.curlnoise(seed, wp.vec3(q[0], q[1], q[2] + h), octaves, 2.0, 0.5)[2]
+        - wp.curlnoise(seed, wp.vec3(q[0], q[1], q[2] - h), octaves, 2.0, 0.5)[2]
+    )
     div3[i] = (ex + ey + ez) / (2.0 * h)
     c4[i] = wp.curlnoise(seed, p, octaves, 2.0, 0.5)
 
@@ -316,7 +352,11 @@ def test_curlnoise_is_divergence_free_and_matches_the_potential():
     x = np.random.default_rng(2).uniform(-8, 8, size=(n, 4)).astype(np.float32)
     c2, c3, c4 = wp.zeros(n, dtype=wp.vec2), wp.zeros(n, dtype=wp.vec3), wp.zeros(n, dtype=wp.vec3)
     div2, div3 = wp.zeros(n, dtype=float), wp.zeros(n, dtype=float)
-    wp.launch(curl_kernel, dim=n, inputs=[wp.uint32(4), wp.array(x, dtype=wp.vec4), 2e-3, wp.uint32(3), c2, div2, c3, div3, c4])
+    wp.launch(
+        curl_kernel,
+        dim=n,
+        inputs=[wp.uint32(4), wp.array(x, dtype=wp.vec4), 2e-3, wp.uint32(3), c2, div2, c3, div3, c4],
+    )
     for c, div in ((c2, div2), (c3, div3)):
         mag = np.linalg.norm(c.numpy(), axis=1).mean()
         assert mag > 0.1
@@ -332,6 +372,9 @@ def test_curlnoise_is_divergence_free_and_matches_the_potential():
     potential_seed = pcg((4 + 0x632BE5AB) & 0xFFFFFFFF)
     h = 1e-3
     pts = x.astype(np.float64)
-    fx = [run_noise(potential_seed, pts + d)[1] for d in ([h, 0, 0, 0], [-h, 0, 0, 0], [0, h, 0, 0], [0, -h, 0, 0])]
+    fx = [
+        run_noise(potential_seed, pts + d)[1]
+        for d in ([h, 0, 0, 0], [-h, 0, 0, 0], [0, h, 0, 0], [0, -h, 0, 0])
+    ]
     grad = np.stack([(fx[0] - fx[1]) / (2 * h), (fx[2] - fx[3]) / (2 * h)], axis=1)
     np.testing.assert_allclose(c2.numpy(), np.stack([grad[:, 1], -grad[:, 0]], axis=1), atol=0.02)

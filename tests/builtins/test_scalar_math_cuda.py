@@ -33,7 +33,19 @@ FLOAT_OVERLOADS = [
     if ov.params[0][1]._kind_ == "float"
 ]
 EXPECTED_SYMBOL = {"rint": "rint", "abs": "fabs", "frac": "trunc", "isfinite": "fabs", "isinf": "fabs"}
-NO_LIBDEVICE = {"sign", "step", "nonzero", "min", "max", "clamp", "degrees", "radians", "isnan", "lerp", "smoothstep"}
+NO_LIBDEVICE = {
+    "sign",
+    "step",
+    "nonzero",
+    "min",
+    "max",
+    "clamp",
+    "degrees",
+    "radians",
+    "isnan",
+    "lerp",
+    "smoothstep",
+}
 
 
 def _lower_cuda(ov) -> str:

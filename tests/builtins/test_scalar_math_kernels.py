@@ -38,7 +38,9 @@ def test_float32_kernel() -> None:
     x = np.random.default_rng(0).uniform(-6, 6, 1000).astype(np.float32)
     xs = np.concatenate([x, np.array([0.0, -0.0, 0.5, -0.5, 2.5], np.float32)])
     out = wp.zeros((xs.size, 7), dtype=wp.float32, device="cpu")
-    wp.launch(_float_kernel, dim=xs.size, inputs=[wp.array(xs, dtype=wp.float32, device="cpu"), out], device="cpu")
+    wp.launch(
+        _float_kernel, dim=xs.size, inputs=[wp.array(xs, dtype=wp.float32, device="cpu"), out], device="cpu"
+    )
     got = out.numpy()
     d = xs.astype(np.float64)
     t = np.trunc(d)
@@ -62,7 +64,9 @@ def test_float32_kernel() -> None:
 def test_float64_kernel() -> None:
     x = np.random.default_rng(1).uniform(-5, 5, 1000)
     out = wp.zeros(x.size, dtype=wp.float64, device="cpu")
-    wp.launch(_double_kernel, dim=x.size, inputs=[wp.array(x, dtype=wp.float64, device="cpu"), out], device="cpu")
+    wp.launch(
+        _double_kernel, dim=x.size, inputs=[wp.array(x, dtype=wp.float64, device="cpu"), out], device="cpu"
+    )
     expected = np.tanh(x) + np.cbrt(x) + sps.erfinv(0.5 * np.tanh(x))
     np.testing.assert_allclose(out.numpy(), expected, rtol=1e-14, atol=1e-14)
 

@@ -8,9 +8,9 @@ from warp_builtins import scalar_math, utility
 
 SCALAR_MATH = {
     "abs", "acos", "asin", "atan", "atan2", "bit_count", "cbrt", "ceil", "clamp", "copysign", "cos", "cosh",
-    "degrees", "erf", "erfc", "erfcinv", "erfinv", "exp", "floor", "frac", "isfinite", "isinf", "isnan", "log",
-    "log10", "log2", "max", "min", "nonzero", "pow", "radians", "rint", "round", "sign", "sin", "sinh", "sqrt",
-    "step", "tan", "tanh", "trunc",
+    "degrees", "erf", "erfc", "erfcinv", "erfinv", "exp", "floor", "frac", "isfinite", "isinf", "isnan",
+    "log", "log10", "log2", "max", "min", "nonzero", "pow", "radians", "rint", "round", "sign", "sin", "sinh",
+    "sqrt", "step", "tan", "tanh", "trunc",
 }  # fmt: skip
 FLOATS = {wps.float16, wps.float32, wps.float64}
 INTS = set(wps.int_types)

@@ -38,8 +38,15 @@ def _make_kernels(dtype):
     xf = wp.types.transformation(dtype)
 
     @wp.kernel
-    def algebra(a: wp.array(dtype=sv), b: wp.array(dtype=sv), top: wp.array(dtype=v3), bottom: wp.array(dtype=v3),
-                d: wp.array(dtype=dtype), cross: wp.array(dtype=sv), dual: wp.array(dtype=sv)):
+    def algebra(
+        a: wp.array(dtype=sv),
+        b: wp.array(dtype=sv),
+        top: wp.array(dtype=v3),
+        bottom: wp.array(dtype=v3),
+        d: wp.array(dtype=dtype),
+        cross: wp.array(dtype=sv),
+        dual: wp.array(dtype=sv),
+    ):
         i = wp.tid()
         top[i] = wp.spatial_top(a[i])
         bottom[i] = wp.spatial_bottom(a[i])
@@ -48,9 +55,18 @@ def _make_kernels(dtype):
         dual[i] = wp.spatial_cross_dual(a[i], b[i])
 
     @wp.kernel
-    def frames(t: wp.array(dtype=xf), x: wp.array(dtype=sv), r: wp.array(dtype=m33), s: wp.array(dtype=m33),
-               twist: wp.array(dtype=sv), wrench: wp.array(dtype=sv), adj: wp.array(dtype=m66), p: wp.array(dtype=v3),
-               vel: wp.array(dtype=v3), built: wp.array(dtype=sv)):
+    def frames(
+        t: wp.array(dtype=xf),
+        x: wp.array(dtype=sv),
+        r: wp.array(dtype=m33),
+        s: wp.array(dtype=m33),
+        twist: wp.array(dtype=sv),
+        wrench: wp.array(dtype=sv),
+        adj: wp.array(dtype=m66),
+        p: wp.array(dtype=v3),
+        vel: wp.array(dtype=v3),
+        built: wp.array(dtype=sv),
+    ):
         i = wp.tid()
         twist[i] = wp.transform_twist(t[i], x[i])
         wrench[i] = wp.transform_wrench(t[i], x[i])
@@ -76,10 +92,26 @@ def test_spatial_algebra(dtype):
     rng = np.random.default_rng(1)
     a, b = rng.normal(size=(N, 6)), rng.normal(size=(N, 6))
     npd = _np(dtype)
-    top, bottom, cross, dual = wp.zeros(N, dtype=v3), wp.zeros(N, dtype=v3), wp.zeros(N, dtype=sv), wp.zeros(N, dtype=sv)
+    top, bottom, cross, dual = (
+        wp.zeros(N, dtype=v3),
+        wp.zeros(N, dtype=v3),
+        wp.zeros(N, dtype=sv),
+        wp.zeros(N, dtype=sv),
+    )
     d = wp.zeros(N, dtype=dtype)
-    wp.launch(kernels(dtype)["algebra"], dim=N,
-              inputs=[wp.array(a.astype(npd), dtype=sv), wp.array(b.astype(npd), dtype=sv), top, bottom, d, cross, dual])
+    wp.launch(
+        kernels(dtype)["algebra"],
+        dim=N,
+        inputs=[
+            wp.array(a.astype(npd), dtype=sv),
+            wp.array(b.astype(npd), dtype=sv),
+            top,
+            bottom,
+            d,
+            cross,
+            dual,
+        ],
+    )
     tol = TOL[dtype] * 10
     np.testing.assert_array_equal(top.numpy(), a[:, :3].astype(npd))
     np.testing.assert_array_equal(bottom.numpy(), a[:, 3:].astype(npd))
@@ -93,7 +125,11 @@ def test_spatial_algebra(dtype):
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_transforms_of_spatial_vectors(dtype):
     sv, v3 = wp.types.vector(6, dtype), wp.types.vector(3, dtype)
-    m33, m66, xf = wp.types.matrix((3, 3), dtype), wp.types.matrix((6, 6), dtype), wp.types.transformation(dtype)
+    m33, m66, xf = (
+        wp.types.matrix((3, 3), dtype),
+        wp.types.matrix((6, 6), dtype),
+        wp.types.transformation(dtype),
+    )
     rng = np.random.default_rng(2)
     q = Rotation.random(N, random_state=3)
     p = rng.normal(size=(N, 3))
@@ -104,9 +140,22 @@ def test_transforms_of_spatial_vectors(dtype):
     npd = _np(dtype)
     twist, wrench, built = wp.zeros(N, dtype=sv), wp.zeros(N, dtype=sv), wp.zeros(N, dtype=sv)
     adj, vel = wp.zeros(N, dtype=m66), wp.zeros(N, dtype=v3)
-    wp.launch(kernels(dtype)["frames"], dim=N,
-              inputs=[wp.array(t.astype(npd), dtype=xf), wp.array(x.astype(npd), dtype=sv), wp.array(r.astype(npd), dtype=m33),
-                      wp.array(s.astype(npd), dtype=m33), twist, wrench, adj, wp.array(pt.astype(npd), dtype=v3), vel, built])
+    wp.launch(
+        kernels(dtype)["frames"],
+        dim=N,
+        inputs=[
+            wp.array(t.astype(npd), dtype=xf),
+            wp.array(x.astype(npd), dtype=sv),
+            wp.array(r.astype(npd), dtype=m33),
+            wp.array(s.astype(npd), dtype=m33),
+            twist,
+            wrench,
+            adj,
+            wp.array(pt.astype(npd), dtype=v3),
+            vel,
+            built,
+        ],
+    )
     tol = TOL[dtype] * 10
     rot = q.as_matrix()
     # Plucker transform of motion vectors: [[R, 0], [skew(p) R, R]]; of forces: [[R, skew(p) R], [0, R]]

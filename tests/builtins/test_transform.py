@@ -46,9 +46,19 @@ def _make_kernels(dtype):
     m44 = wp.types.matrix((4, 4), dtype)
 
     @wp.kernel
-    def algebra(a: wp.array(dtype=xf), b: wp.array(dtype=xf), x: wp.array(dtype=v3), ab: wp.array(dtype=xf),
-                inv: wp.array(dtype=xf), point: wp.array(dtype=v3), vec: wp.array(dtype=v3),
-                mat: wp.array(dtype=m44), mpoint: wp.array(dtype=v3), mvec: wp.array(dtype=v3), back: wp.array(dtype=xf)):
+    def algebra(
+        a: wp.array(dtype=xf),
+        b: wp.array(dtype=xf),
+        x: wp.array(dtype=v3),
+        ab: wp.array(dtype=xf),
+        inv: wp.array(dtype=xf),
+        point: wp.array(dtype=v3),
+        vec: wp.array(dtype=v3),
+        mat: wp.array(dtype=m44),
+        mpoint: wp.array(dtype=v3),
+        mvec: wp.array(dtype=v3),
+        back: wp.array(dtype=xf),
+    ):
         i = wp.tid()
         t = a[i]
         ab[i] = wp.transform_multiply(t, b[i])
@@ -73,7 +83,9 @@ def _make_kernels(dtype):
         wp.transform_set_translation(u, t.p)
         set_p[i] = u
         wp.transform_set_rotation(u, t.q)
-        set_q[i] = wp.transform_set_translation_copy(u, wp.transform_get_translation(wp.transform_identity(dtype=dtype)))
+        set_q[i] = wp.transform_set_translation_copy(
+            u, wp.transform_get_translation(wp.transform_identity(dtype=dtype))
+        )
 
     @wp.kernel
     def compose(p: wp.array(dtype=v3), q: wp.array(dtype=q_t), s: wp.array(dtype=v3), m: wp.array(dtype=m44),
@@ -106,14 +118,23 @@ def test_transform_algebra(dtype):
     npd = _np(dtype)
     outs = dict(ab=xf, inv=xf, point=v3, vec=v3, mat=m44, mpoint=v3, mvec=v3, back=xf)
     res = {k: wp.zeros(N, dtype=t) for k, t in outs.items()}
-    wp.launch(kernels(dtype)["algebra"], dim=N,
-              inputs=[wp.array(a.astype(npd), dtype=xf), wp.array(b.astype(npd), dtype=xf), wp.array(x.astype(npd), dtype=v3),
-                      *res.values()])
+    wp.launch(
+        kernels(dtype)["algebra"],
+        dim=N,
+        inputs=[
+            wp.array(a.astype(npd), dtype=xf),
+            wp.array(b.astype(npd), dtype=xf),
+            wp.array(x.astype(npd), dtype=v3),
+            *res.values(),
+        ],
+    )
     ma, mb = to_matrix(a), to_matrix(b)
     tol = TOL[dtype]
     np.testing.assert_allclose(res["mat"].numpy(), ma, atol=tol)
     np.testing.assert_allclose(to_matrix(res["ab"].numpy().astype(np.float64)), ma @ mb, atol=tol * 10)
-    np.testing.assert_allclose(to_matrix(res["inv"].numpy().astype(np.float64)), np.linalg.inv(ma), atol=tol * 10)
+    np.testing.assert_allclose(
+        to_matrix(res["inv"].numpy().astype(np.float64)), np.linalg.inv(ma), atol=tol * 10
+    )
     np.testing.assert_allclose(res["point"].numpy(), apply(ma, x, 1.0), atol=tol * 10)
     np.testing.assert_allclose(res["vec"].numpy(), apply(ma, x, 0.0), atol=tol * 10)
     np.testing.assert_allclose(res["mpoint"].numpy(), apply(ma, x, 1.0), atol=tol * 10)
@@ -144,10 +165,25 @@ def test_compose_decompose(dtype):
     q = Rotation.random(N, random_state=6).as_quat()
     s = rng.uniform(0.2, 3.0, size=(N, 3))
     npd = _np(dtype)
-    m, p2, q2, s2 = wp.zeros(N, dtype=m44), wp.zeros(N, dtype=v3), wp.zeros(N, dtype=q_t), wp.zeros(N, dtype=v3)
-    wp.launch(kernels(dtype)["compose"], dim=N,
-              inputs=[wp.array(p.astype(npd), dtype=v3), wp.array(q.astype(npd), dtype=q_t), wp.array(s.astype(npd), dtype=v3),
-                      m, p2, q2, s2])
+    m, p2, q2, s2 = (
+        wp.zeros(N, dtype=m44),
+        wp.zeros(N, dtype=v3),
+        wp.zeros(N, dtype=q_t),
+        wp.zeros(N, dtype=v3),
+    )
+    wp.launch(
+        kernels(dtype)["compose"],
+        dim=N,
+        inputs=[
+            wp.array(p.astype(npd), dtype=v3),
+            wp.array(q.astype(npd), dtype=q_t),
+            wp.array(s.astype(npd), dtype=v3),
+            m,
+            p2,
+            q2,
+            s2,
+        ],
+    )
     expected = to_matrix(np.concatenate([p, q], axis=1))
     expected[:, :3, :3] = expected[:, :3, :3] * s[:, None, :]
     tol = TOL[dtype] * 10
@@ -168,7 +204,9 @@ def test_identity_constructors_and_python_scope():
 
     outd, outf = wp.zeros(3, dtype=wp.transformd), wp.zeros(2, dtype=wp.transformf)
     wp.launch(build, dim=1, inputs=[outd, outf])
-    np.testing.assert_array_equal(outd.numpy(), [[0, 0, 0, 0, 0, 0, 1], [1, 2, 3, 0, 0, 0, 1], [1, 2, 3, 0, 0, 0, 1]])
+    np.testing.assert_array_equal(
+        outd.numpy(), [[0, 0, 0, 0, 0, 0, 1], [1, 2, 3, 0, 0, 0, 1], [1, 2, 3, 0, 0, 0, 1]]
+    )
     np.testing.assert_array_equal(outf.numpy(), [[0, 0, 0, 0, 0, 0, 1], [1, 2, 3, 0, 0, 0, 1]])
     t = wp.transform_identity(dtype=wp.float64)
     assert type(t) is wp.transformd and t.tolist() == [0, 0, 0, 0, 0, 0, 1]

@@ -71,7 +71,9 @@ def make_vector_kernels(V, S):
         flags[i, 4] = len(x)
 
     @wp.kernel
-    def vec_reductions(a: wp.array(dtype=V), b: wp.array(dtype=V), s: wp.array(dtype=S), out: wp.array2d(dtype=S)):
+    def vec_reductions(
+        a: wp.array(dtype=V), b: wp.array(dtype=V), s: wp.array(dtype=S), out: wp.array2d(dtype=S)
+    ):
         i = wp.tid()
         x = a[i]
         y = b[i]
@@ -125,9 +127,27 @@ def test_float_vector_operators_and_functions(length, wtype, np_dtype, tol):
     with np.errstate(divide="ignore"):
         k_over_a = k / a
     expected = [
-        a + b, a - b, k * a, a * k, a / k, k_over_a, -a, a, a * b, a / b, 2.0 * a, a * 0.5 - b / 4.0,
-        a * (1.0 - k) + b * k, np.abs(a), np.where(a < 0, -1.0, 1.0), np.minimum(a, b), np.maximum(a, b),
-        normalized, a / pseudo_huber(a, 1.0)[:, None], a / pseudo_huber(a, k[:, 0] ** 2)[:, None], a + b - 0.5 * a,
+        a + b,
+        a - b,
+        k * a,
+        a * k,
+        a / k,
+        k_over_a,
+        -a,
+        a,
+        a * b,
+        a / b,
+        2.0 * a,
+        a * 0.5 - b / 4.0,
+        a * (1.0 - k) + b * k,
+        np.abs(a),
+        np.where(a < 0, -1.0, 1.0),
+        np.minimum(a, b),
+        np.maximum(a, b),
+        normalized,
+        a / pseudo_huber(a, 1.0)[:, None],
+        a / pseudo_huber(a, k[:, 0] ** 2)[:, None],
+        a + b - 0.5 * a,
     ]
     got = out.numpy()
     for j, exp in enumerate(expected):
@@ -205,7 +225,9 @@ def test_integer_vectors(wtype, np_dtype):
     V = wp.types.vector(3, wtype)
 
     @wp.kernel
-    def int_vec(a: wp.array(dtype=V), b: wp.array(dtype=V), out: wp.array2d(dtype=V), sc: wp.array2d(dtype=wtype)):
+    def int_vec(
+        a: wp.array(dtype=V), b: wp.array(dtype=V), out: wp.array2d(dtype=V), sc: wp.array2d(dtype=wtype)
+    ):
         i = wp.tid()
         x = a[i]
         y = b[i]
@@ -241,8 +263,22 @@ def test_integer_vectors(wtype, np_dtype):
     safe_b = np.where(b == 0, 1, b)
     quotient = np.where(b == 0, 0, np.trunc(a / safe_b)).astype(np.int64)
     remainder = np.where(b == 0, 0, np.fmod(a, safe_b))
-    expected = [a + b, a - b, a * 3, 2 * a, np.trunc(a / 2).astype(np.int64), quotient, a * b, -a, np.cross(a, b),
-                np.abs(a), np.where(a < 0, -1, 1), np.minimum(a, b), np.maximum(a, b), remainder]
+    expected = [
+        a + b,
+        a - b,
+        a * 3,
+        2 * a,
+        np.trunc(a / 2).astype(np.int64),
+        quotient,
+        a * b,
+        -a,
+        np.cross(a, b),
+        np.abs(a),
+        np.where(a < 0, -1, 1),
+        np.minimum(a, b),
+        np.maximum(a, b),
+        remainder,
+    ]
     got = out.numpy()
     for j, exp in enumerate(expected):
         np.testing.assert_array_equal(got[:, j], exp, err_msg=f"column {j}")
@@ -268,7 +304,9 @@ def hamilton(p, q):
 
 def rotate(q, v):
     u, w = q[..., :3], q[..., 3:]
-    return v * (2.0 * w * w - 1.0) + np.cross(u, v) * w * 2.0 + u * np.sum(u * v, axis=-1, keepdims=True) * 2.0
+    return (
+        v * (2.0 * w * w - 1.0) + np.cross(u, v) * w * 2.0 + u * np.sum(u * v, axis=-1, keepdims=True) * 2.0
+    )
 
 
 @pytest.mark.parametrize("wtype,np_dtype,tol", FLOATS)
@@ -302,10 +340,23 @@ def test_quaternion_operators(wtype, np_dtype, tol):
     s = operands(rng, N, np_dtype)
     out = wp.zeros((N, 9), dtype=Q)
     sc = wp.zeros((N, 5), dtype=wtype)
-    wp.launch(quat_ops, dim=N, inputs=[wp.array(A, dtype=Q), wp.array(B, dtype=Q), wp.array(s, dtype=wtype), out, sc])
+    wp.launch(
+        quat_ops,
+        dim=N,
+        inputs=[wp.array(A, dtype=Q), wp.array(B, dtype=Q), wp.array(s, dtype=wtype), out, sc],
+    )
     a, b, k = A.astype(np.float64), B.astype(np.float64), s.astype(np.float64)[:, None]
-    expected = [a + b, a - b, hamilton(a, b), a * k, k * a, a / k, -a, a / np.linalg.norm(a, axis=1, keepdims=True),
-                a * (1 - k) + b * k]
+    expected = [
+        a + b,
+        a - b,
+        hamilton(a, b),
+        a * k,
+        k * a,
+        a / k,
+        -a,
+        a / np.linalg.norm(a, axis=1, keepdims=True),
+        a * (1 - k) + b * k,
+    ]
     for j, exp in enumerate(expected):
         close(out.numpy()[:, j], exp, 4 * tol)
     r = sc.numpy().astype(np.float64)
@@ -321,7 +372,9 @@ def test_transform_operators(wtype, np_dtype, tol):
     T = wp.types.transformation(wtype)
 
     @wp.kernel
-    def xform_ops(a: wp.array(dtype=T), b: wp.array(dtype=T), out: wp.array2d(dtype=T), n: wp.array(dtype=int)):
+    def xform_ops(
+        a: wp.array(dtype=T), b: wp.array(dtype=T), out: wp.array2d(dtype=T), n: wp.array(dtype=int)
+    ):
         i = wp.tid()
         out[i, 0] = a[i] * b[i]
         out[i, 1] = a[i] + b[i]
@@ -377,8 +430,19 @@ def test_select_where_and_classification():
     out = wp.zeros((4, 3), dtype=wp.vec3)
     outm = wp.zeros(4, dtype=wp.mat22)
     cls = wp.zeros((4, 6), dtype=wp.int32)
-    wp.launch(sel, dim=4, inputs=[wp.array(A, dtype=wp.vec3), wp.array(B, dtype=wp.vec3), wp.array(M, dtype=wp.mat22),
-                                  wp.array(flags), out, outm, cls])
+    wp.launch(
+        sel,
+        dim=4,
+        inputs=[
+            wp.array(A, dtype=wp.vec3),
+            wp.array(B, dtype=wp.vec3),
+            wp.array(M, dtype=wp.mat22),
+            wp.array(flags),
+            out,
+            outm,
+            cls,
+        ],
+    )
     got = out.numpy()
     on = (flags != 0)[:, None]
     np.testing.assert_array_equal(got[:, 0], np.where(on, B, A))  # select(cond, if_false, if_true)
@@ -404,7 +468,9 @@ def test_anonymous_vector_constructors():
         v = vector(dtype=wp.float64, length=5)
         out[0, 0] = v
         out[0, 1] = vector(wp.float64(1.5), length=5)
-        out[0, 2] = vector(wp.float64(1.0), wp.float64(2.0), wp.float64(3.0), wp.float64(4.0), wp.float64(5.0))
+        out[0, 2] = vector(
+            wp.float64(1.0), wp.float64(2.0), wp.float64(3.0), wp.float64(4.0), wp.float64(5.0)
+        )
         w = vector(1.0, 2.0, 3.0, 4.0, 5.0, dtype=wp.float64)
         out[0, 3] = w + out[0, 2]
         lens[0] = len(v)
@@ -490,8 +556,23 @@ def test_vec3f_plus_vec3d_error_names_the_types():
 
 
 def test_registered_builtins_have_docs_and_groups():
-    names = ["argmax", "argmin", "cross", "cw_div", "cw_mul", "dot", "length", "length_sq", "normalize", "outer",
-             "norm_huber", "norm_l1", "norm_l2", "norm_pseudo_huber", "smooth_normalize"]
+    names = [
+        "argmax",
+        "argmin",
+        "cross",
+        "cw_div",
+        "cw_mul",
+        "dot",
+        "length",
+        "length_sq",
+        "normalize",
+        "outer",
+        "norm_huber",
+        "norm_l1",
+        "norm_l2",
+        "norm_pseudo_huber",
+        "smooth_normalize",
+    ]
     for name in names:
         builtin = builtin_registry.get(name)
         assert builtin is not None, name

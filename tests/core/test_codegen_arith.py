@@ -55,8 +55,18 @@ def int_operands(bits, signed, n=64, seed=0):
     edge = [lo, hi, 0, 1, 2, 3, 7, hi - 1, lo + 1]
     if signed:
         edge += [-1, -2, -3, -7]
-    xs = edge + [int(v) for v in rng.integers(lo, hi, size=n, endpoint=True, dtype=np.int64 if signed or bits < 64 else np.uint64)]
-    ys = list(reversed(edge)) + [int(v) for v in rng.integers(lo, hi, size=n, endpoint=True, dtype=np.int64 if signed or bits < 64 else np.uint64)]
+    xs = edge + [
+        int(v)
+        for v in rng.integers(
+            lo, hi, size=n, endpoint=True, dtype=np.int64 if signed or bits < 64 else np.uint64
+        )
+    ]
+    ys = list(reversed(edge)) + [
+        int(v)
+        for v in rng.integers(
+            lo, hi, size=n, endpoint=True, dtype=np.int64 if signed or bits < 64 else np.uint64
+        )
+    ]
     # make sure every interesting divisor shows up against interesting dividends
     pairs = list(zip(xs, ys))
     divisors = [0, 1, 2, 3, 7] + ([-1, -2, -3, -7] if signed else [])
@@ -459,10 +469,18 @@ def test_bool_type_in_arrays_and_logic():
 
 def test_casts_from_float():
     @wp.kernel
-    def from_float(x: wp.array(dtype=float), i32: wp.array2d(dtype=int), i8: wp.array(dtype=wp.int8),
-                   u8: wp.array(dtype=wp.uint8), i64: wp.array(dtype=wp.int64), u64: wp.array(dtype=wp.uint64),
-                   u32: wp.array(dtype=wp.uint32), f16: wp.array(dtype=wp.float16), f64: wp.array(dtype=wp.float64),
-                   bl: wp.array(dtype=wp.bool)):
+    def from_float(
+        x: wp.array(dtype=float),
+        i32: wp.array2d(dtype=int),
+        i8: wp.array(dtype=wp.int8),
+        u8: wp.array(dtype=wp.uint8),
+        i64: wp.array(dtype=wp.int64),
+        u64: wp.array(dtype=wp.uint64),
+        u32: wp.array(dtype=wp.uint32),
+        f16: wp.array(dtype=wp.float16),
+        f64: wp.array(dtype=wp.float64),
+        bl: wp.array(dtype=wp.bool),
+    ):
         i = wp.tid()
         v = x[i]
         i32[i, 0] = int(v)
@@ -525,8 +543,10 @@ def test_casts_between_integers_and_to_float():
     xs = [0, 300, -1, 200, -200, 2**31 - 1, -(2**31), 255, 256, 12345678]
     bigs = [2**40 + 7, -(2**40) - 3, 2**53 + 1, -5, 0, 2**32 + 5, 2**31, 3, -(2**31) - 1, 17]
     n = len(xs)
-    outs = [wp.zeros(n, dtype=t) for t in (wp.uint8, wp.int8, wp.uint32, wp.int64, wp.uint64, float, wp.float64,
-                                             wp.bool, int)]
+    outs = [
+        wp.zeros(n, dtype=t)
+        for t in (wp.uint8, wp.int8, wp.uint32, wp.int64, wp.uint64, float, wp.float64, wp.bool, int)
+    ]
     wp.launch(from_int, dim=n, inputs=[wp.array(xs, dtype=int), wp.array(bigs, dtype=wp.int64), *outs])
     u8, i8, u32, i64, u64, f32, f64, bl, back = (o.numpy() for o in outs)
     assert u8.tolist() == [wrap(v, 8, False) for v in xs]
@@ -544,7 +564,9 @@ def test_constant_casts_match_runtime_casts():
     """Casts of literals (folded at compile time) follow the same rules as casts of runtime values."""
 
     @wp.kernel
-    def const_casts(out: wp.array(dtype=wp.int64), fout: wp.array(dtype=float), bout: wp.array(dtype=wp.bool)):
+    def const_casts(
+        out: wp.array(dtype=wp.int64), fout: wp.array(dtype=float), bout: wp.array(dtype=wp.bool)
+    ):
         out[0] = wp.int64(int(2.7))
         out[1] = wp.int64(int(-2.7))
         out[2] = wp.int64(wp.uint8(300))
@@ -568,7 +590,9 @@ def test_constant_casts_match_runtime_casts():
     bout = wp.zeros(4, dtype=wp.bool)
     wp.launch(const_casts, dim=1, inputs=[out, fout, bout])
     assert out.numpy().tolist() == [2, -2, 44, -56, 0, 255, 2**31 - 1, -(2**15), 2**32 - 1, 1]
-    np.testing.assert_array_equal(fout.numpy(), np.array([3.0, float(np.float16(0.1)), 1.0], dtype=np.float32))
+    np.testing.assert_array_equal(
+        fout.numpy(), np.array([3.0, float(np.float16(0.1)), 1.0], dtype=np.float32)
+    )
     assert bout.numpy().tolist() == [False, True, True, False]
 
 
@@ -591,9 +615,23 @@ def test_float_and_int_aliases():
 
 def test_scalar_kernel_arguments_of_every_type():
     @wp.kernel
-    def scalar_args(a: wp.int8, b: wp.uint8, c: wp.int16, d: wp.uint16, e: wp.int32, f: wp.uint32,
-                    g: wp.int64, h: wp.uint64, x: wp.float16, y: wp.float32, z: wp.float64, flag: wp.bool,
-                    out: wp.array(dtype=wp.float64), iout: wp.array(dtype=wp.int64), uout: wp.array(dtype=wp.uint64)):
+    def scalar_args(
+        a: wp.int8,
+        b: wp.uint8,
+        c: wp.int16,
+        d: wp.uint16,
+        e: wp.int32,
+        f: wp.uint32,
+        g: wp.int64,
+        h: wp.uint64,
+        x: wp.float16,
+        y: wp.float32,
+        z: wp.float64,
+        flag: wp.bool,
+        out: wp.array(dtype=wp.float64),
+        iout: wp.array(dtype=wp.int64),
+        uout: wp.array(dtype=wp.uint64),
+    ):
         iout[0] = wp.int64(a)
         iout[1] = wp.int64(b)
         iout[2] = wp.int64(c)
@@ -658,8 +696,20 @@ def test_unsigned_and_64_bit_float_conversions():
     d = [1e19, -3.5, -9.0e18, 9.3e18]
     fo, f32o = wp.zeros(3, dtype=wp.float64), wp.zeros(2, dtype=float)
     uo, io = wp.zeros(2, dtype=wp.uint64), wp.zeros(4, dtype=wp.int64)
-    wp.launch(wide, dim=1, inputs=[wp.array([2**64 - 1], dtype=wp.uint64), wp.array([4_000_000_000], dtype=wp.uint32),
-                                   wp.array([250], dtype=wp.uint8), wp.array(d, dtype=wp.float64), fo, f32o, uo, io])
+    wp.launch(
+        wide,
+        dim=1,
+        inputs=[
+            wp.array([2**64 - 1], dtype=wp.uint64),
+            wp.array([4_000_000_000], dtype=wp.uint32),
+            wp.array([250], dtype=wp.uint8),
+            wp.array(d, dtype=wp.float64),
+            fo,
+            f32o,
+            uo,
+            io,
+        ],
+    )
     assert fo.numpy().tolist() == [float(2**64), 4e9, 250.0]
     assert f32o.numpy().tolist() == [float(np.float32(4e9)), 250.0]
     assert [int(v) for v in uo.numpy()] == [10**19, 0]

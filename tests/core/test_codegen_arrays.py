@@ -101,7 +101,11 @@ def test_multidimensional_indexing_and_shape():
     d2 = rng.random((3, 4), dtype=np.float32)
     d3 = rng.random((3, 4, 5), dtype=np.float32)
     d4 = rng.random((3, 4, 5, 2), dtype=np.float32)
-    out2, out3, out4 = wp.zeros((3, 4), dtype=float), wp.zeros((3, 4, 5), dtype=float), wp.zeros((3, 4, 5, 2), dtype=float)
+    out2, out3, out4 = (
+        wp.zeros((3, 4), dtype=float),
+        wp.zeros((3, 4, 5), dtype=float),
+        wp.zeros((3, 4, 5, 2), dtype=float),
+    )
     shapes = wp.zeros(9, dtype=int)
     wp.launch(nd_index, dim=(3, 4), inputs=[wp.array(d2, dtype=float), wp.array(d3, dtype=float),
                                             wp.array(d4, dtype=float), out2, out3, out4, shapes])
@@ -214,10 +218,20 @@ def wrap32(v):
 
 def test_atomic_add_sub_min_max_parallel(force_parallel):
     @wp.kernel
-    def atomics(vals: wp.array(dtype=float), ivals: wp.array(dtype=int), fsum: wp.array(dtype=float),
-                isum: wp.array(dtype=int), i64sum: wp.array(dtype=wp.int64), fmin: wp.array(dtype=float),
-                fmax: wp.array(dtype=float), imin: wp.array(dtype=int), imax: wp.array(dtype=int),
-                dsum: wp.array(dtype=wp.float64), usum: wp.array(dtype=wp.uint32), grid: wp.array2d(dtype=int)):
+    def atomics(
+        vals: wp.array(dtype=float),
+        ivals: wp.array(dtype=int),
+        fsum: wp.array(dtype=float),
+        isum: wp.array(dtype=int),
+        i64sum: wp.array(dtype=wp.int64),
+        fmin: wp.array(dtype=float),
+        fmax: wp.array(dtype=float),
+        imin: wp.array(dtype=int),
+        imax: wp.array(dtype=int),
+        dsum: wp.array(dtype=wp.float64),
+        usum: wp.array(dtype=wp.uint32),
+        grid: wp.array2d(dtype=int),
+    ):
         i = wp.tid()
         b = i % 8
         wp.atomic_add(fsum, b, 1.0)
@@ -243,8 +257,24 @@ def test_atomic_add_sub_min_max_parallel(force_parallel):
     imin, imax = wp.full(8, 2**31 - 1, dtype=int), wp.full(8, -(2**31), dtype=int)
     dsum, usum = wp.zeros(1, dtype=wp.float64), wp.zeros(1, dtype=wp.uint32)
     grid = wp.zeros((8, 3), dtype=int)
-    wp.launch(atomics, dim=n, inputs=[wp.array(vals, dtype=float), wp.array(ivals, dtype=int), fsum, isum, i64sum,
-                                      fmin, fmax, imin, imax, dsum, usum, grid])
+    wp.launch(
+        atomics,
+        dim=n,
+        inputs=[
+            wp.array(vals, dtype=float),
+            wp.array(ivals, dtype=int),
+            fsum,
+            isum,
+            i64sum,
+            fmin,
+            fmax,
+            imin,
+            imax,
+            dsum,
+            usum,
+            grid,
+        ],
+    )
     idx = np.arange(n)
     bins = idx % 8
     np.testing.assert_array_equal(fsum.numpy()[:8], np.bincount(bins, minlength=8).astype(np.float32))

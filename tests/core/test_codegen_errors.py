@@ -105,9 +105,21 @@ def test_strict_typing_errors(body):
     def bitwise_on_float(a: wp.array(dtype=int), f: wp.array(dtype=float)):
         f[0] = f[0] & f[1]
 
-    kernels = {k.name: k for k in (int_plus_float, f32_plus_f64, i32_plus_i64, u32_plus_i32, float_literal_with_int,
-                                   assign_float_to_int_var, store_float_in_int_array, compare_int_float,
-                                   float_index, bitwise_on_float)}
+    kernels = {
+        k.name: k
+        for k in (
+            int_plus_float,
+            f32_plus_f64,
+            i32_plus_i64,
+            u32_plus_i32,
+            float_literal_with_int,
+            assign_float_to_int_var,
+            store_float_in_int_array,
+            compare_int_float,
+            float_index,
+            bitwise_on_float,
+        )
+    }
     kernel = kernels[body]
     args = []
     for t in kernel.arg_types:
@@ -387,17 +399,23 @@ def test_release_mode_restored_after_debug():
 
 
 def test_unsupported_parameter_annotation_is_rejected_at_definition():
-    with pytest.raises(wp.WarpCodegenTypeError, match=r"parameter 'x' is annotated <class 'list'>, which is not a warp type") as info:
+    with pytest.raises(
+        wp.WarpCodegenTypeError, match=r"parameter 'x' is annotated <class 'list'>, which is not a warp type"
+    ) as info:
 
         @wp.kernel
         def k(x: list):
             pass
 
-    assert "in 'test_unsupported_parameter_annotation_is_rejected_at_definition.<locals>.k' at" in str(info.value)
+    assert "in 'test_unsupported_parameter_annotation_is_rejected_at_definition.<locals>.k' at" in str(
+        info.value
+    )
 
 
 def test_unresolvable_string_annotation_names_the_parameter():
-    with pytest.raises(wp.WarpCodegenError, match=r"cannot resolve the annotation of parameter 'x' \('no_such_type'\)"):
+    with pytest.raises(
+        wp.WarpCodegenError, match=r"cannot resolve the annotation of parameter 'x' \('no_such_type'\)"
+    ):
 
         @wp.func
         def f(x: "no_such_type"):  # noqa: F821

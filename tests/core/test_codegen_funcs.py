@@ -160,8 +160,11 @@ def test_multiple_return_values():
     fx = np.array([0.5, 3.0, -2.0, 1.0, 10.0], dtype=np.float32)
     iout = wp.zeros((5, 6), dtype=int)
     fout = wp.zeros((5, 4), dtype=float)
-    wp.launch(multi, dim=5, inputs=[wp.array(xs, dtype=int), wp.array(ys, dtype=int), wp.array(fx, dtype=float),
-                                    iout, fout])
+    wp.launch(
+        multi,
+        dim=5,
+        inputs=[wp.array(xs, dtype=int), wp.array(ys, dtype=int), wp.array(fx, dtype=float), iout, fout],
+    )
     for i, (a, b) in enumerate(zip(xs, ys)):
         q = 0 if b == 0 else int(a / b)
         r = 0 if b == 0 else a - b * q

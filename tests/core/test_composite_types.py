@@ -101,7 +101,7 @@ def test_numpy_conversion_and_printing():
     assert str(wp.mat22(1.0, 2.0, 3.0, 4.0)) == "[[1.0, 2.0],\n [3.0, 4.0]]"
 
 
-# -- arrays of composite types ---------------------------------------------------------------------------------
+# -- arrays of composite types -------------------------------------------------------------------------------
 def test_arrays_of_vectors_and_matrices():
     n = 7
     a = wp.array(np.zeros((n, 3)), dtype=wp.vec3)
@@ -119,7 +119,7 @@ def test_arrays_of_vectors_and_matrices():
     assert q.numpy().shape == (3, 4)
 
 
-# -- kernels: reading and writing components -------------------------------------------------------------------
+# -- kernels: reading and writing components -----------------------------------------------------------------
 ORIGIN = wp.constant(wp.vec3(1.0, 2.0, 3.0))
 SCALE = wp.mat22(2.0, 0.0, 0.0, 3.0)
 AXES = wp.constant(wp.mat33(1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0))
@@ -241,7 +241,9 @@ def test_kernel_quaternion_and_transform_components():
 
 
 @wp.kernel
-def constructors_in_kernels(out: wp.array(dtype=wp.vec3), outm: wp.array(dtype=wp.mat33), s: wp.array(dtype=float)):
+def constructors_in_kernels(
+    out: wp.array(dtype=wp.vec3), outm: wp.array(dtype=wp.mat33), s: wp.array(dtype=float)
+):
     i = wp.tid()
     f = float(i)
     a = wp.vec3(f, 2.0, 3.0)

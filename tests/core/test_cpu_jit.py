@@ -151,7 +151,10 @@ def test_parse_error_raises_codegen_error():
 
 
 def test_undefined_symbol_raises_codegen_error():
-    ir = "declare void @no_such_function_xyz()\ndefine void @f() {\n  call void @no_such_function_xyz()\n  ret void\n}\n"
+    ir = (
+        "declare void @no_such_function_xyz()\n"
+        "define void @f() {\n  call void @no_such_function_xyz()\n  ret void\n}\n"
+    )
     obj = cpu_jit.compile_ir(ir)
     with pytest.raises(WarpCodegenError, match="no_such_function_xyz"):
         cpu_jit.load_object(obj, ["f"])
@@ -160,7 +163,10 @@ def test_undefined_symbol_raises_codegen_error():
 
 
 def test_imported_symbol_resolves():
-    ir = "declare i32 @provided_by_host(i32)\ndefine i32 @f(i32 %x) {\n  %r = call i32 @provided_by_host(i32 %x)\n  ret i32 %r\n}\n"
+    ir = (
+        "declare i32 @provided_by_host(i32)\n"
+        "define i32 @f(i32 %x) {\n  %r = call i32 @provided_by_host(i32 %x)\n  ret i32 %r\n}\n"
+    )
     callback_type = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_int32)
     callback = callback_type(lambda v: v * 3)
     address = ctypes.cast(callback, ctypes.c_void_p).value

@@ -40,9 +40,16 @@ def _count_down(counter: int, value: int):
 
 
 if "test_count_down" not in builtin_registry:
-    builtin_registry.add("test_count_down", params={"counter": wp.int32, "value": wp.int32},
-                         result=(wp.bool, wp.int32, wp.int32), func=_count_down, mutated_args=(0, 1), export=False,
-                         doc="Decrement counter, write a value (output parameters).", group="Test")
+    builtin_registry.add(
+        "test_count_down",
+        params={"counter": wp.int32, "value": wp.int32},
+        result=(wp.bool, wp.int32, wp.int32),
+        func=_count_down,
+        mutated_args=(0, 1),
+        export=False,
+        doc="Decrement counter, write a value (output parameters).",
+        group="Test",
+    )
 
 
 def test_output_parameters_are_rebound_also_in_while_conditions():

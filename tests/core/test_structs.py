@@ -128,7 +128,9 @@ def test_struct_field_type_errors_are_located():
         p.mass = 3
         p.mass = wp.int32(3)
 
-    with pytest.raises(wp.WarpCodegenTypeError, match=r"field 'mass' of struct Particle is float32, got int32") as info:
+    with pytest.raises(
+        wp.WarpCodegenTypeError, match=r"field 'mass' of struct Particle is float32, got int32"
+    ) as info:
         wp.launch(bad, dim=1, inputs=[wp.zeros(1, dtype=Particle)])
     assert "p.mass = wp.int32(3)" in str(info.value)
 

@@ -55,7 +55,9 @@ def test_installed_plugin_submodule_still_imports() -> None:
 
 
 def test_unknown_name_is_a_plain_attribute_error() -> None:
-    proc = _run_without("", "import warp as wp\ntry:\n    wp.no_such_thing\nexcept AttributeError as e:\n    print(e)")
+    proc = _run_without(
+        "", "import warp as wp\ntry:\n    wp.no_such_thing\nexcept AttributeError as e:\n    print(e)"
+    )
     assert proc.stdout.strip() == "module 'warp' has no attribute 'no_such_thing'"
 
 

@@ -27,15 +27,21 @@ def plugin_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return site
 
 
-def run_python(code: str, tmp_path: Path, extra_path: Path | None = None, **env: str) -> subprocess.CompletedProcess:
+def run_python(
+    code: str, tmp_path: Path, extra_path: Path | None = None, **env: str
+) -> subprocess.CompletedProcess:
     environment = dict(os.environ)
     environment["WARP_CACHE_PATH"] = str(tmp_path / "cache")
     if extra_path is not None:
-        environment["PYTHONPATH"] = os.pathsep.join(filter(None, [str(extra_path), environment.get("PYTHONPATH")]))
+        environment["PYTHONPATH"] = os.pathsep.join(
+            filter(None, [str(extra_path), environment.get("PYTHONPATH")])
+        )
     environment.update(env)
     script = tmp_path / "script.py"
     script.write_text(textwrap.dedent(code))
-    return subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=environment, timeout=300)
+    return subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, env=environment, timeout=300
+    )
 
 
 def test_plugin_builtins_callable_from_kernels(plugin_site: Path, tmp_path: Path) -> None:
@@ -103,7 +109,10 @@ def test_missing_builtin_package_names_the_distribution(tmp_path: Path) -> None:
     assert "ERROR: builtin 'wp.sin' is provided by the 'warp-builtins' package" in result.stdout
     assert "pip install warp-builtins" in result.stdout
     assert "in 'k' at" in result.stdout and "x[i] = wp.sin(x[i])" in result.stdout
-    assert "ATTR: module 'warp' has no attribute 'sin': it is provided by the 'warp-builtins' package" in result.stdout
+    assert (
+        "ATTR: module 'warp' has no attribute 'sin': it is provided by the 'warp-builtins' package"
+        in result.stdout
+    )
 
 
 def test_core_only_kernels_work_without_plugins(tmp_path: Path) -> None:

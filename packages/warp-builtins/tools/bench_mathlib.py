@@ -57,7 +57,10 @@ def bench_functions() -> None:
                 times.append(H.timed(lambda f=f, args=args, out=out: f(*args, out=out), 5))
             ref = REFERENCE.get(name)
             t_np = H.timed(lambda ref=ref, args=args: ref(*args), 5) if ref else float("nan")
-            print(f"{name:10s} {dtype.__name__:8s} {times[0] * 1e3:11.2f} {times[1] * 1e3:11.2f} {t_np * 1e3:9.2f}")
+            print(
+                f"{name:10s} {dtype.__name__:8s} {times[0] * 1e3:11.2f} {times[1] * 1e3:11.2f} "
+                f"{t_np * 1e3:9.2f}"
+            )
 
 
 def _straight_line_module() -> str:
@@ -83,7 +86,9 @@ def _inner_loop_module() -> str:
     for a in fn.args[:2]:
         a.add_attribute("noalias")
     out, inp, n = fn.args
-    entry, outer, inner, latch, done = (fn.append_basic_block(s) for s in ("entry", "outer", "inner", "latch", "done"))
+    entry, outer, inner, latch, done = (
+        fn.append_basic_block(s) for s in ("entry", "outer", "inner", "latch", "done")
+    )
     b = ir.IRBuilder(entry)
     b.cbranch(b.icmp_signed(">", n, ir.Constant(i64, 0)), outer, done)
     b.position_at_end(outer)

@@ -168,7 +168,10 @@ def run(name: str, fit: Fit) -> None:
     rounded = [_round(c, fit.bits) for c in coeffs]
     err_r = weighted_error(rounded, fit.g, fit.w, fit.a, fit.b)
     ulp = mp.mpf(2) ** -fit.bits
-    print(f"# {name}: degree {fit.degree}, minimax {mp.nstr(err / ulp, 3)} ulp, rounded {mp.nstr(err_r / ulp, 3)} ulp")
+    print(
+        f"# {name}: degree {fit.degree}, minimax {mp.nstr(err / ulp, 3)} ulp, rounded "
+        f"{mp.nstr(err_r / ulp, 3)} ulp"
+    )
     print("(" + ", ".join(repr(c) for c in rounded) + ",)")
     lo = _round(coeffs[0] - mp.mpf(rounded[0]), fit.bits)
     err_hl = weighted_error([mp.mpf(rounded[0]) + mp.mpf(lo)] + rounded[1:], fit.g, fit.w, fit.a, fit.b)

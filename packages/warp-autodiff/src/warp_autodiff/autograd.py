@@ -44,7 +44,13 @@ def _names(function: Any, inputs: Sequence[Any], outputs: Sequence[Any]) -> tupl
 
 def _select(function: Any, inputs: Sequence[Any], outputs: Sequence[Any], mask: Any) -> list[Key]:
     in_names, out_names = _names(function, inputs, outputs)
-    pairs = [(i, j) for i, a in enumerate(inputs) if _is_float_array(a) for j, b in enumerate(outputs) if _is_float_array(b)]
+    pairs = [
+        (i, j)
+        for i, a in enumerate(inputs)
+        if _is_float_array(a)
+        for j, b in enumerate(outputs)
+        if _is_float_array(b)
+    ]
     if not mask:
         return pairs
 

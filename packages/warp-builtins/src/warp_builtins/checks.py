@@ -72,14 +72,20 @@ def _lower_lower_bound(ctx: Any, args: list, types: list) -> ir.Value:
     b.store(ir.Constant(lt.I32, 0), lo_slot)
     b.store(n, hi_slot)
     fn = b.function
-    head, body, done = fn.append_basic_block("lb.head"), fn.append_basic_block("lb.body"), fn.append_basic_block("lb.done")
+    head, body, done = (
+        fn.append_basic_block("lb.head"),
+        fn.append_basic_block("lb.body"),
+        fn.append_basic_block("lb.done"),
+    )
     b.branch(head)
     b.position_at_end(head)
     lo, hi = b.load(lo_slot), b.load(hi_slot)
     b.cbranch(b.icmp_signed("<", lo, hi), body, done)
     b.position_at_end(body)
     mid = b.add(lo, b.ashr(b.sub(hi, lo), ir.Constant(lt.I32, 1)))
-    elem = lt.from_storage(b, t, b.load(element_pointer(ctx, arr, atype, [mid], [int32]), typ=lt.storage_type(t)))
+    elem = lt.from_storage(
+        b, t, b.load(element_pointer(ctx, arr, atype, [mid], [int32]), typ=lt.storage_type(t))
+    )
     if t._kind_ == "float":
         less = b.fcmp_ordered("<", elem, value)
     elif t._kind_ == "int":
@@ -95,20 +101,50 @@ def _lower_lower_bound(ctx: Any, args: list, types: list) -> ir.Value:
 
 def register(registry: Any) -> None:
     """Register the expectation builtins and lower_bound."""
-    registry.add("expect_eq", params=[("a", V), ("b", V)], result=None, lower=_lower_expect(True), group=GROUP,
-                 side_effects=True, differentiable=False, doc="Print an error from the kernel if a != b.")
-    registry.add("expect_neq", params=[("a", V), ("b", V)], result=None, lower=_lower_expect(False), group=GROUP,
-                 side_effects=True, differentiable=False, doc="Print an error from the kernel if a == b.")
+    registry.add(
+        "expect_eq",
+        params=[("a", V), ("b", V)],
+        result=None,
+        lower=_lower_expect(True),
+        group=GROUP,
+        side_effects=True,
+        differentiable=False,
+        doc="Print an error from the kernel if a != b.",
+    )
+    registry.add(
+        "expect_neq",
+        params=[("a", V), ("b", V)],
+        result=None,
+        lower=_lower_expect(False),
+        group=GROUP,
+        side_effects=True,
+        differentiable=False,
+        doc="Print an error from the kernel if a == b.",
+    )
     F = TypeVar("F", Float)
-    registry.add("expect_near", params=[("a", F), ("b", F), ("tolerance", F)], result=None, lower=_lower_expect_near,
-                 group=GROUP, side_effects=True, differentiable=False,
-                 doc="Print an error from the kernel if |a - b| > tolerance.")
+    registry.add(
+        "expect_near",
+        params=[("a", F), ("b", F), ("tolerance", F)],
+        result=None,
+        lower=_lower_expect_near,
+        group=GROUP,
+        side_effects=True,
+        differentiable=False,
+        doc="Print an error from the kernel if |a - b| > tolerance.",
+    )
     from warp.types.composite import VectorOf
 
     VF = TypeVar("VF", VectorOf(None, F))
-    registry.add("expect_near", params=[("a", VF), ("b", VF), ("tolerance", F)], result=None, lower=_lower_expect_near,
-                 group=GROUP, side_effects=True, differentiable=False,
-                 doc="Print an error from the kernel if any component differs by more than tolerance.")
+    registry.add(
+        "expect_near",
+        params=[("a", VF), ("b", VF), ("tolerance", F)],
+        result=None,
+        lower=_lower_expect_near,
+        group=GROUP,
+        side_effects=True,
+        differentiable=False,
+        doc="Print an error from the kernel if any component differs by more than tolerance.",
+    )
     registry.add("lower_bound", params=[("arr", ArrayOf(S, 1)), ("value", S)], result=int32,
                  lower=_lower_lower_bound, group="Other", differentiable=False,
                  doc="Index of the first element of a sorted 1-d array that is not less than value.")

@@ -45,7 +45,9 @@ def _keywords(builder: Any, node: ast.Call, allowed: tuple[str, ...], name: str)
     out = {}
     for kw in node.keywords:
         if kw.arg not in allowed:
-            raise builder.error(f"wp.{name}() got an unexpected keyword argument '{kw.arg}'", WarpCodegenTypeError, node)
+            raise builder.error(
+                f"wp.{name}() got an unexpected keyword argument '{kw.arg}'", WarpCodegenTypeError, node
+            )
         out[kw.arg] = kw.value
     return out
 
@@ -70,7 +72,9 @@ def _int_arg(builder: Any, expr: ast.expr, what: str) -> int:
     value = builder.expr(expr)
     if isinstance(value, wir.Value) and value.is_const and isinstance(value.const, int) and value.const > 0:
         return int(value.const)
-    raise builder.error(f"{what} must be a positive compile-time integer constant", WarpCodegenValueError, expr)
+    raise builder.error(
+        f"{what} must be a positive compile-time integer constant", WarpCodegenValueError, expr
+    )
 
 
 def _shape_arg(builder: Any, expr: ast.expr) -> tuple[int, int]:
@@ -100,8 +104,12 @@ def _vector_python(*args: Any, length: int | None = None, dtype: Any = None) -> 
             raise TypeError("wp.vector() needs length= (and optionally dtype=)")
         # length=Any / dtype=Any (or Scalar, Float, Int) give a generic annotation
         return vector_type(length if length is Any else int(length), canonical_type(dtype or float32))
-    flat = np.concatenate([np.ravel(np.asarray(a._data if isinstance(a, CompositeBase) else getattr(a, "value", a)))
-                           for a in args])
+    flat = np.concatenate(
+        [
+            np.ravel(np.asarray(a._data if isinstance(a, CompositeBase) else getattr(a, "value", a)))
+            for a in args
+        ]
+    )
     n = length if length is not None else flat.size
     dt = canonical_type(dtype) if dtype is not None else _python_dtype(args)
     return vector_type(int(n), dt)(*flat) if flat.size == n else vector_type(int(n), dt)(flat[0])
@@ -131,8 +139,12 @@ def _matrix_python(*args: Any, shape: tuple[int, int] | None = None, dtype: Any 
         if shape is None:
             raise TypeError("wp.matrix() needs shape= (and optionally dtype=)")
         return matrix_type(tuple(shape), canonical_type(dtype or float32))
-    flat = np.concatenate([np.ravel(np.asarray(a._data if isinstance(a, CompositeBase) else getattr(a, "value", a)))
-                           for a in args])
+    flat = np.concatenate(
+        [
+            np.ravel(np.asarray(a._data if isinstance(a, CompositeBase) else getattr(a, "value", a)))
+            for a in args
+        ]
+    )
     if shape is None:
         k = math.isqrt(flat.size)
         if k * k != flat.size:
@@ -161,7 +173,9 @@ def _matrix_kernel(builder: Any, node: ast.Call) -> wir.Value:
         count = sum(math.prod(a.type._shape_) if is_composite(a.type) else 1 for a in args)
         k = math.isqrt(count)
         if k * k != count:
-            raise builder.error(f"wp.matrix() with {count} components needs shape=", WarpCodegenTypeError, node)
+            raise builder.error(
+                f"wp.matrix() with {count} components needs shape=", WarpCodegenTypeError, node
+            )
         shape = (k, k)
     return fc.build(builder, matrix_type(shape, dtype), args, node)
 
@@ -223,8 +237,12 @@ def _python_dtype(args: tuple) -> Any:
 
 
 vector = SpecialForm(
-    "vector", kernel=_vector_kernel, python=_vector_python, group="Vector Math",
-    doc="Anonymous vector: zeros (length=, dtype=), a fill value with length=, or its components (type inferred).",
+    "vector",
+    kernel=_vector_kernel,
+    python=_vector_python,
+    group="Vector Math",
+    doc="Anonymous vector: zeros (length=, dtype=), a fill value with length=, or its components "
+        "(type inferred).",
     signatures=["(*args: Scalar, length: int32, dtype: Scalar) -> vector(length=length, dtype=dtype)"],
 )
 matrix = SpecialForm(

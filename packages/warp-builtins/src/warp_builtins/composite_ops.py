@@ -153,8 +153,15 @@ def register(registry: Any) -> None:
         V = same(kind)
         add("add", params=[("a", V), ("b", V)], result=V, lower=_cw_binary("add"), group=GROUP,
             doc="Component-wise sum of two vectors, matrices, quaternions or transforms of one type (a + b).")
-        add("sub", params=[("a", V), ("b", V)], result=V, lower=_cw_binary("sub"), group=GROUP,
-            doc="Component-wise difference of two vectors, matrices, quaternions or transforms of one type (a - b).")
+        add(
+            "sub",
+            params=[("a", V), ("b", V)],
+            result=V,
+            lower=_cw_binary("sub"),
+            group=GROUP,
+            doc="Component-wise difference of two vectors, matrices, quaternions or transforms of "
+                "one type (a - b).",
+        )
         add("mul", params=[("a", S), ("b", V)], result=V, lower=_cw_binary("mul"), group=GROUP,
             doc="Scalar times vector, matrix, quaternion or transform: every component scaled (a * b).")
         add("mul", params=[("a", V), ("b", S)], result=V, lower=_cw_binary("mul"), group=GROUP,

@@ -292,7 +292,9 @@ def while_loop(
     return list(phis)
 
 
-def branch(ctx: Any, pred: ir.Value, then: Callable[[], list[ir.Value]], other: Callable[[], list[ir.Value]]) -> list[ir.Value]:
+def branch(
+    ctx: Any, pred: ir.Value, then: Callable[[], list[ir.Value]], other: Callable[[], list[ir.Value]]
+) -> list[ir.Value]:
     """``then() if pred else other()`` with each side in its own block, merged by phis."""
     b = ctx.builder
     with b.if_else(pred) as (then_ctx, else_ctx):

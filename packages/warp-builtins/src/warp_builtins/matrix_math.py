@@ -196,8 +196,14 @@ def register(registry: Any) -> None:
     """Register the matrix builtins."""
     add = registry.add
     g = GROUP
-    add("transpose", params=[("a", of_kind("matrix"))], result=_transpose_type, lower=_lower_transpose, group=g,
-        doc="Transpose of a matrix: an (R, C) matrix gives a (C, R) matrix.")
+    add(
+        "transpose",
+        params=[("a", of_kind("matrix"))],
+        result=_transpose_type,
+        lower=_lower_transpose,
+        group=g,
+        doc="Transpose of a matrix: an (R, C) matrix gives a (C, R) matrix.",
+    )
     add("trace", params=[("a", square())], result=S, lower=_lower_trace, group=g,
         doc="Sum of the diagonal components of a square matrix.")
     add("diag", params=[("vec", of_kind("vector"))], result=_diag_type, lower=_lower_diag, group=g,

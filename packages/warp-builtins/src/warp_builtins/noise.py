@@ -44,7 +44,11 @@ def _dfade(t: Num) -> Num:
 
 
 def gradient_noise(
-    em: Emitter, seed: ir.Value, x: Sequence[Num], periods: Sequence[ir.Value] | None = None, derivative: bool = False
+    em: Emitter,
+    seed: ir.Value,
+    x: Sequence[Num],
+    periods: Sequence[ir.Value] | None = None,
+    derivative: bool = False,
 ) -> tuple[Num, list[Num]]:
     """Noise value at x and (if ``derivative``) its gradient with respect to x."""
     b = em.b
@@ -133,7 +137,9 @@ def _fractal_gradients(ctx: Any, em: Emitter, seeds: list[ir.Value], x: list[Num
     return [flat[k * n:(k + 1) * n] for k in range(len(seeds))]
 
 
-def _curl(ctx: Any, state: ir.Value, x: list[Num], em: Emitter, octaves: ir.Value, lacunarity: Num, gain: Num) -> list[Num]:
+def _curl(
+    ctx: Any, state: ir.Value, x: list[Num], em: Emitter, octaves: ir.Value, lacunarity: Num, gain: Num
+) -> list[Num]:
     b = em.b
     if len(x) == 2:
         (g,) = _fractal_gradients(ctx, em, [_seed(b, state, 0)], x, octaves, lacunarity, gain)
@@ -181,8 +187,15 @@ def register(registry: Any) -> None:
     for n in (1, 2, 3, 4):
         xt = float32 if n == 1 else vecs[n]
         point = [("state", uint32), (names[n][0], xt)]
-        registry.add("noise", params=point, result=float32, lower=_lower_noise, group=GROUP, differentiable=False,
-                     doc="Smooth gradient (Perlin-style) noise at a point, roughly in [-1, 1]; state seeds it.")
+        registry.add(
+            "noise",
+            params=point,
+            result=float32,
+            lower=_lower_noise,
+            group=GROUP,
+            differentiable=False,
+            doc="Smooth gradient (Perlin-style) noise at a point, roughly in [-1, 1]; state seeds it.",
+        )
         periods = [(f"p{c}", int32) for c in ("x", "y", "z", "t")[:n]]
         registry.add("pnoise", params=point + periods, result=float32, lower=_lower_pnoise, group=GROUP,
                      differentiable=False,
@@ -191,7 +204,21 @@ def register(registry: Any) -> None:
         point = [("state", uint32), (names[n][0], vecs[n])]
         out = vecs[2] if n == 2 else vecs[3]
         doc = "Divergence-free noise: the curl of a fractal noise potential (octaves, lacunarity, gain)."
-        registry.add("curlnoise", params=point, result=out, lower=_lower_curl, group=GROUP, differentiable=False,
-                     doc=doc)
-        registry.add("curlnoise", params=point + [("octaves", uint32), ("lacunarity", float32), ("gain", float32)],
-                     result=out, lower=_lower_curl, group=GROUP, differentiable=False, doc=doc)
+        registry.add(
+            "curlnoise",
+            params=point,
+            result=out,
+            lower=_lower_curl,
+            group=GROUP,
+            differentiable=False,
+            doc=doc,
+        )
+        registry.add(
+            "curlnoise",
+            params=point + [("octaves", uint32), ("lacunarity", float32), ("gain", float32)],
+            result=out,
+            lower=_lower_curl,
+            group=GROUP,
+            differentiable=False,
+            doc=doc,
+        )

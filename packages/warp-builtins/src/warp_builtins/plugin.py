@@ -5,7 +5,17 @@ from __future__ import annotations
 from typing import Any
 
 from warp.plugins import hookimpl
-from warp_builtins import checks, noise, quaternion, random, scalar_math, spatial, transform, utility, vector_math
+from warp_builtins import (
+    checks,
+    noise,
+    quaternion,
+    random,
+    scalar_math,
+    spatial,
+    transform,
+    utility,
+    vector_math,
+)
 
 
 @hookimpl

@@ -284,9 +284,15 @@ def register(registry: Any) -> None:
          lambda em, q, v: qrotate(q, v), "Rotate a 3-vector by a unit quaternion.")
     _add(registry, "quat_rotate_inv", [("quat", QUAT), ("vec", VEC3)], vec3_of(1),
          lambda em, q, v: qrotate_inv(q, v), "Rotate a 3-vector by the inverse of a unit quaternion.")
-    _add(registry, "quat_rpy", [("roll", F), ("pitch", F), ("yaw", F)], quat_of(0),
-         lambda em, r, p, y: qfrom_rpy(em, r, p, y),
-         "Quaternion from roll, pitch, yaw angles (about x, y, z; applied yaw first: q = z(yaw) y(pitch) x(roll)).")
+    _add(
+        registry,
+        "quat_rpy",
+        [("roll", F), ("pitch", F), ("yaw", F)],
+        quat_of(0),
+        lambda em, r, p, y: qfrom_rpy(em, r, p, y),
+        "Quaternion from roll, pitch, yaw angles (about x, y, z; applied yaw first: q = z(yaw) "
+        "y(pitch) x(roll)).",
+    )
     _add(registry, "quat_to_rpy", [("q", QUAT)], vec3_of(0), lambda em, q: qto_rpy(em, q),
          "Roll, pitch, yaw angles of a unit quaternion (inverse of quat_rpy), as a 3-vector.")
     _add(registry, "quat_slerp", [("a", QUAT), ("b", QUAT), ("t", F)], quat_of(0), _slerp,

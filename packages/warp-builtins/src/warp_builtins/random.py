@@ -168,7 +168,9 @@ def _poisson(ctx: Any, state: ir.Value, lam: ir.Value) -> tuple[ir.Value, ir.Val
             k = b.fptoui(em.max(kf, 0.0).v, U32)
             return [d.state, b.select(accept, k, vals[1]), accept]
 
-        st, k, _ = while_loop(ctx, [state, _u32(0), ir.Constant(ir.IntType(1), 0)], cond, body, "poisson.ptrs")
+        st, k, _ = while_loop(
+            ctx, [state, _u32(0), ir.Constant(ir.IntType(1), 0)], cond, body, "poisson.ptrs"
+        )
         return [st, k]
 
     st, k = branch(ctx, small, knuth, ptrs)
@@ -244,17 +246,32 @@ def register(registry: Any) -> None:
     add = registry.add
 
     def drawing(name: str, params: list, result: Any, fn: Callable, doc: str) -> None:
-        ov = add(name, params=[("state", uint32), *params], result=(result, uint32), lower=_drawing(fn, result),
-                 doc=doc, group=GROUP, differentiable=False)
+        ov = add(
+            name,
+            params=[("state", uint32), *params],
+            result=(result, uint32),
+            lower=_drawing(fn, result),
+            doc=doc,
+            group=GROUP,
+            differentiable=False,
+        )
         mark_mutating(ov)
 
     add("rand_init", params=[("seed", Int)], result=uint32, group=GROUP, differentiable=False,
         lower=lambda ctx, a, t: pcg(ctx.builder, _to_u32(ctx.builder, a[0])),
         doc="A random state from a seed.")
-    add("rand_init", params=[("seed", Int), ("offset", Int)], result=uint32, group=GROUP, differentiable=False,
-        lower=lambda ctx, a, t: pcg(ctx.builder, ctx.builder.add(
-            _to_u32(ctx.builder, a[0]), pcg(ctx.builder, _to_u32(ctx.builder, a[1])))),
-        doc="A random state from a seed and an offset (e.g. the thread index) selecting a sequence.")
+    add(
+        "rand_init",
+        params=[("seed", Int), ("offset", Int)],
+        result=uint32,
+        group=GROUP,
+        differentiable=False,
+        lower=lambda ctx, a, t: pcg(
+            ctx.builder,
+            ctx.builder.add(_to_u32(ctx.builder, a[0]), pcg(ctx.builder, _to_u32(ctx.builder, a[1]))),
+        ),
+        doc="A random state from a seed and an offset (e.g. the thread index) selecting a sequence.",
+    )
     drawing("randi", [], int32, lambda em, d, a: d.bits(),
             "A random int32 (all 32 bits random); advances state.")
     drawing("randi", [("low", int32), ("high", int32)], int32,
@@ -294,7 +311,15 @@ def register(registry: Any) -> None:
         "poisson", params=[("state", uint32), ("lam", float32)], result=(uint32, uint32), group=GROUP,
         differentiable=False, lower=lambda ctx, a, t: list(_poisson(ctx, a[0], a[1])),
         doc="A Poisson-distributed count with mean lam; advances state."))
-    mark_mutating(add(
-        "sample_cdf", params=[("state", uint32), ("cdf", ArrayOf(float32, 1))], result=(int32, uint32), group=GROUP,
-        differentiable=False, lower=lambda ctx, a, t: list(_sample_cdf(ctx, a[0], a[1], t[1])),
-        doc="Index i of the first cdf[i] >= u for a uniform u (samples a discrete distribution); advances state."))
+    mark_mutating(
+        add(
+            "sample_cdf",
+            params=[("state", uint32), ("cdf", ArrayOf(float32, 1))],
+            result=(int32, uint32),
+            group=GROUP,
+            differentiable=False,
+            lower=lambda ctx, a, t: list(_sample_cdf(ctx, a[0], a[1], t[1])),
+            doc="Index i of the first cdf[i] >= u for a uniform u (samples a discrete "
+                "distribution); advances state.",
+        )
+    )

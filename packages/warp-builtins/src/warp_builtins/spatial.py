@@ -93,18 +93,36 @@ def register(registry: Any) -> None:
          "Top (angular) 3-vector of a spatial vector.")
     _add(registry, "spatial_bottom", [("svec", SVEC)], _vec3_of(0), lambda em, a: a[3:],
          "Bottom (linear) 3-vector of a spatial vector.")
-    _add(registry, "spatial_dot", [("a", SVEC), ("b", SVEC)], lambda ts: _s(ts[0]), lambda em, a, b: dot(a, b),
-         "Dot product of two spatial vectors (power of a wrench on a twist).")
+    _add(
+        registry,
+        "spatial_dot",
+        [("a", SVEC), ("b", SVEC)],
+        lambda ts: _s(ts[0]),
+        lambda em, a, b: dot(a, b),
+        "Dot product of two spatial vectors (power of a wrench on a twist).",
+    )
     _add(registry, "spatial_cross", [("a", SVEC), ("b", SVEC)], _same(0), lambda em, a, b: scross(a, b),
          "Spatial cross product of motion vectors: (wa x wb, va x wb + wa x vb).")
-    _add(registry, "spatial_cross_dual", [("a", SVEC), ("b", SVEC)], _same(0), lambda em, a, b: scross_dual(a, b),
-         "Dual spatial cross product (motion x force): (wa x wb + va x vb, wa x vb).")
+    _add(
+        registry,
+        "spatial_cross_dual",
+        [("a", SVEC), ("b", SVEC)],
+        _same(0),
+        lambda em, a, b: scross_dual(a, b),
+        "Dual spatial cross product (motion x force): (wa x wb + va x vb, wa x vb).",
+    )
     _add(registry, "spatial_adjoint", [("r", MAT33), ("s", MAT33)], lambda ts: matrix((6, 6), _s(ts[0])),
          lambda em, r, s: adjoint(r, s), "6x6 block matrix [[R, 0], [S, R]] (adjoint of a transform).")
     _add(registry, "transform_twist", [("t", XFORM), ("x", SVEC)], _svec_of(1), lambda em, t, x: twist(t, x),
          "Transform a spatial motion vector (twist) by a rigid transform.")
-    _add(registry, "transform_wrench", [("t", XFORM), ("x", SVEC)], _svec_of(1), lambda em, t, x: wrench(t, x),
-         "Transform a spatial force vector (wrench) by a rigid transform.")
+    _add(
+        registry,
+        "transform_wrench",
+        [("t", XFORM), ("x", SVEC)],
+        _svec_of(1),
+        lambda em, t, x: wrench(t, x),
+        "Transform a spatial force vector (wrench) by a rigid transform.",
+    )
     _add(registry, "velocity_at_point", [("qd", SVEC), ("r", VEC3)], _vec3_of(1),
          lambda em, qd, r: add(cross(qd[:3], r), qd[3:]),
          "Linear velocity at point r of a body moving with spatial velocity qd: w x r + v.")

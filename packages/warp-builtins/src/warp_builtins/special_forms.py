@@ -83,7 +83,9 @@ def split_call(builder: Any, node: ast.Call, name: str) -> tuple[list[ast.expr],
     dtype = None
     for kw in node.keywords:
         if kw.arg != "dtype":
-            raise builder.error(f"{name}() got an unexpected keyword argument '{kw.arg}'", WarpCodegenTypeError, node)
+            raise builder.error(
+                f"{name}() got an unexpected keyword argument '{kw.arg}'", WarpCodegenTypeError, node
+            )
         dtype = float_dtype(builder, kw.value)
     return list(node.args), dtype
 
@@ -112,7 +114,9 @@ def python_dtype(args: tuple, dtype: Any) -> Any:
 __all__ = ["SpecialForm", "compile_time_type", "float_dtype", "inferred_dtype", "python_dtype", "split_call"]
 
 
-def identity_kernel(name: str, make_type: Callable[[Any], type], components: tuple[float, ...]) -> Callable[..., Any]:
+def identity_kernel(
+    name: str, make_type: Callable[[Any], type], components: tuple[float, ...]
+) -> Callable[..., Any]:
     """Kernel side of ``name(dtype=float32)``: a constant of ``make_type(dtype)`` with ``components``."""
 
     def kernel(builder: Any, node: ast.Call) -> Any:
@@ -127,7 +131,7 @@ def identity_kernel(name: str, make_type: Callable[[Any], type], components: tup
 
 
 def constructor_kernel(name: str, make_type: Callable[[Any], type]) -> Callable[..., Any]:
-    """Kernel side of ``name(*values, dtype=...)``: a value of ``make_type(dtype)``, dtype inferred if absent."""
+    """Kernel form of ``name(*values, dtype=...)``: a ``make_type(dtype)`` value; dtype may be inferred."""
 
     def kernel(builder: Any, node: ast.Call) -> Any:
         from warp.compiler.frontend import composite

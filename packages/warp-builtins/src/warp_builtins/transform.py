@@ -11,7 +11,16 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from warp.compiler.registry import TypeVar
-from warp.types.composite import MatrixOf, QuatOf, TransformOf, VectorOf, matrix, quaternion, transformation as xform_type, vector
+from warp.types.composite import (
+    MatrixOf,
+    QuatOf,
+    TransformOf,
+    VectorOf,
+    matrix,
+    quaternion,
+    transformation as xform_type,
+    vector,
+)
 from warp.types.composite import is_placeholder
 from warp.types.scalars import Float
 from warp_builtins.irexpr import Emitter, Num, add, formula, length, mark_mutating, neg, scale
@@ -96,7 +105,9 @@ def _vec3_of(k: int):
 
 
 def _add(registry: Any, name: str, params: list, result: Any, body: Any, doc: str, **kw: Any) -> Any:
-    return registry.add(name, params=params, result=result, lower=formula(body, result), doc=doc, group=GROUP, **kw)
+    return registry.add(
+        name, params=params, result=result, lower=formula(body, result), doc=doc, group=GROUP, **kw
+    )
 
 
 def register(registry: Any) -> None:
@@ -105,14 +116,26 @@ def register(registry: Any) -> None:
          "Translation part p of a transform (also t.p).")
     _add(registry, "transform_get_rotation", [("xform", XFORM)], lambda ts: quaternion(_s(ts[0])),
          lambda em, t: t[3:], "Rotation part q of a transform (also t.q).")
-    _add(registry, "transform_multiply", [("a", XFORM), ("b", XFORM)], _xform_of(0), lambda em, a, b: tmul(a, b),
-         "Composition of two transforms: applying the result applies b, then a.")
+    _add(
+        registry,
+        "transform_multiply",
+        [("a", XFORM), ("b", XFORM)],
+        _xform_of(0),
+        lambda em, a, b: tmul(a, b),
+        "Composition of two transforms: applying the result applies b, then a.",
+    )
     _add(registry, "transform_inverse", [("xform", XFORM)], _xform_of(0), lambda em, t: tinverse(t),
          "Inverse of a rigid transform.")
     _add(registry, "transform_point", [("xform", XFORM), ("point", VEC3)], _vec3_of(1),
          lambda em, t, x: tpoint(t, x), "Apply a transform to a point (rotation and translation).")
-    _add(registry, "transform_point", [("mat", MAT44), ("point", VEC3)], _vec3_of(1),
-         lambda em, m, x: mat_point(m, x, 1.0), "Apply a 4x4 matrix to a point (homogeneous w = 1, no divide).")
+    _add(
+        registry,
+        "transform_point",
+        [("mat", MAT44), ("point", VEC3)],
+        _vec3_of(1),
+        lambda em, m, x: mat_point(m, x, 1.0),
+        "Apply a 4x4 matrix to a point (homogeneous w = 1, no divide).",
+    )
     _add(registry, "transform_vector", [("xform", XFORM), ("vec", VEC3)], _vec3_of(1),
          lambda em, t, v: qrotate(t[3:], v), "Apply a transform to a direction (rotation only).")
     _add(registry, "transform_vector", [("mat", MAT44), ("vec", VEC3)], _vec3_of(1),
@@ -131,10 +154,26 @@ def register(registry: Any) -> None:
          lambda em, t, p: [*p, *t[3:]], "Copy of a transform with its translation replaced.")
     _add(registry, "transform_set_rotation_copy", [("xform", XFORM), ("q", QUAT)], _xform_of(0),
          lambda em, t, q: [*t[:3], *q], "Copy of a transform with its rotation replaced.")
-    mark_mutating(_add(registry, "transform_set_translation", [("xform", XFORM), ("p", VEC3)], _xform_of(0),
-                       lambda em, t, p: [*p, *t[3:]], "Replace the translation of a transform variable in place."))
-    mark_mutating(_add(registry, "transform_set_rotation", [("xform", XFORM), ("q", QUAT)], _xform_of(0),
-                       lambda em, t, q: [*t[:3], *q], "Replace the rotation of a transform variable in place."))
+    mark_mutating(
+        _add(
+            registry,
+            "transform_set_translation",
+            [("xform", XFORM), ("p", VEC3)],
+            _xform_of(0),
+            lambda em, t, p: [*p, *t[3:]],
+            "Replace the translation of a transform variable in place.",
+        )
+    )
+    mark_mutating(
+        _add(
+            registry,
+            "transform_set_rotation",
+            [("xform", XFORM), ("q", QUAT)],
+            _xform_of(0),
+            lambda em, t, q: [*t[:3], *q],
+            "Replace the rotation of a transform variable in place.",
+        )
+    )
 
 
 # ---------------------------------------------------------------------------------- type arguments
@@ -161,7 +200,8 @@ transformation = SpecialForm(
     kernel=constructor_kernel("transformation", xform_type),
     python=lambda *args, dtype=None: _generic_or_value(xform_type, args, dtype),
     group=GROUP,
-    doc="Transform from a translation p and a rotation q, or from its 7 components; all zeros with no arguments.",
+    doc="Transform from a translation p and a rotation q, or from its 7 components; all zeros with "
+        "no arguments.",
     signatures=[
         "(p: vector(3, Float), q: quaternion(Float), dtype: Float = inferred) -> transformation(dtype)",
         "(*args: Float, dtype: Float = inferred) -> transformation(dtype)",

@@ -277,14 +277,29 @@ def _register_vector(registry: Any) -> None:
     add("norm_l2", params=[("v", VF)], result=F, lower=_lower_length, group=g,
         doc="L2 (Euclidean) norm, same as length(v).")
     for name, lower, doc in (
-        ("norm_huber", _lower_norm_huber, "Huber norm: |v|^2 / 2 inside delta, delta * (|v| - delta / 2) outside."),
-        ("norm_pseudo_huber", _lower_norm_pseudo_huber, "Pseudo-Huber norm delta * sqrt(1 + |v|^2 / delta^2)."),
+        (
+            "norm_huber",
+            _lower_norm_huber,
+            "Huber norm: |v|^2 / 2 inside delta, delta * (|v| - delta / 2) outside.",
+        ),
+        (
+            "norm_pseudo_huber",
+            _lower_norm_pseudo_huber,
+            "Pseudo-Huber norm delta * sqrt(1 + |v|^2 / delta^2).",
+        ),
     ):
         add(name, params=[("v", VF)], result=F, lower=lower, group=g, doc=doc + " delta defaults to 1.")
         add(name, params=[("v", VF), ("delta", F)], result=F, lower=lower, group=g, doc=doc)
     for params in ([("v", VF)], [("v", VF), ("delta", F)]):
-        add("smooth_normalize", params=params, result=VF, lower=_lower_smooth_normalize, group=g,
-            doc="v divided by its pseudo-Huber norm: a normalization that is smooth at zero (delta defaults to 1).")
+        add(
+            "smooth_normalize",
+            params=params,
+            result=VF,
+            lower=_lower_smooth_normalize,
+            group=g,
+            doc="v divided by its pseudo-Huber norm: a normalization that is smooth at zero (delta "
+                "defaults to 1).",
+        )
 
 
 def _register_utility(registry: Any) -> None:
@@ -308,12 +323,25 @@ def _register_utility(registry: Any) -> None:
             ("isnan", "True when some component is NaN."),
             ("isinf", "True when some component is infinite."),
         ):
-            add(test, params=[("a", of_kind(kind))], result=wp_bool, lower=_classify(test), group="Scalar Math",
-                doc=doc)
+            add(
+                test,
+                params=[("a", of_kind(kind))],
+                result=wp_bool,
+                lower=_classify(test),
+                group="Scalar Math",
+                doc=doc,
+            )
     for kind in ("vector", "matrix", "quaternion", "transform"):
         X = same(kind, dtype=F)
-        add("lerp", params=[("a", X), ("b", X), ("t", F)], result=X, lower=_lower_lerp, group="Utility",
-            doc="Linear interpolation a * (1 - t) + b * t of two vectors, matrices, quaternions or transforms.")
+        add(
+            "lerp",
+            params=[("a", X), ("b", X), ("t", F)],
+            result=X,
+            lower=_lower_lerp,
+            group="Utility",
+            doc="Linear interpolation a * (1 - t) + b * t of two vectors, matrices, quaternions or "
+                "transforms.",
+        )
         add("len", params=[("a", of_kind(kind, ANY_SCALAR))], result=int32, lower=_lower_len, group="Utility",
             doc="Number of components of a vector, quaternion or transform; number of rows of a matrix.")
     T = TypeVar("T")

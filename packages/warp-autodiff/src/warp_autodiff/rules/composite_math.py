@@ -26,7 +26,9 @@ def _kinds(*kinds: str):
     """Predicate: the argument types have exactly these kinds (scalar/vector/matrix/...)."""
 
     def applies(types: list[Any]) -> bool:
-        return len(types) == len(kinds) and all(k == "*" or _kind(t) in k.split("|") for t, k in zip(types, kinds))
+        return len(types) == len(kinds) and all(
+            k == "*" or _kind(t) in k.split("|") for t, k in zip(types, kinds)
+        )
 
     return applies
 
@@ -211,7 +213,10 @@ def _get_diag(ctx: Any) -> list[Any]:
 def _cw_mul(ctx: Any) -> list[Any]:
     a, b = ctx.args
     e, g = ctx.e, ctx.adj_out
-    return [e.call("cw_mul", g, b) if ctx.wants(0) else None, e.call("cw_mul", g, a) if ctx.wants(1) else None]
+    return [
+        e.call("cw_mul", g, b) if ctx.wants(0) else None,
+        e.call("cw_mul", g, a) if ctx.wants(1) else None,
+    ]
 
 
 @derivative("cw_div", applies=_any_composite)
@@ -253,7 +258,9 @@ def _skew(ctx: Any) -> list[Any]:
 def _from_vectors(ctx: Any) -> list[Any]:
     e, g = ctx.e, ctx.adj_out
     rows = g if ctx.name == "matrix_from_rows" else e.call("transpose", g)
-    return [e.call("extract", rows, e.const(k, int32)) if ctx.wants(k) else None for k in range(len(ctx.args))]
+    return [
+        e.call("extract", rows, e.const(k, int32)) if ctx.wants(k) else None for k in range(len(ctx.args))
+    ]
 
 
 derivative("matrix_from_rows", applies=_any_composite, primal_args=())(_from_vectors)
@@ -341,5 +348,7 @@ def _div_scalar_quat(ctx: Any) -> list[Any]:
             ds = e.add(ds, e.div(gi, qi))
     dq = None
     if ctx.wants(1):
-        dq = e.internal(CONSTRUCT, [e.neg(e.div(e.mul(gi, ri), qi)) for gi, ri, qi in zip(gs, rs, qs)], q.type)
+        dq = e.internal(
+            CONSTRUCT, [e.neg(e.div(e.mul(gi, ri), qi)) for gi, ri, qi in zip(gs, rs, qs)], q.type
+        )
     return [ds, dq]

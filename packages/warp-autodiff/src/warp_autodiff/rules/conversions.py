@@ -114,8 +114,9 @@ def euler_axis_quat(index: Any, angle: Any):
     """quat_from_axis_angle(e_index, angle) for an integer index (0, 1 or 2)."""
     half = angle * 0.5
     s = wp.sin(half)
-    return wp.quaternion(wp.where(index == 0, s, 0.0), wp.where(index == 1, s, 0.0), wp.where(index == 2, s, 0.0),
-                         wp.cos(half))
+    return wp.quaternion(
+        wp.where(index == 0, s, 0.0), wp.where(index == 1, s, 0.0), wp.where(index == 2, s, 0.0), wp.cos(half)
+    )
 
 
 @func
@@ -209,15 +210,21 @@ def quat_from_matrix_ref(m: Any):
         if m[2, 2] > d_max:
             h = wp.sqrt(m[2, 2] - (m[0, 0] + m[1, 1]) + 1.0)
             k = 0.5 / h
-            q = wp.quaternion((m[2, 0] + m[0, 2]) * k, (m[1, 2] + m[2, 1]) * k, h * 0.5, (m[1, 0] - m[0, 1]) * k)
+            q = wp.quaternion(
+                (m[2, 0] + m[0, 2]) * k, (m[1, 2] + m[2, 1]) * k, h * 0.5, (m[1, 0] - m[0, 1]) * k
+            )
         elif y_max:
             h = wp.sqrt(m[1, 1] - (m[2, 2] + m[0, 0]) + 1.0)
             k = 0.5 / h
-            q = wp.quaternion((m[0, 1] + m[1, 0]) * k, h * 0.5, (m[1, 2] + m[2, 1]) * k, (m[0, 2] - m[2, 0]) * k)
+            q = wp.quaternion(
+                (m[0, 1] + m[1, 0]) * k, h * 0.5, (m[1, 2] + m[2, 1]) * k, (m[0, 2] - m[2, 0]) * k
+            )
         else:
             h = wp.sqrt(m[0, 0] - (m[1, 1] + m[2, 2]) + 1.0)
             k = 0.5 / h
-            q = wp.quaternion(h * 0.5, (m[0, 1] + m[1, 0]) * k, (m[2, 0] + m[0, 2]) * k, (m[2, 1] - m[1, 2]) * k)
+            q = wp.quaternion(
+                h * 0.5, (m[0, 1] + m[1, 0]) * k, (m[2, 0] + m[0, 2]) * k, (m[2, 1] - m[1, 2]) * k
+            )
     return quat_normalize_ref(q)
 
 
@@ -395,14 +402,18 @@ def spatial_from_parts(like: Any, w: Any, v: Any):
 @func
 def transform_twist_ref(t: Any, x: Any):
     w = rotate_xyzw(t[3], t[4], t[5], t[6], wp.vector(x[0], x[1], x[2]))
-    v = rotate_xyzw(t[3], t[4], t[5], t[6], wp.vector(x[3], x[4], x[5])) + wp.cross(wp.vector(t[0], t[1], t[2]), w)
+    v = rotate_xyzw(t[3], t[4], t[5], t[6], wp.vector(x[3], x[4], x[5])) + wp.cross(
+        wp.vector(t[0], t[1], t[2]), w
+    )
     return spatial_from_parts(x, w, v)
 
 
 @func
 def transform_wrench_ref(t: Any, x: Any):
     v = rotate_xyzw(t[3], t[4], t[5], t[6], wp.vector(x[3], x[4], x[5]))
-    w = rotate_xyzw(t[3], t[4], t[5], t[6], wp.vector(x[0], x[1], x[2])) + wp.cross(wp.vector(t[0], t[1], t[2]), v)
+    w = rotate_xyzw(t[3], t[4], t[5], t[6], wp.vector(x[0], x[1], x[2])) + wp.cross(
+        wp.vector(t[0], t[1], t[2]), v
+    )
     return spatial_from_parts(x, w, v)
 
 
@@ -423,7 +434,10 @@ def _spatial_adjoint(ctx: Any) -> list[Any]:
 
     dr = [e.add(at(i, j), at(i + 3, j + 3)) for i in range(3) for j in range(3)] if ctx.wants(0) else None
     ds = [at(i + 3, j) for i in range(3) for j in range(3)] if ctx.wants(1) else None
-    return [e.internal(CONSTRUCT, dr, r_type) if dr else None, e.internal(CONSTRUCT, ds, s_type) if ds else None]
+    return [
+        e.internal(CONSTRUCT, dr, r_type) if dr else None,
+        e.internal(CONSTRUCT, ds, s_type) if ds else None,
+    ]
 
 
 # -- Huber norms ---------------------------------------------------------------------------------

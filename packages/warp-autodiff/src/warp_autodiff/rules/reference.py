@@ -140,7 +140,9 @@ def quat_to_matrix_ref(q: Any):  # noqa: F811
 
 def _kinds(*kinds: str):
     def applies(types: list[Any]) -> bool:
-        return len(types) == len(kinds) and all(getattr(t, "_wp_kind_", "") == k for t, k in zip(types, kinds))
+        return len(types) == len(kinds) and all(
+            getattr(t, "_wp_kind_", "") == k for t, k in zip(types, kinds)
+        )
 
     return applies
 

@@ -164,7 +164,10 @@ def _min_max(ctx: Any) -> list[Any]:
     e, g = ctx.e, ctx.adj_out
     first = e.cmp("lt" if ctx.name == "min" else "gt", a, b)
     zero = e.zero(a.type)
-    return [e.select(first, g, zero) if ctx.wants(0) else None, e.select(first, zero, g) if ctx.wants(1) else None]
+    return [
+        e.select(first, g, zero) if ctx.wants(0) else None,
+        e.select(first, zero, g) if ctx.wants(1) else None,
+    ]
 
 
 @derivative("clamp", applies=_scalars)

@@ -19,7 +19,11 @@ class RuleError(Exception):
 
 
 def is_composite(t: Any) -> bool:
-    return isinstance(t, type) and getattr(t, "_wp_kind_", "") != "" and getattr(t, "_wp_scalar_type_", None) is not None
+    return (
+        isinstance(t, type)
+        and getattr(t, "_wp_kind_", "") != ""
+        and getattr(t, "_wp_scalar_type_", None) is not None
+    )
 
 
 def is_float_scalar(t: Any) -> bool:
@@ -78,8 +82,17 @@ class Emitter:
         self.region = region
         self.loc = loc
 
-    def op(self, kind: str, args: Sequence[ir.Value], result_types: Sequence[Any] = (), regions: Sequence[ir.Region] = (), **attrs: Any) -> ir.Op:
-        op = ir.Op(kind, list(args), [ir.Value(t) for t in result_types], dict(attrs), list(regions), loc=self.loc)
+    def op(
+        self,
+        kind: str,
+        args: Sequence[ir.Value],
+        result_types: Sequence[Any] = (),
+        regions: Sequence[ir.Region] = (),
+        **attrs: Any,
+    ) -> ir.Op:
+        op = ir.Op(
+            kind, list(args), [ir.Value(t) for t in result_types], dict(attrs), list(regions), loc=self.loc
+        )
         self.region.ops.append(op)
         return op
 

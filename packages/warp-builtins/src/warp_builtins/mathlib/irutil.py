@@ -112,7 +112,9 @@ class MathBuilder:
             acc = self.fma(acc, x, self.c(coef))
         return acc
 
-    def poly_selected(self, x: Value, cond: Value, if_true: Sequence[float], if_false: Sequence[float]) -> Value:
+    def poly_selected(
+        self, x: Value, cond: Value, if_true: Sequence[float], if_false: Sequence[float]
+    ) -> Value:
         """Evaluate one of two polynomials of equal degree, chosen per lane by ``cond``."""
         assert len(if_true) == len(if_false)
         coeffs = [self.select(cond, self.c(t), self.c(f)) for t, f in zip(if_true, if_false)]

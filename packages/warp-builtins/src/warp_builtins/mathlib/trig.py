@@ -137,7 +137,9 @@ def tan_f32(mb: MathBuilder, x: Value) -> Value:
     z = d.mul(rd, rd)
     s = d.fma(d.mul(rd, z), d.poly(z, SIN32), rd)
     c = d.fma(d.mul(z, z), d.poly(z, COS32), d.fma(d.c(-0.5), z, d.c(1.0)))
-    odd = mb.b.icmp_unsigned("!=", mb.b.and_(q, ir.Constant(ir.IntType(32), 1)), ir.Constant(ir.IntType(32), 0))
+    odd = mb.b.icmp_unsigned(
+        "!=", mb.b.and_(q, ir.Constant(ir.IntType(32), 1)), ir.Constant(ir.IntType(32), 0)
+    )
     num = d.select(odd, d.neg(c), s)
     den = d.select(odd, s, c)
     return _keep_zero(mb, x, d.convert(d.div(num, den), mb.ty))
@@ -200,7 +202,9 @@ def cos_f64(mb: MathBuilder, x: Value) -> Value:
 def tan_f64(mb: MathBuilder, x: Value) -> Value:
     r, lo, q = _reduce_f64(mb, x)
     s, c = _sincos_poly_f64(mb, r, lo)
-    odd = mb.b.icmp_unsigned("!=", mb.b.and_(q, ir.Constant(ir.IntType(32), 1)), ir.Constant(ir.IntType(32), 0))
+    odd = mb.b.icmp_unsigned(
+        "!=", mb.b.and_(q, ir.Constant(ir.IntType(32), 1)), ir.Constant(ir.IntType(32), 0)
+    )
     return _keep_zero(mb, x, mb.div(mb.select(odd, mb.neg(c), s), mb.select(odd, s, c)))
 
 

@@ -38,8 +38,13 @@ def llvm_constant(cls: Any, value: Any) -> ir.Constant:
         rows, cols = cls._shape_
         return ir.Constant(
             llvm_type(cls),
-            [ir.Constant(ir.ArrayType(lt.llvm_type(scalar), cols), [lt.constant(scalar, v) for v in flat[r * cols:(r + 1) * cols]])
-             for r in range(rows)],
+            [
+                ir.Constant(
+                    ir.ArrayType(lt.llvm_type(scalar), cols),
+                    [lt.constant(scalar, v) for v in flat[r * cols : (r + 1) * cols]],
+                )
+                for r in range(rows)
+            ],
         )
     return ir.Constant(llvm_type(cls), [lt.constant(scalar, v) for v in flat])
 

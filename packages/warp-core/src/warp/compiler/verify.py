@@ -30,7 +30,9 @@ class _Verifier:
         self.fn = fn
 
     def fail(self, op: ir.Op | None, message: str) -> IRVerificationError:
-        return IRVerificationError(f"internal compiler error: {message}", function=self.fn.name, loc=op.loc if op else None)
+        return IRVerificationError(
+            f"internal compiler error: {message}", function=self.fn.name, loc=op.loc if op else None
+        )
 
     def region(self, region: ir.Region, defined: set[int], parent: ir.Op | None, loops: list[ir.Op]) -> None:
         defined = defined | {id(p) for p in region.params}

@@ -53,7 +53,9 @@ def extract_path(ctx: Any, agg: ir.Value, indices: list[ir.Value], dims: list[in
     return ctx.builder.load(ptr)
 
 
-def insert_path(ctx: Any, agg: ir.Value, indices: list[ir.Value], dims: list[int], value: ir.Value) -> ir.Value:
+def insert_path(
+    ctx: Any, agg: ir.Value, indices: list[ir.Value], dims: list[int], value: ir.Value
+) -> ir.Value:
     """A copy of ``agg`` with ``agg[i][j]... = value``."""
     static = [_static_index(i, d) for i, d in zip(indices, dims)]
     if all(s is not None for s in static):
@@ -85,14 +87,32 @@ def register(registry: Any) -> None:
         pat = CompositePattern(kind, None, S)
         registry.add("extract", params=[("a", pat), ("i", Int)], result=S, lower=_lower_extract, group=GROUP,
                      doc="Component i of a vector, quaternion or transform (a[i], a.x).")
-        registry.add("assign_copy", params=[("a", pat), ("i", Int), ("value", S)], result=lambda ts: ts[0],
-                     lower=_lower_assign_copy, group=GROUP, doc="Copy of a with component i replaced (a[i] = value).")
+        registry.add(
+            "assign_copy",
+            params=[("a", pat), ("i", Int), ("value", S)],
+            result=lambda ts: ts[0],
+            lower=_lower_assign_copy,
+            group=GROUP,
+            doc="Copy of a with component i replaced (a[i] = value).",
+        )
     mat = CompositePattern("matrix", None, S)
-    registry.add("extract", params=[("a", mat), ("i", Int)], result=_row_type, lower=_lower_extract, group=GROUP,
-                 doc="Row i of a matrix as a vector (m[i]).")
+    registry.add(
+        "extract",
+        params=[("a", mat), ("i", Int)],
+        result=_row_type,
+        lower=_lower_extract,
+        group=GROUP,
+        doc="Row i of a matrix as a vector (m[i]).",
+    )
     registry.add("extract", params=[("a", mat), ("i", Int), ("j", Int)], result=S, lower=_lower_extract,
                  group=GROUP, doc="Component (i, j) of a matrix (m[i, j]).")
-    registry.add("assign_copy", params=[("a", mat), ("i", Int), ("j", Int), ("value", S)], result=lambda ts: ts[0],
-                 lower=_lower_assign_copy, group=GROUP, doc="Copy of m with component (i, j) replaced.")
+    registry.add(
+        "assign_copy",
+        params=[("a", mat), ("i", Int), ("j", Int), ("value", S)],
+        result=lambda ts: ts[0],
+        lower=_lower_assign_copy,
+        group=GROUP,
+        doc="Copy of m with component (i, j) replaced.",
+    )
     registry.add("assign_copy", params=[("a", mat), ("i", Int), ("value", C)], result=lambda ts: ts[0],
                  lower=_lower_assign_copy, group=GROUP, doc="Copy of m with row i replaced by a vector.")

@@ -98,7 +98,11 @@ def _run_registration(pm: pluggy.PluginManager) -> None:
     for plugin_name, names in call_each("warp_exports"):
         for name, obj in (names or {}).items():
             if name in exports and exports[name] is not obj:
-                warnings.warn(f"warp: plugin '{plugin_name}' exports '{name}', already exported", RuntimeWarning)
+                warnings.warn(
+                    f"warp: plugin '{plugin_name}' exports '{name}', already exported",
+                    RuntimeWarning,
+                    stacklevel=2,
+                )
                 continue
             exports[name] = obj
     from warp.plugins import submodules

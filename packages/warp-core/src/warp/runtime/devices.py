@@ -87,11 +87,6 @@ class Device:
         return self.is_cuda
 
     @property
-    def is_capturing(self) -> bool:
-        """Whether a graph capture is active on the device."""
-        return self.backend.is_capturing(self)
-
-    @property
     def pci_bus_id(self) -> str:
         """PCI bus id of a CUDA device (``"0000:01:00.0"``); empty for the CPU."""
         return self._info().pci_bus_id if self.is_cuda else ""

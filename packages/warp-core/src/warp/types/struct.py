@@ -90,7 +90,9 @@ class StructBase:
                 formats.append(t.numpy_dtype())
             else:
                 formats.append(np.dtype((t._wp_scalar_type_._np_dtype_, t._shape_)))
-        return np.dtype({"names": names, "formats": formats, "offsets": cls._offsets_, "itemsize": cls._size_in_bytes_})
+        return np.dtype(
+            {"names": names, "formats": formats, "offsets": cls._offsets_, "itemsize": cls._size_in_bytes_}
+        )
 
     def numpy_value(self) -> tuple[Any, ...]:
         """Field values as a tuple matching :meth:`numpy_dtype` (for filling struct arrays)."""
@@ -98,7 +100,11 @@ class StructBase:
         for name, t in self._fields_:
             v = getattr(self, name)
             if isinstance(t, ArrayType):
-                out.append(np.frombuffer(_array_desc(v), dtype=np.uint8).view(np.dtype((np.void, ARRAY_DESC_SIZE)))[0])
+                out.append(
+                    np.frombuffer(_array_desc(v), dtype=np.uint8).view(np.dtype((np.void, ARRAY_DESC_SIZE)))[
+                        0
+                    ]
+                )
             elif issubclass_safe(t, StructBase):
                 out.append(v.numpy_value())
             elif is_scalar_type(t):
@@ -127,7 +133,7 @@ class StructBase:
     @classmethod
     def _wp_abi_format_(cls) -> str:
         parts, offset = [], 0
-        for (name, t), field_offset in zip(cls._fields_, cls._offsets_):
+        for (_name, t), field_offset in zip(cls._fields_, cls._offsets_):
             if field_offset > offset:
                 parts.append("x" * (field_offset - offset))
             parts.append(_format(t))
@@ -203,7 +209,9 @@ class StructBase:
 
     @classmethod
     def _wp_hash_(cls) -> str:
-        return f"struct {cls.__qualname__}(" + ", ".join(f"{n}: {type_repr(t)}" for n, t in cls._fields_) + ")"
+        return (
+            f"struct {cls.__qualname__}(" + ", ".join(f"{n}: {type_repr(t)}" for n, t in cls._fields_) + ")"
+        )
 
 
 def issubclass_safe(t: Any, base: type) -> bool:

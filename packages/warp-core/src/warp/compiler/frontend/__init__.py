@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from warp.compiler.frontend.translator import build_function
 
 __all__ = ["build_function"]

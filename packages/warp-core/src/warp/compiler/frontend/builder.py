@@ -59,7 +59,9 @@ class FunctionBuilder:
     def loc(self, node: ast.AST | None = None) -> SourceLoc:
         return self.source.loc(node if node is not None else self.node)
 
-    def error(self, message: str, cls: type[WarpCodegenError] = WarpCodegenError, node: ast.AST | None = None) -> WarpCodegenError:
+    def error(
+        self, message: str, cls: type[WarpCodegenError] = WarpCodegenError, node: ast.AST | None = None
+    ) -> WarpCodegenError:
         """An exception of class ``cls`` located at ``node`` (or the statement being translated)."""
         return cls(message, function=self.name, loc=self.loc(node))
 
@@ -91,7 +93,9 @@ class FunctionBuilder:
         self.region.ops.append(op)
         return op
 
-    def emit_region_op(self, kind: str, args: list[ir.Value], regions: list[ir.Region], result_types: list[Any], **attrs: Any) -> ir.Op:
+    def emit_region_op(
+        self, kind: str, args: list[ir.Value], regions: list[ir.Region], result_types: list[Any], **attrs: Any
+    ) -> ir.Op:
         op = self.emit(kind, args, result_types, **attrs)
         op.regions = regions
         return op
@@ -115,7 +119,11 @@ class FunctionBuilder:
     def call_builtin(self, name: str, args: list[ir.Value], node: ast.AST | None = None) -> ir.Op:
         """Resolve builtin ``name`` for ``args`` and emit the call (one op per builtin call)."""
         resolution = self.resolve_builtin(name, args, node)
-        args = [self.coerce(a, t) for a, t in zip(args, resolution.arg_types)] if not resolution.overload.variadic else args
+        args = (
+            [self.coerce(a, t) for a, t in zip(args, resolution.arg_types)]
+            if not resolution.overload.variadic
+            else args
+        )
         if resolution.overload.func is not None:
             op = self.call_func_builtin(resolution.overload.func, args, node)
             op.attrs["builtin"] = resolution.overload

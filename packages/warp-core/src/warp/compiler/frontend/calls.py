@@ -26,7 +26,9 @@ def accepts(param_type: Any, arg: ir.Value) -> Any:
         return actual if match_type(param_type, actual, {}) else None
     if actual == param_type:
         return actual
-    if arg.weak and getattr(param_type, "_kind_", None) in _LITERAL_TARGETS.get(getattr(actual, "_kind_", None), ()):
+    if arg.weak and getattr(param_type, "_kind_", None) in _LITERAL_TARGETS.get(
+        getattr(actual, "_kind_", None), ()
+    ):
         return param_type
     generic_match = getattr(param_type, "__match_type__", None)
     if generic_match is not None and generic_match(actual, {}):

@@ -41,14 +41,19 @@ def _lower_convert(ctx: Any, args: list, types: list) -> ir.Value:
 
     cls = ctx.current_op.results[0].type
     src = types[0]
-    parts = [convert(ctx, c, src._wp_scalar_type_, cls._wp_scalar_type_) for c in lc.components(ctx.builder, src, args[0])]
+    parts = [
+        convert(ctx, c, src._wp_scalar_type_, cls._wp_scalar_type_)
+        for c in lc.components(ctx.builder, src, args[0])
+    ]
     return lc.assemble(ctx.builder, cls, parts)
 
 
 #: Overloads used by constructor ops (not looked up by name; the op carries them).
 CONSTRUCT = Overload("construct", (), None, lower=_lower_components, doc="Composite from components.")
 FILL = Overload("construct_fill", (), None, lower=_lower_fill, doc="Composite with every component equal.")
-CONVERT = Overload("construct_convert", (), None, lower=_lower_convert, doc="Composite with converted component type.")
+CONVERT = Overload(
+    "construct_convert", (), None, lower=_lower_convert, doc="Composite with converted component type."
+)
 
 
 def construct(builder: Any, cls: type, node: ast.Call) -> wir.Value:
@@ -71,7 +76,9 @@ def build(builder: Any, cls: type, args: list[wir.Value], node: ast.AST) -> wir.
             return args[0]
         if src._shape_ != cls._shape_:
             raise builder.error(
-                f"cannot convert {type_repr(src)} to {type_repr(cls)} (different shapes)", WarpCodegenTypeError, node
+                f"cannot convert {type_repr(src)} to {type_repr(cls)} (different shapes)",
+                WarpCodegenTypeError,
+                node,
             )
         return builder.emit("call", args, [cls], overload=CONVERT).result
     flat_count = sum(math.prod(a.type._shape_) if is_composite(a.type) else 1 for a in args)
@@ -115,7 +122,11 @@ def _component(builder: Any, value: wir.Value, scalar: Any, cls: type, node: ast
 
 def _family_ok(literal: Any, target: Any) -> bool:
     kinds = {literal._kind_, target._kind_}
-    return kinds <= {"float"} or kinds <= {"int", "uint"} or (literal._kind_ == "int" and target._kind_ == "float")
+    return (
+        kinds <= {"float"}
+        or kinds <= {"int", "uint"}
+        or (literal._kind_ == "int" and target._kind_ == "float")
+    )
 
 
 def getitem(builder: Any, value: wir.Value, indices: list[Any], node: ast.AST) -> wir.Value:
@@ -139,7 +150,11 @@ def setitem(builder: Any, value: wir.Value, indices: list[Any], new: wir.Value, 
     if t._wp_kind_ == "matrix" and len(indices) == 1:
         row = vector(t._shape_[1], t._wp_scalar_type_)
         if new.type is not row:
-            raise builder.error(f"a row of {type_repr(t)} is {type_repr(row)}, got {type_repr(new.type)}", WarpCodegenTypeError, node)
+            raise builder.error(
+                f"a row of {type_repr(t)} is {type_repr(row)}, got {type_repr(new.type)}",
+                WarpCodegenTypeError,
+                node,
+            )
     elif is_scalar_type(new.type) or new.weak:
         new = _component(builder, new, t._wp_scalar_type_, t, node)
     return builder.call_builtin("assign_copy", [value, *indices, new], node).result
@@ -301,7 +316,9 @@ def setattr_(builder: Any, value: wir.Value, attr: str, new: wir.Value, node: as
         from warp.types.scalars import int32
 
         return setitem(builder, value, [builder.const(_ATTR_INDEX[attr], int32)], new, node)
-    raise builder.error(f"cannot assign attribute '{attr}' of {type_repr(t)}", WarpCodegenAttributeError, node)
+    raise builder.error(
+        f"cannot assign attribute '{attr}' of {type_repr(t)}", WarpCodegenAttributeError, node
+    )
 
 
 __all__ = ["CompositeBase", "build", "construct", "getattr_", "getitem", "setattr_", "setitem"]

@@ -232,7 +232,9 @@ class ExpressionsMixin(FunctionBuilder):
             )
         merged = self.merge_branches(before, [then_scope, else_scope], node)
         for region, scope, value in ((then_region, then_scope, a), (else_region, else_scope, b)):
-            region.ops.append(ir.Op("yield", [value, *(scope.vars[n] for n, _ in merged)], loc=self.loc(node)))
+            region.ops.append(
+                ir.Op("yield", [value, *(scope.vars[n] for n, _ in merged)], loc=self.loc(node))
+            )
         op = self.emit_region_op("if", [cond], [then_region, else_region], [a.type, *(t for _, t in merged)])
         for (name, _), result in zip(merged, op.results[1:]):
             self.assign_var(name, result)
@@ -248,7 +250,9 @@ class ExpressionsMixin(FunctionBuilder):
         with self.enter(region, self.scope.vars):
             return self.const(_literal_as(value.const, target), target)
 
-    def merge_branches(self, before: dict[str, Any], scopes: list[Any], node: ast.AST) -> list[tuple[str, Any]]:
+    def merge_branches(
+        self, before: dict[str, Any], scopes: list[Any], node: ast.AST
+    ) -> list[tuple[str, Any]]:
         """Variables whose value after a branch depends on the branch taken, with their types."""
         live = [s for s in scopes if not s.terminated]
         names: list[str] = []
@@ -288,7 +292,9 @@ class ExpressionsMixin(FunctionBuilder):
             return folded
         return self.compare_chain(self.value(node.left), list(zip(node.ops, node.comparators)), node)
 
-    def compare_chain(self, left: ir.Value, rest: list[tuple[ast.cmpop, ast.expr]], node: ast.AST) -> ir.Value:
+    def compare_chain(
+        self, left: ir.Value, rest: list[tuple[ast.cmpop, ast.expr]], node: ast.AST
+    ) -> ir.Value:
         op, right_node = rest[0]
         name = COMPARE_OPS.get(type(op))
         if name is None:
@@ -305,7 +311,9 @@ class ExpressionsMixin(FunctionBuilder):
         cond = self.as_bool(self.value(node.test), node.test)
         if cond.is_const:
             return self.value(node.body if cond.const else node.orelse)
-        return self.conditional_value(cond, lambda: self.value(node.body), lambda: self.value(node.orelse), node)
+        return self.conditional_value(
+            cond, lambda: self.value(node.body), lambda: self.value(node.orelse), node
+        )
 
     # -- subscripts -----------------------------------------------------------------------
     def expr_Subscript(self, node: ast.Subscript) -> Any:
@@ -317,14 +325,18 @@ class ExpressionsMixin(FunctionBuilder):
             indices = [self.index_value(i) for i in index_nodes]
             if len(indices) > base.type.ndim:
                 raise self.error(
-                    f"too many indices ({len(indices)}) for a {base.type.ndim}-d array", WarpCodegenError, node
+                    f"too many indices ({len(indices)}) for a {base.type.ndim}-d array",
+                    WarpCodegenError,
+                    node,
                 )
             name = "array_load" if len(indices) == base.type.ndim else "array_view"
             return self.call_builtin(name, [base, *indices], node).result
         handler = getattr(base.type, "_wp_getitem_", None)
         if handler is not None:
             return handler(self, base, [self.component_index(i) for i in index_nodes], node)
-        raise self.error(f"values of type {type_repr(base.type)} cannot be indexed", WarpCodegenTypeError, node)
+        raise self.error(
+            f"values of type {type_repr(base.type)} cannot be indexed", WarpCodegenTypeError, node
+        )
 
     def index_value(self, node: ast.expr) -> ir.Value:
         if isinstance(node, ast.Slice):
@@ -348,7 +360,8 @@ class ExpressionsMixin(FunctionBuilder):
             value = self.value(part)
             if not value.is_const or getattr(value.type, "_kind_", None) not in ("int", "uint"):
                 raise self.error(
-                    f"slice bounds of vectors and matrices must be integer constants, got '{ast.unparse(part)}'",
+                    f"slice bounds of vectors and matrices must be integer constants, got "
+                    f"'{ast.unparse(part)}'",
                     WarpCodegenValueError,
                     part,
                 )
@@ -369,7 +382,9 @@ class ExpressionsMixin(FunctionBuilder):
         if isinstance(obj, ArrayShape):
             ndim = obj.array.type.ndim
             if not 0 <= k < ndim:
-                raise self.error(f"shape index {k} out of range for a {ndim}-d array", IndexErrorCodegen, node)
+                raise self.error(
+                    f"shape index {k} out of range for a {ndim}-d array", IndexErrorCodegen, node
+                )
             return self.call_builtin("array_shape", [obj.array, self.const(k, int32)], node).result
         if isinstance(obj, tuple):
             if not -len(obj) <= k < len(obj):
@@ -395,7 +410,9 @@ class ExpressionsMixin(FunctionBuilder):
         if isinstance(target, Function):
             return self.call_user_function(target, node)
         if isinstance(target, Kernel):
-            raise self.error(f"kernel '{target.name}' cannot be called from kernel code; make it a @wp.func", node=node)
+            raise self.error(
+                f"kernel '{target.name}' cannot be called from kernel code; make it a @wp.func", node=node
+            )
         if target is builtins.print:
             return self.call_print(node)
         if target is builtins.type:
@@ -418,7 +435,11 @@ class ExpressionsMixin(FunctionBuilder):
         special = getattr(target, "_wp_call_", None)
         if special is not None:
             return special(self, node)
-        raise self.error(f"'{ast.unparse(node.func)}' ({_describe(PyObj(target))}) cannot be called in kernels", WarpCodegenTypeError, node)
+        raise self.error(
+            f"'{ast.unparse(node.func)}' ({_describe(PyObj(target))}) cannot be called in kernels",
+            WarpCodegenTypeError,
+            node,
+        )
 
     def call_args(self, node: ast.Call) -> list[ir.Value]:
         if node.keywords:
@@ -499,7 +520,9 @@ _LITERAL_FAMILIES = {"int": ("int", "uint"), "float": ("float",), "bool": ("bool
 
 
 def _literal_as(value: Any, target: Any) -> Any:
-    return float(value) if target._kind_ == "float" else bool(value) if target._kind_ == "bool" else int(value)
+    return (
+        float(value) if target._kind_ == "float" else bool(value) if target._kind_ == "bool" else int(value)
+    )
 
 
 class Printf:
@@ -513,11 +536,15 @@ class Printf:
             raise builder.error("wp.printf needs a format string", WarpCodegenTypeError, node)
         fmt = builder.expr(node.args[0])
         if not (isinstance(fmt, PyObj) and isinstance(fmt.obj, str)):
-            raise builder.error("the format of wp.printf must be a string literal", WarpCodegenTypeError, node)
+            raise builder.error(
+                "the format of wp.printf must be a string literal", WarpCodegenTypeError, node
+            )
         values = [builder.strong(builder.value(a)) for a in node.args[1:]]
         for v, a in zip(values, node.args[1:]):
             if not is_scalar_type(v.type):
-                raise builder.error(f"wp.printf arguments must be scalars, got {type_repr(v.type)}", WarpCodegenTypeError, a)
+                raise builder.error(
+                    f"wp.printf arguments must be scalars, got {type_repr(v.type)}", WarpCodegenTypeError, a
+                )
         builder.emit("print", values, [], format=fmt.obj)
         return PyObj(None)
 

@@ -29,7 +29,9 @@ class StatementsMixin(ExpressionsMixin):
             self.node = stmt
             method = getattr(self, f"stmt_{type(stmt).__name__}", None)
             if method is None:
-                raise self.error(f"'{type(stmt).__name__}' statements are not supported in kernels", node=stmt)
+                raise self.error(
+                    f"'{type(stmt).__name__}' statements are not supported in kernels", node=stmt
+                )
             method(stmt)
 
     # -- simple statements ----------------------------------------------------------------
@@ -72,7 +74,8 @@ class StatementsMixin(ExpressionsMixin):
             value = self.coerce(value, ann) if _same_family(value.type, ann) else value
         if value.type != ann:
             raise self.error(
-                f"'{ast.unparse(node.target)}' is declared {type_repr(ann)} but assigned {type_repr(value.type)}",
+                f"'{ast.unparse(node.target)}' is declared {type_repr(ann)} but assigned "
+                f"{type_repr(value.type)}",
                 WarpCodegenTypeError,
                 node,
             )
@@ -84,12 +87,16 @@ class StatementsMixin(ExpressionsMixin):
         elif isinstance(target, (ast.Tuple, ast.List)):
             items = value.obj if isinstance(value, PyObj) and isinstance(value.obj, tuple) else None
             if items is None:
-                raise self.error("only tuples (e.g. i, j = wp.tid()) can be unpacked", WarpCodegenTypeError, node)
+                raise self.error(
+                    "only tuples (e.g. i, j = wp.tid()) can be unpacked", WarpCodegenTypeError, node
+                )
             if self.assign_starred(target, items, node):  # first, *rest = t
                 return
             if len(items) != len(target.elts):
                 raise self.error(
-                    f"cannot unpack {len(items)} values into {len(target.elts)} targets", WarpCodegenValueError, node
+                    f"cannot unpack {len(items)} values into {len(target.elts)} targets",
+                    WarpCodegenValueError,
+                    node,
                 )
             for t, v in zip(target.elts, items):
                 self.assign_to(t, v, node)
@@ -131,7 +138,8 @@ class StatementsMixin(ExpressionsMixin):
             indices = [self.index_value(i) for i in index_nodes]
             if len(indices) != base.type.ndim:
                 raise self.error(
-                    f"a store into a {base.type.ndim}-d array needs {base.type.ndim} indices, got {len(indices)}",
+                    f"a store into a {base.type.ndim}-d array needs {base.type.ndim} indices, got "
+                    f"{len(indices)}",
                     node=node,
                 )
             self.call_builtin("array_store", [base, *indices, value], node)
@@ -215,7 +223,9 @@ class StatementsMixin(ExpressionsMixin):
 
     def check_return(self, values: list[ir.Value], node: ast.AST) -> list[ir.Value]:
         if self.is_kernel and values:
-            raise self.error("kernels cannot return values; write results to an array", WarpCodegenTypeError, node)
+            raise self.error(
+                "kernels cannot return values; write results to an array", WarpCodegenTypeError, node
+            )
         if self.return_types is None:
             self.return_types = [v.type for v in values]
             return values
@@ -230,7 +240,9 @@ class StatementsMixin(ExpressionsMixin):
                 v = self.const(v.const, t)
             if v.type != t:
                 raise self.error(
-                    f"returns {type_repr(v.type)} here but {type_repr(t)} is expected", WarpCodegenTypeError, node
+                    f"returns {type_repr(v.type)} here but {type_repr(t)} is expected",
+                    WarpCodegenTypeError,
+                    node,
                 )
             out.append(v)
         return out
@@ -333,7 +345,11 @@ class StatementsMixin(ExpressionsMixin):
         args = [self.strong(self.coerce(v, target) if v.weak and is_int(v.type) else v) for v in values]
         for a, a_node in zip(args, it.args):
             if not is_int(a.type):
-                raise self.error(f"range() arguments must be integers, got {type_repr(a.type)}", WarpCodegenTypeError, a_node)
+                raise self.error(
+                    f"range() arguments must be integers, got {type_repr(a.type)}",
+                    WarpCodegenTypeError,
+                    a_node,
+                )
         if len({a.type for a in args}) != 1:
             raise self.error("range() arguments must have one integer type", WarpCodegenTypeError, it)
         t = args[0].type
@@ -347,7 +363,9 @@ class StatementsMixin(ExpressionsMixin):
             raise self.error("range() step must not be zero", WarpCodegenValueError, it)
         return start, stop, step
 
-    def reverse_range(self, start: ir.Value, stop: ir.Value, step: ir.Value, node: ast.AST) -> tuple[ir.Value, ir.Value, ir.Value]:
+    def reverse_range(
+        self, start: ir.Value, stop: ir.Value, step: ir.Value, node: ast.AST
+    ) -> tuple[ir.Value, ir.Value, ir.Value]:
         """Bounds of ``reversed(range(start, stop, step))`` (the step must be a constant)."""
         if not step.is_const:
             raise self.error("reversed(range(...)) needs a constant step", WarpCodegenValueError, node)
@@ -371,7 +389,9 @@ class StatementsMixin(ExpressionsMixin):
             raise self.error("while ... else is not supported", node=node)
         self.dynamic_loop("while", node, [], induction=None)
 
-    def dynamic_loop(self, kind: str, node: Any, bounds: list[ir.Value], induction: tuple[str, Any] | None) -> None:
+    def dynamic_loop(
+        self, kind: str, node: Any, bounds: list[ir.Value], induction: tuple[str, Any] | None
+    ) -> None:
         """Emit a ``for``/``while`` op carrying the variables the body reassigns."""
         skip = {induction[0]} if induction else set()
         # a while condition may update variables too: while wp.hash_grid_query_next(query, index)

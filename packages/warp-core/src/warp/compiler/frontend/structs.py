@@ -13,13 +13,17 @@ from warp.types.scalars import type_repr
 
 #: Overloads carried by struct field ops; the field index is the op attribute "field".
 GET_FIELD = Overload("struct_get", (), None, lower=sl.lower_get, doc="Read a struct field.")
-SET_FIELD = Overload("struct_set", (), None, lower=sl.lower_set, doc="Copy of a struct with one field replaced.")
+SET_FIELD = Overload(
+    "struct_set", (), None, lower=sl.lower_set, doc="Copy of a struct with one field replaced."
+)
 
 
 def construct(builder: Any, cls: type, node: ast.Call) -> wir.Value:
     """``S()`` (all fields zero) or ``S(field=value, ...)``."""
     if node.args:
-        raise builder.error(f"struct {cls.__name__}() takes keyword arguments only", WarpCodegenTypeError, node)
+        raise builder.error(
+            f"struct {cls.__name__}() takes keyword arguments only", WarpCodegenTypeError, node
+        )
     value = builder.const(None, cls)
     for kw in node.keywords:
         value = set_field(builder, value, kw.arg, builder.value(kw.value), node)

@@ -65,7 +65,9 @@ def function_signature(fn: wir.Function) -> tuple[ir.Type, list[ir.Type]]:
     return ret, [lt.PTR, lt.I64] + [lt.llvm_type(p.type) for p in fn.params]
 
 
-def lower_function(module: ir.Module, state: ModuleState, fn: wir.Function, *, contiguous: bool) -> ir.Function:
+def lower_function(
+    module: ir.Module, state: ModuleState, fn: wir.Function, *, contiguous: bool
+) -> ir.Function:
     """Lower ``fn`` into ``module`` (once per layout variant) and return the LLVM function."""
     name = f"{fn.symbol}_{'c' if contiguous else 's'}"
     existing = state.functions.get(name)
@@ -119,7 +121,14 @@ class RegionLowerer:
         return WarpCodegenError(message, function=self.fn.name, loc=op.loc)
 
     # -- regions --------------------------------------------------------------------------
-    def region(self, region: wir.Region, values: dict[int, ir.Value], loops: list[LoopTarget], yield_slots: list[ir.Value] | None = None, after: ir.Block | None = None) -> None:
+    def region(
+        self,
+        region: wir.Region,
+        values: dict[int, ir.Value],
+        loops: list[LoopTarget],
+        yield_slots: list[ir.Value] | None = None,
+        after: ir.Block | None = None,
+    ) -> None:
         """Lower ``region``; a trailing ``yield`` stores into ``yield_slots`` and branches to ``after``."""
         for op in region.ops:
             self.ctx.current_op = op
@@ -145,7 +154,9 @@ class RegionLowerer:
                 raise
             except Exception as exc:  # a lowering bug must surface as a located Python error
                 name = op.attrs["overload"].name if kind == "call" else kind
-                raise self.fail(op, f"internal compiler error while lowering '{name}': {type(exc).__name__}: {exc}") from exc
+                raise self.fail(
+                    op, f"internal compiler error while lowering '{name}': {type(exc).__name__}: {exc}"
+                ) from exc
             if results is not None:
                 for r, v in zip(op.results, results):
                     values[id(r)] = v
@@ -180,7 +191,11 @@ class RegionLowerer:
         args = [values[id(a)] for a in op.args]
         arg_types = [a.type for a in op.args]
         if overload.func is not None:
-            raise self.fail(op, f"internal compiler error: builtin '{overload.name}' implemented in the kernel language was not inlined")
+            raise self.fail(
+                op,
+                f"internal compiler error: builtin '{overload.name}' implemented in the kernel "
+                f"language was not inlined",
+            )
         result = overload.lower(self.ctx, args, arg_types)
         if not op.results:
             return []
@@ -214,7 +229,11 @@ class RegionLowerer:
         slots = self.slots_for([r.type for r in op.results])
         cond = values[id(op.args[0])]
         fn = self.b.function
-        then_bb, else_bb, merge_bb = fn.append_basic_block("then"), fn.append_basic_block("else"), fn.append_basic_block("endif")
+        then_bb, else_bb, merge_bb = (
+            fn.append_basic_block("then"),
+            fn.append_basic_block("else"),
+            fn.append_basic_block("endif"),
+        )
         self.b.cbranch(cond, then_bb, else_bb)
         for block, region in ((then_bb, op.regions[0]), (else_bb, op.regions[1])):
             self.b.position_at_end(block)
@@ -231,7 +250,9 @@ class RegionLowerer:
         self.store_all(slots, init, None)
         self.b.store(start, iv_slot)
         fn = self.b.function
-        head, body, latch, exit_bb = (fn.append_basic_block(n) for n in ("for.head", "for.body", "for.latch", "for.end"))
+        head, body, latch, exit_bb = (
+            fn.append_basic_block(n) for n in ("for.head", "for.body", "for.latch", "for.end")
+        )
         self.b.branch(head)
         self.b.position_at_end(head)
         i = self.b.load(iv_slot)
