@@ -41,7 +41,7 @@ def llvm_constant(cls: Any, value: Any) -> ir.Constant:
             [
                 ir.Constant(
                     ir.ArrayType(lt.llvm_type(scalar), cols),
-                    [lt.constant(scalar, v) for v in flat[r * cols : (r + 1) * cols]],
+                    [lt.constant(scalar, v) for v in flat[r * cols:(r + 1) * cols]],
                 )
                 for r in range(rows)
             ],
@@ -60,6 +60,37 @@ def assemble(builder: ir.IRBuilder, cls: Any, parts: list[ir.Value]) -> ir.Value
     for path, part in zip(component_paths(cls), parts):
         agg = builder.insert_value(agg, part, path)
     return agg
+
+
+def static_index(value: ir.Value, limit: int) -> int | None:
+    """A constant component index (out of range: 0, as the dynamic form), or None if dynamic."""
+    if isinstance(value, ir.Constant):
+        k = int(value.constant)
+        return k if 0 <= k < limit else 0
+    return None
+
+
+def clamped_index(builder: ir.IRBuilder, index: ir.Value, limit: int) -> ir.Value:
+    """A dynamic component index counted from the end when negative (``v[-1]`` is the last
+    component), then kept inside [0, limit) (an out-of-range index reads component 0)."""
+    b = builder
+    idx = b.sext(index, lt.I64) if index.type.width < 64 else index
+    negative = b.icmp_signed("<", idx, ir.Constant(lt.I64, 0))
+    idx = b.select(negative, b.add(idx, ir.Constant(lt.I64, limit)), idx)
+    ok = b.icmp_unsigned("<", idx, ir.Constant(lt.I64, limit))
+    return b.select(ok, idx, ir.Constant(lt.I64, 0))
+
+
+def component_pointer(
+    builder: ir.IRBuilder, slot: ir.Value, indices: list[ir.Value], dims: list[int]
+) -> ir.Value:
+    """Address of component ``[i][j]...`` (or of a matrix row) of the composite stored at ``slot``."""
+    path = [ir.Constant(lt.I64, 0)]
+    for index, dim in zip(indices, dims):
+        k = static_index(index, dim)
+        path.append(ir.Constant(lt.I32, k) if k is not None else clamped_index(builder, index, dim))
+    # no source_etype: llvmlite then types the result from the slot's element type
+    return builder.gep(slot, path)
 
 
 def print_format(ctx: Any, cls: Any, value: ir.Value) -> tuple[str, list[ir.Value]]:

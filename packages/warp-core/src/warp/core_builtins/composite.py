@@ -6,7 +6,7 @@ from typing import Any
 
 import llvmlite.ir as ir
 
-from warp.compiler.lowering import types as lt
+from warp.compiler.composite import component_pointer, static_index
 from warp.compiler.registry import TypeVar
 from warp.core_builtins.patterns import ANY_SCALAR
 from warp.types.composite import CompositePattern, vector
@@ -17,54 +17,38 @@ S = TypeVar("S", ANY_SCALAR)
 C = TypeVar("C")
 
 
-def _static_index(value: ir.Value, limit: int) -> int | None:
-    if isinstance(value, ir.Constant):
-        k = int(value.constant)
-        return k if 0 <= k < limit else 0
-    return None
-
-
-def _clamped(ctx: Any, index: ir.Value, limit: int) -> ir.Value:
-    """A dynamic component index counted from the end when negative (``v[-1]`` is the last
-    component), then kept inside [0, limit) (an out-of-range index reads component 0)."""
-    b = ctx.builder
-    idx = b.sext(index, lt.I64) if index.type.width < 64 else index
-    negative = b.icmp_signed("<", idx, ir.Constant(lt.I64, 0))
-    idx = b.select(negative, b.add(idx, ir.Constant(lt.I64, limit)), idx)
-    ok = b.icmp_unsigned("<", idx, ir.Constant(lt.I64, limit))
-    return b.select(ok, idx, ir.Constant(lt.I64, 0))
-
-
 def _spill(ctx: Any, agg: ir.Value) -> ir.Value:
     slot = ctx.alloca(agg.type)
     ctx.builder.store(agg, slot)
     return slot
 
 
+def _static_path(indices: list[ir.Value], dims: list[int]) -> list[int] | None:
+    static = [static_index(i, d) for i, d in zip(indices, dims)]
+    return None if any(s is None for s in static) else static  # type: ignore[return-value]
+
+
 def extract_path(ctx: Any, agg: ir.Value, indices: list[ir.Value], dims: list[int]) -> ir.Value:
-    """``agg[i][j]...`` with constant (extractvalue) or dynamic (stack slot) indices."""
-    static = [_static_index(i, d) for i, d in zip(indices, dims)]
-    if all(s is not None for s in static):
+    """``agg[i][j]...`` with constant (extractvalue) or dynamic (stack slot) indices.
+
+    Locals indexed dynamically are usually kept in a stack slot by the lowering instead
+    (:mod:`warp.compiler.lowering.local_memory`); this is the form for the other values.
+    """
+    static = _static_path(indices, dims)
+    if static is not None:
         return ctx.builder.extract_value(agg, static)
-    slot = _spill(ctx, agg)
-    zero = ir.Constant(lt.I64, 0)
-    # no source_etype: llvmlite would then type the result as a pointer to the whole aggregate
-    ptr = ctx.builder.gep(slot, [zero] + [_clamped(ctx, i, d) for i, d in zip(indices, dims)])
-    return ctx.builder.load(ptr)
+    return ctx.builder.load(component_pointer(ctx.builder, _spill(ctx, agg), indices, dims))
 
 
 def insert_path(
     ctx: Any, agg: ir.Value, indices: list[ir.Value], dims: list[int], value: ir.Value
 ) -> ir.Value:
     """A copy of ``agg`` with ``agg[i][j]... = value``."""
-    static = [_static_index(i, d) for i, d in zip(indices, dims)]
-    if all(s is not None for s in static):
+    static = _static_path(indices, dims)
+    if static is not None:
         return ctx.builder.insert_value(agg, value, static)
     slot = _spill(ctx, agg)
-    zero = ir.Constant(lt.I64, 0)
-    # no source_etype: llvmlite would then type the result as a pointer to the whole aggregate
-    ptr = ctx.builder.gep(slot, [zero] + [_clamped(ctx, i, d) for i, d in zip(indices, dims)])
-    ctx.builder.store(value, ptr)
+    ctx.builder.store(value, component_pointer(ctx.builder, slot, indices, dims))
     return ctx.builder.load(slot)
 
 

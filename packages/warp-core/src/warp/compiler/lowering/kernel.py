@@ -16,6 +16,7 @@ from typing import Any, Callable
 import llvmlite.ir as ir
 from warp.compiler import ir as wir
 from warp.compiler.lowering.function import ModuleState, lower_function
+from warp.compiler.lowering.local_memory import indexes_dynamically
 from warp.compiler.options import CompileOptions
 
 #: ``define_entry(module, name, body, kernel_ir, options, *, contiguous)`` of a backend.
@@ -69,7 +70,9 @@ def outer_vectorizable(fn: wir.Function) -> bool:
     kernels whose loops are free of side effects and of break/continue/return.
     """
     loops = [op for op in wir.walk(fn.body) if op.kind in ("for", "while")]
-    return bool(loops) and all(_pure_region(r, set()) for op in loops for r in op.regions)
+    if not loops or indexes_dynamically(fn):
+        return False  # a stack slot indexed at runtime index cannot be shared by SIMD lanes
+    return all(_pure_region(r, set()) for op in loops for r in op.regions)
 
 
 def lower_kernel(kfn: wir.Function, options: CompileOptions, define_entry: DefineEntry) -> KernelModule:
