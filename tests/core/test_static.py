@@ -124,7 +124,7 @@ def test_static_loops_unroll_beyond_max_unroll_when_static_needs_it():
 
 
 @pytest.mark.parametrize(
-    "start,stop,step", [(0, 10, 1), (10, 0, -1), (10, 0, -3), (-5, 7, 4), (3, 3, 1), (9, -9, -5)]
+    "start,stop,step", [(0, 10, 1), (10, 0, -1), (10, 0, -3), (-5, 7, 4), (3, 3, 1), (9, -9, -5), (0, 10, -2), (5, 1, 3)]
 )
 def test_static_and_dynamic_ranges_with_any_step(start, stop, step):
     @wp.kernel
@@ -146,6 +146,10 @@ def test_static_and_dynamic_ranges_with_any_step(start, stop, step):
         for _i in range(a, b, c):
             n += 1
         out[3] = n
+        e = int(0)
+        for i in reversed(range(a, b, c)):  # runtime step of either sign
+            e = e * 3 + i
+        out[4] = e
 
     def fold(seq):
         acc = 0
@@ -153,10 +157,10 @@ def test_static_and_dynamic_ranges_with_any_step(start, stop, step):
             acc = (acc * 3 + i + 2**31) % 2**32 - 2**31  # int32 wrap-around
         return acc
 
-    out = wp.zeros(4, dtype=int)
+    out = wp.zeros(5, dtype=int)
     wp.launch(k, dim=1, inputs=[out, start, stop, step])
     r = range(start, stop, step)
-    assert out.numpy().tolist() == [fold(r), fold(reversed(r)), fold(r), len(r)]
+    assert out.numpy().tolist() == [fold(r), fold(reversed(r)), fold(r), len(r), fold(reversed(r))]
 
 
 def test_dynamic_reversed_range_with_runtime_bounds():

@@ -366,9 +366,9 @@ class StatementsMixin(ExpressionsMixin):
     def reverse_range(
         self, start: ir.Value, stop: ir.Value, step: ir.Value, node: ast.AST
     ) -> tuple[ir.Value, ir.Value, ir.Value]:
-        """Bounds of ``reversed(range(start, stop, step))`` (the step must be a constant)."""
+        """Bounds of ``reversed(range(start, stop, step))``."""
         if not step.is_const:
-            raise self.error("reversed(range(...)) needs a constant step", WarpCodegenValueError, node)
+            return self.reverse_range_runtime_step(start, stop, step, node)
         s, t = step.const, start.type
         if start.is_const and stop.is_const:
             r = builtins.range(start.const, stop.const, s)[::-1]
@@ -379,6 +379,18 @@ class StatementsMixin(ExpressionsMixin):
         last = call("add", start, call("mul", call("sub", count, self.const(1, t)), step))
         end = call("sub", start, self.const(1, t)) if s > 0 else call("add", start, self.const(1, t))
         return last, end, self.const(-s, t)
+
+    def reverse_range_runtime_step(
+        self, start: ir.Value, stop: ir.Value, step: ir.Value, node: ast.AST
+    ) -> tuple[ir.Value, ir.Value, ir.Value]:
+        """``reversed(range(start, stop, step))`` for a step of unknown sign: with
+        ``n = ceil((stop - start) / step) = -((start - stop) // step)`` (floor division), it is
+        ``range(start + (n - 1) * step, start - step, -step)``, empty when ``n <= 0``."""
+        call = lambda name, *args: self.call_builtin(name, list(args), node).result  # noqa: E731
+        one = self.const(1, start.type)
+        n = call("neg", call("floordiv", call("sub", start, stop), step))
+        last = call("add", start, call("mul", call("sub", n, one), step))
+        return last, call("sub", start, step), call("neg", step)
 
     def is_builtin(self, func_node: ast.expr, target: object) -> bool:
         resolved = self.expr(func_node)
