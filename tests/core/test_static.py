@@ -258,3 +258,45 @@ def test_kernel_closures_capture_values_with_distinct_cache_keys():
 def test_static_in_python_scope_returns_its_argument():
     assert wp.static(3) == 3
     assert wp.static(do_add) is do_add
+
+
+def test_loops_over_static_sequences_are_unrolled():
+    weights = [0.5, 2.0, -1.0]
+
+    @wp.kernel
+    def k(a: wp.array(dtype=int), f: wp.array(dtype=float)):
+        for i in wp.static(range(3)):
+            a[i] = wp.static(i * 10)
+        for j in wp.static([5, 7]):
+            a[3] += j
+        s = float(0.0)
+        for w in wp.static(weights):
+            s = s * 10.0 + w
+        f[0] = s
+
+    a = wp.zeros(4, dtype=int)
+    f = wp.zeros(1, dtype=float)
+    wp.launch(k, dim=1, inputs=[a, f])
+    assert a.numpy().tolist() == [0, 10, 20, 12]
+    assert f.numpy()[0] == np.float32((0.5 * 10.0 + 2.0) * 10.0 - 1.0)
+
+
+def make_apply_kernel(f):
+    @wp.kernel(module="unique")
+    def apply(a: wp.array(dtype=float)):
+        tid = wp.tid()
+        a[tid] = f(a[tid])  # a captured @wp.func is callable without wp.static
+
+    return apply
+
+
+def test_closures_capture_functions():
+    for fn, expect in ((do_add, [3.0, 4.0]), (do_mul, [2.0, 4.0])):
+
+        @wp.func
+        def unary(x: float):
+            return fn(x, 2.0)
+
+        a = wp.array([1.0, 2.0], dtype=float)
+        wp.launch(make_apply_kernel(unary), dim=2, inputs=[a])
+        np.testing.assert_array_equal(a.numpy(), expect)

@@ -127,7 +127,7 @@ class CompileTimeMixin:
         """A ``wp.static`` result as the frontend sees it (constants, PyObj, tuples of those)."""
         if value is None:
             raise self.error("wp.static expression evaluated to None", WarpCodegenValueError, node)
-        if isinstance(value, (tuple, list)):
+        if isinstance(value, (tuple, list, range)):  # for i in wp.static(range(3)): unrolled
             return PyObj(tuple(self.static_result(v, node) for v in value))
         if getattr(value, "array_type", None) is not None and not isinstance(value, type):
             raise self.error(
