@@ -192,3 +192,18 @@ def test_python_min_max_abs():
         exp = [min(av[k], bv[k]), max(av[k], bv[k]), abs(av[k]), min(av[k], 0.5), max(v), min(v), 1.0]
         np.testing.assert_array_equal(out.numpy()[k], np.array(exp, dtype=np.float32))
         assert iout.numpy()[k].tolist() == [abs(int(iv[k])), max(int(iv[k]), 0)]
+
+
+def test_handle_is_a_uint64_object_id():
+    """``wp.handle`` (type of Mesh/Volume/BVH ids) holds 64-bit ids in kernels and arrays."""
+    assert wp.handle is wp.uint64
+
+    @wp.kernel
+    def ids(h: wp.handle, table: wp.array(dtype=wp.handle), out: wp.array(dtype=wp.handle)):
+        out[0] = h
+        out[1] = table[1] + h
+
+    big = 2**63 + 12345
+    out = wp.zeros(2, dtype=wp.handle)
+    wp.launch(ids, dim=1, inputs=[big, wp.array(np.array([0, 7], dtype=np.uint64), dtype=wp.handle), out])
+    assert out.numpy().tolist() == [big, big + 7]

@@ -1,4 +1,4 @@
-"""The named composite types of the kernel language (``vec3``, ``mat33d``, ``quatf``, ...)."""
+"""The named types of the kernel language (``vec3``, ``mat33d``, ``quatf``, ..., ``handle``)."""
 
 from __future__ import annotations
 
@@ -30,6 +30,8 @@ named_types["quat"] = named_types["quatf"]
 named_types["transform"] = named_types["transformf"]
 named_types["spatial_vector"] = named_types["spatial_vectorf"]
 named_types["spatial_matrix"] = named_types["spatial_matrixf"]
+#: ``wp.handle``: the type of object handles (``Mesh.id``, ``Volume.id``, ``Bvh.id``), a uint64
+named_types["handle"] = s.uint64
 
 globals().update(named_types)
 __all__ = sorted(named_types)
