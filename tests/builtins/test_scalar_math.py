@@ -39,8 +39,7 @@ def _round_half_away(x: np.ndarray) -> np.ndarray:
 
 
 def _clamp(x, lo, hi):
-    m = np.where(lo > x, lo, x)  # max(low, x)
-    return np.where(m < hi, m, hi)  # min(m, high)
+    return np.fmin(np.fmax(lo, x), hi)  # min(max(low, x), high); a NaN operand yields the other
 
 
 def _smoothstep(a, b, x):
@@ -67,8 +66,8 @@ EXACT = {
     "sign": lambda x: np.where(x < 0, -1, 1).astype(x.dtype),
     "step": lambda x: np.where(x < 0, 1, 0).astype(x.dtype),
     "nonzero": lambda x: np.where(x == 0, 0, 1).astype(x.dtype),
-    "min": lambda a, b: np.where(a < b, a, b),
-    "max": lambda a, b: np.where(a > b, a, b),
+    "min": np.fmin,  # for floats, a NaN operand yields the other one (as NVIDIA Warp)
+    "max": np.fmax,
     "clamp": _clamp,
     "bit_count": lambda x: np.bitwise_count(x.view(f"u{x.dtype.itemsize}")).astype(np.int32),
     "frac": lambda x: x - np.trunc(x),

@@ -106,7 +106,7 @@ def test_allocations_are_aligned():
     for n in (1, 3, 17, 1000):
         assert zeros(n, dtype=wp.int8).ptr % 64 == 0
         assert empty((n, 3), dtype=wp.float64).ptr % 64 == 0
-        assert array(list(range(n)), dtype=wp.int8).ptr % 64 == 0
+        assert array([i % 100 for i in range(n)], dtype=wp.int8).ptr % 64 == 0
 
 
 def test_shape_from_ptr_and_shape_only():
@@ -757,3 +757,20 @@ def test_composite_fill_and_constructors():
     s = a[:, 1]
     s.zero_()
     assert a.numpy()[:, 1].sum() == 0 and a.numpy()[:, 0].sum() == 12
+
+
+def test_out_of_range_python_ints_raise_instead_of_wrapping():
+    with pytest.raises(OverflowError, match="array of int8: Python integer 300 out of bounds for int8"):
+        wp.array([300, -129], dtype=wp.int8)
+    with pytest.raises(OverflowError, match="array of vec3ub: Python integer 256 out of bounds for uint8"):
+        wp.array([[1, 2, 256]], dtype=wp.vec3ub)
+    with pytest.raises(OverflowError, match="array of int32"):
+        wp.array([wp.int32(1), 2**31], dtype=wp.int32)
+    edges = wp.array([127, -128], dtype=wp.int8)
+    assert edges.numpy().tolist() == [127, -128]
+
+
+def test_python_floats_beyond_float32_range_store_inf():
+    with np.errstate(over="ignore"):
+        a = wp.array([1e300, -1e300, 1.0], dtype=wp.float32)
+    assert a.numpy().tolist() == [np.inf, -np.inf, 1.0]

@@ -241,3 +241,19 @@ def test_same_kernel_with_different_array_shapes():
         wp.launch(add_one_int, dim=n, inputs=[a])
         wp.launch(add_one_int, dim=n // 2, inputs=[a])
         assert a.numpy().tolist() == [2] * (n // 2) + [1] * (n - n // 2)
+
+
+@wp.kernel
+def _store_narrow_floats(x: wp.float32, h: wp.float16, out: wp.array(dtype=wp.float64)):
+    out[0] = wp.float64(x)
+    out[1] = wp.float64(h)
+
+
+def test_python_floats_beyond_a_float_parameters_range_become_inf():
+    """As NVIDIA Warp (a C float cast): no raw OverflowError from packing."""
+    out = wp.zeros(2, dtype=wp.float64)
+    for sign in (1.0, -1.0):
+        wp.launch(_store_narrow_floats, dim=1, inputs=[sign * 1e300, sign * 1e10, out])
+        assert out.numpy().tolist() == [sign * np.inf, sign * np.inf]
+    wp.launch(_store_narrow_floats, dim=1, inputs=[3.0e38, 65504.0, out])
+    assert out.numpy().tolist() == [float(np.float32(3.0e38)), 65504.0]

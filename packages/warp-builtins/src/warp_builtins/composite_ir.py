@@ -226,11 +226,18 @@ class Emitter:
 
     def min(self, a: Any, b: Any) -> Num:
         a, b = self.wrap(a), self.wrap(b)
+        if self.is_float:  # a NaN operand yields the other one, in either position
+            return self.select((a < b) | self._isnan(b), a, b)
         return self.select(a < b, a, b)
 
     def max(self, a: Any, b: Any) -> Num:
         a, b = self.wrap(a), self.wrap(b)
+        if self.is_float:
+            return self.select((a > b) | self._isnan(b), a, b)
         return self.select(a > b, a, b)
+
+    def _isnan(self, a: Num) -> Cond:
+        return Cond(self, self.b.fcmp_unordered("uno", a.v, a.v))
 
     def sign(self, a: Any) -> Num:
         """-1 for negative values, 1 otherwise (0 included)."""

@@ -2,7 +2,8 @@
 
 Semantics follow NVIDIA Warp: ``sign(x)`` is -1 for ``x < 0`` and 1 otherwise (also for 0);
 ``step(x)`` is 1 for ``x < 0`` else 0; ``nonzero(x)`` is 0 for ``x == 0`` else 1;
-``min(a, b) = a < b ? a : b``, ``max(a, b) = a > b ? a : b`` and
+``min(a, b) = a < b ? a : b``, ``max(a, b) = a > b ? a : b`` (for floats, a NaN operand yields
+the other operand in either position, as IEEE 754 minNum/maxNum and NVIDIA Warp) and
 ``clamp(x, low, high) = min(max(low, x), high)``; ``round`` rounds half away from zero,
 ``rint`` half to even; ``frac(x) = x - trunc(x)``; integer ``abs`` wraps (``abs(INT_MIN)`` is
 ``INT_MIN``). The cast constructors (``float32(x)``, ...) are registered by warp-core.
@@ -103,11 +104,17 @@ def lower_nonzero(ctx: Any, args: list, types: list) -> ir.Value:
 
 
 def _min(ctx: Any, a: ir.Value, b: ir.Value, t: Any) -> ir.Value:
-    return ctx.builder.select(less(ctx, a, b, t), a, b)
+    bld = ctx.builder
+    if is_float(t):  # a < b, or b is NaN: a NaN operand yields the other one, in either position
+        return bld.select(bld.or_(bld.fcmp_ordered("<", a, b), bld.fcmp_unordered("uno", b, b)), a, b)
+    return bld.select(less(ctx, a, b, t), a, b)
 
 
 def _max(ctx: Any, a: ir.Value, b: ir.Value, t: Any) -> ir.Value:
-    return ctx.builder.select(less(ctx, b, a, t), a, b)
+    bld = ctx.builder
+    if is_float(t):
+        return bld.select(bld.or_(bld.fcmp_ordered(">", a, b), bld.fcmp_unordered("uno", b, b)), a, b)
+    return bld.select(less(ctx, b, a, t), a, b)
 
 
 def lower_min(ctx: Any, args: list, types: list) -> ir.Value:

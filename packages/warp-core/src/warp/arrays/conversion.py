@@ -53,11 +53,12 @@ def _sequence_to_numpy(data: Any, dtype: Any) -> tuple[np.ndarray, Any]:
             arr[i] = value
         return arr, dtype
     try:
-        arr = np.array(data, dtype=info.np_dtype)
-    except OverflowError:  # out-of-range Python ints wrap around, like scalar construction
-        arr = np.array(data).astype(info.np_dtype)
-    except (TypeError, ValueError):
-        arr = np.array(_unbox(data), dtype=info.np_dtype)
+        try:
+            arr = np.array(data, dtype=info.np_dtype)
+        except (TypeError, ValueError):
+            arr = np.array(_unbox(data), dtype=info.np_dtype)
+    except OverflowError as exc:  # as NVIDIA Warp (through NumPy): never wrap silently
+        raise OverflowError(f"cannot store the given values in an array of {type_repr(dtype)}: {exc}") from None
     return arr, dtype
 
 

@@ -25,6 +25,7 @@ from warp.compiler.abi import HEADER_SIZE, param_layout
 from warp.compiler.frontend.builder import FunctionBuilder
 from warp.compiler.lowering import types as lt
 from warp.compiler.lowering.function import ModuleState, lower_function
+from warp.compiler.lowering.half import legalize_half_conversions
 from warp.compiler.registry import Resolution
 from warp.compiler.source import SourceInfo
 from warp.errors import SourceLoc
@@ -138,4 +139,5 @@ def lower_shim(fn: ir.Function) -> str:
             ptr = b.gep(out, [llir.Constant(lt.I64, slot.offset)], source_etype=lt.I8)
             b.store(lt.to_storage(b, t, value), ptr, align=8)
         b.ret_void()
+    legalize_half_conversions(module)
     return str(module)

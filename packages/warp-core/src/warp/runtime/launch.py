@@ -174,7 +174,7 @@ class Launcher:
             return
         try:
             buf, contiguous = self.fast_pack(args, dims, 0)
-        except (_SlowPath, TypeError, ValueError, struct.error):
+        except (_SlowPath, TypeError, ValueError, OverflowError, struct.error):
             buf, contiguous = self.pack_checked(args, dims, 0)
         (self.run_contiguous if contiguous else self.run_strided)(buf, n, stream, args)
 
@@ -330,7 +330,7 @@ def _scalar_arg(where: str, t: Any, value: Any) -> Any:
     if kind == "float":
         if isinstance(raw, (str, bytes)) or not hasattr(raw, "__float__"):
             raise TypeError(f"{where}: expected {type_repr(t)}, got {type(value).__name__}")
-        return float(raw)
+        return t(raw).value if t._bits_ < 64 else float(raw)  # beyond the type's range: inf, as Warp
     if kind == "bool":
         return bool(raw)
     if isinstance(raw, float) or not hasattr(raw, "__index__"):

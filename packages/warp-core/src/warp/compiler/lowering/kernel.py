@@ -16,6 +16,7 @@ from typing import Any, Callable
 import llvmlite.ir as ir
 from warp.compiler import ir as wir
 from warp.compiler.lowering.function import ModuleState, lower_function
+from warp.compiler.lowering.half import legalize_half_conversions
 from warp.compiler.lowering.local_memory import indexes_dynamically
 from warp.compiler.options import CompileOptions
 
@@ -88,6 +89,8 @@ def lower_kernel(kfn: wir.Function, options: CompileOptions, define_entry: Defin
         name = f"{kfn.symbol}_entry_{'c' if contiguous else 's'}"
         define_entry(module, name, body, kfn, options, contiguous=contiguous)
         entries["contiguous" if contiguous else "strided"] = name
+    if options.target == "cpu":  # no compiler-runtime helpers for float16 conversions on the host
+        legalize_half_conversions(module)
     return KernelModule(_with_loop_ids(str(module)), entries, state.sites, state.uses_print, state.externals)
 
 
