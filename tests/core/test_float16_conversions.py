@@ -93,9 +93,14 @@ def test_conversions_from_half_are_exact():
 def _assembly_for(kernel, cpu: str, features: str) -> str:
     from warp.compiler.frontend.translator import build_kernel
     from warp.compiler.lowering.kernel import lower_kernel
+    from warp.compiler.options import compiling, resolve_options
+    from warp.runtime.backends import get_backend
     from warp.runtime.cpu_jit import host_triple, optimize_ir
 
-    ir_text = optimize_ir(lower_kernel(build_kernel(kernel)).llvm_ir, name=kernel.key)
+    options = resolve_options(kernel, target="cpu")
+    with compiling(options):
+        lowered = lower_kernel(build_kernel(kernel), options, get_backend(wp.get_device("cpu")).define_entry)
+    ir_text = optimize_ir(lowered.llvm_ir, name=kernel.key)
     tm = llvm.Target.from_triple(host_triple()).create_target_machine(cpu=cpu, features=features, opt=2)
     module = llvm.parse_assembly(ir_text)
     return tm.emit_assembly(module)
