@@ -51,12 +51,15 @@ from warp.runtime.devices import (
     get_device,
     get_devices,
     get_preferred_device,
+    is_cpu_available,
     is_cuda_available,
     set_device,
     synchronize,
     synchronize_device,
 )
 from warp.runtime.launch import launch
+from warp.runtime.recorded_launch import Launch
+from warp.timing import ScopedTimer
 from warp.runtime.capture import (
     Graph,
     ScopedCapture,

@@ -31,6 +31,44 @@ enable_backward: bool = True
 #: Validate kernel arguments on every launch.
 verify_launch_args: bool = True
 
+#: Check after each launch that the kernel's float arrays hold only finite values (raises
+#: ``FloatingPointError`` naming the kernel and the array). Costs a pass over the arrays.
+verify_fp: bool = False
+
+#: Print each kernel launch (kernel, device, grid) before it runs.
+print_launches: bool = False
+
+#: Keep compiled kernels in the on-disk cache (``kernel_cache_dir``) between processes.
+cache_kernels: bool = True
+
+#: Print where warnings come from (accepted; warnings already carry their location).
+verbose_warnings: bool = False
+
+# NVIDIA Warp's settings for CUDA code generation and its C++ toolchain. They are accepted so that
+# programs setting them run unchanged; the CPU backend (LLVM) does not use them.
+verify_cuda: bool = False
+ptx_target_arch: int | None = None
+cuda_output: str | None = None
+llvm_cuda: bool = False
+lineinfo: bool = False
+line_directives: bool = True
+compile_time_trace: bool = False
+use_precompiled_headers: bool = True
+cpu_compiler_flags: str | None = None
+legacy_cpu_linker: bool = False
+optimization_level: int | None = None
+load_module_max_workers: int | None = None
+track_memory: bool = False
+enable_mempools_at_init: bool = True
+enable_graph_capture_module_load_by_default: bool = True
+enable_tiles_in_stack_memory: bool = True
+enable_vector_component_overwrites: bool = False
+legacy_scalar_return_types: bool = False
+verify_autograd_array_access: bool = False
+
+#: Version of this implementation (``warp.__version__``).
+version: str = "0.1.0"
+
 
 def default_cache_dir() -> str:
     """The cache directory used when ``kernel_cache_dir`` is not set."""

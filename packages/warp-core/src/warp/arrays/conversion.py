@@ -145,6 +145,8 @@ def element_value(dtype: Any, value: Any) -> Any:
     """Convert one element read through NumPy to a Python value (scalar, or an instance of dtype)."""
     if is_scalar_type(dtype):
         return value.item()
+    if isinstance(value, np.void) and hasattr(dtype, "from_numpy_value"):  # a struct record
+        return dtype.from_numpy_value(value)
     if isinstance(value, np.ndarray):
         flat = value.reshape(-1).tolist()
         try:

@@ -83,7 +83,7 @@ class KernelCache:
         Never raises for I/O problems or damaged entries: a damaged entry is deleted and missed.
         """
         path = self.path_for(key)
-        if not self.enabled:
+        if not self.enabled or not warp.config.cache_kernels:
             return None
         try:
             with open(path, "rb") as f:
@@ -105,7 +105,7 @@ class KernelCache:
         key = _normalize_key(key)
         meta_bytes = json.dumps(meta, sort_keys=True, separators=(",", ":")).encode("utf-8")
         obj = bytes(obj)
-        if not self.enabled:
+        if not self.enabled or not warp.config.cache_kernels:
             return
         header = _HEADER.pack(_MAGIC, len(meta_bytes), len(obj), _checksum(key, meta_bytes, obj))
         try:

@@ -178,6 +178,11 @@ def get_cuda_device_count() -> int:
     return _cuda_count
 
 
+def is_cpu_available() -> bool:
+    """True: the CPU device always exists (kernels run on it through the LLVM JIT)."""
+    return True
+
+
 def is_cuda_available() -> bool:
     """True when at least one CUDA device is present."""
     return get_cuda_device_count() > 0

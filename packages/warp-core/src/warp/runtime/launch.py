@@ -356,12 +356,22 @@ def launch(
     record_cmd: bool = False,
     max_blocks: int = 0,
     block_dim: int = 256,
-) -> None:
+) -> Any:
     """Run ``kernel`` over a grid of ``dim`` threads (int or tuple of up to 4 ints).
 
     With ``adjoint=True`` the kernel's adjoint runs instead, with ``adj_inputs``/``adj_outputs``
-    (gradient arrays or ``None``) matching ``inputs``/``outputs``.
+    (gradient arrays or ``None``) matching ``inputs``/``outputs``. With ``record_cmd=True`` nothing
+    runs: the launch is returned as a :class:`warp.Launch` to run (and modify) later.
+    ``block_dim`` and ``max_blocks`` shape CUDA launches; CPU launches accept and ignore them.
     """
+    if record_cmd:
+        from warp.runtime.recorded_launch import Launch
+
+        params = [*inputs, *outputs]
+        if adjoint:
+            params += [*adj_inputs, *adj_outputs]
+        return Launch(kernel, device, params=params, bounds=dim, max_blocks=max_blocks, block_dim=block_dim,
+                      adjoint=adjoint)
     if _launch_hooks and record_tape and not adjoint:
         dev = devices.get_device(device)
         for hook in _launch_hooks:
@@ -391,6 +401,11 @@ def launch(
         device is None and launcher.device is not devices.get_device(None)
     ):
         launcher = _get_launcher(kernel, device, args=args)
+    if config.print_launches or config.verify_fp:
+        from warp.runtime.launch_checks import checked_launch
+
+        checked_launch(launcher, args, dim, stream)
+        return
     launcher.launch(args, dim, stream)
 
 

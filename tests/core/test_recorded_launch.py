@@ -1,0 +1,115 @@
+"""wp.launch(..., record_cmd=True) returns a wp.Launch that replays the launch with new parameters."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import warp as wp
+
+wp.config.quiet = True
+
+
+@wp.kernel
+def axpy(x: wp.array(dtype=wp.float32), y: wp.array(dtype=wp.float32), a: wp.float32):
+    i = wp.tid()
+    y[i] = a * x[i] + y[i]
+
+
+@wp.kernel
+def fill_index(out: wp.array2d(dtype=wp.int32), offset: wp.int32):
+    i, j = wp.tid()
+    out[i, j] = i * 100 + j + offset
+
+
+def test_record_cmd_returns_a_launch_and_does_not_run():
+    x = wp.array(np.arange(4, dtype=np.float32))
+    y = wp.zeros(4, dtype=wp.float32)
+    cmd = wp.launch(axpy, dim=4, inputs=[x, y, 2.0], record_cmd=True)
+    assert isinstance(cmd, wp.Launch)
+    assert np.array_equal(y.numpy(), np.zeros(4))  # nothing ran yet
+    cmd.launch()
+    assert np.array_equal(y.numpy(), 2.0 * np.arange(4))
+    cmd.launch()  # replays with the same arguments
+    assert np.array_equal(y.numpy(), 4.0 * np.arange(4))
+
+
+def test_set_param_at_index_by_name_and_set_params():
+    x = wp.array(np.arange(4, dtype=np.float32))
+    y = wp.zeros(4, dtype=wp.float32)
+    cmd = wp.launch(axpy, dim=4, inputs=[x, y, 1.0], record_cmd=True)
+    cmd.set_param_at_index(2, 10.0)
+    cmd.launch()
+    assert np.array_equal(y.numpy(), 10.0 * np.arange(4))
+    y2 = wp.zeros(4, dtype=wp.float32)
+    cmd.set_param_by_name("y", y2)
+    cmd.set_param_by_name("a", -1.0)
+    cmd.launch()
+    assert np.array_equal(y2.numpy(), -np.arange(4.0))
+    assert np.array_equal(y.numpy(), 10.0 * np.arange(4))  # the old output is untouched
+    x3 = wp.array(np.ones(4, dtype=np.float32))
+    y3 = wp.full(4, 5.0, dtype=wp.float32)
+    cmd.set_params([x3, y3, 3.0])
+    cmd.launch()
+    assert np.array_equal(y3.numpy(), np.full(4, 8.0))
+
+
+def test_set_dim_changes_the_grid():
+    out = wp.full((3, 4), -1, dtype=wp.int32)
+    cmd = wp.launch(fill_index, dim=(1, 1), inputs=[out, 0], record_cmd=True)
+    cmd.set_dim((2, 3))
+    assert cmd.bounds == (2, 3)
+    cmd.launch()
+    expected = np.full((3, 4), -1)
+    expected[:2, :3] = np.arange(2)[:, None] * 100 + np.arange(3)[None, :]
+    assert np.array_equal(out.numpy(), expected)
+    cmd.set_param_at_index(1, 7)
+    cmd.set_dim((3, 4))
+    cmd.launch()
+    assert np.array_equal(out.numpy(), np.arange(3)[:, None] * 100 + np.arange(4)[None, :] + 7)
+
+
+def test_bad_parameters_are_clear_errors():
+    x = wp.zeros(4, dtype=wp.float32)
+    cmd = wp.launch(axpy, dim=4, inputs=[x, x, 1.0], record_cmd=True)
+    with pytest.raises(TypeError, match="kernel 'axpy', argument 'x': expected an array of float32"):
+        cmd.set_param_at_index(0, wp.zeros(4, dtype=wp.int32))
+    with pytest.raises(KeyError, match="kernel 'axpy' has no parameter 'b'"):
+        cmd.set_param_by_name("b", 1.0)
+    with pytest.raises(IndexError, match="kernel 'axpy' has 3 parameters"):
+        cmd.set_param_at_index(3, 1.0)
+    with pytest.raises(TypeError, match="takes 3 arguments"):
+        cmd.set_params([x, x])
+    with pytest.raises(ValueError, match="must not be negative|negative"):
+        cmd.set_dim(-1)
+
+
+def test_launch_keywords_warp_accepts():
+    x = wp.array(np.arange(4, dtype=np.float32))
+    y = wp.zeros(4, dtype=wp.float32)
+    wp.launch(axpy, dim=4, inputs=[x, y, 1.0], block_dim=64, max_blocks=2, record_tape=False, stream=None)
+    assert np.array_equal(y.numpy(), np.arange(4.0))
+
+
+@wp.kernel
+def scaled(x: wp.array(dtype=wp.float32), a: wp.float32, out: wp.array(dtype=wp.float32)):
+    i = wp.tid()
+    out[i] = a * x[i]
+
+
+def test_recorded_adjoint_launch():
+    x = wp.array(np.arange(4, dtype=np.float32))
+    out = wp.zeros(4, dtype=wp.float32)
+    adj_x, adj_out = wp.zeros(4, dtype=wp.float32), wp.ones(4, dtype=wp.float32)
+    cmd = wp.launch(scaled, dim=4, inputs=[x, 3.0], outputs=[out], adj_inputs=[adj_x, 0.0],
+                    adj_outputs=[adj_out], adjoint=True, record_cmd=True)
+    cmd.launch()
+    assert np.array_equal(adj_x.numpy(), np.full(4, 3.0))  # d(a * x)/dx * adj_out
+    cmd.set_param_at_index(1, 5.0)
+    adj_x2 = wp.zeros(4, dtype=wp.float32)
+    cmd.set_param_by_name("x", adj_x2, adjoint=True)
+    cmd.launch()
+    assert np.array_equal(adj_x.numpy(), np.full(4, 3.0))  # the old adjoint array is untouched
+    assert np.array_equal(adj_x2.numpy(), np.full(4, 5.0))
+    with pytest.raises(ValueError, match="forward launch; it has no adjoint parameters"):
+        wp.launch(scaled, dim=4, inputs=[x, 1.0, out], record_cmd=True).set_param_at_index(0, x, adjoint=True)
