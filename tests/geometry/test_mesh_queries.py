@@ -207,6 +207,37 @@ def test_ray_cast_matches_brute_force(max_t, constructor):
     np.testing.assert_array_equal(sign[both], np.where(np.einsum("ij,ij->i", d[both], n_ref) < 0, 1.0, -1.0))
 
 
+@pytest.mark.parametrize("leaf_size", [1, 4, 8])
+def test_exact_ties_go_to_the_lowest_face_index(leaf_size):
+    """Each triangle appears three times (shuffled, same corners, so exactly the same distances):
+    every query must report the lowest index of its closest/first-hit triangle, whatever order
+    the traversal meets the copies in."""
+    pts, tris = random_soup(300, seed=11, size=0.2)
+    rng = np.random.default_rng(12)
+    copies = np.concatenate([tris, tris, tris])
+    perm = rng.permutation(len(copies))
+    copies = copies[perm]
+    original = perm % len(tris)  # which triangle each face is
+    lowest = np.full(len(tris), len(copies))
+    np.minimum.at(lowest, original, np.arange(len(copies)))
+    mesh = _mesh(pts, copies, bvh_leaf_size=leaf_size)
+    n = 300
+    q = (rng.random((n, 3)) * 1.4 - 0.2).astype(np.float32)
+    found, face, pos = (wp.zeros(n, dtype=wp.int32), wp.zeros(n, dtype=wp.int32), wp.zeros(n, dtype=wp.vec3))
+    wp.launch(closest_struct, dim=n, inputs=[mesh.id, wp.array(q, dtype=wp.vec3), 1.0e6, found, face, pos])
+    f = face.numpy()
+    np.testing.assert_array_equal(f, lowest[original[f]])
+    d = rng.normal(size=(n, 3)).astype(np.float32)
+    d /= np.linalg.norm(d, axis=1, keepdims=True)
+    out = [wp.zeros(n, dtype=t) for t in (wp.int32, float, wp.vec3, wp.vec3, float)]
+    inputs = [mesh.id, wp.array(q, dtype=wp.vec3), wp.array(d, dtype=wp.vec3), 1.0e6, *out]
+    wp.launch(cast, dim=n, inputs=inputs)
+    f = out[0].numpy()
+    hit = f >= 0
+    assert hit.sum() > 30
+    np.testing.assert_array_equal(f[hit], lowest[original[f[hit]]])
+
+
 @wp.kernel
 def aabb_faces(id: wp.uint64, lo: wp.vec3, hi: wp.vec3, hits: wp.array(dtype=wp.int32)):
     query = wp.mesh_query_aabb(id, lo, hi)

@@ -17,6 +17,32 @@ CONSTRUCTORS = ("sah", "median", "lbvh")
 
 
 @wp.struct
+class BvhNode:
+    """One node in 32 bytes (one load per node for traversals that visit children in any order):
+    an inner node's children are ``n + 1`` and ``next``; a leaf (``count`` > 0) holds the items
+    ``items[next:next + count]``."""
+
+    lower: wp.vec3
+    next: wp.int32
+    upper: wp.vec3
+    count: wp.int32
+
+
+def packed_nodes(tree: bvh_build.BvhTree) -> np.ndarray:
+    """The nodes of ``tree`` as a NumPy structured array of :class:`BvhNode` records."""
+    nodes = np.zeros(tree.num_nodes, dtype=BvhNode.numpy_dtype())
+    nodes["lower"] = tree.lower
+    nodes["upper"] = tree.upper
+    nodes["count"] = tree.count
+    inner = tree.count == 0
+    right = np.zeros(tree.num_nodes, np.int32)
+    has_child = inner & (np.arange(tree.num_nodes) + 1 < tree.num_nodes)
+    right[has_child] = tree.skip[np.flatnonzero(has_child) + 1]
+    nodes["next"] = np.where(inner, right, tree.first)
+    return nodes
+
+
+@wp.struct
 class BvhData:
     """Kernel-side BVH: threaded node arrays (see :mod:`warp_geometry.bvh_build`) and item bounds."""
 
@@ -30,6 +56,8 @@ class BvhData:
     item_upper: wp.array(dtype=wp.vec3)
     num_nodes: wp.int32
     num_items: wp.int32
+    #: the same nodes packed for traversals with a stack (see :class:`BvhNode`)
+    nodes: wp.array(dtype=BvhNode)
 
 
 class TreeArrays:
@@ -43,6 +71,7 @@ class TreeArrays:
         self.first = wp.array(tree.first, dtype=wp.int32, device=device)
         self.count = wp.array(tree.count, dtype=wp.int32, device=device)
         self.items = wp.array(tree.items, dtype=wp.int32, device=device)
+        self.nodes = wp.array(packed_nodes(tree), dtype=BvhNode, device=device)
 
     def fields(self) -> dict[str, Any]:
         """The BvhData fields describing this tree (item bounds excluded)."""
@@ -53,6 +82,7 @@ class TreeArrays:
             "first": self.first,
             "count": self.count,
             "items": self.items,
+            "nodes": self.nodes,
             "num_nodes": self.tree.num_nodes,
             "num_items": int(self.items.shape[0]),
         }
@@ -61,6 +91,7 @@ class TreeArrays:
         bvh_build.refit(self.tree, lowers, uppers)
         self.lower.assign(self.tree.lower)
         self.upper.assign(self.tree.upper)
+        self.nodes.assign(packed_nodes(self.tree))
 
 
 def build_method(constructor: Any) -> str:

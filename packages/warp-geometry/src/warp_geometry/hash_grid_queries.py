@@ -3,6 +3,8 @@
 A query visits the cells overlapped by the box ``[p - max_dist, p + max_dist]`` (at most
 ``dim`` cells per axis, so no bucket is visited twice) and reports every point stored in their
 buckets, each once: all points within ``max_dist`` and possibly others, as in NVIDIA Warp.
+The buckets of a row of cells (x fastest) are consecutive and their points one range of the
+sorted ids, so a query reads two bucket bounds per row, not per cell.
 """
 
 from __future__ import annotations
@@ -18,13 +20,18 @@ GROUP = "Geometry"
 
 
 @wp.func
-def _cell_range(p: float, r: float, inv: float, dim: int) -> wp.vec2i:
+def _cell_range(p: float, r: float, inv: float) -> wp.vec2i:
+    """(first, last) cell along one axis overlapped by [p - r, p + r] (unwrapped)."""
     pad = 1.0e-5 * (wp.abs(p) + r)  # keeps the range a superset under float rounding
-    lo = int(wp.floor((p - r - pad) * inv))
-    hi = int(wp.floor((p + r + pad) * inv))
-    if hi - lo >= dim:
-        hi = lo + dim - 1
-    return wp.vec2i(lo, hi)
+    return wp.vec2i(int(wp.floor((p - r - pad) * inv)), int(wp.floor((p + r + pad) * inv)))
+
+
+@wp.func
+def _wrap(c: int, dim: int) -> int:
+    w = c % dim
+    if w < 0:
+        w += dim
+    return w
 
 
 @wp.func
@@ -32,20 +39,31 @@ def hash_grid_query_f(id: wp.uint64, point: wp.vec3, max_dist: float) -> HashGri
     g = wp.hash_grid_get(id)
     q = HashGridQuery()
     q.id = id
-    x = _cell_range(point[0], max_dist, g.inv_cell_width, g.dim_x)
-    y = _cell_range(point[1], max_dist, g.inv_cell_width, g.dim_y)
-    z = _cell_range(point[2], max_dist, g.inv_cell_width, g.dim_z)
-    q.lower = wp.vec3i(x[0], y[0], z[0])
-    q.upper = wp.vec3i(x[1], y[1], z[1])
-    q.cell = q.lower
+    inv = g.inv_cell_width
+    x = _cell_range(point[0], max_dist, inv)
+    y = _cell_range(point[1], max_dist, inv)
+    z = _cell_range(point[2], max_dist, inv)
+    q.first = wp.vec3i(x[0], y[0], z[0])
+    nx = x[1] - x[0] + 1
+    ny = y[1] - y[0] + 1
+    nz = z[1] - z[0] + 1
+    # a box wider than the grid visits every bucket of that axis once, and buckets then hold
+    # points of several cells of the box: no geometric culling
+    q.cull = nx <= g.dim_x and ny <= g.dim_y and nz <= g.dim_z
+    q.count = wp.vec3i(wp.min(nx, g.dim_x), wp.min(ny, g.dim_y), wp.min(nz, g.dim_z))
+    q.center = point * inv
+    # padded like the cell range, so rounding never drops a cell holding a point within max_dist
+    scale = wp.abs(q.center[0]) + wp.abs(q.center[1]) + wp.abs(q.center[2])
+    q.radius = max_dist * inv * 1.0001 + 1.0e-5 * scale
     if g.num_points == 0:
-        q.cell = wp.vec3i(q.lower[0], q.lower[1], q.upper[2] + 1)  # nothing to visit
+        q.row = wp.vec2i(0, q.count[2])  # nothing to visit
     return q
 
 
 @wp.func
-def _wrap(c: int, dim: int) -> int:
-    return ((c % dim) + dim) % dim
+def _gap(c: int, s: float) -> float:
+    """Distance (in cell units) from coordinate ``s`` to cell ``c`` along one axis."""
+    return wp.max(wp.max(float(c) - s, s - float(c + 1)), 0.0)
 
 
 @wp.func
@@ -56,21 +74,41 @@ def hash_grid_query_next_f(query: HashGridQuery, index: int):
             found = g.point_ids[query.item]
             query.item = query.item + 1
             return True, query, found
-        cell = query.cell
-        if cell[2] > query.upper[2]:
+        if query.pending[0] < query.pending[1]:
+            query.item = query.pending[0]
+            query.item_end = query.pending[1]
+            query.pending = wp.vec2i(0, 0)
+            continue
+        ry = query.row[0]
+        rz = query.row[1]
+        if rz >= query.count[2]:
             return False, query, index
-        bucket = _wrap(cell[0], g.dim_x) + g.dim_x * (
-            _wrap(cell[1], g.dim_y) + g.dim_y * _wrap(cell[2], g.dim_z)
-        )
-        query.item = g.cell_starts[bucket]
-        query.item_end = g.cell_ends[bucket]
-        # advance to the next cell of the box (x fastest)
-        if cell[0] < query.upper[0]:
-            query.cell = wp.vec3i(cell[0] + 1, cell[1], cell[2])
-        elif cell[1] < query.upper[1]:
-            query.cell = wp.vec3i(query.lower[0], cell[1] + 1, cell[2])
+        if ry + 1 == query.count[1]:
+            query.row = wp.vec2i(0, rz + 1)
         else:
-            query.cell = wp.vec3i(query.lower[0], query.lower[1], cell[2] + 1)
+            query.row = wp.vec2i(ry + 1, rz)
+        cy = query.first[1] + ry
+        cz = query.first[2] + rz
+        x0 = query.first[0]
+        x1 = x0 + query.count[0] - 1
+        if query.cull:
+            gy = _gap(cy, query.center[1])
+            gz = _gap(cz, query.center[2])
+            rest = query.radius * query.radius - gy * gy - gz * gz
+            if rest < 0.0:
+                continue
+            reach = wp.sqrt(rest)
+            x0 = wp.max(x0, int(wp.floor(query.center[0] - reach)))
+            x1 = wp.min(x1, int(wp.floor(query.center[0] + reach)))
+        base = g.dim_x * (_wrap(cy, g.dim_y) + g.dim_y * _wrap(cz, g.dim_z))
+        x = _wrap(x0, g.dim_x)
+        last = x + x1 - x0
+        query.item = g.cell_starts[base + x]
+        if last < g.dim_x:
+            query.item_end = g.cell_ends[base + last]
+        else:  # the row wraps around: its end, then its beginning
+            query.item_end = g.cell_ends[base + g.dim_x - 1]
+            query.pending = wp.vec2i(g.cell_starts[base], g.cell_ends[base + last - g.dim_x])
     return False, query, index
 
 

@@ -13,6 +13,11 @@ from warp_geometry.checks import check_array, check_same_device, check_vec3_arra
 from warp_geometry.descriptors import Descriptor
 
 
+#: triangles per BVH leaf when ``bvh_leaf_size`` is None: closest-point and ray queries are
+#: fastest around 8-16 here (benchmarks/bench_geometry.py)
+DEFAULT_LEAF_SIZE = 8
+
+
 @wp.struct
 class MeshData:
     """Kernel-side mesh (``wp.mesh_get(id)``): its arrays, its triangle BVH and sign-query data."""
@@ -30,6 +35,9 @@ class MeshData:
     wn_normal: wp.array(dtype=wp.vec3)
     wn_moment: wp.array(dtype=wp.mat33)
     wn_radius: wp.array(dtype=wp.float32)
+    #: the triangles' corners (rows a, b, c) in BVH leaf order: slot s of ``bvh.items`` is
+    #: triangle ``bvh.items[s]``, whose corners are ``leaf_tris[s]``
+    leaf_tris: wp.array(dtype=wp.mat33)
 
 
 def triangle_bounds(points: np.ndarray, tris: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -54,7 +62,8 @@ class Mesh:
     keeps references to its buffers; after moving ``points`` call :meth:`refit`. Changing the
     topology needs a new Mesh. ``support_winding_number=True`` precomputes the data of
     ``mesh_query_point_sign_winding_number``; ``bvh_constructor`` "lbvh" builds the BVH along
-    a Morton curve (fast), the other names and None with median splits.
+    a Morton curve (fast), the other names and None with median splits; ``bvh_leaf_size`` None
+    means :data:`DEFAULT_LEAF_SIZE` triangles per leaf.
     """
 
     def __init__(
@@ -82,7 +91,8 @@ class Mesh:
         if groups is not None:
             raise NotImplementedError("wp.Mesh: grouped meshes (groups=...) are not supported")
         self.device = check_same_device("wp.Mesh", points=points, indices=indices, velocities=velocities)
-        leaf = check_constructor(bvh_constructor, 4 if bvh_leaf_size is None else bvh_leaf_size, "wp.Mesh")
+        leaf_size = DEFAULT_LEAF_SIZE if bvh_leaf_size is None else bvh_leaf_size
+        leaf = check_constructor(bvh_constructor, leaf_size, "wp.Mesh")
         tris = indices.numpy().reshape(-1, 3).astype(np.int64)
         if tris.size and (tris.min() < 0 or tris.max() >= points.shape[0]):
             bad = int(np.flatnonzero((tris.reshape(-1) < 0) | (tris.reshape(-1) >= points.shape[0]))[0])
@@ -98,12 +108,17 @@ class Mesh:
         pts = points.numpy()
         lo, hi = triangle_bounds(pts, tris)
         self._tree = TreeArrays(bvh_build.build(lo, hi, leaf, build_method(bvh_constructor)), self.device)
+        self._leaf_tris = wp.array(self._leaf_corners(pts), dtype=wp.mat33, device=self.device)
         self._tri_lower = wp.array(lo, dtype=wp.vec3, device=self.device)
         self._tri_upper = wp.array(hi, dtype=wp.vec3, device=self.device)
         self._bvh_descriptor = Descriptor(BvhData, self.device)
         self._descriptor = Descriptor(MeshData, self.device)
         self._winding = None
         self._write(pts)
+
+    def _leaf_corners(self, pts: np.ndarray) -> np.ndarray:
+        """Corner coordinates of the triangles in BVH leaf order, shape (F, 3, 3)."""
+        return np.ascontiguousarray(pts[self._tris[self._tree.tree.items]], dtype=np.float32)
 
     # -- descriptor -----------------------------------------------------------------------
     def _write(self, pts: np.ndarray) -> None:
@@ -123,6 +138,7 @@ class Mesh:
             num_points=int(self._points.shape[0]),
             avg_edge_length=average_edge_length(pts, self._tris),
             has_winding=self.support_winding_number,
+            leaf_tris=self._leaf_tris,
             **fields,
         )
 
@@ -171,4 +187,5 @@ class Mesh:
         self._tri_lower.assign(lo)
         self._tri_upper.assign(hi)
         self._tree.refit(lo, hi)
+        self._leaf_tris.assign(self._leaf_corners(pts))
         self._write(pts)

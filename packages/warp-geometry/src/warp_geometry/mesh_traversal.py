@@ -6,7 +6,8 @@ coordinates, hit distance, normal) is recomputed from that face by the builtins 
 non-differentiable struct, so reverse-mode differentiation never walks into the search loops:
 gradients of query results are those of the chosen face's geometry, as in NVIDIA Warp.
 
-Traversal is stackless over the threaded BVH (see :mod:`warp_geometry.bvh_build`).
+Closest-point queries walk the BVH depth first, nearer child first, with a small stack; the
+other traversals are stackless over the threaded BVH (see :mod:`warp_geometry.bvh_build`).
 """
 
 from __future__ import annotations
@@ -61,61 +62,95 @@ def tri_point(m: MeshData, face: int, k: int) -> wp.vec3:
     return m.points[m.indices[3 * face + k]]
 
 
+#: traversal stacks: the trees are balanced (median or Morton halving), so 64 levels are far
+#: more than any tree of up to 2**31 items needs
+NodeStack = wp.types.vector(length=64, dtype=wp.int32)
+DistStack = wp.types.vector(length=64, dtype=wp.float32)
+
+
+@wp.func
+def closer_face(d: float, f: int, best: float, face: int) -> bool:
+    """Whether face ``f`` at squared distance ``d`` beats ``face`` at ``best``: nearer, or as near
+    with a lower index (so the answer does not depend on the traversal order); with no face yet
+    (``face`` -1) a face exactly at the bound ``best`` counts."""
+    if d < best:
+        return True
+    return d == best and (face < 0 or f < face)
+
+
 @wp.func
 def closest_face(id: wp.uint64, args: TraversalArgs):
-    """(face, squared distance) of the face closest to ``args.p`` within ``args.max_dist`` (face -1: none)."""
+    """(face, squared distance) of the face closest to ``args.p`` within ``args.max_dist`` (face -1: none).
+
+    Depth-first, nearer child first, with a stack of the farther children and their squared box
+    distances: once a close face is found, the pending subtrees farther than it are dropped
+    when popped, without touching their nodes again. Ties go to the lower face index, so the
+    answer does not depend on the tree.
+    """
     m = wp.mesh_get(id)
     bvh = m.bvh
     p = args.p
     best = args.max_dist * args.max_dist
     face = int(-1)
-    # seed the bound with the leaf reached by descending towards the nearer child: the traversal
-    # below (fixed child order, no stack) then prunes almost everything else
+    if bvh.num_items == 0:
+        return face, best
+    stack = NodeStack()
+    dists = DistStack()
+    sp = int(0)
     node = int(0)
-    if bvh.num_nodes > 0:
-        while bvh.count[node] == 0 and node + 1 < bvh.num_nodes:
-            left = node + 1
-            right = bvh.skip[left]
-            node = left
-            if right < bvh.skip[node - 1]:
-                dl = box_distance_sq(p, bvh.lower[left], bvh.upper[left])
-                dr = box_distance_sq(p, bvh.lower[right], bvh.upper[right])
+    nd = bvh.nodes[0]
+    dist = box_distance_sq(p, nd.lower, nd.upper)
+    while True:
+        if dist <= best:
+            if nd.count == 0:
+                left = node + 1
+                right = nd.next
+                ln = bvh.nodes[left]
+                rn = bvh.nodes[right]
+                dl = box_distance_sq(p, ln.lower, ln.upper)
+                dr = box_distance_sq(p, rn.lower, rn.upper)
+                far = right
+                dfar = dr
+                node = left
+                nd = ln
+                dist = dl
                 if dr < dl:
+                    far = left
+                    dfar = dl
                     node = right
-        first = bvh.first[node]
-        for slot in range(first, first + bvh.count[node]):
-            f = bvh.items[slot]
-            d = triangle_distance_sq(p, tri_point(m, f, 0), tri_point(m, f, 1), tri_point(m, f, 2))
-            if d < best or (face < 0 and d <= best):
-                best = d
-                face = f
-    node = int(0)
-    end = bvh.num_nodes
-    while node < end:
-        if box_distance_sq(p, bvh.lower[node], bvh.upper[node]) <= best:
-            count = bvh.count[node]
-            if count > 0:
-                first = bvh.first[node]
-                for slot in range(first, first + count):
+                    nd = rn
+                    dist = dr
+                if dfar <= best:
+                    stack[sp] = far
+                    dists[sp] = dfar
+                    sp += 1
+                continue
+            first = nd.next
+            for slot in range(first, first + nd.count):
+                t = m.leaf_tris[slot]
+                d = triangle_distance_sq(p, t[0], t[1], t[2])
+                if d <= best:
                     f = bvh.items[slot]
-                    if box_distance_sq(p, bvh.item_lower[f], bvh.item_upper[f]) <= best:
-                        d = triangle_distance_sq(
-                            p, tri_point(m, f, 0), tri_point(m, f, 1), tri_point(m, f, 2)
-                        )
-                        if d < best or (face < 0 and d <= best):
-                            best = d
-                            face = f
-                node = bvh.skip[node]
-            else:
-                node = node + 1
-        else:
-            node = bvh.skip[node]
+                    if closer_face(d, f, best, face):
+                        best = d
+                        face = f
+        if sp == 0:
+            break
+        sp -= 1
+        node = stack[sp]
+        nd = bvh.nodes[node]
+        dist = dists[sp]
     return face, best
 
 
 @wp.func
 def ray_face(id: wp.uint64, args: TraversalArgs):
-    """(face, t) of the first face hit by ``args.p + t*args.dir``, t <= ``args.max_dist`` (face -1: none)."""
+    """(face, t) of the first face hit by ``args.p + t*args.dir``, t <= ``args.max_dist`` (face -1: none).
+
+    Front to back: the child the ray enters first is visited first, the other is stacked with
+    its entry distance and dropped when popped if a nearer hit was found meanwhile. Ties go to
+    the lower face index. ``args.root`` >= 0 restricts the search to that node's subtree.
+    """
     m = wp.mesh_get(id)
     bvh = m.bvh
     start = args.p
@@ -124,30 +159,55 @@ def ray_face(id: wp.uint64, args: TraversalArgs):
     best = args.max_dist
     face = int(-1)
     node = int(0)
-    end = bvh.num_nodes
     if args.root >= 0:
-        node = wp.min(args.root, bvh.num_nodes)
-        if node < bvh.num_nodes:
-            end = bvh.skip[node]
-    while node < end:
-        if ray_box(start, inv, bvh.lower[node], bvh.upper[node], best) < INF:
-            count = bvh.count[node]
-            if count > 0:
-                first = bvh.first[node]
-                for slot in range(first, first + count):
+        node = args.root
+    if bvh.num_items == 0 or node >= bvh.num_nodes:
+        return face, best
+    stack = NodeStack()
+    dists = DistStack()
+    sp = int(0)
+    nd = bvh.nodes[node]
+    enter = ray_box(start, inv, nd.lower, nd.upper, best)
+    while True:
+        if enter <= best:
+            if nd.count == 0:
+                left = node + 1
+                right = nd.next
+                ln = bvh.nodes[left]
+                rn = bvh.nodes[right]
+                tl = ray_box(start, inv, ln.lower, ln.upper, best)
+                tr = ray_box(start, inv, rn.lower, rn.upper, best)
+                far = right
+                tfar = tr
+                node = left
+                nd = ln
+                enter = tl
+                if tr < tl:
+                    far = left
+                    tfar = tl
+                    node = right
+                    nd = rn
+                    enter = tr
+                if tfar <= best:
+                    stack[sp] = far
+                    dists[sp] = tfar
+                    sp += 1
+                continue
+            first = nd.next
+            for slot in range(first, first + nd.count):
+                t = m.leaf_tris[slot]
+                hit = ray_triangle(start, dir, t[0], t[1], t[2])
+                if hit[3] > 0.0 and hit[0] <= best:
                     f = bvh.items[slot]
-                    if ray_box(start, inv, bvh.item_lower[f], bvh.item_upper[f], best) < INF:
-                        hit = ray_triangle(
-                            start, dir, tri_point(m, f, 0), tri_point(m, f, 1), tri_point(m, f, 2)
-                        )
-                        if hit[3] > 0.0 and (hit[0] < best or (face < 0 and hit[0] <= best)):
-                            best = hit[0]
-                            face = f
-                node = bvh.skip[node]
-            else:
-                node = node + 1
-        else:
-            node = bvh.skip[node]
+                    if closer_face(hit[0], f, best, face):
+                        best = hit[0]
+                        face = f
+        if sp == 0:
+            break
+        sp -= 1
+        node = stack[sp]
+        nd = bvh.nodes[node]
+        enter = dists[sp]
     return face, best
 
 

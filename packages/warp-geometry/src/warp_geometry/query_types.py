@@ -78,14 +78,26 @@ class MeshQueryAABB:
 
 @wp.struct
 class HashGridQuery:
-    """State of a ``hash_grid_query`` iteration (advance with ``hash_grid_query_next``)."""
+    """State of a ``hash_grid_query`` iteration (advance with ``hash_grid_query_next``).
+
+    The cells of the query box are visited row by row (x fastest): ``first`` is the box's first
+    cell, ``count`` its number of cells per axis, ``row`` the (y, z) offsets of the next row.
+    A row's buckets are consecutive, so its points are one range of the sorted ids
+    (``item``..``item_end``), or two when the row wraps around (the second one ``pending``).
+    When the box fits the grid (``cull``), rows and row ends farther than the query radius from
+    the point (``center`` and ``radius`` in cell units) are skipped.
+    """
 
     id: wp.uint64
-    lower: wp.vec3i
-    upper: wp.vec3i
-    cell: wp.vec3i
+    first: wp.vec3i
+    count: wp.vec3i
+    row: wp.vec2i
+    pending: wp.vec2i
     item: wp.int32
     item_end: wp.int32
+    center: wp.vec3
+    radius: wp.float32
+    cull: wp.bool
 
 
 # iterator states carry no gradients (the result records do: u, v, t, normal, sign)
