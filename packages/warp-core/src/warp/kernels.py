@@ -39,8 +39,6 @@ class Kernel:
         enable_backward: bool | None = None,
         launch_bounds: Any = None,
         scope: dict[str, Any] | None = None,
-        _template: Kernel | None = None,
-        _overload: FunctionOverload | None = None,
     ):
         from warp.modules import module_of
 
@@ -48,16 +46,39 @@ class Kernel:
             raise NotImplementedError("wp.Kernel(code_transformers=...) is not supported")
         if source is not None:
             raise NotImplementedError("wp.Kernel(source=...) is not supported; pass the Python function")
-        self.func = func
-        self.key = key or f"{func.__module__}.{func.__qualname__}"
-        self.name = func.__name__
-        self.options: dict[str, Any] = dict(options or {})
+        options = dict(options or {})
         if enable_backward is not None:
-            self.options["enable_backward"] = bool(enable_backward)
+            options["enable_backward"] = bool(enable_backward)
+        self._setup(
+            func,
+            key or f"{func.__module__}.{func.__qualname__}",
+            options,
+            launch_bounds,
+            module_of(func, module),
+            FunctionOverload(func, scope),
+            None,
+        )
+        self.module.kernels[self.key] = self
+
+    def _setup(
+        self,
+        func: Callable[..., Any],
+        key: str,
+        options: dict[str, Any],
+        launch_bounds: Any,
+        module: Any,
+        overload: FunctionOverload,
+        template: Kernel | None,
+    ) -> None:
+        self.func = func
+        self.key = key
+        self.name = func.__name__
+        self.options: dict[str, Any] = options
         self.launch_bounds = launch_bounds
-        self.template = _template
-        self.module = _template.module if _template is not None else module_of(func, module)
-        self.overload = _overload if _overload is not None else FunctionOverload(func, scope)
+        #: the generic kernel this is an instance of (None for kernels defined by the user)
+        self.template = template
+        self.module = module
+        self.overload = overload
         ret = self.overload.return_annotation
         if ret not in (None, type(None)):
             raise WarpCodegenTypeError(
@@ -76,8 +97,6 @@ class Kernel:
         self._launchers: dict[Any, Any] = {}
         self._lock = threading.RLock()
         functools.update_wrapper(self, func)
-        if _template is None:
-            self.module.kernels[self.key] = self
 
     # -- signature ------------------------------------------------------------------------
     @property
@@ -168,13 +187,15 @@ class Kernel:
             with self._lock:
                 inst = self.overloads.get(types)
                 if inst is None:
-                    inst = Kernel(
+                    inst = object.__new__(Kernel)
+                    inst._setup(
                         self.func,
-                        key=self.key,
-                        options=self.options,
-                        launch_bounds=self.launch_bounds,
-                        _template=self,
-                        _overload=self.overload.specialized(list(types)),
+                        self.key,
+                        self.options,
+                        self.launch_bounds,
+                        self.module,
+                        self.overload.specialized(list(types)),
+                        self,
                     )
                     inst._implicit = implicit
                     self.overloads[types] = inst

@@ -139,7 +139,11 @@ class CompileTimeMixin:
 
 
 class Static:
-    """``wp.static(expr)``: ``expr`` evaluated at code generation time (see the module docstring)."""
+    """``wp.static(expr)`` in a kernel or function: ``expr`` evaluated in Python when the kernel is
+    compiled, replaced by its value (a number, vector/matrix value, type, string, ``@wp.func``, or
+    a tuple/list/range of those). It sees module globals, captured closure variables and
+    compile-time locals such as the loop variables of unrolled loops. In Python scope it returns
+    its argument."""
 
     def __call__(self, expr: Any) -> Any:
         return expr
