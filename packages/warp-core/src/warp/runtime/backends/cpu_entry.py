@@ -3,7 +3,7 @@
 ``void <name>(const char* args, int64 start, int64 end)`` loads the parameters from the argument
 buffer once (:func:`warp.compiler.abi.param_layout`) and calls the body for ``start <= i < end``.
 The loop of the contiguous-array entry is hinted for (outer-loop) vectorization when the kernel's
-inner loops allow it (:func:`warp.compiler.lowering.kernel.outer_vectorizable`).
+body allows it (:func:`warp.compiler.lowering.kernel.outer_vectorizable`).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ def define_entry(
     *, contiguous: bool,
 ) -> None:
     """Add the entry ``name`` calling ``body(args, i, *params)`` for each ``i`` in ``[start, end)``."""
-    vectorize = contiguous and options.part == "forward" and outer_vectorizable(kernel_ir)
+    vectorize = contiguous and options.part == "forward" and outer_vectorizable(kernel_ir, body)
     fnty = ir.FunctionType(lt.VOID, [lt.PTR, lt.I64, lt.I64])
     entry = ir.Function(module, fnty, name=name)
     entry.attributes.add("nounwind")
