@@ -93,7 +93,8 @@ def generated_kernels() -> dict[str, str]:
         out[name] = kernel_source(name, next(loops), [(op, pos, k % 2 == 0)])
     rng = random.Random(1234)
     for k in range(30):
-        picks = [(rng.choice(list(ATOMICS)), rng.choice(POSITIONS), rng.random() < 0.5) for _ in range(rng.randint(2, 4))]
+        count = rng.randint(2, 4)
+        picks = [(rng.choice(list(ATOMICS)), rng.choice(POSITIONS), rng.random() < 0.5) for _ in range(count)]
         name = f"k_mix_{k}"
         out[name] = kernel_source(name, rng.choice(list(LOOPS)), picks)
     return out
@@ -262,7 +263,7 @@ def test_benchmark_kernels_keep_the_hint():
     def reduce_after_loop(x: wp.array(dtype=float), out: wp.array(dtype=float), n: int):
         i = wp.tid()
         s = 0.0
-        for j in range(n):
+        for _j in range(n):
             s = s + x[i]
         wp.atomic_add(out, 0, s)
 

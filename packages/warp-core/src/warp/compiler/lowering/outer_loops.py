@@ -39,7 +39,10 @@ _CASTS = {
     "trunc", "zext", "sext", "fptrunc", "fpext", "fptoui", "fptosi", "uitofp", "sitofp",
     "ptrtoint", "inttoptr", "bitcast",
 }
-_OTHER = {"getelementptr", "phi", "br", "ret", "ret void", "alloca", "load", "store", "call", "extractvalue", "insertvalue"}
+_OTHER = {
+    "getelementptr", "phi", "br", "ret", "ret void", "alloca", "load", "store", "call", "extractvalue",
+    "insertvalue",
+}
 #: opcodes (llvmlite ``opname``) the VPlan native path widens or declines without aborting
 SAFE_OPCODES = frozenset(_ARITH | _CASTS | _OTHER)
 #: InstCombine splits aggregate loads/stores of arrays up to this many elements per level
