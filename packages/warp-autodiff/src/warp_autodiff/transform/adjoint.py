@@ -91,24 +91,6 @@ class AdjointBuilder(ReplayMixin, ReverseMixin):
         else:
             warnings.warn(text, AdjointWarning, stacklevel=2)
 
-    def check_overwrites(self) -> None:
-        """Warn when a kernel stores into an array it also reads (a documented restriction)."""
-        loads: set[int] = set()
-        stores: list[tuple[ir.Value, ir.Op]] = []
-        for op in ir.walk(self.fn.body):
-            if op.kind != "call" or not op.args:
-                continue
-            name = op.attrs["overload"].name
-            if name == "array_load":
-                loads.add(id(op.args[0]))
-            elif name == "array_store":
-                stores.append((op.args[0], op))
-        for array, op in stores:
-            if id(array) in loads:
-                self.warn(op, f"kernel writes array '{array.name or '?'}' that it also reads; its adjoint "
-                              "cannot tell the old values from the new ones, so gradients through this array "
-                              "are not exact (write to a separate output array, or accumulate with wp.atomic_add)")
-
     # -- adjoint arrays ---------------------------------------------------------------------
     def array_accumulate(self, em: Emitter, scope: Scope, op: ir.Op, k: int, indices: list, value: Any) -> None:
         array = op.args[k]
@@ -132,6 +114,11 @@ class AdjointBuilder(ReplayMixin, ReverseMixin):
         kind = ops.LOAD_NONNULL if id(target) in self.nonnull else ops.LOAD
         return em.internal(kind, [target, *indices], array.type.dtype)
 
+    def array_clear(self, em: Emitter, scope: Scope, op: ir.Op, k: int, indices: list) -> None:
+        target = self.adjoint_array(em, scope, op.args[k])
+        kind = ops.CLEAR_NONNULL if id(target) in self.nonnull else ops.CLEAR
+        em.internal(kind, [target, *indices])
+
     # -- functions --------------------------------------------------------------------------
     def _clone_params(self) -> tuple[list[ir.Value], Scope]:
         params = [ir.Value(p.type, p.name) for p in self.fn.params]
@@ -148,7 +135,6 @@ class AdjointBuilder(ReplayMixin, ReverseMixin):
         and a checked one for launches that pass ``None`` for some adjoint.
         """
         fn = self.fn
-        self.check_overwrites()
         params, scope = self._clone_params()
         adj_params = [ir.Value(p.type, f"adj_{p.name}") for p in fn.params]
         for p, a in zip(fn.params, adj_params):

@@ -236,19 +236,13 @@ class ReverseMixin:
             self.accumulate(adj, inits[j], rev.results[jj], em)
 
     def check_loop_restriction(self, op: ir.Op, carried: list[ir.Value], state_uses: list[ir.Value]) -> None:
-        """Warn about dynamic loops that break the documented restriction (see Differentiability)."""
-        floats = [p for p in carried if is_differentiable(p.type)]
-        if not floats and not state_uses:
-            return
-        names = ", ".join(f"'{p.name or '?'}'" for p in (state_uses or floats))
-        if state_uses:
-            detail = ("its reverse needs the value of every iteration, so the adjoint recomputes the loop "
-                      "up to each iteration (exact, but quadratic in the number of iterations)")
-        else:
-            detail = "the gradient is exact here because those values only accumulate linearly"
-        self.warn(op, f"dynamic loop reassigns variable(s) {names} defined before the loop; differentiable "
-                      f"dynamic loops should not mutate earlier locals (move the loop body into a @wp.func "
-                      f"or use a static range); {detail}")
+        """Warn about dynamic loops whose adjoint is costly (the gradient stays exact)."""
+        if not state_uses:
+            return  # carried values only accumulate linearly: exact at no extra cost
+        names = ", ".join(f"'{p.name or '?'}'" for p in state_uses)
+        self.warn(op, f"dynamic loop carries variable(s) {names} whose value in every iteration its adjoint "
+                      "needs: the adjoint recomputes the loop up to each iteration (exact, but quadratic in "
+                      "the number of iterations)")
 
 
 __all__ = ["ReverseMixin", "specialize"]
