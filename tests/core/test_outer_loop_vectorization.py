@@ -221,11 +221,21 @@ def test_blockers_name_atomics_and_dynamic_slots():
     def array_load(b, p):
         b.load(p, typ=ll.ArrayType(ll.ArrayType(f32, 3), 3))
 
+    def assume(b, p):
+        fn = b.module.declare_intrinsic("llvm.assume", fnty=ll.FunctionType(ll.VoidType(), [ll.IntType(1)]))
+        b.call(fn, [ll.Constant(ll.IntType(1), 1)])
+
+    def fma(b, p):
+        x = b.load(p, typ=f32)
+        b.call(b.module.declare_intrinsic("llvm.fma", [f32]), [x, x, x])
+
     assert any("atomicrmw" in r for r in outer_loop_blockers(_function(atomic)))
     assert outer_loop_blockers(_function(scalar)) == []
     assert any("indexed dynamically" in r for r in outer_loop_blockers(_function(dynamic_slot)))
     assert any("aggregate type" in r for r in outer_loop_blockers(_function(struct_load)))
     assert outer_loop_blockers(_function(array_load)) == []
+    assert any("llvm.assume" in r for r in outer_loop_blockers(_function(assume)))
+    assert outer_loop_blockers(_function(fma)) == []
 
 
 def test_benchmark_kernels_keep_the_hint():

@@ -10,7 +10,8 @@ native path widens (LLVM 22, ``VPlanTransforms::tryToConvertVPInstructionsToVPRe
 ``VPWidenRecipe::execute``):
 
 - arithmetic, comparisons, casts, ``select``, ``getelementptr``, ``phi``, branches, non-atomic
-  scalar loads and stores, ``freeze``; calls (LLVM itself declines calls it cannot widen);
+  scalar loads and stores, ``freeze``; calls of functions (LLVM declines calls it cannot widen)
+  and of the intrinsics in :data:`VECTOR_INTRINSICS` (others, like ``llvm.assume``, abort it);
   ``extractvalue``/``insertvalue`` (folded away or hoisted before vectorization);
 - never atomics (``atomicrmw``, ``cmpxchg``), fences, atomic or vector-typed accesses, switches,
   or ``phi``/``select``/``freeze`` of aggregate or vector type;
@@ -45,6 +46,15 @@ _OTHER = {
 }
 #: opcodes (llvmlite ``opname``) the VPlan native path widens or declines without aborting
 SAFE_OPCODES = frozenset(_ARITH | _CASTS | _OTHER)
+#: LLVM intrinsics the native path widens (LLVM's "trivially vectorizable" ones we emit or may
+#: emit); others (``llvm.assume``, ``llvm.lifetime.*``, ...) can abort it, so calls to them block
+#: the hint. Matched against the name without ``llvm.`` and before the type suffixes.
+VECTOR_INTRINSICS = frozenset({
+    "abs", "smin", "smax", "umin", "umax", "sqrt", "sin", "cos", "tan", "exp", "exp2", "exp10", "log",
+    "log2", "log10", "pow", "fabs", "minnum", "maxnum", "minimum", "maximum", "copysign", "floor", "ceil",
+    "trunc", "rint", "nearbyint", "round", "roundeven", "fma", "fmuladd", "ctpop", "ctlz", "cttz", "bswap",
+    "bitreverse", "fshl", "fshr", "fptosi.sat", "fptoui.sat", "sadd.sat", "uadd.sat", "ssub.sat", "usub.sat",
+})
 #: InstCombine splits aggregate loads/stores of arrays up to this many elements per level
 MAX_ARRAY_SPLIT = 1024
 
@@ -161,12 +171,21 @@ def outer_loop_blockers(root: ll.Function) -> list[str]:
     return problems
 
 
+def _intrinsic_ok(name: str) -> bool:
+    base = name[len("llvm."):]
+    return any(base == k or base.startswith(k + ".") for k in VECTOR_INTRINSICS)
+
+
 def _instruction_problem(instr: ll.Instruction, slots: set[int]) -> str | None:
     if isinstance(instr, ll.Comment):
         return None
     op = instr.opname
     if op not in SAFE_OPCODES:
         return f"'{op}' cannot be widened"
+    if isinstance(instr, ll.CallInstr):
+        name = getattr(instr.callee, "name", "")
+        if name.startswith("llvm.") and not _intrinsic_ok(name):
+            return f"call of intrinsic '{name}'"
     if any(isinstance(getattr(v, "type", None), ll.VectorType) for v in [instr, *instr.operands]):
         return f"'{op}' on an LLVM vector type"
     if op in ("phi", "select", "freeze") and not _first_class_ok(instr.type):
@@ -181,4 +200,10 @@ def _instruction_problem(instr: ll.Instruction, slots: set[int]) -> str | None:
     return None
 
 
-__all__ = ["MAX_ARRAY_SPLIT", "SAFE_OPCODES", "dynamic_loops_vectorizable", "outer_loop_blockers"]
+__all__ = [
+    "MAX_ARRAY_SPLIT",
+    "SAFE_OPCODES",
+    "VECTOR_INTRINSICS",
+    "dynamic_loops_vectorizable",
+    "outer_loop_blockers",
+]
