@@ -89,6 +89,8 @@ class Tape:
 
     def _track_arrays(self, kernel: Any, record: _Record) -> None:
         """Keep copies of arrays this launch overwrites while recorded adjoints still need them."""
+        if getattr(kernel, "is_generic", False):
+            kernel = kernel.specialize(record.primal)  # the instance the launch runs
         access = kernel_access(kernel)
         written: dict[int, _array] = {}
         reads: list[tuple[Root, _array, str]] = []
