@@ -31,6 +31,13 @@ enable_backward: bool = True
 #: Validate kernel arguments on every launch.
 verify_launch_args: bool = True
 
+#: Bytes of scratch memory an adjoint launch may use to store the iterations of dynamic loops
+#: whose reverse needs their carried values (warp-autodiff). Within it the reverse is linear in
+#: the trip count; beyond it, iterations are recomputed from checkpoints (O(n log n)). Raised to
+#: what a kernel needs at least (a few hundred bytes per thread and loop). Memory is touched only
+#: as far as it is used.
+adjoint_loop_memory: int = 1 << 30
+
 
 def default_cache_dir() -> str:
     """The cache directory used when ``kernel_cache_dir`` is not set."""

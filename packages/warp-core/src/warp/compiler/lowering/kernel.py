@@ -63,8 +63,15 @@ def lower_kernel(kfn: wir.Function, options: CompileOptions, define_entry: Defin
     module = ir.Module(name=kfn.symbol)
     state = ModuleState(target=options.target, debug=options.debug)
     entries = {}
+    variants = getattr(kfn, "variants", None)
     for contiguous in (True, False):
         body = lower_function(module, state, kfn, contiguous=contiguous)
+        if variants and contiguous and options.target == "cpu":
+            # a faster version of the body and the per-launch guard deciding whether it applies
+            # (warp_autodiff.transform.variants): the entry picks one before its thread loop
+            guard = lower_function(module, state, variants["guard"], contiguous=True)
+            fast = lower_function(module, state, variants["fast"], contiguous=True)
+            body.wp_variant = (guard, fast, variants["fast"])
         name = f"{kfn.symbol}_entry_{'c' if contiguous else 's'}"
         define_entry(module, name, body, kfn, options, contiguous=contiguous)
         entries["contiguous" if contiguous else "strided"] = name
