@@ -112,6 +112,7 @@ def test_rosenbrock_optimization_with_adam(name):
     for step in range(1, 3001):
         xy.grad.zero_()
         wp.launch(kernel, dim=num_points, inputs=[xy], outputs=[z])
+        ones.fill_(1.0)  # the adjoint of the store z[i] = ... consumes the seed (as in NVIDIA Warp)
         wp.launch(kernel, dim=num_points, inputs=[xy], outputs=[z], adj_inputs=[xy.grad], adj_outputs=[ones],
                   adjoint=True)
         g = xy.grad.numpy()

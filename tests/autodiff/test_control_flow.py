@@ -83,11 +83,12 @@ def linear_accumulation(x: wp.array(dtype=F), n: int, y: wp.array(dtype=F)):
     y[i] = s * s
 
 
-def test_loop_carried_sum_warns_and_is_exact():
+def test_loop_carried_sum_is_exact_without_warning():
+    """A carried value that only accumulates linearly costs nothing extra: no warning."""
     x, y = f64(X), wp.zeros(6, dtype=F)
-    with pytest.warns(wp.AdjointWarning, match=r"reassigns variable\(s\) 's'.*test_control_flow.py:\d+") as rec:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", wp.AdjointWarning)
         check_gradients(linear_accumulation, 6, [x, 4], [y])
-    assert any("for k in range(n)" in str(w.message) for w in rec)
 
 
 @wp.kernel
@@ -99,9 +100,9 @@ def nonlinear_carry(x: wp.array(dtype=F), n: int, y: wp.array(dtype=F)):
     y[i] = p
 
 
-def test_nonlinear_loop_carried_value_warns_and_is_recomputed_exactly():
+def test_nonlinear_loop_carried_value_warns_and_is_stored_exactly():
     x, y = f64(X), wp.zeros(6, dtype=F)
-    with pytest.warns(wp.AdjointWarning, match="quadratic"):
+    with pytest.warns(wp.AdjointWarning, match="stores them"):
         check_gradients(nonlinear_carry, 6, [x, 5], [y])
 
 
@@ -118,8 +119,10 @@ def while_loop(x: wp.array(dtype=F), y: wp.array(dtype=F)):
 
 
 def test_while_loop():
+    """The reverse needs only the trip count (the body uses acc linearly): exact, no warning."""
     x, y = f64(X), wp.zeros(6, dtype=F)
-    with pytest.warns(wp.AdjointWarning):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", wp.AdjointWarning)
         check_gradients(while_loop, 6, [x], [y])
 
 
@@ -212,14 +215,16 @@ def overwrite(x: wp.array(dtype=F)):
     x[i] = x[i] * F(2.0)
 
 
-def test_overwriting_an_array_that_is_read_warns_with_the_line():
+def test_overwriting_an_array_that_is_read_is_exact_without_warning():
+    """x[i] = x[i] * 2: the store's adjoint consumes x's gradient, the load adds it back doubled."""
     x = f64([1.0, 2.0], requires_grad=True)
     tape = wp.Tape()
     with tape:
         wp.launch(overwrite, 2, inputs=[x])
-    # the adjoint is generated when first needed: the warning comes with the backward pass
-    with pytest.warns(wp.AdjointWarning, match=r"writes array 'x' that it also reads.*x\[i\] = x\[i\] \* F\(2.0\)"):
-        tape.backward(grads={x: f64([1.0, 1.0])})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", wp.AdjointWarning)
+        tape.backward(grads={x: f64([1.0, 10.0])})
+    np.testing.assert_allclose(x.grad.numpy(), [2.0, 20.0])
 
 
 @wp.kernel
@@ -270,7 +275,6 @@ def running_sum(x: wp.array(dtype=F), n: int, y: wp.array2d(dtype=F)):
 
 def test_storing_a_linearly_carried_value_needs_no_recomputation():
     x, y = f64(X), wp.zeros((6, 6), dtype=F)
-    with pytest.warns(wp.AdjointWarning) as rec:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", wp.AdjointWarning)
         check_gradients(running_sum, 6, [x, 6], [y])
-    messages = " ".join(str(w.message) for w in rec)
-    assert "accumulate linearly" in messages and "quadratic" not in messages

@@ -9,6 +9,7 @@ code. Each lowers to a few LLVM instructions:
 - ``adj_accumulate_exclusive``: the same without atomics, for arrays only the current thread
   writes (indexed by ``wp.tid()``), which lets the loop vectorizer widen adjoint kernels;
 - ``adj_load(arr, i..)``: ``arr[i..]``, or zero for a null array;
+- ``adj_clear(arr, i..)``: ``arr[i..] = 0`` (a store's adjoint consumes the slot), skipped for null;
 - ``*_nonnull`` variants of the three: no null test (the kernel checked once, up front);
 - ``adj_accumulate_exclusive_guarded(ok, ...)``: plain when ``ok`` (no aliasing), else atomic;
   ``adj_distinct(a, b)``: whether two arrays have different data pointers;
@@ -154,6 +155,25 @@ def _load(checked: bool):
     return lower
 
 
+def _clear(checked: bool):
+    """Lowering of ``arr[idx] = 0`` (skipped for a null array when ``checked``)."""
+
+    def store(ctx: Any, arr: ir.Value, atype: Any, idx: list, itypes: list) -> None:
+        ptr = element_pointer(ctx, arr, atype, idx, itypes)
+        storage = lt.storage_type(atype.dtype)
+        ctx.builder.store(ir.Constant(storage, None), ptr, align=lt.alignment(atype.dtype))
+
+    def lower(ctx: Any, args: list, types: list) -> None:
+        b = ctx.builder
+        if not checked:
+            store(ctx, args[0], types[0], args[1:], types[1:])
+            return
+        with b.if_then(b.not_(_is_null(ctx, args[0])), likely=True):
+            store(ctx, args[0], types[0], args[1:], types[1:])
+
+    return lower
+
+
 def _lower_null(ctx: Any, args: list, types: list) -> ir.Value:
     return ir.Constant(lt.ARRAY_STRUCT, None)
 
@@ -240,6 +260,10 @@ ACCUMULATE_NONNULL = _op("adj_accumulate_nonnull", _accumulate(atomic=True, chec
                          doc="adj_accumulate for an array known not null.")
 LOAD = _op("adj_load", _load(checked=True), doc="Read an adjoint array element (zero for a null array).")
 LOAD_NONNULL = _op("adj_load_nonnull", _load(checked=False), doc="adj_load for an array known not null.")
+CLEAR = _op("adj_clear", _clear(checked=True), side_effects=True,
+             doc="Zero an adjoint array element (skipped for a null array).")
+CLEAR_NONNULL = _op("adj_clear_nonnull", _clear(checked=False), side_effects=True,
+                    doc="adj_clear for an array known not null.")
 NONNULL = _op("adj_nonnull", lambda ctx, args, types: ctx.builder.not_(_is_null(ctx, args[0])),
               doc="True if an adjoint array exists (its data pointer is not null).")
 NULL_ARRAY = _op("adj_null_array", _lower_null, doc="A null adjoint array.")

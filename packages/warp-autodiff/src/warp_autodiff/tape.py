@@ -1,13 +1,39 @@
-"""``wp.Tape``: records kernel launches and replays their adjoints in reverse order."""
+"""``wp.Tape``: records kernel launches and replays their adjoints in reverse order.
+
+Gradients of leaf arrays accumulate over backward passes (``tape.zero()`` resets them); the
+gradient of an array element a kernel *stores* is consumed by that store's adjoint (zeroed once
+propagated), so an intermediate written again later, or a second ``backward`` without
+``zero()``, counts each contribution once, as NVIDIA Warp does.
+
+The adjoint of each launch needs the array contents that launch read, wherever the reverse
+uses them (:mod:`warp_autodiff.array_access`). When a recorded launch is about to overwrite an
+array whose contents an earlier recorded launch (or itself, reading before writing) still needs,
+the tape keeps a copy of those contents and hands it to those adjoints: gradients through
+in-place updates and reused buffers stay exact, at the memory cost of the copies (kept until
+:meth:`Tape.reset`). A launch that needs both the old and the new contents of one array (a loop
+reading what an earlier iteration overwrote) cannot be differentiated: :meth:`Tape.backward`
+raises an error naming the kernel, the array and the source lines.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Callable
 
 import warp.runtime.launch as _launch
 from warp.arrays import array as _array
 
+from warp_autodiff.array_access import Root, kernel_access
+
 _active: list[Tape] = []
+
+
+@dataclass
+class _Record:
+    """Private bookkeeping of one recorded launch: the primal arguments its adjoint gets."""
+
+    primal: list[Any]
+    refused: str = ""
 
 
 class Tape:
@@ -25,6 +51,11 @@ class Tape:
         self.launches: list[Any] = []
         self.scopes: list[tuple[int, str | None, Any]] = []
         self.loss: Any = None
+        self._records: list[_Record | None] = []
+        #: array data pointer -> (record, argument root) whose adjoint needs its current contents
+        self._pending: dict[int, list[tuple[_Record, Root]]] = {}
+        #: bytes held by copies of overwritten arrays
+        self.saved_bytes = 0
 
     # -- recording --------------------------------------------------------------------------
     def __enter__(self) -> Tape:
@@ -43,7 +74,59 @@ class Tape:
             _active.pop()
 
     def _record(self, kernel: Any, dim: Any, inputs: Any, outputs: Any, device: Any) -> None:
-        self.launches.append((kernel, dim, list(inputs), list(outputs), device))
+        inputs, outputs = list(inputs), list(outputs)
+        self.launches.append((kernel, dim, inputs, outputs, device))
+        record = _Record(inputs + outputs)
+        self._records.append(record)
+        if getattr(kernel, "enable_backward", None) is False:
+            return
+        try:
+            self._track_arrays(kernel, record)
+        except Exception as exc:  # noqa: BLE001 - never break the forward launch; refuse its backward
+            name = getattr(kernel, "name", kernel)
+            reason = f"{type(exc).__name__}: {exc}"
+            record.refused = f"the array accesses of kernel '{name}' could not be analysed ({reason})"
+
+    def _track_arrays(self, kernel: Any, record: _Record) -> None:
+        """Keep copies of arrays this launch overwrites while recorded adjoints still need them."""
+        if getattr(kernel, "is_generic", False):
+            kernel = kernel.specialize(record.primal)  # the instance the launch runs
+        access = kernel_access(kernel)
+        written: dict[int, _array] = {}
+        reads: list[tuple[Root, _array, str]] = []
+        for root, use in access.uses.items():
+            array = _resolve(record.primal, root)
+            if not isinstance(array, _array) or array.ptr is None:
+                continue
+            if use.need == "mixed":
+                record.refused = (
+                    f"kernel '{access.name}' needs both the old and the new contents of array argument "
+                    f"'{_arg_name(kernel, root)}': it reads them at {use.before} and at {use.after}, and "
+                    f"overwrites them at {use.first_write}; the adjoint cannot replay such reads (write the "
+                    "new values to a separate array)"
+                )
+            if use.writes:
+                written[array.ptr] = array
+            if use.need in ("before", "after"):
+                reads.append((root, array, use.need))
+        for ptr, array in written.items():
+            # contents about to be overwritten: kept for earlier launches and for this one's reads
+            waiting = self._pending.pop(ptr, [])
+            waiting += [(record, root) for root, a, need in reads if need == "before" and a.ptr == ptr]
+            if waiting:
+                self._save(array, waiting)
+        for root, array, need in reads:
+            if need == "after" or array.ptr not in written:
+                self._pending.setdefault(array.ptr, []).append((record, root))
+
+    def _save(self, array: _array, waiting: list[tuple[_Record, Root]]) -> None:
+        """Copy ``array`` (about to be overwritten) for the adjoints of ``waiting``."""
+        from warp.arrays import clone
+
+        copy = clone(array, requires_grad=False)
+        self.saved_bytes += array.size * array._info.itemsize
+        for record, root in waiting:
+            record.primal = _replace(record.primal, root, copy)
 
     def record_func(self, backward: Callable[[], None], arrays: list[Any]) -> None:
         """Record a Python callable run (instead of a kernel adjoint) during :meth:`backward`.
@@ -54,8 +137,11 @@ class Tape:
             if isinstance(a, _array) and a.grad is not None:
                 self.gradients[a] = a.grad
             else:
-                raise RuntimeError(f"Tape.record_func: array {a!r} has no gradient (create it with requires_grad=True)")
+                raise RuntimeError(
+                    f"Tape.record_func: array {a!r} has no gradient (create it with requires_grad=True)"
+                )
         self.launches.append(backward)
+        self._records.append(None)
 
     def record_scope_begin(self, scope_name: str, metadata: Any = None) -> None:
         """Mark the start of a named group of launches (kept for visualization tools)."""
@@ -92,14 +178,19 @@ class Tape:
                 self.gradients[a] = a.grad
         from warp.runtime.launch import launch
 
-        for entry in reversed(self.launches):
+        refused = [r.refused for r in self._records if r is not None and r.refused]
+        if refused:
+            raise RuntimeError(f"Tape.backward: {refused[0]}")
+        for entry, record in zip(reversed(self.launches), reversed(self._records)):
             if callable(entry):
                 entry()
                 continue
             kernel, dim, inputs, outputs, device = entry
             adj_inputs = [self.get_adjoint(a) for a in inputs]
             adj_outputs = [self.get_adjoint(a) for a in outputs]
-            launch(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device=device, adjoint=True)
+            primal = record.primal if record is not None else inputs + outputs
+            n = len(inputs)
+            launch(kernel, dim, primal[:n], primal[n:], adj_inputs, adj_outputs, device=device, adjoint=True)
 
     def get_adjoint(self, a: Any) -> Any:
         """The adjoint argument for launch argument ``a``: its gradient, ``None``, or ``a`` itself."""
@@ -132,10 +223,47 @@ class Tape:
                 grad.zero_()
 
     def reset(self) -> None:
-        """Forget the recorded launches and zero the gradients."""
+        """Forget the recorded launches (and copies of overwritten arrays), zero the gradients."""
         self.launches = []
         self.scopes = []
+        self._records = []
+        self._pending = {}
+        self.saved_bytes = 0
         self.zero()
 
     def __repr__(self) -> str:
         return f"<warp.Tape launches={len(self.launches)} gradients={len(self.gradients)}>"
+
+
+def _resolve(args: list[Any], root: Root) -> Any:
+    """The array at ``root`` (argument index, struct field path) of launch arguments ``args``."""
+    k, path = root
+    value = args[k] if k < len(args) else None
+    for name in path:
+        value = getattr(value, name, None)
+    return value
+
+
+def _replace(args: list[Any], root: Root, new: Any) -> list[Any]:
+    """``args`` with the array at ``root`` replaced by ``new`` (struct arguments are copied)."""
+    k, path = root
+    out = list(args)
+    out[k] = _with_field(out[k], path, new)
+    return out
+
+
+def _with_field(value: Any, path: tuple[str, ...], new: Any) -> Any:
+    if not path:
+        return new
+    copy = type(value)()
+    for name, _ in type(value)._fields_:
+        setattr(copy, name, getattr(value, name))
+    setattr(copy, path[0], _with_field(getattr(value, path[0]), path[1:], new))
+    return copy
+
+
+def _arg_name(kernel: Any, root: Root) -> str:
+    names = list(getattr(kernel, "arg_names", []))
+    k, path = root
+    base = names[k] if k < len(names) else f"#{k}"
+    return ".".join([base, *path])

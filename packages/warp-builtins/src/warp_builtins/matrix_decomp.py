@@ -23,7 +23,7 @@ from warp.compiler import composite as lc
 from warp.types.composite import matrix, vector
 
 from warp_builtins.composite_ir import Emitter, Num, counted_loop, helper_function, scalar_of
-from warp_builtins.composite_patterns import F, mat
+from warp_builtins.composite_patterns import F, mat, vec
 
 GROUP = "Vector Math"
 _SWEEPS = {32: 6, 64: 10}
@@ -205,13 +205,26 @@ def _results(kinds: str):
 
 
 def register(registry: Any) -> None:
-    """Register eig3, svd3, svd2 and qr3."""
-    add = registry.add
-    add("eig3", params=[("A", mat(3, 3, F))], result=_results("mv"), lower=_decomposition("eig", _eig_algo, "mv"),
-        group=GROUP, doc="Eigen-decomposition of a symmetric 3x3 matrix: (Q, d) with A = Q diag(d) Q^T, eigenvectors in Q's columns.")
-    add("svd3", params=[("A", mat(3, 3, F))], result=_results("mvm"), lower=_decomposition("svd", _svd_algo, "mvm"),
-        group=GROUP, doc="Singular value decomposition of a 3x3 matrix: (U, sigma, V) with A = U diag(sigma) V^T.")
-    add("svd2", params=[("A", mat(2, 2, F))], result=_results("mvm"), lower=_decomposition("svd", _svd_algo, "mvm"),
-        group=GROUP, doc="Singular value decomposition of a 2x2 matrix: (U, sigma, V) with A = U diag(sigma) V^T.")
-    add("qr3", params=[("A", mat(3, 3, F))], result=_results("mm"), lower=_decomposition("qr", _qr_algo, "mm"),
-        group=GROUP, doc="QR decomposition of a 3x3 matrix: (Q, R) with Q a rotation and R upper triangular.")
+    """Register eig3, svd3, svd2 and qr3, each also in its out-argument form (``wp.svd3(A, U,
+    sigma, V)`` assigns the results to the variables passed: output parameters, ``mutated_args``)."""
+
+    def add(name: str, n: int, kinds: str, kind: str, algo: Any, names: list[str], doc: str) -> None:
+        lower = _decomposition(kind, algo, kinds)
+        registry.add(name, params=[("A", mat(n, n, F))], result=_results(kinds), lower=lower, group=GROUP,
+                     doc=doc)
+        outputs = [(p, mat(n, n, F) if k == "m" else vec(n, F)) for p, k in zip(names, kinds)]
+        registry.add(name, params=[("A", mat(n, n, F)), *outputs], result=_results(kinds), lower=lower,
+                     group=GROUP, mutated_args=tuple(range(1, 1 + len(kinds))), doc=doc)
+
+    add("eig3", 3, "mv", "eig", _eig_algo, ["Q", "d"],
+        "Eigen-decomposition of a symmetric 3x3 matrix: (Q, d) with A = Q diag(d) Q^T, eigenvectors in Q's "
+        "columns. wp.eig3(A, Q, d) assigns them to the variables Q, d.")
+    add("svd3", 3, "mvm", "svd", _svd_algo, ["U", "sigma", "V"],
+        "Singular value decomposition of a 3x3 matrix: (U, sigma, V) with A = U diag(sigma) V^T. "
+        "wp.svd3(A, U, sigma, V) assigns them to the variables U, sigma, V.")
+    add("svd2", 2, "mvm", "svd", _svd_algo, ["U", "sigma", "V"],
+        "Singular value decomposition of a 2x2 matrix: (U, sigma, V) with A = U diag(sigma) V^T. "
+        "wp.svd2(A, U, sigma, V) assigns them to the variables U, sigma, V.")
+    add("qr3", 3, "mm", "qr", _qr_algo, ["Q", "R"],
+        "QR decomposition of a 3x3 matrix: (Q, R) with Q a rotation and R upper triangular. "
+        "wp.qr3(A, Q, R) assigns them to the variables Q, R.")

@@ -69,6 +69,13 @@ verify_autograd_array_access: bool = False
 #: Version of this implementation (``warp.__version__``).
 version: str = "0.1.0"
 
+#: Bytes of scratch memory an adjoint launch may use to store the iterations of dynamic loops
+#: whose reverse needs their carried values (warp-autodiff). Within it the reverse is linear in
+#: the trip count; beyond it, iterations are recomputed from checkpoints (O(n log n)). Raised to
+#: what a kernel needs at least (a few hundred bytes per thread and loop). Memory is touched only
+#: as far as it is used.
+adjoint_loop_memory: int = 1 << 30
+
 
 def default_cache_dir() -> str:
     """The cache directory used when ``kernel_cache_dir`` is not set."""

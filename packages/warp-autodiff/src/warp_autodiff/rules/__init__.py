@@ -148,6 +148,10 @@ class RuleContext:
         """``adj(arg k)[indices]`` (zero when that array has no adjoint)."""
         return self._t.array_adjoint_load(self.e, self._scope, self.op, k, indices)
 
+    def array_clear(self, k: int, indices: list[Any]) -> None:
+        """``adj(arg k)[indices] = 0``: the adjoint of an overwritten element is consumed."""
+        self._t.array_clear(self.e, self._scope, self.op, k, indices)
+
 
 # the standard rules register themselves on import
 from warp_autodiff.rules import core as _core  # noqa: E402,F401

@@ -38,7 +38,17 @@ def _neg(ctx: Any) -> list[Any]:
     return [ctx.e.neg(ctx.adj_out)]
 
 
-@derivative("mul", applies=_scalars)
+def _mul_needs(op: Any) -> tuple[int, ...]:
+    """a * b reads b for adj_a and a for adj_b (constants take no adjoint)."""
+    from warp_autodiff.transform.emit import is_differentiable
+
+    def wants(k: int) -> bool:
+        return is_differentiable(op.args[k].type) and not op.args[k].is_const
+
+    return tuple(k for k, other in ((1, 0), (0, 1)) if wants(other))
+
+
+@derivative("mul", applies=_scalars, primal_args=_mul_needs)
 def _mul(ctx: Any) -> list[Any]:
     a, b = ctx.args
     g, e = ctx.adj_out, ctx.e
@@ -103,10 +113,17 @@ def _array_load(ctx: Any) -> list[Any]:
 
 @derivative("array_store", replay="effect", always=True, primal_args=_index_args)
 def _array_store(ctx: Any) -> list[Any]:
+    """arr[i] = v: adj_v += adj(arr)[i], then adj(arr)[i] = 0 (the overwritten value's adjoint:
+    earlier writes of the element, in this launch or earlier ones, receive nothing through it)."""
+    from warp_autodiff.transform.emit import is_differentiable
+
     n = len(ctx.args)
-    if not ctx.wants(n - 1):
+    idx = ctx.args[1:-1]
+    if not is_differentiable(ctx.op.args[0].type.dtype):
         return []
-    return [None] * (n - 1) + [ctx.array_adjoint(0, ctx.args[1:-1])]
+    g = ctx.array_adjoint(0, idx) if ctx.wants(n - 1) else None
+    ctx.array_clear(0, idx)
+    return [None] * (n - 1) + [g]
 
 
 @derivative("atomic_add", "atomic_sub", replay="effect", always=True, primal_args=_index_args)
@@ -118,7 +135,36 @@ def _atomic_add_sub(ctx: Any) -> list[Any]:
     return [None] * (n - 1) + [g if ctx.name == "atomic_add" else ctx.e.neg(g)]
 
 
-zero_derivative("atomic_min", "atomic_max", "atomic_exch", "atomic_cas", replay="effect")
+@derivative("atomic_min", "atomic_max", replay="effect", always=True)
+def _atomic_min_max(ctx: Any) -> list[Any]:
+    """arr[i] = min/max(arr[i], v): v receives adj(arr)[i] where it won, i.e. where it equals the
+    element's final value (per component for vectors and matrices; ties all receive it)."""
+    n = len(ctx.args)
+    if not ctx.wants(n - 1):
+        return []
+    idx, value = ctx.args[1:-1], ctx.args[-1]
+    g = ctx.array_adjoint(0, idx)
+    final = ctx.e.call("array_load", ctx.args[0], *idx)
+    return [None] * (n - 1) + [_where_equal(ctx, value, final, g)]
+
+
+def _where_equal(ctx: Any, a: Any, b: Any, g: Any) -> Any:
+    """``g`` where ``a == b`` and zero elsewhere, component-wise for composites."""
+    e = ctx.e
+    if is_scalar_type(a.type):
+        return e.select(e.cmp("eq", a, b), g, e.zero(g.type))
+    from warp.compiler.frontend.composite import CONSTRUCT
+
+    count = math.prod(a.type._shape_)
+    parts = []
+    for k in range(count):
+        path = _int_consts(ctx, _component_path(a.type, k))
+        ak, bk, gk = (e.call("extract", v, *path) for v in (a, b, g))
+        parts.append(e.select(e.cmp("eq", ak, bk), gk, e.zero(gk.type)))
+    return e.internal(CONSTRUCT, parts, a.type)
+
+
+zero_derivative("atomic_exch", "atomic_cas", replay="effect")
 
 # -- composite values (vectors, matrices, quaternions, transforms) ------------------------------
 

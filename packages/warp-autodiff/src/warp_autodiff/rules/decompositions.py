@@ -85,7 +85,7 @@ def _call_adjoint(ctx: Any, fn: Any, extra: list[Any] = ()) -> list[Any]:
     from warp_autodiff.transform.reverse import specialize
 
     e = ctx.e
-    (a,) = ctx.args
+    a = ctx.args[0]  # the out-argument forms pass the variables receiving the results after it
     results = [e.zero(r.type) if v is None else v for r, v in zip(ctx.op.results, ctx.results)]
     adjoints = [e.zero(r.type) if g is None else g for r, g in zip(ctx.op.results, ctx.adj)]
     args = [a, *results, *adjoints, *extra]
@@ -93,12 +93,12 @@ def _call_adjoint(ctx: Any, fn: Any, extra: list[Any] = ()) -> list[Any]:
     return [e.op("call_func", args, [a.type], func=spec).result]
 
 
-@derivative("eig3")
+@derivative("eig3", primal_args=(0,))
 def _eig3(ctx: Any) -> list[Any]:
     return _call_adjoint(ctx, eig3_adjoint)
 
 
-@derivative("svd3", "svd2")
+@derivative("svd3", "svd2", primal_args=(0,))
 def _svd(ctx: Any) -> list[Any]:
     from warp.types.scalars import int32
 
@@ -106,6 +106,6 @@ def _svd(ctx: Any) -> list[Any]:
     return _call_adjoint(ctx, svd_adjoint, [ctx.e.const(n, int32)])
 
 
-@derivative("qr3")
+@derivative("qr3", primal_args=(0,))
 def _qr3(ctx: Any) -> list[Any]:
     return _call_adjoint(ctx, qr3_adjoint)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import threading
 import warnings
+import weakref
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,7 +38,10 @@ from warp_autodiff.transform.analysis import (
     used_values,
 )
 from warp_autodiff.transform.emit import Emitter, carries_arrays, is_differentiable
+from warp_autodiff.loop_memory import SCRATCH_META, TapeLayout
+from warp_autodiff.transform.loops import LoopsMixin
 from warp_autodiff.transform.replay import ReplayMixin
+from warp_autodiff.transform.variants import build_guard, eligible_loops
 from warp_autodiff.transform.reverse import ReverseMixin
 from warp_autodiff.transform.scope import Frame, Level, Replay, Scope
 
@@ -56,12 +60,24 @@ class FuncAdjoint:
     diff_results: list[int]
 
 
-class AdjointBuilder(ReplayMixin, ReverseMixin):
+class AdjointBuilder(LoopsMixin, ReplayMixin, ReverseMixin):
     """Builds the adjoint of one IR function (see the module docstring)."""
 
-    def __init__(self, fn: ir.Function, funcs: FunctionAdjoints, *, kernel: bool):
+    def __init__(
+        self,
+        fn: ir.Function,
+        funcs: FunctionAdjoints,
+        *,
+        kernel: bool,
+        layout: TapeLayout | None = None,
+        assume_fit: bool = False,
+    ):
         self.fn = fn
         self.funcs = funcs
+        #: building the fast variant: stored loops read every iteration back (see transform.variants)
+        self.assume_fit = assume_fit
+        #: loop sites storing iterations in per-thread memory (shared by the functions a kernel calls)
+        self.layout = layout
         self.used = used_values(fn)
         self.exclusive = exclusive_arrays(fn) if kernel else set()
         self.tids = tid_index_sets(fn)
@@ -91,30 +107,16 @@ class AdjointBuilder(ReplayMixin, ReverseMixin):
         else:
             warnings.warn(text, AdjointWarning, stacklevel=2)
 
-    def check_overwrites(self) -> None:
-        """Warn when a kernel stores into an array it also reads (a documented restriction)."""
-        loads: set[int] = set()
-        stores: list[tuple[ir.Value, ir.Op]] = []
-        for op in ir.walk(self.fn.body):
-            if op.kind != "call" or not op.args:
-                continue
-            name = op.attrs["overload"].name
-            if name == "array_load":
-                loads.add(id(op.args[0]))
-            elif name == "array_store":
-                stores.append((op.args[0], op))
-        for array, op in stores:
-            if id(array) in loads:
-                self.warn(op, f"kernel writes array '{array.name or '?'}' that it also reads; its adjoint "
-                              "cannot tell the old values from the new ones, so gradients through this array "
-                              "are not exact (write to a separate output array, or accumulate with wp.atomic_add)")
-
     # -- adjoint arrays ---------------------------------------------------------------------
-    def array_accumulate(self, em: Emitter, scope: Scope, op: ir.Op, k: int, indices: list, value: Any) -> None:
+    def array_accumulate(
+        self, em: Emitter, scope: Scope, op: ir.Op, k: int, indices: list, value: Any
+    ) -> None:
         array = op.args[k]
         target = self.adjoint_array(em, scope, array)
         ndim = array.type.ndim
-        exclusive = id(array) in self.exclusive and is_thread_index(list(op.args[1:1 + ndim]), ndim, self.tids)
+        exclusive = id(array) in self.exclusive and is_thread_index(
+            list(op.args[1 : 1 + ndim]), ndim, self.tids
+        )
         known = id(target) in self.nonnull
         if exclusive and self.no_alias is not None:
             kind = ops.ACCUMULATE_EXCLUSIVE_GUARDED_NONNULL if known else ops.ACCUMULATE_EXCLUSIVE_GUARDED
@@ -132,6 +134,11 @@ class AdjointBuilder(ReplayMixin, ReverseMixin):
         kind = ops.LOAD_NONNULL if id(target) in self.nonnull else ops.LOAD
         return em.internal(kind, [target, *indices], array.type.dtype)
 
+    def array_clear(self, em: Emitter, scope: Scope, op: ir.Op, k: int, indices: list) -> None:
+        target = self.adjoint_array(em, scope, op.args[k])
+        kind = ops.CLEAR_NONNULL if id(target) in self.nonnull else ops.CLEAR
+        em.internal(kind, [target, *indices])
+
     # -- functions --------------------------------------------------------------------------
     def _clone_params(self) -> tuple[list[ir.Value], Scope]:
         params = [ir.Value(p.type, p.name) for p in self.fn.params]
@@ -148,7 +155,6 @@ class AdjointBuilder(ReplayMixin, ReverseMixin):
         and a checked one for launches that pass ``None`` for some adjoint.
         """
         fn = self.fn
-        self.check_overwrites()
         params, scope = self._clone_params()
         adj_params = [ir.Value(p.type, f"adj_{p.name}") for p in fn.params]
         for p, a in zip(fn.params, adj_params):
@@ -163,8 +169,12 @@ class AdjointBuilder(ReplayMixin, ReverseMixin):
 
         def version(region: ir.Region, nonnull: set[int]) -> None:
             self.nonnull = nonnull
-            self.replay_ops(fn.body.ops, Emitter(region, fn.loc), scope.child(),
-                            Replay("path", [Level("root")], [Frame()], on_exit))
+            self.replay_ops(
+                fn.body.ops,
+                Emitter(region, fn.loc),
+                scope.child(),
+                Replay("path", [Level("root")], [Frame()], on_exit),
+            )
             self.nonnull = set()
 
         used = accessed_arrays(fn)
@@ -181,8 +191,14 @@ class AdjointBuilder(ReplayMixin, ReverseMixin):
             em.op("if", [flag], [], regions=[fast, slow])
         else:
             version(body, set())
-        return self._finish(body, params + adj_params, list(fn.param_names) + [f"adj_{n}" for n in fn.param_names],
-                            [], "_adj", kernel=True)
+        return self._finish(
+            body,
+            params + adj_params,
+            list(fn.param_names) + [f"adj_{n}" for n in fn.param_names],
+            [],
+            "_adj_fast" if self.assume_fit else "_adj",
+            kernel=True,
+        )
 
     def _alias_guard(self, em: Emitter, adj_params: list, used: set[int]) -> ir.Value | None:
         """``adj(p) is not adj(q)`` for every exclusive p and other accessed array q, or None.
@@ -191,8 +207,11 @@ class AdjointBuilder(ReplayMixin, ReverseMixin):
         through one would then race with atomic ones through the other.
         """
         exclusive = [a for p, a in zip(self.fn.params, adj_params) if id(p) in self.exclusive]
-        others = [a for p, a in zip(self.fn.params, adj_params)
-                  if id(p) in used and id(p) not in self.exclusive and carries_arrays(p.type)]
+        others = [
+            a
+            for p, a in zip(self.fn.params, adj_params)
+            if id(p) in used and id(p) not in self.exclusive and carries_arrays(p.type)
+        ]
         flag = None
         for a in exclusive:
             for b in others:
@@ -229,11 +248,19 @@ class AdjointBuilder(ReplayMixin, ReverseMixin):
                 out.append(adj[id(p)] if id(p) in adj else at.zero(p.type))
             at.op("return", out)
 
-        self.replay_ops(fn.body.ops, Emitter(body, fn.loc), scope, Replay("path", [Level("root")], [Frame()], on_exit))
+        self.replay_ops(
+            fn.body.ops, Emitter(body, fn.loc), scope, Replay("path", [Level("root")], [Frame()], on_exit)
+        )
         names = list(fn.param_names) + [f"adj_{fn.param_names[k]}" for k in array_params]
         names += [f"adj_ret{j}" for j in diff_results]
-        result = self._finish(body, params + adj_arrays + adj_results, names,
-                              [fn.params[k].type for k in diff_params], "_adj", kernel=False)
+        result = self._finish(
+            body,
+            params + adj_arrays + adj_results,
+            names,
+            [fn.params[k].type for k in diff_params],
+            "_adj",
+            kernel=False,
+        )
         return FuncAdjoint(result, diff_params, array_params, diff_results)
 
     def build_replay(self) -> ir.Function:
@@ -242,9 +269,13 @@ class AdjointBuilder(ReplayMixin, ReverseMixin):
         params, scope = self._clone_params()
         body = ir.Region()
         self.replay_ops(fn.body.ops, Emitter(body, fn.loc), scope, Replay("clone", [Level("root")]))
-        return self._finish(body, params, list(fn.param_names), list(fn.return_types), "_replay", kernel=False)
+        return self._finish(
+            body, params, list(fn.param_names), list(fn.return_types), "_replay", kernel=False
+        )
 
-    def _finish(self, body: ir.Region, params: list, names: list, returns: list, suffix: str, *, kernel: bool) -> ir.Function:
+    def _finish(
+        self, body: ir.Region, params: list, names: list, returns: list, suffix: str, *, kernel: bool
+    ) -> ir.Function:
         result = ir.Function(
             name=self.fn.name,
             params=params,
@@ -263,13 +294,18 @@ class FunctionAdjoints:
     """Per-process cache of user-function adjoints and replay versions (keyed by IR function)."""
 
     def __init__(self) -> None:
-        self._adjoints: dict[int, tuple[ir.Function, FuncAdjoint | None]] = {}
+        #: per kernel layout: function adjoints may store loop iterations in that kernel's memory
+        self._adjoints: weakref.WeakKeyDictionary[
+            TapeLayout, dict[int, tuple[ir.Function, FuncAdjoint | None]]
+        ]
+        self._adjoints = weakref.WeakKeyDictionary()
         self._replays: dict[int, tuple[ir.Function, ir.Function]] = {}
         self._lock = threading.RLock()
 
-    def adjoint(self, fn: ir.Function) -> FuncAdjoint | None:
+    def adjoint(self, fn: ir.Function, layout: TapeLayout) -> FuncAdjoint | None:
         with self._lock:
-            hit = self._adjoints.get(id(fn))
+            table = self._adjoints.setdefault(layout, {})
+            hit = table.get(id(fn))
             if hit is None or hit[0] is not fn:
                 custom = custom_adjoint(fn)  # a @wp.func_grad definition replaces the derived adjoint
                 if custom is None:
@@ -278,9 +314,9 @@ class FunctionAdjoints:
                             # the user's @wp.func_replay says how to replay fn: no warnings about
                             # replaying its body (e.g. the result of an atomic) inside fn's adjoint
                             warnings.simplefilter("ignore", AdjointWarning)
-                        custom = AdjointBuilder(fn, self, kernel=False).build_func()
+                        custom = AdjointBuilder(fn, self, kernel=False, layout=layout).build_func()
                 hit = (fn, custom)
-                self._adjoints[id(fn)] = hit
+                table[id(fn)] = hit
             return hit[1]
 
     def replay_version(self, fn: ir.Function) -> ir.Function:
@@ -327,5 +363,21 @@ function_adjoints = FunctionAdjoints()
 
 
 def kernel_adjoint(fn: ir.Function) -> ir.Function:
-    """The adjoint IR function of kernel ``fn`` (see the module docstring)."""
-    return AdjointBuilder(fn, function_adjoints, kernel=True).build_kernel()
+    """The adjoint IR function of kernel ``fn`` (see the module docstring).
+
+    When loops store iterations, the function carries ``scratch`` (see :mod:`warp_autodiff.loop_memory`):
+    the per-launch memory the launcher must provide.
+    """
+    layout = TapeLayout()
+    result = AdjointBuilder(fn, function_adjoints, kernel=True, layout=layout).build_kernel()
+    if layout.sites:
+        setattr(result, SCRATCH_META, layout.describe())
+        loops = eligible_loops(fn, layout)
+        if loops is not None:
+            count = len(layout.sites)
+            fast = AdjointBuilder(
+                fn, function_adjoints, kernel=True, layout=layout, assume_fit=True
+            ).build_kernel()
+            if len(layout.sites) == count:  # the same sites (else a loop was missed: no variant)
+                result.variants = {"guard": build_guard(fn, layout, loops), "fast": fast}
+    return result

@@ -4,8 +4,6 @@
 - whether a region always completes through its ``yield`` (else it left by break/continue/return);
 - whether reversing a region op can have effects when its results carry no adjoint (array
   writes, calls of functions taking arrays);
-- whether a dynamic loop's reverse needs the loop-carried values of each iteration (then the
-  documented restriction is broken and the adjoint recomputes them);
 - which adjoint arrays only the current thread writes (indexed exactly by ``wp.tid()``).
 """
 
@@ -87,64 +85,6 @@ def has_side_effects(fn: ir.Function, _seen: set[int] | None = None) -> bool:
         if op.kind == "call_func" and has_side_effects(op.attrs["func"], seen):
             return True
     return False
-
-
-def _needed_args(op: ir.Op) -> list[ir.Value]:
-    """Operands whose primal values the reverse of ``op`` reads."""
-    if op.kind == "call":
-        rule = lookup_rule(op.attrs["overload"].name, [a.type for a in op.args])
-        if rule is None:
-            return []
-        wanted = rule.primal_args(op) if callable(rule.primal_args) else rule.primal_args
-        if wanted is None:
-            return list(op.args)
-        return [op.args[k] for k in wanted if k < len(op.args)]
-    if op.kind == "call_func" or op.kind == "while":
-        return list(op.args)
-    if op.kind == "if":
-        return [op.args[0]]
-    if op.kind == "for":
-        return list(op.args)
-    return []
-
-
-def loop_state_uses(op: ir.Op) -> list[ir.Value]:
-    """Loop-carried values of a dynamic loop whose per-iteration values its reverse needs.
-
-    A value is *tainted* when it depends on a carried value (region ops are treated as black
-    boxes: tainted if anything they read is). The reverse needs the carried state when a
-    tainted value is read by a derivative rule, a condition, an index or a call.
-    """
-    body = op.regions[-1]
-    carried = body.params[1:] if op.kind == "for" else body.params
-    tainted = {id(p) for p in carried}
-    users: dict[int, ir.Value] = {id(p): p for p in carried}
-    needed: list[ir.Value] = []
-
-    def taint(region: ir.Region) -> None:
-        for inner in region.ops:
-            if inner.regions:
-                reads = list(inner.args) + free_values(inner.regions)
-                hit = any(id(a) in tainted for a in reads)
-                if hit:
-                    tainted.update(id(r) for r in inner.results)
-                    for sub in inner.regions:
-                        tainted.update(defined_in(sub))
-                else:
-                    for sub in inner.regions:
-                        taint(sub)
-            elif any(id(a) in tainted for a in inner.args):
-                tainted.update(id(r) for r in inner.results)
-
-    taint(body)
-    for inner in ir.walk(body):
-        for a in _needed_args(inner):
-            if id(a) in tainted:
-                needed.append(a)
-    if not needed:
-        return []
-    # report the carried variables involved (all of them: the state is recomputed as a whole)
-    return [users[k] for k in users]
 
 
 def tid_index_sets(fn: ir.Function) -> dict[int, tuple[int, frozenset[int]]]:

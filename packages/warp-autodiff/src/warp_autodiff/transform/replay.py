@@ -99,10 +99,13 @@ class ReplayMixin:
         if rule is not None and rule.replay == "effect":
             for r in op.results:
                 if id(r) in self.used:
-                    self.warn(op, f"the value returned by '{ov.name}' is not replayed exactly in the adjoint "
-                                  "(it reads the array after the forward pass)")
+                    self.warn(
+                        op,
+                        f"the value returned by '{ov.name}' is not replayed exactly in the adjoint "
+                        "(it reads the array after the forward pass)",
+                    )
                     ndim = op.args[0].type.ndim
-                    load = em.call("array_load", args[0], *args[1:1 + ndim])
+                    load = em.call("array_load", args[0], *args[1 : 1 + ndim])
                     scope.bind(r, load)
             return
         new = em.op("call", args, [r.type for r in op.results], **op.attrs)
@@ -183,7 +186,9 @@ class ReplayMixin:
             return None
         return list(self.fn.return_types)
 
-    def _loop_extras(self, em: Emitter, ctype: Any, rtypes: list[Any] | None) -> tuple[list[Any], list[ir.Value]]:
+    def _loop_extras(
+        self, em: Emitter, ctype: Any, rtypes: list[Any] | None
+    ) -> tuple[list[Any], list[ir.Value]]:
         """Types and initial values of the extra carried values: counter[, flag, *returns]."""
         types, init = [ctype], [em.const(0, ctype)]
         if rtypes is not None:
@@ -191,10 +196,24 @@ class ReplayMixin:
             init += [em.const(False, wp_bool), *[em.zero(t) for t in rtypes]]
         return types, init
 
-    def _counted_body(self, src: ir.Region, params: list[ir.Value], carried: list[ir.Value], scope: Scope,
-                      rp: Replay, result_types: list[Any], ctype: Any, rtypes: list[Any] | None,
-                      loc: Any = None) -> ir.Region:
-        """Clone a loop body adding the counter (and the return flag and values) as params."""
+    def _counted_body(
+        self,
+        src: ir.Region,
+        params: list[ir.Value],
+        carried: list[ir.Value],
+        scope: Scope,
+        rp: Replay,
+        result_types: list[Any],
+        ctype: Any,
+        rtypes: list[Any] | None,
+        loc: Any = None,
+        on_iteration: Any = None,
+    ) -> tuple[ir.Region, ir.Value]:
+        """Clone a loop body adding the counter (and the return flag and values) as params.
+
+        ``on_iteration(emitter, counter, params)`` emits ops at the start of every iteration.
+        Returns the body and its counter parameter.
+        """
         counter = ir.Value(ctype, "count")
         extra_params = [counter]
         if rtypes is not None:
@@ -204,21 +223,27 @@ class ReplayMixin:
         for p, q in zip(src.params, params):
             child.bind(p, q)
         sub = Emitter(region, loc)
+        if on_iteration is not None:
+            on_iteration(sub, counter, params)
         nxt = sub.call("add", counter, sub.const(1, ctype))
         passed = extra_params[1:]
 
         def on_return(s: Scope, values: list[ir.Value], at: Emitter) -> None:
             at.op("break", [*carried, nxt, at.const(True, wp_bool), *values])
 
-        level = Level("loop", lambda s, args, at: [nxt, *passed], result_types,
-                      on_return if rtypes is not None else None)
+        level = Level(
+            "loop",
+            lambda s, args, at: [nxt, *passed],
+            result_types,
+            on_return if rtypes is not None else None,
+        )
         self.replay_ops(src.ops, sub, child, rp.nested(level, neutral=True))
-        return region
+        return region, counter
 
     def _return_after_loop(self, op: ir.Op, new: ir.Op, em: Emitter, scope: Scope, rp: Replay) -> None:
         """``if returned: return values`` after a cloned loop whose body can return."""
         n = len(op.results)
-        flag, values = new.results[n + 1], new.results[n + 2:]
+        flag, values = new.results[n + 1], new.results[n + 2 :]
         placeholders = [ir.Value(v.type, "ret") for v in values]
         for p, v in zip(placeholders, values):
             scope.bind(p, v)
@@ -235,27 +260,57 @@ class ReplayMixin:
                 frames[-1].executed.pop()
         em.op("if", [flag], [], regions=[then, otherwise])
 
-    def clone_for(self, op: ir.Op, em: Emitter, scope: Scope, rp: Replay, stop: ir.Value | None = None) -> ir.Op:
-        """Clone a dynamic ``for`` loop counting iterations (``stop`` overrides its bound)."""
-        start, stop_, step, *init = (scope.get(a) for a in op.args)
+    def clone_for(
+        self,
+        op: ir.Op,
+        em: Emitter,
+        scope: Scope,
+        rp: Replay,
+        stop: ir.Value | None = None,
+        start: ir.Value | None = None,
+        inits: list[ir.Value] | None = None,
+        on_iteration: Any = None,
+    ) -> ir.Op:
+        """Clone a dynamic ``for`` loop counting iterations (``stop``, ``start`` and the initial
+        carried values ``inits`` override the loop's; see ``_counted_body`` for ``on_iteration``)."""
+        start_, stop_, step, *init = (scope.get(a) for a in op.args)
+        start = start_ if start is None else start
+        init = init if inits is None else list(inits)
         body = op.regions[0]
         ctype = count_type(start.type)
         rtypes = self._return_types(op, rp)
         extra_types, extra_init = self._loop_extras(em, ctype, rtypes)
         types = [r.type for r in op.results] + extra_types
         params = [ir.Value(p.type, p.name) for p in body.params]
-        region = self._counted_body(body, params, params[1:], scope, rp, types, ctype, rtypes, op.loc)
-        new = em.op("for", [start, stop if stop is not None else stop_, step, *init, *extra_init], types,
-                    regions=[region])
+        region, counter = self._counted_body(
+            body, params, params[1:], scope, rp, types, ctype, rtypes, op.loc, on_iteration
+        )
+        new = em.op(
+            "for",
+            [start, stop if stop is not None else stop_, step, *init, *extra_init],
+            types,
+            regions=[region],
+        )
         if stop is None:
             self._bind_loop(op, new, scope)
+            scope.env[("clone", id(op))] = (region, params, counter)
             if rtypes is not None:
                 self._return_after_loop(op, new, em, scope, rp)
         return new
 
-    def clone_while(self, op: ir.Op, em: Emitter, scope: Scope, rp: Replay, limit: ir.Value | None = None) -> ir.Op:
-        """Clone a ``while`` loop counting iterations (at most ``limit`` when given)."""
-        init = [scope.get(a) for a in op.args]
+    def clone_while(
+        self,
+        op: ir.Op,
+        em: Emitter,
+        scope: Scope,
+        rp: Replay,
+        limit: ir.Value | None = None,
+        inits: list[ir.Value] | None = None,
+        on_iteration: Any = None,
+    ) -> ir.Op:
+        """Clone a ``while`` loop counting iterations (at most ``limit`` when given; ``inits``
+        overrides the initial carried values; see ``_counted_body`` for ``on_iteration``)."""
+        init = [scope.get(a) for a in op.args] if inits is None else list(inits)
         cond_src, body_src = op.regions
         ctype = int32
         rtypes = self._return_types(op, rp)
@@ -281,10 +336,13 @@ class ReplayMixin:
                 break
             self.replay_op(cop, sub, child, inner)
         bparams = [ir.Value(p.type, p.name) for p in body_src.params]
-        bregion = self._counted_body(body_src, bparams, bparams, scope, rp, types, ctype, rtypes, op.loc)
+        bregion, bcounter = self._counted_body(
+            body_src, bparams, bparams, scope, rp, types, ctype, rtypes, op.loc, on_iteration
+        )
         new = em.op("while", [*init, *extra_init], types, regions=[cregion, bregion])
         if limit is None:
             self._bind_loop(op, new, scope)
+            scope.env[("clone", id(op))] = (bregion, bparams, bcounter)
             if rtypes is not None:
                 self._return_after_loop(op, new, em, scope, rp)
         return new

@@ -22,7 +22,7 @@ from typing import Any
 from warp.compiler import ir
 
 from warp_autodiff.rules import RuleContext, lookup_rule
-from warp_autodiff.transform.analysis import completes_normally, free_values, has_effects, loop_state_uses
+from warp_autodiff.transform.analysis import completes_normally, free_values, has_effects
 from warp_autodiff.transform.emit import Emitter, RuleError, is_differentiable
 from warp_autodiff.transform.scope import Frame, Level, Replay, Scope
 
@@ -125,7 +125,7 @@ class ReverseMixin:
 
     def reverse_through(self, fn: ir.Function, op: ir.Op, em: Emitter, scope: Scope, adj: Adj) -> None:
         """Adjoint of ``op`` (a call of ``fn``, or a builtin computing what ``fn`` computes)."""
-        info = self.funcs.adjoint(fn)
+        info = self.funcs.adjoint(fn, self.layout)
         if info is None:
             return
         adjoints = [adj.get(id(r)) for r in op.results]
@@ -172,83 +172,6 @@ class ReverseMixin:
         new = em.op("if", [scope.get(op.args[0])], [v.type for v in changed], regions=regions)
         for v, r in zip(changed, new.results):
             adj[id(v)] = r
-
-    # -- loops ------------------------------------------------------------------------------
-    def reverse_loop(self, op: ir.Op, em: Emitter, scope: Scope, adj: Adj) -> None:
-        is_for = op.kind == "for"
-        body = op.regions[-1]
-        carried = body.params[1:] if is_for else body.params
-        inits = op.args[3:] if is_for else op.args
-        result_adj = [adj.get(id(r)) for r in op.results]
-        dcar = [j for j, p in enumerate(carried) if is_differentiable(p.type)]
-        if all(result_adj[j] is None for j in dcar) and not has_effects(op):
-            return
-        tracked = _tracked(op)
-        count = scope.env[("count", id(op))]
-        ctype = count.type
-        state_uses = loop_state_uses(op)
-        self.check_loop_restriction(op, carried, state_uses)
-
-        # reverse loop: for k in range(count - 1, -1, -1)
-        k_start = em.call("sub", count, em.const(1, ctype))
-        k_stop, k_step = em.const(-1, ctype), em.const(-1, ctype)
-        init_car = [result_adj[j] if result_adj[j] is not None else em.zero(carried[j].type) for j in dcar]
-        init_out = [adj[id(v)] if id(v) in adj else em.zero(v.type) for v in tracked]
-        k = ir.Value(ctype, "k")
-        car_params = [ir.Value(carried[j].type, f"adj_{carried[j].name}") for j in dcar]
-        out_params = [ir.Value(v.type, f"adj_{v.name}") for v in tracked]
-        rbody = ir.Region(params=[k, *car_params, *out_params])
-        sub = Emitter(rbody, op.loc)
-        child = scope.child()
-        if is_for:
-            start, step = scope.get(op.args[0]), scope.get(op.args[2])
-            itype = start.type
-            offset = sub.call("mul", sub.cast(k, itype) if itype != ctype else k, step)
-            i_k = sub.call("add", start, offset)
-            child.bind(body.params[0], i_k)
-        if state_uses:
-            prefix = (self.clone_for(op, sub, child, Replay("neutral"), stop=i_k) if is_for
-                      else self.clone_while(op, sub, child, Replay("neutral"), limit=k))
-            state = prefix.results[: len(carried)]
-        else:
-            state = [scope.get(a) for a in inits]
-        for p, s in zip(carried, state):
-            child.bind(p, s)
-
-        def on_exit(term: ir.Op, at: Emitter, s: Scope, rp: Replay) -> None:
-            badj: Adj = {id(v): p for v, p in zip(tracked, out_params)}
-            if term.kind == "return":  # the function returned in this (last) iteration
-                self.seed_return(term, badj, at)
-            else:
-                for jj, j in enumerate(dcar):
-                    self.accumulate(badj, term.args[j], car_params[jj], at)
-            self.sweep_frames(rp.frames or [], at, s, badj)
-            new_car = [badj[id(carried[j])] if id(carried[j]) in badj else at.zero(carried[j].type) for j in dcar]
-            new_out = [badj[id(v)] for v in tracked]
-            at.op("yield" if at.region is rbody else "continue", new_car + new_out)
-
-        self.replay_ops(body.ops, sub, child, Replay("path", [Level("root")], [Frame()], on_exit))
-        types = [p.type for p in car_params] + [p.type for p in out_params]
-        rev = em.op("for", [k_start, k_stop, k_step, *init_car, *init_out], types, regions=[rbody])
-        for v, r in zip(tracked, rev.results[len(dcar):]):
-            adj[id(v)] = r
-        for jj, j in enumerate(dcar):
-            self.accumulate(adj, inits[j], rev.results[jj], em)
-
-    def check_loop_restriction(self, op: ir.Op, carried: list[ir.Value], state_uses: list[ir.Value]) -> None:
-        """Warn about dynamic loops that break the documented restriction (see Differentiability)."""
-        floats = [p for p in carried if is_differentiable(p.type)]
-        if not floats and not state_uses:
-            return
-        names = ", ".join(f"'{p.name or '?'}'" for p in (state_uses or floats))
-        if state_uses:
-            detail = ("its reverse needs the value of every iteration, so the adjoint recomputes the loop "
-                      "up to each iteration (exact, but quadratic in the number of iterations)")
-        else:
-            detail = "the gradient is exact here because those values only accumulate linearly"
-        self.warn(op, f"dynamic loop reassigns variable(s) {names} defined before the loop; differentiable "
-                      f"dynamic loops should not mutate earlier locals (move the loop body into a @wp.func "
-                      f"or use a static range); {detail}")
 
 
 __all__ = ["ReverseMixin", "specialize"]

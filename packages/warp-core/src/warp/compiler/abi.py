@@ -8,7 +8,7 @@ Argument buffer (little endian)::
 
     offset  0: int64 dims[4]       launch dimensions (unused ones are 1)
     offset 32: void* error_record  debug-mode error record, or NULL
-    offset 40: int64 reserved
+    offset 40: void* scratch       per-launch scratch memory (adjoints storing loop iterations), or NULL
     offset 48: kernel parameters, each 8-byte aligned (arrays: 64-byte descriptors)
 
 Error record (debug mode; the first failing thread claims it by setting ``flag`` 0 -> 1)::
@@ -31,12 +31,15 @@ from warp.errors import WarpCodegenTypeError
 from warp.types.array_type import ARRAY_DESC_SIZE, ArrayType
 from warp.types.scalars import is_scalar_type, type_repr
 
-HEADER_FORMAT = "<4qQq"  # dims[4], error record pointer, reserved
+HEADER_FORMAT = "<4qQQ"  # dims[4], error record pointer, scratch pointer
 HEADER_SIZE = struct.calcsize(HEADER_FORMAT)
 #: Byte offset of launch dimension ``k`` is ``HEADER_DIMS_OFFSET + 8 * k``.
 HEADER_DIMS_OFFSET = 0
 #: Byte offset of the error record pointer in the header.
 HEADER_ERROR_RECORD_OFFSET = 32
+#: Byte offset of the scratch memory pointer in the header (a kernel part's compile metadata
+#: ``"scratch"`` says it needs one, see ``warp_autodiff.loop_memory``).
+HEADER_SCRATCH_OFFSET = 40
 
 ERROR_RECORD_SIZE = 80
 ERROR_FLAG_OFFSET = 0

@@ -47,6 +47,6 @@ def compile_kernel(kernel: Any, options: CompileOptions, backend: Any, device: A
     code = backend.compile(module.llvm_ir, name=function.symbol, options=options, device=device)
     meta = {
         "entries": module.entries, "sites": module.sites, "uses_print": module.uses_print,
-        "externals": module.externals,
+        "externals": module.externals, "scratch": getattr(function, "scratch", None),
     }
     return CompiledObject(code, meta)

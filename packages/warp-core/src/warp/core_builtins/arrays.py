@@ -307,7 +307,8 @@ def register(registry: Any) -> None:
         carr = ("arr", ArrayOf(atom_any, ndim))
         for kind in ("add", "sub", "min", "max", "exch"):
             registry.add(f"atomic_{kind}", params=[carr, *idx, ("value", atom_any)], result=atom_any,
-                         lower=_atomic(kind), group=GROUP, side_effects=True, differentiable=kind in ("add", "sub"),
+                         lower=_atomic(kind), group=GROUP, side_effects=True,
+                         differentiable=kind in ("add", "sub", "min", "max"),
                          doc=f"Atomically {kind} value into arr[i, ...] and return the old value (vectors and "
                              "matrices: each component atomically).")
         iarr = ("arr", ArrayOf(atom_int, ndim))

@@ -32,6 +32,8 @@ class KernelPart:
     uses_print: bool
     status: str
     options: CompileOptions | None = None
+    #: per-launch scratch memory the part needs (``{"min_bytes_per_thread": ...}``), or None
+    scratch: dict[str, Any] | None = None
 
 
 @dataclass
@@ -128,6 +130,7 @@ def load_part(kernel: Any, device: Any, part: str, mode: str | None = None) -> K
         uses_print=meta["uses_print"],
         status=status,
         options=options,
+        scratch=meta.get("scratch"),
     )
     if not config.quiet:
         elapsed = (time.perf_counter() - start) * 1000.0

@@ -15,8 +15,10 @@ and device.
 
 from __future__ import annotations
 
+import ctypes
 import operator
 import struct
+import threading
 from typing import Any, Sequence
 
 from warp import config
@@ -114,12 +116,16 @@ class Launcher:
         self.run_strided = self.backend.runner(self.device, self.entry_strided)
         self.fast_pack = self._generate_packer()
         self._headers: dict[Any, tuple[tuple[int, ...], int]] = {}
+        #: per-launch scratch memory the part needs (adjoints storing loop iterations), or None
+        self.scratch = getattr(self.part, "scratch", None)
+        self._scratch: Any = None
+        self._scratch_lock = threading.Lock()
 
     def _generate_packer(self) -> Any:
         """Build ``pack(args, dims, err) -> (bytes, contiguous)`` specialized to the signature."""
         n = len(self.types)
         unpack = f"    {''.join(f'a{i}, ' for i in range(n))}= args" if n else "    if args: raise Slow"
-        lines = ["def pack(args, dims, err):", unpack]
+        lines = ["def pack(args, dims, err, res=0):", unpack]
         env: dict[str, Any] = {
             "Array": Array, "Desc": ArrayDescriptor, "Slow": _SlowPath, "pack_into": self.packer.pack,
             "dev": self.device,
@@ -150,7 +156,7 @@ class Launcher:
                     arrays.append(f"K{i}(a{i})")
         contiguous = " and ".join(arrays) or "True"
         packed = "".join(f + ", " for f in fields)
-        lines.append(f"    return pack_into(*dims, err, 0, {packed}), {contiguous}")
+        lines.append(f"    return pack_into(*dims, err, res, {packed}), {contiguous}")
         exec("\n".join(lines), env)  # noqa: S102 - generated from the kernel signature only
         return env["pack"]
 
@@ -169,6 +175,9 @@ class Launcher:
         """Pack ``args`` and run the kernel over ``dim`` (the hot path of ``wp.launch``)."""
         hit = self._headers.get(dim) if dim.__class__ is int or _exact_int_dim(dim) else None
         dims, n = hit if hit is not None else self.header(dim)
+        if self.scratch is not None:
+            self.launch_with_scratch(args, dims, n, stream)
+            return
         if self.instrumented:
             self.launch_instrumented(args, dims, n, stream)
             return
@@ -178,13 +187,40 @@ class Launcher:
             buf, contiguous = self.pack_checked(args, dims, 0)
         (self.run_contiguous if contiguous else self.run_strided)(buf, n, stream, args)
 
-    def launch_instrumented(
+    def launch_with_scratch(
         self, args: Sequence[Any], dims: tuple[int, ...], n: int, stream: Any = None
+    ) -> None:
+        """Launch a part that needs per-launch scratch memory (its address goes in the header)."""
+        with self._scratch_lock:
+            scratch = self._scratch_memory(n)
+            if self.instrumented:
+                self.launch_instrumented(args, dims, n, stream, scratch.ptr)
+                return
+            try:
+                buf, contiguous = self.fast_pack(args, dims, 0, scratch.ptr)
+            except (_SlowPath, TypeError, ValueError, struct.error):
+                buf, contiguous = self.pack_checked(args, dims, 0, scratch.ptr)
+            (self.run_contiguous if contiguous else self.run_strided)(buf, n, stream, (args, scratch))
+
+    def _scratch_memory(self, n: int) -> Any:
+        """The scratch buffer for a launch of ``n`` threads (kept, reused, grown when needed):
+        ``config.adjoint_loop_memory`` bytes, or the part's minimum if larger, after a 64-byte
+        header holding that size (see ``warp_autodiff.loop_memory``)."""
+        data = max(int(config.adjoint_loop_memory), n * int(self.scratch.get("min_bytes_per_thread", 0)))
+        if self._scratch is None or self._scratch.nbytes < data + 64:
+            self._scratch = self.backend.allocate(self.device, data + 64)
+        size = ctypes.c_int64(data)
+        cpu = devices.get_device("cpu")
+        self.backend.copy(self._scratch.ptr, self.device, ctypes.addressof(size), cpu, 8)
+        return self._scratch
+
+    def launch_instrumented(
+        self, args: Sequence[Any], dims: tuple[int, ...], n: int, stream: Any = None, scratch: int = 0
     ) -> None:
         """Launch with an error record (debug mode) and/or output flushing (kernels that print)."""
         backend, device = self.backend, self.device
         record = backend.new_error_record(device) if self.debug else None
-        buf, contiguous = self.pack_checked(args, dims, record.address if record is not None else 0)
+        buf, contiguous = self.pack_checked(args, dims, record.address if record is not None else 0, scratch)
         if n == 0:
             return
         capturing = backend.is_capturing(device, stream)
@@ -221,7 +257,9 @@ class Launcher:
             raise self.index_error(error)
 
     # -- slow path: conversions and precise errors ------------------------------------------
-    def pack_checked(self, args: Sequence[Any], dims: tuple[int, ...], err: int) -> tuple[bytes, bool]:
+    def pack_checked(
+        self, args: Sequence[Any], dims: tuple[int, ...], err: int, res: int = 0
+    ) -> tuple[bytes, bool]:
         """Validate and convert every argument, then pack (errors name the parameter)."""
         values = self.convert(args)
         fields: list[Any] = []
@@ -236,7 +274,7 @@ class Launcher:
                 fields.extend(t._wp_pack_(v))
                 check = getattr(t, "_wp_all_contiguous_", None)
                 contiguous = contiguous and (check is None or check(v))
-        return self.packer.pack(*dims, err, 0, *fields), contiguous
+        return self.packer.pack(*dims, err, res, *fields), contiguous
 
     def convert(self, args: Sequence[Any]) -> list[Any]:
         kname = self.kernel.name

@@ -18,6 +18,7 @@ from warp.compiler import ir as wir
 from warp.compiler.lowering.function import ModuleState, lower_function
 from warp.compiler.lowering.half import legalize_half_conversions
 from warp.compiler.lowering.local_memory import indexes_dynamically
+from warp.compiler.lowering.outer_loops import dynamic_loops_vectorizable, outer_loop_blockers
 from warp.compiler.options import CompileOptions
 
 #: ``define_entry(module, name, body, kernel_ir, options, *, contiguous)`` of a backend.
@@ -37,43 +38,22 @@ class KernelModule:
 
 
 #: Loop metadata asking LLVM to vectorize the thread loop even when the kernel body contains
-#: loops of its own (outer-loop vectorization: one SIMD lane per thread).
+#: loops of its own (outer-loop vectorization: one SIMD lane per thread); given only to bodies
+#: :mod:`warp.compiler.lowering.outer_loops` accepts.
 THREAD_LOOP_MARK = "wp.thread_loop"
 
 
-_JUMPS = frozenset({"break", "continue", "return", "print"})
-
-
-def _pure_region(region: wir.Region, seen: set[int]) -> bool:
-    """True if the ops of ``region`` (callees included) have no side effects and no jumps."""
-    for op in wir.walk(region):
-        if op.kind in _JUMPS:
-            return False
-        if op.kind == "call" and op.attrs["overload"].side_effects:
-            return False
-        if op.kind == "call_func":
-            callee = op.attrs["func"]
-            if id(callee) not in seen:
-                seen.add(id(callee))
-                body_ops = [o for o in callee.body.ops if o.kind != "return"]
-                if not _pure_region(wir.Region(ops=body_ops), seen) or any(
-                    o.kind == "return" for sub in callee.body.ops for r in sub.regions for o in wir.walk(r)
-                ):
-                    return False
-    return True
-
-
-def outer_vectorizable(fn: wir.Function) -> bool:
+def outer_vectorizable(fn: wir.Function, body: ir.Function | None = None) -> bool:
     """Whether to ask LLVM to vectorize the thread loop around a kernel that contains loops.
 
-    LLVM's outer-loop vectorizer (the VPlan native path) only handles simple inner loops and
-    can abort on others (atomics inside the inner loop, for one), so the hint is given only to
-    kernels whose loops are free of side effects and of break/continue/return.
+    LLVM's outer-loop vectorizer (the VPlan native path) aborts the process on instructions it
+    cannot widen (atomics anywhere in the kernel, dynamically indexed stack slots, ...), so the
+    hint needs a kernel whose dynamic loops are not left by jumps and, given its lowered
+    ``body``, a body that :func:`~warp.compiler.lowering.outer_loops.outer_loop_blockers` accepts.
     """
-    loops = [op for op in wir.walk(fn.body) if op.kind in ("for", "while")]
-    if not loops or indexes_dynamically(fn):
+    if not dynamic_loops_vectorizable(fn) or indexes_dynamically(fn):
         return False  # a stack slot indexed at runtime index cannot be shared by SIMD lanes
-    return all(_pure_region(r, set()) for op in loops for r in op.regions)
+    return body is None or not outer_loop_blockers(body)
 
 
 def lower_kernel(kfn: wir.Function, options: CompileOptions, define_entry: DefineEntry) -> KernelModule:
@@ -84,8 +64,15 @@ def lower_kernel(kfn: wir.Function, options: CompileOptions, define_entry: Defin
     module = ir.Module(name=kfn.symbol)
     state = ModuleState(target=options.target, debug=options.debug)
     entries = {}
+    variants = getattr(kfn, "variants", None)
     for contiguous in (True, False):
         body = lower_function(module, state, kfn, contiguous=contiguous)
+        if variants and contiguous and options.target == "cpu":
+            # a faster version of the body and the per-launch guard deciding whether it applies
+            # (warp_autodiff.transform.variants): the entry picks one before its thread loop
+            guard = lower_function(module, state, variants["guard"], contiguous=True)
+            fast = lower_function(module, state, variants["fast"], contiguous=True)
+            body.wp_variant = (guard, fast, variants["fast"])
         name = f"{kfn.symbol}_entry_{'c' if contiguous else 's'}"
         define_entry(module, name, body, kfn, options, contiguous=contiguous)
         entries["contiguous" if contiguous else "strided"] = name

@@ -3,7 +3,7 @@
 ``void <name>(const char* args, int64 start, int64 end)`` loads the parameters from the argument
 buffer once (:func:`warp.compiler.abi.param_layout`) and calls the body for ``start <= i < end``.
 The loop of the contiguous-array entry is hinted for (outer-loop) vectorization when the kernel's
-inner loops allow it (:func:`warp.compiler.lowering.kernel.outer_vectorizable`).
+body allows it (:func:`warp.compiler.lowering.kernel.outer_vectorizable`).
 """
 
 from __future__ import annotations
@@ -21,8 +21,11 @@ def define_entry(
     module: ir.Module, name: str, body: ir.Function, kernel_ir: wir.Function, options: CompileOptions,
     *, contiguous: bool,
 ) -> None:
-    """Add the entry ``name`` calling ``body(args, i, *params)`` for each ``i`` in ``[start, end)``."""
-    vectorize = contiguous and options.part == "forward" and outer_vectorizable(kernel_ir)
+    """Add the entry ``name`` calling ``body(args, i, *params)`` for each ``i`` in ``[start, end)``.
+
+    A body with a ``wp_variant`` ``(guard, fast_body, fast_ir)`` (set by the lowering for some
+    adjoints) runs ``fast_body`` instead when ``guard(args, 0, *params)`` holds for the launch.
+    """
     fnty = ir.FunctionType(lt.VOID, [lt.PTR, lt.I64, lt.I64])
     entry = ir.Function(module, fnty, name=name)
     entry.attributes.add("nounwind")
@@ -34,7 +37,26 @@ def define_entry(
         ptr = b.gep(args, [ir.Constant(lt.I64, slot.offset)], source_etype=lt.I8)
         raw = b.load(ptr, typ=lt.storage_type(p.type), align=8)
         params.append(lt.from_storage(b, p.type, raw))
-    loop, body_bb, done = (entry.append_basic_block(n) for n in ("loop", "body", "done"))
+    done = entry.append_basic_block("done")
+    variant = getattr(body, "wp_variant", None) if contiguous else None
+    if variant is not None:
+        guard, fast, fast_ir = variant
+        ok = b.call(guard, [args, ir.Constant(lt.I64, 0)] + params)
+        fast_bb, general_bb = entry.append_basic_block("fast"), entry.append_basic_block("general")
+        b.cbranch(ok, fast_bb, general_bb)
+        b.position_at_end(fast_bb)
+        _thread_loop(b, fast, args, params, start, end, done, outer_vectorizable(fast_ir, fast))
+        b.position_at_end(general_bb)
+    _thread_loop(b, body, args, params, start, end, done, contiguous and outer_vectorizable(kernel_ir, body))
+    b.position_at_end(done)
+    b.ret_void()
+
+
+def _thread_loop(b: ir.IRBuilder, body: ir.Function, args: ir.Value, params: list, start: ir.Value,
+                 end: ir.Value, done: ir.Block, vectorize: bool) -> None:
+    """``for i in [start, end): body(args, i, *params)``, then branch to ``done``."""
+    entry = b.function
+    loop, body_bb = entry.append_basic_block("loop"), entry.append_basic_block("body")
     pre = b.block
     b.cbranch(b.icmp_signed("<", start, end), loop, done)
     b.position_at_end(loop)
@@ -47,6 +69,4 @@ def define_entry(
     i.add_incoming(nxt, body_bb)
     latch = b.cbranch(b.icmp_signed("<", nxt, end), loop, done)
     if vectorize:
-        latch.set_metadata(THREAD_LOOP_MARK, module.add_metadata([]))
-    b.position_at_end(done)
-    b.ret_void()
+        latch.set_metadata(THREAD_LOOP_MARK, entry.module.add_metadata([]))
