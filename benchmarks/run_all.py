@@ -22,6 +22,7 @@ BENCHMARKS = [
     "bench_geometry",
     "bench_capture",
     "bench_generic_launch",
+    "bench_interop",
 ]
 
 

@@ -89,3 +89,33 @@ def test_paddle_aliases_at_exit(tmp_path):
         tmp_path,
     )
     check_clean_exit(result)
+
+
+def test_jax_aliases_at_exit(tmp_path):
+    pytest.importorskip("jax")
+    result = run_python(
+        """
+        import numpy as np
+        import jax
+        import jax.numpy as jnp
+        import warp as wp
+        from warp.jax_experimental import jax_kernel
+
+        @wp.kernel
+        def double(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+            i = wp.tid()
+            y[i] = 2.0 * x[i]
+
+        w = wp.array(np.arange(8, dtype=np.float32))
+        j = wp.to_jax(w)                      # JAX array over warp memory
+        x = jnp.arange(8, dtype=jnp.float32)
+        a = wp.from_jax(x)                    # warp array over a JAX buffer
+        k = jax_kernel(double)
+        (y,) = jax.jit(k)(j)                  # FFI target alive at exit
+        assert y.tolist() == [2.0 * i for i in range(8)]
+        del w, x
+        print("done")
+        """,
+        tmp_path,
+    )
+    check_clean_exit(result)

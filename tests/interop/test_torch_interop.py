@@ -255,3 +255,23 @@ def test_dlpack_with_torch_both_ways():
         tt[0] = 9
         assert w.numpy()[0] == 9
         tt[0] = 0
+
+
+def test_temporaries_passed_to_a_launch_live_through_it():
+    n = 1 << 16
+    out = torch.zeros(n)
+    # nothing else references these tensors: the launch arguments keep them alive
+    wp.launch(scale2, dim=n, inputs=[torch.arange(n, dtype=torch.float32), out])
+    np.testing.assert_array_equal(out.numpy(), 2.0 * np.arange(n, dtype=np.float32))
+    out.zero_()
+    source = wp.from_torch(torch.arange(n, dtype=torch.float32) + 1.0, return_ctype=True)
+    wp.launch(scale2, dim=n, inputs=[source, wp.from_torch(out, return_ctype=True)])
+    del source
+    np.testing.assert_array_equal(out.numpy(), 2.0 * (np.arange(n, dtype=np.float32) + 1.0))
+    d = wp.from_torch(torch.ones(3), return_ctype=True)
+    ref = weakref.ref(d._owner[0])
+    gc.collect()
+    assert ref() is not None  # the descriptor owns its tensor
+    del d
+    gc.collect()
+    assert ref() is None

@@ -9,7 +9,7 @@ from typing import Any
 
 from warp.plugins import hookimpl
 
-from warp_interop import conversion, paddle_interop, torch_interop
+from warp_interop import conversion, jax_interop, paddle_interop, torch_interop
 
 
 @hookimpl
@@ -19,6 +19,8 @@ def warp_exports() -> dict[str, Any]:
     for module, prefix_names in (
         (torch_interop, ("from_torch", "to_torch", "device_from_torch", "device_to_torch", "dtype_from_torch",
                          "dtype_to_torch", "stream_from_torch", "stream_to_torch")),
+        (jax_interop, ("from_jax", "to_jax", "device_from_jax", "device_to_jax", "dtype_from_jax",
+                       "dtype_to_jax")),
         (paddle_interop, ("from_paddle", "to_paddle", "device_from_paddle", "device_to_paddle",
                           "dtype_from_paddle", "dtype_to_paddle", "stream_from_paddle")),
     ):
@@ -35,5 +37,11 @@ def warp_convert_array(obj: Any, dtype: Any, device: Any) -> Any:
 
 @hookimpl
 def warp_submodules() -> dict[str, str]:
-    """``warp.torch`` and ``warp.paddle``: older spellings of the helpers (``warp.torch.from_torch``)."""
-    return {"torch": "warp_interop.torch_interop", "paddle": "warp_interop.paddle_interop"}
+    """``warp.jax_experimental`` (JAX FFI kernels; imports JAX when imported), and ``warp.torch``,
+    ``warp.paddle``, ``warp.jax``: older spellings of the helpers (``warp.torch.from_torch``)."""
+    return {
+        "jax_experimental": "warp_interop.jax_experimental",
+        "torch": "warp_interop.torch_interop",
+        "paddle": "warp_interop.paddle_interop",
+        "jax": "warp_interop.jax_interop",
+    }

@@ -1,0 +1,116 @@
+"""JAX interoperability: zero-copy conversions (through DLPack), dtype and device maps.
+
+JAX arrays are immutable: ``from_jax`` gives a warp view of the buffer (read it; writing into
+it changes what JAX believes is constant). ``to_jax`` hands warp memory to JAX without a copy
+when it is aligned as JAX requires (warp allocations are 64-byte aligned).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from warp.arrays.dlpack import from_dlpack
+from warp.arrays.layout import resolve_dtype
+from warp.runtime.devices import Device, get_device
+from warp.types.scalars import type_repr
+
+from warp_interop.checks import check_warp_array
+from warp_interop.frameworks import require
+
+_SCALARS = ("float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+            "uint64", "bool")
+
+
+def _jax(what: str) -> Any:
+    return require("jax", what)
+
+
+def dtype_from_jax(jax_dtype: Any) -> Any:
+    """The warp scalar type of a JAX dtype (``jnp.float32`` -> ``wp.float32``)."""
+    import numpy as np
+
+    import warp
+
+    _jax("dtype_from_jax")
+    try:
+        key = np.dtype(jax_dtype)
+    except TypeError:
+        raise TypeError(f"cannot convert JAX dtype {jax_dtype} to a warp type") from None
+    name = "bool" if key == np.dtype(bool) else key.name
+    if name not in _SCALARS:
+        raise TypeError(f"cannot convert JAX dtype {jax_dtype} to a warp type")
+    return getattr(warp, name)
+
+
+def dtype_to_jax(warp_dtype: Any) -> Any:
+    """The JAX dtype (``jnp.float32``, ...) of a warp scalar type; composites give their components'."""
+    jax = _jax("dtype_to_jax")
+    t = resolve_dtype(warp_dtype)
+    t = getattr(t, "_wp_scalar_type_", None) or t
+    name = getattr(t, "__name__", None)
+    if name not in _SCALARS:
+        raise TypeError(f"cannot convert warp dtype {type_repr(warp_dtype)} to a JAX dtype")
+    return getattr(jax.numpy, name if name != "bool" else "bool_")
+
+
+def device_from_jax(jax_device: Any) -> Device:
+    """The warp device of a JAX device (``cpu`` devices map to ``"cpu"``, ``gpu`` ones to ``"cuda:N"``)."""
+    platform = getattr(jax_device, "platform", None)
+    if platform == "cpu":
+        return get_device("cpu")
+    if platform in ("gpu", "cuda"):
+        return get_device(f"cuda:{getattr(jax_device, 'local_hardware_id', None) or jax_device.id}")
+    raise RuntimeError(
+        f"JAX device {jax_device!r} has no corresponding warp device (only CPU and GPU devices)"
+    )
+
+
+def device_to_jax(warp_device: Any = None) -> Any:
+    """The JAX device of a warp device (the first CPU device for ``"cpu"``)."""
+    jax = _jax("device_to_jax")
+    device = get_device(warp_device)
+    if device.is_cpu:
+        return jax.devices("cpu")[0]
+    try:
+        gpus = jax.devices("gpu")
+    except RuntimeError:
+        gpus = []
+    for d in gpus:
+        if getattr(d, "local_hardware_id", d.id) == device.ordinal:
+            return d
+    raise RuntimeError(f"no JAX device corresponds to warp device '{device}'")
+
+
+def get_jax_device() -> Any:
+    """The JAX device computations run on by default (``jax_default_device`` or the first device)."""
+    jax = _jax("get_jax_device")
+    default = jax.config.jax_default_device
+    if default is not None and not isinstance(default, str):
+        return default
+    return jax.local_devices()[0]
+
+
+def from_jax(jax_array: Any, dtype: Any = None) -> Any:
+    """A warp array viewing a JAX array's buffer (zero-copy, through DLPack).
+
+    ``dtype`` may reinterpret trailing dimensions as vector/matrix elements (``(n, 3)`` float32
+    -> ``n`` vec3s). The JAX array stays alive while the warp array (or a view of it) does.
+    """
+    jax = _jax("from_jax")
+    if not isinstance(jax_array, jax.Array):
+        raise TypeError(f"from_jax: expected a jax.Array, got {type(jax_array).__name__}")
+    if isinstance(jax_array, jax.core.Tracer):
+        raise TypeError(
+            "from_jax: got a traced JAX value (inside jax.jit, vmap or grad), which has no memory yet; "
+            "use warp.jax_experimental.jax_kernel or jax_callable to run warp code on it"
+        )
+    return from_dlpack(jax_array, dtype=dtype)
+
+
+def to_jax(warp_array: Any) -> Any:
+    """A JAX array sharing a warp array's memory (JAX copies only if the memory is misaligned)."""
+    _jax("to_jax")
+    check_warp_array(warp_array, "to_jax")
+    import jax.dlpack
+
+    return jax.dlpack.from_dlpack(warp_array)

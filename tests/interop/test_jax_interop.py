@@ -1,0 +1,202 @@
+"""JAX conversions, dtype/device maps, and the errors of jax_kernel / jax_callable."""
+
+from __future__ import annotations
+
+import gc
+import weakref
+
+import numpy as np
+import pytest
+
+import warp as wp
+
+jax = pytest.importorskip("jax")
+jnp = jax.numpy
+
+from warp.jax_experimental import jax_callable, jax_kernel  # noqa: E402
+from warp.jax_experimental.ffi import get_jax_device  # noqa: E402
+
+
+@wp.kernel
+def double(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    y[i] = 2.0 * x[i]
+
+
+@wp.kernel
+def vec_norms(v: wp.array(dtype=wp.vec3), out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = wp.length(v[i])
+
+
+@wp.kernel
+def gather(table: wp.array(dtype=float), idx: wp.array(dtype=int), s: float, out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = table[idx[i]] * s
+
+
+@wp.kernel
+def flagged(x: wp.array(dtype=float), negate: wp.bool, k: wp.int16, out: wp.array(dtype=float)):
+    i = wp.tid()
+    v = x[i] * float(k)
+    if negate:
+        v = -v
+    out[i] = v
+
+
+@pytest.mark.parametrize("name", ["float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
+                                  "uint16", "uint32", "uint64"])
+def test_dtype_maps(name):
+    assert wp.dtype_from_jax(getattr(jnp, name)) is getattr(wp, name)
+    assert wp.dtype_to_jax(getattr(wp, name)) is getattr(jnp, name)
+
+
+def test_dtype_maps_bool_composites_and_errors():
+    assert wp.dtype_from_jax(jnp.bool_) is wp.bool
+    assert wp.dtype_to_jax(wp.bool) is jnp.bool_
+    assert wp.dtype_to_jax(wp.vec3) is jnp.float32
+    for bad in (jnp.bfloat16, jnp.complex64):
+        with pytest.raises(TypeError, match="cannot convert JAX dtype"):
+            wp.dtype_from_jax(bad)
+
+
+def test_device_maps():
+    cpu = jax.devices("cpu")[0]
+    assert wp.device_from_jax(cpu) == wp.get_device("cpu")
+    assert wp.device_to_jax("cpu") == cpu
+    assert get_jax_device().platform == "cpu"
+    with pytest.raises(RuntimeError, match="no corresponding warp device"):
+        wp.device_from_jax(object())
+
+
+def test_from_jax_views_and_keeps_alive():
+    x = jnp.arange(12, dtype=jnp.float32).reshape(4, 3)
+    ptr = x.unsafe_buffer_pointer()
+    v = wp.from_jax(x, dtype=wp.vec3)
+    assert v.shape == (4,) and v.dtype is wp.vec3 and v.ptr == ptr
+    del x
+    gc.collect()
+    out = wp.zeros(4, dtype=float)
+    wp.launch(vec_norms, dim=4, inputs=[v, out])
+    expected = np.linalg.norm(np.arange(12, dtype=np.float32).reshape(4, 3), axis=1)
+    np.testing.assert_allclose(out.numpy(), expected, rtol=1e-6)
+    with pytest.raises(TypeError, match="expected a jax.Array"):
+        wp.from_jax(np.zeros(3))
+    with pytest.raises(TypeError, match="traced JAX value"):
+        jax.jit(wp.from_jax)(jnp.zeros(3))
+
+
+def test_to_jax_zero_copy_and_lifetime():
+    a = wp.array(np.arange(6, dtype=np.float32).reshape(2, 3))
+    ref = weakref.ref(a)
+    j = wp.to_jax(a)
+    assert j.unsafe_buffer_pointer() == a.ptr and j.shape == (2, 3)
+    del a
+    gc.collect()
+    assert ref() is not None
+    np.testing.assert_array_equal(np.asarray(j), np.arange(6, dtype=np.float32).reshape(2, 3))
+    del j
+    gc.collect()
+    assert ref() is None
+    v = wp.to_jax(wp.array(np.ones((3, 2), dtype=np.float32), dtype=wp.vec2))
+    assert v.shape == (3, 2)
+    with pytest.raises(TypeError, match="expected a warp array"):
+        wp.to_jax(np.zeros(2))
+
+
+def test_jax_arrays_as_launch_inputs():
+    x = jnp.arange(5, dtype=jnp.float32)
+    y = wp.zeros(5, dtype=float)
+    wp.launch(double, dim=5, inputs=[x, y])
+    np.testing.assert_array_equal(y.numpy(), 2.0 * np.arange(5))
+
+
+def test_scalar_attribute_types():
+    k = jax_kernel(flagged)
+    x = jnp.arange(4, dtype=jnp.float32)
+    (out,) = k(x, True, 3)
+    np.testing.assert_array_equal(out, -3.0 * np.arange(4))
+    (out,) = k(x, False, np.int16(2))
+    np.testing.assert_array_equal(out, 2.0 * np.arange(4))
+
+
+def test_argument_errors():
+    k = jax_kernel(double)
+    with pytest.raises(TypeError, match="argument 'x' expects an array of float32"):
+        k(jnp.arange(3, dtype=jnp.int32))
+    with pytest.raises(ValueError, match="argument 'x' expects a JAX array with 1 dimension"):
+        k(jnp.zeros((2, 2), dtype=jnp.float32))
+    with pytest.raises(TypeError, match="takes 1 input argument"):
+        k(jnp.zeros(2, dtype=jnp.float32), jnp.zeros(2, dtype=jnp.float32))
+    with pytest.raises(ValueError, match="expects a JAX array with 1 dimension.*element dimensions"):
+        jax_kernel(vec_norms)(jnp.zeros(4, dtype=jnp.float32))
+    with pytest.raises(ValueError, match="output 'y' is a 1-d array but its dimensions are"):
+        k(jnp.zeros(2, dtype=jnp.float32), launch_dims=(2, 2))
+
+
+def test_construction_errors():
+    with pytest.raises(TypeError, match="expects a @wp.kernel"):
+        jax_kernel(lambda x: x)
+    with pytest.raises(ValueError, match="num_outputs=0 must be at least 1"):
+        jax_kernel(double, num_outputs=0)
+    with pytest.raises(ValueError, match="count the 2 in-out argument"):
+        jax_kernel(double, num_outputs=1, in_out_argnames=["x", "y"])
+    with pytest.raises(ValueError, match="unknown parameters"):
+        jax_kernel(double, in_out_argnames=["nope"])
+    with pytest.raises(ValueError, match="not supported with enable_backward"):
+        jax_kernel(double, num_outputs=1, in_out_argnames=["x"], enable_backward=True)
+    with pytest.raises(ValueError, match="no array inputs; pass launch_dims"):
+
+        @wp.kernel
+        def fill(out: wp.array(dtype=float)):
+            out[wp.tid()] = 1.0
+
+        jax_kernel(fill)()
+    with pytest.raises(TypeError, match="needs a type annotation"):
+        jax_callable(lambda a, b: None)
+
+
+def test_errors_inside_xla_surface_with_the_message():
+    def failing(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+        raise RuntimeError("boom from the callable")
+
+    f = jax_callable(failing)
+    with pytest.raises(Exception, match="boom from the callable"):
+        jax.block_until_ready(f(jnp.zeros(3, dtype=jnp.float32)))
+
+
+def test_gradient_of_integer_inputs_is_float0():
+    k = jax_kernel(gather, enable_backward=True)
+    table = jnp.arange(5, dtype=jnp.float32)
+    idx = jnp.array([0, 2, 2, 4], dtype=jnp.int32)
+
+    def loss(table, idx):
+        return jnp.sum(k(table, idx, 3.0, launch_dims=4)[0])  # (the default would be table's 5)
+
+    g_table, g_idx = jax.grad(loss, argnums=(0, 1), allow_int=True)(table, idx)
+    np.testing.assert_array_equal(g_table, [3.0, 0.0, 6.0, 0.0, 3.0])
+    assert g_idx.dtype == jax.dtypes.float0
+
+
+def test_missing_jax_names_the_extra(tmp_path):
+    from interop_subprocess import run_python
+
+    result = run_python(
+        """
+        import sys
+        sys.modules["jax"] = None
+        import warp as wp
+        for call in (lambda: wp.from_jax(None), lambda: wp.dtype_to_jax(wp.float32)):
+            try:
+                call()
+            except ImportError as e:
+                print("ImportError:", e)
+        try:
+            import warp.jax_experimental
+        except ImportError as e:
+            print("ImportError:", e)
+        """,
+        tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.count("pip install warp-suite[jax]") == 3, result.stdout
