@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from warp import config, types
+from warp import config, types, utils
 from warp.arrays import (
     array,
     array1d,
@@ -117,6 +117,7 @@ from warp.types.scalars import (
 )
 
 from warp.types.named import *  # noqa: F401,F403  (vec3, mat33, quat, transform, ...)
+from warp.constants import *  # noqa: F401,F403  (wp.pi, wp.e, wp.tau, ...)
 from warp.types.struct import struct
 from warp.types.composite import matrix as _matrix_type, vector as _vector_type  # noqa: F401
 

@@ -52,6 +52,8 @@ class array:
 
     #: Fixed dimension count of the ``array1d``..``array4d`` helper subclasses.
     _fixed_ndim_: int | None = None
+    #: Marks array classes for ``warp.types.is_array``/``type_is_array`` (types must not import arrays).
+    _wp_array_class_ = True
     #: The packed kernel argument (None for annotations).
     _desc: bytes | None
 

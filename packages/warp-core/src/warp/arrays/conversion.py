@@ -144,6 +144,9 @@ def element_value(dtype: Any, value: Any) -> Any:
     """Convert one element read through NumPy to a Python value (scalar, or an instance of dtype)."""
     if is_scalar_type(dtype):
         return value.item()
+    from_record = getattr(dtype, "from_numpy_value", None)
+    if from_record is not None and isinstance(value, np.void):
+        return from_record(value)  # an element of a struct array: a struct instance
     if isinstance(value, np.ndarray):
         flat = value.reshape(-1).tolist()
         try:
