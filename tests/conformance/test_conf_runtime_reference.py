@@ -669,7 +669,6 @@ def increment(a: wp.array(dtype=float), b: wp.array(dtype=float)):
     a[tid] = a[tid] + b[tid]
 
 
-@pytest.mark.xfail(strict=True, reason="CPU graph capture is runtime's 9efb6bb, not on main yet")
 def test_capture_and_replay():
     """capture_begin/end/launch as documented (CUDA graphs in Warp; also works on the CPU here)."""
     a = wp.zeros(8, dtype=float)
