@@ -172,6 +172,57 @@ def test_arrays_limited_to_four_dimensions():
         wp.zeros((1, 1, 1, 1, 1), dtype=float)
 
 
+# -- Matrix multiplication ----------------------------------------------------------------------
+
+
+@wp.kernel
+def loss_kernel(d: wp.array2d(dtype=float), loss: wp.array(dtype=float)):
+    i, j = wp.tid()
+    wp.atomic_add(loss, 0, d[i, j] * d[i, j])
+
+
+def test_matmul_recorded_on_tape():
+    rng = np.random.default_rng(6)
+    m, k, n = 5, 7, 3
+    an, bn, cn = (rng.random(s).astype(np.float32) for s in ((m, k), (k, n), (m, n)))
+    A = wp.array(an, dtype=float, requires_grad=True)
+    B = wp.array(bn, dtype=float, requires_grad=True)
+    C = wp.array(cn, dtype=float, requires_grad=True)
+    D = wp.zeros((m, n), dtype=float, requires_grad=True)
+    loss = wp.zeros(1, dtype=float, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.matmul(A, B, C, D, alpha=2.0, beta=0.5, device="cpu")
+        wp.launch(loss_kernel, dim=(m, n), inputs=[D, loss], device="cpu")
+    tape.backward(loss=loss)
+    dn = 2.0 * an @ bn + 0.5 * cn
+    np.testing.assert_allclose(D.numpy(), dn, rtol=1e-5)
+    g = 2.0 * dn
+    np.testing.assert_allclose(A.grad.numpy(), 2.0 * g @ bn.T, rtol=1e-5)
+    np.testing.assert_allclose(B.grad.numpy(), 2.0 * an.T @ g, rtol=1e-5)
+    np.testing.assert_allclose(C.grad.numpy(), 0.5 * g, rtol=1e-5)
+
+
+def test_matmul_in_place_batched_and_operator():
+    rng = np.random.default_rng(7)
+    an, bn, cn = rng.random((3, 4)), rng.random((4, 2)), rng.random((3, 2))
+    A, B = wp.array(an, dtype=wp.float64), wp.array(bn, dtype=wp.float64)
+    C = wp.array(cn, dtype=wp.float64)
+    wp.matmul(A, B, C, C, beta=3.0)  # d = a @ b + 3 c, written over c
+    np.testing.assert_allclose(C.numpy(), an @ bn + 3.0 * cn, rtol=1e-12)
+    D = A @ B
+    assert D.shape == (3, 2) and D.dtype is wp.float64
+    np.testing.assert_allclose(D.numpy(), an @ bn, rtol=1e-12)
+    ab, bb = rng.random((2, 3, 4)).astype(np.float32), rng.random((2, 4, 5)).astype(np.float32)
+    Db = wp.zeros((2, 3, 5), dtype=float)
+    wp.batched_matmul(
+        wp.array(ab, dtype=float), wp.array(bb, dtype=float), wp.zeros((2, 3, 5), dtype=float), Db
+    )
+    np.testing.assert_allclose(Db.numpy(), ab @ bb, rtol=1e-5)
+    with pytest.raises(RuntimeError, match="incompatible dimensions"):
+        wp.matmul(A, A, C, C)
+
+
 # -- Data types ---------------------------------------------------------------------------------
 
 

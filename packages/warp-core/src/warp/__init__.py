@@ -57,6 +57,7 @@ from warp.runtime.devices import (
     synchronize_device,
 )
 from warp.runtime.launch import launch
+from warp.matmul import batched_matmul, matmul
 from warp.runtime.capture import (
     Graph,
     ScopedCapture,

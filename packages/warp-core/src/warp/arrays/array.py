@@ -433,6 +433,12 @@ class array:
 
         return dl_device_of(self._device)
 
+    def __matmul__(self, other: Any) -> Any:
+        """``a @ b`` of 2-D arrays: ``wp.matmul`` into a new array (differentiable)."""
+        from warp.matmul import array_matmul  # matmul launches kernels: it depends on the compiler
+
+        return array_matmul(self, other)
+
     def __len__(self) -> int:
         return self._shape[0]
 

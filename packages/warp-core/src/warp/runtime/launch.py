@@ -367,6 +367,10 @@ def launch(
         for hook in _launch_hooks:
             hook(kernel, dim, inputs, outputs, dev)
     if adjoint:
+        custom = getattr(kernel, "_wp_custom_adjoint_", None)
+        if custom is not None:  # a kernel whose adjoint is computed by other launches (wp.matmul)
+            custom(dim, list(inputs), list(outputs), list(adj_inputs), list(adj_outputs), device, stream)
+            return
         fwd = [*inputs, *outputs]
         launcher = _get_launcher(kernel, device, adjoint=True, args=fwd)
         adj = [*adj_inputs, *adj_outputs]
@@ -375,6 +379,9 @@ def launch(
                 f"kernel '{kernel.name}': adjoint launch needs one adjoint argument per argument "
                 f"({len(fwd)}), got {len(adj)}"
             )
+        # As in Warp, None stands for "no adjoint": a null gradient array, or zero for a value
+        # parameter (whose adjoint the kernel ignores).
+        adj = [_zero_adjoint(t) if a is None else a for a, t in zip(adj, launcher.kernel.arg_types)]
         launcher.launch([*fwd, *adj], dim, stream)
         return
     try:
@@ -392,6 +399,16 @@ def launch(
     ):
         launcher = _get_launcher(kernel, device, args=args)
     launcher.launch(args, dim, stream)
+
+
+def _zero_adjoint(t: Any) -> Any:
+    """The adjoint argument standing for ``None`` for a parameter of type ``t``."""
+    if isinstance(t, ArrayType) or not callable(t):
+        return None  # arrays (and other objects) accept None
+    try:
+        return t()
+    except TypeError:
+        return None
 
 
 def _get_launcher(kernel: Any, device: Any, adjoint: bool = False, args: Sequence[Any] = ()) -> Launcher:
