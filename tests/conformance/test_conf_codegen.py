@@ -374,3 +374,34 @@ def test_module_options():
         assert wp.get_module_options()["max_unroll"] == 4
     finally:
         wp.set_module_options({"max_unroll": wp.config.max_unroll})
+
+
+# -- errors, caught the way Warp code catches them --------------------------------------------------
+
+
+@wp.kernel
+def needs_vec(a: wp.array(dtype=wp.vec3), v: wp.vec3):
+    a[0] = v
+
+
+def test_launch_argument_errors_are_runtime_errors():
+    """Warp reports launch argument problems as RuntimeError('Error launching kernel ...')."""
+    a = wp.zeros(1, dtype=wp.vec3)
+    with pytest.raises(RuntimeError, match="Error launching kernel 'needs_vec', passed 1 arguments"):
+        wp.launch(needs_vec, dim=1, inputs=[a])
+    with pytest.raises(RuntimeError, match="argument 'a'"):
+        wp.launch(needs_vec, dim=1, inputs=[wp.zeros(1, dtype=float), wp.vec3()])
+    with pytest.raises(TypeError):  # also a TypeError
+        wp.launch(needs_vec, dim=1, inputs=[wp.zeros(1, dtype=float), wp.vec3()])
+
+
+def test_compile_errors_are_codegen_errors():
+    @wp.kernel
+    def broken(out: wp.array(dtype=float)):
+        out[0] = float(0.0) + int(4)
+
+    with pytest.raises(wp.codegen.WarpCodegenError):
+        wp.launch(broken, dim=1, inputs=[wp.zeros(1, dtype=float)])
+    with pytest.raises(RuntimeError):
+        wp.launch(broken, dim=1, inputs=[wp.zeros(1, dtype=float)])
+    assert issubclass(wp.codegen.WarpCodegenTypeError, TypeError)

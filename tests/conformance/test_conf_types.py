@@ -218,3 +218,40 @@ def test_types_array_alias():
     a = wp.types.array(dtype=float)
     assert wp.types.type_is_array(a)
     assert isinstance(wp.zeros(1, dtype=float), wp.types.array)
+
+
+mat32 = wp.types.matrix(shape=(3, 2), dtype=float)
+
+
+@wp.kernel
+def matrices_from_vectors(out: wp.array(dtype=wp.mat33), rect: wp.array(dtype=mat32), v: wp.vec3):
+    a = wp.vec3(1.0, 2.0, 3.0)
+    b = wp.vec3(4.0, 5.0, 6.0)
+    out[0] = wp.mat33(a, b, v)  # in kernels the vectors are columns (NVIDIA Warp; deprecated form)
+    out[1] = wp.matrix_from_cols(a, b, v)
+    out[2] = wp.matrix_from_rows(a, b, v)
+    rect[0] = mat32(a, b)
+
+
+@pytest.mark.filterwarnings("ignore:constructing:DeprecationWarning")
+def test_matrices_from_vectors_in_kernels_and_python():
+    out, rect = wp.zeros(3, dtype=wp.mat33), wp.zeros(1, dtype=mat32)
+    wp.launch(matrices_from_vectors, dim=1, inputs=[out, rect, wp.vec3(7.0, 8.0, 9.0)])
+    rows = np.array([[1, 2, 3], [4, 5, 6], [7, 8, 9]], dtype=np.float32)
+    np.testing.assert_array_equal(out.numpy()[0], rows.T)
+    np.testing.assert_array_equal(out.numpy()[1], rows.T)
+    np.testing.assert_array_equal(out.numpy()[2], rows)
+    np.testing.assert_array_equal(rect.numpy()[0], rows[:2].T)
+    # in Python scope the same constructor takes rows
+    m = wp.mat33(wp.vec3(1.0, 2.0, 3.0), wp.vec3(4.0, 5.0, 6.0), wp.vec3(7.0, 8.0, 9.0))
+    np.testing.assert_array_equal(np.array(m), rows)
+
+
+def test_matrix_row_and_column_methods():
+    m = wp.mat22(1.0, 2.0, 3.0, 4.0)
+    assert m.get_row(1) == wp.vec2(3.0, 4.0) and m.get_col(0) == wp.vec2(1.0, 3.0)
+    m.set_row(0, wp.vec2(5.0, 6.0))
+    m.set_col(1, wp.vec2(7.0, 8.0))
+    assert m == wp.mat22(5.0, 7.0, 3.0, 8.0)
+    r = wp.types.matrix(shape=(2, 3), dtype=wp.float64)(1, 2, 3, 4, 5, 6)
+    assert r.get_col(2) == wp.vec2d(3.0, 6.0) and r.get_row(0) == wp.vec3d(1.0, 2.0, 3.0)

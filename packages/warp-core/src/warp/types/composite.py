@@ -256,6 +256,22 @@ class MatrixBase(CompositeBase):
     def __len__(self) -> int:
         return self._shape_[0]
 
+    def get_row(self, r: int) -> VectorBase:
+        """Row ``r`` as a new vector."""
+        return vector(self._shape_[1], self._wp_scalar_type_)(self._data[r])
+
+    def get_col(self, c: int) -> VectorBase:
+        """Column ``c`` as a new vector."""
+        return vector(self._shape_[0], self._wp_scalar_type_)(self._data[:, c])
+
+    def set_row(self, r: int, v: Any) -> None:
+        """Set row ``r`` to the components of ``v``, in place."""
+        self._data[r] = np.asarray(_unwrap(v)).reshape(self._shape_[1])
+
+    def set_col(self, c: int, v: Any) -> None:
+        """Set column ``c`` to the components of ``v``, in place."""
+        self._data[:, c] = np.asarray(_unwrap(v)).reshape(self._shape_[0])
+
 
 class QuaternionBase(VectorBase):
     """Quaternions stored as (i, j, k, w), w being the real part."""
