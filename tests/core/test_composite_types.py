@@ -256,16 +256,18 @@ def constructors_in_kernels(
     s[i] = float(d[0]) + float(wp.vec2i(3, 4)[1])
 
 
+@pytest.mark.filterwarnings("ignore:constructing mat33f from vectors:DeprecationWarning")
 def test_constructors_in_kernels():
     n = 3
     out, outm, s = wp.zeros(n, dtype=wp.vec3), wp.zeros(n, dtype=wp.mat33), wp.zeros(n, dtype=float)
     wp.launch(constructors_in_kernels, dim=n, inputs=[out, outm, s])
     f = np.arange(n, dtype=np.float32)
     np.testing.assert_array_equal(out.numpy(), np.stack([2 * f, 2 + f, 3 + f], axis=1))
+    # wp.mat33(a, c, e) in a kernel takes the vectors as columns, as NVIDIA Warp does
     expected = np.zeros((n, 3, 3), dtype=np.float32)
-    expected[:, 0] = np.stack([f, np.full(n, 2.0), np.full(n, 3.0)], axis=1)
-    expected[:, 1] = f[:, None]
-    expected[:, 2] = [0, 0, 1]
+    expected[:, :, 0] = np.stack([f, np.full(n, 2.0), np.full(n, 3.0)], axis=1)
+    expected[:, :, 1] = f[:, None]
+    expected[:, :, 2] = [0, 0, 1]
     np.testing.assert_array_equal(outm.numpy(), expected)
     np.testing.assert_array_equal(s.numpy(), f + 4.0)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from warp import config, types
+from warp import codegen, config, types, utils
 from warp.arrays import (
     array,
     array1d,
@@ -60,6 +60,7 @@ from warp.runtime.devices import (
 from warp.runtime.launch import launch
 from warp.runtime.recorded_launch import Launch
 from warp.timing import ScopedTimer
+from warp.matmul import batched_matmul, matmul
 from warp.runtime.capture import (
     Graph,
     ScopedCapture,
@@ -120,6 +121,7 @@ from warp.types.scalars import (
 )
 
 from warp.types.named import *  # noqa: F401,F403  (vec3, mat33, quat, transform, ...)
+from warp.constants import *  # noqa: F401,F403  (wp.pi, wp.e, wp.tau, ...)
 from warp.types.struct import struct
 from warp.types.composite import matrix as _matrix_type, vector as _vector_type  # noqa: F401
 

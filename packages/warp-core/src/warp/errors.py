@@ -18,8 +18,12 @@ class SourceLoc:
         return f"{self.file}:{self.line}"
 
 
-class WarpCodegenError(Exception):
-    """A kernel or function could not be compiled; the message names the function and location."""
+class WarpCodegenError(RuntimeError):
+    """A kernel or function could not be compiled; the message names the function and location.
+
+    A ``RuntimeError``, as in NVIDIA Warp (code catching ``RuntimeError`` around a launch that
+    compiles a broken kernel keeps working).
+    """
 
     def __init__(self, message: str, *, function: str | None = None, loc: SourceLoc | None = None):
         self.raw_message = message
@@ -55,3 +59,16 @@ class WarpCodegenValueError(WarpCodegenError, ValueError):
 
 class MissingPluginError(WarpCodegenError):
     """A kernel calls a builtin provided by a package that is not installed."""
+
+
+class LaunchTypeError(TypeError, RuntimeError):
+    """A ``wp.launch`` argument of the wrong type or number.
+
+    A ``TypeError`` that is also a ``RuntimeError``: NVIDIA Warp reports launch argument errors
+    as ``RuntimeError("Error launching kernel ...")``.
+    """
+
+
+class LaunchValueError(ValueError, RuntimeError):
+    """A ``wp.launch`` argument with a bad value (out of range, wrong device, bad dimensions);
+    also a ``RuntimeError`` as in NVIDIA Warp."""

@@ -93,10 +93,19 @@ class Function:
     arguments, else the first generic overload that does (in definition order).
     """
 
+    #: How many Functions were made per key: closures made by a factory share their key.
+    _key_counts: dict[str, int] = {}
+    _count_lock = threading.Lock()
+
     def __init__(self, pyfunc: Callable[..., Any], scope: dict[str, Any] | None = None, module: Any = None):
         from warp.modules import module_of
 
         self.key = f"{pyfunc.__module__}.{pyfunc.__qualname__}"
+        with Function._count_lock:
+            ordinal = Function._key_counts.get(self.key, 0)
+            Function._key_counts[self.key] = ordinal + 1
+        #: Names this function's code (its compiled symbols): distinct for each closure of a key.
+        self.symbol_key = self.key if ordinal == 0 else f"{self.key}#{ordinal}"
         self.name = pyfunc.__name__
         self.module = module_of(pyfunc) if module is None else module
         self.overloads: list[FunctionOverload] = [FunctionOverload(pyfunc, scope)]

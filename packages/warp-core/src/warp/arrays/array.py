@@ -52,6 +52,8 @@ class array:
 
     #: Fixed dimension count of the ``array1d``..``array4d`` helper subclasses.
     _fixed_ndim_: int | None = None
+    #: Marks array classes for ``warp.types.is_array``/``type_is_array`` (types must not import arrays).
+    _wp_array_class_ = True
     #: The packed kernel argument (None for annotations).
     _desc: bytes | None
 
@@ -430,6 +432,12 @@ class array:
         from warp.arrays.dlpack import dl_device_of
 
         return dl_device_of(self._device)
+
+    def __matmul__(self, other: Any) -> Any:
+        """``a @ b`` of 2-D arrays: ``wp.matmul`` into a new array (differentiable)."""
+        from warp.matmul import array_matmul  # matmul launches kernels: it depends on the compiler
+
+        return array_matmul(self, other)
 
     def __len__(self) -> int:
         return self._shape[0]

@@ -27,7 +27,7 @@ from warp.arrays import as_array
 from warp.arrays.descriptor import ArrayDescriptor
 from warp.compiler.abi import buffer_format, decode_error_record
 from warp.decorators import Kernel
-from warp.errors import SourceLoc
+from warp.errors import LaunchTypeError, LaunchValueError, SourceLoc
 from warp.runtime import devices
 from warp.types.array_type import MAX_DIMS, ArrayType
 from warp.types.scalars import is_scalar_type, type_repr
@@ -53,27 +53,27 @@ def launch_dims(dim: Any, kernel_name: str = "?") -> tuple[tuple[int, ...], int]
     where = f"wp.launch of kernel '{kernel_name}'"
     expected = f"dim must be an int or a tuple of 1 to {MAX_DIMS} ints"
     if isinstance(dim, (str, bytes)):
-        raise TypeError(f"{where}: {expected}, got {type(dim).__name__} {dim!r}")
+        raise LaunchTypeError(f"{where}: {expected}, got {type(dim).__name__} {dim!r}")
     try:
         items: tuple[Any, ...] = (operator.index(dim),)
     except TypeError:
         try:
             items = tuple(dim)
         except TypeError:
-            raise TypeError(f"{where}: {expected}, got {type(dim).__name__} {dim!r}") from None
+            raise LaunchTypeError(f"{where}: {expected}, got {type(dim).__name__} {dim!r}") from None
     if not 1 <= len(items) <= MAX_DIMS:
-        raise ValueError(f"{where}: dim must have 1 to {MAX_DIMS} dimensions, got {dim!r}")
+        raise LaunchValueError(f"{where}: dim must have 1 to {MAX_DIMS} dimensions, got {dim!r}")
     dims = []
     for k, d in enumerate(items):
         try:
             value = operator.index(d)
         except TypeError:
             got = f"{type(d).__name__} {d!r}"
-            raise TypeError(f"{where}: launch dimension {k} must be an int, got {got}") from None
+            raise LaunchTypeError(f"{where}: launch dimension {k} must be an int, got {got}") from None
         if value < 0:
-            raise ValueError(f"{where}: launch dimension {k} is negative ({value}) in dim={dim!r}")
+            raise LaunchValueError(f"{where}: launch dimension {k} is negative ({value}) in dim={dim!r}")
         if value > MAX_LAUNCH_DIM:
-            raise ValueError(
+            raise LaunchValueError(
                 f"{where}: launch dimension {k} is {value}, more than the limit of 2**31 - 1 = "
                 f"{MAX_LAUNCH_DIM} (thread indices are 32-bit signed integers); split the work over "
                 "more dimensions"
@@ -83,7 +83,7 @@ def launch_dims(dim: Any, kernel_name: str = "?") -> tuple[tuple[int, ...], int]
     for value in dims:
         n *= value
     if n > MAX_LAUNCH_SIZE:
-        raise ValueError(f"{where}: dim={dim!r} has {n} threads, more than the limit of 2**63 - 1")
+        raise LaunchValueError(f"{where}: dim={dim!r} has {n} threads, more than the limit of 2**63 - 1")
     return tuple(dims) + (1,) * (MAX_DIMS - len(dims)), n
 
 
@@ -147,7 +147,7 @@ class Launcher:
             else:
                 env[f"C{i}"] = getattr(t, "_wp_pack_", None)
                 if env[f"C{i}"] is None:
-                    raise TypeError(
+                    raise LaunchTypeError(
                         f"kernel '{self.kernel.name}': parameter type {type_repr(t)} cannot be launched"
                     )
                 fields.append(f"*C{i}(a{i})")
@@ -281,9 +281,9 @@ class Launcher:
         if len(args) != len(self.types):
             missing = self.names[len(args):]
             detail = f"; missing: {', '.join(missing)}" if missing else ""
-            raise TypeError(
-                f"kernel '{kname}' takes {len(self.types)} arguments ({', '.join(self.names)}) but "
-                f"{len(args)} were given{detail}"
+            raise LaunchTypeError(
+                f"Error launching kernel '{kname}', passed {len(args)} arguments but kernel requires "
+                f"{len(self.types)} ({', '.join(self.names)}){detail}"
             )
         return [self.convert_one(name, t, a) for name, t, a in zip(self.names, self.types, args, strict=True)]
 
@@ -295,14 +295,14 @@ class Launcher:
             if not isinstance(value, Array):
                 value = self.foreign_array(where, name, t, value)
             if value.dtype != t.dtype:
-                raise TypeError(
+                raise LaunchTypeError(
                     f"{where}: expected an array of {type_repr(t.dtype)}, "
                     f"got an array of {type_repr(value.dtype)}"
                 )
             if value.ndim != t.ndim:
-                raise TypeError(f"{where}: expected a {t.ndim}-d array, got a {value.ndim}-d array")
+                raise LaunchTypeError(f"{where}: expected a {t.ndim}-d array, got a {value.ndim}-d array")
             if value.device is not self.device:
-                raise ValueError(
+                raise LaunchValueError(
                     f"{where}: array is on device '{value.device}' but the launch is on '{self.device}'"
                 )
             return value
@@ -324,17 +324,17 @@ class Launcher:
         try:
             host = np.asarray(value)
         except Exception as exc:
-            raise TypeError(f"{where}: expected {t}, got {type(value).__name__} ({exc})") from None
+            raise LaunchTypeError(f"{where}: expected {t}, got {type(value).__name__} ({exc})") from None
         expected = dtype_to_numpy(t.dtype)
         if host.dtype != expected:
-            raise TypeError(
+            raise LaunchTypeError(
                 f"{where}: expected an array of {type_repr(t.dtype)}, got a {type(value).__name__} of dtype "
                 f"{host.dtype} (convert it explicitly; a converted copy would not see the kernel's writes)"
             )
         try:
             return as_array(value, dtype=t.dtype)
         except Exception as exc:
-            raise TypeError(f"{where}: expected {t}, got {type(value).__name__} ({exc})") from None
+            raise LaunchTypeError(f"{where}: expected {t}, got {type(value).__name__} ({exc})") from None
 
     def index_error(self, error: Any) -> IndexError:
         """The ``IndexError`` describing a decoded error record (:class:`warp.compiler.abi.ErrorRecord`)."""
@@ -367,16 +367,16 @@ def _scalar_arg(where: str, t: Any, value: Any) -> Any:
     raw = getattr(value, "value", value)
     if kind == "float":
         if isinstance(raw, (str, bytes)) or not hasattr(raw, "__float__"):
-            raise TypeError(f"{where}: expected {type_repr(t)}, got {type(value).__name__}")
+            raise LaunchTypeError(f"{where}: expected {type_repr(t)}, got {type(value).__name__}")
         return t(raw).value if t._bits_ < 64 else float(raw)  # beyond the type's range: inf, as Warp
     if kind == "bool":
         return bool(raw)
     if isinstance(raw, float) or not hasattr(raw, "__index__"):
-        raise TypeError(f"{where}: expected {type_repr(t)}, got {type(value).__name__} {value!r}")
+        raise LaunchTypeError(f"{where}: expected {type_repr(t)}, got {type(value).__name__} {value!r}")
     v = int(raw.__index__())
     lo, hi = (0, 2**t._bits_ - 1) if kind == "uint" else (-(2 ** (t._bits_ - 1)), 2 ** (t._bits_ - 1) - 1)
     if not lo <= v <= hi:
-        raise ValueError(f"{where}: value {v} is out of range for {type_repr(t)}")
+        raise LaunchValueError(f"{where}: value {v} is out of range for {type_repr(t)}")
     return v
 
 
@@ -415,14 +415,21 @@ def launch(
         for hook in _launch_hooks:
             hook(kernel, dim, inputs, outputs, dev)
     if adjoint:
+        custom = getattr(kernel, "_wp_custom_adjoint_", None)
+        if custom is not None:  # a kernel whose adjoint is computed by other launches (wp.matmul)
+            custom(dim, list(inputs), list(outputs), list(adj_inputs), list(adj_outputs), device, stream)
+            return
         fwd = [*inputs, *outputs]
         launcher = _get_launcher(kernel, device, adjoint=True, args=fwd)
         adj = [*adj_inputs, *adj_outputs]
         if len(adj) != len(fwd):
-            raise TypeError(
+            raise LaunchTypeError(
                 f"kernel '{kernel.name}': adjoint launch needs one adjoint argument per argument "
                 f"({len(fwd)}), got {len(adj)}"
             )
+        # As in Warp, None stands for "no adjoint": a null gradient array, or zero for a value
+        # parameter (whose adjoint the kernel ignores).
+        adj = [_zero_adjoint(t) if a is None else a for a, t in zip(adj, launcher.kernel.arg_types)]
         launcher.launch([*fwd, *adj], dim, stream)
         return
     try:
@@ -447,13 +454,23 @@ def launch(
     launcher.launch(args, dim, stream)
 
 
+def _zero_adjoint(t: Any) -> Any:
+    """The adjoint argument standing for ``None`` for a parameter of type ``t``."""
+    if isinstance(t, ArrayType) or not callable(t):
+        return None  # arrays (and other objects) accept None
+    try:
+        return t()
+    except TypeError:
+        return None
+
+
 def _get_launcher(kernel: Any, device: Any, adjoint: bool = False, args: Sequence[Any] = ()) -> Launcher:
     """Find or build the (forward or adjoint) launcher of ``kernel`` for ``device`` and the current mode.
 
     A generic kernel is first replaced by its instance for the argument types of ``args``.
     """
     if not isinstance(kernel, Kernel):
-        raise TypeError(f"wp.launch expects a @wp.kernel, got {type(kernel).__name__}")
+        raise LaunchTypeError(f"wp.launch expects a @wp.kernel, got {type(kernel).__name__}")
     if kernel.is_generic:
         kernel = kernel.specialize(args)
     dev = devices.get_device(device)

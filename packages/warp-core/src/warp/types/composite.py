@@ -5,7 +5,8 @@ Each concrete type is a class made once per (kind, shape, scalar type) by a fact
 NumPy array; the class itself is the type the compiler sees. Class attributes:
 
 - ``_wp_kind_``: ``"vector"``, ``"matrix"``, ``"quaternion"`` or ``"transform"``
-- ``_shape_``: component shape (``(3,)``, ``(3, 3)``); ``_length_`` for vector-like types
+- ``_shape_``: component shape (``(3,)``, ``(3, 3)``); ``_length_``: number of components
+- ``_type_``: ctypes type of one component (as NVIDIA Warp's ctypes-array based types have)
 - ``_wp_scalar_type_``: the component scalar type
 - ``_size_in_bytes_``: storage size (components packed, no padding)
 
@@ -255,6 +256,22 @@ class MatrixBase(CompositeBase):
     def __len__(self) -> int:
         return self._shape_[0]
 
+    def get_row(self, r: int) -> VectorBase:
+        """Row ``r`` as a new vector."""
+        return vector(self._shape_[1], self._wp_scalar_type_)(self._data[r])
+
+    def get_col(self, c: int) -> VectorBase:
+        """Column ``c`` as a new vector."""
+        return vector(self._shape_[0], self._wp_scalar_type_)(self._data[:, c])
+
+    def set_row(self, r: int, v: Any) -> None:
+        """Set row ``r`` to the components of ``v``, in place."""
+        self._data[r] = np.asarray(_unwrap(v)).reshape(self._shape_[1])
+
+    def set_col(self, c: int, v: Any) -> None:
+        """Set column ``c`` to the components of ``v``, in place."""
+        self._data[:, c] = np.asarray(_unwrap(v)).reshape(self._shape_[0])
+
 
 class QuaternionBase(VectorBase):
     """Quaternions stored as (i, j, k, w), w being the real part."""
@@ -358,8 +375,9 @@ def _make(base: type, key: tuple[Any, ...], name: str, shape: tuple[int, ...], d
             "__slots__": (),
             "__module__": "warp.types",
             "_shape_": shape,
-            "_length_": shape[0],
+            "_length_": math.prod(shape),  # number of components, as in NVIDIA Warp (rows*cols)
             "_wp_scalar_type_": dtype,
+            "_type_": dtype._ctype_,
             "_size_in_bytes_": math.prod(shape) * (dtype._bits_ // 8),
             "_wp_alignment_": max(1, dtype._bits_ // 8),
         }

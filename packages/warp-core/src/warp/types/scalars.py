@@ -82,6 +82,7 @@ def _make(name: str, kind: str, bits: int, np_name: str, ctype: Any) -> type[Sca
     cls._bits_ = bits
     cls._np_dtype_ = np.dtype(np_name)
     cls._ctype_ = ctype
+    cls._type_ = ctype  # NVIDIA Warp's name for it
     return cls
 
 

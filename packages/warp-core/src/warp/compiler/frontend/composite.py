@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import math
+import warnings
 from typing import Any
 
 import llvmlite.ir as ir
@@ -87,6 +88,9 @@ def build(builder: Any, cls: type, args: list[wir.Value], node: ast.AST) -> wir.
         if value.is_const:
             return builder.const(tuple([value.const] * count), cls)
         return builder.emit("call", [value], [cls], overload=FILL).result
+    columns = _vector_columns(builder, cls, args, node)
+    if columns is not None:
+        return columns
     if flat_count != count:
         raise builder.error(
             f"{type_repr(cls)} has {count} components, got {flat_count} values", WarpCodegenTypeError, node
@@ -105,6 +109,34 @@ def build(builder: Any, cls: type, args: list[wir.Value], node: ast.AST) -> wir.
     if all(v.is_const and not is_composite(v.type) for v in values):
         return builder.const(tuple(v.const for v in values), cls)
     return builder.emit("call", values, [cls], overload=CONSTRUCT).result
+
+
+def _vector_columns(builder: Any, cls: type, args: list[wir.Value], node: ast.AST) -> wir.Value | None:
+    """``wp.mat33(c0, c1, c2)`` with vector arguments in a kernel: the vectors are the *columns*.
+
+    This is what NVIDIA Warp's kernel constructor does (its Python-scope constructor takes rows;
+    Warp deprecated both forms in favour of ``wp.matrix_from_cols``/``wp.matrix_from_rows``).
+    """
+    if getattr(cls, "_wp_kind_", "") != "matrix" or not all(
+        getattr(a.type, "_wp_kind_", "") == "vector" for a in args
+    ):
+        return None
+    rows, cols = cls._shape_
+    if len(args) != cols or any(a.type._shape_ != (rows,) for a in args):
+        return None
+    warnings.warn(
+        f"constructing {type_repr(cls)} from vectors in a kernel takes them as columns (as NVIDIA Warp "
+        "does; in Python scope they are rows); use wp.matrix_from_cols() or wp.matrix_from_rows() to say "
+        f"which you mean (at {builder.loc(node)})",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    from warp.types.scalars import int32
+
+    components = [
+        getitem(builder, args[c], [builder.const(r, int32)], node) for r in range(rows) for c in range(cols)
+    ]
+    return builder.emit("call", components, [cls], overload=CONSTRUCT).result
 
 
 def _component(builder: Any, value: wir.Value, scalar: Any, cls: type, node: ast.AST) -> wir.Value:

@@ -62,7 +62,11 @@ def build_function(fn: Any, overload: Any, arg_types: list[Any], *, is_kernel: b
         return_types=list(t.return_types or []),
         is_kernel=is_kernel,
         loc=source.loc(source.tree),
-        symbol=_symbol("wp_kernel" if is_kernel else "wp_func", getattr(fn, "key", fn.name), arg_types),
+        symbol=_symbol(
+            "wp_kernel" if is_kernel else "wp_func",
+            getattr(fn, "symbol_key", None) or getattr(fn, "key", fn.name),
+            arg_types,
+        ),
         origin=None if is_kernel else fn,
     )
     from warp.compiler.verify import verify_function
