@@ -30,7 +30,11 @@ def run_one(name: str, env: dict[str, str]) -> tuple[list[tuple[str, ...]], int,
     print(f"=== {name} ===", flush=True)
     t0 = time.perf_counter()
     proc = subprocess.run(
-        [sys.executable, os.path.join(HERE, f"{name}.py")], env=env, capture_output=True, text=True, check=False
+        [sys.executable, os.path.join(HERE, f"{name}.py")],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     elapsed = time.perf_counter() - t0
     rows = []

@@ -1,8 +1,36 @@
-"""Shared pytest setup: an isolated kernel cache per session, quiet module loading."""
+"""Shared pytest setup: an isolated kernel cache per session, quiet module loading, and the
+``needs_plugin`` marker for tests that need an optional package (they skip when it is disabled
+with ``WARP_DISABLE_PLUGINS`` or not installed, so ``tests/core`` also runs against core alone).
+"""
 
 import pytest
 
 import warp as wp
+from warp.plugins.manager import plugin_module
+
+#: entry-point name of each optional plugin -> the distribution providing it
+PLUGIN_PACKAGES = {
+    "builtins": "warp-builtins",
+    "autodiff": "warp-autodiff",
+    "geometry": "warp-geometry",
+    "interop": "warp-interop",
+}
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers",
+        "needs_plugin(*names): skip unless the warp plugins with these entry-point names "
+        "(builtins, autodiff, geometry, interop) are loaded",
+    )
+
+
+def pytest_runtest_setup(item):
+    for marker in item.iter_markers("needs_plugin"):
+        missing = [name for name in marker.args if plugin_module(name) is None]
+        if missing:
+            packages = ", ".join(PLUGIN_PACKAGES.get(name, name) for name in missing)
+            pytest.skip(f"needs {packages} (disabled by WARP_DISABLE_PLUGINS or not installed)")
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -175,7 +175,9 @@ def test_none_adjoints_are_skipped():
 def test_adjoint_launch_argument_count():
     a, b, out = f64([1.0]), f64([3.0]), wp.zeros(1, dtype=F)
     with pytest.raises(TypeError, match="one adjoint argument per argument"):
-        wp.launch(two_inputs, 1, inputs=[a, b], outputs=[out], adj_inputs=[None], adj_outputs=[None], adjoint=True)
+        wp.launch(
+            two_inputs, 1, inputs=[a, b], outputs=[out], adj_inputs=[None], adj_outputs=[None], adjoint=True
+        )
 
 
 @wp.kernel
@@ -198,11 +200,20 @@ def test_adjoint_with_strided_arrays():
 def test_adjoint_in_debug_mode_checks_bounds(debug_mode):
     a, out = f64([1.0, 2.0, 3.0]), wp.zeros(3, dtype=F)
     adj_a = wp.zeros(3, dtype=F)
-    wp.launch(strided_kernel, 3, inputs=[a], outputs=[out], adj_inputs=[adj_a], adj_outputs=[None], adjoint=True)
+    wp.launch(
+        strided_kernel, 3, inputs=[a], outputs=[out], adj_inputs=[adj_a], adj_outputs=[None], adjoint=True
+    )
     assert not np.any(adj_a.numpy())
     wp.launch(strided_kernel, 3, inputs=[a], outputs=[out], adj_inputs=[adj_a], adj_outputs=[f64(np.ones(3))],
               adjoint=True)
     np.testing.assert_allclose(adj_a.numpy(), [2.0, 4.0, 6.0])
     with pytest.raises(IndexError):
-        wp.launch(strided_kernel, 4, inputs=[f64(np.ones(4))], outputs=[out], adj_inputs=[wp.zeros(4, dtype=F)],
-                  adj_outputs=[f64(np.ones(3))], adjoint=True)
+        wp.launch(
+            strided_kernel,
+            4,
+            inputs=[f64(np.ones(4))],
+            outputs=[out],
+            adj_inputs=[wp.zeros(4, dtype=F)],
+            adj_outputs=[f64(np.ones(3))],
+            adjoint=True,
+        )

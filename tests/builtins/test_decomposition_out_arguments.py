@@ -125,5 +125,7 @@ def test_out_argument_must_be_a_variable():
         d = wp.vec3d()
         wp.eig3(a[0], q[0], d)
 
-    with pytest.raises(WarpCodegenError, match=r"argument 'Q' of wp.eig3 is an output: pass a local variable"):
+    with pytest.raises(
+        WarpCodegenError, match=r"argument 'Q' of wp.eig3 is an output: pass a local variable"
+    ):
         wp.launch(not_a_name, 1, inputs=[wp.zeros(1, dtype=wp.mat33d), wp.zeros(1, dtype=wp.mat33d)])

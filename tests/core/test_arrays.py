@@ -254,7 +254,12 @@ def test_array_interface_round_trip():
     ns = np.asarray(s)
     assert ns.strides == (32, 16)
     np.testing.assert_array_equal(ns, np.arange(12).reshape(3, 4)[:, 1::2])
-    for dt, np_dt in [(wp.bool, np.bool_), (wp.uint8, np.uint8), (wp.int64, np.int64), (wp.float16, np.float16)]:
+    for dt, np_dt in [
+        (wp.bool, np.bool_),
+        (wp.uint8, np.uint8),
+        (wp.int64, np.int64),
+        (wp.float16, np.float16),
+    ]:
         assert np.asarray(zeros(2, dtype=dt)).dtype == np_dt
     assert not hasattr(array(dtype=float), "__array_interface__")
 
@@ -343,7 +348,9 @@ def test_index_errors():
         a[3]
     with pytest.raises(IndexError, match="index -5 is out of bounds for axis 1 with size 4"):
         a[0, -5]
-    with pytest.raises(IndexError, match="too many indices for array: array is 2-dimensional, but 3 were indexed"):
+    with pytest.raises(
+        IndexError, match="too many indices for array: array is 2-dimensional, but 3 were indexed"
+    ):
         a[0, 0, 0]
     with pytest.raises(TypeError, match="array indices must be integers"):
         a[[0, 1]]
@@ -581,7 +588,13 @@ def test_constructors():
 
 @pytest.mark.parametrize(
     "value,dtype",
-    [(1.5, wp.float32), (3, wp.int32), (True, wp.bool), (wp.float64(2.0), wp.float64), (np.int16(4), wp.int16)],
+    [
+        (1.5, wp.float32),
+        (3, wp.int32),
+        (True, wp.bool),
+        (wp.float64(2.0), wp.float64),
+        (np.int16(4), wp.int16),
+    ],
 )
 def test_full_infers_dtype(value, dtype):
     a = full((2, 2), value)

@@ -266,6 +266,30 @@ def test_wrong_argument_count_and_keywords_to_func():
             launch1(kernel, wp.zeros(1, dtype=float))
 
 
+@wp.struct
+class Pair:
+    a: float
+    b: float
+
+
+def test_mapping_unpacking_in_calls_is_a_clear_error():
+    @wp.kernel
+    def func_mapping(out: wp.array(dtype=float)):
+        out[0] = takes_two(**{"x": 1.0, "y": 2})  # FUNC-MAPPING-MARKER
+
+    @wp.kernel
+    def struct_mapping(out: wp.array(dtype=float)):
+        p = Pair(**{"a": 1.0})  # STRUCT-MAPPING-MARKER
+        out[0] = p.a
+
+    with pytest.raises(wp.WarpCodegenTypeError, match=r"cannot call 'takes_two' with \*\*mapping") as info:
+        launch1(func_mapping, wp.zeros(1, dtype=float))
+    assert f"{__file__}:{line_of('# FUNC-MAPPING-' + 'MARKER')}" in str(info.value)
+    with pytest.raises(wp.WarpCodegenTypeError, match=r"struct Pair\(\) takes field=value arguments") as info:
+        launch1(struct_mapping, wp.zeros(1, dtype=float))
+    assert f"{__file__}:{line_of('# STRUCT-MAPPING-' + 'MARKER')}" in str(info.value)
+
+
 def test_missing_return():
     @wp.func
     def annotated_no_return(x: float) -> float:

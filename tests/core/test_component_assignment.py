@@ -60,6 +60,7 @@ def locals_all_kinds(k: int, fo: wp.array(dtype=float)):
     fo[16] = sm[2, 5]
 
 
+@pytest.mark.needs_plugin("builtins")
 @pytest.mark.parametrize("k", [0, 1])
 def test_local_component_updates_on_all_kinds(k):
     fo = wp.zeros(17, dtype=float)
@@ -100,6 +101,7 @@ class Body:
     mass: float
 
 
+@pytest.mark.needs_plugin("builtins")
 def test_struct_fields_holding_composites():
     @wp.kernel
     def update(bodies: wp.array(dtype=Body), out: wp.array(dtype=Body)):
@@ -154,6 +156,7 @@ def array_elements(vs: wp.array(dtype=wp.vec3), ms: wp.array(dtype=wp.mat33), qs
     m2[i][0][1] -= 3.0
 
 
+@pytest.mark.needs_plugin("builtins")
 @pytest.mark.parametrize("k", [0, 2, -1])
 def test_array_element_component_updates(k):
     n = 3

@@ -41,6 +41,7 @@ def test_vector_slices_match_numpy():
         np.testing.assert_array_equal(g, data[s], err_msg=str(s))
 
 
+@pytest.mark.needs_plugin("builtins")
 def test_integer_vector_slice_keeps_dtype():
     @wp.kernel
     def ints(out: wp.array(dtype=wp.vec2i), out64: wp.array(dtype=wp.vector(length=3, dtype=wp.int64))):
@@ -147,6 +148,7 @@ def slice_assign(vin: wp.array(dtype=wp.vec4), min_: wp.array(dtype=wp.mat33), v
     mout[2] = m
 
 
+@pytest.mark.needs_plugin("builtins")
 @pytest.mark.parametrize("j", [0, 2, -1])
 def test_slice_assignment_matches_numpy(j):
     vdata = np.array([1.0, 2.0, 3.0, 4.0], dtype=np.float32)

@@ -201,6 +201,7 @@ def global_constants(out: wp.array(dtype=wp.vec3), outm: wp.array(dtype=wp.mat22
     d[i] = wp.dot(ORIGIN, ORIGIN) + SCALE[1, 1]
 
 
+@pytest.mark.needs_plugin("builtins")
 def test_global_vector_and_matrix_constants():
     n = 3
     out, outm, d = wp.zeros(n, dtype=wp.vec3), wp.zeros(n, dtype=wp.mat22), wp.zeros(n, dtype=float)
@@ -256,6 +257,7 @@ def constructors_in_kernels(
     s[i] = float(d[0]) + float(wp.vec2i(3, 4)[1])
 
 
+@pytest.mark.needs_plugin("builtins")
 @pytest.mark.filterwarnings("ignore:constructing mat33f from vectors:DeprecationWarning")
 def test_constructors_in_kernels():
     n = 3

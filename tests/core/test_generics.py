@@ -114,6 +114,7 @@ def test_scalar_float_int_placeholders():
         wp.launch(total, dim=1, inputs=[wp.zeros(1, dtype=wp.bool), wp.zeros(1, dtype=wp.bool)])
 
 
+@pytest.mark.needs_plugin("builtins")
 def test_generic_vectors_and_matrices():
     @wp.kernel
     def lengths(v: wp.array(dtype=wp.vector(length=Any, dtype=wp.Float)), out: wp.array(dtype=Any)):
@@ -153,6 +154,7 @@ def test_generic_vectors_and_matrices():
         wp.launch(lengths, dim=1, inputs=[wp.zeros(1, dtype=wp.vec3i), wp.zeros(1, dtype=int)])
 
 
+@pytest.mark.needs_plugin("builtins")
 def test_generic_value_parameters_take_warp_composites():
     @wp.kernel
     def fill(v: wp.vector(length=3, dtype=Any), out: wp.array(dtype=Any)):
@@ -253,7 +255,7 @@ def describe(x: float):  # noqa: F811 - overload with a concrete type
 
 
 @wp.func
-def describe(x: wp.vector(length=Any, dtype=Any)):  # noqa: F811 - generic vector overload
+def describe(x: wp.types.vector(length=Any, dtype=Any)):  # noqa: F811 - generic vector overload (wp.types: core)
     return 100 + len(x)
 
 
@@ -262,6 +264,7 @@ def describe(x: wp.vec3):  # noqa: F811 - concrete vector overload, defined afte
     return 3
 
 
+@pytest.mark.needs_plugin("builtins")
 def test_function_overloads_prefer_concrete_then_generic_in_order():
     @wp.kernel
     def k(out: wp.array(dtype=int)):
@@ -278,10 +281,11 @@ def test_function_overloads_prefer_concrete_then_generic_in_order():
 
 
 @wp.func
-def vec_only(x: wp.vector(length=Any, dtype=Any)):
+def vec_only(x: wp.types.vector(length=Any, dtype=Any)):  # wp.types: defined without warp-builtins too
     return 100 + len(x)
 
 
+@pytest.mark.needs_plugin("builtins")
 def test_generic_function_with_vector_length_any():
     @wp.kernel
     def k(out: wp.array(dtype=int)):
@@ -357,6 +361,7 @@ def test_each_instance_has_its_own_cache_entry(tmp_path, capsys):
         wp.config.kernel_cache_dir, wp.config.quiet = saved
 
 
+@pytest.mark.needs_plugin("autodiff")
 def test_generic_kernel_adjoint_launch():
     @wp.kernel
     def square(x: wp.array(dtype=Any), y: wp.array(dtype=Any)):

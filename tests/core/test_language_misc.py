@@ -62,6 +62,7 @@ def test_for_over_vector_matrix_quaternion_transform():
 MAT25 = wp.types.matrix(shape=(2, 5), dtype=float)
 
 
+@pytest.mark.needs_plugin("builtins")
 def test_len_of_composites_and_arrays():
     @wp.kernel
     def lengths(a: wp.array2d(dtype=float), out: wp.array(dtype=int)):
@@ -110,6 +111,7 @@ def test_range_literals_adopt_the_integer_type_of_other_arguments():
     assert out.numpy()[0] == sum(range(2, 20, 3))
 
 
+@pytest.mark.needs_plugin("builtins")
 def test_select_and_where_argument_order():
     """``wp.select(cond, value_if_false, value_if_true)``;
     ``wp.where(cond, value_if_true, value_if_false)``."""
@@ -164,6 +166,7 @@ def test_int_and_float_casts():
         np.testing.assert_array_equal(out_f.numpy()[k], np.array(exp_f, dtype=np.float32))
 
 
+@pytest.mark.needs_plugin("builtins")
 def test_python_min_max_abs():
     pytest.importorskip("warp_builtins")
     @wp.kernel

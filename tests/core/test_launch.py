@@ -155,7 +155,9 @@ def test_numpy_array_with_wrong_dtype_or_ndim_is_rejected():
     with pytest.raises(TypeError, match="'a'"):
         wp.launch(add_one_int, dim=4, inputs=[np.zeros(4, dtype=np.int64)])
     with pytest.raises(TypeError, match="'y'"):
-        wp.launch(saxpy, dim=4, inputs=[np.zeros(4, dtype=np.float32), np.zeros((2, 2), dtype=np.float32), 1.0, 4])
+        wp.launch(
+            saxpy, dim=4, inputs=[np.zeros(4, dtype=np.float32), np.zeros((2, 2), dtype=np.float32), 1.0, 4]
+        )
     with pytest.raises(TypeError, match="'m'"):
         wp.launch(fill_2d, dim=(2, 2), inputs=[InterfaceOnly(np.zeros((2, 2), dtype=np.float32)), 1.0])
 

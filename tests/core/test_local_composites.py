@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 import numpy as np
+import pytest
 
 import warp as wp
 from warp.compiler.frontend.translator import build_kernel
@@ -59,6 +60,7 @@ def tree_sum(lo: wp.array(dtype=int), hi: wp.array(dtype=int), leaf: wp.array(dt
     depth[i] = deepest
 
 
+@pytest.mark.needs_plugin("builtins")
 def test_stack_traversal_matches_numpy():
     rng = np.random.default_rng(3)
     keys = np.sort(rng.integers(0, 1000, 32)).astype(np.int32)
@@ -79,6 +81,7 @@ def test_stack_traversal_matches_numpy():
     assert depth.numpy().max() >= 6  # the stack really held several pending nodes
 
 
+@pytest.mark.needs_plugin("builtins")
 def test_stack_lives_in_one_slot_without_whole_copies():
     text = lowered_ir(tree_sum)
     # the contiguous-array body (the strided one is the same)
@@ -154,6 +157,7 @@ def matrix_updates(r: wp.array(dtype=int), c: wp.array(dtype=int), x: wp.array(d
     rows[i] = m[r[i % r.shape[0]]]
 
 
+@pytest.mark.needs_plugin("builtins")
 def test_matrix_elements_and_rows_at_runtime_indices():
     rng = np.random.default_rng(5)
     r = rng.integers(0, 3, 20).astype(np.int32)
@@ -239,6 +243,7 @@ def test_function_parameters_are_values():
         np.testing.assert_allclose(out.numpy()[i], a + 10.0 * b + 100.0 * c, rtol=1e-6)
 
 
+@pytest.mark.needs_plugin("builtins")
 def test_planner_keeps_copies_where_versions_overlap():
     plan = plan_local_memory(build_kernel(old_versions))
     assert not plan.web_of  # s and t share a web and s is read after t[j] = ...: SSA lowering
@@ -260,6 +265,7 @@ def weighted_bins(x: wp.array(dtype=wp.float64), bins: wp.array(dtype=int), loss
     loss[0] = total
 
 
+@pytest.mark.needs_plugin("builtins", "autodiff")
 def test_gradient_through_runtime_index_writes():
     rng = np.random.default_rng(6)
     x = rng.uniform(-1, 1, 12)

@@ -144,6 +144,7 @@ def run_kernels(tmp_path, sources: dict[str, str], chunk: int = 40) -> None:
                         f"stderr:\n{proc.stderr[-3000:]}")
 
 
+@pytest.mark.needs_plugin("builtins")
 def test_generated_kernels_with_loops_and_atomics_never_abort(tmp_path):
     run_kernels(tmp_path, generated_kernels())
 
@@ -186,6 +187,7 @@ OTHER_SHAPES = {
 }
 
 
+@pytest.mark.needs_plugin("builtins")
 def test_other_kernel_shapes_never_abort(tmp_path):
     run_kernels(tmp_path, OTHER_SHAPES)
 
@@ -238,6 +240,7 @@ def test_blockers_name_atomics_and_dynamic_slots():
     assert outer_loop_blockers(_function(fma)) == []
 
 
+@pytest.mark.needs_plugin("builtins")
 def test_benchmark_kernels_keep_the_hint():
     """bench_sincos / bench_nbody kernels are the reason the hint exists: they must keep it."""
     import warp as wp
@@ -247,7 +250,9 @@ def test_benchmark_kernels_keep_the_hint():
     from warp.runtime.backends import backend_for_kind
 
     def llvm_ir(kernel) -> str:
-        return lower_kernel(build_kernel(kernel), CompileOptions(), backend_for_kind("cpu").define_entry).llvm_ir
+        return lower_kernel(
+            build_kernel(kernel), CompileOptions(), backend_for_kind("cpu").define_entry
+        ).llvm_ir
 
     @wp.kernel
     def sincos_like(a: wp.array(dtype=float), out: wp.array(dtype=float)):
@@ -320,6 +325,7 @@ print("VALUES OK")
 '''
 
 
+@pytest.mark.needs_plugin("builtins")
 def test_outer_vectorized_shapes_compute_numpy_results(tmp_path):
     """The kernel shapes above (some vectorized as outer loops) give NumPy's results (in a child
     process: a regression must not abort pytest)."""

@@ -152,6 +152,7 @@ def _use_constants(out: wp.array(dtype=wp.float64), v: wp.array(dtype=wp.vec3)):
     v[0] = AXIS * float(TWO)
 
 
+@pytest.mark.needs_plugin("builtins")
 def test_constants_keep_their_types_and_values():
     assert TWO == 2 and HALF == 0.5
     out = wp.zeros(1, dtype=wp.float64)

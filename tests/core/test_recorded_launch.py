@@ -97,6 +97,7 @@ def scaled(x: wp.array(dtype=wp.float32), a: wp.float32, out: wp.array(dtype=wp.
     out[i] = a * x[i]
 
 
+@pytest.mark.needs_plugin("autodiff")
 def test_recorded_adjoint_launch():
     x = wp.array(np.arange(4, dtype=np.float32))
     out = wp.zeros(4, dtype=wp.float32)

@@ -175,6 +175,7 @@ def test_conditional_expression_literal_adopts_other_branch_type():
     assert out.numpy().tolist() == [-2.0, 1.5, 0.0]
 
 
+@pytest.mark.needs_plugin("builtins")
 def test_in_place_builtin_in_right_operand_updates_state_only_when_run():
     """``wp.randf(state)`` advances ``state``; in a skipped operand it must not advance it."""
     pytest.importorskip("warp_builtins")

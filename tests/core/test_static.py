@@ -124,7 +124,8 @@ def test_static_loops_unroll_beyond_max_unroll_when_static_needs_it():
 
 
 @pytest.mark.parametrize(
-    "start,stop,step", [(0, 10, 1), (10, 0, -1), (10, 0, -3), (-5, 7, 4), (3, 3, 1), (9, -9, -5), (0, 10, -2), (5, 1, 3)]
+    "start,stop,step",
+    [(0, 10, 1), (10, 0, -1), (10, 0, -3), (-5, 7, 4), (3, 3, 1), (9, -9, -5), (0, 10, -2), (5, 1, 3)],
 )
 def test_static_and_dynamic_ranges_with_any_step(start, stop, step):
     @wp.kernel
@@ -290,13 +291,17 @@ def make_apply_kernel(f):
     return apply
 
 
+def make_unary(fn):
+    @wp.func
+    def unary(x: float):
+        return fn(x, 2.0)
+
+    return unary
+
+
 def test_closures_capture_functions():
+    # same name and source each time, different captured function: both must compile separately
     for fn, expect in ((do_add, [3.0, 4.0]), (do_mul, [2.0, 4.0])):
-
-        @wp.func
-        def unary(x: float):
-            return fn(x, 2.0)
-
         a = wp.array([1.0, 2.0], dtype=float)
-        wp.launch(make_apply_kernel(unary), dim=2, inputs=[a])
+        wp.launch(make_apply_kernel(make_unary(fn)), dim=2, inputs=[a])
         np.testing.assert_array_equal(a.numpy(), expect)

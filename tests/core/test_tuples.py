@@ -38,6 +38,7 @@ def add3(a: float, b: float, c: float) -> float:
     return a + b + c
 
 
+@pytest.mark.needs_plugin("builtins")
 def test_annotated_and_unannotated_tuple_returns():
     @wp.kernel
     def k(
@@ -92,6 +93,7 @@ def test_declared_tuple_return_types_are_checked():
             return a, a
 
 
+@pytest.mark.needs_plugin("builtins")
 def test_wp_tuple_indexing_len_loops_and_starred():
     @wp.kernel
     def k(x: wp.array(dtype=float), out: wp.array2d(dtype=float)):

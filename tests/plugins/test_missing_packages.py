@@ -15,6 +15,14 @@ def _run_without(plugins: str, code: str) -> subprocess.CompletedProcess:
     )
 
 
+def _run_file_without(plugins: str, code: str, tmp_path) -> subprocess.CompletedProcess:
+    """Run ``code`` from a file (kernels need their source file)."""
+    script = tmp_path / "script.py"
+    script.write_text(textwrap.dedent(code))
+    env = dict(os.environ, WARP_DISABLE_PLUGINS=plugins)
+    return subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=120)
+
+
 def test_python_scope_name_of_missing_package_names_it() -> None:
     proc = _run_without(
         "autodiff",
@@ -74,3 +82,57 @@ def test_disable_all_plugins_keeps_core_operators() -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines() == ["['warp.core_plugin']", "True False"]
+
+
+def test_vector_math_without_builtins_names_the_package(tmp_path) -> None:
+    # core knows vec3 (a type) and `+` (scalar overloads); vector overloads come from warp-builtins
+    proc = _run_file_without(
+        "all",
+        """
+        import warp as wp
+        from warp.errors import MissingPluginError
+
+        @wp.kernel
+        def add_vectors(a: wp.array(dtype=wp.vec3), b: wp.array(dtype=wp.vec3)):
+            i = wp.tid()
+            b[i] = a[i] + a[i]
+
+        a = wp.zeros(2, dtype=wp.vec3)
+        try:
+            wp.launch(add_vectors, dim=2, inputs=[a, a])
+        except MissingPluginError as exc:
+            print("ERR", exc)
+        """,
+        tmp_path,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "ERR no overload of 'add' accepts arguments (vec3f, vec3f)" in proc.stdout
+    assert "pip install warp-builtins" in proc.stdout
+    assert "b[i] = a[i] + a[i]" in proc.stdout
+
+
+def test_core_only_kernel_copies_vectors_and_adds_scalars(tmp_path) -> None:
+    # core alone: composite loads/stores, component access and scalar arithmetic need no plugin
+    proc = _run_file_without(
+        "all",
+        """
+        import numpy as np
+        import warp as wp
+
+        @wp.kernel
+        def k(a: wp.array(dtype=wp.vec3), b: wp.array(dtype=wp.vec3), s: wp.array(dtype=float)):
+            i = wp.tid()
+            v = a[i]
+            b[i] = v
+            s[i] = v[0] + v[1] * v[2]
+
+        a = wp.array(np.arange(6, dtype=np.float32).reshape(2, 3), dtype=wp.vec3)
+        b = wp.zeros(2, dtype=wp.vec3)
+        s = wp.zeros(2, dtype=float)
+        wp.launch(k, dim=2, inputs=[a, b, s])
+        print(b.numpy().tolist(), s.numpy().tolist())
+        """,
+        tmp_path,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split("\n")[-2] == "[[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]] [2.0, 23.0]"

@@ -45,7 +45,9 @@ def _component_paths(t: Any) -> list[list[int]]:
 
 
 
-def _element_parts(ctx: Any, ptr: ir.Value, dtype: Any, value: ir.Value) -> list[tuple[ir.Value, ir.Value, Any]]:
+def _element_parts(
+    ctx: Any, ptr: ir.Value, dtype: Any, value: ir.Value
+) -> list[tuple[ir.Value, ir.Value, Any]]:
     """(pointer, value, scalar type) of every differentiable scalar of ``value`` stored at ``ptr``.
 
     Composites give one part per component; structs one per differentiable field (recursively).
@@ -247,10 +249,18 @@ def _op(name: str, lower: Any, *, side_effects: bool = False, doc: str = "") -> 
 
 ACCUMULATE = _op("adj_accumulate", _accumulate(atomic=True, checked=True), side_effects=True,
                  doc="Atomically add a value to an adjoint array element (skipped for a null array).")
-ACCUMULATE_EXCLUSIVE = _op("adj_accumulate_exclusive", _accumulate(atomic=False, checked=True), side_effects=True,
-                           doc="Add a value to an adjoint array element only this thread writes.")
-ACCUMULATE_EXCLUSIVE_NONNULL = _op("adj_accumulate_exclusive_nonnull", _accumulate(atomic=False, checked=False),
-                                   side_effects=True, doc="adj_accumulate_exclusive for an array known not null.")
+ACCUMULATE_EXCLUSIVE = _op(
+    "adj_accumulate_exclusive",
+    _accumulate(atomic=False, checked=True),
+    side_effects=True,
+    doc="Add a value to an adjoint array element only this thread writes.",
+)
+ACCUMULATE_EXCLUSIVE_NONNULL = _op(
+    "adj_accumulate_exclusive_nonnull",
+    _accumulate(atomic=False, checked=False),
+    side_effects=True,
+    doc="adj_accumulate_exclusive for an array known not null.",
+)
 ACCUMULATE_EXCLUSIVE_GUARDED = _op("adj_accumulate_exclusive_guarded", _guarded(True), side_effects=True,
                                    doc="adj_accumulate_exclusive unless arrays may alias (then atomic).")
 ACCUMULATE_EXCLUSIVE_GUARDED_NONNULL = _op("adj_accumulate_exclusive_guarded_nonnull", _guarded(False),

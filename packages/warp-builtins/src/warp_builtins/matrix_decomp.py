@@ -122,7 +122,9 @@ def _swap_columns(e: Emitter, cond: Any, m: list[list[Num]], i: int, j: int) -> 
 def svd(e: Emitter, a: list[list[Num]], sweeps: int) -> tuple[list[list[Num]], list[Num], list[list[Num]]]:
     """U, sigma, V of a square matrix (2x2 or 3x3) as described in the module docstring."""
     n = len(a)
-    ata = [[e.dot([a[k][i] for k in range(n)], [a[k][j] for k in range(n)]) for j in range(n)] for i in range(n)]
+    ata = [
+        [e.dot([a[k][i] for k in range(n)], [a[k][j] for k in range(n)]) for j in range(n)] for i in range(n)
+    ]
     _, v = jacobi_eigen(e, ata, sweeps)
     b = [[e.dot(a[i], [v[k][j] for k in range(n)]) for j in range(n)] for i in range(n)]
     norms = [e.dot([b[k][j] for k in range(n)], [b[k][j] for k in range(n)]) for j in range(n)]

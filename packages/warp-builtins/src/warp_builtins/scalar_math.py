@@ -191,10 +191,18 @@ def register(registry: Any) -> None:
             add(name, {p: t, q: t}, t, float_op_lowering(op), doc)
 
     for t in SCALARS:
-        add("abs", {"x": t}, t, lower_abs, "Return the absolute value of ``x`` (integers wrap at the minimum).")
+        add(
+            "abs",
+            {"x": t},
+            t,
+            lower_abs,
+            "Return the absolute value of ``x`` (integers wrap at the minimum).",
+        )
         add("sign", {"x": t}, t, lower_sign, "Return -1 if ``x`` < 0, else 1.", differentiable=False)
         add("step", {"x": t}, t, lower_step, "Return 1 if ``x`` < 0, else 0.", differentiable=False)
-        add("nonzero", {"x": t}, t, lower_nonzero, "Return 1 if ``x`` is not 0, else 0.", differentiable=False)
+        add(
+            "nonzero", {"x": t}, t, lower_nonzero, "Return 1 if ``x`` is not 0, else 0.", differentiable=False
+        )
         add("min", {"a": t, "b": t}, t, lower_min, "Return the smaller of ``a`` and ``b``.")
         add("max", {"a": t, "b": t}, t, lower_max, "Return the larger of ``a`` and ``b``.")
         add(
@@ -215,10 +223,14 @@ def register(registry: Any) -> None:
         )
     for t in FLOATS:
         add("frac", {"x": t}, t, lower_frac, "Return the fractional part of ``x``, that is x - trunc(x).")
-        add("degrees", {"x": t}, t, _scale_lowering(180.0 / math.pi), "Convert ``x`` from radians to degrees.")
-        add("radians", {"x": t}, t, _scale_lowering(math.pi / 180.0), "Convert ``x`` from degrees to radians.")
-        add("isfinite", {"a": t}, wp_bool, lower_isfinite, "Return True if ``a`` is neither infinite nor NaN.",
-            differentiable=False)  # fmt: skip
+        add(
+            "degrees", {"x": t}, t, _scale_lowering(180.0 / math.pi), "Convert ``x`` from radians to degrees."
+        )
+        add(
+            "radians", {"x": t}, t, _scale_lowering(math.pi / 180.0), "Convert ``x`` from degrees to radians."
+        )
+        add("isfinite", {"a": t}, wp_bool, lower_isfinite,
+            "Return True if ``a`` is neither infinite nor NaN.", differentiable=False)  # fmt: skip
         add("isinf", {"a": t}, wp_bool, lower_isinf, "Return True if ``a`` is positive or negative infinity.",
             differentiable=False)  # fmt: skip
         add("isnan", {"a": t}, wp_bool, lower_isnan, "Return True if ``a`` is NaN.", differentiable=False)

@@ -29,7 +29,17 @@ from warp.arrays import (
     zeros_like,
 )
 from warp.arrays.dlpack import from_dlpack, to_dlpack
-from warp.decorators import Function, Kernel, constant, func, func_grad, func_native, func_replay, kernel, overload
+from warp.decorators import (
+    Function,
+    Kernel,
+    constant,
+    func,
+    func_grad,
+    func_native,
+    func_replay,
+    kernel,
+    overload,
+)
 from warp.compiler.frontend.custom_grad import adjoint
 from warp.modules import Module, force_load, get_module, get_module_options, load_module, set_module_options
 from warp.errors import (

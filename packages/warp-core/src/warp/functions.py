@@ -114,6 +114,8 @@ class Function:
         self.custom_replays: list[FunctionOverload] = []
         #: C++ snippets of a ``@wp.func_native`` (not compilable here; see docs)
         self.native_snippet: str | None = None
+        self.native_adj_snippet: str | None = None
+        self.native_replay_snippet: str | None = None
         self._specializations: dict[tuple[Any, ...], Any] = {}
         self._building: set[tuple[Any, ...]] = set()
         self._lock = threading.RLock()

@@ -256,7 +256,7 @@ class Kernel:
                 try:
                     hit = load_kernel(self, device)
                 except Exception:
-                    if self._implicit:  # an instance made by a failed launch is not kept for later loads
+                    if self._implicit and self.template is not None:  # a failed launch's instance: not kept
                         self.template.overloads.pop(tuple(self.arg_types), None)
                     raise
                 self._compiled[key] = hit

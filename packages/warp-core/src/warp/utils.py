@@ -36,9 +36,16 @@ def _read(a: array) -> np.ndarray:
     return a.numpy()
 
 
+def _on_host(a: array) -> bool:
+    """True when ``a``'s memory is host memory (a NumPy view of it writes through)."""
+    if a.device is None:
+        raise TypeError("expected a warp array with data, got an array annotation")
+    return a.device.is_cpu
+
+
 def _write(a: array, values: np.ndarray) -> None:
     """Store ``values`` (shaped like ``a.numpy()``) into ``a``."""
-    if a.device.is_cpu:
+    if _on_host(a):
         a.numpy()[...] = values
     else:
         host = np.array(a.numpy())
@@ -247,7 +254,7 @@ def radix_sort_pairs(keys: array, values: array, count: int) -> None:
     k, v = _read(keys), _read(values)
     order = np.argsort(k[:count], kind="stable")
     new_k, new_v = k[:count][order], v[:count][order]
-    if keys.device.is_cpu:
+    if _on_host(keys):
         k[:count], v[:count] = new_k, new_v
     else:
         hk, hv = np.array(k), np.array(v)

@@ -201,7 +201,9 @@ def _component_path(t: Any, flat: int) -> list[int]:
 
 
 def _components_of(ctx: Any, value: Any, t: Any, start: int, count: int) -> list[Any]:
-    return [ctx.e.call("extract", value, *_int_consts(ctx, _component_path(t, start + k))) for k in range(count)]
+    return [
+        ctx.e.call("extract", value, *_int_consts(ctx, _component_path(t, start + k))) for k in range(count)
+    ]
 
 
 @derivative("construct", primal_args=())

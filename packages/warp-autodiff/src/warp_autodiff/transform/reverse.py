@@ -44,7 +44,11 @@ Adj = dict  # forward value id -> adjoint value
 
 def _tracked(op: ir.Op, exclude: tuple[ir.Value, ...] = ()) -> list[ir.Value]:
     skip = {id(v) for v in exclude}
-    return [v for v in free_values(op.regions) if is_differentiable(v.type) and not v.is_const and id(v) not in skip]
+    return [
+        v
+        for v in free_values(op.regions)
+        if is_differentiable(v.type) and not v.is_const and id(v) not in skip
+    ]
 
 
 class ReverseMixin:
@@ -133,7 +137,9 @@ class ReverseMixin:
             return
         args = [scope.get(a) for a in op.args]
         args += [self.adjoint_carrier(em, scope, op.args[k]) for k in info.array_params]
-        args += [adjoints[j] if adjoints[j] is not None else em.zero(op.results[j].type) for j in info.diff_results]
+        args += [
+            adjoints[j] if adjoints[j] is not None else em.zero(op.results[j].type) for j in info.diff_results
+        ]
         call = em.op("call_func", args, [op.args[k].type for k in info.diff_params], func=info.function)
         for k, r in zip(info.diff_params, call.results):
             self.accumulate(adj, op.args[k], r, em)

@@ -123,14 +123,16 @@ class array:
 
     def _init_annotation(self, dtype: Any, ndim: int) -> None:
         self._array_type = _array_type(dtype, ndim)
-        self._ptr = None
+        # An annotation has no data: the attributes typed for data arrays hold None (every data
+        # path checks _is_annotation first; the public ptr and device properties say None).
+        self._ptr = None  # type: ignore[assignment]
         self._shape = (0,) * ndim
         self._strides = (0,) * ndim
         self._dtype = dtype
-        self._info = None
+        self._info = None  # type: ignore[assignment]
         self._ndim = ndim
         self._size = 0
-        self._device = None
+        self._device = None  # type: ignore[assignment]
         self._mem = None
         self._is_annotation = True
         self._is_contiguous = True

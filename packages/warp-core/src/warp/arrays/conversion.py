@@ -58,7 +58,9 @@ def _sequence_to_numpy(data: Any, dtype: Any) -> tuple[np.ndarray, Any]:
         except (TypeError, ValueError):
             arr = np.array(_unbox(data), dtype=info.np_dtype)
     except OverflowError as exc:  # as NVIDIA Warp (through NumPy): never wrap silently
-        raise OverflowError(f"cannot store the given values in an array of {type_repr(dtype)}: {exc}") from None
+        raise OverflowError(
+            f"cannot store the given values in an array of {type_repr(dtype)}: {exc}"
+        ) from None
     return arr, dtype
 
 

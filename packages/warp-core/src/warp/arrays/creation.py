@@ -128,6 +128,8 @@ def copy(dest: array, src: array, dest_offset: int = 0, src_offset: int = 0, cou
     """
     _check_array(dest, "dest")
     _check_array(src, "src")
+    assert dest.device is not None and src.device is not None  # not annotations (checked above)
+    assert dest.ptr is not None and src.ptr is not None
     if min(dest_offset, src_offset, count) < 0:
         raise ValueError("copy: offsets and count must be non-negative")
     if not (dest.is_contiguous and src.is_contiguous):

@@ -81,7 +81,10 @@ def shim_key(resolution: Resolution, target: str, fingerprint: str) -> str:
 
 def _python_scope_source(name: str) -> SourceInfo:
     where = f"<python scope call of wp.{name}>"
-    return SourceInfo(func=None, source="", tree=None, file=where, first_line=1, lines=[], globals={})
+    # no Python source: the shim builder only asks for locations (loc(None)), never for the tree
+    return SourceInfo(
+        func=None, source="", tree=None, file=where, first_line=1, lines=[], globals={}  # type: ignore[arg-type]
+    )
 
 
 def build_shim_function(name: str, resolution: Resolution) -> ir.Function:

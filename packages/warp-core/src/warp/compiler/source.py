@@ -16,9 +16,9 @@ from warp.errors import SourceLoc, WarpCodegenError
 class SourceInfo:
     """Parsed source of one Python function."""
 
-    func: Callable[..., Any]
+    func: Callable[..., Any] | None  # None for code with no Python function (python-scope shims)
     source: str
-    tree: ast.FunctionDef
+    tree: ast.FunctionDef | ast.AsyncFunctionDef
     file: str
     first_line: int
     lines: list[str]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import llvmlite.ir as ir
@@ -92,7 +93,9 @@ def _check_bounds(
     return b.select(ok, ptr, ctx.scratch())
 
 
-def element_pointer(ctx: Any, arr: ir.Value, atype: ArrayType, indices: list[ir.Value], itypes: list[Any]) -> ir.Value:
+def element_pointer(
+    ctx: Any, arr: ir.Value, atype: ArrayType, indices: list[ir.Value], itypes: list[Any]
+) -> ir.Value:
     """Address of ``arr[indices]`` (all dimensions indexed)."""
     b = ctx.builder
     written, idx = _resolve_indices(ctx, arr, indices, itypes)
@@ -100,7 +103,9 @@ def element_pointer(ctx: Any, arr: ir.Value, atype: ArrayType, indices: list[ir.
     if ctx.contiguous:
         flat = idx[0]
         for k in range(1, len(idx)):
-            flat = b.add(b.mul(flat, b.zext(_shape(ctx, arr, k), lt.I64), flags=["nsw"]), idx[k], flags=["nsw"])
+            flat = b.add(
+                b.mul(flat, b.zext(_shape(ctx, arr, k), lt.I64), flags=["nsw"]), idx[k], flags=["nsw"]
+            )
         ptr = b.gep(data, [flat], source_etype=lt.storage_type(atype.dtype), inbounds=True)
     else:
         offset = b.mul(idx[0], _stride(ctx, arr, 0), flags=["nsw"])
@@ -171,7 +176,8 @@ def lower_shape(ctx: Any, args: list, types: list) -> ir.Value:
     return ctx.builder.load(ptr)
 
 
-_RMW = {
+#: atomicrmw operation of each kind for (float, signed, unsigned) elements (bitwise: integers only)
+_RMW: dict[str, tuple[str | None, str, str]] = {
     "add": ("fadd", "add", "add"),
     "sub": ("fsub", "sub", "sub"),
     "min": ("fmin", "min", "umin"),
@@ -197,7 +203,10 @@ def _atomic(kind: str):
 
 def _rmw_op(kind: str, scalar: Any) -> str:
     fop, sop, uop = _RMW[kind]
-    return fop if scalar._kind_ == "float" else sop if scalar._kind_ == "int" else uop
+    if scalar._kind_ == "float":
+        assert fop is not None  # the bitwise atomics are registered for integers only
+        return fop
+    return sop if scalar._kind_ == "int" else uop
 
 
 def _atomic_components(ctx: Any, kind: str, ptr: ir.Value, dtype: Any, value: ir.Value) -> ir.Value:
@@ -212,7 +221,9 @@ def _atomic_components(ctx: Any, kind: str, ptr: ir.Value, dtype: Any, value: ir
     zero = ir.Constant(lt.I32, 0)
     old = []
     for path in lc.component_paths(dtype):
-        comp = b.gep(ptr, [zero, *(ir.Constant(lt.I32, k) for k in path)], source_etype=lt.storage_type(dtype))
+        comp = b.gep(
+            ptr, [zero, *(ir.Constant(lt.I32, k) for k in path)], source_etype=lt.storage_type(dtype)
+        )
         part = _known_component(value, path)
         if part is not None and _is_identity(kind, scalar, part):
             # a[i].x += v adds -0.0 to the other components: x + -0.0 == x exactly, so skip them
@@ -284,6 +295,11 @@ class _AtomicElement:
         return actual not in non_atomic_types
 
 
+def _view_result(ndim: int) -> Callable[[Sequence[Any]], ArrayType]:
+    """Result-type rule of a view: an array of the viewed array's dtype with ``ndim`` dimensions."""
+    return lambda types: ArrayType(types[0].dtype, ndim)
+
+
 def register(registry: Any) -> None:
     """Register array builtins for 1-4 dimensional arrays."""
     atom = TypeVar("T", _AtomicElement())
@@ -297,20 +313,26 @@ def register(registry: Any) -> None:
         registry.add("array_store", params=[arr, *idx, ("value", T)], result=None, lower=lower_store,
                      group=GROUP, side_effects=True, doc="Write arr[i, j, ...] = value.")
         for j in range(1, ndim):
-            registry.add("view", params=[arr, *idx[:j]], result=(lambda n: lambda ts: ArrayType(ts[0].dtype, n))(ndim - j),
-                         lower=lower_view, group=GROUP, doc="Sub-array with the leading indices fixed (same as a[i]).")
-            registry.add("array_view", params=[arr, *idx[:j]], result=(lambda n: lambda ts: ArrayType(ts[0].dtype, n))(ndim - j),
-                         lower=lower_view, group=GROUP, doc="Sub-array with leading indices fixed (a[i] of a 2-d array).")
-        registry.add("array_shape", params=[arr, ("dim", int32)], result=int32, lower=lower_shape, group=GROUP,
-                     doc="Size of dimension dim of an array (a.shape[dim]).")
+            registry.add("view", params=[arr, *idx[:j]], result=_view_result(ndim - j), lower=lower_view,
+                         group=GROUP, doc="Sub-array with the leading indices fixed (same as a[i]).")
+            registry.add(
+                "array_view",
+                params=[arr, *idx[:j]],
+                result=_view_result(ndim - j),
+                lower=lower_view,
+                group=GROUP,
+                doc="Sub-array with leading indices fixed (a[i] of a 2-d array).",
+            )
+        registry.add("array_shape", params=[arr, ("dim", int32)], result=int32, lower=lower_shape,
+                     group=GROUP, doc="Size of dimension dim of an array (a.shape[dim]).")
         aarr = ("arr", ArrayOf(atom, ndim))
         carr = ("arr", ArrayOf(atom_any, ndim))
         for kind in ("add", "sub", "min", "max", "exch"):
             registry.add(f"atomic_{kind}", params=[carr, *idx, ("value", atom_any)], result=atom_any,
                          lower=_atomic(kind), group=GROUP, side_effects=True,
                          differentiable=kind in ("add", "sub", "min", "max"),
-                         doc=f"Atomically {kind} value into arr[i, ...] and return the old value (vectors and "
-                             "matrices: each component atomically).")
+                         doc=f"Atomically {kind} value into arr[i, ...] and return the old value "
+                             "(vectors and matrices: each component atomically).")
         iarr = ("arr", ArrayOf(atom_int, ndim))
         for kind in ("and", "or", "xor"):
             registry.add(f"atomic_{kind}", params=[iarr, *idx, ("value", atom_int)], result=atom_int,
@@ -318,6 +340,8 @@ def register(registry: Any) -> None:
                          doc=f"Atomically bitwise-{kind} value into arr[i, ...] and return the old value.")
         registry.add("atomic_cas", params=[aarr, *idx, ("compare", atom), ("value", atom)], result=atom,
                      lower=lower_cas, group=GROUP, side_effects=True, differentiable=False,
-                     doc="Atomically replace arr[i, ...] with value if it equals compare; return the old value.")
+                     doc="Atomically replace arr[i, ...] with value if it equals compare; "
+                         "return the old value.")
     registry.add("len", params=[("a", ArrayOf(T))], result=int32, group=GROUP,
-                 lower=lambda ctx, args, types: _shape(ctx, args[0], 0), doc="Size of the first dimension of an array.")
+                 lower=lambda ctx, args, types: _shape(ctx, args[0], 0),
+                 doc="Size of the first dimension of an array.")

@@ -61,19 +61,20 @@ def _int_divide(ctx: Any, a: ir.Value, b: ir.Value, t: Any, rem: bool) -> ir.Val
 def lower_div(ctx: Any, args: list, types: list) -> ir.Value:
     if _is_float(types[0]):
         return ctx.builder.fdiv(*args)
-    return _int_divide(ctx, *args, types[0], rem=False)
+    a, b = args
+    return _int_divide(ctx, a, b, types[0], rem=False)
 
 
 def lower_floordiv(ctx: Any, args: list, types: list) -> ir.Value:
     """``a // b``: floor(a / b) for floats; integer quotient rounded toward negative infinity."""
     if _is_float(types[0]):
         return ctx.call_intrinsic("llvm.floor", [ctx.builder.fdiv(*args)])
-    q = _int_divide(ctx, *args, types[0], rem=False)
+    a, b = args
+    q = _int_divide(ctx, a, b, types[0], rem=False)
     if not _signed(types[0]):
         return q
     # truncated quotient minus one when the division is inexact and the signs differ
     bld = ctx.builder
-    a, b = args
     zero = ir.Constant(a.type, 0)
     r = bld.sub(a, bld.mul(q, b))
     inexact = bld.and_(bld.icmp_signed("!=", r, zero), bld.icmp_signed("!=", b, zero))
@@ -84,7 +85,8 @@ def lower_floordiv(ctx: Any, args: list, types: list) -> ir.Value:
 def lower_mod(ctx: Any, args: list, types: list) -> ir.Value:
     if _is_float(types[0]):
         return ctx.builder.frem(*args)
-    return _int_divide(ctx, *args, types[0], rem=True)
+    a, b = args
+    return _int_divide(ctx, a, b, types[0], rem=True)
 
 
 _FCMP = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}

@@ -64,7 +64,7 @@ def warp_register_builtins(registry: Any) -> None:
 
 
 @hookspec
-def warp_exports() -> dict[str, Any]:
+def warp_exports() -> dict[str, Any]:  # type: ignore[empty-body]  # a spec: never run
     """Return Python-scope names to publish on the ``warp`` module (e.g. ``{"Tape": Tape}``).
 
     A name exported by two plugins is an error reported as a warning; the first one stays.
@@ -95,7 +95,7 @@ def warp_convert_array(obj: Any, dtype: Any, device: Any) -> Any:
 
 
 @hookspec
-def warp_submodules() -> dict[str, str]:
+def warp_submodules() -> dict[str, str]:  # type: ignore[empty-body]  # a spec: never run
     """Return documented submodules of ``warp`` that this plugin provides, as ``{name: module}``.
 
     For example ``{"jax_experimental": "my_package.jax_experimental"}`` makes

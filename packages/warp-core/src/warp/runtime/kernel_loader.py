@@ -31,7 +31,7 @@ class KernelPart:
     sites: list[dict[str, Any]]
     uses_print: bool
     status: str
-    options: CompileOptions | None = None
+    options: CompileOptions
     #: per-launch scratch memory the part needs (``{"min_bytes_per_thread": ...}``), or None
     scratch: dict[str, Any] | None = None
 

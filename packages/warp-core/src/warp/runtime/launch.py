@@ -206,6 +206,7 @@ class Launcher:
         """The scratch buffer for a launch of ``n`` threads (kept, reused, grown when needed):
         ``config.adjoint_loop_memory`` bytes, or the part's minimum if larger, after a 64-byte
         header holding that size (see ``warp_autodiff.loop_memory``)."""
+        assert self.scratch is not None  # only parts that need scratch memory get here
         data = max(int(config.adjoint_loop_memory), n * int(self.scratch.get("min_bytes_per_thread", 0)))
         if self._scratch is None or self._scratch.nbytes < data + 64:
             self._scratch = self.backend.allocate(self.device, data + 64)
@@ -420,7 +421,7 @@ def launch(
             custom(dim, list(inputs), list(outputs), list(adj_inputs), list(adj_outputs), device, stream)
             return
         fwd = [*inputs, *outputs]
-        launcher = _get_launcher(kernel, device, adjoint=True, args=fwd)
+        adj_launcher = _get_launcher(kernel, device, adjoint=True, args=fwd)
         adj = [*adj_inputs, *adj_outputs]
         if len(adj) != len(fwd):
             raise LaunchTypeError(
@@ -429,8 +430,8 @@ def launch(
             )
         # As in Warp, None stands for "no adjoint": a null gradient array, or zero for a value
         # parameter (whose adjoint the kernel ignores).
-        adj = [_zero_adjoint(t) if a is None else a for a, t in zip(adj, launcher.kernel.arg_types)]
-        launcher.launch([*fwd, *adj], dim, stream)
+        adj = [_zero_adjoint(t) if a is None else a for a, t in zip(adj, adj_launcher.kernel.arg_types)]
+        adj_launcher.launch([*fwd, *adj], dim, stream)
         return
     try:
         key = device if device.__class__ is str or device is None else device.alias

@@ -185,7 +185,7 @@ def _make_call(name: str, args: tuple) -> Callable[[tuple], Any]:
     resolution = _resolve(name, args)
     shim = load_shim(name, resolution)
     call = _generate_caller(name, resolution, shim.function, shim.result_types)
-    call.shim = shim  # keeps the loaded code alive as long as the caller
+    call.shim = shim  # type: ignore[attr-defined]  # keeps the loaded code alive as long as the caller
     return call
 
 
@@ -263,7 +263,7 @@ def _result_expr(env: dict[str, Any], k: int, t: Any, offset: int) -> str:
     return f"make{k}(frombuffer(out, D{k}, {count}, {offset}))"
 
 
-def _composite_maker(t: type) -> Callable[[np.ndarray], Any]:
+def _composite_maker(t: type[CompositeBase]) -> Callable[[np.ndarray], Any]:
     shape = t._shape_
     new = t.__new__
 

@@ -16,7 +16,9 @@ from warp.types.composite import (  # noqa: F401
 from warp.types.named import *  # noqa: F401,F403
 from warp.types.scalars import *  # noqa: F401,F403
 from warp.types.scalars import Float, Int, Scalar, dtype_from_numpy, dtype_to_numpy  # noqa: F401
-from warp.types.helpers import *  # noqa: F401,F403  (type_is_vector, types_equal, is_array, ...)
+# (type_is_vector, types_equal, is_array, ...); its is_int/is_float test values, as wp.types.is_int does
+# in NVIDIA Warp, and deliberately replace the type predicates of the same name from scalars
+from warp.types.helpers import *  # type: ignore[assignment]  # noqa: F401,F403
 
 
 _ARRAY_NAMES = ("array", "array1d", "array2d", "array3d", "array4d")

@@ -22,7 +22,16 @@ from typing import Any
 import numpy as np
 
 from warp.types import scalars as _s
-from warp.types.scalars import Float, Scalar, canonical_type, float16, float32, float64, is_scalar_type, type_repr
+from warp.types.scalars import (
+    Float,
+    Scalar,
+    canonical_type,
+    float16,
+    float32,
+    float64,
+    is_scalar_type,
+    type_repr,
+)
 
 
 class CompositeBase:
@@ -131,7 +140,7 @@ class CompositeBase:
     def __ne__(self, other: object) -> bool:
         return not self.__eq__(other)
 
-    __hash__ = None  # mutable
+    __hash__ = None  # type: ignore[assignment]  # mutable, so unhashable (the usual idiom)
 
     def __str__(self) -> str:
         return _format(self._data)
@@ -167,7 +176,9 @@ class CompositeBase:
         try:
             converted = value if type(value) is cls else cls(value)
         except (ValueError, TypeError) as exc:
-            raise TypeError(f"{where}: expected {type_repr(cls)}, got {type(value).__name__} ({exc})") from None
+            raise TypeError(
+                f"{where}: expected {type_repr(cls)}, got {type(value).__name__} ({exc})"
+            ) from None
         return converted
 
     @classmethod
@@ -225,26 +236,28 @@ class CompositeBase:
         return f"{cls._wp_hash_()}:{obj._data.reshape(-1).tolist()}"
 
 
+def _vector_component(i: int) -> property:
+    """The property reading and writing component ``i`` of a vector (``v.x`` is component 0)."""
+
+    def get(self: VectorBase) -> Any:
+        return self._data[i].item()
+
+    def set(self: VectorBase, value: Any) -> None:
+        self._data[i] = _unwrap(value)
+
+    return property(get, set)
+
+
 class VectorBase(CompositeBase):
     """Vectors: ``v.x``, ``v.y``, ``v.z``, ``v.w`` name the first four components."""
 
     _wp_kind_ = "vector"
     __slots__ = ()
 
-    def _component(i: int) -> property:  # noqa: N805 - property factory used in the class body
-        def get(self: VectorBase) -> Any:
-            return self._data[i].item()
-
-        def set(self: VectorBase, value: Any) -> None:
-            self._data[i] = _unwrap(value)
-
-        return property(get, set)
-
-    x = _component(0)
-    y = _component(1)
-    z = _component(2)
-    w = _component(3)
-    del _component
+    x = _vector_component(0)
+    y = _vector_component(1)
+    z = _vector_component(2)
+    w = _vector_component(3)
 
 
 class MatrixBase(CompositeBase):
@@ -351,7 +364,9 @@ def _composite_product(a: Any, b: Any) -> Any:
 
 def _format(data: np.ndarray) -> str:
     if data.ndim == 1:
-        return "[" + ", ".join(repr(float(x)) if data.dtype.kind == "f" else repr(x.item()) for x in data) + "]"
+        return (
+            "[" + ", ".join(repr(float(x)) if data.dtype.kind == "f" else repr(x.item()) for x in data) + "]"
+        )
     return "[" + ",\n ".join(_format(row) for row in data) + "]"
 
 
@@ -398,7 +413,11 @@ def vector(length: int, dtype: Any) -> type:
     if not isinstance(length, int) or length < 1:
         raise ValueError(f"vector length must be a positive integer, got {length!r}")
     suffix = _VEC_SUFFIX.get(dtype)
-    name = f"vec{length}{suffix}" if suffix and 2 <= length <= 4 else f"vector(length={length}, dtype={dtype.__name__})"
+    name = (
+        f"vec{length}{suffix}"
+        if suffix and 2 <= length <= 4
+        else f"vector(length={length}, dtype={dtype.__name__})"
+    )
     return _make(VectorBase, ("vector", length, dtype), name, (length,), dtype)
 
 
@@ -422,7 +441,9 @@ def quaternion(dtype: Any = float32) -> type:
     if is_placeholder(dtype):
         return generic_composite("quaternion", (4,), dtype)
     dtype = _scalar_arg(dtype)
-    return _make(QuaternionBase, ("quaternion", dtype), f"quat{_SUFFIX.get(dtype, '_' + dtype.__name__)}", (4,), dtype)
+    return _make(
+        QuaternionBase, ("quaternion", dtype), f"quat{_SUFFIX.get(dtype, '_' + dtype.__name__)}", (4,), dtype
+    )
 
 
 def transformation(dtype: Any = float32) -> type:
@@ -430,7 +451,13 @@ def transformation(dtype: Any = float32) -> type:
     if is_placeholder(dtype):
         return generic_composite("transform", (7,), dtype)
     dtype = _scalar_arg(dtype)
-    return _make(TransformBase, ("transform", dtype), f"transform{_SUFFIX.get(dtype, '_' + dtype.__name__)}", (7,), dtype)
+    return _make(
+        TransformBase,
+        ("transform", dtype),
+        f"transform{_SUFFIX.get(dtype, '_' + dtype.__name__)}",
+        (7,),
+        dtype,
+    )
 
 
 def is_composite(t: Any) -> bool:
@@ -481,7 +508,9 @@ class GenericComposite:
     _dtype_: Any = Any
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        raise TypeError(f"{type(self).__name__} is a generic annotation and has no values; use a concrete type")
+        raise TypeError(
+            f"{type(self).__name__} is a generic annotation and has no values; use a concrete type"
+        )
 
     @classmethod
     def __match_type__(cls, actual: Any, bindings: dict[str, Any]) -> bool:

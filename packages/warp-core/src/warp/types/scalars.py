@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import builtins
 import ctypes
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -29,7 +29,9 @@ class ScalarBase:
     _bits_: int = 0
     _np_dtype_: np.dtype = np.dtype("void")
     _ctype_: Any = None
+    _type_: Any = None  # the ctypes type again, under NVIDIA Warp's name for it
     __slots__ = ("value",)
+    value: Any
 
     def __init__(self, x: Any = 0) -> None:
         if isinstance(x, ScalarBase):
@@ -50,10 +52,10 @@ class ScalarBase:
             raise TypeError(f"{type(self).__name__} cannot be used as an integer")
         return builtins.int(self.value)
 
-    def __bool__(self) -> bool:
+    def __bool__(self) -> builtins.bool:
         return builtins.bool(self.value)
 
-    def __eq__(self, other: object) -> bool:
+    def __eq__(self, other: object) -> builtins.bool:
         if isinstance(other, ScalarBase):
             other = other.value
         return self.value == other
@@ -77,7 +79,7 @@ def _coerce(cls: type[ScalarBase], x: Any) -> Any:
 
 
 def _make(name: str, kind: str, bits: int, np_name: str, ctype: Any) -> type[ScalarBase]:
-    cls = type(name, (ScalarBase,), {"__slots__": (), "__module__": "warp.types"})
+    cls = cast(type[ScalarBase], type(name, (ScalarBase,), {"__slots__": (), "__module__": "warp.types"}))
     cls._kind_ = kind
     cls._bits_ = bits
     cls._np_dtype_ = np.dtype(np_name)

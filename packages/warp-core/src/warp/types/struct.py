@@ -73,7 +73,7 @@ class StructBase:
             return False
         return all(_equal(getattr(self, n), getattr(other, n)) for n, _ in self._fields_)
 
-    __hash__ = None  # mutable
+    __hash__ = None  # type: ignore[assignment]  # mutable, so unhashable (the usual idiom)
 
     # -- storage ------------------------------------------------------------------------
     @classmethod

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any, Iterator, Sequence
 
 from warp.compiler import ir
 from warp.compiler.registry import Resolution, builtin_registry
@@ -17,6 +17,8 @@ from warp.errors import (
     WarpCodegenNameError,
     WarpCodegenTypeError,
 )
+from warp.plugins.manager import plugin_distributions
+from warp.types.composite import is_composite
 from warp.types.scalars import type_repr
 
 
@@ -86,7 +88,7 @@ class FunctionBuilder:
             self.regions.pop()
             self.scopes.pop()
 
-    def emit(self, kind: str, args: list[ir.Value], result_types: list[Any] = (), **attrs: Any) -> ir.Op:
+    def emit(self, kind: str, args: list[ir.Value], result_types: Sequence[Any] = (), **attrs: Any) -> ir.Op:
         """Append an op to the current region; its results get fresh values of the given types."""
         results = [ir.Value(t) for t in result_types]
         op = ir.Op(kind, list(args), results, attrs, loc=self.loc())
@@ -156,7 +158,16 @@ class FunctionBuilder:
         resolution = builtin_registry.resolve(name, [a.type for a in args], [a.weak for a in args])
         if resolution is None:
             builtin = builtin_registry.get(name)
+            assert builtin is not None  # registered: checked above
             got = ", ".join(type_repr(a.type) for a in args) or "no arguments"
+            if _composite_math_missing([a.type for a in args]):
+                raise self.error(
+                    f"no overload of '{name}' accepts arguments ({got}): operations on vectors, matrices, "
+                    "quaternions and transforms are provided by the 'warp-builtins' package, which is not "
+                    "installed or is disabled; install it with: pip install warp-builtins",
+                    MissingPluginError,
+                    node,
+                )
             options = "\n      ".join(o.signature() for o in builtin.overloads[:8])
             more = "" if len(builtin.overloads) <= 8 else f"\n      ... {len(builtin.overloads) - 8} more"
             raise self.error(
@@ -192,6 +203,12 @@ class FunctionBuilder:
         if isinstance(value, ir.Value) and value.weak:
             return self.const(value.const, value.type)
         return value
+
+
+def _composite_math_missing(arg_types: list[Any]) -> bool:
+    """True when an argument is a vector/matrix/quaternion/transform and warp-builtins (which
+    provides the overloads of operators and functions on them) is not loaded."""
+    return any(is_composite(t) for t in arg_types) and "warp-builtins" not in plugin_distributions.values()
 
 
 def _convert_literal(value: Any, type_: Any) -> Any:

@@ -36,7 +36,7 @@ def accepts(param_type: Any, arg: ir.Value) -> Any:
     return None
 
 
-_LITERAL_TARGETS = {"float": ("float",), "int": ("int", "uint")}
+_LITERAL_TARGETS: dict[str | None, tuple[str, ...]] = {"float": ("float",), "int": ("int", "uint")}
 
 
 def bind_user_call(builder: Any, fn: Any, node: ast.Call) -> tuple[Any, list[ir.Value]]:
@@ -51,8 +51,14 @@ def bind_user_call(builder: Any, fn: Any, node: ast.Call) -> tuple[Any, list[ir.
             NativeSnippetError,
             node,
         )
+    if any(k.arg is None for k in node.keywords):
+        raise builder.error(
+            f"cannot call '{fn.name}' with **mapping arguments in kernels: pass name=value",
+            WarpCodegenTypeError,
+            node,
+        )
     positional = [builder.value(a) for a in node.args]
-    keywords = {k.arg: builder.value(k.value) for k in node.keywords}
+    keywords = {k.arg: builder.value(k.value) for k in node.keywords if k.arg is not None}
     errors = []
     for overload in fn.ordered_overloads():
         bound = _bind(builder, overload, positional, keywords)

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import ast
 import operator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from warp.compiler import ir
-from warp.compiler.frontend.builder import PyObj
+from warp.compiler.frontend.builder import FunctionBuilder, PyObj
 from warp.errors import WarpCodegenError, WarpCodegenTypeError, WarpCodegenValueError
 
 _COMPARE = {
@@ -40,8 +40,14 @@ def python_object(item: Any) -> Any:
     return obj
 
 
-class CompileTimeMixin:
+class CompileTimeMixin(FunctionBuilder):
     """Visitor helpers for compile-time evaluation (mixed into the translator)."""
+
+    if TYPE_CHECKING:  # defined by the expression visitor
+
+        def expr(self, node: ast.expr) -> Any: ...
+        def python_value(self, obj: Any) -> ir.Value | None: ...
+        def from_python(self, obj: Any) -> Any: ...
 
     def call_type(self, node: ast.Call) -> PyObj:
         """``type(x)``: the warp type of a value (callable as a constructor, comparable)."""

@@ -57,7 +57,7 @@ CONVERT = Overload(
 )
 
 
-def construct(builder: Any, cls: type, node: ast.Call) -> wir.Value:
+def construct(builder: Any, cls: type[CompositeBase], node: ast.Call) -> wir.Value:
     """Translate a constructor call of composite type ``cls``."""
     if node.keywords:
         raise builder.error(f"{cls.__name__}() takes no keyword arguments", WarpCodegenTypeError, node)
@@ -65,7 +65,7 @@ def construct(builder: Any, cls: type, node: ast.Call) -> wir.Value:
     return build(builder, cls, args, node)
 
 
-def build(builder: Any, cls: type, args: list[wir.Value], node: ast.AST) -> wir.Value:
+def build(builder: Any, cls: type[CompositeBase], args: list[wir.Value], node: ast.AST) -> wir.Value:
     """A value of composite type ``cls`` from constructor arguments (all forms)."""
     scalar = cls._wp_scalar_type_
     count = math.prod(cls._shape_)
@@ -111,7 +111,9 @@ def build(builder: Any, cls: type, args: list[wir.Value], node: ast.AST) -> wir.
     return builder.emit("call", values, [cls], overload=CONSTRUCT).result
 
 
-def _vector_columns(builder: Any, cls: type, args: list[wir.Value], node: ast.AST) -> wir.Value | None:
+def _vector_columns(
+    builder: Any, cls: type[CompositeBase], args: list[wir.Value], node: ast.AST
+) -> wir.Value | None:
     """``wp.mat33(c0, c1, c2)`` with vector arguments in a kernel: the vectors are the *columns*.
 
     This is what NVIDIA Warp's kernel constructor does (its Python-scope constructor takes rows;
@@ -139,7 +141,9 @@ def _vector_columns(builder: Any, cls: type, args: list[wir.Value], node: ast.AS
     return builder.emit("call", components, [cls], overload=CONSTRUCT).result
 
 
-def _component(builder: Any, value: wir.Value, scalar: Any, cls: type, node: ast.AST) -> wir.Value:
+def _component(
+    builder: Any, value: wir.Value, scalar: Any, cls: type[CompositeBase], node: ast.AST
+) -> wir.Value:
     if value.weak:
         value = builder.coerce(value, scalar) if _family_ok(value.type, scalar) else value
     if value.type is not scalar:
@@ -235,7 +239,8 @@ class _Axis:
         self._shape_ = (dim,)
 
 
-def _sliced_type(t: Any, selection: list[Any]) -> type:
+def _sliced_type(t: Any, selection: list[Any]) -> Any:
+    """The vector or matrix type of the components ``selection`` keeps of composite type ``t``."""
     kept = [len(s) for s in selection if isinstance(s, list)]
     scalar = t._wp_scalar_type_
     return vector(kept[0], scalar) if len(kept) == 1 else matrix((kept[0], kept[1]), scalar)

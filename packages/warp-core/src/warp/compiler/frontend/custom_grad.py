@@ -47,7 +47,7 @@ class _Rewrite(ast.NodeTransformer):
         self.source = source
         self.known = known
         self.results = results
-        self.bad: ast.AST | None = None
+        self.bad: ast.Subscript | None = None
 
     def _is_adjoint(self, node: ast.expr) -> bool:
         if isinstance(node, ast.Name):

@@ -10,7 +10,9 @@ from typing import Any
 import numpy as np
 
 from warp.compiler import ir
-from warp.compiler.frontend.builder import FunctionBuilder, PyObj
+from warp.compiler.frontend.builder import PyObj
+from warp.compiler.frontend.compile_time import CompileTimeMixin
+from warp.compiler.frontend.tuples import TuplesMixin
 from warp.errors import (
     WarpCodegenAttributeError,
     WarpCodegenError,
@@ -58,7 +60,7 @@ class ArrayShape:
         self.array = array
 
 
-class ExpressionsMixin(FunctionBuilder):
+class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
     """Visitor methods for expressions; ``expr`` returns an ir.Value or a PyObj."""
 
     def expr(self, node: ast.expr) -> Any:

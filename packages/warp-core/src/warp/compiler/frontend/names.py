@@ -38,5 +38,5 @@ def _updated_arguments(call: ast.Call) -> list[str]:
     if builtin is None:
         return []
     positions = {k for o in builtin.overloads for k in o.updated_args()}
-    args = call.args
-    return [args[k].id for k in sorted(positions) if k < len(args) and isinstance(args[k], ast.Name)]
+    picked = [call.args[k] for k in sorted(positions) if k < len(call.args)]
+    return [a.id for a in picked if isinstance(a, ast.Name)]

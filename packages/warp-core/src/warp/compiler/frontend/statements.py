@@ -22,6 +22,8 @@ from warp.compiler.options import max_unroll
 class StatementsMixin(ExpressionsMixin):
     """Visitor methods for statements."""
 
+    is_kernel: bool  # set by the translator: translating a kernel (not a function)
+
     def block(self, stmts: list[ast.stmt]) -> None:
         for stmt in stmts:
             if self.scope.terminated:
@@ -147,8 +149,8 @@ class StatementsMixin(ExpressionsMixin):
         handler = getattr(getattr(base, "type", None), "_wp_setitem_", None)
         if handler is None:
             raise self.error(f"cannot assign to '{ast.unparse(target)}'", WarpCodegenTypeError, node)
-        indices = [self.component_index(i) for i in index_nodes]
-        self.assign_to(target.value, handler(self, base, indices, value, node), node)
+        components = [self.component_index(i) for i in index_nodes]
+        self.assign_to(target.value, handler(self, base, components, value, node), node)
 
     def store_attribute(self, target: ast.Attribute, value: ir.Value, node: ast.AST) -> None:
         """``base.attr = value``: an updated copy of a struct/composite, rebound upward."""
@@ -159,7 +161,7 @@ class StatementsMixin(ExpressionsMixin):
         self.assign_to(target.value, handler(self, base, target.attr, value, node), node)
 
     def stmt_AugAssign(self, node: ast.AugAssign) -> None:
-        name = BINARY_OPS.get(type(node.op))
+        name = BINARY_OPS[type(node.op)]
         target = node.target
         if isinstance(target, ast.Subscript):
             base = self.expr(target.value)
@@ -288,8 +290,9 @@ class StatementsMixin(ExpressionsMixin):
         if not isinstance(node.target, ast.Name):
             raise self.error("the loop variable must be a single name", node=node)
         it = node.iter
-        backwards = isinstance(it, ast.Call) and self.is_builtin(it.func, builtins.reversed)
-        if backwards:
+        backwards = False
+        if isinstance(it, ast.Call) and self.is_builtin(it.func, builtins.reversed):
+            backwards = True
             if len(it.args) != 1 or it.keywords:
                 raise self.error("reversed() takes one range(...) argument", node=it)
             it = it.args[0]

@@ -9,6 +9,7 @@ from warp.compiler import ir as wir
 from warp.compiler import struct_lowering as sl
 from warp.compiler.registry import Overload
 from warp.errors import WarpCodegenAttributeError, WarpCodegenTypeError
+from warp.types.struct import StructBase
 from warp.types.scalars import type_repr
 
 #: Overloads carried by struct field ops; the field index is the op attribute "field".
@@ -18,7 +19,7 @@ SET_FIELD = Overload(
 )
 
 
-def construct(builder: Any, cls: type, node: ast.Call) -> wir.Value:
+def construct(builder: Any, cls: type[StructBase], node: ast.Call) -> wir.Value:
     """``S()`` (all fields zero) or ``S(field=value, ...)``."""
     if node.args:
         raise builder.error(
@@ -26,11 +27,17 @@ def construct(builder: Any, cls: type, node: ast.Call) -> wir.Value:
         )
     value = builder.const(None, cls)
     for kw in node.keywords:
+        if kw.arg is None:
+            raise builder.error(
+                f"struct {cls.__name__}() takes field=value arguments, not **mapping",
+                WarpCodegenTypeError,
+                node,
+            )
         value = set_field(builder, value, kw.arg, builder.value(kw.value), node)
     return value
 
 
-def _field(builder: Any, cls: type, attr: str, node: ast.AST) -> tuple[int, Any]:
+def _field(builder: Any, cls: type[StructBase], attr: str, node: ast.AST) -> tuple[int, Any]:
     for i, (name, t) in enumerate(cls._fields_):
         if name == attr:
             return i, t

@@ -6,15 +6,13 @@ import re
 from typing import Any
 
 from warp.compiler import ir
-from warp.compiler.frontend.compile_time import CompileTimeMixin
 from warp.compiler.frontend.statements import StatementsMixin
-from warp.compiler.frontend.tuples import TuplesMixin
 from warp.compiler.source import read_source
 from warp.errors import WarpCodegenError, WarpCodegenTypeError
 from warp.types.scalars import type_repr
 
 
-class Translator(CompileTimeMixin, TuplesMixin, StatementsMixin):
+class Translator(StatementsMixin):
     """Translates one kernel or one specialization of a user function."""
 
     def __init__(self, source: Any, name: str, is_kernel: bool):

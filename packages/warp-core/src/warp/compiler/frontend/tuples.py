@@ -13,17 +13,24 @@ from __future__ import annotations
 
 import ast
 import itertools
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from warp.compiler import ir
-from warp.compiler.frontend.builder import PyObj
+from warp.compiler.frontend.builder import FunctionBuilder, PyObj
 from warp.errors import WarpCodegenTypeError, WarpCodegenValueError
 
 _temp_ids = itertools.count()
 
 
-class TuplesMixin:
+class TuplesMixin(FunctionBuilder):
     """Visitor helpers for tuples (mixed into the translator)."""
+
+    if TYPE_CHECKING:  # defined by the expression and statement visitors
+
+        def expr(self, node: ast.expr) -> Any: ...
+        def python_value(self, obj: Any) -> ir.Value | None: ...
+        def assign_to(self, target: ast.expr, value: Any, node: ast.AST) -> None: ...
+        def block(self, stmts: list[ast.stmt]) -> None: ...
 
     def tuple_items(self, node: ast.expr) -> tuple[Any, ...]:
         """The items of the tuple ``node`` evaluates to (an error for anything else)."""
@@ -63,7 +70,7 @@ class TuplesMixin:
                 args.append(ast.copy_location(ast.Name(id=name, ctx=ast.Load()), a))
         return ast.copy_location(ast.Call(func=node.func, args=args, keywords=node.keywords), node)
 
-    def assign_starred(self, target: ast.expr, items: tuple[Any, ...], node: ast.AST) -> bool:
+    def assign_starred(self, target: ast.Tuple | ast.List, items: tuple[Any, ...], node: ast.AST) -> bool:
         """``a, *rest, z = t``: bind the starred name to a tuple of the middle items.
 
         Returns False when ``target`` has no starred element (the caller unpacks it as usual).
@@ -84,7 +91,9 @@ class TuplesMixin:
             )
         for t, v in zip(elts[:k], items[:k]):
             self.assign_to(t, v, node)
-        self.assign_to(elts[k].value, PyObj(tuple(items[k : len(items) - after])), node)
+        star = elts[k]
+        assert isinstance(star, ast.Starred)
+        self.assign_to(star.value, PyObj(tuple(items[k : len(items) - after])), node)
         for t, v in zip(elts[k + 1 :], items[len(items) - after :]):
             self.assign_to(t, v, node)
         return True

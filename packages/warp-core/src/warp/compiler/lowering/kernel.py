@@ -88,7 +88,9 @@ def _with_loop_ids(text: str) -> str:
 
     def loop_id(match: re.Match) -> str:
         n = 900000 + 2 * len(extra)
-        extra.append(f"!{n} = distinct !{{!{n}, !{n + 1}}}\n!{n + 1} = !{{!\"llvm.loop.vectorize.enable\", i1 true}}")
+        extra.append(
+            f'!{n} = distinct !{{!{n}, !{n + 1}}}\n!{n + 1} = !{{!"llvm.loop.vectorize.enable", i1 true}}'
+        )
         return f"!llvm.loop !{n}"
 
     text = pattern.sub(loop_id, text)

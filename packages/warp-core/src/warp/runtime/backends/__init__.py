@@ -71,6 +71,7 @@ def get_backend(device: Any) -> Backend:
 def _instantiate(kind: str, spec: BackendSpec) -> Backend:
     if isinstance(spec, Backend):
         return spec
+    factory: Callable[[], Backend]
     if isinstance(spec, str):
         module_name, _, attr = spec.partition(":")
         try:
@@ -81,8 +82,10 @@ def _instantiate(kind: str, spec: BackendSpec) -> Backend:
             raise RuntimeError(
                 f"devices of kind '{kind}' are not supported yet (no backend module {module_name})"
             ) from None
-        spec = getattr(module, attr)
-    backend = spec()
+        factory = getattr(module, attr)
+    else:
+        factory = spec
+    backend = factory()
     if not isinstance(backend, Backend):
         raise TypeError(
             f"backend for '{kind}' must be a warp.runtime.backends.Backend, got {type(backend).__name__}"

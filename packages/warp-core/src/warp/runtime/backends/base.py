@@ -66,7 +66,7 @@ class Command:
     """One recorded operation: ``run()`` replays it on the device it was recorded for."""
 
     kind: str  # "launch", "copy", "memset", "fill", ...
-    run: Callable[[], None]
+    run: Callable[[], object]  # its result, if any, is ignored
     #: what the command keeps alive while the graph exists (argument buffers, arrays)
     keep: tuple[Any, ...] = ()
     description: str = ""

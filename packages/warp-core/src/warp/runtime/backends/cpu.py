@@ -73,7 +73,8 @@ class CpuLoadedCode(LoadedCode):
 
     def entry(self, symbol: str) -> CpuEntry:
         fn = cpu_jit.entry_function(self.module.address(symbol))
-        fn._wp_module = self.module  # the code lives as long as a handle to it
+        # the code lives as long as a handle to it (an attribute on the ctypes function object)
+        fn._wp_module = self.module  # type: ignore[attr-defined]
         return CpuEntry(fn, symbol)
 
 
@@ -236,4 +237,4 @@ class CpuBackend(Backend):
 def _fill(ptr: int, pattern: bytes, count: int) -> None:
     size = len(pattern)
     raw = (ctypes.c_uint8 * (size * count)).from_address(ptr)
-    np.frombuffer(raw, dtype=np.uint8).reshape(count, size)[...] = np.frombuffer(pattern, dtype=np.uint8)
+    np.ctypeslib.as_array(raw).reshape(count, size)[...] = np.frombuffer(pattern, dtype=np.uint8)

@@ -52,7 +52,7 @@ class CommandRecorder:
         return commands
 
     def record(
-        self, device: Any, kind: str, run: Callable[[], None], keep: Any = None, description: str = ""
+        self, device: Any, kind: str, run: Callable[[], object], keep: Any = None, description: str = ""
     ) -> bool:
         """Append a command if the calling thread captures on ``device``; False when it does not."""
         commands = self.current(device)
