@@ -11,20 +11,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from warp.arrays.array import array
-from warp.arrays.descriptor import ArrayDescriptor, make_descriptor
-from warp.arrays.foreign import wrap_memory
-from warp.arrays.layout import fold_element_dims, is_generic_dtype, resolve_dtype
+from warp.arrays.descriptor import ArrayDescriptor
+from warp.arrays.layout import resolve_dtype
 from warp.runtime.devices import Device, get_device
 from warp.types.scalars import int16, int32, int64, type_repr, uint16, uint32, uint64
 
 from warp_interop.checks import check_warp_array
 from warp_interop.frameworks import require
+from warp_interop.tensor_views import Layout, element_layout, fill_dtype_tables, launch_arg, wrap_tensor
 
 _from_paddle_dtypes: dict[Any, tuple[Any, int]] = {}
 _to_paddle_dtypes: dict[Any, Any] = {}
-
-Layout = tuple[int, tuple[int, ...], tuple[int, ...], Any, Device]
 
 
 def _paddle(what: str) -> Any:
@@ -45,13 +42,9 @@ def _dtype_tables(paddle: Any) -> None:
         t = getattr(paddle, name, None)
         if t is not None and t != getattr(paddle, "bfloat16", None):
             _from_paddle_dtypes[t] = (wp_type, size)
-    for t, wp_type, size in pairs:
-        _from_paddle_dtypes[t] = (wp_type, size)
-        _to_paddle_dtypes[wp_type] = t
     # Documented mapping: unsigned 16/32/64-bit warp types map to the signed paddle type of that width.
-    _to_paddle_dtypes[warp.uint16] = paddle.int16
-    _to_paddle_dtypes[warp.uint32] = paddle.int32
-    _to_paddle_dtypes[warp.uint64] = paddle.int64
+    signed = {warp.uint16: paddle.int16, warp.uint32: paddle.int32, warp.uint64: paddle.int64}
+    fill_dtype_tables(pairs, _from_paddle_dtypes, _to_paddle_dtypes, signed)
 
 
 def dtype_from_paddle(paddle_dtype: Any) -> Any:
@@ -122,18 +115,8 @@ def _tensor_layout(t: Any, dtype: Any, what: str) -> Layout:
     except KeyError:
         raise TypeError(f"{what}: paddle dtype {t.dtype} has no matching warp type") from None
     shape = tuple(t.shape)
-    strides = tuple(int(s) * itemsize for s in t.strides) if shape else ()
-    if not shape:
-        shape, strides = (1,), (itemsize,)
-    if dtype is None or dtype is scalar or is_generic_dtype(dtype):
-        target = scalar
-    else:
-        target = resolve_dtype(dtype)
-        if target is not scalar:
-            shape, strides = fold_element_dims(shape, strides, scalar, target, what)
-    if len(shape) > 4:
-        raise ValueError(f"{what}: tensors with {len(shape)} dimensions cannot be warp arrays (at most 4)")
-    return t.data_ptr(), shape, strides, target, device_from_paddle(t.place)
+    return element_layout(t.data_ptr(), shape, t.strides if shape else (), scalar, itemsize, dtype,
+                          device_from_paddle(t.place), what)
 
 
 def _grad_tensor(t: Any, requires_grad: bool | None, grad: Any, paddle: Any) -> Any:
@@ -160,15 +143,10 @@ def from_paddle(t: Any, dtype: Any = None, requires_grad: bool | None = None, gr
     paddle = _paddle("from_paddle")
     if not isinstance(t, paddle.Tensor):
         raise TypeError(f"from_paddle: expected a paddle.Tensor, got {type(t).__name__}")
-    ptr, shape, strides, target, device = _tensor_layout(t, dtype, "from_paddle")
+    layout = _tensor_layout(t, dtype, "from_paddle")
     g = _grad_tensor(t, requires_grad, grad, paddle)
-    if return_ctype:
-        grad_ptr = 0 if g is None else (g.ptr if isinstance(g, array) else g.data_ptr())
-        return make_descriptor(ptr, shape, strides, target, device, (t, g), grad_ptr)
-    grad_array = None
-    if g is not None:
-        grad_array = g if isinstance(g, array) else from_paddle(g, dtype=target, requires_grad=False)
-    return wrap_memory(ptr, shape, strides, target, device, t, grad_array)
+    return wrap_tensor(t, layout, g, return_ctype,
+                       lambda g, target: from_paddle(g, dtype=target, requires_grad=False))
 
 
 def tensor_launch_arg(t: Any, dtype: Any) -> ArrayDescriptor:
@@ -177,12 +155,7 @@ def tensor_launch_arg(t: Any, dtype: Any) -> ArrayDescriptor:
     A tensor that cannot be viewed as ``dtype`` keeps its own element type, so that the launch
     reports the mismatch with the kernel and parameter names.
     """
-    try:
-        layout = _tensor_layout(t, dtype, "wp.launch")
-    except TypeError:
-        layout = _tensor_layout(t, None, "wp.launch")
-    ptr, shape, strides, target, device = layout
-    return make_descriptor(ptr, shape, strides, target, device, t)
+    return launch_arg(t, dtype, _tensor_layout)
 
 
 def _share_grad(t: Any, grad: Any, paddle: Any) -> None:

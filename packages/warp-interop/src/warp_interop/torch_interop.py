@@ -11,15 +11,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from warp.arrays.array import array
-from warp.arrays.descriptor import ArrayDescriptor, make_descriptor
-from warp.arrays.foreign import wrap_memory
-from warp.arrays.layout import fold_element_dims, is_generic_dtype, resolve_dtype
+from warp.arrays.descriptor import ArrayDescriptor
+from warp.arrays.layout import resolve_dtype
 from warp.runtime.devices import Device, get_device
 from warp.types.scalars import type_repr
 
 from warp_interop.checks import check_warp_array
 from warp_interop.frameworks import require
+from warp_interop.tensor_views import Layout, element_layout, fill_dtype_tables, launch_arg, wrap_tensor
 
 # torch dtype -> (warp scalar type, itemsize); warp scalar -> torch dtype (built on first use)
 _from_torch_dtypes: dict[Any, tuple[Any, int]] = {}
@@ -43,13 +42,9 @@ def _dtype_tables(torch: Any) -> None:
         t = getattr(torch, name, None)
         if t is not None:
             _from_torch_dtypes[t] = (wp_type, t.itemsize)
-    for t, wp_type in pairs:
-        _from_torch_dtypes[t] = (wp_type, t.itemsize)
-        _to_torch_dtypes[wp_type] = t
     # Documented mapping: unsigned 16/32/64-bit warp types map to the signed torch type of that width.
-    _to_torch_dtypes[warp.uint16] = torch.int16
-    _to_torch_dtypes[warp.uint32] = torch.int32
-    _to_torch_dtypes[warp.uint64] = torch.int64
+    signed = {warp.uint16: torch.int16, warp.uint32: torch.int32, warp.uint64: torch.int64}
+    fill_dtype_tables([(t, w, t.itemsize) for t, w in pairs], _from_torch_dtypes, _to_torch_dtypes, signed)
 
 
 def dtype_from_torch(torch_dtype: Any) -> Any:
@@ -112,9 +107,6 @@ def device_to_torch(warp_device: Any = None) -> str:
     raise RuntimeError(f"warp device '{device}' is not compatible with PyTorch")
 
 
-Layout = tuple[int, tuple[int, ...], tuple[int, ...], Any, Device]
-
-
 def _tensor_layout(t: Any, dtype: Any, what: str) -> Layout:
     """``(ptr, shape, byte_strides, warp dtype, device)`` viewing tensor ``t`` as ``dtype`` elements."""
     if not _from_torch_dtypes:
@@ -125,19 +117,8 @@ def _tensor_layout(t: Any, dtype: Any, what: str) -> Layout:
         raise TypeError(f"{what}: torch dtype {t.dtype} has no matching warp type") from None
     except AttributeError:
         raise TypeError(f"{what}: expected a torch.Tensor, got {type(t).__name__}") from None
-    shape = tuple(t.shape)
-    strides = tuple(s * itemsize for s in t.stride())
-    if not shape:
-        shape, strides = (1,), (itemsize,)
-    if dtype is None or dtype is scalar or is_generic_dtype(dtype):
-        target = scalar
-    else:
-        target = resolve_dtype(dtype)
-        if target is not scalar:
-            shape, strides = fold_element_dims(shape, strides, scalar, target, what)
-    if len(shape) > 4:
-        raise ValueError(f"{what}: tensors with {len(shape)} dimensions cannot be warp arrays (at most 4)")
-    return t.data_ptr(), shape, strides, target, device_from_torch(t.device)
+    device = device_from_torch(t.device)
+    return element_layout(t.data_ptr(), t.shape, t.stride(), scalar, itemsize, dtype, device, what)
 
 
 def _grad_tensor(t: Any, requires_grad: bool | None, grad: Any, torch: Any) -> Any:
@@ -167,15 +148,10 @@ def from_torch(t: Any, dtype: Any = None, requires_grad: bool | None = None, gra
     torch = _torch("from_torch")
     if not isinstance(t, torch.Tensor):
         raise TypeError(f"from_torch: expected a torch.Tensor, got {type(t).__name__}")
-    ptr, shape, strides, target, device = _tensor_layout(t, dtype, "from_torch")
+    layout = _tensor_layout(t, dtype, "from_torch")
     g = _grad_tensor(t, requires_grad, grad, torch)
-    if return_ctype:
-        grad_ptr = 0 if g is None else (g.ptr if isinstance(g, array) else g.data_ptr())
-        return make_descriptor(ptr, shape, strides, target, device, (t, g), grad_ptr)
-    grad_array = None
-    if g is not None:
-        grad_array = g if isinstance(g, array) else from_torch(g, dtype=target, requires_grad=False)
-    return wrap_memory(ptr, shape, strides, target, device, t, grad_array)
+    return wrap_tensor(t, layout, g, return_ctype,
+                       lambda g, target: from_torch(g, dtype=target, requires_grad=False))
 
 
 def tensor_launch_arg(t: Any, dtype: Any) -> ArrayDescriptor:
@@ -184,12 +160,7 @@ def tensor_launch_arg(t: Any, dtype: Any) -> ArrayDescriptor:
     A tensor that cannot be viewed as ``dtype`` elements keeps its own element type, so that
     the launch reports the mismatch with the kernel and parameter names.
     """
-    try:
-        layout = _tensor_layout(t, dtype, "wp.launch")
-    except TypeError:
-        layout = _tensor_layout(t, None, "wp.launch")
-    ptr, shape, strides, target, device = layout
-    return make_descriptor(ptr, shape, strides, target, device, t)
+    return launch_arg(t, dtype, _tensor_layout)
 
 
 def to_torch(a: Any, requires_grad: bool | None = None) -> Any:
