@@ -49,7 +49,7 @@ def llvm_type(t: Any) -> ir.Type:
         return ir.IntType(1)
     if t is wps.float16:
         return ir.HalfType()
-    if t is wps.float32:
+    if t is wps.float32 or t is wps.bfloat16:  # bfloat16 values are float32 registers
         return ir.FloatType()
     if t is wps.float64:
         return ir.DoubleType()

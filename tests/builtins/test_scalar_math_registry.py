@@ -12,7 +12,7 @@ SCALAR_MATH = {
     "log", "log10", "log2", "max", "min", "nonzero", "pow", "radians", "rint", "round", "sign", "sin", "sinh",
     "sqrt", "step", "tan", "tanh", "trunc",
 }  # fmt: skip
-FLOATS = {wps.float16, wps.float32, wps.float64}
+FLOATS = {wps.float16, wps.bfloat16, wps.float32, wps.float64}
 INTS = set(wps.int_types)
 
 

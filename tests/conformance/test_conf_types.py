@@ -211,7 +211,9 @@ def test_numpy_dtype_maps():
     assert t.warp_type_to_np_dtype[wp.float64] == np.float64
     assert wp.dtype_to_numpy(wp.float16) == np.float16
     assert wp.dtype_from_numpy(np.int8) is wp.int8
-    assert len(t.scalar_types) == 12 and len(t.int_types) == 8 and len(t.float_types) == 3
+    # bfloat16 (Warp 1.13) is a float type; NumPy sees its bit pattern as uint16
+    assert len(t.scalar_types) == 13 and len(t.int_types) == 8 and len(t.float_types) == 4
+    assert wp.bfloat16 in t.float_types and t.warp_type_to_np_dtype[wp.bfloat16] == np.uint16
 
 
 def test_types_array_alias():

@@ -25,11 +25,10 @@ from __future__ import annotations
 from typing import Any
 
 import llvmlite.ir as ir
-
 from warp.compiler.lowering import types as lt
 from warp.compiler.registry import Overload
-from warp.core_builtins.arrays import element_pointer, lower_view
-from warp.types.scalars import is_scalar_type
+from warp.core_builtins.arrays import atomic_bfloat16, element_pointer, lower_view
+from warp.types.scalars import bfloat16, is_scalar_type
 
 
 def _is_null(ctx: Any, arr: ir.Value) -> ir.Value:
@@ -87,7 +86,13 @@ def _accumulate(atomic: bool, checked: bool):
         b = ctx.builder
         for p, v, scalar in _element_parts(ctx, ptr, dtype, value):
             align = max(1, scalar._bits_ // 8)
-            if atomic:
+            if scalar is bfloat16:  # 16-bit storage, float32 arithmetic rounded back
+                if atomic:
+                    atomic_bfloat16(ctx, "add", p, v)
+                else:
+                    old = lt.from_storage(b, scalar, b.load(p, typ=lt.storage_type(scalar), align=align))
+                    b.store(lt.to_storage(b, scalar, b.fadd(old, v)), p, align=align)
+            elif atomic:
                 b.atomic_rmw("fadd", p, v, "monotonic")
             else:
                 b.store(b.fadd(b.load(p, typ=v.type, align=align), v), p, align=align)

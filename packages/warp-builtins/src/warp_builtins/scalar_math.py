@@ -15,8 +15,8 @@ import math
 from typing import Any
 
 from llvmlite import ir
+from warp.types.scalars import bfloat16, float16, float32, float64, int32, int_types
 from warp.types.scalars import bool as wp_bool
-from warp.types.scalars import float16, float32, float64, int32, int_types
 
 from warp_builtins.lowering import (
     const,
@@ -29,7 +29,7 @@ from warp_builtins.lowering import (
 )
 
 GROUP = "Scalar Math"
-FLOATS = (float16, float32, float64)
+FLOATS = (float16, bfloat16, float32, float64)
 INTS = int_types
 SCALARS = FLOATS + INTS
 

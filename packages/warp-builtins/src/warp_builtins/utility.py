@@ -10,12 +10,12 @@ from __future__ import annotations
 from typing import Any
 
 from llvmlite import ir
-from warp.types.scalars import float16, float32, float64
+from warp.types.scalars import bfloat16, float16, float32, float64
 
 from warp_builtins.lowering import const
 
 GROUP = "Utility"
-FLOATS = (float16, float32, float64)
+FLOATS = (float16, bfloat16, float32, float64)
 
 
 def lower_lerp(ctx: Any, args: list, types: list) -> ir.Value:

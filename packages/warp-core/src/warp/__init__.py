@@ -117,6 +117,7 @@ from warp.types.scalars import (
     bool,
     dtype_from_numpy,
     dtype_to_numpy,
+    bfloat16,
     float16,
     float32,
     float64,

@@ -14,6 +14,8 @@ from typing import Any
 import numpy as np
 
 from warp.arrays.array import array
+from warp.arrays.conversion import is_bfloat16_element
+from warp.types import bfloat16_bits
 from warp.types.composite import is_composite
 from warp.types.scalars import float32, float64, int32, int64, is_scalar_type, uint32, uint64
 
@@ -32,7 +34,10 @@ __all__ = [
 
 
 def _read(a: array) -> np.ndarray:
-    """The array's values as a NumPy array (composite dtypes add trailing dimensions)."""
+    """The array's values as a NumPy array (composite dtypes add trailing dimensions; bfloat16
+    components as float32 values, not their bit patterns)."""
+    if is_bfloat16_element(a.dtype):
+        return bfloat16_bits.from_bits(a.numpy())
     return a.numpy()
 
 
@@ -44,7 +49,9 @@ def _on_host(a: array) -> bool:
 
 
 def _write(a: array, values: np.ndarray) -> None:
-    """Store ``values`` (shaped like ``a.numpy()``) into ``a``."""
+    """Store ``values`` (shaped like ``a.numpy()``) into ``a`` (bfloat16: rounded to nearest)."""
+    if is_bfloat16_element(a.dtype):
+        values = bfloat16_bits.to_bits(values)
     if _on_host(a):
         a.numpy()[...] = values
     else:
@@ -184,7 +191,8 @@ def array_scan(in_array: array, out_array: array, inclusive: bool = True) -> Non
     _check_same_device(in_array, out_array)
     if in_array.dtype is not out_array.dtype:
         raise RuntimeError("array_scan: input and output arrays must have the same dtype")
-    if not is_scalar_type(in_array.dtype) or in_array.dtype._kind_ == "bool":
+    dtype = in_array.dtype
+    if not is_scalar_type(dtype) or dtype._kind_ == "bool" or is_bfloat16_element(dtype):
         raise RuntimeError(f"array_scan: unsupported data type {in_array.dtype.__name__}")
     if in_array.size != out_array.size:
         raise RuntimeError(f"array_scan: arrays have different sizes {in_array.size} and {out_array.size}")

@@ -93,7 +93,7 @@ def _float_cast(ctx: Any) -> list[Any]:
     return [ctx.e.cast(ctx.adj_out, src)]
 
 
-for _name in ("float16", "float32", "float64"):
+for _name in ("float16", "bfloat16", "float32", "float64"):
     derivative(_name, primal_args=())(_float_cast)
 zero_derivative("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
 

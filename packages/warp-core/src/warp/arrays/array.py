@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from warp.arrays.conversion import element_value, prepare_data, value_to_numpy
+from warp.arrays.conversion import element_value, is_bfloat16_element, prepare_data, value_to_numpy
 from warp.arrays.indexing import resolve_index, resolve_reshape
 from warp.arrays.layout import (
     contiguous_strides,
@@ -30,6 +30,7 @@ from warp.arrays.layout import (
 )
 from warp.runtime.backends import get_backend
 from warp.runtime.devices import Device, get_device
+from warp.types import bfloat16_bits
 from warp.types.array_type import ARRAY_DESC_FORMAT, MAX_DIMS, ArrayType
 from warp.types.scalars import is_scalar_type, type_repr
 
@@ -452,13 +453,18 @@ class array:
             return f"array(dtype={type_repr(self._dtype)}, ndim={self._ndim})"
         if not self._device.is_cpu:
             return f"array(shape={self._shape}, dtype={type_repr(self._dtype)}, device={self._device})"
-        body = np.array2string(self.numpy(), separator=", ", prefix="array(")
+        body = np.array2string(self._values(), separator=", ", prefix="array(")
         return f"array({body}, dtype={type_repr(self._dtype)})"
 
     def __str__(self) -> str:
         if self._is_annotation or not self._device.is_cpu:
             return repr(self)
-        return str(self.numpy())
+        return str(self._values())
+
+    def _values(self) -> np.ndarray:
+        """The data as NumPy values: ``numpy()``, except bfloat16 bits shown as float32 values."""
+        values = self.numpy()
+        return bfloat16_bits.from_bits(values) if is_bfloat16_element(self._dtype) else values
 
     @classmethod
     def __class_getitem__(cls, params: Any) -> array:
@@ -476,7 +482,10 @@ class array:
     # -- data access ----------------------------------------------------------------------------
 
     def numpy(self) -> np.ndarray:
-        """A NumPy view of the data (zero-copy on the CPU); composite dtypes add trailing dims."""
+        """A NumPy view of the data (zero-copy on the CPU); composite dtypes add trailing dims.
+
+        NumPy has no bfloat16: a bfloat16 array's view is ``uint16`` holding the bit patterns
+        (``warp.types.bfloat16_bits.from_bits`` turns them into float32 values)."""
         self._check_concrete("numpy()")
         if not self._device.is_cpu:
             return self._download()
@@ -491,6 +500,8 @@ class array:
         values = self.numpy()
         info = self._info
         if is_scalar_type(self._dtype):
+            if is_bfloat16_element(self._dtype):
+                values = bfloat16_bits.from_bits(values)
             return values.reshape(-1).tolist()
         rows = values.reshape((self._size, *info.inner_shape))
         return [element_value(self._dtype, v) for v in rows]
@@ -510,7 +521,7 @@ class array:
         index = r.element if r.element is not None else key
         if isinstance(value, array):
             value = value.numpy()
-        target[index] = value_to_numpy(value, self._info)
+        target[index] = value_to_numpy(value, self._info, self._dtype)
         if not self._device.is_cpu:
             self._upload(target)
 
@@ -542,12 +553,12 @@ class array:
         try:
             if not self._is_contiguous:
                 host = self.numpy()
-                host[...] = value_to_numpy(value, info)
+                host[...] = value_to_numpy(value, info, self._dtype)
                 if not self._device.is_cpu:
                     self._upload(host)
                 return
             element = np.zeros((1, *info.inner_shape), dtype=info.np_dtype)
-            element[0] = value_to_numpy(value, info)
+            element[0] = value_to_numpy(value, info, self._dtype)
         except (ValueError, TypeError) as e:
             raise ValueError(
                 f"cannot fill an array of dtype {type_repr(self._dtype)} with {value!r}: {e}"

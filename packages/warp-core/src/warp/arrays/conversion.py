@@ -13,8 +13,27 @@ from typing import Any
 import numpy as np
 
 from warp.arrays.layout import ElementInfo, element_info, is_generic_dtype, normalize_shape, resolve_dtype
+from warp.types import bfloat16_bits
 from warp.types.array_type import MAX_DIMS
-from warp.types.scalars import ScalarBase, dtype_from_numpy, is_scalar_type, type_repr
+from warp.types.scalars import ScalarBase, bfloat16, dtype_from_numpy, is_scalar_type, type_repr
+
+
+def is_bfloat16_element(dtype: Any) -> bool:
+    """True when ``dtype`` (a scalar or composite type) stores bfloat16 components."""
+    return dtype is bfloat16 or getattr(dtype, "_wp_scalar_type_", None) is bfloat16
+
+
+def bfloat16_storage(arr: np.ndarray) -> np.ndarray:
+    """bfloat16 bit patterns for NumPy data: ``uint16`` data is taken as bit patterns already
+    (what ``array.numpy()`` returns), an ``ml_dtypes.bfloat16`` array is viewed as its bits, and
+    any other numeric data is rounded to the nearest bfloat16."""
+    if arr.dtype == np.uint16:
+        return arr
+    if arr.dtype.name == "bfloat16" and arr.dtype.itemsize == 2:
+        return arr.view(np.uint16)
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"cannot convert data of dtype {arr.dtype} to bfloat16")
+    return bfloat16_bits.to_bits(arr)
 
 
 def _unbox(data: Any) -> Any:
@@ -45,6 +64,13 @@ def _sequence_to_numpy(data: Any, dtype: Any) -> tuple[np.ndarray, Any]:
             dtype = _dtype_from_numpy_checked(arr.dtype)
         return arr, dtype
     info = element_info(dtype)
+    if is_bfloat16_element(dtype):
+        try:
+            plain = _unbox(data) if isinstance(_first_leaf(data), ScalarBase) else data
+            values = np.array(plain, dtype=np.float64)
+        except (TypeError, ValueError):
+            values = np.array(_unbox(data), dtype=np.float64)
+        return bfloat16_bits.to_bits(values), dtype
     if info.np_dtype.fields is not None:
         items = list(data)
         arr = np.empty(len(items), dtype=info.np_dtype)
@@ -135,7 +161,9 @@ def prepare_data(data: Any, dtype: Any, shape: Any) -> tuple[np.ndarray, Any]:
     elif is_generic_dtype(dtype):
         dtype = _dtype_from_numpy_checked(arr.dtype)
     info = element_info(dtype)
-    if arr.dtype != info.np_dtype:
+    if is_bfloat16_element(dtype):
+        arr = bfloat16_storage(arr)
+    elif arr.dtype != info.np_dtype:
         if info.np_dtype.fields is not None and arr.dtype.itemsize == info.np_dtype.itemsize:
             arr = arr.view(info.np_dtype)
         else:
@@ -145,6 +173,8 @@ def prepare_data(data: Any, dtype: Any, shape: Any) -> tuple[np.ndarray, Any]:
 
 def element_value(dtype: Any, value: Any) -> Any:
     """Convert one element read through NumPy to a Python value (scalar, or an instance of dtype)."""
+    if is_bfloat16_element(dtype):
+        value = bfloat16_bits.from_bits(value)
     if is_scalar_type(dtype):
         return value.item()
     if isinstance(value, np.void) and hasattr(dtype, "from_numpy_value"):  # a struct record
@@ -161,8 +191,11 @@ def element_value(dtype: Any, value: Any) -> Any:
     return value
 
 
-def value_to_numpy(value: Any, info: ElementInfo) -> Any:
-    """Convert a Python/warp value to something NumPy can assign into element storage."""
+def value_to_numpy(value: Any, info: ElementInfo, dtype: Any = None) -> Any:
+    """Convert a Python/warp value to something NumPy can assign into element storage of
+    ``dtype`` (bfloat16 elements: rounded bit patterns; ``uint16`` NumPy data is taken as bits)."""
+    if is_bfloat16_element(dtype) and _is_float_value(value):
+        return bfloat16_bits.to_bits(np.asarray(_unbox(value), dtype=np.float64))
     if isinstance(value, ScalarBase):
         return value.value
     if hasattr(value, "numpy_value"):
@@ -170,3 +203,12 @@ def value_to_numpy(value: Any, info: ElementInfo) -> Any:
     if info.np_dtype.fields is not None:
         return value
     return np.asarray(value, dtype=info.np_dtype)
+
+
+def _is_float_value(value: Any) -> bool:
+    """True for a value to store as bfloat16 bits: numbers, bfloat16 composites, float sequences."""
+    if isinstance(value, ScalarBase):
+        return True
+    if hasattr(value, "numpy_value"):
+        return True
+    return not isinstance(value, np.ndarray) or value.dtype != np.uint16

@@ -29,7 +29,7 @@ from typing import Any
 
 from warp.errors import WarpCodegenTypeError
 from warp.types.array_type import ARRAY_DESC_SIZE, ArrayType
-from warp.types.scalars import is_scalar_type, type_repr
+from warp.types.scalars import bfloat16, is_scalar_type, type_repr
 
 HEADER_FORMAT = "<4qQQ"  # dims[4], error record pointer, scratch pointer
 HEADER_SIZE = struct.calcsize(HEADER_FORMAT)
@@ -80,7 +80,9 @@ _SCALAR_CODES = {
 
 
 def scalar_code(t: Any) -> str:
-    """The struct format character of a scalar type."""
+    """The struct format character of a scalar type (bfloat16: its bit pattern, ``H``)."""
+    if t is bfloat16:
+        return "H"
     return _SCALAR_CODES[t._kind_][t._bits_]
 
 
@@ -103,7 +105,7 @@ def param_slot(t: Any, offset: int) -> ParamSlot:
     if isinstance(t, ArrayType):
         return ParamSlot(offset, ARRAY_DESC_SIZE, f"{ARRAY_DESC_SIZE}s")
     if is_scalar_type(t):
-        code = _SCALAR_CODES[t._kind_][t._bits_]
+        code = scalar_code(t)
         size = t._bits_ // 8
         return ParamSlot(offset, 8, code + ("x" * (8 - size) if size < 8 else ""))
     hook = getattr(t, "_wp_abi_format_", None)

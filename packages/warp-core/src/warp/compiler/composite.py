@@ -117,7 +117,7 @@ def print_format(ctx: Any, cls: Any, value: ir.Value) -> tuple[str, list[ir.Valu
 def _as_printf_double(ctx: Any, part: ir.Value, scalar: Any) -> ir.Value:
     """``float(part)`` promoted to double, as a C varargs ``%g`` argument."""
     b = ctx.builder
-    if scalar._kind_ == "float" and scalar._bits_ == 32:
+    if scalar._kind_ == "float" and part.type == ir.FloatType():  # float32, bfloat16
         as_float = part
     elif scalar._kind_ == "float":
         convert = b.fptrunc if scalar._bits_ == 64 else b.fpext

@@ -29,7 +29,7 @@ from warp.compiler.lowering.half import legalize_half_conversions
 from warp.compiler.registry import Resolution
 from warp.compiler.source import SourceInfo
 from warp.errors import SourceLoc
-from warp.types.scalars import is_scalar_type, type_repr
+from warp.types.scalars import bfloat16, float16, is_scalar_type, type_repr
 
 #: Symbol of the C-callable wrapper in every shim module.
 SHIM_SYMBOL = "wp_python_shim"
@@ -50,14 +50,10 @@ def slots(types: list[Any]) -> list[Slot]:
 
 
 def returns_by_value(result_types: list[Any]) -> bool:
-    """Whether the shim returns its (single, scalar, not float16) result directly."""
-    return len(result_types) == 1 and is_scalar_type(result_types[0]) and result_types[0] is not _float16()
-
-
-def _float16() -> Any:
-    from warp.types.scalars import float16
-
-    return float16
+    """Whether the shim returns its (single, scalar, not 16-bit float) result directly."""
+    if len(result_types) != 1:
+        return False
+    return is_scalar_type(result_types[0]) and result_types[0] not in (float16, bfloat16)
 
 
 def type_key(t: Any) -> str:

@@ -9,11 +9,12 @@ from typing import Any
 import llvmlite.ir as ir
 
 from warp.compiler import abi
+from warp.compiler.lowering import bfloat16 as bf
 from warp.compiler.lowering import types as lt
 from warp.compiler.registry import ArrayOf, TypeVar
 from warp.types.array_type import ArrayType
 from warp.types.composite import is_composite
-from warp.types.scalars import Int, int32, non_atomic_types, type_size_in_bytes
+from warp.types.scalars import Int, bfloat16, int32, non_atomic_types, type_size_in_bytes
 
 GROUP = "Utility"
 T = TypeVar("T")
@@ -196,6 +197,8 @@ def _atomic(kind: str):
         dtype = atype.dtype
         if is_composite(dtype):
             return _atomic_components(ctx, kind, ptr, dtype, args[-1])
+        if dtype is bfloat16:
+            return atomic_bfloat16(ctx, kind, ptr, args[-1])
         return ctx.builder.atomic_rmw(_rmw_op(kind, dtype), ptr, args[-1], "monotonic")
 
     return lower
@@ -227,11 +230,45 @@ def _atomic_components(ctx: Any, kind: str, ptr: ir.Value, dtype: Any, value: ir
         part = _known_component(value, path)
         if part is not None and _is_identity(kind, scalar, part):
             # a[i].x += v adds -0.0 to the other components: x + -0.0 == x exactly, so skip them
-            old.append(b.load(comp, typ=part.type))
+            raw = b.load(comp, typ=lt.storage_type(scalar))
+            old.append(lt.from_storage(b, scalar, raw))
             continue
         part = part if part is not None else b.extract_value(value, path)
+        if scalar is bfloat16:
+            old.append(atomic_bfloat16(ctx, kind, comp, part))
+            continue
         old.append(b.atomic_rmw(op, comp, part, "monotonic"))
     return lc.assemble(b, dtype, old)
+
+
+def atomic_bfloat16(ctx: Any, kind: str, ptr: ir.Value, value: ir.Value) -> ir.Value:
+    """Atomic update of a 16-bit bfloat16 in memory by a compare-and-swap loop: the new value is
+    computed in float32 from the current one and rounded to bfloat16 (as every bfloat16
+    operation); min/max ignore a NaN operand as the float versions do. Returns the old value."""
+    b = ctx.builder
+    start = b.load_atomic(ptr, "monotonic", 2, typ=bf.I16)
+    entry = b.block
+    loop = b.append_basic_block("bf16_atomic")
+    done = b.append_basic_block("bf16_atomic_done")
+    b.branch(loop)
+    b.position_at_end(loop)
+    current = b.phi(bf.I16)
+    current.add_incoming(start, entry)
+    old = bf.from_bits(b, current)
+    if kind == "add":
+        new = b.fadd(old, value)
+    elif kind == "sub":
+        new = b.fsub(old, value)
+    elif kind in ("min", "max"):
+        better = b.fcmp_ordered("<" if kind == "min" else ">", value, old)
+        new = b.select(b.or_(better, b.fcmp_unordered("uno", old, old)), value, old)
+    else:  # exch
+        new = value
+    pair = b.cmpxchg(ptr, current, bf.to_bits(b, new), "monotonic", "monotonic")
+    current.add_incoming(b.extract_value(pair, 0), b.block)
+    b.cbranch(b.extract_value(pair, 1), done, loop)
+    b.position_at_end(done)
+    return old
 
 
 def _known_component(agg: ir.Value, path: list[int]) -> ir.Value | None:
@@ -271,6 +308,9 @@ def lower_cas(ctx: Any, args: list, types: list) -> ir.Value:
     ptr = element_pointer(ctx, args[0], atype, args[1:-2], types[1:-2])
     compare, value = args[-2], args[-1]
     b = ctx.builder
+    if atype.dtype is bfloat16:
+        res = b.cmpxchg(ptr, bf.to_bits(b, compare), bf.to_bits(b, value), "monotonic", "monotonic")
+        return bf.from_bits(b, b.extract_value(res, 0))
     if atype.dtype._kind_ == "float":
         ity = ir.IntType(atype.dtype._bits_)
         res = b.cmpxchg(ptr, b.bitcast(compare, ity), b.bitcast(value, ity), "monotonic", "monotonic")
@@ -279,7 +319,7 @@ def lower_cas(ctx: Any, args: list, types: list) -> ir.Value:
 
 
 class _AtomicElement:
-    """Element types atomics support: 32/64-bit ints and floats, float16 (ints only if
+    """Element types atomics support: 32/64-bit ints and floats, float16, bfloat16 (ints only if
     ``ints_only``); with ``composites``, also vectors/matrices/quaternions/transforms of those
     (updated component by component)."""
 

@@ -6,8 +6,9 @@ from typing import Any
 
 import llvmlite.ir as ir
 
+from warp.compiler.lowering import bfloat16 as bf
 from warp.core_builtins.patterns import ANY_SCALAR
-from warp.types.scalars import scalar_types
+from warp.types.scalars import bfloat16, float16, float32, float64, scalar_types
 
 
 def convert(ctx: Any, value: ir.Value, src: Any, dst: Any) -> ir.Value:
@@ -15,6 +16,10 @@ def convert(ctx: Any, value: ir.Value, src: Any, dst: Any) -> ir.Value:
     b = ctx.builder
     if src is dst:
         return value
+    if src is bfloat16:  # a float32 SSA value
+        return convert(ctx, value, float32, dst)
+    if dst is bfloat16:
+        return _to_bfloat16(ctx, value, src)
     to = ctx.llvm_type(dst)
     sk, dk = src._kind_, dst._kind_
     if dk == "bool":
@@ -36,6 +41,17 @@ def convert(ctx: Any, value: ir.Value, src: Any, dst: Any) -> ir.Value:
     if src._bits_ < dst._bits_:
         return b.sext(value, to) if sk == "int" else b.zext(value, to)
     return value  # same width, signedness change only
+
+
+def _to_bfloat16(ctx: Any, value: ir.Value, src: Any) -> ir.Value:
+    """``wp.bfloat16(x)``: one rounding to nearest even (integers go through float64, exact
+    below 2**53; float16 through float32, exact)."""
+    b = ctx.builder
+    if src._kind_ in ("int", "uint"):
+        value = convert(ctx, value, src, float64)
+    elif src._kind_ == "bool" or src is float16:
+        value = convert(ctx, value, src, float32)
+    return bf.from_bits(b, bf.to_bits(b, value))
 
 
 def _fsuffix(t: Any) -> str:

@@ -21,6 +21,8 @@ import struct
 import threading
 from typing import Any, Sequence
 
+import numpy as np
+
 from warp import config
 from warp.arrays import array as Array
 from warp.arrays import as_array
@@ -29,8 +31,9 @@ from warp.compiler.abi import buffer_format, decode_error_record
 from warp.decorators import Kernel
 from warp.errors import LaunchTypeError, LaunchValueError, SourceLoc
 from warp.runtime import devices
+from warp.types import bfloat16_bits
 from warp.types.array_type import MAX_DIMS, ArrayType
-from warp.types.scalars import is_scalar_type, type_repr
+from warp.types.scalars import bfloat16, is_scalar_type, type_repr
 
 
 class _SlowPath(Exception):
@@ -369,6 +372,8 @@ def _scalar_arg(where: str, t: Any, value: Any) -> Any:
     if kind == "float":
         if isinstance(raw, (str, bytes)) or not hasattr(raw, "__float__"):
             raise LaunchTypeError(f"{where}: expected {type_repr(t)}, got {type(value).__name__}")
+        if t is bfloat16:  # passed as its 16-bit pattern
+            return int(bfloat16_bits.to_bits(np.float64(float(raw))))
         return t(raw).value if t._bits_ < 64 else float(raw)  # beyond the type's range: inf, as Warp
     if kind == "bool":
         return bool(raw)

@@ -25,8 +25,10 @@ import numpy as np
 
 from warp.compiler.frontend.expressions import BuiltinName
 from warp.compiler.registry import Resolution, builtin_registry
+from warp.types import bfloat16_bits
 from warp.types.composite import CompositeBase
-from warp.types.scalars import ScalarBase, bool as wp_bool, float32, int32, is_scalar_type, type_repr
+from warp.types.scalars import ScalarBase, bfloat16, float32, int32, is_scalar_type, type_repr
+from warp.types.scalars import bool as wp_bool
 
 #: Builtins that read the launch (thread index, block size): meaningless outside a kernel.
 NEEDS_LAUNCH = frozenset({"tid", "block_dim"})
@@ -202,11 +204,15 @@ def _generate_caller(
     for i, (t, slot) in enumerate(zip(arg_types, slots(arg_types))):
         if is_scalar_type(t):
             fmt += slot.format
-            fields.append(f"a{i}")
+            fields.append(f"bits(a{i})" if t is bfloat16 else f"a{i}")
         else:
             fmt += f"{t._size_in_bytes_}s" + "x" * (slot.size - t._size_in_bytes_)
             env[f"T{i}"] = t
-            fields.append(f"a{i}._data.tobytes()")
+            fields.append(f"a{i}._data.tobytes()" if t._wp_scalar_type_ is not bfloat16 else
+                          f"to_bits(a{i}._data).tobytes()")
+    env["bits"] = _bfloat16_bits_of
+    env["to_bits"] = bfloat16_bits.to_bits
+    env["from_bits"] = bfloat16_bits.from_bits
     packer = struct.Struct(fmt)
     env["pack"] = packer.pack
     env["checked_pack"] = _checked_packer(name, arg_types, packer)
@@ -248,6 +254,9 @@ def _generate_caller(
 
 def _result_expr(env: dict[str, Any], k: int, t: Any, offset: int) -> str:
     """Expression converting result ``k`` (of type ``t`` at ``offset`` in ``out``) to a Python value."""
+    if t is bfloat16:
+        env[f"U{k}"] = struct.Struct("<H").unpack_from
+        return f"float(from_bits(U{k}(out, {offset})[0]))"
     if is_scalar_type(t):
         code = {"float": {16: "e", 32: "f", 64: "d"}, "bool": {8: "?"}}.get(t._kind_, {}).get(t._bits_)
         if code is None:
@@ -260,6 +269,8 @@ def _result_expr(env: dict[str, Any], k: int, t: Any, offset: int) -> str:
     count = int(np.prod(t._shape_))
     env[f"S{k}"] = t._shape_
     env[f"make{k}"] = _composite_maker(t)
+    if t._wp_scalar_type_ is bfloat16:
+        return f"make{k}(from_bits(frombuffer(out, D{k}, {count}, {offset})))"
     return f"make{k}(frombuffer(out, D{k}, {count}, {offset}))"
 
 
@@ -275,6 +286,11 @@ def _composite_maker(t: type[CompositeBase]) -> Callable[[np.ndarray], Any]:
     return make
 
 
+def _bfloat16_bits_of(value: Any) -> int:
+    """The 16-bit pattern of a number rounded to bfloat16."""
+    return int(bfloat16_bits.to_bits(np.float64(float(getattr(value, "value", value)))))
+
+
 def _checked_packer(name: str, arg_types: list[Any], packer: struct.Struct) -> Callable[[tuple], bytes]:
     """Slow path of packing: floats beyond a type's range become inf (as a C cast gives, and
     Warp stores), integers out of range raise an ``OverflowError`` naming the argument."""
@@ -284,7 +300,12 @@ def _checked_packer(name: str, arg_types: list[Any], packer: struct.Struct) -> C
         fields: list[Any] = []
         for i, (t, a) in enumerate(zip(arg_types, args)):
             if not is_scalar_type(t):
-                fields.append((a if type(a) is t else t(a))._data.tobytes())
+                data = (a if type(a) is t else t(a))._data
+                if t._wp_scalar_type_ is bfloat16:
+                    data = bfloat16_bits.to_bits(data)
+                fields.append(data.tobytes())
+            elif t is bfloat16:
+                fields.append(_bfloat16_bits_of(a))
             elif t._kind_ == "float":
                 with np.errstate(over="ignore"):
                     fields.append(float(t._np_dtype_.type(float(a))))

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from warp.types import bfloat16_bits
 from warp.types import scalars as _s
 from warp.types.scalars import (
     Float,
@@ -47,7 +48,8 @@ class CompositeBase:
     __slots__ = ("_data",)
 
     def __init__(self, *args: Any) -> None:
-        dtype = self._wp_scalar_type_._np_dtype_
+        scalar = self._wp_scalar_type_
+        dtype = np.dtype(np.float64) if scalar is _s.bfloat16 else scalar._np_dtype_  # rounded below
         n = math.prod(self._shape_)
         if len(args) == n and n > 1 and all(type(a) is float or type(a) is int for a in args):
             data = np.array(args, dtype=dtype)  # fast path: one Python number per component
@@ -63,6 +65,8 @@ class CompositeBase:
             raise ValueError(
                 f"{type(self).__name__} has {n} components, got {data.size} values"
             )
+        if scalar is _s.bfloat16:
+            data = bfloat16_bits.round_values(data)
         self._data = data.reshape(self._shape_)
 
     # -- conversions ------------------------------------------------------------------
@@ -92,12 +96,19 @@ class CompositeBase:
         return value.item()
 
     def __setitem__(self, key: Any, value: Any) -> None:
-        self._data[key] = np.asarray(_unwrap(value))
+        value = np.asarray(_unwrap(value))
+        if self._wp_scalar_type_ is _s.bfloat16:
+            value = bfloat16_bits.round_values(value.astype(np.float64))
+        self._data[key] = value
 
     # -- arithmetic -------------------------------------------------------------------
     def _like(self, data: np.ndarray) -> CompositeBase:
         out = type(self).__new__(type(self))
-        out._data = np.asarray(data, dtype=self._wp_scalar_type_._np_dtype_).reshape(self._shape_)
+        scalar = self._wp_scalar_type_
+        data = np.asarray(data, dtype=_value_dtype(scalar))
+        if scalar is _s.bfloat16:
+            data = bfloat16_bits.round_values(data)
+        out._data = data.reshape(self._shape_)
         return out
 
     def __add__(self, other: Any) -> CompositeBase:
@@ -169,6 +180,8 @@ class CompositeBase:
     @classmethod
     def _wp_pack_(cls, value: Any) -> list[Any]:
         data = value._data if isinstance(value, CompositeBase) else np.asarray(_flatten(value))
+        if cls._wp_scalar_type_ is _s.bfloat16:  # passed as 16-bit patterns
+            return bfloat16_bits.to_bits(data).reshape(-1).tolist()
         return data.reshape(-1).tolist()
 
     @classmethod
@@ -311,6 +324,11 @@ class TransformBase(VectorBase):
     @property
     def q(self) -> QuaternionBase:
         return quaternion(self._wp_scalar_type_)(self._data[3:])
+
+
+def _value_dtype(scalar: Any) -> np.dtype:
+    """NumPy dtype of component values in Python scope (bfloat16: float32 holding bfloat16 values)."""
+    return np.dtype(np.float32) if scalar is _s.bfloat16 else scalar._np_dtype_
 
 
 def _unwrap(v: Any) -> Any:

@@ -29,7 +29,9 @@ from warp.types.scalars import (
 from warp.types.struct import StructBase
 
 #: NumPy dtype -> warp scalar type, and back.
-np_dtype_to_warp_type: dict[np.dtype, type] = {t._np_dtype_: t for t in scalar_types}
+np_dtype_to_warp_type: dict[np.dtype, type] = {
+    t._np_dtype_: t for t in scalar_types if t.__name__ != "bfloat16"  # its dtype is uint16 bits
+}
 warp_type_to_np_dtype: dict[type, np.dtype] = {t: t._np_dtype_ for t in scalar_types}
 
 

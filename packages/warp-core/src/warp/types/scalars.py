@@ -6,7 +6,8 @@ boxed value (``wp.float32(1.5).value == 1.5``). Class attributes describe the st
 
 - ``_kind_``: ``"float"``, ``"int"``, ``"uint"`` or ``"bool"``
 - ``_bits_``: storage width in bits
-- ``_np_dtype_``: the matching NumPy dtype
+- ``_np_dtype_``: the matching NumPy dtype (for ``bfloat16``, which NumPy lacks, ``uint16``:
+  its bit pattern; see :mod:`warp.types.bfloat16_bits`)
 - ``_ctype_``: the matching ctypes type
 
 ``Scalar``, ``Float`` and ``Int`` are generic placeholders used in builtin signatures and
@@ -20,6 +21,8 @@ import ctypes
 from typing import Any, cast
 
 import numpy as np
+
+from warp.types.bfloat16_bits import round_scalar
 
 
 class ScalarBase:
@@ -68,6 +71,8 @@ def _coerce(cls: type[ScalarBase], x: Any) -> Any:
     """Convert a Python number to the value a scalar of type ``cls`` holds (ints wrap around)."""
     if cls._kind_ == "bool":
         return builtins.bool(x)
+    if cls is bfloat16:
+        return round_scalar(x)
     if cls._kind_ == "float":
         with np.errstate(over="ignore"):  # beyond the type's range: inf, as a C cast gives
             return builtins.float(cls._np_dtype_.type(x))
@@ -100,9 +105,12 @@ uint64 = _make("uint64", "uint", 64, "uint64", ctypes.c_uint64)
 float16 = _make("float16", "float", 16, "float16", ctypes.c_uint16)
 float32 = _make("float32", "float", 32, "float32", ctypes.c_float)
 float64 = _make("float64", "float", 64, "float64", ctypes.c_double)
+#: brain float: the upper 16 bits of a float32 (8 exponent bits, 7 mantissa bits); arithmetic is
+#: done in float32 and rounded back (to nearest, ties to even) after every operation
+bfloat16 = _make("bfloat16", "float", 16, "uint16", ctypes.c_uint16)
 
 int_types: tuple[type[ScalarBase], ...] = (int8, uint8, int16, uint16, int32, uint32, int64, uint64)
-float_types: tuple[type[ScalarBase], ...] = (float16, float32, float64)
+float_types: tuple[type[ScalarBase], ...] = (float16, bfloat16, float32, float64)
 scalar_types: tuple[type[ScalarBase], ...] = (bool, *int_types, *float_types)
 non_atomic_types = (int8, uint8, int16, uint16)
 
@@ -125,7 +133,13 @@ _PYTHON_ALIASES: dict[Any, type[ScalarBase]] = {
     builtins.bool: bool,
 }
 
-_FROM_NUMPY: dict[np.dtype, type[ScalarBase]] = {t._np_dtype_: t for t in scalar_types}
+#: bfloat16's NumPy dtype is its bit pattern (uint16): uint16 data means wp.uint16
+_FROM_NUMPY: dict[np.dtype, type[ScalarBase]] = {t._np_dtype_: t for t in scalar_types if t is not bfloat16}
+
+
+def is_bfloat16(t: Any) -> builtins.bool:
+    """True for ``wp.bfloat16`` (stored as 16 bits, computed as float32 in kernels)."""
+    return t is bfloat16
 
 
 def is_scalar_type(t: Any) -> builtins.bool:
@@ -134,7 +148,7 @@ def is_scalar_type(t: Any) -> builtins.bool:
 
 
 def is_float(t: Any) -> builtins.bool:
-    """True for ``float16``, ``float32`` and ``float64``."""
+    """True for ``float16``, ``bfloat16``, ``float32`` and ``float64``."""
     return is_scalar_type(t) and t._kind_ == "float"
 
 

@@ -14,8 +14,9 @@ from typing import Any
 import numpy as np
 
 from warp.compiler.abi import scalar_code
+from warp.types import bfloat16_bits
 from warp.types.array_type import ARRAY_DESC_SIZE, ArrayType
-from warp.types.scalars import canonical_type, is_scalar_type, type_repr
+from warp.types.scalars import bfloat16, canonical_type, is_scalar_type, type_repr
 
 
 def _alignment(t: Any) -> int:
@@ -107,6 +108,8 @@ class StructBase:
                 )
             elif issubclass_safe(t, StructBase):
                 out.append(v.numpy_value())
+            elif t is bfloat16 or getattr(t, "_wp_scalar_type_", None) is bfloat16:
+                out.append(bfloat16_bits.to_bits(np.asarray(v, dtype=np.float64)))
             elif is_scalar_type(t):
                 out.append(v)
             else:
@@ -121,6 +124,8 @@ class StructBase:
             if isinstance(t, ArrayType):
                 continue
             value = record[name]
+            if t is bfloat16 or getattr(t, "_wp_scalar_type_", None) is bfloat16:
+                value = bfloat16_bits.from_bits(value)
             if issubclass_safe(t, StructBase):
                 object.__setattr__(inst, name, t.from_numpy_value(value))
             elif is_scalar_type(t):
@@ -149,6 +154,8 @@ class StructBase:
             v = getattr(value, name)
             if isinstance(t, ArrayType):
                 out.append(_array_desc(v))
+            elif t is bfloat16:
+                out.append(int(bfloat16_bits.to_bits(np.float64(v))))
             elif is_scalar_type(t):
                 out.append(v)
             else:

@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import llvmlite.ir as ir
-
 from warp.compiler import ir as wir
-from warp.compiler.lowering import types as lt
 from warp.compiler.abi import SCRATCH_SIZE
 from warp.compiler.composite import component_pointer
+from warp.compiler.lowering import bfloat16 as bf
+from warp.compiler.lowering import types as lt
 from warp.compiler.lowering.context import LowerContext
 from warp.compiler.lowering.local_memory import plan_local_memory
 from warp.compiler.lowering.printing import lower_print, lower_printf
@@ -135,6 +135,13 @@ class LoopTarget:
     slots: list[ir.Value]
     continue_block: ir.Block
     exit_block: ir.Block
+
+
+#: builtins whose bfloat16 results are copies of bfloat16 values (no rounding needed after them)
+_VALUE_PRESERVING = frozenset({
+    "array_load", "extract", "assign_copy", "atomic_add", "atomic_sub", "atomic_min", "atomic_max",
+    "atomic_exch", "atomic_cas",
+})
 
 
 class RegionLowerer:
@@ -272,9 +279,13 @@ class RegionLowerer:
         result = overload.lower(self.ctx, args, arg_types)
         if not op.results:
             return []
-        if len(op.results) == 1:
-            return [result]
-        return list(result)
+        results = [result] if len(op.results) == 1 else list(result)
+        if overload.name not in _VALUE_PRESERVING:
+            results = [
+                bf.map_components(self.b, v, bf.round_value) if bf.contains_bfloat16(r.type) else v
+                for r, v in zip(op.results, results)
+            ]
+        return results
 
     def op_call_func(self, op: wir.Op, values: ValueMap, loops: list) -> list[ir.Value] | None:
         spec: wir.Function = op.attrs["func"]
