@@ -3,8 +3,10 @@
 It lets the CUDA runtime's Python code run without a GPU: the same calls, argument types
 (cuda-python's own handle types and enums) and ``(CUresult, value)`` results. Device memory is
 host memory, so copies are ``memmove``; streams run their work at once, or record it while a
-stream capture is active (replayed by ``cuGraphLaunch``). ``cuModuleLoadDataEx`` checks the PTX
-names its entries; ``cuLaunchKernel`` reads the argument buffer the runtime passed through
+stream capture is active (replayed by ``cuGraphLaunch``; a capture can be paused and resumed
+into the same graph, ``cuStreamBeginCaptureToGraph`` checking that the new work follows the
+graph's last node). ``cuModuleLoadDataEx`` checks the PTX names its entries;
+``cuLaunchKernel`` reads the argument buffer the runtime passed through
 ``CU_LAUNCH_PARAM_BUFFER_POINTER`` and runs the kernel's CPU build of the same entry (same
 argument layout) over all threads, so results are real.
 
@@ -38,6 +40,10 @@ class FakeDriver:
         self.launches: list[dict[str, Any]] = []
         self.capturing: dict[int, list[Callable[[], None]]] = {}
         self.graphs: dict[int, list[Callable[[], None]]] = {}
+        #: capturing stream -> the graph it captures into
+        self.capture_graph: dict[int, int] = {}
+        #: instantiated graphs: a snapshot of the graph's operations when instantiated
+        self.graph_execs: dict[int, list[Callable[[], None]]] = {}
         self.peer_enabled: set[tuple[int, int]] = set()
         self.pool_access: dict[tuple[int, int], int] = {}
         self.current_context: int | None = None
@@ -48,6 +54,7 @@ class FakeDriver:
         self.calls.clear()
         self.launches.clear()
         self.capturing.clear()
+        self.capture_graph.clear()
         self.peer_enabled.clear()
         self.pool_access.clear()
         self.current_context = None
@@ -327,26 +334,70 @@ class FakeDriver:
         assert isinstance(mode, real.CUstreamCaptureMode)
         if int(stream) in self.capturing:
             return (ERR.CUDA_ERROR_ILLEGAL_STATE,)
-        self.capturing[int(stream)] = []
+        graph = next(self._ids)
+        self.graphs[graph] = self.capturing[int(stream)] = []
+        self.capture_graph[int(stream)] = graph
+        return (OK,)
+
+    @staticmethod
+    def _node(graph: int, index: int) -> real.CUgraphNode:
+        """Handle of the ``index``-th operation of ``graph`` (operations form a chain)."""
+        return real.CUgraphNode(graph * 1_000_000 + index + 1)
+
+    def cuStreamGetCaptureInfo(self, stream: Any):
+        """(status, id, graph, dependencies, edge data, count) as cuda-python 13 returns them."""
+        assert isinstance(stream, real.CUstream)
+        status = real.CUstreamCaptureStatus
+        if int(stream) not in self.capturing:
+            return (OK, status.CU_STREAM_CAPTURE_STATUS_NONE, real.cuuint64_t(0), None, [], [], 0)
+        graph = self.capture_graph[int(stream)]
+        ops = self.capturing[int(stream)]
+        deps = [self._node(graph, len(ops) - 1)] if ops else []
+        return (OK, status.CU_STREAM_CAPTURE_STATUS_ACTIVE, real.cuuint64_t(graph), real.CUgraph(graph), deps,
+                [], len(deps))
+
+    def cuStreamBeginCaptureToGraph(
+        self, stream: Any, graph: Any, deps: Any, edge_data: Any, count: int, mode: Any
+    ):
+        assert isinstance(stream, real.CUstream) and isinstance(graph, real.CUgraph)
+        assert isinstance(mode, real.CUstreamCaptureMode) and edge_data is None
+        deps = list(deps or [])
+        assert count == len(deps) and all(isinstance(d, real.CUgraphNode) for d in deps)
+        if int(stream) in self.capturing or int(graph) not in self.graphs:
+            return (ERR.CUDA_ERROR_ILLEGAL_STATE,)
+        ops = self.graphs[int(graph)]
+        # new work must follow the graph's last operation, or the replay order would be undefined
+        expected = [self._node(int(graph), len(ops) - 1)] if ops else []
+        follows = [int(d) for d in deps] == [int(d) for d in expected]
+        assert follows, "the resumed capture does not follow the graph's last node"
+        self.capturing[int(stream)] = ops
+        self.capture_graph[int(stream)] = int(graph)
+        self._log("cuStreamBeginCaptureToGraph")
         return (OK,)
 
     def cuStreamEndCapture(self, stream: Any):
         ops = self.capturing.pop(int(stream), None)
         if ops is None:
             return (ERR.CUDA_ERROR_ILLEGAL_STATE, None)
-        handle = next(self._ids)
-        self.graphs[handle] = ops
-        return (OK, real.CUgraph(handle))
+        return (OK, real.CUgraph(self.capture_graph.pop(int(stream))))
 
     def cuGraphInstantiate(self, graph: Any, flags: int):
-        return (OK, real.CUgraphExec(int(graph)))
+        if int(graph) in self.capture_graph.values():
+            return (ERR.CUDA_ERROR_ILLEGAL_STATE, None)  # still being captured into
+        handle = next(self._ids)
+        self.graph_execs[handle] = list(self.graphs[int(graph)])
+        return (OK, real.CUgraphExec(handle))
 
     def cuGraphLaunch(self, graph_exec: Any, stream: Any):
-        for op in self.graphs[int(graph_exec)]:
+        ops = self.graph_execs.get(int(graph_exec))
+        if ops is None:
+            return (ERR.CUDA_ERROR_INVALID_VALUE,)  # destroyed
+        for op in ops:
             self._run(stream, op)
         return (OK,)
 
     def cuGraphExecDestroy(self, graph_exec: Any):
+        self.graph_execs.pop(int(graph_exec), None)
         return (OK,)
 
     def cuGraphDestroy(self, graph: Any):

@@ -43,7 +43,9 @@ def compile_kernel(kernel: Any, options: CompileOptions, backend: Any, device: A
                     f"kernel '{kernel.name}': no plugin produced an adjoint (pip install warp-autodiff)"
                 )
             verify_function(function)
-        module = lower_kernel(function, options, backend.define_entry)
+        module = lower_kernel(
+            function, options, backend.define_entry, contiguous_entry=backend.contiguous_entry
+        )
     code = backend.compile(module.llvm_ir, name=function.symbol, options=options, device=device)
     meta = {
         "entries": module.entries, "sites": module.sites, "uses_print": module.uses_print,

@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import functools
 import glob
+import hashlib
 import os
 import re
 import shutil
 import threading
+from typing import Protocol
 
 import llvmlite
 import llvmlite.binding as llvm
@@ -26,7 +28,7 @@ from warp.errors import WarpCodegenError
 TRIPLE = "nvptx64-nvidia-cuda"
 
 #: Bumped when code generation settings change (part of :func:`target_fingerprint`).
-CODEGEN_VERSION = "1"
+CODEGEN_VERSION = "2"
 
 #: Default target when no device says otherwise (offline compilation, ``ptxas`` checks).
 DEFAULT_ARCH = 90
@@ -331,33 +333,85 @@ def _libdevice_bytes() -> bytes:
         return f.read()
 
 
+#: bumped when the way subsets are made changes (part of their disk cache key)
+_SUBSET_VERSION = "1"
+
+
+@functools.lru_cache(maxsize=None)
+def _libdevice_digest() -> str:
+    return hashlib.sha256(_libdevice_bytes()).hexdigest()
+
+
+def _subset_key(needed: frozenset[str], data_layout: str) -> str:
+    """Disk cache key of a libdevice subset: the library's content, LLVM, layout and the names."""
+    h = hashlib.sha256()
+    llvm_version = ".".join(str(v) for v in llvm.llvm_version_info)
+    for part in ("libdevice-subset", _SUBSET_VERSION, _libdevice_digest(), llvm_version, TRIPLE, data_layout):
+        h.update(part.encode() + b"\0")
+    for name in sorted(needed):
+        h.update(name.encode() + b"\0")
+    return h.hexdigest()
+
+
+class BitcodeStore(Protocol):
+    """Where trimmed libdevice bitcode is kept between processes (the kernel cache has this API)."""
+
+    def get(self, key: str) -> tuple[bytes, dict] | None: ...
+
+    def put(self, key: str, obj: bytes, meta: dict) -> None: ...
+
+
 _subset_lock = threading.Lock()
 #: needed ``__nv_*`` functions -> bitcode of libdevice trimmed to them (and what they call)
 _subsets: dict[frozenset[str], bytes] = {}
 
 
-def libdevice_subset(needed: frozenset[str], data_layout: str, context: llvm.ContextRef) -> llvm.ModuleRef:
+def _trim_libdevice(needed: frozenset[str], data_layout: str) -> bytes:
+    """Parse the whole library (~0.5 MB of bitcode) and keep what ``needed`` reaches, as bitcode."""
+    lib = llvm.parse_bitcode(_libdevice_bytes(), context=llvm.create_context())
+    try:
+        lib.triple = TRIPLE
+        lib.data_layout = data_layout
+        for f in lib.functions:
+            if not f.is_declaration and f.name not in needed:
+                f.linkage = llvm.Linkage.internal
+        _run_passes(lib, target_machine(), 0, dce_only=True)
+        return lib.as_bitcode()
+    finally:
+        lib.close()
+
+
+def _make_subset(needed: frozenset[str], data_layout: str, store: BitcodeStore | None, key: str) -> bytes:
+    bitcode = _trim_libdevice(needed, data_layout)
+    if store is not None:
+        store.put(key, bitcode, {"libdevice": libdevice_path(), "functions": sorted(needed)})
+    return bitcode
+
+
+def libdevice_subset(
+    needed: frozenset[str], data_layout: str, context: llvm.ContextRef, store: BitcodeStore | None = None
+) -> llvm.ModuleRef:
     """libdevice trimmed to ``needed`` (plus their callees), parsed into ``context``.
 
-    The first request for a set parses the whole library (~0.5 MB of bitcode) and drops what is
-    not reachable; the trimmed bitcode is kept for later kernels needing the same functions.
+    Parsing the whole library is the costliest step of compiling a small kernel that uses math
+    functions, so the trimmed bitcode is kept: in this process for later kernels needing the same
+    functions, and in ``store`` (the kernel cache directory) for later processes.
     """
     bitcode = _subsets.get(needed)
     if bitcode is None:
-        lib = llvm.parse_bitcode(_libdevice_bytes(), context=llvm.create_context())
-        try:
-            lib.triple = TRIPLE
-            lib.data_layout = data_layout
-            for f in lib.functions:
-                if not f.is_declaration and f.name not in needed:
-                    f.linkage = llvm.Linkage.internal
-            _run_passes(lib, target_machine(), 0, dce_only=True)
-            bitcode = lib.as_bitcode()
-        finally:
-            lib.close()
+        key = _subset_key(needed, data_layout) if store is not None else ""
+        hit = store.get(key) if store is not None else None
+        bitcode = hit[0] if hit is not None else _make_subset(needed, data_layout, store, key)
         with _subset_lock:
             _subsets[needed] = bitcode
-    module = llvm.parse_bitcode(bitcode, context=context)
+    try:
+        module = llvm.parse_bitcode(bitcode, context=context)
+    except RuntimeError:  # stored bitcode that does not parse (another LLVM wrote it?): make it again
+        key = _subset_key(needed, data_layout) if store is not None else ""
+        bitcode = _make_subset(needed, data_layout, store, key)
+        with _subset_lock:
+            _subsets[needed] = bitcode
+        module = llvm.parse_bitcode(bitcode, context=context)
     module.triple = TRIPLE
     module.data_layout = data_layout
     return module
@@ -415,8 +469,12 @@ def compile_ptx(
     name: str = "module",
     arch: int = DEFAULT_ARCH,
     ptx_version: int = DEFAULT_PTX_VERSION,
+    libdevice_store: BitcodeStore | None = None,
 ) -> str:
     """Compile LLVM IR text holding ``ptx_kernel`` entries ``kernels`` to PTX for ``sm_<arch>``.
+
+    ``libdevice_store`` keeps trimmed libdevice bitcode between processes (see
+    :func:`libdevice_subset`).
 
     Errors (invalid IR, unsupported intrinsics, calls to functions that do not exist on the GPU)
     raise :class:`WarpCodegenError` naming the module; nothing reaches the NVPTX backend that
@@ -446,7 +504,7 @@ def compile_ptx(
                 f.name for f in module.functions if f.is_declaration and f.name.startswith("__nv_")
             )
             if needed:
-                module.link_in(libdevice_subset(needed, module.data_layout, context))
+                module.link_in(libdevice_subset(needed, module.data_layout, context, libdevice_store))
             keep = set(kernels)
             missing = keep - {f.name for f in module.functions if not f.is_declaration}
             if missing:

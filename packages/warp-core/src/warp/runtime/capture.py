@@ -75,7 +75,8 @@ def capture_end(device: Any = None, stream: Any = None) -> Graph:
 
 def capture_pause(device: Any = None, stream: Any = None) -> Graph:
     """Stop recording for now; returns the partial graph to hand to :func:`capture_resume`."""
-    return capture_end(device, stream)
+    dev = _capture_device(device, stream)
+    return Graph(dev, get_backend(dev).capture_pause(dev, stream))
 
 
 def capture_resume(graph: Graph, device: Any = None, stream: Any = None) -> None:

@@ -1,7 +1,9 @@
 """Lowering of a kernel to an LLVM module with its launch entry points.
 
 Each kernel gets two entries, ``<symbol>_entry_c`` (all arrays contiguous: element addresses
-from the shape, which the loop vectorizer handles well) and ``<symbol>_entry_s`` (any strides).
+from the shape, which the loop vectorizer handles well) and ``<symbol>_entry_s`` (any strides),
+or only the strided one for backends that do not want the contiguous variant (CUDA: no loop
+vectorizer to help, and half the code to optimize and emit).
 The backend defines what an entry looks like (the CPU's loops over a range of thread indices,
 see :mod:`warp.runtime.backends.cpu_entry`); the kernel body and the functions it calls are
 lowered here, the same for every backend.
@@ -56,16 +58,20 @@ def outer_vectorizable(fn: wir.Function, body: ir.Function | None = None) -> boo
     return body is None or not outer_loop_blockers(body)
 
 
-def lower_kernel(kfn: wir.Function, options: CompileOptions, define_entry: DefineEntry) -> KernelModule:
-    """Lower a kernel's IR (and the functions it calls) to an LLVM module with its two entries.
+def lower_kernel(
+    kfn: wir.Function, options: CompileOptions, define_entry: DefineEntry, *, contiguous_entry: bool = True
+) -> KernelModule:
+    """Lower a kernel's IR (and the functions it calls) to an LLVM module with its entries.
 
     ``define_entry`` is the backend's entry builder (:meth:`warp.runtime.backends.Backend.define_entry`).
+    Without ``contiguous_entry`` only the strided entry is made, and it serves both kinds of
+    launch (``entries["contiguous"]`` names it too).
     """
     module = ir.Module(name=kfn.symbol)
     state = ModuleState(target=options.target, debug=options.debug)
     entries = {}
     variants = getattr(kfn, "variants", None)
-    for contiguous in (True, False):
+    for contiguous in (True, False) if contiguous_entry else (False,):
         body = lower_function(module, state, kfn, contiguous=contiguous)
         if variants and contiguous and options.target == "cpu":
             # a faster version of the body and the per-launch guard deciding whether it applies
@@ -76,6 +82,7 @@ def lower_kernel(kfn: wir.Function, options: CompileOptions, define_entry: Defin
         name = f"{kfn.symbol}_entry_{'c' if contiguous else 's'}"
         define_entry(module, name, body, kfn, options, contiguous=contiguous)
         entries["contiguous" if contiguous else "strided"] = name
+    entries.setdefault("contiguous", entries["strided"])
     if options.target == "cpu":  # no compiler-runtime helpers for float16 conversions on the host
         legalize_half_conversions(module)
     return KernelModule(_with_loop_ids(str(module)), entries, state.sites, state.uses_print, state.externals)

@@ -85,6 +85,9 @@ class Backend(abc.ABC):
 
     #: backend name, also the lowering target: ``"cpu"`` or ``"cuda"``
     name: str = ""
+    #: whether kernels get an entry specialized to all-contiguous arrays besides the strided one
+    #: (see :func:`warp.compiler.lowering.kernel.lower_kernel`)
+    contiguous_entry: bool = True
 
     @property
     def target(self) -> str:
@@ -187,8 +190,15 @@ class Backend(abc.ABC):
         """Stop recording and return what was recorded (replayable with :meth:`capture_replay`)."""
         raise RuntimeError(f"graph capture is not supported on device '{device}'")
 
+    def capture_pause(self, device: Any, stream: Any = None) -> Any:
+        """Stop recording for now (``wp.capture_pause``): what was recorded, for :meth:`capture_resume`.
+
+        By default the same as :meth:`capture_end` (backends whose recordings stay open for more).
+        """
+        return self.capture_end(device, stream)
+
     def capture_resume(self, device: Any, commands: Any, stream: Any = None) -> None:
-        """Continue recording into ``commands`` (from :meth:`capture_end`): ``wp.capture_resume``."""
+        """Continue recording into ``commands`` (from :meth:`capture_pause`): ``wp.capture_resume``."""
         raise RuntimeError(f"graph capture is not supported on device '{device}'")
 
     def capture_replay(self, commands: Any, stream: Any = None) -> None:

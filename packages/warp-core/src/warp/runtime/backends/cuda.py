@@ -11,7 +11,9 @@
   pinned host memory from ``cuMemHostAlloc``; copies with ``cuMemcpyAsync`` (unified addressing
   makes one call serve every direction).
 * graphs: ``wp.capture_begin``/``capture_end`` map to stream capture, ``capture_launch`` to
-  ``cuGraphLaunch``.
+  ``cuGraphLaunch``; ``wp.capture_pause`` ends the capture keeping the graph and the nodes it
+  ended on (``cuStreamGetCaptureInfo``), ``wp.capture_resume`` captures into that graph again
+  after those nodes (``cuStreamBeginCaptureToGraph``, CUDA 12.3+).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import threading
 import weakref
 from typing import Any
 
+from warp import config
 from warp.compiler.abi import ERROR_RECORD_SIZE
 from warp.compiler.options import CompileOptions
 from warp.cuda import driver as drv
@@ -29,6 +32,7 @@ from warp.cuda import ptx
 from warp.cuda.context import device_info, make_current
 from warp.errors import WarpCodegenError
 from warp.runtime.backends.base import Allocation, Backend, CommandList, ErrorRecordBuffer, LoadedCode
+from warp.runtime.cache import kernel_cache_for
 
 #: threads per block of launches
 BLOCK_DIM = 256
@@ -136,30 +140,81 @@ def _cpu() -> Any:
 
 
 class CudaGraph(CommandList):
-    """A captured CUDA graph, instantiated for replay with ``cuGraphLaunch``."""
+    """A captured CUDA graph, instantiated for replay with ``cuGraphLaunch``.
 
-    def __init__(self, device: Any, graph: Any, graph_exec: Any) -> None:
+    A graph from ``wp.capture_pause`` is not instantiated yet (it is, lazily, if launched while
+    paused) and remembers the nodes that work captured after ``wp.capture_resume`` must follow.
+    """
+
+    def __init__(self, device: Any, graph: Any, graph_exec: Any = None) -> None:
         super().__init__(device)
-        self.graph, self.graph_exec = graph, graph_exec
-        weakref.finalize(self, _destroy_graph, graph, graph_exec, device.ordinal)
+        #: [CUgraph, CUgraphExec or None], shared with the finalizer
+        self._handles = [graph, graph_exec]
+        #: while paused: the graph nodes the next captured operation depends on
+        self.resume_after: list[Any] | None = None
+        #: whether a resumed capture is recording into the graph now
+        self.recording = False
+        weakref.finalize(self, _destroy_graph, self._handles, device.ordinal)
+
+    @property
+    def graph(self) -> Any:
+        """The ``CUgraph``."""
+        return self._handles[0]
+
+    @property
+    def graph_exec(self) -> Any:
+        """The ``CUgraphExec`` replayed by ``capture_launch`` (None until instantiated)."""
+        return self._handles[1]
+
+    def instantiate(self) -> Any:
+        """Instantiate the graph (again, if it changed since), returning the ``CUgraphExec``."""
+        self.discard_exec()
+        self._handles[1] = drv.check(drv.driver().cuGraphInstantiate(self.graph, 0), "cuGraphInstantiate")
+        return self._handles[1]
+
+    def discard_exec(self) -> None:
+        """Destroy the instantiated graph (it no longer matches a graph being recorded into)."""
+        graph_exec, self._handles[1] = self._handles[1], None
+        if graph_exec is not None:
+            drv.check(drv.driver().cuGraphExecDestroy(graph_exec), "cuGraphExecDestroy")
 
 
-def _destroy_graph(graph: Any, graph_exec: Any, ordinal: int) -> None:
+def _destroy_graph(handles: list[Any], ordinal: int) -> None:
     try:
         make_current(ordinal)
-        drv.driver().cuGraphExecDestroy(graph_exec)
-        drv.driver().cuGraphDestroy(graph)
+        if handles[1] is not None:
+            drv.driver().cuGraphExecDestroy(handles[1])
+        drv.driver().cuGraphDestroy(handles[0])
     except Exception:
         pass
+
+
+def _capture_dependencies(cu: Any, handle: Any) -> list[Any]:
+    """The graph nodes the next operation captured on stream ``handle`` would depend on."""
+    query = getattr(cu, "cuStreamGetCaptureInfo_v3", None) or cu.cuStreamGetCaptureInfo
+    result = query(handle)
+    drv.check((result[0],), "cuStreamGetCaptureInfo")
+    if len(result) < 6:  # cuda-python before 12.3 reports no dependencies here
+        raise RuntimeError(
+            "wp.capture_pause on CUDA needs cuda-python (cuda-bindings) 12.3 or newer and a driver "
+            "for CUDA 12.3 or newer"
+        )
+    count = int(result[-1])
+    return list(result[4] or [])[:count]
 
 
 class CudaBackend(Backend):
     """CUDA devices through the driver API (cuda-python)."""
 
     name = "cuda"
+    #: one strided entry per kernel, as NVIDIA Warp (array indexing always uses the strides): the
+    #: contiguous variant saves no GPU instructions worth its cost (twice the code to optimize
+    #: and emit when compiling)
+    contiguous_entry = False
 
     def __init__(self) -> None:
-        self._capturing: dict[int, Any] = {}  # device ordinal -> capturing stream handle
+        #: device ordinal -> (capturing stream handle, the CudaGraph resumed into or None)
+        self._capturing: dict[int, tuple[Any, CudaGraph | None]] = {}
         self._lock = threading.Lock()
 
     # -- code ------------------------------------------------------------------------------
@@ -179,7 +234,10 @@ class CudaBackend(Backend):
         text = with_byval_args(llvm_ir)
         arch, version = ptx_target(device)
         kernels = _ENTRY_NAME.findall(text)
-        return ptx.compile_ptx(text, kernels=kernels, name=name, arch=arch, ptx_version=version).encode()
+        return ptx.compile_ptx(
+            text, kernels=kernels, name=name, arch=arch, ptx_version=version,
+            libdevice_store=kernel_cache_for(config.kernel_cache_dir),
+        ).encode()
 
     def load(self, code: bytes, symbols: list[str], *, name: str, device: Any) -> CudaLoadedCode:
         return load_ptx(code, symbols, name=name, device=device)
@@ -315,26 +373,79 @@ class CudaBackend(Backend):
                 raise RuntimeError(f"a graph capture is already active on device '{device}'")
             mode = cu.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_THREAD_LOCAL
             drv.check(cu.cuStreamBeginCapture(handle, mode), "cuStreamBeginCapture")
-            self._capturing[device.ordinal] = handle
+            self._capturing[device.ordinal] = (handle, None)
 
-    def capture_end(self, device: Any, stream: Any = None) -> CudaGraph:
+    def _stop_capture(self, device: Any, *, pause: bool) -> CudaGraph:
+        """End the stream capture on ``device``; the graph, with what resuming needs when pausing."""
         cu = drv.driver()
         make_current(device.ordinal)
         with self._lock:
-            handle = self._capturing.pop(device.ordinal, None)
-        if handle is None:
-            raise RuntimeError(f"no graph capture is active on device '{device}'")
-        graph = drv.check(cu.cuStreamEndCapture(handle), "cuStreamEndCapture")
-        graph_exec = drv.check(cu.cuGraphInstantiate(graph, 0), "cuGraphInstantiate")
-        return CudaGraph(device, graph, graph_exec)
+            handle, target = self._capturing.get(device.ordinal, (None, None))
+            if handle is None:
+                raise RuntimeError(f"no graph capture is active on device '{device}'")
+            # (a failed query leaves the capture active, to be ended with capture_end)
+            dependencies = _capture_dependencies(cu, handle) if pause else None
+            self._capturing.pop(device.ordinal, None)
+            graph = drv.check(cu.cuStreamEndCapture(handle), "cuStreamEndCapture")
+        if target is None:
+            target = CudaGraph(device, graph)
+        target.recording = False
+        target.resume_after = dependencies
+        return target
+
+    def capture_end(self, device: Any, stream: Any = None) -> CudaGraph:
+        graph = self._stop_capture(device, pause=False)
+        graph.instantiate()
+        return graph
+
+    def capture_pause(self, device: Any, stream: Any = None) -> CudaGraph:
+        """End the capture for now, keeping the graph open for :meth:`capture_resume`.
+
+        The graph is not instantiated (``capture_launch`` of a paused graph instantiates it).
+        """
+        return self._stop_capture(device, pause=True)
+
+    def capture_resume(self, device: Any, commands: Any, stream: Any = None) -> None:
+        """Capture into the paused graph again (``cuStreamBeginCaptureToGraph``), after its last work."""
+        if not isinstance(commands, CudaGraph):
+            raise TypeError("capture_resume on a CUDA device needs a graph paused on a CUDA device")
+        if commands.resume_after is None:
+            raise RuntimeError(
+                "capture_resume: the graph's capture was ended, not paused (resume the graph that "
+                "wp.capture_pause returned)"
+            )
+        cu = drv.driver()
+        begin = getattr(cu, "cuStreamBeginCaptureToGraph", None)
+        if begin is None:
+            raise RuntimeError("wp.capture_resume on CUDA needs cuda-python (cuda-bindings) 12.3 or newer")
+        make_current(device.ordinal)
+        handle = _stream_handle(device, stream)
+        with self._lock:
+            if device.ordinal in self._capturing:
+                raise RuntimeError(f"a graph capture is already active on device '{device}'")
+            commands.discard_exec()  # an instance made while paused would miss the work to come
+            dependencies = commands.resume_after
+            mode = cu.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_THREAD_LOCAL
+            drv.check(
+                begin(handle, commands.graph, dependencies or None, None, len(dependencies), mode),
+                "cuStreamBeginCaptureToGraph",
+            )
+            self._capturing[device.ordinal] = (handle, commands)
+        commands.resume_after = None
+        commands.recording = True
 
     def capture_replay(self, commands: CommandList, stream: Any = None) -> None:
         if not isinstance(commands, CudaGraph):
             raise TypeError("capture_launch on a CUDA device needs a graph captured on a CUDA device")
+        if commands.recording:
+            raise RuntimeError(
+                "capture_launch: the graph is being captured into (resumed); end or pause the capture first"
+            )
         cu = drv.driver()
         make_current(commands.device.ordinal)
         handle = _stream_handle(commands.device, stream)
-        drv.check(cu.cuGraphLaunch(commands.graph_exec, handle), "cuGraphLaunch")
+        graph_exec = commands.graph_exec if commands.graph_exec is not None else commands.instantiate()
+        drv.check(cu.cuGraphLaunch(graph_exec, handle), "cuGraphLaunch")
 
     def is_capturing(self, device: Any, stream: Any = None) -> bool:
         return getattr(device, "ordinal", -1) in self._capturing

@@ -4,7 +4,7 @@ The entry takes the whole argument buffer (launch header + parameters, the layou
 :mod:`warp.compiler.abi`) as one ``byval`` parameter, so the launcher hands the driver the same
 packed bytes the CPU entry reads (``cuLaunchKernel``'s ``CU_LAUNCH_PARAM_BUFFER_POINTER``)::
 
-    define ptx_kernel void @<symbol>_entry_c(ptr byval([N x i8]) align 8 %args)
+    define ptx_kernel void @<symbol>_entry_s(ptr byval([N x i8]) align 8 %args)
 
 Each thread starts at ``blockIdx.x * blockDim.x + threadIdx.x`` and strides by the total number
 of threads of the grid until it passes the launch size (the product of the four launch
