@@ -3,7 +3,7 @@
 References are evaluated in float64 (for float32 and float16 results) so the measured error is
 the library's own. Tolerances (max ulp over the sampled inputs), float32 / float64:
 
-    sin cos 2/2   tan 3/3   exp exp2 log log2 log10 1.5/1.5   atan asin acos 2/3   atan2 3/3
+    sin cos 1/2   tan 1/3   exp exp2 log log2 log10 1.5/1.5   atan asin acos 1/3   atan2 1/3
     sinh cosh tanh 3/3   pow 1/1   cbrt 1/1.5   erf 2/4   erfc 5/8
     erfinv erfcinv 1/8
 
@@ -26,17 +26,17 @@ WARP_TYPES = {np.float16: wps.float16, np.float32: wps.float32, np.float64: wps.
 
 # name -> (reference, sample ranges as (lo, hi, "lin"|"log"), tol float32, tol float64)
 CASES = {
-    "sin": (np.sin, [(-10, 10, "lin"), (-1e5, 1e5, "lin"), (1e-30, 1e12, "log")], 2, 2),
-    "cos": (np.cos, [(-10, 10, "lin"), (-1e5, 1e5, "lin"), (1e-30, 1e12, "log")], 2, 2),
-    "tan": (np.tan, [(-10, 10, "lin"), (-1e5, 1e5, "lin"), (1e-30, 1e12, "log")], 3, 3),
+    "sin": (np.sin, [(-10, 10, "lin"), (-1e5, 1e5, "lin"), (1e-30, 1e300, "log")], 1, 2),
+    "cos": (np.cos, [(-10, 10, "lin"), (-1e5, 1e5, "lin"), (1e-30, 1e300, "log")], 1, 2),
+    "tan": (np.tan, [(-10, 10, "lin"), (-1e5, 1e5, "lin"), (1e-30, 1e300, "log")], 1, 3),
     "exp": (np.exp, [(-110, 90, "lin"), (-750, 712, "lin"), (1e-30, 1, "log")], 1.5, 1.5),
     "exp2": (np.exp2, [(-155, 130, "lin"), (-1080, 1030, "lin"), (1e-30, 1, "log")], 1.5, 1.5),
     "log": (np.log, [(0, 3, "lin"), (1e-300, 1e300, "log"), (1e-45, 1e38, "log")], 1.5, 1.5),
     "log2": (np.log2, [(0, 3, "lin"), (1e-300, 1e300, "log"), (1e-45, 1e38, "log")], 1.5, 1.5),
     "log10": (np.log10, [(0, 3, "lin"), (1e-300, 1e300, "log"), (1e-45, 1e38, "log")], 1.5, 1.5),
-    "atan": (np.arctan, [(-3, 3, "lin"), (1e-30, 1e30, "log")], 2, 2),
-    "asin": (np.arcsin, [(-1, 1, "lin"), (1e-30, 1, "log")], 2, 3),
-    "acos": (np.arccos, [(-1, 1, "lin"), (1e-30, 1, "log")], 2, 3),
+    "atan": (np.arctan, [(-3, 3, "lin"), (1e-30, 1e30, "log")], 1, 2),
+    "asin": (np.arcsin, [(-1, 1, "lin"), (1e-30, 1, "log")], 1, 3),
+    "acos": (np.arccos, [(-1, 1, "lin"), (1e-30, 1, "log")], 1, 3),
     "sinh": (np.sinh, [(-5, 5, "lin"), (-90, 90, "lin"), (-712, 712, "lin"), (1e-30, 1, "log")], 3, 3),
     "cosh": (np.cosh, [(-5, 5, "lin"), (-90, 90, "lin"), (-712, 712, "lin"), (1e-30, 1, "log")], 2, 2),
     "tanh": (np.tanh, [(-5, 5, "lin"), (-20, 20, "lin"), (1e-30, 1, "log")], 3, 3),
@@ -130,15 +130,15 @@ def test_special_values(name: str, dtype: type) -> None:
 
 
 def test_trig_float64_large_arguments() -> None:
-    """float64 reduction is accurate up to 2**51 * pi/2 (about 3.5e15)."""
-    x = sample(np.float64, [(1e12, 3.5e15, "log")])
+    """float64 reduction is accurate over the whole range (see also test_trig_large_arguments)."""
+    x = sample(np.float64, [(1e12, 3.5e15, "log"), (3.5e15, 1.7e308, "log")])
     for name in ("sin", "cos"):
         assert_ulp(compile_math(name, np.float64)(x), reference(CASES[name][0], x), np.float64, 2, (x,))
 
 
 @pytest.mark.parametrize("name", ["sin", "cos", "tan"])
 def test_trig_huge_arguments_stay_bounded(name: str) -> None:
-    """Beyond the accurate reduction range results are finite and |sin|, |cos| <= 1."""
+    """Huge finite arguments give finite results with |sin|, |cos| <= 1."""
     for dtype in (np.float32, np.float64):
         info = np.finfo(dtype)
         x = np.array([1e16, -1e20, 3e30, float(info.max), -float(info.max)], dtype=dtype)
@@ -156,7 +156,7 @@ def test_binary_accuracy(name: str, dtype: type) -> None:
     if name == "atan2":
         y = rng.uniform(-10, 10, n) * 10.0 ** rng.integers(-6, 6, n)
         x = rng.uniform(-10, 10, n) * 10.0 ** rng.integers(-6, 6, n)
-        ref_fn, tol = np.arctan2, 3
+        ref_fn, tol = np.arctan2, (1 if dtype == np.float32 else 3)
     else:
         x = np.concatenate([rng.uniform(0, 4, n), np.exp(rng.uniform(-80, 80, n))])
         y = np.concatenate([rng.uniform(-60, 60, n), rng.uniform(-1.5, 1.5, n)])

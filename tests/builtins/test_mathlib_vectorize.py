@@ -55,7 +55,8 @@ def test_sin_vectorizes_to_512_bits_when_preferred() -> None:
     if not llvm.get_host_cpu_features().get("avx512f"):
         pytest.skip("no AVX-512")
     opt = optimized_ir(_loop_module("sin", wps.float32, width=512))
-    assert "<16 x float>" in opt
+    # float32 sin works in double after the argument reduction: 8 lanes of double fill 512 bits
+    assert "<16 x float>" in opt or "<8 x double>" in opt
 
 
 def test_vectorized_sin_is_fast_and_matches_numpy() -> None:

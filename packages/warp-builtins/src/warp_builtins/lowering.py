@@ -37,7 +37,8 @@ def float_op(ctx: Any, name: str, args: list[ir.Value]) -> ir.Value:
     if name in CPU_INTRINSICS:
         fn = declare_float_intrinsic(ctx.builder.module, name, args[0].type, len(args))
         return ctx.builder.call(fn, list(args))
-    return mathlib.call_math(ctx.builder, name, *args)
+    fast = bool(getattr(getattr(ctx, "state", None), "fast_math", False))
+    return mathlib.call_math(ctx.builder, name, *args, fast=fast)
 
 
 def float_op_lowering(name: str) -> Lowering:

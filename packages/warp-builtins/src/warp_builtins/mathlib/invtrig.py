@@ -1,5 +1,8 @@
 """atan, atan2, asin, acos for float32 and float64, branch-free.
 
+float32 versions compute in double (float32 breakpoints and polynomials, one rounding at the
+end), which keeps them under 1 ulp (measured max ~0.54 ulp).
+
 atan reduces ``|x|`` to a small ``t`` with one division chosen by ``select`` (float32: cephes'
 breakpoints tan(pi/8), tan(3pi/8); float64: fdlibm's 7/16, 11/16, 19/16, 39/16) and evaluates
 ``atan(t) = t + t^3 A(t^2)`` (minimax). atan2 reduces to ``atan(min/max)`` on ``[0, 1]`` and
@@ -9,6 +12,10 @@ for ``|x| > 1/2``; float64 asin/acos go through atan:
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
+
+from llvmlite import ir
 
 from warp_builtins.mathlib.irutil import MathBuilder, Value
 
@@ -47,19 +54,8 @@ ASIN32 = (
 PI64 = (3.141592653589793, 1.2246467991473532e-16)
 PIO2_64 = (1.5707963267948966, 6.123233995736766e-17)
 PIO4_64 = (0.7853981633974483, 3.061616997868383e-17)
-PI32 = (3.1415927410125732, -8.742277657347586e-08)
-PIO2_32 = (1.5707963705062866, -4.371138828673793e-08)
-PIO4_32 = (0.7853981852531433, -2.1855694143368964e-08)
 ATAN_HALF = (0.4636476090008061, 2.2698777452961687e-17)
 ATAN_1_5 = (0.982793723247329, 1.3903311031230998e-17)
-
-
-def _pi(mb: MathBuilder) -> tuple[float, float]:
-    return PI64 if mb.bits == 64 else PI32
-
-
-def _pio2(mb: MathBuilder) -> tuple[float, float]:
-    return PIO2_64 if mb.bits == 64 else PIO2_32
 
 
 def _minus_from(mb: MathBuilder, const: tuple[float, float], v: Value) -> Value:
@@ -68,43 +64,60 @@ def _minus_from(mb: MathBuilder, const: tuple[float, float], v: Value) -> Value:
 
 
 def atan_pos(mb: MathBuilder, a: Value) -> Value:
-    """``atan(a)`` for ``a >= 0`` (inf gives pi/2, NaN propagates)."""
+    """float64 ``atan(a)`` for ``a >= 0`` (inf gives pi/2, NaN propagates)."""
     one = mb.c(1.0)
-    if mb.bits == 32:
-        big = mb.gt(a, mb.c(2.414213562373095))
-        mid = mb.gt(a, mb.c(0.41421356237309503))
-        num = mb.select(big, mb.c(-1.0), mb.select(mid, mb.sub(a, one), a))
-        den = mb.select(big, a, mb.select(mid, mb.add(a, one), one))
-        base_hi = mb.select(big, mb.c(PIO2_32[0]), mb.select(mid, mb.c(PIO4_32[0]), mb.c(0.0)))
-        base_lo = mb.select(big, mb.c(PIO2_32[1]), mb.select(mid, mb.c(PIO4_32[1]), mb.c(0.0)))
-        coeffs = ATAN32
-    else:
-        r0 = mb.lt(a, mb.c(0.4375))
-        r1 = mb.lt(a, mb.c(0.6875))
-        r2 = mb.lt(a, mb.c(1.1875))
-        r3 = mb.lt(a, mb.c(2.4375))
+    r0 = mb.lt(a, mb.c(0.4375))
+    r1 = mb.lt(a, mb.c(0.6875))
+    r2 = mb.lt(a, mb.c(1.1875))
+    r3 = mb.lt(a, mb.c(2.4375))
 
-        def pick(v0: Value, v1: Value, v2: Value, v3: Value, v4: Value) -> Value:
-            return mb.select(r0, v0, mb.select(r1, v1, mb.select(r2, v2, mb.select(r3, v3, v4))))
+    def pick(v0: Value, v1: Value, v2: Value, v3: Value, v4: Value) -> Value:
+        return mb.select(r0, v0, mb.select(r1, v1, mb.select(r2, v2, mb.select(r3, v3, v4))))
 
-        two, half3 = mb.c(2.0), mb.c(1.5)
-        num = pick(a, mb.fma(two, a, mb.c(-1.0)), mb.sub(a, one), mb.sub(a, half3), mb.c(-1.0))
-        den = pick(one, mb.add(two, a), mb.add(a, one), mb.fma(half3, a, one), a)
-        consts = [(0.0, 0.0), ATAN_HALF, PIO4_64, ATAN_1_5, PIO2_64]
-        base_hi = pick(*[mb.c(h) for h, _ in consts])
-        base_lo = pick(*[mb.c(lo) for _, lo in consts])
-        coeffs = ATAN64
+    two, half3 = mb.c(2.0), mb.c(1.5)
+    num = pick(a, mb.fma(two, a, mb.c(-1.0)), mb.sub(a, one), mb.sub(a, half3), mb.c(-1.0))
+    den = pick(one, mb.add(two, a), mb.add(a, one), mb.fma(half3, a, one), a)
+    consts = [(0.0, 0.0), ATAN_HALF, PIO4_64, ATAN_1_5, PIO2_64]
+    base_hi = pick(*[mb.c(h) for h, _ in consts])
+    base_lo = pick(*[mb.c(lo) for _, lo in consts])
+    coeffs = ATAN64
     t = mb.div(num, den)
     z = mb.mul(t, t)
     tail = mb.mul(mb.mul(t, z), mb.poly(z, coeffs))
     return mb.add(base_hi, mb.add(mb.add(base_lo, tail), t))
 
 
+def _atan_pos_f32_in_double(d: MathBuilder, a: Value) -> Value:
+    """float32 ``atan(a)``, ``a >= 0``, with the float32 reduction and polynomial evaluated in
+    double (one rounding at the end: under 1 ulp)."""
+    one = d.c(1.0)
+    big = d.gt(a, d.c(2.414213562373095))
+    mid = d.gt(a, d.c(0.41421356237309503))
+    num = d.select(big, d.c(-1.0), d.select(mid, d.sub(a, one), a))
+    den = d.select(big, a, d.select(mid, d.add(a, one), one))
+    base = d.select(big, d.c(PIO2_64[0]), d.select(mid, d.c(PIO4_64[0]), d.c(0.0)))
+    t = d.div(num, den)
+    z = d.mul(t, t)
+    return d.add(base, d.fma(d.mul(t, z), d.poly(z, ATAN32), t))
+
+
 def atan(mb: MathBuilder, x: Value) -> Value:
+    if mb.bits == 32:
+        d = mb.other(ir.DoubleType())
+        r = _atan_pos_f32_in_double(d, d.fabs(d.convert(x, d.ty)))
+        return mb.copysign(d.convert(r, mb.ty), x)
     return mb.copysign(atan_pos(mb, mb.fabs(x)), x)
 
 
 def atan2(mb: MathBuilder, y: Value, x: Value) -> Value:
+    if mb.bits == 32:  # in double with the float32 polynomial, one rounding at the end
+        d = mb.other(ir.DoubleType())
+        res = _atan2(d, d.convert(y, d.ty), d.convert(x, d.ty), _atan_pos_f32_in_double)
+        return d.convert(res, mb.ty)
+    return _atan2(mb, y, x, atan_pos)
+
+
+def _atan2(mb: MathBuilder, y: Value, x: Value, atan_pos: Callable[[MathBuilder, Value], Value]) -> Value:
     ay, ax = mb.fabs(y), mb.fabs(x)
     swap = mb.gt(ay, ax)
     num = mb.select(swap, ax, ay)
@@ -114,9 +127,9 @@ def atan2(mb: MathBuilder, y: Value, x: Value) -> Value:
     t = mb.select(both_inf, mb.c(1.0), t)
     t = mb.select(mb.eq(den, mb.c(0.0)), mb.c(0.0), t)
     theta = atan_pos(mb, t)
-    theta = mb.select(swap, _minus_from(mb, _pio2(mb), theta), theta)
+    theta = mb.select(swap, _minus_from(mb, PIO2_64, theta), theta)
     x_neg = mb.b.icmp_signed("<", mb.as_int(x), mb.ic(0))
-    theta = mb.select(x_neg, _minus_from(mb, _pi(mb), theta), theta)
+    theta = mb.select(x_neg, _minus_from(mb, PI64, theta), theta)
     res = mb.copysign(theta, y)
     return mb.select(mb.or_(mb.isnan(x), mb.isnan(y)), mb.add(x, y), res)
 
@@ -131,26 +144,26 @@ def _asin_core32(mb: MathBuilder, a: Value) -> tuple[Value, Value]:
 
 
 def asin(mb: MathBuilder, x: Value) -> Value:
-    if mb.bits == 32:
-        a = mb.fabs(x)
-        big, p = _asin_core32(mb, a)
-        hi, lo = PIO2_32
-        res = mb.select(big, mb.add(mb.sub(mb.c(hi), mb.mul(mb.c(2.0), p)), mb.c(lo)), p)
-        return mb.copysign(res, x)
+    if mb.bits == 32:  # in double, one rounding at the end
+        d = mb.other(ir.DoubleType())
+        big, p = _asin_core32(d, d.fabs(d.convert(x, d.ty)))
+        res = d.select(big, d.sub(d.c(PIO2_64[0]), d.mul(d.c(2.0), p)), p)
+        return mb.copysign(d.convert(res, mb.ty), x)
     one = mb.c(1.0)
     w = mb.mul(mb.sub(one, x), mb.add(one, x))
     return atan(mb, mb.div(x, mb.sqrt(w)))
 
 
 def acos(mb: MathBuilder, x: Value) -> Value:
-    if mb.bits == 32:
-        a = mb.fabs(x)
-        big, p = _asin_core32(mb, a)
-        two_p = mb.mul(mb.c(2.0), p)
-        small = _minus_from(mb, PIO2_32, mb.copysign(p, x))
-        neg = _minus_from(mb, PI32, two_p)
-        res = mb.select(big, mb.select(mb.lt(x, mb.c(0.0)), neg, two_p), small)
-        return mb.nan_passthrough(x, res)
+    if mb.bits == 32:  # in double, one rounding at the end
+        d = mb.other(ir.DoubleType())
+        xd = d.convert(x, d.ty)
+        big, p = _asin_core32(d, d.fabs(xd))
+        two_p = d.mul(d.c(2.0), p)
+        small = d.sub(d.c(PIO2_64[0]), d.copysign(p, xd))
+        neg = d.sub(d.c(PI64[0]), two_p)
+        res = d.select(big, d.select(d.lt(xd, d.c(0.0)), neg, two_p), small)
+        return mb.nan_passthrough(x, d.convert(res, mb.ty))
     one = mb.c(1.0)
     t = mb.sqrt(mb.div(mb.sub(one, x), mb.add(one, x)))
     return mb.mul(mb.c(2.0), atan_pos(mb, t))

@@ -30,6 +30,8 @@ class ModuleState:
 
     target: str
     debug: bool
+    #: the ``fast_math`` module option (builtins may pick cheaper, less accurate code)
+    fast_math: bool = False
     strings: dict[str, ir.GlobalVariable] = field(default_factory=dict)
     functions: dict[str, ir.Function] = field(default_factory=dict)
     #: debug-mode bounds-check sites: site id -> description

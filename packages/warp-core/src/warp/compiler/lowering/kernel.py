@@ -68,7 +68,7 @@ def lower_kernel(
     launch (``entries["contiguous"]`` names it too).
     """
     module = ir.Module(name=kfn.symbol)
-    state = ModuleState(target=options.target, debug=options.debug)
+    state = ModuleState(target=options.target, debug=options.debug, fast_math=options.fast_math)
     entries = {}
     variants = getattr(kfn, "variants", None)
     for contiguous in (True, False) if contiguous_entry else (False,):

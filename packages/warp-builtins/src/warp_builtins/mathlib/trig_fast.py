@@ -1,0 +1,217 @@
+"""sin, cos, tan with a cheap Cody-Waite reduction: the ``fast_math`` variants (CPU).
+
+Selected by the module option ``fast_math=True``; the default functions are in
+:mod:`warp_builtins.mathlib.trig` (full-range reduction, under 1 ulp for float32). These are
+about twice as fast in trig-bound kernels but only accurate while the reduction is:
+
+* float32 arguments are reduced in double precision with ``k = rint(x * fl(2/pi))`` rounded
+  once, which keeps ``|r|`` within the fitted interval for ``|x| < 1.2e13``; the reduction itself
+  is exact up to ``|x| < 2**51``. Errors up to ~1.8 ulp (float polynomials).
+* float64 arguments are reduced to a double-double ``r_hi + r_lo`` with ``k`` from a
+  double-double ``x * 2/pi`` (:func:`nearest_quadrant`), accurate for ``|x| < 2**51 * pi/2``
+  (about 3.5e15).
+
+Beyond these ranges ``r`` is clamped to the fitted interval so results stay finite and
+``|sin|, |cos| <= 1``, but they are not accurate. ``sin(-0)`` and ``tan(-0)`` are ``-0``.
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir
+
+from warp_builtins.mathlib.irutil import MathBuilder, Value
+
+TWO_OVER_PI = 0.6366197723675814
+TWO_OVER_PI_LO = -3.935735335036497e-17
+PIO2_1 = 1.5707963267948966
+PIO2_2 = 6.123233995736766e-17
+PIO2_3 = -1.4973849048591698e-33
+PIO4 = 0.7853981633974483
+#: the polynomials are fitted on |r| <= PIO4_FIT
+PIO4_FIT = PIO4 * 1.001
+
+# sin(r) = r + r^3 * S(r^2); cos(r) = 1 - r^2/2 + r^4 * C(r^2)   (|r| <= pi/4)
+SIN32 = (-0.1666666716337204, 0.008333329111337662, -0.00019839253218378872, 2.7172732188773807e-06)
+COS32 = (0.0416666679084301, -0.0013888885732740164, 2.4799905077088624e-05, -2.7236529831498046e-07)
+SIN64 = (
+    -0.16666666666666666,
+    0.008333333333333325,
+    -0.0001984126984125607,
+    2.7557319214338776e-06,
+    -2.505210488127693e-08,
+    1.6058356367612202e-10,
+    -7.577954485725503e-13,
+)
+COS64 = (
+    0.041666666666666664,
+    -0.0013888888888888885,
+    2.4801587301579644e-05,
+    -2.755731921862269e-07,
+    2.0876755039849093e-09,
+    -1.147036345015615e-11,
+    4.7410111036262834e-14,
+)
+
+
+# ---------------------------------------------------------------------------------- float32
+
+
+def nearest_quadrant(d: MathBuilder, x: Value) -> tuple[Value, Value]:
+    """``k = rint(x * 2/pi)`` (double and integer) with ``x * 2/pi`` evaluated in double-double.
+
+    A single ``rint(fl(x * 2/pi))`` can be off by one near half-integers once ``|x|`` is large,
+    leaving ``|r|`` above pi/4 by up to ``|x| * 2**-53``; rounding the high part first and then
+    the small remainder keeps ``|r| <= pi/4`` (up to rounding) over the whole exact range.
+    """
+    y_hi = d.mul(x, d.c(TWO_OVER_PI))
+    y_lo = d.fma(x, d.c(TWO_OVER_PI_LO), d.fma(x, d.c(TWO_OVER_PI), d.neg(y_hi)))
+    k0, ki0 = d.round_magic(y_hi)
+    k1, ki1 = d.round_magic(d.add(d.sub(y_hi, k0), y_lo))
+    return d.add(k0, k1), d.b.add(ki0, ki1)
+
+
+def _reduce_f32(mb: MathBuilder, x: Value) -> tuple[Value, Value]:
+    """``(r, q)``: float32 ``r`` in [-pi/4, pi/4] and i32 quadrant ``q`` (low bits of k)."""
+    d = mb.other(ir.DoubleType())
+    xd = d.convert(x, d.ty)
+    k, ki = d.round_magic(xd, TWO_OVER_PI)  # one rounding: |r| <= pi/4 + |x| * 6.2e-17
+    r = d.fma(d.neg(k), d.c(PIO2_1), xd)
+    r = d.fma(d.neg(k), d.c(PIO2_2), r)
+    r = d.fma(d.neg(k), d.c(PIO2_3), r)
+    rf = d.convert(r, mb.ty)
+    # graceful beyond the exact range: keep r bounded (NaN passes through the ordered compares)
+    bound = mb.c(PIO4_FIT)
+    rf = mb.select(mb.gt(rf, bound), bound, rf)
+    rf = mb.select(mb.lt(rf, mb.neg(bound)), mb.neg(bound), rf)
+    return rf, d.to_int32(ki)
+
+
+def _sincos_poly_f32(mb: MathBuilder, r: Value) -> tuple[Value, Value]:
+    z = mb.mul(r, r)
+    s = mb.fma(mb.mul(r, z), mb.poly(z, SIN32), r)
+    c = mb.fma(mb.mul(z, z), mb.poly(z, COS32), mb.fma(mb.c(-0.5), z, mb.c(1.0)))
+    return s, c
+
+
+def _apply_quadrant(mb: MathBuilder, s: Value, c: Value, q: Value, cosine: bool) -> Value:
+    """sin (or cos) of the original argument from sin/cos of r and the quadrant."""
+    b = mb.b
+    i32 = ir.IntType(32)
+    if cosine:
+        q = b.add(q, ir.Constant(i32, 1))
+    odd = b.icmp_unsigned("!=", b.and_(q, ir.Constant(i32, 1)), ir.Constant(i32, 0))
+    val = mb.select(odd, c, s)
+    sign = b.and_(q, ir.Constant(i32, 2))
+    if mb.bits == 64:
+        sign = b.shl(b.zext(sign, mb.ity), mb.ic(62))
+    else:
+        sign = b.shl(sign, ir.Constant(i32, 30))
+    return mb.as_float(b.xor(mb.as_int(val), sign))
+
+
+def _keep_zero(mb: MathBuilder, x: Value, result: Value) -> Value:
+    """``x`` itself where ``x`` is +-0 (the polynomials turn -0 into +0)."""
+    return mb.select(mb.eq(x, mb.c(0.0)), x, result)
+
+
+def sin_f32(mb: MathBuilder, x: Value) -> Value:
+    r, q = _reduce_f32(mb, x)
+    s, c = _sincos_poly_f32(mb, r)
+    return _keep_zero(mb, x, _apply_quadrant(mb, s, c, q, cosine=False))
+
+
+def cos_f32(mb: MathBuilder, x: Value) -> Value:
+    r, q = _reduce_f32(mb, x)
+    s, c = _sincos_poly_f32(mb, r)
+    # cos(x) = sin(x + pi/2): quadrant q + 1 applied to (sin r, cos r)
+    return _apply_quadrant(mb, s, c, q, cosine=True)
+
+
+def tan_f32(mb: MathBuilder, x: Value) -> Value:
+    r, q = _reduce_f32(mb, x)
+    # polynomials and the division in double, one rounding at the end
+    d = mb.other(ir.DoubleType())
+    rd = d.convert(r, d.ty)
+    z = d.mul(rd, rd)
+    s = d.fma(d.mul(rd, z), d.poly(z, SIN32), rd)
+    c = d.fma(d.mul(z, z), d.poly(z, COS32), d.fma(d.c(-0.5), z, d.c(1.0)))
+    odd = mb.b.icmp_unsigned(
+        "!=", mb.b.and_(q, ir.Constant(ir.IntType(32), 1)), ir.Constant(ir.IntType(32), 0)
+    )
+    num = d.select(odd, d.neg(c), s)
+    den = d.select(odd, s, c)
+    return _keep_zero(mb, x, d.convert(d.div(num, den), mb.ty))
+
+
+# ---------------------------------------------------------------------------------- float64
+
+
+def _two_sum(mb: MathBuilder, a: Value, b: Value) -> tuple[Value, Value]:
+    """``s + e == a + b`` exactly, ``s = fl(a + b)``."""
+    s = mb.add(a, b)
+    bb = mb.sub(s, a)
+    e = mb.add(mb.sub(a, mb.sub(s, bb)), mb.sub(b, bb))
+    return s, e
+
+
+def _reduce_f64(mb: MathBuilder, x: Value) -> tuple[Value, Value, Value]:
+    """``(r_hi, r_lo, q)`` with ``x - k*pi/2 = r_hi + r_lo`` to about 2**-105 relative."""
+    k, ki = nearest_quadrant(mb, x)
+    nk = mb.neg(k)
+    r1 = mb.fma(nk, mb.c(PIO2_1), x)  # exact
+    ph = mb.mul(k, mb.c(PIO2_2))
+    pl = mb.fma(k, mb.c(PIO2_2), mb.neg(ph))
+    s, e = _two_sum(mb, r1, mb.neg(ph))
+    lo = mb.fma(nk, mb.c(PIO2_3), mb.sub(e, pl))
+    hi = mb.add(s, lo)
+    lo = mb.sub(lo, mb.sub(hi, s))
+    bound = mb.c(PIO4_FIT)
+    big = mb.gt(mb.fabs(hi), bound)  # only beyond the exact range (NaN compares false)
+    hi = mb.select(big, mb.copysign(bound, hi), hi)
+    lo = mb.select(big, mb.c(0.0), lo)
+    return hi, lo, mb.to_int32(ki)
+
+
+def _sincos_poly_f64(mb: MathBuilder, r: Value, lo: Value) -> tuple[Value, Value]:
+    z = mb.mul(r, r)
+    # sin(r + lo) ~ r + (r^3 S(z) + lo * (1 - z/2))
+    tail = mb.fma(mb.mul(r, z), mb.poly(z, SIN64), mb.mul(lo, mb.fma(mb.c(-0.5), z, mb.c(1.0))))
+    s = mb.add(r, tail)
+    # cos(r + lo) ~ w + (((1 - w) - z/2) + (z^2 C(z) - r * lo)), w = 1 - z/2
+    hz = mb.mul(mb.c(0.5), z)
+    w = mb.sub(mb.c(1.0), hz)
+    corr = mb.sub(mb.sub(mb.c(1.0), w), hz)
+    c = mb.add(w, mb.add(corr, mb.fma(mb.mul(z, z), mb.poly(z, COS64), mb.neg(mb.mul(r, lo)))))
+    return s, c
+
+
+def sin_f64(mb: MathBuilder, x: Value) -> Value:
+    r, lo, q = _reduce_f64(mb, x)
+    s, c = _sincos_poly_f64(mb, r, lo)
+    return _keep_zero(mb, x, _apply_quadrant(mb, s, c, q, cosine=False))
+
+
+def cos_f64(mb: MathBuilder, x: Value) -> Value:
+    r, lo, q = _reduce_f64(mb, x)
+    s, c = _sincos_poly_f64(mb, r, lo)
+    return _apply_quadrant(mb, s, c, q, cosine=True)
+
+
+def tan_f64(mb: MathBuilder, x: Value) -> Value:
+    r, lo, q = _reduce_f64(mb, x)
+    s, c = _sincos_poly_f64(mb, r, lo)
+    odd = mb.b.icmp_unsigned(
+        "!=", mb.b.and_(q, ir.Constant(ir.IntType(32), 1)), ir.Constant(ir.IntType(32), 0)
+    )
+    return _keep_zero(mb, x, mb.div(mb.select(odd, mb.neg(c), s), mb.select(odd, s, c)))
+
+
+#: (name, kind) -> builder of the fast_math variant
+FAST_FUNCTIONS = {
+    ("sin", "float"): sin_f32,
+    ("cos", "float"): cos_f32,
+    ("tan", "float"): tan_f32,
+    ("sin", "double"): sin_f64,
+    ("cos", "double"): cos_f64,
+    ("tan", "double"): tan_f64,
+}
