@@ -23,6 +23,7 @@ BENCHMARKS = [
     "bench_capture",
     "bench_generic_launch",
     "bench_interop",
+    "bench_bfloat16",
 ]
 
 

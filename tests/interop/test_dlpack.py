@@ -58,6 +58,19 @@ def test_numpy_consumes_warp_arrays_zero_copy():
     np.testing.assert_array_equal(nt, a.numpy().T)
 
 
+def test_bfloat16_exports_as_dlpack_bfloat_and_imports_back():
+    a = wp.array([1.0, -2.5, 1 / 3], dtype=wp.bfloat16)
+    capsule = a.__dlpack__()
+    tensor = ctypes.string_at(_api.PyCapsule_GetPointer(capsule, b"dltensor"), 24)
+    code, bits, lanes = tensor[20], tensor[21], int.from_bytes(tensor[22:24], "little")
+    assert (code, bits, lanes) == (4, 16, 1)  # kDLBfloat, 16 bits
+    b = wp.from_dlpack(a)
+    assert b.dtype is wp.bfloat16 and b.ptr == a.ptr and b.list() == [1.0, -2.5, 0.333984375]
+    vec3bf = wp.types.vector(3, wp.bfloat16)
+    v = wp.array([vec3bf(1.0, 2.0, 3.0)], dtype=vec3bf)
+    assert wp.from_dlpack(v, dtype=vec3bf).list()[0].tolist() == [1.0, 2.0, 3.0]
+
+
 def test_vectors_export_as_trailing_dimensions_and_fold_back():
     v = wp.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], dtype=wp.vec3)
     n = np.from_dlpack(v)

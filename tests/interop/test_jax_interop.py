@@ -55,9 +55,20 @@ def test_dtype_maps_bool_composites_and_errors():
     assert wp.dtype_from_jax(jnp.bool_) is wp.bool
     assert wp.dtype_to_jax(wp.bool) is jnp.bool_
     assert wp.dtype_to_jax(wp.vec3) is jnp.float32
-    for bad in (jnp.bfloat16, jnp.complex64):
-        with pytest.raises(TypeError, match="cannot convert JAX dtype"):
-            wp.dtype_from_jax(bad)
+    with pytest.raises(TypeError, match="cannot convert JAX dtype"):
+        wp.dtype_from_jax(jnp.complex64)
+    assert wp.dtype_from_jax(jnp.bfloat16) is wp.bfloat16
+    assert wp.dtype_to_jax(wp.bfloat16) is jnp.bfloat16
+
+
+def test_bfloat16_arrays_round_trip():
+    x = jnp.array([1.0, -2.5, 1 / 3, 1e39], dtype=jnp.bfloat16)
+    a = wp.from_jax(x)
+    assert a.dtype is wp.bfloat16
+    assert a.list() == [float(v) for v in np.asarray(x.astype(jnp.float32))]  # same rounding as JAX
+    back = wp.to_jax(a)
+    assert back.dtype == jnp.bfloat16
+    assert np.array_equal(np.asarray(back.astype(jnp.float32)), np.asarray(x.astype(jnp.float32)))
 
 
 def test_device_maps():

@@ -56,12 +56,32 @@ def test_unsigned_types_map_to_signed_torch_types_of_the_same_width():
     assert wp.dtype_to_torch(float) is torch.float32
 
 
-@pytest.mark.parametrize("torch_dtype", ["bfloat16", "complex64", "complex128"])
+@pytest.mark.parametrize("torch_dtype", ["complex64", "complex128"])
 def test_unsupported_torch_dtypes_raise_type_error(torch_dtype):
     with pytest.raises(TypeError, match="cannot convert torch dtype"):
         wp.dtype_from_torch(getattr(torch, torch_dtype))
     with pytest.raises(TypeError, match="has no matching warp type"):
         wp.from_torch(torch.zeros(3, dtype=getattr(torch, torch_dtype)))
+
+
+def test_bfloat16_tensors_are_shared_both_ways():
+    t = torch.tensor([1.0, -2.5, 1 / 3, 1e39], dtype=torch.bfloat16)
+    assert wp.dtype_from_torch(torch.bfloat16) is wp.bfloat16
+    assert wp.dtype_to_torch(wp.bfloat16) is torch.bfloat16
+    a = wp.from_torch(t)
+    assert a.dtype is wp.bfloat16 and a.ptr == t.data_ptr()
+    assert a.list() == t.float().tolist()  # torch rounds to nearest even as warp does
+    a[0] = 0.1
+    assert t[0].item() == wp.bfloat16(0.1).value  # shared memory
+    back = wp.to_torch(a)
+    assert back.dtype is torch.bfloat16 and back.data_ptr() == a.ptr
+    v3bf = wp.types.vector(3, wp.bfloat16)
+    m = wp.from_torch(torch.ones((2, 3), dtype=torch.bfloat16), dtype=v3bf)
+    assert m.dtype is v3bf and m.list()[1].tolist() == [1.0, 1.0, 1.0]
+    # values converted by torch and by warp agree bit for bit
+    x = torch.randn(1000, dtype=torch.float32) * 100
+    torch_bits = x.to(torch.bfloat16).view(torch.int16).numpy().view(np.uint16)
+    assert np.array_equal(wp.array(x.numpy(), dtype=wp.bfloat16).numpy(), torch_bits)
 
 
 def test_device_maps():

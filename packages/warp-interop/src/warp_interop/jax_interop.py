@@ -17,8 +17,8 @@ from warp.types.scalars import type_repr
 from warp_interop.checks import check_warp_array
 from warp_interop.frameworks import require
 
-_SCALARS = ("float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
-            "uint64", "bool")
+_SCALARS = ("float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16",
+            "uint32", "uint64", "bool")
 
 
 def _jax(what: str) -> Any:

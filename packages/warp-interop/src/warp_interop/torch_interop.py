@@ -37,6 +37,7 @@ def _dtype_tables(torch: Any) -> None:
         (torch.float16, warp.float16), (torch.float32, warp.float32), (torch.float64, warp.float64),
         (torch.int8, warp.int8), (torch.int16, warp.int16), (torch.int32, warp.int32),
         (torch.int64, warp.int64), (torch.uint8, warp.uint8), (torch.bool, warp.bool),
+        (torch.bfloat16, warp.bfloat16),
     ]
     for name, wp_type in (("uint16", warp.uint16), ("uint32", warp.uint32), ("uint64", warp.uint64)):
         t = getattr(torch, name, None)
@@ -50,7 +51,7 @@ def _dtype_tables(torch: Any) -> None:
 def dtype_from_torch(torch_dtype: Any) -> Any:
     """The warp scalar type of a ``torch.dtype`` (``torch.float32`` -> ``wp.float32``).
 
-    Raises TypeError for types warp does not have (``bfloat16``, complex types).
+    Raises TypeError for types warp does not have (complex types).
     """
     torch = _torch("dtype_from_torch")
     if not _from_torch_dtypes:

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from warp.arrays.layout import element_info
-from warp.types.scalars import dtype_from_numpy
+from warp.types.scalars import bfloat16, dtype_from_numpy
 
 #: DLDeviceType codes
 KDL_CPU, KDL_CUDA, KDL_CUDA_HOST, KDL_CUDA_MANAGED = 1, 2, 3, 13
@@ -94,7 +94,10 @@ def export_capsule(arr: Any, *, versioned: bool, version: tuple[int, int] = DLPA
 
     fns = native()
     info = element_info(arr.dtype)
-    code, bits = _dl_dtype(info.np_dtype, "__dlpack__")
+    if getattr(arr.dtype, "_wp_scalar_type_", arr.dtype) is bfloat16:
+        code, bits = KDL_BFLOAT, 16  # stored as its 16-bit pattern (NumPy sees uint16)
+    else:
+        code, bits = _dl_dtype(info.np_dtype, "__dlpack__")
     shape = arr.shape + info.inner_shape
     byte_strides = arr.strides + info.inner_strides
     comp = info.np_dtype.itemsize
@@ -205,9 +208,11 @@ def _device_from_dl(device_type: int, device_id: int) -> Any:
 
 
 def _scalar_dtype(code: int, bits: int, lanes: int) -> Any:
+    if code == KDL_BFLOAT and bits == 16 and lanes == 1:
+        return bfloat16
     kind = _KINDS.get(code)
     if kind is None or lanes != 1:
-        what = "bfloat16" if code == KDL_BFLOAT else f"type code {code} with {bits} bits x {lanes} lanes"
+        what = f"type code {code} with {bits} bits x {lanes} lanes"
         raise TypeError(f"from_dlpack: DLPack data type {what} has no matching warp type")
     try:
         return dtype_from_numpy(np.dtype(f"{kind}{bits // 8}") if kind != "b" else np.dtype(bool))

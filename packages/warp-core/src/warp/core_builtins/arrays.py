@@ -128,7 +128,10 @@ def lower_load(ctx: Any, args: list, types: list) -> ir.Value:
 def lower_store(ctx: Any, args: list, types: list) -> None:
     atype = types[0]
     ptr = element_pointer(ctx, args[0], atype, args[1:-1], types[1:-1])
-    value = lt.to_storage(ctx.builder, atype.dtype, args[-1])
+    if bf.contains_bfloat16(atype.dtype):  # a bfloat16 SSA value is exact: keep its top half
+        value = bf.map_components(ctx.builder, args[-1], bf.exact_bits)
+    else:
+        value = lt.to_storage(ctx.builder, atype.dtype, args[-1])
     ctx.builder.store(value, ptr, align=lt.alignment(atype.dtype))
 
 

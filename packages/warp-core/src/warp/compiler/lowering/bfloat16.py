@@ -62,6 +62,12 @@ def to_bits(b: ir.IRBuilder, value: ir.Value) -> ir.Value:
     return b.trunc(_f32_bits_to_bf16(b, bits), I16)
 
 
+def exact_bits(b: ir.IRBuilder, value: ir.Value) -> ir.Value:
+    """i16 pattern of a float that already holds a bfloat16 value (its low 16 bits are zero):
+    no rounding needed. Every bfloat16 SSA value is such a float (see :func:`round_value`)."""
+    return b.trunc(b.lshr(b.bitcast(value, I32), _c(16)), I16)
+
+
 def from_bits(b: ir.IRBuilder, bits: ir.Value) -> ir.Value:
     """float value of an i16 bfloat16 pattern (exact)."""
     return b.bitcast(b.shl(b.zext(bits, I32), _c(16)), F32)

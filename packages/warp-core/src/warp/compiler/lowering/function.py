@@ -139,10 +139,12 @@ class LoopTarget:
     exit_block: ir.Block
 
 
-#: builtins whose bfloat16 results are copies of bfloat16 values (no rounding needed after them)
+#: builtins whose bfloat16 results are exact given bfloat16 operands -- copies, selections, sign
+#: changes, integral parts -- so no rounding is needed after them
 _VALUE_PRESERVING = frozenset({
     "array_load", "extract", "assign_copy", "atomic_add", "atomic_sub", "atomic_min", "atomic_max",
-    "atomic_exch", "atomic_cas",
+    "atomic_exch", "atomic_cas", "neg", "pos", "abs", "min", "max", "clamp", "select", "where", "copysign",
+    "floor", "ceil", "trunc", "round", "rint", "sign", "step", "nonzero",
 })
 
 
