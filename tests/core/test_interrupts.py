@@ -28,7 +28,11 @@ def two_threads_small_pieces(monkeypatch):
     wp.config.cpu_threads = 2
     wp.config.cpu_parallel_min_dim = 2
     monkeypatch.setattr(thread_pool, "PIECE", 64)
+    # A process started in the background by a non-interactive shell inherits SIGINT as ignored
+    # (Python then installs no KeyboardInterrupt handler): make Ctrl-C raise as in a terminal.
+    saved_handler = signal.signal(signal.SIGINT, signal.default_int_handler)
     yield
+    signal.signal(signal.SIGINT, saved_handler)
     wp.config.cpu_threads, wp.config.cpu_parallel_min_dim = saved
 
 
