@@ -65,7 +65,8 @@ def kernel(
     """Decorator: compile a Python function as a kernel (``@wp.kernel`` or ``@wp.kernel(...)``).
 
     ``module`` is a module name, a Python module or ``"unique"`` (a module of its own);
-    ``launch_bounds`` is a CUDA occupancy hint, recorded and ignored on the CPU.
+    ``launch_bounds`` is CUDA's ``__launch_bounds__``: an int (max threads per block) or a tuple
+    (max threads per block, min blocks per multiprocessor); the CPU ignores it.
     """
     _, scope = _scope_of(_defining_frame())
 

@@ -14,6 +14,7 @@ import threading
 from typing import Any, Callable, Sequence
 
 from warp.compiler.annotations import is_generic, specialize_type
+from warp.compiler.options import launch_bounds_of
 from warp.errors import WarpCodegenTypeError
 from warp.functions import FunctionOverload
 from warp.types.scalars import type_repr
@@ -74,6 +75,7 @@ class Kernel:
         self.key = key
         self.name = func.__name__
         self.options: dict[str, Any] = options
+        launch_bounds_of(launch_bounds, self.name)  # invalid bounds fail at definition
         self.launch_bounds = launch_bounds
         #: the generic kernel this is an instance of (None for kernels defined by the user)
         self.template = template

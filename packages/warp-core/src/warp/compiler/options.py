@@ -47,6 +47,9 @@ class CompileOptions:
     lineinfo: bool = False
     #: LLVM optimization level 0-3
     optimization_level: int = 3
+    #: CUDA ``(max threads per block, min blocks per multiprocessor)`` of the kernel
+    #: (``@wp.kernel(launch_bounds=...)``, see :func:`launch_bounds_of`); None: no bounds
+    launch_bounds: tuple[int, int] | None = None
     #: other module options, as sorted ``(name, repr(value))`` pairs (hashed, not interpreted)
     extra: tuple[tuple[str, str], ...] = field(default=())
 
@@ -75,6 +78,37 @@ class CompileOptions:
     def cache_items(self) -> list[tuple[str, Any]]:
         """``(name, value)`` pairs of every field, for cache keys."""
         return [(f.name, getattr(self, f.name)) for f in dataclasses.fields(self)]
+
+
+#: most threads a CUDA block can have
+MAX_THREADS_PER_BLOCK = 1024
+
+
+def launch_bounds_of(value: Any, kernel_name: str = "?") -> tuple[int, int] | None:
+    """``@wp.kernel(launch_bounds=...)`` as ``(max threads per block, min blocks per SM)``.
+
+    Accepts None, an int (max threads) or a tuple of one or two ints, as CUDA's
+    ``__launch_bounds__``; a min-blocks of 0 means none. Raises ``ValueError``/``TypeError``
+    naming the kernel for anything else.
+    """
+    if value is None:
+        return None
+    items = value if isinstance(value, (tuple, list)) else (value,)
+    where = f"kernel '{kernel_name}': launch_bounds"
+    if not 1 <= len(items) <= 2:
+        raise ValueError(f"{where} must be an int or a tuple (max threads per block, min blocks per SM), "
+                         f"got {value!r}")
+    numbers = []
+    for item in items:
+        if isinstance(item, bool) or not hasattr(item, "__index__"):
+            raise TypeError(f"{where} must hold ints, got {value!r}")
+        numbers.append(int(item.__index__()))
+    threads, blocks = numbers[0], numbers[1] if len(numbers) > 1 else 0
+    if not 1 <= threads <= MAX_THREADS_PER_BLOCK:
+        raise ValueError(f"{where}: max threads per block must be 1..{MAX_THREADS_PER_BLOCK}, got {threads}")
+    if blocks < 0:
+        raise ValueError(f"{where}: min blocks per multiprocessor must not be negative, got {blocks}")
+    return threads, blocks
 
 
 def module_options_of(kernel: Any) -> dict[str, Any]:
@@ -107,6 +141,10 @@ def resolve_options(
         fuse_fp=bool(module.get("fuse_fp", True)),
         lineinfo=bool(module.get("lineinfo", False)),
         optimization_level=int(module.get("optimization_level", 3)),
+        # a CUDA code generation hint: kept out of the CPU's options (and cache keys)
+        launch_bounds=None if target == "cpu" else launch_bounds_of(
+            getattr(kernel, "launch_bounds", None), getattr(kernel, "name", "?")
+        ),
         extra=extra,
     )
 

@@ -44,6 +44,8 @@ class _SlowPath(Exception):
 MAX_LAUNCH_DIM = 2**31 - 1
 #: Largest number of threads of one launch (the linear thread index is a signed 64-bit integer).
 MAX_LAUNCH_SIZE = 2**63 - 1
+#: ``wp.launch``'s default ``block_dim`` (threads per CUDA block), as NVIDIA Warp
+DEFAULT_BLOCK_DIM = 256
 
 
 def launch_dims(dim: Any, kernel_name: str = "?") -> tuple[tuple[int, ...], int]:
@@ -119,6 +121,13 @@ class Launcher:
         self.run_strided = self.backend.runner(self.device, self.entry_strided)
         self.fast_pack = self._generate_packer()
         self._headers: dict[Any, tuple[tuple[int, ...], int]] = {}
+        #: most threads per block (the backend's limit, lowered by the kernel's launch_bounds), or
+        #: None where the backend has no blocks (the CPU ignores block_dim and max_blocks)
+        self.block_limit = self._block_limit()
+        #: the runner's ``shape`` for launches with the default block_dim (256) and no max_blocks
+        limit = self.block_limit
+        self.default_shape = None if limit is None or limit >= DEFAULT_BLOCK_DIM else (limit, 0)
+        self._shapes: dict[tuple[int, int], Any] = {}
         #: per-launch scratch memory the part needs (adjoints storing loop iterations), or None
         self.scratch = getattr(self.part, "scratch", None)
         self._scratch: Any = None
@@ -163,6 +172,54 @@ class Launcher:
         exec("\n".join(lines), env)  # noqa: S102 - generated from the kernel signature only
         return env["pack"]
 
+    def _block_limit(self) -> int | None:
+        limit = getattr(self.backend, "max_block_dim", None)
+        options = getattr(self.part, "options", None)
+        bounds = getattr(options, "launch_bounds", None)
+        if limit is None or bounds is None:
+            return limit
+        return min(limit, bounds[0])
+
+    def launch_shape(self, block_dim: Any, max_blocks: Any) -> Any:
+        """The runner's ``shape`` for ``wp.launch(block_dim=..., max_blocks=...)``, validated.
+
+        ``block_dim`` <= 0 or 256 (the default) means 256, or the kernel's ``launch_bounds`` if
+        lower; a larger ``block_dim`` than the device or the bounds allow is an error.
+        ``max_blocks`` <= 0 means no cap on the grid. None on backends without blocks.
+        """
+        exact = block_dim.__class__ is int and max_blocks.__class__ is int
+        if exact:
+            hit = self._shapes.get((block_dim, max_blocks))
+            if hit is not None:
+                return hit
+        if self.block_limit is None:
+            return None
+        where = f"wp.launch of kernel '{self.kernel.name}'"
+        values = []
+        for name, value in (("block_dim", block_dim), ("max_blocks", max_blocks)):
+            if isinstance(value, bool):
+                raise LaunchTypeError(f"{where}: {name} must be an int, got {value!r}")
+            try:
+                values.append(operator.index(value))
+            except TypeError:
+                got = f"{type(value).__name__} {value!r}"
+                raise LaunchTypeError(f"{where}: {name} must be an int, got {got}") from None
+        threads, blocks = values
+        if threads <= 0 or threads == DEFAULT_BLOCK_DIM:
+            threads = min(DEFAULT_BLOCK_DIM, self.block_limit)
+        elif threads > self.block_limit:
+            limit = getattr(self.backend, "max_block_dim", None)
+            if limit is not None and threads > limit:
+                why = f"blocks on device '{self.device}' have at most {limit} threads"
+            else:
+                why = (f"the kernel's launch_bounds allow at most {self.block_limit} threads per block "
+                       f"(@wp.kernel(launch_bounds={self.kernel.launch_bounds!r}))")
+            raise LaunchValueError(f"{where}: block_dim={threads} is too large: {why}")
+        shape = (threads, max(blocks, 0))
+        if exact and len(self._shapes) < 64:
+            self._shapes[(block_dim, max_blocks)] = shape
+        return shape
+
     def header(self, dim: Any) -> tuple[tuple[int, ...], int]:
         """Validated launch dimensions, memoized for dims that are exactly ints or tuples of ints.
 
@@ -174,36 +231,40 @@ class Launcher:
             self._headers[dim] = hit
         return hit
 
-    def launch(self, args: Sequence[Any], dim: Any, stream: Any = None) -> None:
-        """Pack ``args`` and run the kernel over ``dim`` (the hot path of ``wp.launch``)."""
+    def launch(self, args: Sequence[Any], dim: Any, stream: Any = None, blocks: Any = None) -> None:
+        """Pack ``args`` and run the kernel over ``dim`` (the hot path of ``wp.launch``).
+
+        ``blocks``: ``(block_dim, max_blocks)`` as given to ``wp.launch``, or None for the defaults.
+        """
         hit = self._headers.get(dim) if dim.__class__ is int or _exact_int_dim(dim) else None
         dims, n = hit if hit is not None else self.header(dim)
+        shape = self.default_shape if blocks is None else self.launch_shape(*blocks)
         if self.scratch is not None:
-            self.launch_with_scratch(args, dims, n, stream)
+            self.launch_with_scratch(args, dims, n, stream, shape)
             return
         if self.instrumented:
-            self.launch_instrumented(args, dims, n, stream)
+            self.launch_instrumented(args, dims, n, stream, shape=shape)
             return
         try:
             buf, contiguous = self.fast_pack(args, dims, 0)
         except (_SlowPath, TypeError, ValueError, OverflowError, struct.error):
             buf, contiguous = self.pack_checked(args, dims, 0)
-        (self.run_contiguous if contiguous else self.run_strided)(buf, n, stream, args)
+        (self.run_contiguous if contiguous else self.run_strided)(buf, n, stream, args, shape)
 
     def launch_with_scratch(
-        self, args: Sequence[Any], dims: tuple[int, ...], n: int, stream: Any = None
+        self, args: Sequence[Any], dims: tuple[int, ...], n: int, stream: Any = None, shape: Any = None
     ) -> None:
         """Launch a part that needs per-launch scratch memory (its address goes in the header)."""
         with self._scratch_lock:
             scratch = self._scratch_memory(n)
             if self.instrumented:
-                self.launch_instrumented(args, dims, n, stream, scratch.ptr)
+                self.launch_instrumented(args, dims, n, stream, scratch.ptr, shape)
                 return
             try:
                 buf, contiguous = self.fast_pack(args, dims, 0, scratch.ptr)
             except (_SlowPath, TypeError, ValueError, struct.error):
                 buf, contiguous = self.pack_checked(args, dims, 0, scratch.ptr)
-            (self.run_contiguous if contiguous else self.run_strided)(buf, n, stream, (args, scratch))
+            (self.run_contiguous if contiguous else self.run_strided)(buf, n, stream, (args, scratch), shape)
 
     def _scratch_memory(self, n: int) -> Any:
         """The scratch buffer for a launch of ``n`` threads (kept, reused, grown when needed):
@@ -219,7 +280,8 @@ class Launcher:
         return self._scratch
 
     def launch_instrumented(
-        self, args: Sequence[Any], dims: tuple[int, ...], n: int, stream: Any = None, scratch: int = 0
+        self, args: Sequence[Any], dims: tuple[int, ...], n: int, stream: Any = None, scratch: int = 0,
+        shape: Any = None,
     ) -> None:
         """Launch with an error record (debug mode) and/or output flushing (kernels that print)."""
         backend, device = self.backend, self.device
@@ -239,7 +301,7 @@ class Launcher:
             backend.flush_output(device)
             if capturing:
                 at_replay(lambda: backend.flush_output(device))
-        (self.run_contiguous if contiguous else self.run_strided)(buf, n, stream, (args, record))
+        (self.run_contiguous if contiguous else self.run_strided)(buf, n, stream, (args, record), shape)
         if self.uses_print:
             if capturing:
                 at_replay(lambda: backend.flush_output(device))
@@ -406,7 +468,9 @@ def launch(
     With ``adjoint=True`` the kernel's adjoint runs instead, with ``adj_inputs``/``adj_outputs``
     (gradient arrays or ``None``) matching ``inputs``/``outputs``. With ``record_cmd=True`` nothing
     runs: the launch is returned as a :class:`warp.Launch` to run (and modify) later.
-    ``block_dim`` and ``max_blocks`` shape CUDA launches; CPU launches accept and ignore them.
+    ``block_dim`` (threads per block, 256 by default) and ``max_blocks`` (a cap on the number of
+    blocks when positive; a grid-stride loop in the kernel covers the launch) shape CUDA
+    launches; CPU launches accept and ignore them.
     """
     if record_cmd:
         from warp.runtime.recorded_launch import Launch
@@ -436,7 +500,7 @@ def launch(
         # As in Warp, None stands for "no adjoint": a null gradient array, or zero for a value
         # parameter (whose adjoint the kernel ignores).
         adj = [_zero_adjoint(t) if a is None else a for a, t in zip(adj, adj_launcher.kernel.arg_types)]
-        adj_launcher.launch([*fwd, *adj], dim, stream)
+        adj_launcher.launch([*fwd, *adj], dim, stream, _blocks(block_dim, max_blocks))
         return
     try:
         key = device if device.__class__ is str or device is None else device.alias
@@ -452,12 +516,19 @@ def launch(
         device is None and launcher.device is not devices.get_device(None)
     ):
         launcher = _get_launcher(kernel, device, args=args)
+    # (_blocks inlined: this is the hot path)
+    blocks = None if block_dim == DEFAULT_BLOCK_DIM and max_blocks == 0 else (block_dim, max_blocks)
     if config.print_launches or config.verify_fp:
         from warp.runtime.launch_checks import checked_launch
 
-        checked_launch(launcher, args, dim, stream)
+        checked_launch(launcher, args, dim, stream, blocks)
         return
-    launcher.launch(args, dim, stream)
+    launcher.launch(args, dim, stream, blocks)
+
+
+def _blocks(block_dim: Any, max_blocks: Any) -> Any:
+    """``Launcher.launch``'s ``blocks`` for these ``wp.launch`` arguments (None: the defaults)."""
+    return None if block_dim == DEFAULT_BLOCK_DIM and max_blocks == 0 else (block_dim, max_blocks)
 
 
 def _zero_adjoint(t: Any) -> Any:

@@ -13,14 +13,16 @@ from warp import config
 from warp.types.array_type import ArrayType
 
 
-def checked_launch(launcher: Any, args: Sequence[Any], dim: Any, stream: Any = None) -> None:
+def checked_launch(
+    launcher: Any, args: Sequence[Any], dim: Any, stream: Any = None, blocks: Any = None
+) -> None:
     """Run ``launcher`` on ``args``, printing it first and/or checking float arrays afterwards."""
     kernel = launcher.kernel
     if config.print_launches:
         dims = (dim,) if isinstance(dim, int) else tuple(dim)
         described = ", ".join(f"{n}={_describe(a)}" for n, a in zip(launcher.names, args))
         print(f"launch kernel '{kernel.name}' on '{launcher.device}' dim={dims}: {described}", flush=True)
-    launcher.launch(args, dim, stream)
+    launcher.launch(args, dim, stream, blocks)
     if config.verify_fp:
         launcher.backend.synchronize(launcher.device)
         verify_finite(kernel.name, launcher.names, launcher.types, args)

@@ -117,13 +117,17 @@ class Launch:
         """Run the kernel with the recorded arguments and grid."""
         launcher = self._launcher
         dims, n = self._dims
+        if self.block_dim == 256 and self.max_blocks == 0:
+            shape = launcher.default_shape
+        else:
+            shape = launcher.launch_shape(self.block_dim, self.max_blocks)
         if launcher.instrumented:  # debug-mode error record or printf flushing: the regular path
-            launcher.launch_instrumented(self._params, dims, n, stream)
+            launcher.launch_instrumented(self._params, dims, n, stream, shape=shape)
             return
         if self._buffer is None:
             self._buffer = launcher.pack_checked(self._params, dims, 0)
         buf, contiguous = self._buffer
-        (launcher.run_contiguous if contiguous else launcher.run_strided)(buf, n, stream, self._params)
+        (launcher.run_contiguous if contiguous else launcher.run_strided)(buf, n, stream, self._params, shape)
 
     def __repr__(self) -> str:
         return f"Launch(kernel='{self.kernel.name}', device='{self.device}', dim={self.bounds})"

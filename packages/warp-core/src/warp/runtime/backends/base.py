@@ -88,6 +88,9 @@ class Backend(abc.ABC):
     #: whether kernels get an entry specialized to all-contiguous arrays besides the strided one
     #: (see :func:`warp.compiler.lowering.kernel.lower_kernel`)
     contiguous_entry: bool = True
+    #: most threads per block of a launch (``wp.launch(block_dim=...)``); None: the backend has
+    #: no blocks and ignores ``block_dim``/``max_blocks`` (the CPU)
+    max_block_dim: int | None = None
 
     @property
     def target(self) -> str:
@@ -130,13 +133,15 @@ class Backend(abc.ABC):
         """
 
     def runner(self, device: Any, entry: Any) -> Callable[..., None]:
-        """``run(args, n, stream=None, keep=None)``: :meth:`launch` of ``entry`` on ``device``, bound.
+        """``run(args, n, stream=None, keep=None, shape=None)``: :meth:`launch` of ``entry`` on
+        ``device``, bound; ``shape`` is ``(block_dim, max_blocks)`` for backends with blocks
+        (:attr:`max_block_dim`), None for their default, and ignored by the others.
 
         The launcher calls this once per compiled kernel and entry; backends may return a function
         specialized for speed (the per-launch Python cost is part of ``wp.launch``'s overhead).
         """
 
-        def run(args: bytes, n: int, stream: Any = None, keep: Any = None) -> None:
+        def run(args: bytes, n: int, stream: Any = None, keep: Any = None, shape: Any = None) -> None:
             self.launch(device, entry, args, n, stream, keep)
 
         return run

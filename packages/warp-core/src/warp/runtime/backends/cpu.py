@@ -108,7 +108,7 @@ class CpuBackend(Backend):
         launch = self.launch
         capturing = self.recorder.active  # empty unless some thread captures
 
-        def run(args: bytes, n: int, stream: Any = None, keep: Any = None) -> None:
+        def run(args: bytes, n: int, stream: Any = None, keep: Any = None, shape: Any = None) -> None:
             if n == 1 and not capturing:
                 fn(args, 0, 1)
             else:

@@ -5,7 +5,9 @@
   ISA its driver accepts; ``cuModuleLoadDataEx`` loads it (its error log goes into the exception).
 * launches: ``cuLaunchKernel`` with the argument buffer passed whole through
   ``CU_LAUNCH_PARAM_BUFFER_POINTER`` (the same bytes the CPU entry reads), on the given or the
-  device's current stream; a grid-stride loop in the entry covers any launch size.
+  device's current stream; ``ceil(n / block_dim)`` blocks of ``block_dim`` threads (256 unless
+  ``wp.launch`` says), at most ``max_blocks`` of them when that is positive: a grid-stride
+  loop in the entry covers any launch size.
 * memory: device memory from the device's memory pool (``cuMemAllocAsync``/``cuMemFreeAsync`` on
   the current stream, kept cached by the pool) or ``cuMemAlloc`` where pools are unsupported;
   pinned host memory from ``cuMemHostAlloc``; copies with ``cuMemcpyAsync`` (unified addressing
@@ -34,7 +36,7 @@ from warp.errors import WarpCodegenError
 from warp.runtime.backends.base import Allocation, Backend, CommandList, ErrorRecordBuffer, LoadedCode
 from warp.runtime.cache import kernel_cache_for
 
-#: threads per block of launches
+#: threads per block of launches that do not say (``wp.launch(block_dim=256)``, as NVIDIA Warp)
 BLOCK_DIM = 256
 _MAX_GRID = 2**31 - 1
 _ENTRY_NAME = re.compile(r'^define ptx_kernel void @"?([\w.$]+)"?\(', re.M)
@@ -211,6 +213,7 @@ class CudaBackend(Backend):
     #: contiguous variant saves no GPU instructions worth its cost (twice the code to optimize
     #: and emit when compiling)
     contiguous_entry = False
+    max_block_dim = 1024
 
     def __init__(self) -> None:
         #: device ordinal -> (capturing stream handle, the CudaGraph resumed into or None)
@@ -266,7 +269,7 @@ class CudaBackend(Backend):
             state.buffers = (size, args, (nbytes, extra), ctypes.addressof(extra))
             return state.buffers
 
-        def run(args: bytes, n: int, stream: Any = None, keep: Any = None) -> None:
+        def run(args: bytes, n: int, stream: Any = None, keep: Any = None, shape: Any = None) -> None:
             if n <= 0:
                 return
             if getattr(local, "current", None) != ordinal:
@@ -284,19 +287,27 @@ class CudaBackend(Backend):
             if cached_size != size:
                 cached_size, buf, _, extra = new_buffers(size)
             ctypes.memmove(buf, args, size)
-            grid = (n + block - 1) // block
+            if shape is None:
+                threads = block
+                grid = (n + block - 1) // block
+            else:  # (block_dim, max_blocks), validated by the launcher
+                threads, max_blocks = shape
+                grid = (n + threads - 1) // threads
+                if 0 < max_blocks < grid:
+                    grid = max_blocks  # the entry's grid-stride loop covers the rest
             if grid > _MAX_GRID:
                 grid = _MAX_GRID
-            err = launch_kernel(function, grid, 1, 1, block, 1, 1, 0, handle, None, extra)[0]
+            err = launch_kernel(function, grid, 1, 1, threads, 1, 1, 0, handle, None, extra)[0]
             if err:
                 drv.check((err,), f"cuLaunchKernel ({entry.symbol})")
 
         return run
 
     def launch(
-        self, device: Any, entry: CudaEntry, args: bytes, n: int, stream: Any = None, keep: Any = None
+        self, device: Any, entry: CudaEntry, args: bytes, n: int, stream: Any = None, keep: Any = None,
+        shape: Any = None,
     ) -> None:
-        self.runner(device, entry)(args, n, stream, keep)
+        self.runner(device, entry)(args, n, stream, keep, shape)
 
     def new_error_record(self, device: Any) -> ErrorRecordBuffer:
         return _DeviceErrorRecord(self, device)

@@ -8,7 +8,9 @@ packed bytes the CPU entry reads (``cuLaunchKernel``'s ``CU_LAUNCH_PARAM_BUFFER_
 
 Each thread starts at ``blockIdx.x * blockDim.x + threadIdx.x`` and strides by the total number
 of threads of the grid until it passes the launch size (the product of the four launch
-dimensions of the header), so any grid size covers any launch size.
+dimensions of the header), so any grid size covers any launch size (``wp.launch(...,
+max_blocks=)`` caps the grid). A kernel's ``launch_bounds`` become the entry's ``.maxntid`` /
+``.minnctapersm`` (``nvvm.annotations``).
 """
 
 from __future__ import annotations
@@ -88,6 +90,17 @@ def define_entry(
     b.cbranch(b.icmp_signed("<", nxt, n), loop, done)
     b.position_at_end(done)
     b.ret_void()
+    if options.launch_bounds is not None:
+        _annotate_launch_bounds(module, entry, *options.launch_bounds)
+
+
+def _annotate_launch_bounds(module: ir.Module, entry: ir.Function, threads: int, min_blocks: int) -> None:
+    """CUDA ``__launch_bounds__(threads, min_blocks)`` of ``entry``: PTX ``.maxntid``/``.minnctapersm``."""
+    annotations = [("maxntidx", threads)] + ([("minctasm", min_blocks)] if min_blocks > 0 else [])
+    for key, value in annotations:
+        module.add_named_metadata(
+            "nvvm.annotations", [entry, ir.MetaDataString(module, key), ir.Constant(lt.I32, value)]
+        )
 
 
 def with_byval_args(text: str) -> str:
