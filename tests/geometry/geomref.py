@@ -66,6 +66,21 @@ def torus_inside(p: np.ndarray, R: float = 1.0, r: float = 0.35) -> np.ndarray:
     return q * q + p[:, 2] ** 2 < r * r
 
 
+def torus_distance(p: np.ndarray, R: float = 1.0, r: float = 0.35) -> np.ndarray:
+    """Signed distance to the exact torus (< 0 inside)."""
+    q = np.sqrt(p[:, 0] ** 2 + p[:, 1] ** 2) - R
+    return np.sqrt(q * q + p[:, 2] ** 2) - r
+
+
+def torus_points(n: int, seed: int = 0, R: float = 1.0, r: float = 0.35) -> np.ndarray:
+    """Random points within 2r of the torus' core circle (about a quarter of them inside)."""
+    rng = np.random.default_rng(seed)
+    u, v = 2 * np.pi * rng.random(n), 2 * np.pi * rng.random(n)
+    rho = 2 * r * rng.random(n)
+    ring = R + rho * np.cos(v)
+    return np.stack([ring * np.cos(u), ring * np.sin(u), rho * np.sin(v)], axis=1).astype(np.float32)
+
+
 def random_soup(n: int, seed: int = 0, size: float = 0.1):
     """``n`` random triangles in the unit cube (not closed)."""
     rng = np.random.default_rng(seed)
@@ -155,3 +170,33 @@ def solid_angle_winding(points: np.ndarray, tris_xyz: np.ndarray) -> np.ndarray:
         )
         out.append((2 * np.arctan2(num, den)).sum(axis=1) / (4 * np.pi))
     return np.concatenate(out)
+
+
+def ray_hit_counts(
+    origins: np.ndarray, dirs: np.ndarray, tris_xyz: np.ndarray, max_t: float = np.inf, chunk: int = 256
+) -> tuple[np.ndarray, np.ndarray]:
+    """(number of faces hit with 0 <= t <= max_t, closest distance of the ray's line to an edge of a
+    face it hits or nearly hits, relative) per ray; double sided; float64. The second array flags rays
+    that graze an edge, where float32 and float64 may disagree."""
+    a, b, c = (tris_xyz[None, :, k, :].astype(np.float64) for k in range(3))
+    n = np.cross(b - a, c - a)
+    counts, margins = [], []
+    for i in range(0, len(origins), chunk):
+        o = origins[i : i + chunk, None, :].astype(np.float64)
+        d = dirs[i : i + chunk, None, :].astype(np.float64)
+        denom = np.einsum("...k,...k", d, n)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t = np.einsum("...k,...k", a - o, n) / denom
+            x = o + t[..., None] * d
+            nn = np.einsum("...k,...k", n, n)
+            # barycentric weights of the plane hit
+            w = [np.einsum("...k,...k", np.cross(v - u, x - u), n) / nn for u, v in ((b, c), (c, a), (a, b))]
+        inside = (w[0] >= 0) & (w[1] >= 0) & (w[2] >= 0)
+        ok = inside & (t >= 0) & (t <= max_t) & (denom != 0)
+        counts.append(ok.sum(axis=1))
+        w = np.stack(w)
+        close = (w.min(axis=0) > -1e-4) & (denom != 0) & (t > -1e-3)
+        near = np.where(close, np.abs(w).min(axis=0), np.inf)
+        tgap = np.where(inside & (denom != 0), np.abs(t - max_t) if np.isfinite(max_t) else np.inf, np.inf)
+        margins.append(np.minimum(near.min(axis=1), tgap.min(axis=1)))
+    return np.concatenate(counts), np.concatenate(margins)

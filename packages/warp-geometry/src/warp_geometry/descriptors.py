@@ -78,3 +78,26 @@ def register_getter(registry: Any, name: str, struct_type: type, doc: str, group
         doc=doc,
         group=group,
     )
+
+
+def func_adder(registry: Any, group: str):
+    """A short form of :func:`add_builtin` for kernel-language builtins of one group:
+    ``add(name, params, result, func, doc, updated=(), diff=True)`` (``updated``: the positions of
+    output arguments)."""
+
+    def add(
+        name: str, params: list, result: Any, func: Any, doc: str, updated: tuple = (), diff: bool = True
+    ) -> None:
+        add_builtin(
+            registry,
+            name,
+            params=params,
+            result=result,
+            func=func,
+            doc=doc,
+            group=group,
+            mutated_args=updated,
+            differentiable=diff,
+        )
+
+    return add

@@ -13,19 +13,21 @@ from __future__ import annotations
 from typing import Any
 
 import warp as wp
-from warp_geometry.descriptors import add_builtin, register_getter
+from warp_geometry.descriptors import func_adder, register_getter
 from warp_geometry.mesh import MeshData
 from warp_geometry.mesh_traversal import (
     closest_face,
-    ray_face,
+    farthest_corner,
+    furthest_face,
     sign_by_normal,
+    sign_by_parity,
     sign_by_rays,
     sign_by_winding,
     traversal_args,
     tri_point,
 )
-from warp_geometry.primitives import boxes_overlap, closest_point_triangle, ray_triangle
-from warp_geometry.query_types import MeshQueryAABB, MeshQueryPoint, MeshQueryRay
+from warp_geometry.primitives import closest_point_triangle
+from warp_geometry.query_types import MeshQueryPoint
 
 GROUP = "Geometry"
 ZERO3 = wp.constant(wp.vec3(0.0, 0.0, 0.0))
@@ -35,6 +37,7 @@ SIGN_NONE = wp.constant(0)
 SIGN_RAYS = wp.constant(1)
 SIGN_NORMAL = wp.constant(2)
 SIGN_WINDING = wp.constant(3)
+SIGN_PARITY = wp.constant(4)
 
 
 @wp.func
@@ -62,6 +65,8 @@ def point_query(
         q.sign = sign_by_normal(id, args, face)
     elif method == SIGN_WINDING:
         q.sign = sign_by_winding(id, args)
+    elif method == SIGN_PARITY:
+        q.sign = sign_by_parity(id, args)
     return q
 
 
@@ -97,6 +102,54 @@ def mesh_query_point_sign_winding_number_q(
 @wp.func
 def mesh_query_point_sign_winding_number_q3(id: wp.uint64, point: wp.vec3, max_dist: float) -> MeshQueryPoint:
     return point_query(id, point, max_dist, SIGN_WINDING, 2.0, 0.5)
+
+
+@wp.func
+def mesh_query_point_sign_parity_q(
+    id: wp.uint64, point: wp.vec3, max_dist: float, n_sample: int, perturbation_scale: float
+) -> MeshQueryPoint:
+    return point_query(id, point, max_dist, SIGN_PARITY, float(n_sample), perturbation_scale)
+
+
+@wp.func
+def mesh_query_furthest_point_no_sign_q(id: wp.uint64, point: wp.vec3, min_dist: float) -> MeshQueryPoint:
+    face, dist_sq = furthest_face(id, traversal_args(point, ZERO3, min_dist, -1))
+    q = MeshQueryPoint()
+    if face < 0:
+        return q
+    m = wp.mesh_get(id)
+    w = farthest_corner(point, tri_point(m, face, 0), tri_point(m, face, 1), tri_point(m, face, 2))
+    q.result = True
+    q.face = face
+    q.u = w[0]
+    q.v = w[1]
+    return q
+
+
+@wp.func
+def mesh_query_furthest_point_no_sign_o(
+    id: wp.uint64, point: wp.vec3, min_dist: float, face: int, bary_u: float, bary_v: float
+):
+    q = mesh_query_furthest_point_no_sign_q(id, point, min_dist)
+    if q.result:
+        return True, q.face, q.u, q.v
+    return False, face, bary_u, bary_v
+
+
+@wp.func
+def mesh_query_point_sign_parity_o(
+    id: wp.uint64,
+    point: wp.vec3,
+    max_dist: float,
+    inside: float,
+    face: int,
+    bary_u: float,
+    bary_v: float,
+    n_sample: int,
+    perturbation_scale: float,
+):
+    q = mesh_query_point_sign_parity_q(id, point, max_dist, n_sample, perturbation_scale)
+    return _outputs(q, inside, face, bary_u, bary_v)
 
 
 @wp.func
@@ -171,110 +224,6 @@ def mesh_query_point_sign_winding_number_o7(
     )
 
 
-# -- ray cast ---------------------------------------------------------------------------------
-@wp.func
-def mesh_query_ray_q(id: wp.uint64, start: wp.vec3, dir: wp.vec3, max_t: float, root: int) -> MeshQueryRay:
-    face, t_found = ray_face(id, traversal_args(start, dir, max_t, root))
-    q = MeshQueryRay()
-    if face < 0:
-        return q
-    m = wp.mesh_get(id)
-    a = tri_point(m, face, 0)
-    b = tri_point(m, face, 1)
-    c = tri_point(m, face, 2)
-    hit = ray_triangle(start, dir, a, b, c)
-    n = wp.normalize(wp.cross(b - a, c - a))
-    q.result = True
-    q.face = face
-    q.t = hit[0]
-    q.u = hit[1]
-    q.v = hit[2]
-    q.normal = n
-    q.sign = 1.0
-    if wp.dot(dir, n) > 0.0:
-        q.sign = -1.0
-    return q
-
-
-@wp.func
-def mesh_query_ray_q4(id: wp.uint64, start: wp.vec3, dir: wp.vec3, max_t: float) -> MeshQueryRay:
-    return mesh_query_ray_q(id, start, dir, max_t, -1)
-
-
-@wp.func
-def mesh_query_ray_o(
-    id: wp.uint64,
-    start: wp.vec3,
-    dir: wp.vec3,
-    max_t: float,
-    t: float,
-    bary_u: float,
-    bary_v: float,
-    sign: float,
-    normal: wp.vec3,
-    face: int,
-    root: int,
-):
-    q = mesh_query_ray_q(id, start, dir, max_t, root)
-    if q.result:
-        return True, q.t, q.u, q.v, q.sign, q.normal, q.face
-    return False, t, bary_u, bary_v, sign, normal, face
-
-
-@wp.func
-def mesh_query_ray_o10(
-    id: wp.uint64,
-    start: wp.vec3,
-    dir: wp.vec3,
-    max_t: float,
-    t: float,
-    bary_u: float,
-    bary_v: float,
-    sign: float,
-    normal: wp.vec3,
-    face: int,
-):
-    return mesh_query_ray_o(id, start, dir, max_t, t, bary_u, bary_v, sign, normal, face, -1)
-
-
-# -- box query --------------------------------------------------------------------------------
-@wp.func
-def mesh_query_aabb_q(id: wp.uint64, low: wp.vec3, high: wp.vec3) -> MeshQueryAABB:
-    m = wp.mesh_get(id)
-    q = MeshQueryAABB()
-    q.id = id
-    q.lower = low
-    q.upper = high
-    q.end = m.bvh.num_nodes
-    return q
-
-
-@wp.func
-def mesh_query_aabb_next_f(query: MeshQueryAABB, index: int):
-    bvh = wp.mesh_get(query.id).bvh
-    while True:
-        while query.item < query.item_end:
-            slot = query.item
-            query.item = slot + 1
-            f = bvh.items[slot]
-            if boxes_overlap(query.lower, query.upper, bvh.item_lower[f], bvh.item_upper[f]):
-                return True, query, f
-        if query.node >= query.end:
-            return False, query, index
-        n = query.node
-        if boxes_overlap(query.lower, query.upper, bvh.lower[n], bvh.upper[n]):
-            count = bvh.count[n]
-            if count > 0:
-                query.item = bvh.first[n]
-                query.item_end = query.item + count
-                query.node = bvh.skip[n]
-            else:
-                query.node = n + 1
-        else:
-            query.node = bvh.skip[n]
-    return False, query, index
-
-
 # -- evaluation and access --------------------------------------------------------------------
 @wp.func
 def mesh_eval_position_f(id: wp.uint64, face: int, bary_u: float, bary_v: float) -> wp.vec3:
@@ -344,20 +293,7 @@ def register(registry: Any) -> None:
     outs = [("inside", f32), ("face", i32), ("bary_u", f32), ("bary_v", f32)]
     out_res = (b, f32, i32, f32, f32)
 
-    def add(
-        name: str, params: list, result: Any, func: Any, doc: str, updated: tuple = (), diff: bool = True
-    ) -> None:
-        add_builtin(
-            registry,
-            name,
-            params=params,
-            result=result,
-            func=func,
-            doc=doc,
-            group=GROUP,
-            mutated_args=updated,
-            differentiable=diff,
-        )
+    add = func_adder(registry, GROUP)
 
     doc = (
         "Closest point on the wp.Mesh ``id`` to ``point`` among faces within ``max_dist``; the sign "
@@ -377,6 +313,41 @@ def register(registry: Any) -> None:
         mesh_query_point_no_sign_o,
         doc,
         (3, 4, 5),
+    )
+    doc = (
+        "Point of the wp.Mesh ``id`` farthest from ``point`` (a face corner; no sign), among faces with a "
+        "point strictly farther than ``min_dist``; ties go to the lowest face index."
+    )
+    far_head = [("id", u64), ("point", v3), ("min_dist", f32)]
+    add(
+        "mesh_query_furthest_point_no_sign",
+        far_head,
+        MeshQueryPoint,
+        mesh_query_furthest_point_no_sign_q,
+        doc,
+    )
+    add(
+        "mesh_query_furthest_point_no_sign",
+        far_head + outs[1:],
+        (b, i32, f32, f32),
+        mesh_query_furthest_point_no_sign_o,
+        doc,
+        (3, 4, 5),
+    )
+    doc = (
+        "Closest point query whose sign comes from the parity of the number of faces crossed by ``n_sample`` "
+        "rays along (1, 1, 1) perturbed by up to ``perturbation_scale`` per axis (fixed seed): inside "
+        "(-1) when at least half of them cross an odd number of faces."
+    )
+    parity = [("n_sample", i32), ("perturbation_scale", f32)]
+    add("mesh_query_point_sign_parity", head + parity, MeshQueryPoint, mesh_query_point_sign_parity_q, doc)
+    add(
+        "mesh_query_point_sign_parity",
+        head + outs + parity,
+        out_res,
+        mesh_query_point_sign_parity_o,
+        doc,
+        (3, 4, 5, 6),
     )
     doc = (
         "Closest point query whose sign comes from the angle-weighted pseudo normal at the closest point "
@@ -440,40 +411,6 @@ def register(registry: Any) -> None:
         mesh_query_point_sign_winding_number_o,
         doc,
         (3, 4, 5, 6),
-    )
-
-    ray = [("id", u64), ("start", v3), ("dir", v3), ("max_t", f32)]
-    ray_outs = [("t", f32), ("bary_u", f32), ("bary_v", f32), ("sign", f32), ("normal", v3), ("face", i32)]
-    ray_res = (b, f32, f32, f32, f32, v3, i32)
-    doc = (
-        "First face of the wp.Mesh ``id`` hit by the ray ``start + t*dir`` with 0 <= t <= ``max_t`` (t in "
-        "units of |dir|); sign > 0 when the ray hits the front (counter-clockwise) side."
-    )
-    add("mesh_query_ray", ray, MeshQueryRay, mesh_query_ray_q4, doc)
-    add("mesh_query_ray", ray + [("root", i32)], MeshQueryRay, mesh_query_ray_q, doc)
-    add("mesh_query_ray", ray + ray_outs, ray_res, mesh_query_ray_o10, doc, (4, 5, 6, 7, 8, 9))
-    add(
-        "mesh_query_ray", ray + ray_outs + [("root", i32)], ray_res, mesh_query_ray_o, doc, (4, 5, 6, 7, 8, 9)
-    )
-
-    add(
-        "mesh_query_aabb",
-        [("id", u64), ("low", v3), ("high", v3)],
-        MeshQueryAABB,
-        mesh_query_aabb_q,
-        "Construct a query over the faces of the wp.Mesh ``id`` whose bounding boxes overlap [low, high]; "
-        "iterate with mesh_query_aabb_next.",
-        diff=False,
-    )
-    add(
-        "mesh_query_aabb_next",
-        [("query", MeshQueryAABB), ("index", i32)],
-        (b, MeshQueryAABB, i32),
-        mesh_query_aabb_next_f,
-        "Advance a mesh box query: write the next face to ``index`` and return True, "
-        "or return False when exhausted.",
-        (0, 1),
-        diff=False,
     )
 
     add(

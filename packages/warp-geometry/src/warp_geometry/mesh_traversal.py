@@ -19,6 +19,7 @@ from warp_geometry.mesh import MeshData
 from warp_geometry.primitives import (
     INF,
     box_distance_sq,
+    box_max_distance_sq,
     closest_point_triangle,
     ray_box,
     ray_triangle,
@@ -362,3 +363,156 @@ def sign_by_winding(id: wp.uint64, args: TraversalArgs) -> float:
     if winding_number(id, args) > args.b:
         return -1.0
     return 1.0
+
+
+@wp.func
+def subtree_span(m: MeshData, root: int) -> wp.vec2i:
+    """(first node, end node) of the preorder range of the subtree at ``root`` (-1: whole tree)."""
+    bvh = m.bvh
+    if bvh.num_items == 0 or root >= bvh.num_nodes:
+        return wp.vec2i(0, 0)
+    if root < 0:
+        return wp.vec2i(0, bvh.num_nodes)
+    return wp.vec2i(root, bvh.skip[root])
+
+
+@wp.func
+def ray_hits(id: wp.uint64, args: TraversalArgs, stop_at_first: bool) -> int:
+    """Number of faces hit by ``args.p + t*args.dir`` with 0 <= t <= ``args.max_dist`` in the subtree
+    ``args.root`` (every face crossed is counted once); with ``stop_at_first``, 1 at the first hit."""
+    m = wp.mesh_get(id)
+    bvh = m.bvh
+    start = args.p
+    dir = args.dir
+    inv = safe_inverse(dir)
+    span = subtree_span(m, args.root)
+    node = span[0]
+    count = int(0)
+    while node < span[1]:
+        nd = bvh.nodes[node]
+        if ray_box(start, inv, nd.lower, nd.upper, args.max_dist) < INF:
+            if nd.count > 0:
+                for slot in range(nd.next, nd.next + nd.count):
+                    t = m.leaf_tris[slot]
+                    hit = ray_triangle(start, dir, t[0], t[1], t[2])
+                    if hit[3] > 0.0 and hit[0] <= args.max_dist:
+                        count += 1
+                        if stop_at_first:
+                            return count
+                node = bvh.skip[node]
+            else:
+                node = node + 1
+        else:
+            node = bvh.skip[node]
+    return count
+
+
+#: seed of the perturbed ray directions of the parity sign (fixed: every call casts the same rays)
+PARITY_SEED = wp.constant(0x5EED)
+
+
+@wp.func
+def sign_by_parity(id: wp.uint64, args: TraversalArgs) -> float:
+    """-1 if at least half of ``args.a`` rays along (1, 1, 1) perturbed by up to ``args.b`` per axis
+    cross the mesh an odd number of times (no rays: -1), else 1."""
+    n_sample = int(args.a)
+    scale = args.b
+    state = wp.rand_init(PARITY_SEED)
+    odd = int(0)
+    for _sample in range(n_sample):
+        dx = 1.0 + wp.randf(state, -scale, scale)
+        dy = 1.0 + wp.randf(state, -scale, scale)
+        dz = 1.0 + wp.randf(state, -scale, scale)
+        ray = traversal_args(args.p, wp.vec3(dx, dy, dz), INF, -1)
+        if ray_hits(id, ray, False) % 2 == 1:
+            odd += 1
+    if 2 * odd >= n_sample:
+        return -1.0
+    return 1.0
+
+
+@wp.func
+def farther_face(d: float, f: int, best: float, face: int) -> bool:
+    """Whether face ``f`` whose farthest point is at squared distance ``d`` beats ``face`` at ``best``:
+    strictly farther than ``best``, or as far with a lower index (ties with a found face only)."""
+    if d > best:
+        return True
+    return d == best and face >= 0 and f < face
+
+
+@wp.func
+def farthest_corner(p: wp.vec3, a: wp.vec3, b: wp.vec3, c: wp.vec3) -> wp.vec4:
+    """(wa, wb, wc, squared distance) of the triangle's point farthest from ``p``: a corner (the
+    first of a, b, c at the largest distance), since the distance to ``p`` is convex."""
+    da = wp.length_sq(a - p)
+    db = wp.length_sq(b - p)
+    dc = wp.length_sq(c - p)
+    if da >= db and da >= dc:
+        return wp.vec4(1.0, 0.0, 0.0, da)
+    if db >= dc:
+        return wp.vec4(0.0, 1.0, 0.0, db)
+    return wp.vec4(0.0, 0.0, 1.0, dc)
+
+
+@wp.func
+def furthest_face(id: wp.uint64, args: TraversalArgs):
+    """(face, squared distance) of the face whose farthest point from ``args.p`` is farthest, among the
+    faces with a point strictly farther than ``args.max_dist`` (face -1: none); ties: lowest index.
+
+    Depth-first, the child whose box reaches farther first; subtrees whose farthest box corner is
+    nearer than the best face so far are dropped."""
+    m = wp.mesh_get(id)
+    bvh = m.bvh
+    p = args.p
+    best = args.max_dist * args.max_dist
+    if args.max_dist < 0.0:
+        best = -1.0
+    face = int(-1)
+    if bvh.num_items == 0:
+        return face, best
+    stack = NodeStack()
+    dists = DistStack()
+    sp = int(0)
+    node = int(0)
+    nd = bvh.nodes[0]
+    reach = box_max_distance_sq(p, nd.lower, nd.upper)
+    while True:
+        if reach >= best:
+            if nd.count == 0:
+                left = node + 1
+                right = nd.next
+                ln = bvh.nodes[left]
+                rn = bvh.nodes[right]
+                rl = box_max_distance_sq(p, ln.lower, ln.upper)
+                rr = box_max_distance_sq(p, rn.lower, rn.upper)
+                other = right
+                rother = rr
+                node = left
+                nd = ln
+                reach = rl
+                if rr > rl:
+                    other = left
+                    rother = rl
+                    node = right
+                    nd = rn
+                    reach = rr
+                if rother >= best:
+                    stack[sp] = other
+                    dists[sp] = rother
+                    sp += 1
+                continue
+            for slot in range(nd.next, nd.next + nd.count):
+                t = m.leaf_tris[slot]
+                d = farthest_corner(p, t[0], t[1], t[2])[3]
+                if d >= best:
+                    f = bvh.items[slot]
+                    if farther_face(d, f, best, face):
+                        best = d
+                        face = f
+        if sp == 0:
+            break
+        sp -= 1
+        node = stack[sp]
+        nd = bvh.nodes[node]
+        reach = dists[sp]
+    return face, best

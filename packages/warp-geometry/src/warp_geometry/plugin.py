@@ -9,7 +9,10 @@ from warp.plugins import hookimpl
 from warp_geometry import (
     bvh_queries,
     hash_grid_queries,
+    mesh_box_queries,
     mesh_queries,
+    mesh_ray_queries,
+    primitive_tests,
     query_types,
     volume_generic,
     volume_queries,
@@ -25,9 +28,12 @@ def warp_register_builtins(registry: Any) -> None:
     """Kernel builtins of BVHs, meshes, hash grids and volumes."""
     bvh_queries.register(registry)
     mesh_queries.register(registry)
+    mesh_ray_queries.register(registry)
+    mesh_box_queries.register(registry)
     hash_grid_queries.register(registry)
     volume_queries.register(registry)
     volume_generic.register(registry)
+    primitive_tests.register(registry)
 
 
 @hookimpl
@@ -46,6 +52,7 @@ def warp_exports() -> dict[str, Any]:
         "MeshQueryRay": query_types.MeshQueryRay,
         "mesh_query_ray_t": query_types.MeshQueryRay,
         "MeshQueryAABB": query_types.MeshQueryAABB,
+        "MeshQuery": query_types.MeshQueryAABB,
         "mesh_query_aabb_t": query_types.MeshQueryAABB,
         "HashGridQuery": query_types.HashGridQuery,
         "hash_grid_query_t": query_types.HashGridQuery,

@@ -65,11 +65,18 @@ class BvhQuery:
 
 @wp.struct
 class MeshQueryAABB:
-    """State of a ``mesh_query_aabb`` iteration (advance with ``mesh_query_aabb_next``)."""
+    """State of a ``mesh_query_aabb`` or ``mesh_query_sphere`` iteration (advance with
+    ``mesh_query_next``). One type for both kinds (``kind`` tells them apart), published as
+    ``wp.MeshQuery`` and ``wp.MeshQueryAABB``: a variable may hold either kind."""
 
     id: wp.uint64
+    #: 0: box query (``lower``..``upper``); 1: sphere query (``center``, ``radius``; ``lower`` and
+    #: ``upper`` bound the sphere)
+    kind: wp.int32
     lower: wp.vec3
     upper: wp.vec3
+    center: wp.vec3
+    radius: wp.float32
     node: wp.int32
     end: wp.int32
     item: wp.int32
@@ -105,5 +112,5 @@ for _t in (BvhQuery, MeshQueryAABB, HashGridQuery):
     _t._wp_differentiable_ = False
 
 make_iterable(BvhQuery, "bvh_query_next")
-make_iterable(MeshQueryAABB, "mesh_query_aabb_next")
+make_iterable(MeshQueryAABB, "mesh_query_next")
 make_iterable(HashGridQuery, "hash_grid_query_next")
