@@ -62,7 +62,7 @@ _GEOMETRY_PACKAGE = frozenset({
 _PYTHON_NAMES: dict[str, frozenset[str]] = {
     "warp-autodiff": frozenset({"Tape", "autograd", "AdjointWarning"}),
     "warp-geometry": frozenset({
-        "Mesh", "Bvh", "HashGrid", "Volume", "MeshQueryPoint", "MeshQueryRay", "MeshQueryAABB",
+        "Mesh", "Bvh", "HashGrid", "Volume", "MeshQueryPoint", "MeshQueryRay", "MeshQueryAABB", "MeshQuery",
         "BvhQuery", "HashGridQuery", "mesh_query_point_t", "mesh_query_ray_t", "mesh_query_aabb_t",
         "bvh_query_t", "hash_grid_query_t",
     }),
