@@ -20,6 +20,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 BENCHMARKS = [
     "bench_launch_overhead", "bench_saxpy", "bench_compile", "bench_sincos", "bench_nbody", "bench_autodiff",
     "bench_geometry",
+    "bench_mesh_queries",
     "bench_capture",
     "bench_generic_launch",
     "bench_interop",

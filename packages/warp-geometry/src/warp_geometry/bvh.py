@@ -8,7 +8,7 @@ import numpy as np
 
 import warp as wp
 from warp_geometry import bvh_build
-from warp_geometry.checks import check_vec3_array
+from warp_geometry.checks import check_array, check_vec3_array
 from warp_geometry.descriptors import Descriptor
 
 #: accepted values of ``constructor``: "lbvh" builds along a Morton curve, the others (and None)
@@ -58,6 +58,9 @@ class BvhData:
     num_items: wp.int32
     #: the same nodes packed for traversals with a stack (see :class:`BvhNode`)
     nodes: wp.array(dtype=BvhNode)
+    #: grouped trees: the group numbers (sorted) and the root node of each group's subtree
+    group_keys: wp.array(dtype=wp.int32)
+    group_roots: wp.array(dtype=wp.int32)
 
 
 class TreeArrays:
@@ -72,6 +75,8 @@ class TreeArrays:
         self.count = wp.array(tree.count, dtype=wp.int32, device=device)
         self.items = wp.array(tree.items, dtype=wp.int32, device=device)
         self.nodes = wp.array(packed_nodes(tree), dtype=BvhNode, device=device)
+        self.group_keys = wp.array(tree.group_keys, dtype=wp.int32, device=device)
+        self.group_roots = wp.array(tree.group_roots, dtype=wp.int32, device=device)
 
     def fields(self) -> dict[str, Any]:
         """The BvhData fields describing this tree (item bounds excluded)."""
@@ -83,6 +88,8 @@ class TreeArrays:
             "count": self.count,
             "items": self.items,
             "nodes": self.nodes,
+            "group_keys": self.group_keys,
+            "group_roots": self.group_roots,
             "num_nodes": self.tree.num_nodes,
             "num_items": int(self.items.shape[0]),
         }
@@ -97,6 +104,18 @@ class TreeArrays:
 def build_method(constructor: Any) -> str:
     """The builder method for a ``constructor`` argument."""
     return "lbvh" if constructor == "lbvh" else "median"
+
+
+def group_numbers(groups: Any, count: int, owner: str, what: str) -> np.ndarray | None:
+    """The ``groups`` argument (None, or a 1-d ``wp.int32`` array with one group per item) as NumPy."""
+    if groups is None:
+        return None
+    check_array(groups, owner, "groups", wp.int32)
+    if groups.shape[0] != count:
+        raise ValueError(
+            f"{owner}: 'groups' holds {groups.shape[0]} values, expected one per {what} ({count})"
+        )
+    return groups.numpy()
 
 
 def check_constructor(constructor: Any, leaf_size: Any, owner: str) -> int:
@@ -116,7 +135,9 @@ class Bvh:
     ``id`` identifies it in kernels (``wp.bvh_query_aabb(id, lo, hi)``,
     ``wp.bvh_query_ray(id, start, dir)``). After changing the bounds in place call
     :meth:`refit`. ``constructor``: "lbvh" sorts the boxes along a Morton curve (fast build),
-    "sah", "median" and None split at the median of the longest axis; ``groups`` is not supported.
+    "sah", "median" and None split at the median of the longest axis. ``groups`` (a ``wp.int32`` array,
+    one group number per box) makes every group a subtree, whose root ``bvh_get_group_root(id, group)``
+    returns for the queries' ``root`` argument.
     """
 
     def __init__(
@@ -130,13 +151,15 @@ class Bvh:
             )
         if lowers.device != uppers.device:
             raise ValueError(f"wp.Bvh: lowers are on {lowers.device} but uppers on {uppers.device}")
-        if groups is not None:
-            raise NotImplementedError("wp.Bvh: grouped BVHs (groups=...) are not supported")
+        group_of = group_numbers(groups, lowers.shape[0], "wp.Bvh", "box")
+        if groups is not None and groups.device != lowers.device:
+            raise ValueError(f"wp.Bvh: groups are on {groups.device} but lowers on {lowers.device}")
         leaf = check_constructor(constructor, leaf_size, "wp.Bvh")
         self.device = lowers.device
         self.lowers = lowers
         self.uppers = uppers
-        tree = bvh_build.build(lowers.numpy(), uppers.numpy(), leaf, build_method(constructor))
+        self.groups = groups
+        tree = bvh_build.build(lowers.numpy(), uppers.numpy(), leaf, build_method(constructor), group_of)
         self._tree = TreeArrays(tree, self.device)
         self._descriptor = Descriptor(BvhData, self.device)
         self._descriptor.update(**self._tree.fields(), item_lower=lowers, item_upper=uppers)

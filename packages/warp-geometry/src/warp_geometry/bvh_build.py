@@ -22,7 +22,7 @@ reduction over the items' bounds.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -39,6 +39,9 @@ class BvhTree:
     items: np.ndarray  # (num_items,) int32
     #: per level (root first): preorder indices of the level's nodes and their item ranges
     levels: list[tuple[np.ndarray, np.ndarray, np.ndarray]]
+    #: grouped trees: the group numbers, sorted, and the root node of each group's subtree
+    group_keys: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))
+    group_roots: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))
 
     @property
     def num_nodes(self) -> int:
@@ -73,12 +76,35 @@ def _morton(points: np.ndarray) -> np.ndarray:
     return code
 
 
-def build(lowers: np.ndarray, uppers: np.ndarray, leaf_size: int = 1, method: str = "median") -> BvhTree:
+def _group_splits(gkey: np.ndarray, glist: np.ndarray, s: np.ndarray, e: np.ndarray) -> np.ndarray:
+    """For nodes [s, e) holding several groups (``glist`` sorted by group within each node): the
+    group boundary nearest to each node's middle."""
+    seg, pos = _segments(s, e)
+    g = gkey[glist[pos]]
+    change = np.zeros(len(pos), bool)
+    change[1:] = (g[1:] != g[:-1]) & (seg[1:] == seg[:-1])
+    cand_pos, cand_seg = pos[change], seg[change]
+    order = np.lexsort((np.abs(2 * cand_pos - (s + e)[cand_seg]), cand_seg))
+    _, first = np.unique(cand_seg[order], return_index=True)
+    return cand_pos[order][first]
+
+
+def build(
+    lowers: np.ndarray,
+    uppers: np.ndarray,
+    leaf_size: int = 1,
+    method: str = "median",
+    groups: np.ndarray | None = None,
+) -> BvhTree:
     """Build a BVH over items with bounds ``lowers[i]``..``uppers[i]`` (arrays of shape (N, 3)).
 
     ``method="median"`` splits every node at the median along its longest axis (better trees);
     ``method="lbvh"`` sorts the items once along a Morton curve and splits that order in halves
     (several times faster to build, somewhat slower to query).
+
+    ``groups`` (one integer per item) makes a grouped tree: nodes holding items of several groups
+    are split between groups first (at the group boundary nearest to their middle), so every
+    group's items form one subtree, whose root is recorded in ``group_keys``/``group_roots``.
     """
     lowers = np.ascontiguousarray(lowers, dtype=np.float32).reshape(-1, 3)
     uppers = np.ascontiguousarray(uppers, dtype=np.float32).reshape(-1, 3)
@@ -102,7 +128,13 @@ def build(lowers: np.ndarray, uppers: np.ndarray, leaf_size: int = 1, method: st
         lists = np.argsort(_morton(centroid), kind="stable")[None, :]
     else:
         lists = np.stack([np.argsort(centroid[:, a], kind="stable") for a in range(3)])
+    gkey = None
+    if groups is not None:
+        gkey = np.asarray(groups, dtype=np.int64).reshape(-1)
+        # one more list, sorted by group, partitioned like the others
+        lists = np.concatenate([lists, np.argsort(gkey, kind="stable")[None, :]])
     left_item = np.zeros(n, dtype=bool)
+    level_multi: list[np.ndarray] = []
 
     # -- topology and item order, level by level (nodes numbered breadth first) ------------
     level_starts, level_ends, level_parent_child = [], [], []
@@ -110,24 +142,42 @@ def build(lowers: np.ndarray, uppers: np.ndarray, leaf_size: int = 1, method: st
     while len(starts):
         level_starts.append(starts)
         level_ends.append(ends)
-        split = (ends - starts) > leaf_size
+        multi = np.zeros(len(starts), bool)
+        if gkey is not None:
+            glist = lists[-1]
+            multi = gkey[glist[starts]] != gkey[glist[ends - 1]]
+        level_multi.append(multi)
+        split = ((ends - starts) > leaf_size) | multi
         s, e = starts[split], ends[split]
         mid = s + (e - s + 1) // 2
-        if len(s) and method != "lbvh":
+        by_group = multi[split]
+        spatial = ~by_group if method != "lbvh" else np.zeros(len(s), bool)
+        if by_group.any():
+            mid[by_group] = _group_splits(gkey, lists[-1], s[by_group], e[by_group])
+        if spatial.any():
+            seg, pos = _segments(s[spatial], e[spatial])
+            ss, ee, mm = s[spatial], e[spatial], mid[spatial]
             ext = np.stack(
-                [centroid[lists[a, e - 1], a] - centroid[lists[a, s], a] for a in range(3)], axis=1
+                [centroid[lists[a, ee - 1], a] - centroid[lists[a, ss], a] for a in range(3)], axis=1
             )
             axis = np.argmax(ext, axis=1)
-            seg, pos = _segments(s, e)
-            left_item[lists[axis[seg], pos]] = pos < mid[seg]
-            for a in range(3):
+            left_item[lists[axis[seg], pos]] = pos < mm[seg]
+        if by_group.any():
+            seg, pos = _segments(s[by_group], e[by_group])
+            left_item[lists[-1, pos]] = pos < mid[by_group][seg]
+        # stable partition of every list in the nodes that moved items (lbvh halves keep their order)
+        part = spatial | by_group
+        if part.any():
+            sp, mp = s[part], mid[part]
+            seg, pos = _segments(sp, e[part])
+            for a in range(lists.shape[0]):
                 x = lists[a, pos]
                 flag = left_item[x]
                 lefts = np.cumsum(flag) - flag  # left items before this one in the whole sequence
-                seg_base = lefts[np.searchsorted(pos, s)]  # ... before this segment
+                seg_base = lefts[np.searchsorted(pos, sp)]  # ... before this segment
                 nl = lefts - seg_base[seg]  # left items before this one in its segment
-                offset_in_seg = pos - s[seg]
-                dest = np.where(flag, s[seg] + nl, mid[seg] + (offset_in_seg - nl))
+                offset_in_seg = pos - sp[seg]
+                dest = np.where(flag, sp[seg] + nl, mp[seg] + (offset_in_seg - nl))
                 lists[a, dest] = x
         level_parent_child.append(split)
         starts = np.stack([s, mid], axis=1).reshape(-1)
@@ -170,8 +220,35 @@ def build(lowers: np.ndarray, uppers: np.ndarray, leaf_size: int = 1, method: st
         items=order.astype(np.int32),
         levels=levels,
     )
+    if gkey is not None:
+        tree.group_keys, tree.group_roots = _group_roots(
+            gkey, order, pre, level_starts, level_multi, level_parent_child
+        )
     refit(tree, lowers, uppers)
     return tree
+
+
+def _group_roots(
+    gkey: np.ndarray,
+    order: np.ndarray,
+    pre: list[np.ndarray],
+    level_starts: list[np.ndarray],
+    level_multi: list[np.ndarray],
+    level_split: list[np.ndarray],
+) -> tuple[np.ndarray, np.ndarray]:
+    """(sorted group numbers, root node of each): the single-group nodes whose parent holds
+    several groups (or the tree's root when there is one group)."""
+    keys, roots = [], []
+    parent_multi = np.ones(1, bool)
+    for d in range(len(pre)):
+        top = parent_multi & ~level_multi[d]
+        keys.append(gkey[order[level_starts[d][top]]])
+        roots.append(pre[d][top])
+        if d < len(level_split):
+            parent_multi = np.repeat(level_multi[d][level_split[d]], 2)
+    k, r = np.concatenate(keys), np.concatenate(roots)
+    by_key = np.argsort(k, kind="stable")
+    return k[by_key].astype(np.int32), r[by_key].astype(np.int32)
 
 
 def refit(tree: BvhTree, lowers: np.ndarray, uppers: np.ndarray) -> None:

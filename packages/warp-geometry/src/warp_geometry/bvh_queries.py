@@ -93,6 +93,28 @@ def bvh_query_next_func(query: BvhQuery, index: int, max_dist: float):
 
 
 @wp.func
+def group_root(d: BvhData, group: int) -> int:
+    """Root node of ``group``'s subtree in a grouped tree (binary search), -1 if there is none."""
+    lo = int(0)
+    hi = d.group_keys.shape[0]
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if d.group_keys[mid] < group:
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo < d.group_keys.shape[0]:
+        if d.group_keys[lo] == group:
+            return d.group_roots[lo]
+    return -1
+
+
+@wp.func
+def bvh_get_group_root_f(id: wp.uint64, group: int) -> int:
+    return group_root(wp.bvh_get(id), group)
+
+
+@wp.func
 def bvh_query_aabb_noroot(id: wp.uint64, low: wp.vec3, high: wp.vec3) -> BvhQuery:
     return _bvh_query(id, False, low, high, -1)
 
@@ -151,6 +173,19 @@ def register(registry: Any) -> None:
             group=GROUP,
             differentiable=False,
         )
+    add_builtin(
+        registry,
+        "bvh_get_group_root",
+        params={"id": u64, "group": i32},
+        result=i32,
+        func=bvh_get_group_root_f,
+        doc=(
+            "Root node of group ``group`` of a wp.Bvh built with ``groups=`` (for the queries' ``root``), "
+            "or -1 (the whole tree) when the BVH has no such group."
+        ),
+        group=GROUP,
+        differentiable=False,
+    )
     add_builtin(
         registry,
         "bvh_query_next",

@@ -8,7 +8,7 @@ import numpy as np
 
 import warp as wp
 from warp_geometry import bvh_build, winding
-from warp_geometry.bvh import BvhData, TreeArrays, build_method, check_constructor
+from warp_geometry.bvh import BvhData, TreeArrays, build_method, check_constructor, group_numbers
 from warp_geometry.checks import check_array, check_same_device, check_vec3_array
 from warp_geometry.descriptors import Descriptor
 
@@ -63,7 +63,9 @@ class Mesh:
     topology needs a new Mesh. ``support_winding_number=True`` precomputes the data of
     ``mesh_query_point_sign_winding_number``; ``bvh_constructor`` "lbvh" builds the BVH along
     a Morton curve (fast), the other names and None with median splits; ``bvh_leaf_size`` None
-    means :data:`DEFAULT_LEAF_SIZE` triangles per leaf.
+    means :data:`DEFAULT_LEAF_SIZE` triangles per leaf. ``groups`` (a ``wp.int32`` array, one group
+    number per triangle) makes every group a subtree of the BVH, whose root
+    ``mesh_get_group_root(id, group)`` returns for the ray queries' ``root`` argument.
     """
 
     def __init__(
@@ -88,9 +90,11 @@ class Mesh:
                 raise ValueError(
                     f"wp.Mesh: 'velocities' {velocities.shape} must match 'points' {points.shape}"
                 )
-        if groups is not None:
-            raise NotImplementedError("wp.Mesh: grouped meshes (groups=...) are not supported")
-        self.device = check_same_device("wp.Mesh", points=points, indices=indices, velocities=velocities)
+        group_of = group_numbers(groups, indices.shape[0] // 3, "wp.Mesh", "triangle")
+        self.device = check_same_device(
+            "wp.Mesh", points=points, indices=indices, velocities=velocities, groups=groups
+        )
+        self.groups = groups
         leaf_size = DEFAULT_LEAF_SIZE if bvh_leaf_size is None else bvh_leaf_size
         leaf = check_constructor(bvh_constructor, leaf_size, "wp.Mesh")
         tris = indices.numpy().reshape(-1, 3).astype(np.int64)
@@ -107,7 +111,8 @@ class Mesh:
         self.support_winding_number = bool(support_winding_number)
         pts = points.numpy()
         lo, hi = triangle_bounds(pts, tris)
-        self._tree = TreeArrays(bvh_build.build(lo, hi, leaf, build_method(bvh_constructor)), self.device)
+        tree = bvh_build.build(lo, hi, leaf, build_method(bvh_constructor), group_of)
+        self._tree = TreeArrays(tree, self.device)
         self._leaf_tris = wp.array(self._leaf_corners(pts), dtype=wp.mat33, device=self.device)
         self._tri_lower = wp.array(lo, dtype=wp.vec3, device=self.device)
         self._tri_upper = wp.array(hi, dtype=wp.vec3, device=self.device)

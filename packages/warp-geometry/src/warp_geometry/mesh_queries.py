@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 import warp as wp
+from warp_geometry.bvh_queries import group_root
 from warp_geometry.descriptors import func_adder, register_getter
 from warp_geometry.mesh import MeshData
 from warp_geometry.mesh_traversal import (
@@ -275,6 +276,11 @@ def mesh_get_index_f(id: wp.uint64, index: int) -> int:
 
 
 @wp.func
+def mesh_get_group_root_f(id: wp.uint64, group: int) -> int:
+    return group_root(wp.mesh_get(id).bvh, group)
+
+
+@wp.func
 def mesh_get_bvh_f(id: wp.uint64) -> wp.uint64:
     return wp.mesh_get(id).bvh_id
 
@@ -454,6 +460,15 @@ def register(registry: Any) -> None:
         i32,
         mesh_get_index_f,
         "Vertex index stored at face-vertex index ``index`` (``indices[index]``).",
+        diff=False,
+    )
+    add(
+        "mesh_get_group_root",
+        [("id", u64), ("group", i32)],
+        i32,
+        mesh_get_group_root_f,
+        "Root node of group ``group`` of a wp.Mesh built with ``groups=`` (for the ray queries' ``root``), "
+        "or -1 (the whole mesh) when the mesh has no such group.",
         diff=False,
     )
     add(

@@ -15,6 +15,7 @@ from warp_geometry import (
     primitive_tests,
     query_types,
     volume_generic,
+    volume_index_sampling,
     volume_queries,
 )
 from warp_geometry.bvh import Bvh
@@ -33,6 +34,7 @@ def warp_register_builtins(registry: Any) -> None:
     hash_grid_queries.register(registry)
     volume_queries.register(registry)
     volume_generic.register(registry)
+    volume_index_sampling.register(registry)
     primitive_tests.register(registry)
 
 
