@@ -9,10 +9,10 @@ from warp.plugins import hookimpl
 from warp_geometry import (
     bvh_queries,
     hash_grid_queries,
+    intersections,
     mesh_box_queries,
     mesh_queries,
     mesh_ray_queries,
-    primitive_tests,
     query_types,
     volume_generic,
     volume_index_sampling,
@@ -35,7 +35,7 @@ def warp_register_builtins(registry: Any) -> None:
     volume_queries.register(registry)
     volume_generic.register(registry)
     volume_index_sampling.register(registry)
-    primitive_tests.register(registry)
+    intersections.register(registry)
 
 
 @hookimpl

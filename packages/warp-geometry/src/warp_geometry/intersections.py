@@ -1,4 +1,5 @@
-"""Geometry utility builtins: ``closest_point_edge_edge`` and ``intersect_tri_tri``.
+"""Geometry utility builtins: ``closest_point_edge_edge`` (closest points of two segments) and
+``intersect_tri_tri`` (triangle-triangle intersection test).
 
 ``intersect_tri_tri`` follows Moller's interval method ("A fast triangle-triangle intersection
 test", 1997): each triangle's vertices are classified against the other's plane (plane values
