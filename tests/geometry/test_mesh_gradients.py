@@ -121,3 +121,85 @@ def test_ray_distance_gradients_match_plane_formula():
         nd = np.einsum("ij,ij->i", n, d)
         np.testing.assert_allclose(wo.grad.numpy(), -n / nd[:, None], rtol=1e-3, atol=1e-4)
         np.testing.assert_allclose(wd.grad.numpy(), -(t / nd)[:, None] * n, rtol=1e-3, atol=1e-4)
+
+
+def _loss_for_points(kernel, verts, tris, q) -> float:
+    mesh = _mesh(verts.astype(np.float32), tris)
+    loss = wp.zeros(1, dtype=float)
+    wp.launch(kernel, dim=len(q), inputs=[mesh.id, wp.array(q, dtype=wp.vec3), loss])
+    return float(loss.numpy()[0])
+
+
+def test_gradients_reach_the_mesh_points():
+    # a sphere and query points off its surface: the summed distances depend smoothly on the
+    # vertices (each point keeps its closest face under small moves)
+    pts, tris = uv_sphere(1.0, 8, 12)
+    q = (np.random.default_rng(41).normal(size=(60, 3)) * 0.9).astype(np.float32)
+    points = wp.array(pts, dtype=wp.vec3, requires_grad=True)
+    mesh = wp.Mesh(points, wp.array(tris.reshape(-1), dtype=wp.int32))
+    loss = wp.zeros(1, dtype=float, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(distance_loss, dim=len(q), inputs=[mesh.id, wp.array(q, dtype=wp.vec3), loss])
+    tape.backward(loss)
+    grad = points.grad.numpy()
+    assert np.abs(grad).max() > 0.1
+    # central differences in float64 vertex offsets, for a sample of coordinates
+    h = 1e-3
+    rng = np.random.default_rng(42)
+    for k in rng.choice(len(pts) * 3, size=24, replace=False):
+        v, c = divmod(int(k), 3)
+        plus, minus = pts.astype(np.float64).copy(), pts.astype(np.float64).copy()
+        plus[v, c] += h
+        minus[v, c] -= h
+        fd = (
+            _loss_for_points(distance_loss, plus, tris, q) - _loss_for_points(distance_loss, minus, tris, q)
+        ) / (2 * h)
+        assert abs(grad[v, c] - fd) < 2e-2 * max(1.0, abs(fd)), (v, c, grad[v, c], fd)
+
+
+@wp.kernel
+def eval_loss(
+    id: wp.uint64, faces: wp.array(dtype=int), uv: wp.array(dtype=wp.vec2), loss: wp.array(dtype=float)
+):
+    i = wp.tid()
+    x = wp.mesh_eval_position(id, faces[i], uv[i][0], uv[i][1])
+    w = wp.mesh_eval_velocity(id, faces[i], uv[i][0], uv[i][1])
+    wp.atomic_add(loss, 0, wp.dot(x, wp.vec3(1.0, 2.0, 3.0)) + wp.dot(w, wp.vec3(-1.0, 0.5, 0.0)))
+
+
+def test_mesh_eval_gradients_are_the_barycentric_weights():
+    pts, tris = random_soup(20, seed=43)
+    points = wp.array(pts, dtype=wp.vec3, requires_grad=True)
+    vel = wp.array(np.ones_like(pts), dtype=wp.vec3, requires_grad=True)
+    mesh = wp.Mesh(points, wp.array(tris.reshape(-1), dtype=wp.int32), velocities=vel)
+    rng = np.random.default_rng(44)
+    faces = rng.integers(0, 20, 50)
+    uv = rng.random((50, 2)).astype(np.float32) * 0.5
+    loss = wp.zeros(1, dtype=float, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(
+            eval_loss, dim=50, inputs=[mesh.id, wp.array(faces, dtype=int), wp.array(uv, dtype=wp.vec2), loss]
+        )
+    tape.backward(loss)
+    weights = np.zeros(len(pts))
+    for f, (u, v) in zip(faces, uv.astype(np.float64)):
+        a, b, c = tris[f]
+        weights[a] += u
+        weights[b] += v
+        weights[c] += 1.0 - u - v
+    np.testing.assert_allclose(points.grad.numpy(), weights[:, None] * [1.0, 2.0, 3.0], atol=1e-5)
+    np.testing.assert_allclose(vel.grad.numpy(), weights[:, None] * [-1.0, 0.5, 0.0], atol=1e-5)
+    # a mesh whose points have no gradient array: the backward pass runs and writes nothing
+    plain = wp.Mesh(wp.array(pts, dtype=wp.vec3), wp.array(tris.reshape(-1), dtype=wp.int32))
+    loss2 = wp.zeros(1, dtype=float, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(
+            eval_loss,
+            dim=50,
+            inputs=[plain.id, wp.array(faces, dtype=int), wp.array(uv, dtype=wp.vec2), loss2],
+        )
+    tape.backward(loss2)
+    assert plain.points.grad is None

@@ -19,16 +19,22 @@ import llvmlite.ir as ir
 
 import warp as wp
 from warp.compiler.lowering import types as lt
+from warp.compiler.registry import Overload
 from warp.types.scalars import uint64
 
 
 class Descriptor:
-    """A struct instance pinned in device memory at a stable address (the object's id)."""
+    """A struct instance pinned in device memory at a stable address (the object's id).
+
+    The element after it holds the *adjoint* descriptor: the same struct whose array fields are
+    the gradient arrays of the object's arrays (null where there is none), which reverse-mode
+    differentiation reads through the getter's ``adjoint_source`` (see :func:`register_getter`).
+    """
 
     def __init__(self, struct_type: type, device: Any = None):
         self.struct_type = struct_type
         self.value = struct_type()
-        self.storage = wp.zeros(1, dtype=struct_type, device=device)
+        self.storage = wp.zeros(2, dtype=struct_type, device=device)
 
     @property
     def address(self) -> int:
@@ -42,12 +48,25 @@ class Descriptor:
         record = self.storage.numpy()
         record[0] = self.value.numpy_value()
 
+    def update_gradients(self, **arrays: Any) -> None:
+        """Write the adjoint descriptor: the gradient array of each named array field (its
+        ``.grad``; fields not named, and arrays without a gradient, stay null)."""
+        grads = self.struct_type()
+        for name, a in arrays.items():
+            setattr(grads, name, None if a is None else a.grad)
+        record = self.storage.numpy()
+        record[1] = grads.numpy_value()
 
-def _lower_getter(struct_type: type):
+
+def _lower_getter(struct_type: type, element: int = 0):
     def lower(ctx: Any, args: list, types: list) -> ir.Value:
         b = ctx.builder
         llty = struct_type._wp_llvm_type_()
-        ptr = b.inttoptr(args[0], lt.PTR)
+        address = args[0]
+        if element:
+            size = struct_type.numpy_dtype().itemsize * element
+            address = b.add(address, ir.Constant(address.type, size))
+        ptr = b.inttoptr(address, lt.PTR)
         value: ir.Value = ir.Constant(llty, ir.Undefined)
         i32 = ir.IntType(32)
         for index, (_, ftype) in enumerate(struct_type._fields_):
@@ -68,8 +87,9 @@ def add_builtin(registry: Any, name: str, **options: Any) -> Any:
 
 
 def register_getter(registry: Any, name: str, struct_type: type, doc: str, group: str) -> None:
-    """Register builtin ``name(id: uint64) -> struct_type`` reading the descriptor at ``id``."""
-    add_builtin(
+    """Register builtin ``name(id: uint64) -> struct_type`` reading the descriptor at ``id``;
+    its ``adjoint_source`` reads the adjoint descriptor after it (the gradient arrays)."""
+    overload = add_builtin(
         registry,
         name,
         params={"id": uint64},
@@ -77,6 +97,14 @@ def register_getter(registry: Any, name: str, struct_type: type, doc: str, group
         lower=_lower_getter(struct_type),
         doc=doc,
         group=group,
+    )
+    overload.adjoint_source = Overload(
+        name=f"{name} (gradients)",
+        params=overload.params,
+        result=struct_type,
+        lower=_lower_getter(struct_type, element=1),
+        differentiable=False,
+        export=False,
     )
 
 

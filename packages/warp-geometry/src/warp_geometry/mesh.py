@@ -146,6 +146,7 @@ class Mesh:
             leaf_tris=self._leaf_tris,
             **fields,
         )
+        self._descriptor.update_gradients(points=self._points, velocities=self._velocities)
 
     @property
     def id(self) -> int:
@@ -184,6 +185,7 @@ class Mesh:
             check_same_device("wp.Mesh", velocities=value, points=self._points)
         self._velocities = value
         self._descriptor.update(velocities=value)
+        self._descriptor.update_gradients(points=self._points, velocities=value)
 
     def refit(self) -> None:
         """Refit the BVH (and the winding-number data) to the current ``points``."""

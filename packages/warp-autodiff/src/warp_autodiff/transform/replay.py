@@ -116,6 +116,10 @@ class ReplayMixin:
                     # an array (or struct) field: its adjoint is the same field of the adjoint struct
                     source = scope.aenv[id(op.args[0])]
                     scope.aenv[id(r)] = em.op("call", [source], [r.type], **op.attrs).result
+                elif ov.adjoint_source is not None and len(op.results) == 1:
+                    # a builtin that provides the gradient arrays of the arrays it returns
+                    source = em.op("call", args, [r.type], overload=ov.adjoint_source).result
+                    scope.aenv[id(r)] = source
                 elif ov.name == "array_view":
                     base = self.adjoint_array(em, scope, op.args[0])
                     view = em.internal(ops.VIEW, [base, *args[1:]], r.type)

@@ -114,6 +114,11 @@ class Overload:
     #: callable from Python scope (``wp.sin(1.0)``); False for kernel-only builtins such as the
     #: geometry queries, which read objects through ids (NVIDIA Warp's ``export=False``)
     export: bool = True
+    #: for a builtin returning arrays (or a struct holding arrays) that are not derived from its
+    #: arguments, e.g. ``wp.mesh_get(id)``: an overload taking the same arguments that returns
+    #: their gradient arrays (the same type); reverse-mode differentiation accumulates the
+    #: adjoints of reads from the result's arrays into those (None: the arrays get no gradient)
+    adjoint_source: Overload | None = None
 
     def updated_args(self) -> tuple[int, ...]:
         """Positions of the arguments this builtin updates (returned last, in this order)."""
