@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import sys
+import time
 
 import numpy as np
 
@@ -100,12 +102,19 @@ def main() -> None:
         lambda: wp.launch(kernel, dim=n, inputs=[a, out]), args.runs, warmup=0
     )
     evals = 2 * TERMS * n
+    cpu = []
+    for _ in range(args.runs):  # process CPU time (all threads): steadier than wall time under load
+        t0 = time.process_time()
+        wp.launch(kernel, dim=n, inputs=[a, out])
+        cpu.append(time.process_time() - t0)
+    cpu_ns = statistics.median(cpu) / evals * 1e9
     variant = " fast_math" if args.fast_math else ""
     print(f"sin+cos x{TERMS} over n={n:,} {args.dtype}{variant}, median of {args.runs} (min in brackets):")
     print(
         f"  warp launch   {warp_med:8.4f} s  [{warp_min:.4f}]  {evals / warp_med / 1e9:6.2f} G "
         f"evals/s  (target <= {TARGET_S} s)"
     )
+    print(f"  warp CPU time {cpu_ns:8.3f} ns per evaluation (median, all threads)")
     if not args.no_numpy and not tag:
         np_out = np.empty(n, dtype=np.float32)
         np_med, _ = median_time(lambda: numpy_sincos(a_np, np_out), 1, warmup=0)

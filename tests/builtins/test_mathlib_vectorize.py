@@ -49,6 +49,17 @@ def test_loop_vectorizes(name: str, ty: str) -> None:
     assert all(c.startswith("llvm.") for c in callees), f"scalar calls left: {callees}"
 
 
+@pytest.mark.parametrize("ty", ["float", "double"])
+@pytest.mark.parametrize("name", ["sin", "cos", "tan"])
+def test_fast_math_variants_vectorize(name: str, ty: str) -> None:
+    wt = wps.float32 if ty == "float" else wps.float64
+    module = ir.Module(f"vec_fast_{name}")
+    add_elementwise(module, "f", [wt], wt, lambda b, vals: call_math(b, name, *vals, fast=True))
+    opt = optimized_ir(str(module))
+    assert any(int(w) >= 4 for w, t in VECTOR_FLOAT.findall(opt) if t == ty)
+    assert "two_over_pi" not in opt  # the Cody-Waite variant needs no table
+
+
 def test_sin_vectorizes_to_512_bits_when_preferred() -> None:
     import llvmlite.binding as llvm
 
