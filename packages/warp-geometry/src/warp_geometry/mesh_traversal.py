@@ -17,6 +17,7 @@ import math
 import warp as wp
 from warp_geometry.mesh import MeshData
 from warp_geometry.primitives import (
+    FLT_MAX,
     INF,
     box_distance_sq,
     box_max_distance_sq,
@@ -157,7 +158,7 @@ def ray_face(id: wp.uint64, args: TraversalArgs):
     start = args.p
     dir = args.dir
     inv = safe_inverse(dir)
-    best = args.max_dist
+    best = wp.min(args.max_dist, FLT_MAX)  # ray_box returns INF for a miss: keep it out of reach
     face = int(-1)
     node = int(0)
     if args.root >= 0:

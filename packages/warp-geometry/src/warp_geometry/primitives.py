@@ -10,6 +10,9 @@ import warp as wp
 
 #: "no hit" distance of ray/box tests
 INF = wp.constant(float("inf"))
+#: the largest finite float32: the bound of an unbounded ray search, so that a missed box (INF)
+#: is never within it
+FLT_MAX = wp.constant(3.4028234663852886e38)
 
 
 @wp.func
