@@ -108,6 +108,7 @@ from warp.runtime import cache as _cache, cpu_jit as _cpu_jit, kernel_loader as 
 from warp.runtime.python_builtins import PythonBuiltin as _PythonBuiltin
 from warp.compiler.frontend.expressions import printf
 from warp.compiler.frontend.compile_time import static
+from warp.compiler.frontend.kernel_forms import cast
 from warp.compiler.frontend.expressions import tuple_ as tuple  # noqa: A001 - wp.tuple mirrors NVIDIA Warp
 from warp.compiler import hashing as _hashing
 from warp.types.scalars import (

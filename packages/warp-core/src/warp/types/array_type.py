@@ -38,3 +38,19 @@ class ArrayType:
         return f"array(dtype={type_repr(self.dtype)}, ndim={self.ndim})"
 
     __str__ = __repr__
+
+
+@dataclass(frozen=True)
+class FixedArrayType(ArrayType):
+    """Type of a kernel-local array of fixed ``shape`` (``wp.zeros(shape, dtype)`` in a kernel).
+
+    Its values are ordinary array values whose elements live on the stack of the function that
+    created them; NVIDIA Warp calls the type ``fixedarray``.
+    """
+
+    shape: tuple[int, ...] = ()
+
+    def __repr__(self) -> str:
+        return f"fixedarray(dtype={type_repr(self.dtype)}, shape={self.shape})"
+
+    __str__ = __repr__

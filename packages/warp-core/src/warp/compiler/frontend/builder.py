@@ -56,6 +56,9 @@ class FunctionBuilder:
         self.loops: list[LoopFrame] = []
         self.node: ast.AST | None = None
         self.return_types: list[Any] | None = None
+        #: while translating an augmented assignment: AST node -> its value, so that the parts
+        #: of the target (``a[f()].x *= 2``) are evaluated once although read and written
+        self.memo: dict[ast.AST, Any] | None = None
 
     # -- errors ---------------------------------------------------------------------------
     def loc(self, node: ast.AST | None = None) -> SourceLoc:

@@ -20,7 +20,7 @@ from warp.errors import (
     WarpCodegenTypeError,
     WarpCodegenValueError,
 )
-from warp.types.array_type import ArrayType
+from warp.types.array_type import ArrayType, FixedArrayType
 from warp.types.scalars import ScalarBase, bool as wp_bool, float32, int32, int64, is_scalar_type, type_repr
 
 BINARY_OPS = {
@@ -64,10 +64,16 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
     """Visitor methods for expressions; ``expr`` returns an ir.Value or a PyObj."""
 
     def expr(self, node: ast.expr) -> Any:
+        memo = self.memo
+        if memo is not None and node in memo:
+            return memo[node]
         method = getattr(self, f"expr_{type(node).__name__}", None)
         if method is None:
             raise self.error(f"'{type(node).__name__}' expressions are not supported in kernels", node=node)
-        return method(node)
+        result = method(node)
+        if memo is not None:
+            memo[node] = result
+        return result
 
     def value(self, node: ast.expr) -> ir.Value:
         """Translate ``node`` and require a runtime value (compile-time Python numbers become constants)."""
@@ -136,6 +142,10 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
             return PyObj(ArrayShape(base))
         if isinstance(base.type, ArrayType) and node.attr == "dtype":
             return PyObj(base.type.dtype)  # the element type: a.dtype(0), type comparisons
+        if isinstance(base.type, ArrayType) and node.attr == "ptr":
+            from warp.compiler.frontend.kernel_forms import array_ptr
+
+            return array_ptr(self, base)
         handler = getattr(base.type, "_wp_getattr_", None)
         if handler is not None:
             return handler(self, base, node.attr, node)
@@ -387,6 +397,8 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
                 raise self.error(
                     f"shape index {k} out of range for a {ndim}-d array", IndexErrorCodegen, node
                 )
+            if isinstance(obj.array.type, FixedArrayType):  # wp.zeros in kernels: known shape
+                return self.const(obj.array.type.shape[k], int32)
             return self.call_builtin("array_shape", [obj.array, self.const(k, int32)], node).result
         if isinstance(obj, tuple):
             if not -len(obj) <= k < len(obj):
@@ -425,6 +437,11 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
                 return length
         if isinstance(target, BuiltinName):
             return self.call_named_builtin(target.name, node)
+        from warp.compiler.frontend.kernel_forms import kernel_form
+
+        form = kernel_form(target)  # wp.zeros, wp.empty, wp.copy, wp.array(ptr=...) in kernels
+        if form is not None:
+            return form(self, node)
         if target in PYTHON_BUILTINS:
             return self.call_named_builtin(PYTHON_BUILTINS[target], node)
         if target is builtins.range:

@@ -13,7 +13,7 @@ from warp.compiler.frontend.compile_time import uses_static_on
 from warp.compiler.frontend.expressions import BINARY_OPS, ExpressionsMixin
 from warp.compiler.frontend.names import assigned_names
 from warp.errors import WarpCodegenError, WarpCodegenTypeError, WarpCodegenValueError
-from warp.types.array_type import ArrayType
+from warp.types.array_type import ArrayType, FixedArrayType
 from warp.types.composite import is_composite
 from warp.types.scalars import int32, is_int, type_repr
 from warp.compiler.options import max_unroll
@@ -161,6 +161,15 @@ class StatementsMixin(ExpressionsMixin):
         self.assign_to(target.value, handler(self, base, target.attr, value, node), node)
 
     def stmt_AugAssign(self, node: ast.AugAssign) -> None:
+        # the target is read and then written: evaluate each of its sub-expressions (indices,
+        # bases) once, so a[f()].x *= 2 calls f once, as in Python
+        outer, self.memo = self.memo, {}
+        try:
+            self.aug_assign(node)
+        finally:
+            self.memo = outer
+
+    def aug_assign(self, node: ast.AugAssign) -> None:
         name = BINARY_OPS[type(node.op)]
         target = node.target
         if isinstance(target, ast.Subscript):
@@ -228,6 +237,15 @@ class StatementsMixin(ExpressionsMixin):
             raise self.error(
                 "kernels cannot return values; write results to an array", WarpCodegenTypeError, node
             )
+        for v in values:
+            if isinstance(v.type, FixedArrayType):
+                raise self.error(
+                    "a kernel-local array (wp.zeros/wp.empty in kernel code) cannot be returned from a "
+                    "function: its elements live on the function's stack; create it in the caller and "
+                    "pass it in (functions see and may modify the caller's elements)",
+                    WarpCodegenTypeError,
+                    node,
+                )
         if self.return_types is None:
             self.return_types = [v.type for v in values]
             return values
