@@ -109,6 +109,7 @@ from warp.runtime.python_builtins import PythonBuiltin as _PythonBuiltin
 from warp.compiler.frontend.expressions import printf
 from warp.compiler.frontend.compile_time import static
 from warp.compiler.frontend.kernel_forms import cast
+from warp.compiler.frontend.kernel_forms import INPLACE_BUILTINS as _INPLACE_BUILTINS
 from warp.compiler.frontend.expressions import tuple_ as tuple  # noqa: A001 - wp.tuple mirrors NVIDIA Warp
 from warp.compiler import hashing as _hashing
 from warp.types.scalars import (
@@ -152,6 +153,7 @@ _missing.install_finder()
 _cpu_jit.target_fingerprint()
 _cpu_jit.warm_up()
 _hashing.compiler_fingerprint()
+globals().update(_INPLACE_BUILTINS)  # wp.add_inplace(v, i, x) is v[i] += x, ...
 globals().update({k: v for k, v in _plugin_exports.items() if k not in globals()})
 
 

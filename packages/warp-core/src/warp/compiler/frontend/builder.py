@@ -184,8 +184,16 @@ class FunctionBuilder:
 
     def missing_builtin(self, name: str, node: ast.AST | None = None) -> WarpCodegenError:
         from warp.compiler.catalog import providing_distribution
+        from warp.plugins.manager import plugin_distributions
 
         dist = providing_distribution(name)
+        if dist is not None and dist in plugin_distributions.values():
+            return self.error(
+                f"'wp.{name}' is a kernel builtin of NVIDIA Warp that this implementation does not "
+                f"provide (the '{dist}' package is installed); docs/coming-from-warp.md lists them",
+                WarpCodegenNameError,
+                node,
+            )
         if dist is not None:
             return self.error(
                 f"builtin 'wp.{name}' is provided by the '{dist}' package, which is not installed "

@@ -52,6 +52,13 @@ PYTHON_BUILTINS = {
     builtins.pow: "pow",
 }
 
+#: Kernel builtins of NVIDIA Warp that are the Python builtins of the same name in kernels.
+WARP_PYTHON_ALIASES = {
+    "print": builtins.print,
+    "range": builtins.range,
+    "reversed": builtins.reversed,
+}
+
 
 class ArrayShape:
     """``a.shape`` of an array value, indexable with a constant dimension."""
@@ -166,6 +173,8 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
         try:
             attr = getattr(obj, node.attr)
         except AttributeError:
+            if obj is warp and node.attr in WARP_PYTHON_ALIASES:
+                return PyObj(WARP_PYTHON_ALIASES[node.attr])  # wp.print(x), for i in wp.range(n)
             if obj is warp:
                 raise self.missing_builtin(node.attr, node) from None
             raise self.error(

@@ -315,6 +315,61 @@ cast = KernelOnlyBuiltin(
     "cast", cast_value, "cast(a, dtype): the bits of a reinterpreted as dtype (same size), in kernels."
 )
 
+#: ``wp.add_inplace(a, i, x)`` is ``a[i] += x``, ... (None: ``wp.assign_inplace``, ``a[i] = x``)
+_INPLACE_OPS: dict[str, type[ast.operator] | None] = {
+    "add_inplace": ast.Add,
+    "sub_inplace": ast.Sub,
+    "bit_and_inplace": ast.BitAnd,
+    "bit_or_inplace": ast.BitOr,
+    "bit_xor_inplace": ast.BitXor,
+    "assign_inplace": None,
+}
+
+
+def _inplace_translator(name: str) -> Callable[[Any, ast.Call], Any]:
+    op = _INPLACE_OPS[name]
+
+    def translate(builder: Any, node: ast.Call) -> PyObj:
+        """``wp.<name>(a, i, [j,] x)``: the statement ``a[i, j] <op>= x`` (updates ``a``, which
+        must be a variable, a struct field or an array element)."""
+        if node.keywords or len(node.args) not in (3, 4):
+            raise builder.error(
+                f"wp.{name}(a, i, value) / wp.{name}(a, i, j, value) takes 3 or 4 positional arguments",
+                WarpCodegenTypeError,
+                node,
+            )
+        target, *indices, value = node.args
+        if not isinstance(target, (ast.Name, ast.Attribute, ast.Subscript)):
+            raise builder.error(
+                f"the first argument of wp.{name} must be a variable, a struct field or an array "
+                f"element (it is updated in place), got '{ast.unparse(target)}'",
+                WarpCodegenTypeError,
+                target,
+            )
+        index = indices[0] if len(indices) == 1 else ast.Tuple(elts=indices, ctx=ast.Load())
+        place = ast.Subscript(value=target, slice=index, ctx=ast.Store())
+        stmt: ast.stmt
+        if op is None:
+            stmt = ast.Assign(targets=[place], value=value)
+        else:
+            stmt = ast.AugAssign(target=place, op=op(), value=value)
+        for n in (index, place, stmt):
+            ast.copy_location(n, node)
+        builder.stmt_Assign(stmt) if op is None else builder.stmt_AugAssign(stmt)
+        return PyObj(None)
+
+    return translate
+
+
+#: ``wp.add_inplace``, ``wp.sub_inplace``, ``wp.bit_and_inplace``, ``wp.bit_or_inplace``,
+#: ``wp.bit_xor_inplace``, ``wp.assign_inplace`` (exported on ``wp``)
+INPLACE_BUILTINS = {
+    name: KernelOnlyBuiltin(
+        name, _inplace_translator(name), f"{name}(a, i, [j,] value): a[i, j] updated in place, in kernels."
+    )
+    for name in _INPLACE_OPS
+}
+
 
 def kernel_form(target: Any) -> Callable[[Any, ast.Call], Any] | None:
     """The kernel translation of a call of Python-scope object ``target``, or None."""
