@@ -290,3 +290,41 @@ def test_array_from_ptr_needs_uint64_address():
 
     with pytest.raises(wp.WarpCodegenTypeError, match=r"wp.array\(\) is missing argument 'shape'"):
         wp.launch(missing_shape, dim=1, inputs=[wp.uint64(0), wp.zeros(1, dtype=float)])
+
+
+@wp.struct
+class Body:
+    pos: wp.vec3
+    mass: float
+
+
+@wp.func
+def grid_sum(n: int) -> float:
+    tmp = wp.zeros(shape=(2, 3), dtype=float)  # created inside a @wp.func
+    for i in range(2):
+        for j in range(3):
+            tmp[i, j] = float(n * i + j)
+    s = float(0.0)
+    for i in range(2):
+        for j in range(3):
+            s += tmp[i, j]
+    return s
+
+
+@wp.kernel
+def struct_elements(out: wp.array(dtype=float)):
+    t = wp.tid()
+    bodies = wp.zeros(4, dtype=Body)
+    b = Body()
+    b.mass = 2.0
+    b.pos = wp.vec3(1.0, 2.0, 3.0)
+    bodies[1] = b
+    bodies[2].mass = 5.0
+    out[t] = bodies[1].pos[2] + bodies[2].mass * 10.0 + bodies[0].mass + grid_sum(t) * 100.0
+
+
+def test_struct_elements_and_arrays_made_in_a_func():
+    out = wp.zeros(3, dtype=float)
+    wp.launch(struct_elements, dim=3, inputs=[out])
+    grid = [sum(float(t * i + j) for i in range(2) for j in range(3)) for t in range(3)]
+    np.testing.assert_allclose(out.numpy(), [3.0 + 50.0 + 0.0 + 100.0 * g for g in grid])

@@ -90,7 +90,9 @@ def test_inplace_builtin_needs_an_updatable_first_argument():
     def on_a_call(out: wp.array(dtype=float)):
         wp.add_inplace(wp.vec3(), 0, 1.0)
 
-    with pytest.raises(wp.WarpCodegenTypeError, match="must be a variable, a struct field or an array element"):
+    with pytest.raises(
+        wp.WarpCodegenTypeError, match="must be a variable, a struct field or an array element"
+    ):
         wp.launch(on_a_call, dim=1, inputs=[wp.zeros(1, dtype=float)])
 
 
@@ -112,7 +114,11 @@ def uses_indexref(out: wp.array(dtype=float)):
 
 @pytest.mark.parametrize(
     "kernel,name",
-    [(uses_transform_add_inplace, "transform_add_inplace"), (uses_address, "address"), (uses_indexref, "indexref")],
+    [
+        (uses_transform_add_inplace, "transform_add_inplace"),
+        (uses_address, "address"),
+        (uses_indexref, "indexref"),
+    ],
 )
 def test_codegen_helpers_are_named_as_not_provided(kernel, name):
     with pytest.raises(wp.WarpCodegenNameError) as info:
