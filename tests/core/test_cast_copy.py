@@ -128,3 +128,16 @@ def test_copy_is_a_value_copy():
     wp.launch(copies, dim=2, inputs=[bodies, out])
     ref = [(k + 1) + 10.0 * (k + 3) + 100.0 * 2 * (k + 3) - 1000.0 + 9.0 + 3.0 for k in range(2)]
     np.testing.assert_allclose(out.numpy(), ref)
+
+
+def test_cast_of_bfloat16_bits():
+    @wp.kernel
+    def bf16_bits(out: wp.array(dtype=wp.uint16), outf: wp.array(dtype=float)):
+        out[0] = wp.cast(wp.bfloat16(1.0), wp.uint16)
+        outf[0] = float(wp.cast(wp.uint16(0x4040), wp.bfloat16))
+
+    out = wp.zeros(1, dtype=wp.uint16)
+    outf = wp.zeros(1, dtype=float)
+    wp.launch(bf16_bits, dim=1, inputs=[out, outf])
+    assert out.numpy()[0] == np.array([1.0], dtype=np.float32).view(np.uint32)[0] >> 16
+    assert outf.numpy()[0] == np.array([0x40400000], dtype=np.uint32).view(np.float32)[0]

@@ -328,3 +328,40 @@ def test_struct_elements_and_arrays_made_in_a_func():
     wp.launch(struct_elements, dim=3, inputs=[out])
     grid = [sum(float(t * i + j) for i in range(2) for j in range(3)) for t in range(3)]
     np.testing.assert_allclose(out.numpy(), [3.0 + 50.0 + 0.0 + 100.0 * g for g in grid])
+
+
+@wp.kernel
+def rebound_in_branches_and_loops(out: wp.array(dtype=float), n: int):
+    t = wp.tid()
+    a = wp.zeros(4, dtype=float)
+    a[0] = 5.0
+    if t > 1:
+        a = wp.zeros(4, dtype=float)  # a new array in one branch
+        a[0] = 1.0
+    b = wp.zeros(3, dtype=float)
+    for i in range(n):  # a runtime loop rebinding b: the last iteration's array is seen after it
+        b = wp.zeros(3, dtype=float)
+        b[i % 3] = float(i)
+    out[t] = a[0] + 10.0 * b[0] + 100.0 * b[1] + 1000.0 * b[2]
+
+
+def test_local_arrays_rebound_in_branches_and_runtime_loops():
+    out = wp.zeros(4, dtype=float)
+    n = 5
+    wp.launch(rebound_in_branches_and_loops, dim=4, inputs=[out, n])
+    b = np.zeros(3)
+    b[(n - 1) % 3] = n - 1
+    last = 10.0 * b[0] + 100.0 * b[1] + 1000.0 * b[2]
+    np.testing.assert_allclose(out.numpy(), [5.0 + last, 5.0 + last, 1.0 + last, 1.0 + last])
+
+
+def test_rebinding_to_another_shape_in_a_loop_is_an_error():
+    @wp.kernel
+    def reshaped(out: wp.array(dtype=float), n: int):
+        b = wp.zeros(3, dtype=float)
+        for i in range(n):
+            b = wp.zeros(4, dtype=float)
+        out[0] = b[0]
+
+    with pytest.raises(wp.WarpCodegenTypeError, match="variable 'b' has type fixedarray"):
+        wp.launch(reshaped, dim=1, inputs=[wp.zeros(1, dtype=float), 2])

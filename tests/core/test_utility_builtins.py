@@ -85,6 +85,24 @@ def test_inplace_builtins_update_their_first_argument():
     assert bits.numpy().tolist() == [[12 & 6, (10 | 5) ^ 1]] * n
 
 
+@wp.kernel
+def inplace_in_runtime_loop(n: int, out: wp.array(dtype=wp.vec3)):
+    v = wp.vec3()
+    h = Holder()
+    for i in range(n):  # the updated variables are carried from iteration to iteration
+        wp.add_inplace(v, i % 3, 1.0)
+        wp.sub_inplace(h.v, 0, 2.0)
+    out[0] = v
+    out[1] = h.v
+
+
+def test_inplace_updates_carry_through_runtime_loops():
+    out = wp.zeros(2, dtype=wp.vec3)
+    wp.launch(inplace_in_runtime_loop, dim=1, inputs=[7, out])
+    counts = np.bincount(np.arange(7) % 3, minlength=3)
+    np.testing.assert_array_equal(out.numpy(), [counts, [-14.0, 0.0, 0.0]])
+
+
 def test_inplace_builtin_needs_an_updatable_first_argument():
     @wp.kernel
     def on_a_call(out: wp.array(dtype=float)):

@@ -11,7 +11,7 @@ from warp.compiler import ir
 from warp.compiler.frontend.builder import LoopFrame, PyObj
 from warp.compiler.frontend.compile_time import uses_static_on
 from warp.compiler.frontend.expressions import BINARY_OPS, ExpressionsMixin
-from warp.compiler.frontend.names import assigned_names
+from warp.compiler.frontend.names import assigned_names, rebound_names
 from warp.errors import WarpCodegenError, WarpCodegenTypeError, WarpCodegenValueError
 from warp.types.array_type import ArrayType, FixedArrayType
 from warp.types.composite import is_composite
@@ -429,12 +429,14 @@ class StatementsMixin(ExpressionsMixin):
         skip = {induction[0]} if induction else set()
         # a while condition may update variables too: while wp.hash_grid_query_next(query, index)
         scanned = node.body if kind == "for" else [ast.Expr(node.test), *node.body]
+        rebound = rebound_names(scanned)
         carried = [
             n
             for n in assigned_names(scanned)
             if n not in skip
             and isinstance(self.lookup_var(n), ir.Value)
-            and not isinstance(self.lookup_var(n).type, ArrayType)  # a[i] = x does not rebind a
+            # a[i] = x does not rebind an array a; a = wp.zeros(...) does
+            and (not isinstance(self.lookup_var(n).type, ArrayType) or n in rebound)
         ]
         init = [self.lookup_var(n) for n in carried]
         outer = self.scope.vars
