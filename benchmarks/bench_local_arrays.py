@@ -1,5 +1,6 @@
-"""Local vectors/matrices indexed at runtime indices: a traversal stack, a local histogram, a
-matrix updated at computed (row, column) positions; each beside NumPy.
+"""Local vectors/matrices indexed at runtime indices: a traversal stack (also as a kernel-local
+``wp.zeros`` array), a local histogram, a matrix updated at computed (row, column) positions;
+each beside NumPy.
 
     python benchmarks/bench_local_arrays.py [--n 200000] [--runs 7]
 
@@ -40,6 +41,31 @@ def tree_count(lo: wp.array(dtype=wp.float32), hi: wp.array(dtype=wp.float32),
     a = qlo[i]
     b = qhi[i]
     stack = stack64()
+    stack[0] = 1
+    sp = int(1)
+    found = int(0)
+    while sp > 0:
+        sp -= 1
+        node = stack[sp]
+        if lo[node] <= b and hi[node] >= a:
+            if node >= 4096:
+                found += 1
+            else:
+                stack[sp] = 2 * node + 1
+                stack[sp + 1] = 2 * node
+                sp += 2
+    out[i] = found
+
+
+@wp.kernel
+def tree_count_fixed(lo: wp.array(dtype=wp.float32), hi: wp.array(dtype=wp.float32),
+                     qlo: wp.array(dtype=wp.float32), qhi: wp.array(dtype=wp.float32),
+                     out: wp.array(dtype=wp.int32)):
+    """``tree_count`` with the stack as a kernel-local array, ``wp.zeros(64, dtype=int)``."""
+    i = wp.tid()
+    a = qlo[i]
+    b = qhi[i]
+    stack = wp.zeros(64, dtype=wp.int32)
     stack[0] = 1
     sp = int(1)
     found = int(0)
@@ -134,6 +160,12 @@ def main() -> None:
           f"{cpu * 1e3:.2f} ms CPU; NumPy searchsorted {t_np * 1e3:.2f} ms")
     result("local_stack_traversal", wall, "s", None)
     result("local_stack_traversal_cpu", cpu, "s", None)
+    found.zero_()
+    wall, cpu = measure(lambda: wp.launch(tree_count_fixed, dim=n, inputs=[*w, found]), args.runs)
+    assert np.array_equal(found.numpy(), ref), "tree_count_fixed differs from NumPy"
+    print(f"same with a wp.zeros(64) local array: {wall * 1e3:.2f} ms wall, {cpu * 1e3:.2f} ms CPU")
+    result("local_fixedarray_traversal", wall, "s", None)
+    result("local_fixedarray_traversal_cpu", cpu, "s", None)
 
     x = rng.uniform(0.0, 1.0, 1 << 16).astype(np.float32)
     wx, best = wp.array(x), wp.zeros(n, dtype=wp.int32)
