@@ -26,6 +26,7 @@ from typing import Any
 
 from warp.compiler import ir
 from warp.compiler.verify import verify_function
+from warp.types.array_type import FixedArrayType
 from warp.types.scalars import bool as wp_bool
 
 from warp_autodiff import ops
@@ -88,6 +89,7 @@ class AdjointBuilder(LoopsMixin, ReplayMixin, ReverseMixin):
         #: bool value: exclusively indexed adjoint arrays do not alias other ones (None: no risk)
         self.no_alias: ir.Value | None = None
         self._warned: set[tuple[Any, str]] = set()
+        self._warn_local_arrays()
 
     # -- diagnostics ------------------------------------------------------------------------
     def warn(self, op: ir.Op | None, message: str) -> None:
@@ -106,6 +108,17 @@ class AdjointBuilder(LoopsMixin, ReplayMixin, ReverseMixin):
             warnings.warn_explicit(text, AdjointWarning, loc.file, loc.line)
         else:
             warnings.warn(text, AdjointWarning, stacklevel=2)
+
+    def _warn_local_arrays(self) -> None:
+        """Kernel-local arrays (``wp.zeros``/``wp.empty`` in kernel code) have no adjoint storage."""
+        for op in ir.walk(self.fn.body):
+            local = [r for r in op.results if isinstance(r.type, FixedArrayType)]
+            if any(is_differentiable(r.type.dtype) for r in local):
+                self.warn(
+                    op,
+                    "gradients do not flow through kernel-local arrays (wp.zeros/wp.empty in kernel "
+                    "code): values stored in one and read back get a zero gradient",
+                )
 
     # -- adjoint arrays ---------------------------------------------------------------------
     def array_accumulate(

@@ -1,7 +1,8 @@
 """The forward replay: forward ops copied into the adjoint, without their effects on arrays.
 
 Warp's adjoint kernels recompute the forward pass before sweeping backwards. The copy drops
-ops whose rule says ``replay="effect"`` (array stores, atomics) and prints; calls of user
+ops whose rule says ``replay="effect"`` (array stores, atomics) and prints, except on
+kernel-local arrays (``wp.zeros`` in kernel code: thread-private, rebuilt by the replay); calls of user
 functions with such effects call a replay version of the function. Alongside the primal values
 the replay computes each array's *adjoint array* (views of adjoint arrays, ``if`` results), and
 every cloned dynamic loop counts its iterations: the reverse loop runs that many times.
@@ -12,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from warp.compiler import ir
+from warp.types.array_type import FixedArrayType
 from warp.types.scalars import bool as wp_bool, int32, int64
 
 from warp_autodiff import ops
@@ -96,7 +98,8 @@ class ReplayMixin:
         ov = op.attrs["overload"]
         rule = lookup_rule(ov.name, [a.type for a in op.args])
         args = [scope.get(a) for a in op.args]
-        if rule is not None and rule.replay == "effect":
+        local = bool(op.args) and isinstance(op.args[0].type, FixedArrayType)
+        if rule is not None and rule.replay == "effect" and not local:  # thread-private: replayed
             for r in op.results:
                 if id(r) in self.used:
                     self.warn(
