@@ -181,6 +181,11 @@ def decode(buf: bytes) -> GridArrays:
         raise NanoVDBError(
             f"NanoVDB grid type {grid_type} is not supported (float, int32, vec3f and index grids are)"
         )
+    if grid_type in (INDEX, ON_INDEX) and (major, (version >> 10) & 0x7FF) < (32, 5):
+        raise NanoVDBError(
+            f"NanoVDB {major}.{(version >> 10) & 0x7FF} index grids are not supported: their leaves "
+            "use an older layout (index grids from NanoVDB 32.5 on are)"
+        )
     lay = _LAYOUT[grid_type]
     dtype = _VALUE_DTYPE[grid_type]
     name = buf[40:296].split(b"\0", 1)[0].decode("utf-8", "replace")
@@ -218,7 +223,9 @@ def decode(buf: bytes) -> GridArrays:
     ):
         raw = _nodes(buf, start, count, size)
         entries = 1 << (3 * log2)
-        origin = raw[:, 0:12].copy().view("<i4").reshape(-1, 3)
+        # the node's bounding box starts at its first active value: the origin is that, masked
+        dim = 1 << (log2 + (UPPER[1] if log2 == UPPER[0] else LOWER[1]))
+        origin = raw[:, 0:12].copy().view("<i4").reshape(-1, 3) & np.int32(~(dim - 1))
         value_mask = _masks(raw, 32, entries).reshape(-1)
         child_mask = _masks(raw, 32 + entries // 8, entries).reshape(-1)
         offsets, values = _table(raw, table_off, entries, lay["stride"], dtype)
@@ -235,7 +242,7 @@ def decode(buf: bytes) -> GridArrays:
         lower_start, n_lower, lo_size, LOWER[0], lay["lower"][0], leaf_start, lf_size
     )
     raw = _nodes(buf, leaf_start, n_leaf, lf_size)
-    g.leaf_origin = raw[:, 0:12].copy().view("<i4").reshape(-1, 3)
+    g.leaf_origin = raw[:, 0:12].copy().view("<i4").reshape(-1, 3) & np.int32(~7)  # bbox min -> origin
     g.leaf_active = _masks(raw, 16, 512).reshape(-1)
     table = lay["leaf"][0]
     if grid_type in (INDEX, ON_INDEX):
@@ -423,6 +430,24 @@ def _index_bbox(g: GridArrays) -> tuple[list[int], list[int]]:
 
 
 # -- files ------------------------------------------------------------------------------------
+def is_grid_buffer(data: bytes) -> bool:
+    """Whether ``data`` starts with a bare grid rather than an ``.nvdb`` file header.
+
+    Newer NanoVDB gives grids and files distinct magic numbers; older versions (32.4 and before)
+    use "NanoVDB0" for both. There, a grid has its version at byte 16 and its byte size at byte
+    32, while a file has its version at byte 8 and a grid's byte size at byte 16.
+    """
+    if len(data) < GRID_SIZE + TREE_SIZE:
+        return False
+    magic = int.from_bytes(data[:8], "little")
+    if magic == MAGIC_GRID:
+        return True
+    if magic != MAGIC_LEGACY:
+        return False
+    version, _flags, _index, _count, size = struct.unpack_from("<IIIIQ", data, 16)
+    return version >> 21 >= 20 and GRID_SIZE + TREE_SIZE <= size <= len(data)
+
+
 def read_file(f: BinaryIO, grid: int = 0) -> bytes:
     """The buffer of grid number ``grid`` of an ``.nvdb`` file (codecs NONE and ZIP)."""
     head = f.read(16)

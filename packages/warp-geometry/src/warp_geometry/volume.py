@@ -104,8 +104,7 @@ class Volume:
             data = file_or_buffer.numpy().tobytes()
         else:
             data = bytes(file_or_buffer)
-        magic = int.from_bytes(data[:8], "little") if len(data) >= 8 else 0
-        if magic == nanovdb.MAGIC_GRID:
+        if nanovdb.is_grid_buffer(data):
             return cls(data, device=device)
         return cls(nanovdb.read_file(io.BytesIO(data)), device=device)
 
