@@ -6,6 +6,7 @@ the number of augmented assignments the thread ran and the data with a NumPy com
 """
 
 import numpy as np
+import pytest
 
 import warp as wp
 
@@ -47,6 +48,7 @@ def every_target_form(
     out[t] = local + wp.vec3(m[1, 0], 0.0, 0.0)
 
 
+@pytest.mark.needs_plugin("builtins")
 def test_target_sub_expressions_run_once():
     n = 5
     rng = np.random.default_rng(3)

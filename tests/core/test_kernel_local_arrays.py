@@ -74,6 +74,7 @@ def local_2d_vectors(out: wp.array2d(dtype=wp.vec3), shape_out: wp.array(dtype=i
     shape_out[2] = len(m)
 
 
+@pytest.mark.needs_plugin("builtins")
 def test_zeros_2d_of_vectors_row_views_and_shape():
     out = wp.zeros((6, 3), dtype=wp.vec3)
     shape_out = wp.zeros(3, dtype=int)

@@ -68,6 +68,7 @@ def inplace_updates(a: wp.array(dtype=wp.vec3), out: wp.array(dtype=float), bits
     out[t] = v[0] + v[2] * 100.0 + m[1, 0] * 1000.0 + h.v[2] * 10000.0 + m[0, 1] * 100000.0
 
 
+@pytest.mark.needs_plugin("builtins")
 def test_inplace_builtins_update_their_first_argument():
     n = 3
     a0 = np.arange(3 * n, dtype=np.float32).reshape(n, 3)
@@ -133,7 +134,8 @@ def uses_indexref(out: wp.array(dtype=float)):
 @pytest.mark.parametrize(
     "kernel,name",
     [
-        (uses_transform_add_inplace, "transform_add_inplace"),
+        pytest.param(uses_transform_add_inplace, "transform_add_inplace",
+                     marks=pytest.mark.needs_plugin("builtins")),  # wp.transform_identity
         (uses_address, "address"),
         (uses_indexref, "indexref"),
     ],

@@ -41,6 +41,14 @@ _BUILTINS_PACKAGE = frozenset({
     "velocity_at_point", "view", "where", "zeros",
 })
 
+#: Kernel builtins of NVIDIA Warp's reference that no package of this implementation provides
+#: (docs/coming-from-warp.md lists them): code generation helpers, ``breakpoint``, ``dense_*``.
+_NOT_PROVIDED = frozenset({
+    "address", "breakpoint", "dense_chol", "dense_chol_batched", "dense_gemm", "dense_gemm_batched",
+    "dense_solve", "dense_solve_batched", "dense_subs", "index", "indexref", "iter_next", "load",
+    "slice", "store", "transform_add_inplace", "transform_sub_inplace",
+})
+
 _GEOMETRY_PACKAGE = frozenset({
     "closest_point_edge_edge", "hash_grid_point_id", "hash_grid_query", "hash_grid_query_next",
     "intersect_tri_tri", "mesh_eval_face_normal", "mesh_eval_position", "mesh_eval_velocity",
@@ -97,6 +105,11 @@ def python_name_distribution(name: str) -> str | None:
 def submodule_distribution(module: str) -> str | None:
     """The distribution that provides the submodule ``module`` (e.g. ``"warp.autograd"``)."""
     return _SUBMODULES.get(module)
+
+
+def not_provided(name: str) -> bool:
+    """Whether ``name`` is a kernel builtin of NVIDIA Warp that no package here provides."""
+    return name in _NOT_PROVIDED
 
 
 def providing_distribution(name: str) -> str | None:

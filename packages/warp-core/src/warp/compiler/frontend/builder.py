@@ -183,14 +183,14 @@ class FunctionBuilder:
         return resolution
 
     def missing_builtin(self, name: str, node: ast.AST | None = None) -> WarpCodegenError:
-        from warp.compiler.catalog import providing_distribution
+        from warp.compiler.catalog import not_provided, providing_distribution
         from warp.plugins.manager import plugin_distributions
 
         dist = providing_distribution(name)
-        if dist is not None and dist in plugin_distributions.values():
+        if not_provided(name) or (dist is not None and dist in plugin_distributions.values()):
             return self.error(
                 f"'wp.{name}' is a kernel builtin of NVIDIA Warp that this implementation does not "
-                f"provide (the '{dist}' package is installed); docs/coming-from-warp.md lists them",
+                "provide; docs/coming-from-warp.md lists them",
                 WarpCodegenNameError,
                 node,
             )
