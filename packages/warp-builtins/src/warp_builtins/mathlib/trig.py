@@ -13,6 +13,8 @@ float32 gets ``r`` as a double and evaluates its polynomials in double, rounding
 
 from __future__ import annotations
 
+from typing import Callable
+
 from llvmlite import ir
 
 from warp_builtins.mathlib import trig_reduce
@@ -128,32 +130,41 @@ def _sincos_poly_f64(mb: MathBuilder, r: Value, lo: Value) -> tuple[Value, Value
     return s, c
 
 
-def sin_f64(mb: MathBuilder, x: Value) -> Value:
-    r, lo, q = _reduce_f64(mb, x)
-    s, c = _sincos_poly_f64(mb, r, lo)
-    return _keep_zero(mb, x, _apply_quadrant(mb, s, c, q, cosine=False))
+Reduction64 = Callable[[MathBuilder, Value], tuple[Value, Value, Value]]
 
 
-def cos_f64(mb: MathBuilder, x: Value) -> Value:
-    r, lo, q = _reduce_f64(mb, x)
-    s, c = _sincos_poly_f64(mb, r, lo)
-    return _apply_quadrant(mb, s, c, q, cosine=True)
+def f64_functions(reduce: Reduction64) -> dict[str, Callable[[MathBuilder, Value], Value]]:
+    """float64 sin, cos, tan over ``reduce`` (``x -> (r_hi, r_lo, quadrant)``); the default
+    functions use the full-range reduction, the ``fast_math`` ones a cheaper one."""
+
+    def sin_f64(mb: MathBuilder, x: Value) -> Value:
+        r, lo, q = reduce(mb, x)
+        s, c = _sincos_poly_f64(mb, r, lo)
+        return _keep_zero(mb, x, _apply_quadrant(mb, s, c, q, cosine=False))
+
+    def cos_f64(mb: MathBuilder, x: Value) -> Value:
+        r, lo, q = reduce(mb, x)
+        s, c = _sincos_poly_f64(mb, r, lo)
+        return _apply_quadrant(mb, s, c, q, cosine=True)
+
+    def tan_f64(mb: MathBuilder, x: Value) -> Value:
+        r, lo, q = reduce(mb, x)
+        s, c = _sincos_poly_f64(mb, r, lo)
+        odd = mb.b.icmp_unsigned(
+            "!=", mb.b.and_(q, ir.Constant(ir.IntType(32), 1)), ir.Constant(ir.IntType(32), 0)
+        )
+        return _keep_zero(mb, x, mb.div(mb.select(odd, mb.neg(c), s), mb.select(odd, s, c)))
+
+    return {"sin": sin_f64, "cos": cos_f64, "tan": tan_f64}
 
 
-def tan_f64(mb: MathBuilder, x: Value) -> Value:
-    r, lo, q = _reduce_f64(mb, x)
-    s, c = _sincos_poly_f64(mb, r, lo)
-    odd = mb.b.icmp_unsigned(
-        "!=", mb.b.and_(q, ir.Constant(ir.IntType(32), 1)), ir.Constant(ir.IntType(32), 0)
-    )
-    return _keep_zero(mb, x, mb.div(mb.select(odd, mb.neg(c), s), mb.select(odd, s, c)))
-
+_F64 = f64_functions(_reduce_f64)
 
 FUNCTIONS = {
     ("sin", "float"): sin_f32,
     ("cos", "float"): cos_f32,
     ("tan", "float"): tan_f32,
-    ("sin", "double"): sin_f64,
-    ("cos", "double"): cos_f64,
-    ("tan", "double"): tan_f64,
+    ("sin", "double"): _F64["sin"],
+    ("cos", "double"): _F64["cos"],
+    ("tan", "double"): _F64["tan"],
 }

@@ -20,6 +20,7 @@ from __future__ import annotations
 from llvmlite import ir
 
 from warp_builtins.mathlib.irutil import MathBuilder, Value
+from warp_builtins.mathlib.trig import COS32, SIN32, _apply_quadrant, _keep_zero, f64_functions
 
 TWO_OVER_PI = 0.6366197723675814
 TWO_OVER_PI_LO = -3.935735335036497e-17
@@ -29,29 +30,6 @@ PIO2_3 = -1.4973849048591698e-33
 PIO4 = 0.7853981633974483
 #: the polynomials are fitted on |r| <= PIO4_FIT
 PIO4_FIT = PIO4 * 1.001
-
-# sin(r) = r + r^3 * S(r^2); cos(r) = 1 - r^2/2 + r^4 * C(r^2)   (|r| <= pi/4)
-SIN32 = (-0.1666666716337204, 0.008333329111337662, -0.00019839253218378872, 2.7172732188773807e-06)
-COS32 = (0.0416666679084301, -0.0013888885732740164, 2.4799905077088624e-05, -2.7236529831498046e-07)
-SIN64 = (
-    -0.16666666666666666,
-    0.008333333333333325,
-    -0.0001984126984125607,
-    2.7557319214338776e-06,
-    -2.505210488127693e-08,
-    1.6058356367612202e-10,
-    -7.577954485725503e-13,
-)
-COS64 = (
-    0.041666666666666664,
-    -0.0013888888888888885,
-    2.4801587301579644e-05,
-    -2.755731921862269e-07,
-    2.0876755039849093e-09,
-    -1.147036345015615e-11,
-    4.7410111036262834e-14,
-)
-
 
 # ---------------------------------------------------------------------------------- float32
 
@@ -91,27 +69,6 @@ def _sincos_poly_f32(mb: MathBuilder, r: Value) -> tuple[Value, Value]:
     s = mb.fma(mb.mul(r, z), mb.poly(z, SIN32), r)
     c = mb.fma(mb.mul(z, z), mb.poly(z, COS32), mb.fma(mb.c(-0.5), z, mb.c(1.0)))
     return s, c
-
-
-def _apply_quadrant(mb: MathBuilder, s: Value, c: Value, q: Value, cosine: bool) -> Value:
-    """sin (or cos) of the original argument from sin/cos of r and the quadrant."""
-    b = mb.b
-    i32 = ir.IntType(32)
-    if cosine:
-        q = b.add(q, ir.Constant(i32, 1))
-    odd = b.icmp_unsigned("!=", b.and_(q, ir.Constant(i32, 1)), ir.Constant(i32, 0))
-    val = mb.select(odd, c, s)
-    sign = b.and_(q, ir.Constant(i32, 2))
-    if mb.bits == 64:
-        sign = b.shl(b.zext(sign, mb.ity), mb.ic(62))
-    else:
-        sign = b.shl(sign, ir.Constant(i32, 30))
-    return mb.as_float(b.xor(mb.as_int(val), sign))
-
-
-def _keep_zero(mb: MathBuilder, x: Value, result: Value) -> Value:
-    """``x`` itself where ``x`` is +-0 (the polynomials turn -0 into +0)."""
-    return mb.select(mb.eq(x, mb.c(0.0)), x, result)
 
 
 def sin_f32(mb: MathBuilder, x: Value) -> Value:
@@ -172,38 +129,7 @@ def _reduce_f64(mb: MathBuilder, x: Value) -> tuple[Value, Value, Value]:
     return hi, lo, mb.to_int32(ki)
 
 
-def _sincos_poly_f64(mb: MathBuilder, r: Value, lo: Value) -> tuple[Value, Value]:
-    z = mb.mul(r, r)
-    # sin(r + lo) ~ r + (r^3 S(z) + lo * (1 - z/2))
-    tail = mb.fma(mb.mul(r, z), mb.poly(z, SIN64), mb.mul(lo, mb.fma(mb.c(-0.5), z, mb.c(1.0))))
-    s = mb.add(r, tail)
-    # cos(r + lo) ~ w + (((1 - w) - z/2) + (z^2 C(z) - r * lo)), w = 1 - z/2
-    hz = mb.mul(mb.c(0.5), z)
-    w = mb.sub(mb.c(1.0), hz)
-    corr = mb.sub(mb.sub(mb.c(1.0), w), hz)
-    c = mb.add(w, mb.add(corr, mb.fma(mb.mul(z, z), mb.poly(z, COS64), mb.neg(mb.mul(r, lo)))))
-    return s, c
-
-
-def sin_f64(mb: MathBuilder, x: Value) -> Value:
-    r, lo, q = _reduce_f64(mb, x)
-    s, c = _sincos_poly_f64(mb, r, lo)
-    return _keep_zero(mb, x, _apply_quadrant(mb, s, c, q, cosine=False))
-
-
-def cos_f64(mb: MathBuilder, x: Value) -> Value:
-    r, lo, q = _reduce_f64(mb, x)
-    s, c = _sincos_poly_f64(mb, r, lo)
-    return _apply_quadrant(mb, s, c, q, cosine=True)
-
-
-def tan_f64(mb: MathBuilder, x: Value) -> Value:
-    r, lo, q = _reduce_f64(mb, x)
-    s, c = _sincos_poly_f64(mb, r, lo)
-    odd = mb.b.icmp_unsigned(
-        "!=", mb.b.and_(q, ir.Constant(ir.IntType(32), 1)), ir.Constant(ir.IntType(32), 0)
-    )
-    return _keep_zero(mb, x, mb.div(mb.select(odd, mb.neg(c), s), mb.select(odd, s, c)))
+_F64 = f64_functions(_reduce_f64)
 
 
 #: (name, kind) -> builder of the fast_math variant
@@ -211,7 +137,7 @@ FAST_FUNCTIONS = {
     ("sin", "float"): sin_f32,
     ("cos", "float"): cos_f32,
     ("tan", "float"): tan_f32,
-    ("sin", "double"): sin_f64,
-    ("cos", "double"): cos_f64,
-    ("tan", "double"): tan_f64,
+    ("sin", "double"): _F64["sin"],
+    ("cos", "double"): _F64["cos"],
+    ("tan", "double"): _F64["tan"],
 }
