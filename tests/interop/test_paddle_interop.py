@@ -50,11 +50,26 @@ def test_unsigned_and_unsupported_dtypes():
     assert wp.dtype_to_paddle(wp.uint16) == paddle.int16
     assert wp.dtype_to_paddle(wp.uint32) == paddle.int32
     assert wp.dtype_to_paddle(wp.uint64) == paddle.int64
-    for name in ("bfloat16", "complex64", "complex128"):
+    for name in ("complex64", "complex128"):
         with pytest.raises(TypeError, match="cannot convert paddle dtype"):
             wp.dtype_from_paddle(getattr(paddle, name))
     with pytest.raises(TypeError, match="has no matching warp type"):
-        wp.from_paddle(paddle.zeros([3], dtype=paddle.bfloat16))
+        wp.from_paddle(paddle.zeros([3], dtype=paddle.complex64))
+
+
+def test_bfloat16_tensors_are_shared_both_ways():
+    assert wp.dtype_from_paddle(paddle.bfloat16) is wp.bfloat16
+    assert wp.dtype_to_paddle(wp.bfloat16) == paddle.bfloat16
+    t = paddle.to_tensor([1.0, -2.5, 1 / 3], dtype=paddle.bfloat16)
+    a = wp.from_paddle(t)
+    assert a.dtype is wp.bfloat16 and a.ptr == t.data_ptr()
+    # the same bit patterns (NumPy sees bfloat16 as uint16 on both sides)
+    assert np.array_equal(a.numpy(), t.numpy().view(np.uint16))
+    a.fill_(0.1)
+    assert t.numpy().view(np.uint16)[0] == wp.array([0.1], dtype=wp.bfloat16).numpy()[0]  # shared memory
+    back = wp.to_paddle(wp.array(np.array([1.0, 2.0, 3.0], dtype=np.float32), dtype=wp.bfloat16))
+    assert back.dtype == paddle.bfloat16
+    np.testing.assert_array_equal(back.astype(paddle.float32).numpy(), [1.0, 2.0, 3.0])
 
 
 def test_device_maps():

@@ -36,6 +36,7 @@ def _dtype_tables(paddle: Any) -> None:
         (paddle.float64, warp.float64, 8),
         (paddle.int8, warp.int8, 1), (paddle.int16, warp.int16, 2), (paddle.int32, warp.int32, 4),
         (paddle.int64, warp.int64, 8), (paddle.uint8, warp.uint8, 1), (paddle.bool, warp.bool, 1),
+        (paddle.bfloat16, warp.bfloat16, 2),
     ]
     # paddle.uint16 is an alias of bfloat16; only the 32/64-bit unsigned types are real
     for name, wp_type, size in (("uint32", warp.uint32, 4), ("uint64", warp.uint64, 8)):
@@ -50,7 +51,7 @@ def _dtype_tables(paddle: Any) -> None:
 def dtype_from_paddle(paddle_dtype: Any) -> Any:
     """The warp scalar type of a paddle dtype (``paddle.float32`` -> ``wp.float32``).
 
-    Raises TypeError for types warp does not have (``bfloat16``, complex types).
+    Raises TypeError for types warp does not have (complex types).
     """
     paddle = _paddle("dtype_from_paddle")
     if not _from_paddle_dtypes:
