@@ -81,22 +81,33 @@ def _keep_zero(mb: MathBuilder, x: Value, result: Value) -> Value:
     return mb.select(mb.eq(x, mb.c(0.0)), x, result)
 
 
-def sin_f32(mb: MathBuilder, x: Value) -> Value:
-    r, q = _reduce_f32(mb, x)
-    s, c = _sincos_poly_f32(mb, r)
-    return _keep_zero(mb, x, _apply_quadrant(mb, s, c, q, cosine=False))
+#: ``(mb, x) -> result`` IR builder of one math function
+Builder = Callable[[MathBuilder, Value], Value]
+#: ``(mb, x) -> (r, quadrant)`` (float32 reductions) or ``(mb, r) -> (sin r, cos r)``
+Pair = Callable[[MathBuilder, Value], tuple[Value, Value]]
 
 
-def cos_f32(mb: MathBuilder, x: Value) -> Value:
-    r, q = _reduce_f32(mb, x)
-    s, c = _sincos_poly_f32(mb, r)
-    # cos(x) = sin(x + pi/2): quadrant q + 1 applied to (sin r, cos r)
-    return _apply_quadrant(mb, s, c, q, cosine=True)
+def sincos_f32_functions(reduce: Pair, sincos: Pair) -> dict[str, Builder]:
+    """float32 sin and cos over ``reduce`` (``x -> (r, quadrant)``) and ``sincos`` (``r -> (sin r,
+    cos r)`` as float32); the default functions and the ``fast_math`` ones differ in both."""
+
+    def sin_f32(mb: MathBuilder, x: Value) -> Value:
+        r, q = reduce(mb, x)
+        s, c = sincos(mb, r)
+        return _keep_zero(mb, x, _apply_quadrant(mb, s, c, q, cosine=False))
+
+    def cos_f32(mb: MathBuilder, x: Value) -> Value:
+        r, q = reduce(mb, x)
+        s, c = sincos(mb, r)
+        # cos(x) = sin(x + pi/2): quadrant q + 1 applied to (sin r, cos r)
+        return _apply_quadrant(mb, s, c, q, cosine=True)
+
+    return {"sin": sin_f32, "cos": cos_f32}
 
 
-def tan_f32(mb: MathBuilder, x: Value) -> Value:
-    rd, q = _reduce_f32(mb, x)
-    # polynomials and the division in double, one rounding at the end
+def tan_f32_from_double(mb: MathBuilder, x: Value, rd: Value, q: Value) -> Value:
+    """float32 tan(x) from the reduced argument as a double ``rd`` and the quadrant ``q``:
+    polynomials and the division in double, one rounding at the end."""
     d = mb.other(ir.DoubleType())
     z = d.mul(rd, rd)
     s = d.fma(d.mul(rd, z), d.poly(z, SIN32), rd)
@@ -107,6 +118,14 @@ def tan_f32(mb: MathBuilder, x: Value) -> Value:
     num = d.select(odd, d.neg(c), s)
     den = d.select(odd, s, c)
     return _keep_zero(mb, x, d.convert(d.div(num, den), mb.ty))
+
+
+def tan_f32(mb: MathBuilder, x: Value) -> Value:
+    rd, q = _reduce_f32(mb, x)
+    return tan_f32_from_double(mb, x, rd, q)
+
+
+_F32 = sincos_f32_functions(_reduce_f32, _sincos_poly_f32)
 
 
 # ---------------------------------------------------------------------------------- float64
@@ -133,7 +152,7 @@ def _sincos_poly_f64(mb: MathBuilder, r: Value, lo: Value) -> tuple[Value, Value
 Reduction64 = Callable[[MathBuilder, Value], tuple[Value, Value, Value]]
 
 
-def f64_functions(reduce: Reduction64) -> dict[str, Callable[[MathBuilder, Value], Value]]:
+def f64_functions(reduce: Reduction64) -> dict[str, Builder]:
     """float64 sin, cos, tan over ``reduce`` (``x -> (r_hi, r_lo, quadrant)``); the default
     functions use the full-range reduction, the ``fast_math`` ones a cheaper one."""
 
@@ -161,8 +180,8 @@ def f64_functions(reduce: Reduction64) -> dict[str, Callable[[MathBuilder, Value
 _F64 = f64_functions(_reduce_f64)
 
 FUNCTIONS = {
-    ("sin", "float"): sin_f32,
-    ("cos", "float"): cos_f32,
+    ("sin", "float"): _F32["sin"],
+    ("cos", "float"): _F32["cos"],
     ("tan", "float"): tan_f32,
     ("sin", "double"): _F64["sin"],
     ("cos", "double"): _F64["cos"],

@@ -20,7 +20,13 @@ from __future__ import annotations
 from llvmlite import ir
 
 from warp_builtins.mathlib.irutil import MathBuilder, Value
-from warp_builtins.mathlib.trig import COS32, SIN32, _apply_quadrant, _keep_zero, f64_functions
+from warp_builtins.mathlib.trig import (
+    COS32,
+    SIN32,
+    f64_functions,
+    sincos_f32_functions,
+    tan_f32_from_double,
+)
 
 TWO_OVER_PI = 0.6366197723675814
 TWO_OVER_PI_LO = -3.935735335036497e-17
@@ -71,33 +77,13 @@ def _sincos_poly_f32(mb: MathBuilder, r: Value) -> tuple[Value, Value]:
     return s, c
 
 
-def sin_f32(mb: MathBuilder, x: Value) -> Value:
-    r, q = _reduce_f32(mb, x)
-    s, c = _sincos_poly_f32(mb, r)
-    return _keep_zero(mb, x, _apply_quadrant(mb, s, c, q, cosine=False))
-
-
-def cos_f32(mb: MathBuilder, x: Value) -> Value:
-    r, q = _reduce_f32(mb, x)
-    s, c = _sincos_poly_f32(mb, r)
-    # cos(x) = sin(x + pi/2): quadrant q + 1 applied to (sin r, cos r)
-    return _apply_quadrant(mb, s, c, q, cosine=True)
-
-
 def tan_f32(mb: MathBuilder, x: Value) -> Value:
-    r, q = _reduce_f32(mb, x)
-    # polynomials and the division in double, one rounding at the end
+    r, q = _reduce_f32(mb, x)  # r is a float32 here
     d = mb.other(ir.DoubleType())
-    rd = d.convert(r, d.ty)
-    z = d.mul(rd, rd)
-    s = d.fma(d.mul(rd, z), d.poly(z, SIN32), rd)
-    c = d.fma(d.mul(z, z), d.poly(z, COS32), d.fma(d.c(-0.5), z, d.c(1.0)))
-    odd = mb.b.icmp_unsigned(
-        "!=", mb.b.and_(q, ir.Constant(ir.IntType(32), 1)), ir.Constant(ir.IntType(32), 0)
-    )
-    num = d.select(odd, d.neg(c), s)
-    den = d.select(odd, s, c)
-    return _keep_zero(mb, x, d.convert(d.div(num, den), mb.ty))
+    return tan_f32_from_double(mb, x, d.convert(r, d.ty), q)
+
+
+_F32 = sincos_f32_functions(_reduce_f32, _sincos_poly_f32)
 
 
 # ---------------------------------------------------------------------------------- float64
@@ -134,8 +120,8 @@ _F64 = f64_functions(_reduce_f64)
 
 #: (name, kind) -> builder of the fast_math variant
 FAST_FUNCTIONS = {
-    ("sin", "float"): sin_f32,
-    ("cos", "float"): cos_f32,
+    ("sin", "float"): _F32["sin"],
+    ("cos", "float"): _F32["cos"],
     ("tan", "float"): tan_f32,
     ("sin", "double"): _F64["sin"],
     ("cos", "double"): _F64["cos"],
