@@ -131,10 +131,7 @@ def mesh_query_furthest_point_no_sign_q(id: wp.uint64, point: wp.vec3, min_dist:
 def mesh_query_furthest_point_no_sign_o(
     id: wp.uint64, point: wp.vec3, min_dist: float, face: int, bary_u: float, bary_v: float
 ):
-    q = mesh_query_furthest_point_no_sign_q(id, point, min_dist)
-    if q.result:
-        return True, q.face, q.u, q.v
-    return False, face, bary_u, bary_v
+    return _outputs_no_sign(mesh_query_furthest_point_no_sign_q(id, point, min_dist), face, bary_u, bary_v)
 
 
 @wp.func
@@ -151,6 +148,13 @@ def mesh_query_point_sign_parity_o(
 ):
     q = mesh_query_point_sign_parity_q(id, point, max_dist, n_sample, perturbation_scale)
     return _outputs(q, inside, face, bary_u, bary_v)
+
+
+@wp.func
+def _outputs_no_sign(q: MeshQueryPoint, face: int, u: float, v: float):
+    if q.result:
+        return True, q.face, q.u, q.v
+    return False, face, u, v
 
 
 @wp.func
@@ -171,10 +175,7 @@ def mesh_query_point_o(
 def mesh_query_point_no_sign_o(
     id: wp.uint64, point: wp.vec3, max_dist: float, face: int, bary_u: float, bary_v: float
 ):
-    q = mesh_query_point_no_sign_q(id, point, max_dist)
-    if q.result:
-        return True, q.face, q.u, q.v
-    return False, face, bary_u, bary_v
+    return _outputs_no_sign(mesh_query_point_no_sign_q(id, point, max_dist), face, bary_u, bary_v)
 
 
 @wp.func
