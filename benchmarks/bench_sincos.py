@@ -2,6 +2,8 @@
 
     python benchmarks/bench_sincos.py [--n 1000000] [--runs 5] [--dtype float64] [--fast-math]
 
+Also times the elementwise shape (one sin and one cos per thread over 16 n values).
+
 ``--fast-math`` sets the module option ``fast_math=True``: the cheaper sin/cos argument reduction
 (accurate below ~1e13 for float32) instead of the default full-range one.
 
@@ -47,6 +49,28 @@ def sincos_sum64(a: wp.array(dtype=wp.float64), out: wp.array(dtype=wp.float64))
     for k in range(200):
         s += wp.sin(x + wp.float64(k) * wp.float64(0.001)) + wp.cos(x - wp.float64(k) * wp.float64(0.002))
     out[i] = s
+
+
+@wp.kernel
+def sincos_elementwise(a: wp.array(dtype=wp.float32), out: wp.array(dtype=wp.float32)):
+    i = wp.tid()
+    out[i] = wp.sin(a[i]) + wp.cos(a[i] * 0.5)
+
+
+@wp.kernel
+def sincos_elementwise64(a: wp.array(dtype=wp.float64), out: wp.array(dtype=wp.float64)):
+    i = wp.tid()
+    out[i] = wp.sin(a[i]) + wp.cos(a[i] * wp.float64(0.5))
+
+
+def cpu_ns_per_eval(launch, runs: int, evals: int) -> float:
+    """Median process CPU time (all threads) of ``launch`` per evaluation, in ns."""
+    cpu = []
+    for _ in range(runs):  # steadier than wall time under load
+        t0 = time.process_time()
+        launch()
+        cpu.append(time.process_time() - t0)
+    return statistics.median(cpu) / evals * 1e9
 
 
 def numpy_sincos(a: np.ndarray, out: np.ndarray, chunk: int = 1 << 16) -> None:
@@ -102,12 +126,7 @@ def main() -> None:
         lambda: wp.launch(kernel, dim=n, inputs=[a, out]), args.runs, warmup=0
     )
     evals = 2 * TERMS * n
-    cpu = []
-    for _ in range(args.runs):  # process CPU time (all threads): steadier than wall time under load
-        t0 = time.process_time()
-        wp.launch(kernel, dim=n, inputs=[a, out])
-        cpu.append(time.process_time() - t0)
-    cpu_ns = statistics.median(cpu) / evals * 1e9
+    cpu_ns = cpu_ns_per_eval(lambda: wp.launch(kernel, dim=n, inputs=[a, out]), args.runs, evals)
     variant = " fast_math" if args.fast_math else ""
     print(f"sin+cos x{TERMS} over n={n:,} {args.dtype}{variant}, median of {args.runs} (min in brackets):")
     print(
@@ -115,6 +134,17 @@ def main() -> None:
         f"evals/s  (target <= {TARGET_S} s)"
     )
     print(f"  warp CPU time {cpu_ns:8.3f} ns per evaluation (median, all threads)")
+    # the other common shape: one sin and one cos per thread, no inner loop
+    ew_kernel = sincos_elementwise64 if tag else sincos_elementwise
+    m = 16 * n
+    ea = wp.array(np.resize(a_np, m), dtype=wp_dtype)
+    eout = wp.zeros(m, dtype=wp_dtype)
+    wp.launch(ew_kernel, dim=m, inputs=[ea, eout])
+    ref_ew = np.sin(a_np[:check].astype(np.float64)) + np.cos(a_np[:check].astype(np.float64) * 0.5)
+    assert np.max(np.abs(eout.numpy()[:check] - ref_ew)) < 1e-6
+    ew_med, _ = median_time(lambda: wp.launch(ew_kernel, dim=m, inputs=[ea, eout]), args.runs, warmup=0)
+    ew_ns = cpu_ns_per_eval(lambda: wp.launch(ew_kernel, dim=m, inputs=[ea, eout]), args.runs, 2 * m)
+    print(f"  elementwise   {ew_med:8.4f} s for sin+cos of {m:,} values; CPU {ew_ns:.3f} ns per evaluation")
     if not args.no_numpy and not tag:
         np_out = np.empty(n, dtype=np.float32)
         np_med, _ = median_time(lambda: numpy_sincos(a_np, np_out), 1, warmup=0)
@@ -122,6 +152,7 @@ def main() -> None:
         result("sincos_1M_x200_numpy", np_med, "s", None)
     tag += "_fast_math" if args.fast_math else ""
     result(f"sincos_1M_x200_warp{tag}", warp_med, "s", TARGET_S if not tag else None)
+    result(f"sincos_elementwise_16M_warp{tag}", ew_med, "s", None)
 
 
 if __name__ == "__main__":

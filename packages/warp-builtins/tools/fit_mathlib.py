@@ -123,6 +123,7 @@ def _erfc_scaled(shift: float) -> tuple[Callable, Callable]:
 
 
 PIO4 = float(mp.pi / 4)
+PIO2 = float(mp.pi / 2)
 LN2H = float(mp.log(2) / 2)
 SQ = float(mp.sqrt(2))
 SQH = float(mp.sqrt(0.5))
@@ -144,6 +145,8 @@ def _fits() -> dict[str, Fit]:
     fits["erfc32a"] = Fit(*_erfc_scaled(1.25), -0.75, 0.75, 9, 24)  # a in [0.5, 2], variable a - 1.25
     fits["erfc32b"] = Fit(*_erfc_scaled_inv(), 1 / 10.1**2, 0.25, 9, 24)  # a in [2, 10.1]
     # ---- float64
+    # sin on [-pi/2, pi/2] evaluated in double for float32 results (mathlib/trig_lanes.py)
+    fits["sinpi2_32"] = Fit(*_odd_tail(mp.sin), 1e-12, (PIO2 * 1.0001) ** 2, 4, 53)
     fits["sin64"] = Fit(*_odd_tail(mp.sin), 1e-6, (PIO4 * 1.001) ** 2, 6, 53)
     fits["cos64"] = Fit(*_cos_tail(), 1e-6, (PIO4 * 1.001) ** 2, 6, 53)
     fits["exp64"] = Fit(*_exp_tail(), -LN2H * 1.01, LN2H * 1.01, 10, 53)

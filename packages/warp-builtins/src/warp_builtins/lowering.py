@@ -14,12 +14,16 @@ from typing import Any
 from llvmlite import ir
 
 from warp_builtins import libdevice, mathlib
+from warp_builtins.mathlib import trig_lanes
 from warp_builtins.mathlib.irutil import declare_float_intrinsic
 
 Lowering = Callable[[Any, list, list], ir.Value]
 
 #: operations done with LLVM intrinsics on the CPU (all vectorize on x86)
 CPU_INTRINSICS = frozenset({"sqrt", "fabs", "floor", "ceil", "trunc", "roundeven", "round", "copysign"})
+#: functions emitted as LLVM intrinsics that warp-core defines after vectorization
+#: (:mod:`warp_builtins.mathlib.trig_lanes`), except under the ``fast_math`` module option
+LATE_INTRINSICS = frozenset(trig_lanes.NAMES)
 
 
 def is_float(t: Any) -> bool:
@@ -38,7 +42,13 @@ def float_op(ctx: Any, name: str, args: list[ir.Value]) -> ir.Value:
         fn = declare_float_intrinsic(ctx.builder.module, name, args[0].type, len(args))
         return ctx.builder.call(fn, list(args))
     fast = bool(getattr(getattr(ctx, "state", None), "fast_math", False))
+    if name in LATE_INTRINSICS and not fast:
+        return in_float32(ctx, args[0], lambda x: _late_intrinsic(ctx.builder, name, x))
     return mathlib.call_math(ctx.builder, name, *args, fast=fast)
+
+
+def _late_intrinsic(builder: ir.IRBuilder, name: str, x: ir.Value) -> ir.Value:
+    return builder.call(declare_float_intrinsic(builder.module, name, x.type, 1), [x])
 
 
 def float_op_lowering(name: str) -> Lowering:

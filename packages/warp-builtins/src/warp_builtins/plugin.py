@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from warp.plugins import hookimpl
+from warp_builtins.mathlib import trig_lanes
 from warp_builtins import (
     checks,
     noise,
@@ -30,6 +31,8 @@ def warp_register_builtins(registry: Any) -> None:
     random.register(registry)
     noise.register(registry)
     checks.register(registry)
+    for name in trig_lanes.NAMES:  # sin, cos, tan: defined after vectorization on the CPU
+        registry.add_late_intrinsic(name, trig_lanes.define(name))
 
 
 @hookimpl

@@ -1,11 +1,12 @@
 """A small helper for writing branch-free floating point code with llvmlite's IR builder.
 
 :class:`MathBuilder` wraps an ``ir.IRBuilder`` for one floating point type (``float`` or
-``double``) and offers the handful of operations the math library is written in: constants,
-arithmetic, ``fma``-based polynomial evaluation, comparisons and ``select``, bit casts and
-exponent manipulation. Everything it emits is straight-line code built from instructions and
-LLVM intrinsics that the loop vectorizer widens (``llvm.fma``, ``llvm.fabs``, ``llvm.sqrt``,
-``llvm.floor``, ...), so loops calling the resulting functions vectorize after inlining.
+``double``, or a vector of either) and offers the handful of operations the math library is
+written in: constants, arithmetic, ``fma``-based polynomial evaluation, comparisons and
+``select``, bit casts and exponent manipulation. Everything it emits is straight-line code
+built from instructions and LLVM intrinsics that the loop vectorizer widens (``llvm.fma``,
+``llvm.fabs``, ``llvm.sqrt``, ``llvm.floor``, ...), so loops calling the resulting functions
+vectorize after inlining.
 """
 
 from __future__ import annotations
@@ -22,7 +23,9 @@ _FORMATS = {"float": (32, 23, 127), "double": (64, 52, 1023)}
 
 
 def float_kind(ty: ir.Type) -> str:
-    """``"half"``, ``"float"`` or ``"double"`` for an llvmlite floating point type."""
+    """``"half"``, ``"float"`` or ``"double"`` for an llvmlite floating point type (or vector of one)."""
+    if isinstance(ty, ir.VectorType):
+        return float_kind(ty.element)
     if isinstance(ty, ir.HalfType):
         return "half"
     if isinstance(ty, ir.FloatType):
@@ -33,8 +36,9 @@ def float_kind(ty: ir.Type) -> str:
 
 
 def declare_float_intrinsic(module: ir.Module, name: str, ty: ir.Type, nargs: int) -> ir.Function:
-    """Declare (once) ``llvm.<name>.<f16|f32|f64>`` taking ``nargs`` values of type ``ty``."""
-    symbol = f"llvm.{name}.{_INTRINSIC_SUFFIX[float_kind(ty)]}"
+    """Declare (once) ``llvm.<name>.<f16|f32|f64>`` (``.v<N>f32`` for vectors) taking ``nargs``
+    values of type ``ty``."""
+    symbol = f"llvm.{name}.{intrinsic_suffix(ty)}"
     existing = module.globals.get(symbol)
     if existing is not None:
         return existing
@@ -44,8 +48,23 @@ def declare_float_intrinsic(module: ir.Module, name: str, ty: ir.Type, nargs: in
 _INTRINSIC_SUFFIX = {"half": "f16", "float": "f32", "double": "f64"}
 
 
+def intrinsic_suffix(ty: ir.Type) -> str:
+    """The type suffix of an LLVM intrinsic overloaded on ``ty``: ``f32``, ``v16f32``, ..."""
+    lanes = f"v{ty.count}" if isinstance(ty, ir.VectorType) else ""
+    return lanes + _INTRINSIC_SUFFIX[float_kind(ty)]
+
+
+def lanes_of(ty: ir.Type) -> int | None:
+    """The number of lanes of a vector type, None for a scalar."""
+    return ty.count if isinstance(ty, ir.VectorType) else None
+
+
 class MathBuilder:
-    """Emits scalar floating point code of type ``ty`` through ``builder``."""
+    """Emits floating point code of type ``ty`` through ``builder``.
+
+    ``ty`` is ``float`` or ``double``, or a vector of one: then every value is a vector of
+    ``lanes`` lanes, constants are splats and comparisons give vectors of ``i1``.
+    """
 
     def __init__(self, builder: ir.IRBuilder, ty: ir.Type):
         kind = float_kind(ty)
@@ -54,8 +73,9 @@ class MathBuilder:
         self.b = builder
         self.ty = ty
         self.kind = kind
+        self.lanes = lanes_of(ty)
         self.bits, self.mant_bits, self.bias = _FORMATS[kind]
-        self.ity = ir.IntType(self.bits)
+        self.ity = self.lane_type(ir.IntType(self.bits))
         #: 1.5 * 2**mant_bits: adding it rounds to an integer kept in the low mantissa bits
         self.magic = 1.5 * 2.0**self.mant_bits
 
@@ -64,13 +84,30 @@ class MathBuilder:
         return self.b.module
 
     def other(self, ty: ir.Type) -> MathBuilder:
-        """A builder for another float type emitting into the same place."""
-        return MathBuilder(self.b, ty)
+        """A builder for another float type (a scalar type: same lanes as this one) emitting into
+        the same place."""
+        return MathBuilder(self.b, self.lane_type(ty))
+
+    def lane_type(self, ty: ir.Type) -> ir.Type:
+        """``ty`` (a scalar type) with this builder's lanes."""
+        if self.lanes is None or isinstance(ty, ir.VectorType):
+            return ty
+        return ir.VectorType(ty, self.lanes)
+
+    def const(self, ty: ir.Type, value: float | int) -> ir.Constant:
+        """A constant of scalar type ``ty``, splat over this builder's lanes."""
+        if self.lanes is None:
+            return ir.Constant(ty, value)
+        return ir.Constant(ir.VectorType(ty, self.lanes), [value] * self.lanes)
+
+    def i32(self, value: int) -> ir.Constant:
+        """An ``i32`` constant (splat over the lanes)."""
+        return self.const(ir.IntType(32), value)
 
     # ------------------------------------------------------------------ constants
     def c(self, value: float) -> ir.Constant:
         """A floating point constant (rounded to this type)."""
-        return ir.Constant(self.ty, float(value))
+        return self.const(self.ty.element if self.lanes else self.ty, float(value))
 
     def bits_of(self, value: float) -> ir.Constant:
         """The bit pattern of a floating point constant, as an integer constant."""
@@ -79,7 +116,7 @@ class MathBuilder:
 
     def ic(self, value: int) -> ir.Constant:
         """An integer constant of the same width as this float type."""
-        return ir.Constant(self.ity, value)
+        return self.const(ir.IntType(self.bits), value)
 
     # ------------------------------------------------------------------ arithmetic
     def add(self, a: Value, b: Value) -> Value:
@@ -222,7 +259,7 @@ class MathBuilder:
 
     def to_int32(self, i: Value) -> Value:
         """Truncate or keep an integer of this float's width to ``i32``."""
-        return i if self.bits == 32 else self.b.trunc(i, ir.IntType(32))
+        return i if self.bits == 32 else self.b.trunc(i, self.lane_type(ir.IntType(32)))
 
     def sitofp(self, i: Value) -> Value:
         return self.b.sitofp(i, self.ty)

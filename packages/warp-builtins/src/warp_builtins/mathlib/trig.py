@@ -63,16 +63,15 @@ def _sincos_poly_f32(mb: MathBuilder, r: Value) -> tuple[Value, Value]:
 def _apply_quadrant(mb: MathBuilder, s: Value, c: Value, q: Value, cosine: bool) -> Value:
     """sin (or cos) of the original argument from sin/cos of r and the quadrant."""
     b = mb.b
-    i32 = ir.IntType(32)
     if cosine:
-        q = b.add(q, ir.Constant(i32, 1))
-    odd = b.icmp_unsigned("!=", b.and_(q, ir.Constant(i32, 1)), ir.Constant(i32, 0))
+        q = b.add(q, mb.i32(1))
+    odd = b.icmp_unsigned("!=", b.and_(q, mb.i32(1)), mb.i32(0))
     val = mb.select(odd, c, s)
-    sign = b.and_(q, ir.Constant(i32, 2))
+    sign = b.and_(q, mb.i32(2))
     if mb.bits == 64:
         sign = b.shl(b.zext(sign, mb.ity), mb.ic(62))
     else:
-        sign = b.shl(sign, ir.Constant(i32, 30))
+        sign = b.shl(sign, mb.i32(30))
     return mb.as_float(b.xor(mb.as_int(val), sign))
 
 
@@ -112,9 +111,7 @@ def tan_f32_from_double(mb: MathBuilder, x: Value, rd: Value, q: Value) -> Value
     z = d.mul(rd, rd)
     s = d.fma(d.mul(rd, z), d.poly(z, SIN32), rd)
     c = d.fma(d.mul(z, z), d.poly(z, COS32), d.fma(d.c(-0.5), z, d.c(1.0)))
-    odd = mb.b.icmp_unsigned(
-        "!=", mb.b.and_(q, ir.Constant(ir.IntType(32), 1)), ir.Constant(ir.IntType(32), 0)
-    )
+    odd = mb.b.icmp_unsigned("!=", mb.b.and_(q, mb.i32(1)), mb.i32(0))
     num = d.select(odd, d.neg(c), s)
     den = d.select(odd, s, c)
     return _keep_zero(mb, x, d.convert(d.div(num, den), mb.ty))
@@ -169,9 +166,7 @@ def f64_functions(reduce: Reduction64) -> dict[str, Builder]:
     def tan_f64(mb: MathBuilder, x: Value) -> Value:
         r, lo, q = reduce(mb, x)
         s, c = _sincos_poly_f64(mb, r, lo)
-        odd = mb.b.icmp_unsigned(
-            "!=", mb.b.and_(q, ir.Constant(ir.IntType(32), 1)), ir.Constant(ir.IntType(32), 0)
-        )
+        odd = mb.b.icmp_unsigned("!=", mb.b.and_(q, mb.i32(1)), mb.i32(0))
         return _keep_zero(mb, x, mb.div(mb.select(odd, mb.neg(c), s), mb.select(odd, s, c)))
 
     return {"sin": sin_f64, "cos": cos_f64, "tan": tan_f64}

@@ -202,6 +202,18 @@ class BuiltinRegistry:
         self.builtins: dict[str, Builtin] = {}
         #: distribution name of the plugin currently registering (set by the plugin manager)
         self.current_package: str | None = None
+        #: LLVM intrinsic name -> definer, see :meth:`add_late_intrinsic`
+        self.late_intrinsics: dict[str, Callable[[Any, str, Any], None]] = {}
+
+    def add_late_intrinsic(self, name: str, define: Callable[[Any, str, Any], None]) -> None:
+        """Define LLVM's intrinsic ``llvm.<name>.*`` on the CPU after vectorization.
+
+        Lowerings emit ``llvm.<name>.<type>`` (``"sin"``: ``llvm.sin.f32``), which LLVM's
+        vectorizers widen; once the module is optimized, ``define(module, symbol, ty)`` adds to
+        an ``llvmlite.ir.Module`` the function ``symbol: ty -> ty`` (``ty`` a float type or a
+        vector of one) that replaces it, and it is inlined. See :mod:`warp.runtime.late_intrinsics`.
+        """
+        self.late_intrinsics[name] = define
 
     def add(
         self,

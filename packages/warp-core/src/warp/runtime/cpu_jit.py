@@ -25,12 +25,15 @@ import struct
 import sys
 import tempfile
 import threading
+from collections.abc import Mapping
 from typing import Callable, Iterator
 
 import llvmlite
 import llvmlite.binding as llvm
 
+from warp.compiler.registry import builtin_registry
 from warp.errors import WarpCodegenError
+from warp.runtime.late_intrinsics import DefineLate, define_late_intrinsics
 
 #: Bumped when the code generation settings below change (part of :func:`target_fingerprint`).
 CODEGEN_VERSION = "1"
@@ -233,9 +236,13 @@ def _vectorizer_remarks_filtered() -> Iterator[None]:
 
 
 class _CompiledModule:
-    """Context manager: a parsed, verified, optimized module and its private LLVM context."""
+    """Context manager: a parsed, verified, optimized module and its private LLVM context.
 
-    def __init__(self, llvm_ir: str, opt_level: int, name: str):
+    ``late`` defines the late intrinsics the module calls (:mod:`warp.runtime.late_intrinsics`);
+    None means those registered in :data:`warp.compiler.registry.builtin_registry`.
+    """
+
+    def __init__(self, llvm_ir: str, opt_level: int, name: str, late: Mapping[str, DefineLate] | None = None):
         if not 0 <= opt_level <= 3:
             raise ValueError(f"opt_level must be 0..3, got {opt_level}")
         self.tm = host_target_machine(opt_level)
@@ -248,6 +255,8 @@ class _CompiledModule:
         try:
             with _vectorizer_remarks_filtered():
                 _optimize(self.module, self.tm, opt_level)
+            providers = builtin_registry.late_intrinsics if late is None else late
+            define_late_intrinsics(self.module, providers, self.context, self.tm)
         except BaseException:
             self.__exit__()
             raise
@@ -261,18 +270,24 @@ class _CompiledModule:
         self.context.close()
 
 
-def compile_ir(llvm_ir: str, *, opt_level: int = 3, name: str = "module") -> bytes:
+def compile_ir(
+    llvm_ir: str, *, opt_level: int = 3, name: str = "module", late: Mapping[str, DefineLate] | None = None
+) -> bytes:
     """Parse, verify and optimize ``llvm_ir`` for the host CPU and return an object file's bytes.
 
-    Raises :class:`WarpCodegenError` (carrying LLVM's message) for IR that does not parse or verify.
+    ``late`` defines the late intrinsics it calls (None: the registered ones, see
+    :mod:`warp.runtime.late_intrinsics`). Raises :class:`WarpCodegenError` (carrying LLVM's
+    message) for IR that does not parse or verify.
     """
-    with _CompiledModule(llvm_ir, opt_level, name) as cm:
+    with _CompiledModule(llvm_ir, opt_level, name, late) as cm:
         return bytes(cm.tm.emit_object(cm.module))
 
 
-def optimize_ir(llvm_ir: str, *, opt_level: int = 3, name: str = "module") -> str:
+def optimize_ir(
+    llvm_ir: str, *, opt_level: int = 3, name: str = "module", late: Mapping[str, DefineLate] | None = None
+) -> str:
     """The optimized IR text of ``llvm_ir`` (what :func:`compile_ir` turns into machine code)."""
-    with _CompiledModule(llvm_ir, opt_level, name) as cm:
+    with _CompiledModule(llvm_ir, opt_level, name, late) as cm:
         return str(cm.module)
 
 
