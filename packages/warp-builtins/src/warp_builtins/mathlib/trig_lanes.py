@@ -129,41 +129,44 @@ def _full_range(module: ir.Module, name: str, scalar: ir.Type) -> ir.Function:
     fn.linkage = "internal"
     fn.attributes.add("noinline")
     fn.attributes.add("nounwind")
+    fn.attributes.add("cold")
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     b.ret(trig.FUNCTIONS[(name, float_kind(scalar))](MathBuilder(b, scalar), fn.args[0]))
     return fn
 
 
-def _lanes_full_range(module: ir.Module, name: str, ty: ir.VectorType) -> ir.Function:
-    """``internal noinline (x, short) -> result``: lanes of ``x`` needing it recomputed in full range."""
-    symbol = f"__wp_late_{name}_lanes_v{ty.count}{'f32' if float_kind(ty) == 'float' else 'f64'}"
+def _lanes_full_range(module: ir.Module, name: str, scalar: ir.Type) -> ir.Function:
+    """``internal noinline (x*, out*, n)``: ``out[i] = name(x[i])`` in full range for the lanes
+    needing it (one function per name and type, whatever the vector width)."""
+    symbol = f"__wp_late_{name}_lanes_{'f32' if float_kind(scalar) == 'float' else 'f64'}"
     existing = module.globals.get(symbol)
     if existing is not None:
         return existing
-    fn = ir.Function(module, ir.FunctionType(ty, [ty, ty]), symbol)
+    ptr = scalar.as_pointer()
+    fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [ptr, ptr, ir.IntType(32)]), symbol)
     fn.linkage = "internal"
     fn.attributes.add("noinline")
     fn.attributes.add("nounwind")
-    full = _full_range(module, name, ty.element)
-    x, acc = fn.args
+    fn.attributes.add("cold")
+    full = _full_range(module, name, scalar)
+    xs, out, n = fn.args
     b = ir.IRBuilder(fn.append_basic_block("entry"))
-    mb = MathBuilder(b, ty.element)
-    for lane in range(ty.count):
-        index = ir.Constant(ir.IntType(32), lane)
-        xi = b.extract_element(x, index)
-        redo = b.append_basic_block(f"redo{lane}")
-        after = b.append_basic_block(f"next{lane}")
-        before = b.block
-        b.cbranch(_needs_full_range(mb, xi), redo, after)
-        b.position_at_end(redo)
-        updated = b.insert_element(acc, b.call(full, [xi]), index)
-        b.branch(after)
-        b.position_at_end(after)
-        phi = b.phi(ty)
-        phi.add_incoming(acc, before)
-        phi.add_incoming(updated, redo)
-        acc = phi
-    b.ret(acc)
+    loop, redo, latch, done = (fn.append_basic_block(t) for t in ("loop", "redo", "latch", "done"))
+    b.branch(loop)
+    b.position_at_end(loop)
+    i = b.phi(ir.IntType(32))
+    i.add_incoming(ir.Constant(ir.IntType(32), 0), fn.entry_basic_block)
+    xi = b.load(b.gep(xs, [i]))
+    b.cbranch(_needs_full_range(MathBuilder(b, scalar), xi), redo, latch)
+    b.position_at_end(redo)
+    b.store(b.call(full, [xi]), b.gep(out, [i]))
+    b.branch(latch)
+    b.position_at_end(latch)
+    following = b.add(i, ir.Constant(ir.IntType(32), 1))
+    i.add_incoming(following, latch)
+    b.cbranch(b.icmp_signed("<", following, n), loop, done)
+    b.position_at_end(done)
+    b.ret_void()
     return fn
 
 
@@ -176,6 +179,9 @@ def _dispatch(b: ir.IRBuilder, module: ir.Module, name: str, x: Value) -> Value:
     lanes = lanes_of(ty)
     if lanes is not None:
         redo = b.icmp_unsigned("!=", b.bitcast(redo, ir.IntType(lanes)), ir.Constant(ir.IntType(lanes), 0))
+    if lanes is not None:  # stack slots for the slow path (static allocas: in the entry block)
+        with b.goto_entry_block():
+            xs, out = b.alloca(ty), b.alloca(ty)
     entry = b.block
     slow = b.append_basic_block("full_range")
     done = b.append_basic_block("done")
@@ -184,7 +190,12 @@ def _dispatch(b: ir.IRBuilder, module: ir.Module, name: str, x: Value) -> Value:
     if lanes is None:
         full = b.call(_full_range(module, name, ty), [x])
     else:
-        full = b.call(_lanes_full_range(module, name, ty), [x, short])
+        b.store(x, xs)
+        b.store(short, out)
+        element = ty.element.as_pointer()
+        args = [b.bitcast(xs, element), b.bitcast(out, element), ir.Constant(ir.IntType(32), lanes)]
+        b.call(_lanes_full_range(module, name, ty.element), args)
+        full = b.load(out)
     b.branch(done)
     b.position_at_end(done)
     result = b.phi(ty)

@@ -20,7 +20,6 @@ import) rather than transcribed.
 
 from __future__ import annotations
 
-from fractions import Fraction
 from functools import lru_cache
 
 from llvmlite import ir
@@ -55,13 +54,18 @@ def two_over_pi_bits() -> tuple[int, int]:
     return (1 << (_BITS + 1 + scale)) // pi, _BITS
 
 
-def _split(value: Fraction, parts: int) -> list[float]:
-    """``value`` as ``parts`` doubles, each the nearest double to what the previous ones left."""
+def _split(value: int, shift: int, parts: int) -> list[float]:
+    """``value * 2**-shift`` as ``parts`` doubles, each the nearest double to what the previous
+    ones left (integer arithmetic: ``int / int`` rounds correctly)."""
+    if shift < 0:
+        value, shift = value << -shift, 0
     out = []
     for _ in range(parts):
-        c = float(value)
+        c = value / (1 << shift)
         out.append(c)
-        value -= Fraction(c)
+        num, den = c.as_integer_ratio()  # den is a power of two
+        value = value * den - (num << shift)
+        shift += den.bit_length() - 1
     return out
 
 
@@ -71,7 +75,7 @@ def window(s: int, parts: int, scale: int = 0) -> list[float]:
     keep = n + 2 - s  # bits of T of weight below 2**(2 - s)
     if keep < t.bit_length():
         t &= (1 << keep) - 1
-    return _split(Fraction(t, 1 << n) * Fraction(2) ** scale, parts)
+    return _split(t, n - scale, parts)
 
 
 #: float64 exponents at or above this are scaled by 2**-SCALE64 (and their table by 2**SCALE64)

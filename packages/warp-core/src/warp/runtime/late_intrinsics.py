@@ -62,15 +62,23 @@ def rename_late_intrinsics(
     return [(name, symbol, ty) for _, name, symbol, ty in found]
 
 
+_DEFINITIONS: dict[tuple, str] = {}
+
+
 def _definitions(
     found: list[tuple[str, str, ir.Type]], providers: Mapping[str, DefineLate], triple: str, data_layout: str
 ) -> str:
-    defs = ir.Module(name="late_intrinsics")
-    defs.triple = triple
-    defs.data_layout = data_layout
-    for name, symbol, ty in found:
-        providers[name](defs, symbol, ty)
-    return str(defs)
+    """The IR text defining ``found``, memoized per process (providers are deterministic)."""
+    key = (tuple((name, symbol, str(ty), providers[name]) for name, symbol, ty in found), triple, data_layout)
+    text = _DEFINITIONS.get(key)
+    if text is None:
+        defs = ir.Module(name="late_intrinsics")
+        defs.triple = triple
+        defs.data_layout = data_layout
+        for name, symbol, ty in found:
+            providers[name](defs, symbol, ty)
+        text = _DEFINITIONS[key] = str(defs)
+    return text
 
 
 def define_late_intrinsics(
