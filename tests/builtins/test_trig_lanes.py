@@ -13,7 +13,7 @@ import re
 
 import numpy as np
 import pytest
-from test_trig_large_arguments import _mp_ulp
+from test_trig_large_arguments import _mp_ulp, _trig32, _trig64
 from ulp import assert_ulp
 
 import warp as wp
@@ -25,22 +25,6 @@ from warp.runtime.backends import backend_for_kind
 from warp_builtins.mathlib.trig_lanes import LIMIT
 
 FUNCS = {"sin": np.sin, "cos": np.cos, "tan": np.tan}
-
-
-@wp.kernel
-def _trig32(x: wp.array(dtype=wp.float32), out: wp.array2d(dtype=wp.float32)):
-    i = wp.tid()
-    out[0, i] = wp.sin(x[i])
-    out[1, i] = wp.cos(x[i])
-    out[2, i] = wp.tan(x[i])
-
-
-@wp.kernel
-def _trig64(x: wp.array(dtype=wp.float64), out: wp.array2d(dtype=wp.float64)):
-    i = wp.tid()
-    out[0, i] = wp.sin(x[i])
-    out[1, i] = wp.cos(x[i])
-    out[2, i] = wp.tan(x[i])
 
 
 @wp.kernel

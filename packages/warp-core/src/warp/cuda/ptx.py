@@ -24,6 +24,7 @@ import llvmlite
 import llvmlite.binding as llvm
 
 from warp.errors import WarpCodegenError
+from warp.runtime.llvm_passes import run_passes
 
 TRIPLE = "nvptx64-nvidia-cuda"
 
@@ -375,7 +376,7 @@ def _trim_libdevice(needed: frozenset[str], data_layout: str) -> bytes:
         for f in lib.functions:
             if not f.is_declaration and f.name not in needed:
                 f.linkage = llvm.Linkage.internal
-        _run_passes(lib, target_machine(), 0, dce_only=True)
+        run_passes(lib, target_machine(), speed_level=0, passes=_global_dce, loop_unrolling=True)
         return lib.as_bitcode()
     finally:
         lib.close()
@@ -429,29 +430,16 @@ def _first_lines(text: str, limit: int = 40) -> str:
     )
 
 
-def _run_passes(module: llvm.ModuleRef, tm: llvm.TargetMachine, speed_level: int, dce_only: bool) -> None:
-    pto = llvm.create_pipeline_tuning_options(speed_level=speed_level)
-    pto.loop_unrolling = True
-    pb = llvm.create_pass_builder(tm, pto)
-    try:
-        if dce_only:
-            mpm = llvm.create_new_module_pass_manager()
-            mpm.add_global_dead_code_eliminate_pass()
-        else:
-            mpm = pb.getModulePassManager()
-        try:
-            mpm.run(module, pb)
-        finally:
-            mpm.close()
-    finally:
-        pb.close()
-        pto.close()
+def _global_dce(pb: llvm.PassBuilder) -> llvm.ModulePassManager:
+    mpm = llvm.create_new_module_pass_manager()
+    mpm.add_global_dead_code_eliminate_pass()
+    return mpm
 
 
 def _optimize(module: llvm.ModuleRef, tm: llvm.TargetMachine) -> None:
     """Drop the unreferenced (internalized) libdevice functions, then run the O3 pipeline."""
-    _run_passes(module, tm, 0, dce_only=True)
-    _run_passes(module, tm, 3, dce_only=False)
+    run_passes(module, tm, speed_level=0, passes=_global_dce, loop_unrolling=True)
+    run_passes(module, tm, speed_level=3, loop_unrolling=True)
 
 
 def _unresolved(module: llvm.ModuleRef) -> list[str]:

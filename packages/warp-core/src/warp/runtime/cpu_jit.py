@@ -34,6 +34,7 @@ import llvmlite.binding as llvm
 from warp.compiler.registry import builtin_registry
 from warp.errors import WarpCodegenError
 from warp.runtime.late_intrinsics import DefineLate, define_late_intrinsics
+from warp.runtime.llvm_passes import run_passes
 
 #: Bumped when the code generation settings below change (part of :func:`target_fingerprint`).
 CODEGEN_VERSION = "1"
@@ -190,22 +191,18 @@ def _optimize(module: llvm.ModuleRef, tm: llvm.TargetMachine, opt_level: int) ->
     """
     module.triple = tm.triple
     module.data_layout = str(tm.target_data)
-    pto = llvm.create_pipeline_tuning_options(speed_level=opt_level)
     if opt_level >= 2:
-        pto.loop_vectorization = True
-        pto.slp_vectorization = True
-        pto.loop_unrolling = True
-        pto.loop_interleaving = True
-    pb = llvm.create_pass_builder(tm, pto)
-    try:
-        mpm = pb.getModulePassManager()
-        try:
-            mpm.run(module, pb)
-        finally:
-            mpm.close()
-    finally:
-        pb.close()
-        pto.close()
+        run_passes(
+            module,
+            tm,
+            speed_level=opt_level,
+            loop_vectorization=True,
+            slp_vectorization=True,
+            loop_unrolling=True,
+            loop_interleaving=True,
+        )
+    else:
+        run_passes(module, tm, speed_level=opt_level)
 
 
 _stderr_lock = threading.Lock()

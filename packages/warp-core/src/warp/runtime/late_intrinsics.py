@@ -30,6 +30,8 @@ from collections.abc import Callable, Mapping
 import llvmlite.binding as llvm
 from llvmlite import ir
 
+from warp.runtime.llvm_passes import run_passes
+
 #: ``define(module, symbol, ty)``: add the definition of function ``symbol: ty -> ty`` to ``module``
 DefineLate = Callable[[ir.Module, str, ir.Type], None]
 
@@ -81,6 +83,16 @@ def _definitions(
     return text
 
 
+def _inline_and_clean(pb: llvm.PassBuilder) -> llvm.ModulePassManager:
+    """Inline the definitions, simplify, drop what is left unused."""
+    mpm = llvm.create_new_module_pass_manager()
+    mpm.add_always_inliner_pass()
+    mpm.add_instruction_combine_pass()
+    mpm.add_simplify_cfg_pass()
+    mpm.add_global_dead_code_eliminate_pass()
+    return mpm
+
+
 def define_late_intrinsics(
     module: llvm.ModuleRef,
     providers: Mapping[str, DefineLate],
@@ -100,19 +112,5 @@ def define_late_intrinsics(
     defs = llvm.parse_assembly(text, context)
     defs.verify()
     module.link_in(defs)
-    pto = llvm.create_pipeline_tuning_options(speed_level=2)
-    pb = llvm.create_pass_builder(tm, pto)
-    try:
-        mpm = llvm.create_new_module_pass_manager()
-        try:
-            mpm.add_always_inliner_pass()
-            mpm.add_instruction_combine_pass()
-            mpm.add_simplify_cfg_pass()
-            mpm.add_global_dead_code_eliminate_pass()
-            mpm.run(module, pb)
-        finally:
-            mpm.close()
-    finally:
-        pb.close()
-        pto.close()
+    run_passes(module, tm, speed_level=2, passes=_inline_and_clean)
     return True
