@@ -109,6 +109,15 @@ def test_loop_is_vectorized():
     assert "x float>" in text  # e.g. <8 x float> or <16 x float>
 
 
+def test_llvm_options_extend_from_the_environment_and_key_the_cache(monkeypatch):
+    base = cpu_jit.target_fingerprint.__wrapped__()
+    assert cpu_jit.llvm_options() == list(cpu_jit.LLVM_OPTIONS)
+    assert "-misched=ilpmax" in cpu_jit.LLVM_OPTIONS and f"options={' '.join(cpu_jit.LLVM_OPTIONS)}" in base
+    monkeypatch.setenv("WARP_LLVM_OPTIONS", " -misched=default  -x86-use-vzeroupper ")
+    assert cpu_jit.llvm_options() == [*cpu_jit.LLVM_OPTIONS, "-misched=default", "-x86-use-vzeroupper"]
+    assert cpu_jit.target_fingerprint.__wrapped__() != base  # other options: other cache entries
+
+
 def test_emit_assembly():
     asm = cpu_jit.emit_assembly(SAXPY_IR)
     assert "entry" in asm
