@@ -8,7 +8,8 @@ each (see :mod:`warp.runtime.late_intrinsics`). The function:
   ``|x| <= LIMIT`` (2**30), and polynomials in double: float32 results are rounded once
   (under 0.6 ulp), float64 ones come from a double-double reduced argument;
 * when some lane has ``|x| > LIMIT``, inf or NaN, calls an out-of-line function that recomputes
-  those lanes with the table-driven full-range reduction of :mod:`warp_builtins.mathlib.trig`.
+  the vector with the table-driven full-range reduction of :mod:`warp_builtins.mathlib.trig`
+  (its table lookups are gathers) and keeps the result in those lanes.
 
 That branch is on the whole vector, so ordinary arguments pay one compare for it, and none of
 the table lookups and double-double sums large arguments need.
@@ -135,38 +136,48 @@ def _full_range(module: ir.Module, name: str, scalar: ir.Type) -> ir.Function:
     return fn
 
 
-def _lanes_full_range(module: ir.Module, name: str, scalar: ir.Type) -> ir.Function:
-    """``internal noinline (x*, out*, n)``: ``out[i] = name(x[i])`` in full range for the lanes
-    needing it (one function per name and type, whatever the vector width)."""
-    symbol = f"__wp_late_{name}_lanes_{'f32' if float_kind(scalar) == 'float' else 'f64'}"
+#: lanes of the one vector full-range function per function and type (512 bits); narrower
+#: vectors are padded to it, wider ones split
+FULL_RANGE_LANES = {"float": 16, "double": 8}
+
+
+def _full_range_lanes(module: ir.Module, name: str, ty: ir.VectorType) -> ir.Function:
+    """``internal noinline (x, short) -> result``: the full-range function on the whole vector
+    (gathers from the reduction table), kept in the lanes that need it."""
+    kind = float_kind(ty)
+    symbol = f"__wp_late_{name}_lanes_v{ty.count}{'f32' if kind == 'float' else 'f64'}"
     existing = module.globals.get(symbol)
     if existing is not None:
         return existing
-    ptr = scalar.as_pointer()
-    fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [ptr, ptr, ir.IntType(32)]), symbol)
+    fn = ir.Function(module, ir.FunctionType(ty, [ty, ty]), symbol)
     fn.linkage = "internal"
     fn.attributes.add("noinline")
     fn.attributes.add("nounwind")
     fn.attributes.add("cold")
-    full = _full_range(module, name, scalar)
-    xs, out, n = fn.args
+    x, short = fn.args
     b = ir.IRBuilder(fn.append_basic_block("entry"))
-    loop, redo, latch, done = (fn.append_basic_block(t) for t in ("loop", "redo", "latch", "done"))
-    b.branch(loop)
-    b.position_at_end(loop)
-    i = b.phi(ir.IntType(32))
-    i.add_incoming(ir.Constant(ir.IntType(32), 0), fn.entry_basic_block)
-    xi = b.load(b.gep(xs, [i]))
-    b.cbranch(_needs_full_range(MathBuilder(b, scalar), xi), redo, latch)
-    b.position_at_end(redo)
-    b.store(b.call(full, [xi]), b.gep(out, [i]))
-    b.branch(latch)
-    b.position_at_end(latch)
-    following = b.add(i, ir.Constant(ir.IntType(32), 1))
-    i.add_incoming(following, latch)
-    b.cbranch(b.icmp_signed("<", following, n), loop, done)
-    b.position_at_end(done)
-    b.ret_void()
+    width = FULL_RANGE_LANES[kind]
+    if ty.count == width:
+        mb = MathBuilder(b, ty)
+        full = trig.FUNCTIONS[(name, kind)](mb, x)
+        b.ret(b.select(_needs_full_range(mb, x), full, short))
+        return fn
+    # other widths go through the one of `width` lanes, in pieces (the last one padded)
+    wide = ir.VectorType(ty.element, width)
+    inner = _full_range_lanes(module, name, wide)
+    result = short
+    for start in range(0, ty.count, width):
+        lanes = [
+            start + i if start + i < ty.count else ty.count for i in range(width)
+        ]  # pad: lane 0 of short
+        take = ir.Constant(ir.VectorType(ir.IntType(32), width), lanes)
+        piece = b.call(inner, [b.shuffle_vector(x, short, take), b.shuffle_vector(short, short, take)])
+        for i in range(min(width, ty.count - start)):
+            index = ir.Constant(ir.IntType(32), i)
+            result = b.insert_element(
+                result, b.extract_element(piece, index), ir.Constant(ir.IntType(32), start + i)
+            )
+    b.ret(result)
     return fn
 
 
@@ -179,9 +190,6 @@ def _dispatch(b: ir.IRBuilder, module: ir.Module, name: str, x: Value) -> Value:
     lanes = lanes_of(ty)
     if lanes is not None:
         redo = b.icmp_unsigned("!=", b.bitcast(redo, ir.IntType(lanes)), ir.Constant(ir.IntType(lanes), 0))
-    if lanes is not None:  # stack slots for the slow path (static allocas: in the entry block)
-        with b.goto_entry_block():
-            xs, out = b.alloca(ty), b.alloca(ty)
     entry = b.block
     slow = b.append_basic_block("full_range")
     done = b.append_basic_block("done")
@@ -190,12 +198,7 @@ def _dispatch(b: ir.IRBuilder, module: ir.Module, name: str, x: Value) -> Value:
     if lanes is None:
         full = b.call(_full_range(module, name, ty), [x])
     else:
-        b.store(x, xs)
-        b.store(short, out)
-        element = ty.element.as_pointer()
-        args = [b.bitcast(xs, element), b.bitcast(out, element), ir.Constant(ir.IntType(32), lanes)]
-        b.call(_lanes_full_range(module, name, ty.element), args)
-        full = b.load(out)
+        full = b.call(_full_range_lanes(module, name, ty), [x, short])
     b.branch(done)
     b.position_at_end(done)
     result = b.phi(ty)

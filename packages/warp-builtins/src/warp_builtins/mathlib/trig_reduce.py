@@ -90,9 +90,7 @@ def table(kind: str) -> list[float]:
     if kind == "float":
         rows = [window(max(e, 1) - 150, 2) for e in range(256)]
     else:
-        rows = [
-            window(max(e, 1) - 1075, 3, SCALE64 if e >= BIG64 else 0) for e in range(2048)
-        ]
+        rows = [window(max(e, 1) - 1075, 3, SCALE64 if e >= BIG64 else 0) for e in range(2048)]
     return [c for row in rows for c in row]
 
 
@@ -112,9 +110,31 @@ def _global_table(mb: MathBuilder, kind: str) -> ir.GlobalVariable:
 
 
 def _load(mb: MathBuilder, g: ir.GlobalVariable, index: Value) -> Value:
+    """``g[index]`` (a double); a gather (``llvm.masked.gather``) when ``mb`` works on vectors."""
     b = mb.b
-    ptr = b.gep(g, [ir.Constant(ir.IntType(64), 0), index], inbounds=True)
-    return b.load(ptr, typ=ir.DoubleType())
+    if mb.lanes is None:
+        ptr = b.gep(g, [ir.Constant(ir.IntType(64), 0), index], inbounds=True)
+        return b.load(ptr, typ=ir.DoubleType())
+    lanes = mb.lanes
+    vty = ir.VectorType(ir.DoubleType(), lanes)
+    ptrs = ir.VectorType(ir.PointerType(), lanes)
+    # lane addresses g + 8 * index (llvmlite's gep takes no vector index; LLVM folds this into one)
+    i32, vi64 = ir.IntType(32), ir.VectorType(ir.IntType(64), lanes)
+    base = b.insert_element(
+        ir.Constant(vi64, ir.Undefined), b.ptrtoint(g, ir.IntType(64)), ir.Constant(i32, 0)
+    )
+    base = b.shuffle_vector(
+        base, ir.Constant(vi64, ir.Undefined), ir.Constant(ir.VectorType(i32, lanes), [0] * lanes)
+    )
+    ptr = b.inttoptr(b.add(base, b.shl(index, ir.Constant(vi64, [3] * lanes))), ptrs)
+    name = f"llvm.masked.gather.v{lanes}f64.v{lanes}p0"
+    gather = mb.module.globals.get(name) or ir.Function(
+        mb.module,
+        ir.FunctionType(vty, [ptrs, ir.IntType(32), ir.VectorType(ir.IntType(1), lanes), vty]),
+        name,
+    )
+    mask = ir.Constant(ir.VectorType(ir.IntType(1), lanes), [1] * lanes)
+    return b.call(gather, [ptr, ir.Constant(ir.IntType(32), 8), mask, ir.Constant(vty, ir.Undefined)])
 
 
 def two_prod(d: MathBuilder, a: Value, b: Value) -> tuple[Value, Value]:
@@ -146,29 +166,28 @@ def reduce_f32(mb: MathBuilder, x: Value) -> tuple[Value, Value]:
     about 2**-52) and the i32 quadrant ``q`` (low bits of ``k``)."""
     b = mb.b
     d = mb.other(ir.DoubleType())
-    i64 = ir.IntType(64)
+    i64 = mb.lane_type(ir.IntType(64))
     xd = d.convert(x, d.ty)
-    exp = b.and_(b.lshr(mb.as_int(x), ir.Constant(ir.IntType(32), 23)), ir.Constant(ir.IntType(32), 0xFF))
-    base = b.shl(b.zext(exp, i64), ir.Constant(i64, 1))
+    exp = b.and_(b.lshr(mb.as_int(x), mb.i32(23)), mb.i32(0xFF))
+    base = b.shl(b.zext(exp, i64), d.ic(1))
     g = _global_table(mb, "float")
     hi = _load(mb, g, base)
-    lo = _load(mb, g, b.add(base, ir.Constant(i64, 1)))
+    lo = _load(mb, g, b.add(base, d.ic(1)))
     p, e = two_prod(d, xd, hi)  # |p| < 2**26
     k, ki = _round(d, p)
     t = d.add(d.sub(p, k), d.fma(xd, lo, e))
     # small |x| needs no special case: k = 0 and t = x * 2/pi to 2**-52 (no underflow in double)
-    return d.mul(t, d.c(PIO2_HI)), b.trunc(ki, ir.IntType(32))
+    return d.mul(t, d.c(PIO2_HI)), d.to_int32(ki)
 
 
 def reduce_f64(mb: MathBuilder, x: Value) -> tuple[Value, Value, Value]:
     """``(r_hi, r_lo, q)`` for a float64 ``x``: ``x - k*pi/2 = r_hi + r_lo`` (|r| <= pi/4 plus
     rounding, relative error about 2**-100) and the i32 quadrant ``q``."""
     b = mb.b
-    i64 = ir.IntType(64)
     exp = b.and_(b.lshr(mb.as_int(x), mb.ic(52)), mb.ic(0x7FF))
-    base = b.mul(exp, ir.Constant(i64, 3))
+    base = b.mul(exp, mb.ic(3))
     g = _global_table(mb, "double")
-    c = [_load(mb, g, b.add(base, ir.Constant(i64, j))) for j in range(3)]
+    c = [_load(mb, g, b.add(base, mb.ic(j))) for j in range(3)]
     big = b.icmp_unsigned(">=", exp, mb.ic(BIG64))
     xs = mb.mul(x, mb.select(big, mb.c(2.0**-SCALE64), mb.c(1.0)))
     p0, e0 = two_prod(mb, xs, c[0])  # |p0| < 2**55
@@ -194,5 +213,5 @@ def reduce_f64(mb: MathBuilder, x: Value) -> tuple[Value, Value, Value]:
     small = mb.le(mb.fabs(x), mb.c(0.7853981633974483))
     hi = mb.select(small, x, hi)
     lo = mb.select(small, mb.c(0.0), lo)
-    q = b.select(small, ir.Constant(ir.IntType(32), 0), b.trunc(qi, ir.IntType(32)))
+    q = b.select(small, mb.i32(0), mb.to_int32(qi))
     return hi, lo, q
