@@ -1,8 +1,8 @@
 """sin, cos and tan on the CPU as late intrinsics (warp_builtins.mathlib.trig_lanes).
 
-Every SIMD lane takes the short path (a Cody-Waite reduction, exact for |x| <= 2**30); lanes
-with larger arguments, inf or NaN are recomputed with the full-range reduction. These tests mix
-both kinds of lane in one vector, in elementwise kernels and in kernels vectorized as an outer
+A SIMD vector takes the short path (a Cody-Waite reduction, exact for |x| <= 2**30) unless a
+lane has a larger argument, inf or NaN: then the whole vector takes the full-range reduction.
+These tests mix both kinds of lane in one vector, in elementwise kernels and in kernels vectorized as an outer
 loop, and check the short path's accuracy. References: NumPy's float64 functions (float32
 results), mpmath (float64).
 """
@@ -127,5 +127,5 @@ def test_vectorized_with_a_cold_full_range_call(kernel) -> None:
     text = cpu_jit.optimize_ir(lowered.llvm_ir, name=kernel.key)
     assert "llvm.sin" not in text
     assert re.search(r"fcmp ugt <\d+ x float>", text)  # the whole-vector check of the short path
-    assert re.search(r"@__wp_late_sin_lanes_v\d+f32", text)  # the vector loop's slow path
+    assert re.search(r"@__wp_late_sin_full_v\d+f32", text)  # the vector loop's slow path
     assert "@__wp_late_sin_full_f32" in text  # the full-range reduction itself

@@ -1,18 +1,18 @@
-"""sin, cos and tan on the CPU: a short path on every SIMD lane, the full-range one when needed.
+"""sin, cos and tan on the CPU: a short path for ordinary arguments, the full range when needed.
 
 Kernels call LLVM's ``llvm.sin``/``llvm.cos``/``llvm.tan`` intrinsics, which LLVM vectorizes;
 after optimization warp-core asks :func:`define` for the scalar or vector function replacing
 each (see :mod:`warp.runtime.late_intrinsics`). The function:
 
-* computes every lane with a Cody-Waite reduction in double precision, exact while
+* computes the vector with a Cody-Waite reduction in double precision, exact while
   ``|x| <= LIMIT`` (2**30), and polynomials in double: float32 results are rounded once
   (under 0.6 ulp), float64 ones come from a double-double reduced argument;
-* when some lane has ``|x| > LIMIT``, inf or NaN, calls an out-of-line function that recomputes
-  the vector with the table-driven full-range reduction of :mod:`warp_builtins.mathlib.trig`
-  (its table lookups are gathers) and keeps the result in those lanes.
+* when some lane has ``|x| > LIMIT``, inf or NaN, calls instead an out-of-line function that
+  computes the whole vector with the table-driven full-range reduction of
+  :mod:`warp_builtins.mathlib.trig` (exact for every argument; its table lookups are gathers).
 
-That branch is on the whole vector, so ordinary arguments pay one compare for it, and none of
-the table lookups and double-double sums large arguments need.
+The branch is on the whole vector, taken before either path, so ordinary arguments pay one
+compare for it and none of the table lookups large arguments need.
 
 float32 ``sin`` and ``cos`` reduce by pi (``x = k*pi + r``, ``|r| <= pi/2``) and evaluate one odd
 polynomial, ``sin(r)``, with the sign of ``(-1)**k``; ``cos`` uses ``x = (2m + 1)*pi/2 + r``.
@@ -141,68 +141,63 @@ def _full_range(module: ir.Module, name: str, scalar: ir.Type) -> ir.Function:
 FULL_RANGE_LANES = {"float": 16, "double": 8}
 
 
-def _full_range_lanes(module: ir.Module, name: str, ty: ir.VectorType) -> ir.Function:
-    """``internal noinline (x, short) -> result``: the full-range function on the whole vector
-    (gathers from the reduction table), kept in the lanes that need it."""
+def _full_range_vector(module: ir.Module, name: str, ty: ir.VectorType) -> ir.Function:
+    """``internal noinline cold``: the full-range function on a whole vector (its table lookups
+    are gathers). One body per function and type, of :data:`FULL_RANGE_LANES` lanes; other
+    widths call it in pieces (the last one padded)."""
     kind = float_kind(ty)
-    symbol = f"__wp_late_{name}_lanes_v{ty.count}{'f32' if kind == 'float' else 'f64'}"
+    symbol = f"__wp_late_{name}_full_v{ty.count}{'f32' if kind == 'float' else 'f64'}"
     existing = module.globals.get(symbol)
     if existing is not None:
         return existing
-    fn = ir.Function(module, ir.FunctionType(ty, [ty, ty]), symbol)
+    fn = ir.Function(module, ir.FunctionType(ty, [ty]), symbol)
     fn.linkage = "internal"
     fn.attributes.add("noinline")
     fn.attributes.add("nounwind")
     fn.attributes.add("cold")
-    x, short = fn.args
+    (x,) = fn.args
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     width = FULL_RANGE_LANES[kind]
     if ty.count == width:
-        mb = MathBuilder(b, ty)
-        full = trig.FUNCTIONS[(name, kind)](mb, x)
-        b.ret(b.select(_needs_full_range(mb, x), full, short))
+        b.ret(trig.FUNCTIONS[(name, kind)](MathBuilder(b, ty), x))
         return fn
-    # other widths go through the one of `width` lanes, in pieces (the last one padded)
-    wide = ir.VectorType(ty.element, width)
-    inner = _full_range_lanes(module, name, wide)
-    result = short
+    inner = _full_range_vector(module, name, ir.VectorType(ty.element, width))
+    i32 = ir.IntType(32)
+    result: Value = ir.Constant(ty, ir.Undefined)
     for start in range(0, ty.count, width):
-        lanes = [
-            start + i if start + i < ty.count else ty.count for i in range(width)
-        ]  # pad: lane 0 of short
-        take = ir.Constant(ir.VectorType(ir.IntType(32), width), lanes)
-        piece = b.call(inner, [b.shuffle_vector(x, short, take), b.shuffle_vector(short, short, take)])
+        # lanes start.. of x; past its end, lane 0 of the second operand (x again) pads
+        take = [start + i if start + i < ty.count else ty.count for i in range(width)]
+        piece = b.call(inner, [b.shuffle_vector(x, x, ir.Constant(ir.VectorType(i32, width), take))])
         for i in range(min(width, ty.count - start)):
-            index = ir.Constant(ir.IntType(32), i)
-            result = b.insert_element(
-                result, b.extract_element(piece, index), ir.Constant(ir.IntType(32), start + i)
-            )
+            value = b.extract_element(piece, ir.Constant(i32, i))
+            result = b.insert_element(result, value, ir.Constant(i32, start + i))
     b.ret(result)
     return fn
 
 
 def _dispatch(b: ir.IRBuilder, module: ir.Module, name: str, x: Value) -> Value:
-    """``name(x)``: the short path on every lane, then the full range for the lanes needing it."""
+    """``name(x)``: the short path when no lane needs more, else the full range on all lanes."""
     ty = x.type
     mb = MathBuilder(b, ty)
-    short = SHORT[(name, float_kind(ty))](mb, x)
     redo = _needs_full_range(mb, x)
     lanes = lanes_of(ty)
     if lanes is not None:
         redo = b.icmp_unsigned("!=", b.bitcast(redo, ir.IntType(lanes)), ir.Constant(ir.IntType(lanes), 0))
-    entry = b.block
     slow = b.append_basic_block("full_range")
+    fast = b.append_basic_block("short")
     done = b.append_basic_block("done")
-    b.cbranch(redo, slow, done).set_weights([1, 1 << 20])
+    b.cbranch(redo, slow, fast).set_weights([1, 1 << 20])
+    b.position_at_end(fast)
+    short = SHORT[(name, float_kind(ty))](mb, x)
+    fast_end = b.block
+    b.branch(done)
     b.position_at_end(slow)
-    if lanes is None:
-        full = b.call(_full_range(module, name, ty), [x])
-    else:
-        full = b.call(_full_range_lanes(module, name, ty), [x, short])
+    helper = _full_range(module, name, ty) if lanes is None else _full_range_vector(module, name, ty)
+    full = b.call(helper, [x])
     b.branch(done)
     b.position_at_end(done)
     result = b.phi(ty)
-    result.add_incoming(short, entry)
+    result.add_incoming(short, fast_end)
     result.add_incoming(full, slow)
     return result
 
