@@ -142,36 +142,49 @@ FULL_RANGE_LANES = {"float": 16, "double": 8}
 
 
 def _full_range_vector(module: ir.Module, name: str, ty: ir.VectorType) -> ir.Function:
-    """``internal noinline cold``: the full-range function on a whole vector (its table lookups
-    are gathers). One body per function and type, of :data:`FULL_RANGE_LANES` lanes; other
-    widths call it in pieces (the last one padded)."""
+    """``internal noinline cold (ptr x, ptr out)``: the full-range function on a whole vector
+    (its table lookups are gathers). One body per function and type, of
+    :data:`FULL_RANGE_LANES` lanes; other widths call it in pieces (the last one padded).
+
+    The vectors pass through memory: a call taking two pointers leaves the register allocation
+    of the hot loop around it as if the call were not there (measured: vector arguments and
+    results in registers made an adjoint kernel 25-60% slower, slow path never taken).
+    """
     kind = float_kind(ty)
     symbol = f"__wp_late_{name}_full_v{ty.count}{'f32' if kind == 'float' else 'f64'}"
     existing = module.globals.get(symbol)
     if existing is not None:
         return existing
-    fn = ir.Function(module, ir.FunctionType(ty, [ty]), symbol)
+    ptr = ir.PointerType()
+    fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [ptr, ptr]), symbol)
     fn.linkage = "internal"
     fn.attributes.add("noinline")
     fn.attributes.add("nounwind")
     fn.attributes.add("cold")
-    (x,) = fn.args
+    src, dst = fn.args
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     width = FULL_RANGE_LANES[kind]
     if ty.count == width:
-        b.ret(trig.FUNCTIONS[(name, kind)](MathBuilder(b, ty), x))
+        b.store(trig.FUNCTIONS[(name, kind)](MathBuilder(b, ty), b.load(src, typ=ty)), dst)
+        b.ret_void()
         return fn
-    inner = _full_range_vector(module, name, ir.VectorType(ty.element, width))
+    wide = ir.VectorType(ty.element, width)
+    inner = _full_range_vector(module, name, wide)
+    wide_in, wide_out = b.alloca(wide), b.alloca(wide)
+    x = b.load(src, typ=ty)
     i32 = ir.IntType(32)
     result: Value = ir.Constant(ty, ir.Undefined)
     for start in range(0, ty.count, width):
         # lanes start.. of x; past its end, lane 0 of the second operand (x again) pads
         take = [start + i if start + i < ty.count else ty.count for i in range(width)]
-        piece = b.call(inner, [b.shuffle_vector(x, x, ir.Constant(ir.VectorType(i32, width), take))])
+        b.store(b.shuffle_vector(x, x, ir.Constant(ir.VectorType(i32, width), take)), wide_in)
+        b.call(inner, [wide_in, wide_out])
+        piece = b.load(wide_out, typ=wide)
         for i in range(min(width, ty.count - start)):
             value = b.extract_element(piece, ir.Constant(i32, i))
             result = b.insert_element(result, value, ir.Constant(i32, start + i))
-    b.ret(result)
+    b.store(result, dst)
+    b.ret_void()
     return fn
 
 
@@ -179,8 +192,11 @@ def _dispatch(b: ir.IRBuilder, module: ir.Module, name: str, x: Value) -> Value:
     """``name(x)``: the short path when no lane needs more, else the full range on all lanes."""
     ty = x.type
     mb = MathBuilder(b, ty)
-    redo = _needs_full_range(mb, x)
     lanes = lanes_of(ty)
+    if lanes is not None:  # stack slots for the slow path (static allocas: in the entry block)
+        with b.goto_entry_block():
+            slots = b.alloca(ty), b.alloca(ty)
+    redo = _needs_full_range(mb, x)
     if lanes is not None:
         redo = b.icmp_unsigned("!=", b.bitcast(redo, ir.IntType(lanes)), ir.Constant(ir.IntType(lanes), 0))
     slow = b.append_basic_block("full_range")
@@ -192,8 +208,12 @@ def _dispatch(b: ir.IRBuilder, module: ir.Module, name: str, x: Value) -> Value:
     fast_end = b.block
     b.branch(done)
     b.position_at_end(slow)
-    helper = _full_range(module, name, ty) if lanes is None else _full_range_vector(module, name, ty)
-    full = b.call(helper, [x])
+    if lanes is None:
+        full = b.call(_full_range(module, name, ty), [x])
+    else:
+        b.store(x, slots[0])
+        b.call(_full_range_vector(module, name, ty), list(slots))
+        full = b.load(slots[1], typ=ty)
     b.branch(done)
     b.position_at_end(done)
     result = b.phi(ty)
