@@ -59,6 +59,14 @@ def lanes_of(ty: ir.Type) -> int | None:
     return ty.count if isinstance(ty, ir.VectorType) else None
 
 
+class _Splat(ir.values.FormattedConstant):
+    """A vector constant written ``splat (double 0x...)``: one element to format, not one per lane."""
+
+    def __init__(self, typ: ir.VectorType, element: ir.Constant):
+        self.type = typ
+        self.constant = f"splat ({element.type} {element.get_reference()})"
+
+
 class MathBuilder:
     """Emits floating point code of type ``ty`` through ``builder``.
 
@@ -98,7 +106,7 @@ class MathBuilder:
         """A constant of scalar type ``ty``, splat over this builder's lanes."""
         if self.lanes is None:
             return ir.Constant(ty, value)
-        return ir.Constant(ir.VectorType(ty, self.lanes), [value] * self.lanes)
+        return _Splat(ir.VectorType(ty, self.lanes), ir.Constant(ty, value))
 
     def i32(self, value: int) -> ir.Constant:
         """An ``i32`` constant (splat over the lanes)."""
