@@ -20,6 +20,7 @@ from __future__ import annotations
 from llvmlite import ir
 
 from warp_builtins.mathlib.irutil import MathBuilder, Value
+from warp_builtins.mathlib.trig_reduce import two_prod, two_sum
 from warp_builtins.mathlib.trig import (
     COS32,
     SIN32,
@@ -89,30 +90,27 @@ _F32 = sincos_f32_functions(_reduce_f32, _sincos_poly_f32)
 # ---------------------------------------------------------------------------------- float64
 
 
-def _two_sum(mb: MathBuilder, a: Value, b: Value) -> tuple[Value, Value]:
-    """``s + e == a + b`` exactly, ``s = fl(a + b)``."""
-    s = mb.add(a, b)
-    bb = mb.sub(s, a)
-    e = mb.add(mb.sub(a, mb.sub(s, bb)), mb.sub(b, bb))
-    return s, e
-
-
-def _reduce_f64(mb: MathBuilder, x: Value) -> tuple[Value, Value, Value]:
-    """``(r_hi, r_lo, q)`` with ``x - k*pi/2 = r_hi + r_lo`` to about 2**-105 relative."""
+def cody_waite_f64(mb: MathBuilder, x: Value) -> tuple[Value, Value, Value]:
+    """``(r_hi, r_lo, q)`` with ``x - k*pi/2 = r_hi + r_lo`` to about 2**-105 relative, exact
+    while ``|x| < 2**51 * pi/2`` (no bound on ``r`` beyond that)."""
     k, ki = nearest_quadrant(mb, x)
     nk = mb.neg(k)
     r1 = mb.fma(nk, mb.c(PIO2_1), x)  # exact
-    ph = mb.mul(k, mb.c(PIO2_2))
-    pl = mb.fma(k, mb.c(PIO2_2), mb.neg(ph))
-    s, e = _two_sum(mb, r1, mb.neg(ph))
+    ph, pl = two_prod(mb, k, mb.c(PIO2_2))
+    s, e = two_sum(mb, r1, mb.neg(ph))
     lo = mb.fma(nk, mb.c(PIO2_3), mb.sub(e, pl))
     hi = mb.add(s, lo)
-    lo = mb.sub(lo, mb.sub(hi, s))
+    return hi, mb.sub(lo, mb.sub(hi, s)), mb.to_int32(ki)
+
+
+def _reduce_f64(mb: MathBuilder, x: Value) -> tuple[Value, Value, Value]:
+    """:func:`cody_waite_f64`, with ``r`` kept in the fitted interval beyond the exact range."""
+    hi, lo, q = cody_waite_f64(mb, x)
     bound = mb.c(PIO4_FIT)
     big = mb.gt(mb.fabs(hi), bound)  # only beyond the exact range (NaN compares false)
     hi = mb.select(big, mb.copysign(bound, hi), hi)
     lo = mb.select(big, mb.c(0.0), lo)
-    return hi, lo, mb.to_int32(ki)
+    return hi, lo, q
 
 
 _F64 = f64_functions(_reduce_f64)

@@ -26,9 +26,8 @@ from collections.abc import Callable
 from llvmlite import ir
 
 from warp_builtins.mathlib import trig
-from warp_builtins.mathlib.irutil import MathBuilder, Value, float_kind, lanes_of
-from warp_builtins.mathlib.trig_fast import PIO2_1, PIO2_2, PIO2_3, TWO_OVER_PI, nearest_quadrant
-from warp_builtins.mathlib.trig_reduce import two_prod, two_sum
+from warp_builtins.mathlib.irutil import MathBuilder, Value, float_kind, intrinsic_suffix, lanes_of
+from warp_builtins.mathlib.trig_fast import PIO2_1, PIO2_2, TWO_OVER_PI, cody_waite_f64
 
 #: arguments up to this magnitude take the short path (the reduction below is exact there)
 LIMIT = 2.0**30
@@ -90,19 +89,7 @@ def tan_f32(mb: MathBuilder, x: Value) -> Value:
     return trig.tan_f32_from_double(mb, x, r, d.to_int32(ki))
 
 
-def _reduce_f64(mb: MathBuilder, x: Value) -> tuple[Value, Value, Value]:
-    """``(r_hi, r_lo, q)``, ``x - k*pi/2 = r_hi + r_lo`` to about 2**-105 relative, ``|x| <= LIMIT``."""
-    k, ki = nearest_quadrant(mb, x)
-    nk = mb.neg(k)
-    r1 = mb.fma(nk, mb.c(PIO2_1), x)  # exact
-    ph, pl = two_prod(mb, k, mb.c(PIO2_2))
-    s, e = two_sum(mb, r1, mb.neg(ph))
-    lo = mb.fma(nk, mb.c(PIO2_3), mb.sub(e, pl))
-    hi = mb.add(s, lo)
-    return hi, mb.sub(lo, mb.sub(hi, s)), mb.to_int32(ki)
-
-
-_F64 = trig.f64_functions(_reduce_f64)
+_F64 = trig.f64_functions(cody_waite_f64)  # exact for |x| <= LIMIT
 
 #: (name, kind) -> builder of the short path (valid for |x| <= LIMIT)
 SHORT: dict[tuple[str, str], Callable[[MathBuilder, Value], Value]] = {
@@ -122,7 +109,7 @@ def _needs_full_range(mb: MathBuilder, x: Value) -> Value:
 
 def _full_range(module: ir.Module, name: str, scalar: ir.Type) -> ir.Function:
     """``internal noinline`` scalar ``name`` with the full-range reduction (shared by all widths)."""
-    symbol = f"__wp_late_{name}_full_{'f32' if float_kind(scalar) == 'float' else 'f64'}"
+    symbol = f"__wp_late_{name}_full_{intrinsic_suffix(scalar)}"
     existing = module.globals.get(symbol)
     if existing is not None:
         return existing
@@ -151,7 +138,7 @@ def _full_range_vector(module: ir.Module, name: str, ty: ir.VectorType) -> ir.Fu
     results in registers made an adjoint kernel 25-60% slower, slow path never taken).
     """
     kind = float_kind(ty)
-    symbol = f"__wp_late_{name}_full_v{ty.count}{'f32' if kind == 'float' else 'f64'}"
+    symbol = f"__wp_late_{name}_full_{intrinsic_suffix(ty)}"
     existing = module.globals.get(symbol)
     if existing is not None:
         return existing
