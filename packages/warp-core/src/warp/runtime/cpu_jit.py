@@ -203,11 +203,7 @@ def _parse_and_verify(llvm_ir: str, context: llvm.ContextRef, name: str) -> llvm
 
 
 def _optimize(module: llvm.ModuleRef, tm: llvm.TargetMachine, opt_level: int) -> None:
-    """Run the new-pass-manager pipeline at ``opt_level`` with loop and SLP vectorization.
-
-    A pass builder must not be reused: llvmlite registers instrumentation callbacks into it on
-    every run (and never frees its callback list: about 50 KB per compile stays allocated).
-    """
+    """Run the new-pass-manager pipeline at ``opt_level`` with loop and SLP vectorization."""
     module.triple = tm.triple
     module.data_layout = str(tm.target_data)
     if opt_level >= 2:
