@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 import warp.runtime.launch as _launch
+from warp import not_provided as _not_provided
 from warp.arrays import array as _array
 
 from warp_autodiff.array_access import Root, kernel_access
@@ -230,6 +231,10 @@ class Tape:
         self._pending = {}
         self.saved_bytes = 0
         self.zero()
+
+    def visualize(self, *args: Any, **kwargs: Any) -> str:
+        """Not provided (Warp draws the tape as a GraphViz graph): raises NotImplementedError."""
+        raise _not_provided.attribute_error("Tape", "visualize")
 
     def __repr__(self) -> str:
         return f"<warp.Tape launches={len(self.launches)} gradients={len(self.gradients)}>"

@@ -13,6 +13,7 @@ import importlib.abc
 import sys
 from typing import Any
 
+from warp import not_provided
 from warp.compiler.catalog import providing_distribution, python_name_distribution, submodule_distribution
 from warp.plugins.manager import disabled_plugins
 
@@ -25,6 +26,9 @@ def _hint(dist: str) -> str:
 
 def missing_attribute(name: str) -> AttributeError:
     """The error for ``wp.<name>`` when no plugin exported it."""
+    error = not_provided.missing_name_error(name)
+    if error is not None:
+        return error
     dist = python_name_distribution(name) or providing_distribution(name)
     if dist is not None:
         return AttributeError(f"module 'warp' has no attribute '{name}': {_hint(dist)}")
@@ -35,6 +39,9 @@ class MissingSubmoduleFinder(importlib.abc.MetaPathFinder):
     """Last entry of ``sys.meta_path``: known plugin submodules that nothing provided."""
 
     def find_spec(self, fullname: str, path: Any, target: Any = None) -> None:
+        error = not_provided.missing_module_error(fullname)
+        if error is not None:
+            raise error
         dist = submodule_distribution(fullname)
         if dist is not None and fullname not in sys.modules:
             raise ModuleNotFoundError(f"No module named '{fullname}': {_hint(dist)}", name=fullname)

@@ -18,6 +18,7 @@ from warp.errors import (
     WarpCodegenTypeError,
 )
 from warp.plugins.manager import plugin_distributions
+from warp.not_provided import NAMES as NOT_PROVIDED_NAMES, message as not_provided_message
 from warp.types.composite import is_composite
 from warp.types.scalars import type_repr
 
@@ -186,6 +187,9 @@ class FunctionBuilder:
         from warp.compiler.catalog import not_provided, providing_distribution
         from warp.plugins.manager import plugin_distributions
 
+        entry = NOT_PROVIDED_NAMES.get(name)
+        if entry is not None:
+            return self.error(not_provided_message(f"wp.{name}", entry), WarpCodegenNameError, node)
         dist = providing_distribution(name)
         if not_provided(name) or (dist is not None and dist in plugin_distributions.values()):
             return self.error(
