@@ -1,6 +1,7 @@
 """warp.examples: the example programs' folder and the data files installed with warp-core."""
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -38,10 +39,13 @@ def test_source_directory_is_the_checkouts_examples():
 
 def test_build_of_warp_core_contains_the_assets(tmp_path):
     """setuptools' build_py (what a wheel is made from) copies the assets into the package."""
+    source = tmp_path / "warp-core"  # a copy, so that no build folder lands in the checkout
+    shutil.copytree(ROOT / "packages" / "warp-core", source,
+                    ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", "build"))
     proc = subprocess.run(
         [sys.executable, "-c", "from setuptools import setup; setup()", "-q", "build_py", "--build-lib",
-         str(tmp_path / "lib"), "--build-base", str(tmp_path / "build")],
-        cwd=ROOT / "packages" / "warp-core", capture_output=True, text=True, timeout=600, check=False,
+         str(tmp_path / "lib")],
+        cwd=source, capture_output=True, text=True, timeout=600, check=False,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     examples = tmp_path / "lib" / "warp" / "examples"
