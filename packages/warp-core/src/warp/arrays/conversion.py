@@ -103,7 +103,24 @@ def as_numpy(data: Any) -> np.ndarray | None:
         return data
     if hasattr(data, "__array_interface__") or hasattr(data, "__array__"):
         return np.asarray(data)
-    return None
+    return _buffer_to_numpy(data)
+
+
+def _buffer_to_numpy(data: Any) -> np.ndarray | None:
+    """``data`` through the buffer protocol (``memoryview``, ``bytearray``, USD's ``Vt`` arrays),
+    copied when the buffer is read-only; None for objects without one."""
+    if isinstance(data, (str, list, tuple, range)):
+        return None
+    try:
+        view = memoryview(data)
+    except TypeError:
+        return None
+    try:
+        arr = np.asarray(view)
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"cannot create an array from {type(data).__name__}: its buffer ({view.format!r}, "
+                        f"shape {view.shape}) has no NumPy equivalent ({e})") from None
+    return arr if arr.flags.writeable else arr.copy()
 
 
 def _fit_shape(arr: np.ndarray, dtype: Any, shape: Any) -> np.ndarray:
@@ -155,7 +172,7 @@ def prepare_data(data: Any, dtype: Any, shape: Any) -> tuple[np.ndarray, Any]:
         if not isinstance(data, (list, tuple, range)):
             raise TypeError(
                 f"cannot create an array from {type(data).__name__}: expected a list, tuple, "
-                "NumPy array or an object implementing the array interface"
+                "NumPy array or an object implementing the array interface or the buffer protocol"
             )
         arr, dtype = _sequence_to_numpy(data, dtype)
     elif is_generic_dtype(dtype):
