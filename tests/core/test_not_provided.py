@@ -28,7 +28,8 @@ def test_unknown_name_keeps_the_plain_attribute_error():
         wp.no_such_name_here  # noqa: B018
 
 
-@pytest.mark.parametrize("module", ["warp.fem", "warp.sparse", "warp.fem.geometry"])
+@pytest.mark.parametrize("module", ["warp.fem", "warp.sparse", "warp.fem.geometry",
+                                    "warp.tests.unittest_utils"])
 def test_submodule_import_error(module):
     head = ".".join(module.split(".")[:2])
     with pytest.raises(ModuleNotFoundError, match=rf"^{head} is not provided by warp-suite .*; instead: "):

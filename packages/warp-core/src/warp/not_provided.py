@@ -179,6 +179,10 @@ MODULES: dict[str, NotProvided] = {
         "block-sparse matrices (warp.sparse: bsr_matrix_t, bsr_mv, ...) are not provided",
         "scipy.sparse on the host, or CSR arrays and your own matrix-vector kernel",
     ),
+    "warp.tests": NotProvided(
+        "NVIDIA Warp's own test suite and its helpers (warp.tests.unittest_utils) are not shipped",
+        "this project's tests (python -m pytest tests) and plain assertions in your programs",
+    ),
 }
 
 #: Attributes of warp-suite classes that Warp has and warp-suite does not.
