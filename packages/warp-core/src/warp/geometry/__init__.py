@@ -1,8 +1,10 @@
 """Geometry processing on dense grids (NVIDIA Warp's ``warp.geometry``): iso-surface extraction
-by marching cubes (:class:`IsoSurfaceMarchingCubes`, also ``wp.MarchingCubes``)."""
+by marching cubes (:class:`IsoSurfaceMarchingCubes`, also ``wp.MarchingCubes``) and by surface nets
+(:class:`IsoSurfaceNets`)."""
 
 from __future__ import annotations
 
 from warp.geometry.marching_cubes import IsoSurfaceBase, IsoSurfaceMarchingCubes
+from warp.geometry.surface_nets import IsoSurfaceNets
 
-__all__ = ["IsoSurfaceBase", "IsoSurfaceMarchingCubes"]
+__all__ = ["IsoSurfaceBase", "IsoSurfaceMarchingCubes", "IsoSurfaceNets"]

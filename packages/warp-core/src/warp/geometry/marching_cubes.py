@@ -19,33 +19,8 @@ from warp.arrays import array, empty, zeros
 from warp.geometry import mc_tables
 from warp.runtime.devices import get_device
 from warp.runtime.launch import launch
-from warp.types.composite import vector
+from warp.geometry.grid import check_field, edge_base, edge_flags, exclusive_scan, node_bounds, vec3
 from warp.types.scalars import float32, int32
-from warp.utils import array_scan
-
-vec3 = vector(3, float32)
-
-
-@warp.kernel
-def _edge_flags(field: warp.array3d(dtype=float32), threshold: float32, flags: warp.array(dtype=int32)):
-    d, i, j, k = warp.tid()
-    nx = field.shape[0]
-    ny = field.shape[1]
-    nz = field.shape[2]
-    i1 = i
-    j1 = j
-    k1 = k
-    if d == 0:
-        i1 = i + 1
-    if d == 1:
-        j1 = j + 1
-    if d == 2:
-        k1 = k + 1
-    flag = 0
-    if i1 < nx and j1 < ny and k1 < nz:
-        if (field[i, j, k] < threshold) != (field[i1, j1, k1] < threshold):
-            flag = 1
-    flags[((d * nx + i) * ny + j) * nz + k] = flag
 
 
 @warp.kernel
@@ -114,26 +89,6 @@ def _cell_triangles(field: warp.array3d(dtype=float32), cases: warp.array(dtype=
         indices[n + shift] = vertex_of_edge[e]
 
 
-def _edge_base() -> np.ndarray:
-    """Per local edge: offset of its lower corner in the cell and its axis."""
-    rows = []
-    for a, b in mc_tables.EDGE_TO_CORNERS:
-        oa, ob = mc_tables.CUBE_CORNER_OFFSETS[a], mc_tables.CUBE_CORNER_OFFSETS[b]
-        axis = next(n for n in range(3) if oa[n] != ob[n])
-        rows.append([*map(min, oa, ob), axis])
-    return np.array(rows, dtype=np.int32)
-
-
-def _check_field(field: Any) -> None:
-    if not isinstance(field, array) or field.ndim != 3:
-        raise TypeError(f"marching cubes needs a 3-D wp.array of float32 field values, got {field!r}")
-    if field.dtype != float32:
-        raise TypeError(f"marching cubes needs float32 field values, got an array of {field.dtype.__name__}")
-    if min(field.shape) < 2:
-        raise ValueError(f"marching cubes needs a field with at least 2 nodes on each axis, "
-                         f"got shape {field.shape}")
-
-
 class IsoSurfaceBase:
     """The interface of iso-surface extractors: ``surface(field, threshold)`` fills ``verts``/``indices``."""
 
@@ -183,12 +138,12 @@ class IsoSurfaceMarchingCubes(IsoSurfaceBase):
             array(np.array(self.CUBE_CORNER_OFFSETS, dtype=np.int32), dtype=int32, device=self.device),
             array(np.array(self.CASE_TO_TRI_RANGE, dtype=np.int32), dtype=int32, device=self.device),
             array(np.array(self.TRI_LOCAL_INDICES, dtype=np.int32), dtype=int32, device=self.device),
-            array(_edge_base(), dtype=int32, device=self.device),
+            array(edge_base(), dtype=int32, device=self.device),
         )
 
     def surface(self, field: array, threshold: float) -> None:
         """Extract the surface ``field == threshold`` into ``self.verts`` and ``self.indices``."""
-        _check_field(field)
+        check_field("marching cubes", field)
         if field.shape != (self.nx, self.ny, self.nz):
             raise ValueError(f"field shape {field.shape} differs from the extractor's grid "
                              f"({self.nx}, {self.ny}, {self.nz}); call resize() first")
@@ -198,29 +153,20 @@ class IsoSurfaceMarchingCubes(IsoSurfaceBase):
     def extract(cls, field: array, threshold: float = 0.0, lower: Any = None, upper: Any = None,
                 device: Any = None) -> tuple[array, array]:
         """Extract ``field == threshold`` in one call; returns ``(verts, indices)``."""
-        _check_field(field)
+        check_field("marching cubes", field)
         device = device if device is not None else field.device
         iso = cls(*field.shape, device=device, lower=lower, upper=upper)
         return iso._extract(field, float(threshold))
 
-    def _bounds(self) -> tuple[Any, Any]:
-        cells = np.array([self.nx - 1, self.ny - 1, self.nz - 1], dtype=np.float64)
-        lo = np.zeros(3) if self.lower is None else np.array([float(v) for v in self.lower])
-        hi = cells if self.upper is None else np.array([float(v) for v in self.upper])
-        return vec3(*lo), vec3(*((hi - lo) / cells))
-
     def _extract(self, field: array, threshold: float) -> tuple[array, array]:
         nx, ny, nz = field.shape
         device = field.device
-        corner_offsets, tri_range, tri_edges, edge_base = self._tables
-        lower, spacing = self._bounds()
+        corner_offsets, tri_range, tri_edges, edges_of_cell = self._tables
+        lower, spacing = node_bounds(field.shape, self.lower, self.upper)
         thr = float32(threshold)
-        edges = 3 * nx * ny * nz
-        flags = empty(edges, dtype=int32, device=device)
-        launch(_edge_flags, dim=(3, nx, ny, nz), inputs=[field, thr, flags], device=device)
-        vertex_of_edge = empty(edges, dtype=int32, device=device)
-        array_scan(flags, vertex_of_edge, inclusive=False)
-        n_verts = int(vertex_of_edge[edges - 1 : edges].numpy()[0] + flags[edges - 1 : edges].numpy()[0])
+        flags = empty(3 * nx * ny * nz, dtype=int32, device=device)
+        launch(edge_flags, dim=(3, nx, ny, nz), inputs=[field, thr, flags], device=device)
+        vertex_of_edge, n_verts = exclusive_scan(flags)
         verts = zeros(n_verts, dtype=vec3, device=device, requires_grad=field.requires_grad)
         if n_verts:
             launch(_edge_vertices, dim=(3, nx, ny, nz),
@@ -230,12 +176,10 @@ class IsoSurfaceMarchingCubes(IsoSurfaceBase):
         counts = empty(cells, dtype=int32, device=device)
         launch(_cell_cases, dim=(nx - 1, ny - 1, nz - 1),
                inputs=[field, thr, corner_offsets, tri_range], outputs=[cases, counts], device=device)
-        first_tri = empty(cells, dtype=int32, device=device)
-        array_scan(counts, first_tri, inclusive=False)
-        n_tris = int(first_tri[cells - 1 : cells].numpy()[0] + counts[cells - 1 : cells].numpy()[0])
+        first_tri, n_tris = exclusive_scan(counts)
         indices = zeros(3 * n_tris, dtype=int32, device=device)
         if n_tris:
             launch(_cell_triangles, dim=(nx - 1, ny - 1, nz - 1),
-                   inputs=[field, cases, first_tri, tri_range, tri_edges, edge_base, vertex_of_edge],
+                   inputs=[field, cases, first_tri, tri_range, tri_edges, edges_of_cell, vertex_of_edge],
                    outputs=[indices], device=device)
         return verts, indices

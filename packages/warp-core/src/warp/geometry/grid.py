@@ -1,0 +1,78 @@
+"""Shared pieces of the grid iso-surface extractors: the field check, node placement, grid-edge
+crossing flags and the cell-edge table."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+import warp
+from warp.arrays import array
+from warp.geometry import mc_tables
+from warp.types.composite import vector
+from warp.types.scalars import float32, int32
+from warp.utils import array_scan
+
+vec3 = vector(3, float32)
+
+
+@warp.kernel
+def edge_flags(field: warp.array3d(dtype=float32), threshold: float32, flags: warp.array(dtype=int32)):
+    d, i, j, k = warp.tid()
+    nx = field.shape[0]
+    ny = field.shape[1]
+    nz = field.shape[2]
+    i1 = i
+    j1 = j
+    k1 = k
+    if d == 0:
+        i1 = i + 1
+    if d == 1:
+        j1 = j + 1
+    if d == 2:
+        k1 = k + 1
+    flag = 0
+    if i1 < nx and j1 < ny and k1 < nz:
+        if (field[i, j, k] < threshold) != (field[i1, j1, k1] < threshold):
+            flag = 1
+    flags[((d * nx + i) * ny + j) * nz + k] = flag
+
+
+def edge_base() -> np.ndarray:
+    """Per cell edge: offset of its lower corner in the cell and its axis (int32, shape (12, 4))."""
+    rows = []
+    for a, b in mc_tables.EDGE_TO_CORNERS:
+        oa, ob = mc_tables.CUBE_CORNER_OFFSETS[a], mc_tables.CUBE_CORNER_OFFSETS[b]
+        axis = next(n for n in range(3) if oa[n] != ob[n])
+        rows.append([*map(min, oa, ob), axis])
+    return np.array(rows, dtype=np.int32)
+
+
+def check_field(what: str, field: Any) -> None:
+    """Raise unless ``field`` is a 3-D float32 array with at least 2 nodes on each axis."""
+    if not isinstance(field, array):
+        raise TypeError(f"{what} needs a 3-D wp.array of float32 field values, got {type(field).__name__}")
+    if field.ndim != 3:
+        raise ValueError(f"{what} needs a 3-D array of field values, got {field.ndim} dimension(s)")
+    if field.dtype != float32:
+        raise TypeError(f"{what} needs float32 field values, got an array of {field.dtype.__name__}")
+    if min(field.shape) < 2:
+        raise ValueError(f"{what} needs a field with at least 2 nodes on each axis, got shape {field.shape}")
+
+
+def node_bounds(shape: tuple[int, ...], lower: Any, upper: Any) -> tuple[Any, Any]:
+    """``(lower, spacing)`` as vec3: node ``(i, j, k)`` lies at ``lower + spacing * (i, j, k)``.
+    By default ``lower`` is the origin and ``upper`` the last node's index (index coordinates)."""
+    cells = np.array([n - 1 for n in shape], dtype=np.float64)
+    lo = np.zeros(3) if lower is None else np.array([float(v) for v in lower])
+    hi = cells if upper is None else np.array([float(v) for v in upper])
+    return vec3(*lo), vec3(*((hi - lo) / cells))
+
+
+def exclusive_scan(flags: array) -> tuple[array, int]:
+    """The exclusive prefix sums of an int32 array and its total."""
+    n = flags.shape[0]
+    out = warp.empty(n, dtype=int32, device=flags.device)
+    array_scan(flags, out, inclusive=False)
+    return out, int(out[n - 1 : n].numpy()[0] + flags[n - 1 : n].numpy()[0])

@@ -1,0 +1,271 @@
+"""Iso-surface extraction by (naive) surface nets, as warp kernels.
+
+Every cell whose corners lie on both sides of the threshold gets one vertex, the mean of the
+points where the surface crosses the cell's edges (linear interpolation, as in marching cubes).
+Every grid edge the surface crosses, away from the grid's boundary, gets one quad joining the
+vertices of the four cells around it, oriented so that its normal points towards larger field
+values; ``topology="triangle"`` splits each quad ``(a, b, c, d)`` into ``(a, b, c)`` and
+``(a, c, d)``. Vertex positions are computed by a kernel, so a ``wp.Tape`` differentiates them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+import warp
+from warp.arrays import array, empty, zeros
+from warp.geometry import mc_tables
+from warp.geometry.grid import check_field, edge_base, edge_flags, exclusive_scan, node_bounds, vec3
+from warp.geometry.marching_cubes import IsoSurfaceBase
+from warp.runtime.launch import launch
+from warp.types.scalars import float32, int32
+
+TOPOLOGIES = ("triangle", "quad")
+
+
+@warp.kernel
+def _active_cells(
+    field: warp.array3d(dtype=float32),
+    threshold: float32,
+    corner_offsets: warp.array2d(dtype=int32),
+    active: warp.array(dtype=int32),
+):
+    i, j, k = warp.tid()
+    inside = 0
+    for c in range(8):
+        if field[i + corner_offsets[c, 0], j + corner_offsets[c, 1], k + corner_offsets[c, 2]] < threshold:
+            inside += 1
+    flag = 0
+    if inside > 0 and inside < 8:
+        flag = 1
+    active[(i * (field.shape[1] - 1) + j) * (field.shape[2] - 1) + k] = flag
+
+
+@warp.kernel
+def _cell_vertices(
+    field: warp.array3d(dtype=float32),
+    threshold: float32,
+    active: warp.array(dtype=int32),
+    vertex_of_cell: warp.array(dtype=int32),
+    edges_of_cell: warp.array2d(dtype=int32),
+    lower: vec3,
+    spacing: vec3,
+    verts: warp.array(dtype=vec3),
+):
+    i, j, k = warp.tid()
+    cell = (i * (field.shape[1] - 1) + j) * (field.shape[2] - 1) + k
+    if active[cell] != 0:
+        total = vec3(0.0, 0.0, 0.0)
+        count = float(0.0)
+        for e in range(12):
+            i0 = i + edges_of_cell[e, 0]
+            j0 = j + edges_of_cell[e, 1]
+            k0 = k + edges_of_cell[e, 2]
+            d = edges_of_cell[e, 3]
+            i1 = i0
+            j1 = j0
+            k1 = k0
+            if d == 0:
+                i1 = i0 + 1
+            if d == 1:
+                j1 = j0 + 1
+            if d == 2:
+                k1 = k0 + 1
+            f0 = field[i0, j0, k0]
+            f1 = field[i1, j1, k1]
+            if (f0 < threshold) != (f1 < threshold):
+                t = (threshold - f0) / (f1 - f0)
+                p0 = vec3(float(i0), float(j0), float(k0))
+                p1 = vec3(float(i1), float(j1), float(k1))
+                total = total + p0 + t * (p1 - p0)
+                count = count + 1.0
+        p = total / count
+        verts[vertex_of_cell[cell]] = vec3(
+            lower[0] + p[0] * spacing[0], lower[1] + p[1] * spacing[1], lower[2] + p[2] * spacing[2]
+        )
+
+
+@warp.func
+def _quad_frame(d: int):
+    # the two axes after d in cyclic order: (u, v) with u x v = +d
+    ux = 0
+    uy = 0
+    uz = 0
+    vx = 0
+    vy = 0
+    vz = 0
+    if d == 0:
+        uy = 1
+        vz = 1
+    if d == 1:
+        uz = 1
+        vx = 1
+    if d == 2:
+        ux = 1
+        vy = 1
+    return ux, uy, uz, vx, vy, vz
+
+
+@warp.kernel
+def _edge_quads(
+    field: warp.array3d(dtype=float32), flags: warp.array(dtype=int32), quads: warp.array(dtype=int32)
+):
+    d, i, j, k = warp.tid()
+    nx = field.shape[0]
+    ny = field.shape[1]
+    nz = field.shape[2]
+    e = ((d * nx + i) * ny + j) * nz + k
+    ux, uy, uz, vx, vy, vz = _quad_frame(d)
+    q = 0
+    if flags[e] != 0:
+        # the four cells around the edge exist: one step back along u and v stays in the grid, and the
+        # node is not on the last layer along u or v
+        if i - ux - vx >= 0 and j - uy - vy >= 0 and k - uz - vz >= 0:
+            if i + ux + vx < nx and j + uy + vy < ny and k + uz + vz < nz:
+                q = 1
+    quads[e] = q
+
+
+@warp.kernel
+def _emit_quads(
+    field: warp.array3d(dtype=float32),
+    threshold: float32,
+    quads: warp.array(dtype=int32),
+    first_quad: warp.array(dtype=int32),
+    vertex_of_cell: warp.array(dtype=int32),
+    triangles: int,
+    indices: warp.array(dtype=int32),
+):
+    d, i, j, k = warp.tid()
+    nx = field.shape[0]
+    ny = field.shape[1]
+    nz = field.shape[2]
+    e = ((d * nx + i) * ny + j) * nz + k
+    if quads[e] != 0:
+        ux, uy, uz, vx, vy, vz = _quad_frame(d)
+        cy = ny - 1
+        cz = nz - 1
+        c00 = vertex_of_cell[((i - ux - vx) * cy + j - uy - vy) * cz + k - uz - vz]
+        c10 = vertex_of_cell[((i - vx) * cy + j - vy) * cz + k - vz]
+        c11 = vertex_of_cell[(i * cy + j) * cz + k]
+        c01 = vertex_of_cell[((i - ux) * cy + j - uy) * cz + k - uz]
+        a = c00
+        b = c10
+        c = c11
+        dd = c01
+        if field[i, j, k] >= threshold:  # the field decreases along +d: reverse the quad
+            b = c01
+            dd = c10
+        if triangles != 0:
+            o = first_quad[e] * 6
+            indices[o + 0] = a
+            indices[o + 1] = b
+            indices[o + 2] = c
+            indices[o + 3] = a
+            indices[o + 4] = c
+            indices[o + 5] = dd
+        else:
+            o = first_quad[e] * 4
+            indices[o + 0] = a
+            indices[o + 1] = b
+            indices[o + 2] = c
+            indices[o + 3] = dd
+
+
+def _check_topology(topology: str) -> str:
+    if topology not in TOPOLOGIES:
+        raise ValueError(f"topology must be one of {TOPOLOGIES}, got {topology!r}")
+    return topology
+
+
+class IsoSurfaceNets(IsoSurfaceBase):
+    """Surface nets over a dense ``(nx, ny, nz)`` grid of float32 values on nodes.
+
+    Node placement (``lower``/``upper``) as :class:`IsoSurfaceMarchingCubes`. After
+    ``surface(field, threshold)``, ``verts`` holds one ``vec3`` per cell the surface crosses and
+    ``indices`` 3 (``topology="triangle"``) or 4 (``"quad"``) vertex numbers per face.
+    """
+
+    def __init__(
+        self,
+        nx: int,
+        ny: int,
+        nz: int,
+        device: Any = None,
+        lower: Any = None,
+        upper: Any = None,
+        topology: str = "triangle",
+    ) -> None:
+        super().__init__(nx, ny, nz, device)
+        self.lower = lower
+        self.upper = upper
+        self.topology = _check_topology(topology)
+        self._tables = (
+            array(np.array(mc_tables.CUBE_CORNER_OFFSETS, dtype=np.int32), dtype=int32, device=self.device),
+            array(edge_base(), dtype=int32, device=self.device),
+        )
+
+    def surface(self, field: array, threshold: float) -> None:
+        """Extract the surface ``field == threshold`` into ``self.verts`` and ``self.indices``."""
+        check_field("surface nets", field)
+        if field.shape != (self.nx, self.ny, self.nz):
+            raise ValueError(
+                f"field shape {field.shape} differs from the extractor's grid "
+                f"({self.nx}, {self.ny}, {self.nz}); call resize() first"
+            )
+        self.verts, self.indices = self._extract(field, float(threshold))
+
+    @classmethod
+    def extract(
+        cls,
+        field: array,
+        threshold: float = 0.0,
+        lower: Any = None,
+        upper: Any = None,
+        topology: str = "triangle",
+        device: Any = None,
+    ) -> tuple[array, array]:
+        """Extract ``field == threshold`` in one call; returns ``(verts, indices)``."""
+        check_field("surface nets", field)
+        device = device if device is not None else field.device
+        nx, ny, nz = field.shape
+        iso = cls(nx, ny, nz, device=device, lower=lower, upper=upper, topology=topology)
+        return iso._extract(field, float(threshold))
+
+    def _extract(self, field: array, threshold: float) -> tuple[array, array]:
+        nx, ny, nz = field.shape
+        device = field.device
+        corner_offsets, edges_of_cell = self._tables
+        lower, spacing = node_bounds(field.shape, self.lower, self.upper)
+        thr = float32(threshold)
+        cells = (nx - 1, ny - 1, nz - 1)
+        active = empty(cells[0] * cells[1] * cells[2], dtype=int32, device=device)
+        launch(_active_cells, dim=cells, inputs=[field, thr, corner_offsets], outputs=[active], device=device)
+        vertex_of_cell, n_verts = exclusive_scan(active)
+        verts = zeros(n_verts, dtype=vec3, device=device, requires_grad=field.requires_grad)
+        if n_verts:
+            launch(
+                _cell_vertices,
+                dim=cells,
+                inputs=[field, thr, active, vertex_of_cell, edges_of_cell, lower, spacing],
+                outputs=[verts],
+                device=device,
+            )
+        flags = empty(3 * nx * ny * nz, dtype=int32, device=device)
+        launch(edge_flags, dim=(3, nx, ny, nz), inputs=[field, thr, flags], device=device)
+        quads = empty(3 * nx * ny * nz, dtype=int32, device=device)
+        launch(_edge_quads, dim=(3, nx, ny, nz), inputs=[field, flags], outputs=[quads], device=device)
+        first_quad, n_quads = exclusive_scan(quads)
+        triangles = self.topology == "triangle"
+        indices = zeros(n_quads * (6 if triangles else 4), dtype=int32, device=device)
+        if n_quads:
+            launch(
+                _emit_quads,
+                dim=(3, nx, ny, nz),
+                inputs=[field, thr, quads, first_quad, vertex_of_cell, int(triangles)],
+                outputs=[indices],
+                device=device,
+            )
+        return verts, indices
