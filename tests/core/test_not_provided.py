@@ -68,5 +68,18 @@ def test_docs_list_every_name():
         assert f"`wp.{name}`" in text, name
     for module in not_provided.MODULES:
         assert f"`{module}`" in text, module
+    for name in not_provided.GEOMETRY_NAMES:
+        assert f"`warp.geometry.{name}`" in text, name
     for attribute in not_provided.ATTRIBUTES:
         assert f"`wp.{attribute}`" in text, attribute
+
+
+def test_geometry_names_not_provided():
+    import warp.geometry
+
+    expected = r"^warp\.geometry\.swept_volume_mesh is not provided by warp-suite"
+    with pytest.raises(AttributeError, match=expected):
+        warp.geometry.swept_volume_mesh  # noqa: B018
+    assert not hasattr(warp.geometry, "sparse_marching_cubes")
+    with pytest.raises(AttributeError, match=r"^module 'warp.geometry' has no attribute 'nothing_here'$"):
+        warp.geometry.nothing_here  # noqa: B018

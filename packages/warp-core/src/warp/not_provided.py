@@ -185,6 +185,28 @@ MODULES: dict[str, NotProvided] = {
     ),
 }
 
+_SPARSE_MC = NotProvided(
+    "sparse (octree-driven) iso-surface extraction is not provided",
+    "warp.geometry.IsoSurfaceMarchingCubes.extract on a dense grid sampling the field",
+)
+_SWEPT = NotProvided(
+    "swept-volume meshing is not provided",
+    "sample the swept distance on a dense grid and extract it with warp.geometry.IsoSurfaceMarchingCubes",
+)
+_MESH_OPS = NotProvided(
+    "triangle-mesh adjacency and Delaunay edge flips are not provided",
+    "build the adjacency on the host with NumPy from the index array",
+)
+
+#: ``warp.geometry.<name>`` -> why it is missing and what to use instead.
+GEOMETRY_NAMES: dict[str, NotProvided] = {
+    **dict.fromkeys(
+        ["sparse_marching_cubes", "sparse_marching_cubes_from_cells", "lipschitz_octree"], _SPARSE_MC
+    ),
+    **dict.fromkeys(["swept_volume_mesh", "SweptVolumeSignMode"], _SWEPT),
+    **dict.fromkeys(["delaunay_edge_flip", "tri_tri_adjacency"], _MESH_OPS),
+}
+
 #: Attributes of warp-suite classes that Warp has and warp-suite does not.
 ATTRIBUTES: dict[str, NotProvided] = {
     "Tape.visualize": NotProvided(
@@ -205,6 +227,14 @@ def missing_name_error(name: str) -> AttributeError | None:
     if entry is None:
         return None
     return AttributeError(message(f"wp.{name}", entry), name=name)
+
+
+def missing_geometry_error(name: str) -> AttributeError:
+    """The ``AttributeError`` for ``warp.geometry.<name>``."""
+    entry = GEOMETRY_NAMES.get(name)
+    if entry is None:
+        return AttributeError(f"module 'warp.geometry' has no attribute '{name}'", name=name)
+    return AttributeError(message(f"warp.geometry.{name}", entry), name=name)
 
 
 def missing_module_error(module: str) -> ModuleNotFoundError | None:
