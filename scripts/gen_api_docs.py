@@ -67,6 +67,14 @@ SECTIONS: list[tuple[str, list[str]]] = [
         "autograd.jacobian_fd",
     ]),
     ("Geometry (warp-geometry)", ["Mesh", "Bvh", "HashGrid", "Volume"]),
+    ("Iso-surfaces (warp.geometry)", [
+        "geometry.IsoSurfaceMarchingCubes", "geometry.IsoSurfaceNets", "geometry.IsoSurfaceBase",
+    ]),
+    ("Optimizers (warp.optim)", ["optim.SGD", "optim.Adam"]),
+    ("Rendering (warp.render)", ["render.UsdRenderer", "render.OpenGLRenderer"]),
+    ("Example programs and data (warp.examples)", [
+        "examples.get_asset_directory", "examples.get_source_directory", "examples.get_output_directory",
+    ]),
     ("Interoperability (warp-interop)", [
         "from_dlpack", "to_dlpack", "from_torch", "to_torch", "device_from_torch", "device_to_torch",
         "dtype_from_torch", "dtype_to_torch", "stream_from_torch", "stream_to_torch", "from_jax",
@@ -223,6 +231,9 @@ def _config_settings() -> list[tuple[str, str, str]]:
 def generate() -> str:
     """The text of docs/api.md for the packages installed now."""
     import warp as wp
+    import warp.examples
+    import warp.optim
+    import warp.render  # noqa: F401  (submodules documented below; warp does not import them itself)
 
     out = [HEADER]
     sections = [
