@@ -61,14 +61,21 @@ def test_usd_renderer_writes_prims_and_time_samples(tmp_path):
         r.render_points("particles", points[frame], radius=0.1, colors=(0.8, 0.3, 0.2))
         r.render_mesh("tet", verts + frame, tris, pos=(frame, 0.0, 0.0))
         r.render_box(
-            "box", pos=wp.vec3(0.0, 0.0, float(frame)), rot=wp.quat_identity(), extents=(0.5, 1.0, 2.0)
+            "box",
+            pos=wp.vec3(0.0, 0.0, float(frame)),
+            rot=wp.quat(0.0, 0.0, 0.0, 1.0),
+            extents=(0.5, 1.0, 2.0),
         )
         r.render_sphere("sphere", pos=(0.0, 1.0, 0.0), rot=(0.0, 0.0, 0.0, 1.0), radius=0.25 * (frame + 1))
         r.render_capsule(
             "capsule", pos=(0.0, 0.0, 0.0), rot=(0.0, 0.0, 0.0, 1.0), radius=0.1, half_height=0.5
         )
         r.render_ref(
-            "ref", ref, pos=wp.vec3(2.0, 0.0, 0.0), rot=wp.quat_identity(), scale=wp.vec3(1.0, 1.0, 1.0)
+            "ref",
+            ref,
+            pos=wp.vec3(2.0, 0.0, 0.0),
+            rot=wp.quat(0.0, 0.0, 0.0, 1.0),
+            scale=wp.vec3(1.0, 1.0, 1.0),
         )
         r.end_frame()
     assert r.save()

@@ -45,11 +45,11 @@ def _edge_vertices(field: warp.array3d(dtype=float32), threshold: float32, flags
         f0 = field[i, j, k]
         f1 = field[i1, j1, k1]
         t = (threshold - f0) / (f1 - f0)
-        p0 = vec3(float(i), float(j), float(k))
-        p1 = vec3(float(i1), float(j1), float(k1))
-        p = p0 + t * (p1 - p0)
-        verts[vertex_of_edge[e]] = vec3(lower[0] + p[0] * spacing[0], lower[1] + p[1] * spacing[1],
-                                        lower[2] + p[2] * spacing[2])
+        verts[vertex_of_edge[e]] = vec3(
+            lower[0] + (float(i) + t * float(i1 - i)) * spacing[0],
+            lower[1] + (float(j) + t * float(j1 - j)) * spacing[1],
+            lower[2] + (float(k) + t * float(k1 - k)) * spacing[2],
+        )
 
 
 @warp.kernel

@@ -57,7 +57,9 @@ def _cell_vertices(
     i, j, k = warp.tid()
     cell = (i * (field.shape[1] - 1) + j) * (field.shape[2] - 1) + k
     if active[cell] != 0:
-        total = vec3(0.0, 0.0, 0.0)
+        sx = float(0.0)
+        sy = float(0.0)
+        sz = float(0.0)
         count = float(0.0)
         for e in range(12):
             i0 = i + edges_of_cell[e, 0]
@@ -77,13 +79,14 @@ def _cell_vertices(
             f1 = field[i1, j1, k1]
             if (f0 < threshold) != (f1 < threshold):
                 t = (threshold - f0) / (f1 - f0)
-                p0 = vec3(float(i0), float(j0), float(k0))
-                p1 = vec3(float(i1), float(j1), float(k1))
-                total = total + p0 + t * (p1 - p0)
+                sx = sx + float(i0) + t * float(i1 - i0)
+                sy = sy + float(j0) + t * float(j1 - j0)
+                sz = sz + float(k0) + t * float(k1 - k0)
                 count = count + 1.0
-        p = total / count
         verts[vertex_of_cell[cell]] = vec3(
-            lower[0] + p[0] * spacing[0], lower[1] + p[1] * spacing[1], lower[2] + p[2] * spacing[2]
+            lower[0] + sx / count * spacing[0],
+            lower[1] + sy / count * spacing[1],
+            lower[2] + sz / count * spacing[2],
         )
 
 
