@@ -128,7 +128,7 @@ def test_errors():
     iso = IsoSurfaceMarchingCubes(4, 4, 4)
     with pytest.raises(ValueError, match=r"field shape \(5, 4, 4\) differs"):
         iso.surface(wp.zeros((5, 4, 4), dtype=float), 0.0)
-    with pytest.raises(ValueError, match="either `lower`"):
+    with pytest.raises(TypeError, match="Cannot specify both `lower` and `domain_bounds_lower_corner`"):
         IsoSurfaceMarchingCubes(4, 4, 4, lower=(0, 0, 0), domain_bounds_lower_corner=(0, 0, 0))
     with pytest.raises(TypeError, match="interface"):
         IsoSurfaceBase(4, 4, 4)
@@ -160,3 +160,18 @@ def test_vertex_positions_differentiate_through_the_tape():
     assert total.numpy()[0] == pytest.approx(4 * np.pi * r * r, rel=0.01)
     tape.backward(total)
     assert radius.grad.numpy()[0] == pytest.approx(8 * np.pi * r, rel=0.02)
+
+
+def test_deprecated_names_warn_and_agree():
+    f = wp.array(sphere_field((12, 12, 12), center=np.array([5.5, 5.2, 5.9]), radius=3.3), dtype=float)
+    with pytest.warns(DeprecationWarning, match="argument `domain_bounds_upper_corner` is deprecated"):
+        iso = IsoSurfaceMarchingCubes(12, 12, 12, domain_bounds_upper_corner=(2.0, 2.0, 2.0))
+    assert iso.upper == (2.0, 2.0, 2.0)
+    with pytest.warns(DeprecationWarning, match="domain_bounds_lower_corner is deprecated. Use `lower`"):
+        iso.domain_bounds_lower_corner = (1.0, 1.0, 1.0)
+    assert iso.lower == (1.0, 1.0, 1.0)
+    with pytest.warns(DeprecationWarning, match="extract_surface_marching_cubes\\(\\) is deprecated"):
+        v1, i1 = IsoSurfaceMarchingCubes.extract_surface_marching_cubes(f, threshold=0.0)
+    v2, i2 = IsoSurfaceMarchingCubes.extract(f, threshold=0.0)
+    np.testing.assert_array_equal(v1.numpy(), v2.numpy())
+    np.testing.assert_array_equal(i1.numpy(), i2.numpy())

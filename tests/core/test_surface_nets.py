@@ -21,19 +21,24 @@ def sphere_field(shape=(26, 24, 28)):
 
 
 def numpy_cell_vertices(f, threshold):
-    """One vertex per crossed cell: the mean of the crossings on its 12 edges."""
+    """One vertex per cell with a crossed interior edge (all four cells around it exist): the mean
+    of the crossings on the cell's 12 edges."""
     offsets = np.array(mc_tables.CUBE_CORNER_OFFSETS)
+    shape = np.array(f.shape)
     verts = []
     for i in range(f.shape[0] - 1):
         for j in range(f.shape[1] - 1):
             for k in range(f.shape[2] - 1):
                 points = []
+                has_quad = False
                 for a, b in mc_tables.EDGE_TO_CORNERS:
                     pa, pb = np.array([i, j, k]) + offsets[a], np.array([i, j, k]) + offsets[b]
                     fa, fb = float(f[tuple(pa)]), float(f[tuple(pb)])
                     if (fa < threshold) != (fb < threshold):
                         points.append(pa + (threshold - fa) / (fb - fa) * (pb - pa))
-                if points:
+                        across = pb != pa  # the edge's axis; the other two must be interior
+                        has_quad |= bool(np.all((pa[~across] >= 1) & (pa[~across] <= shape[~across] - 2)))
+                if has_quad:
                     verts.append(np.mean(points, axis=0))
     return np.array(verts)
 
@@ -58,6 +63,20 @@ def test_vertices_match_numpy_and_faces_are_closed():
     assert len(v) - len(edges) // 2 + len(quads) == 2
 
 
+def test_crossings_only_on_the_boundary_make_nothing():
+    f = np.ones((2, 2, 2), dtype=np.float32)
+    f[0, 0, 0] = -1.0
+    for topology in ("triangle", "quad"):
+        verts, indices = IsoSurfaceNets.extract(wp.array(f, dtype=float), topology=topology)
+        assert verts.shape == (0,) and indices.shape == (0,)
+    f = np.ones((3, 3, 2), dtype=np.float32)
+    f[0, 0, 0] = -1.0  # a sheet crossing boundary edges only: no vertex
+    f[1, 1, 1] = -1.0  # crosses the one interior edge (1, 1, 0)-(1, 1, 1): one quad
+    verts, indices = IsoSurfaceNets.extract(wp.array(f, dtype=float), topology="quad")
+    assert verts.shape == (4,) and indices.shape == (4,)
+    assert sorted(indices.numpy().tolist()) == [0, 1, 2, 3]
+
+
 def test_sphere_triangles_split_the_quads_and_face_outwards():
     field = wp.array(sphere_field(), dtype=float)
     tv, ti = IsoSurfaceNets.extract(field, threshold=0.0, topology="triangle")
@@ -68,6 +87,7 @@ def test_sphere_triangles_split_the_quads_and_face_outwards():
     np.testing.assert_array_equal(tris[0::2], quads[:, [0, 1, 2]])
     np.testing.assert_array_equal(tris[1::2], quads[:, [0, 2, 3]])
     v = tv.numpy()
+    assert np.array_equal(np.unique(tris), np.arange(len(v)))  # every vertex is used
     np.testing.assert_allclose(np.linalg.norm(v - CENTER, axis=1), RADIUS, atol=0.1)
     normals = np.cross(v[tris[:, 1]] - v[tris[:, 0]], v[tris[:, 2]] - v[tris[:, 0]])
     assert np.all(np.sum(normals * (v[tris].mean(axis=1) - CENTER), axis=1) > 0)
@@ -77,7 +97,7 @@ def test_sphere_triangles_split_the_quads_and_face_outwards():
 def test_stateful_interface_bounds_and_errors():
     f = sphere_field()
     iso = IsoSurfaceNets(*f.shape, lower=(1.0, 2.0, 3.0), upper=(2.0, 4.0, 6.0))
-    assert isinstance(iso, IsoSurfaceBase)
+    assert isinstance(iso, IsoSurfaceBase) and iso.verts is None and iso.indices is None
     iso.surface(wp.array(f, dtype=float), 0.0)
     verts, _ = IsoSurfaceNets.extract(wp.array(f, dtype=float), 0.0)
     scale = np.array([1.0, 2.0, 3.0]) / (np.array(f.shape) - 1)

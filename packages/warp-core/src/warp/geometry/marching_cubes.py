@@ -10,6 +10,7 @@ differentiates them with respect to the field values.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -24,9 +25,15 @@ from warp.types.scalars import float32, int32
 
 
 @warp.kernel
-def _edge_vertices(field: warp.array3d(dtype=float32), threshold: float32, flags: warp.array(dtype=int32),
-                   vertex_of_edge: warp.array(dtype=int32), lower: vec3, spacing: vec3,
-                   verts: warp.array(dtype=vec3)):
+def _edge_vertices(
+    field: warp.array3d(dtype=float32),
+    threshold: float32,
+    flags: warp.array(dtype=int32),
+    vertex_of_edge: warp.array(dtype=int32),
+    lower: vec3,
+    spacing: vec3,
+    verts: warp.array(dtype=vec3),
+):
     d, i, j, k = warp.tid()
     nx = field.shape[0]
     ny = field.shape[1]
@@ -53,10 +60,14 @@ def _edge_vertices(field: warp.array3d(dtype=float32), threshold: float32, flags
 
 
 @warp.kernel
-def _cell_cases(field: warp.array3d(dtype=float32), threshold: float32,
-                corner_offsets: warp.array2d(dtype=int32),
-                tri_range: warp.array(dtype=int32), cases: warp.array(dtype=int32),
-                counts: warp.array(dtype=int32)):
+def _cell_cases(
+    field: warp.array3d(dtype=float32),
+    threshold: float32,
+    corner_offsets: warp.array2d(dtype=int32),
+    tri_range: warp.array(dtype=int32),
+    cases: warp.array(dtype=int32),
+    counts: warp.array(dtype=int32),
+):
     i, j, k = warp.tid()
     ny1 = field.shape[1] - 1
     nz1 = field.shape[2] - 1
@@ -70,10 +81,16 @@ def _cell_cases(field: warp.array3d(dtype=float32), threshold: float32,
 
 
 @warp.kernel
-def _cell_triangles(field: warp.array3d(dtype=float32), cases: warp.array(dtype=int32),
-                    first_tri: warp.array(dtype=int32), tri_range: warp.array(dtype=int32),
-                    tri_edges: warp.array(dtype=int32), edge_base: warp.array2d(dtype=int32),
-                    vertex_of_edge: warp.array(dtype=int32), indices: warp.array(dtype=int32)):
+def _cell_triangles(
+    field: warp.array3d(dtype=float32),
+    cases: warp.array(dtype=int32),
+    first_tri: warp.array(dtype=int32),
+    tri_range: warp.array(dtype=int32),
+    tri_edges: warp.array(dtype=int32),
+    edge_base: warp.array2d(dtype=int32),
+    vertex_of_edge: warp.array(dtype=int32),
+    indices: warp.array(dtype=int32),
+):
     i, j, k = warp.tid()
     nx = field.shape[0]
     ny = field.shape[1]
@@ -89,6 +106,22 @@ def _cell_triangles(field: warp.array3d(dtype=float32), cases: warp.array(dtype=
         indices[n + shift] = vertex_of_edge[e]
 
 
+def _warn_renamed(old: str, new: str) -> None:
+    warnings.warn(f"{old} is deprecated. Use `{new}` instead.", DeprecationWarning, stacklevel=3)
+
+
+def _canonical_bound(name: str, value: Any, legacy: str, legacy_value: Any) -> Any:
+    """``value``, or the deprecated ``legacy`` argument's value (with a warning); not both."""
+    if value is not None and legacy_value is not None:
+        raise TypeError(f"Cannot specify both `{name}` and `{legacy}`")
+    if legacy_value is not None:
+        warnings.warn(
+            f"argument `{legacy}` is deprecated. Use `{name}` instead.", DeprecationWarning, stacklevel=4
+        )
+        return legacy_value
+    return value
+
+
 class IsoSurfaceBase:
     """The interface of iso-surface extractors: ``surface(field, threshold)`` fills ``verts``/``indices``."""
 
@@ -97,8 +130,8 @@ class IsoSurfaceBase:
             raise TypeError("IsoSurfaceBase is an interface; construct IsoSurfaceMarchingCubes")
         self.nx, self.ny, self.nz = int(nx), int(ny), int(nz)
         self.device = get_device(device)
-        self.verts: array = zeros(0, dtype=vec3, device=self.device)
-        self.indices: array = zeros(0, dtype=int32, device=self.device)
+        self.verts: array | None = None  # set by surface()
+        self.indices: array | None = None
 
     def surface(self, field: array, threshold: float) -> None:
         """Extract the surface ``field == threshold`` into ``self.verts`` and ``self.indices``."""
@@ -124,16 +157,26 @@ class IsoSurfaceMarchingCubes(IsoSurfaceBase):
     CASE_TO_TRI_RANGE = mc_tables.CASE_TO_TRI_RANGE
     TRI_LOCAL_INDICES = mc_tables.TRI_LOCAL_INDICES
 
-    def __init__(self, nx: int, ny: int, nz: int, max_verts: int = 0, max_tris: int = 0, device: Any = None,
-                 lower: Any = None, upper: Any = None, domain_bounds_lower_corner: Any = None,
-                 domain_bounds_upper_corner: Any = None) -> None:
+    def __init__(
+        self,
+        nx: int,
+        ny: int,
+        nz: int,
+        max_verts: int = 0,
+        max_tris: int = 0,
+        device: Any = None,
+        lower: Any = None,
+        upper: Any = None,
+        domain_bounds_lower_corner: Any = None,
+        domain_bounds_upper_corner: Any = None,
+    ) -> None:
         super().__init__(nx, ny, nz, device)
-        if lower is not None and domain_bounds_lower_corner is not None:
-            raise ValueError("pass either `lower` or its older name `domain_bounds_lower_corner`, not both")
-        if upper is not None and domain_bounds_upper_corner is not None:
-            raise ValueError("pass either `upper` or its older name `domain_bounds_upper_corner`, not both")
-        self.lower = lower if lower is not None else domain_bounds_lower_corner
-        self.upper = upper if upper is not None else domain_bounds_upper_corner
+        self.lower = _canonical_bound(
+            "lower", lower, "domain_bounds_lower_corner", domain_bounds_lower_corner
+        )
+        self.upper = _canonical_bound(
+            "upper", upper, "domain_bounds_upper_corner", domain_bounds_upper_corner
+        )
         self._tables = (
             array(np.array(self.CUBE_CORNER_OFFSETS, dtype=np.int32), dtype=int32, device=self.device),
             array(np.array(self.CASE_TO_TRI_RANGE, dtype=np.int32), dtype=int32, device=self.device),
@@ -145,18 +188,56 @@ class IsoSurfaceMarchingCubes(IsoSurfaceBase):
         """Extract the surface ``field == threshold`` into ``self.verts`` and ``self.indices``."""
         check_field("marching cubes", field)
         if field.shape != (self.nx, self.ny, self.nz):
-            raise ValueError(f"field shape {field.shape} differs from the extractor's grid "
-                             f"({self.nx}, {self.ny}, {self.nz}); call resize() first")
+            raise ValueError(
+                f"field shape {field.shape} differs from the extractor's grid "
+                f"({self.nx}, {self.ny}, {self.nz}); call resize() first"
+            )
         self.verts, self.indices = self._extract(field, float(threshold))
 
     @classmethod
-    def extract(cls, field: array, threshold: float = 0.0, lower: Any = None, upper: Any = None,
-                device: Any = None) -> tuple[array, array]:
+    def extract(
+        cls, field: array, threshold: float = 0.0, lower: Any = None, upper: Any = None, device: Any = None
+    ) -> tuple[array, array]:
         """Extract ``field == threshold`` in one call; returns ``(verts, indices)``."""
         check_field("marching cubes", field)
         device = device if device is not None else field.device
         iso = cls(*field.shape, device=device, lower=lower, upper=upper)
         return iso._extract(field, float(threshold))
+
+    @classmethod
+    def extract_surface_marching_cubes(
+        cls, field: array, threshold: float = 0.0, lower: Any = None, upper: Any = None, device: Any = None
+    ) -> tuple[array, array]:
+        """Deprecated name of :meth:`extract`."""
+        warnings.warn(
+            "MarchingCubes.extract_surface_marching_cubes() is deprecated; use "
+            "IsoSurfaceMarchingCubes.extract() instead",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return cls.extract(field, threshold, lower=lower, upper=upper, device=device)
+
+    @property
+    def domain_bounds_lower_corner(self) -> Any:
+        """Deprecated name of ``lower``."""
+        _warn_renamed("IsoSurfaceMarchingCubes.domain_bounds_lower_corner", "lower")
+        return self.lower
+
+    @domain_bounds_lower_corner.setter
+    def domain_bounds_lower_corner(self, value: Any) -> None:
+        _warn_renamed("IsoSurfaceMarchingCubes.domain_bounds_lower_corner", "lower")
+        self.lower = value
+
+    @property
+    def domain_bounds_upper_corner(self) -> Any:
+        """Deprecated name of ``upper``."""
+        _warn_renamed("IsoSurfaceMarchingCubes.domain_bounds_upper_corner", "upper")
+        return self.upper
+
+    @domain_bounds_upper_corner.setter
+    def domain_bounds_upper_corner(self, value: Any) -> None:
+        _warn_renamed("IsoSurfaceMarchingCubes.domain_bounds_upper_corner", "upper")
+        self.upper = value
 
     def _extract(self, field: array, threshold: float) -> tuple[array, array]:
         nx, ny, nz = field.shape
@@ -169,17 +250,31 @@ class IsoSurfaceMarchingCubes(IsoSurfaceBase):
         vertex_of_edge, n_verts = exclusive_scan(flags)
         verts = zeros(n_verts, dtype=vec3, device=device, requires_grad=field.requires_grad)
         if n_verts:
-            launch(_edge_vertices, dim=(3, nx, ny, nz),
-                   inputs=[field, thr, flags, vertex_of_edge, lower, spacing], outputs=[verts], device=device)
+            launch(
+                _edge_vertices,
+                dim=(3, nx, ny, nz),
+                inputs=[field, thr, flags, vertex_of_edge, lower, spacing],
+                outputs=[verts],
+                device=device,
+            )
         cells = (nx - 1) * (ny - 1) * (nz - 1)
         cases = empty(cells, dtype=int32, device=device)
         counts = empty(cells, dtype=int32, device=device)
-        launch(_cell_cases, dim=(nx - 1, ny - 1, nz - 1),
-               inputs=[field, thr, corner_offsets, tri_range], outputs=[cases, counts], device=device)
+        launch(
+            _cell_cases,
+            dim=(nx - 1, ny - 1, nz - 1),
+            inputs=[field, thr, corner_offsets, tri_range],
+            outputs=[cases, counts],
+            device=device,
+        )
         first_tri, n_tris = exclusive_scan(counts)
         indices = zeros(3 * n_tris, dtype=int32, device=device)
         if n_tris:
-            launch(_cell_triangles, dim=(nx - 1, ny - 1, nz - 1),
-                   inputs=[field, cases, first_tri, tri_range, tri_edges, edges_of_cell, vertex_of_edge],
-                   outputs=[indices], device=device)
+            launch(
+                _cell_triangles,
+                dim=(nx - 1, ny - 1, nz - 1),
+                inputs=[field, cases, first_tri, tri_range, tri_edges, edges_of_cell, vertex_of_edge],
+                outputs=[indices],
+                device=device,
+            )
         return verts, indices

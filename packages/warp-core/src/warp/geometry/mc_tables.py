@@ -16,10 +16,28 @@ triangle's normal (right-handed) points from the inside to the outside.
 from __future__ import annotations
 
 CUBE_CORNER_OFFSETS: tuple[tuple[int, int, int], ...] = (
-    (0, 0, 0), (1, 0, 0), (1, 1, 0), (0, 1, 0), (0, 0, 1), (1, 0, 1), (1, 1, 1), (0, 1, 1),
+    (0, 0, 0),
+    (1, 0, 0),
+    (1, 1, 0),
+    (0, 1, 0),
+    (0, 0, 1),
+    (1, 0, 1),
+    (1, 1, 1),
+    (0, 1, 1),
 )
 EDGE_TO_CORNERS: tuple[tuple[int, int], ...] = (
-    (0, 1), (1, 2), (2, 3), (3, 0), (4, 5), (5, 6), (6, 7), (7, 4), (0, 4), (1, 5), (2, 6), (3, 7),
+    (0, 1),
+    (1, 2),
+    (2, 3),
+    (3, 0),
+    (4, 5),
+    (5, 6),
+    (6, 7),
+    (7, 4),
+    (0, 4),
+    (1, 5),
+    (2, 6),
+    (3, 7),
 )
 
 
@@ -31,8 +49,12 @@ def _faces() -> list[tuple[int, int, int, int]]:
             corners = [c for c, o in enumerate(CUBE_CORNER_OFFSETS) if o[axis] == side]
             u, v = (axis + 1) % 3, (axis + 2) % 3
             # counter-clockwise in the (u, v) plane, whose normal is +axis
-            ring = sorted(corners, key=lambda c: {(0, 0): 0, (1, 0): 1, (1, 1): 2, (0, 1): 3}[
-                (CUBE_CORNER_OFFSETS[c][u], CUBE_CORNER_OFFSETS[c][v])])
+            ring = sorted(
+                corners,
+                key=lambda c: {(0, 0): 0, (1, 0): 1, (1, 1): 2, (0, 1): 3}[
+                    (CUBE_CORNER_OFFSETS[c][u], CUBE_CORNER_OFFSETS[c][v])
+                ],
+            )
             faces.append(tuple(ring if side == 1 else ring[::-1]))
     return faces  # type: ignore[return-value]
 

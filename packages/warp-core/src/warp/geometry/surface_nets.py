@@ -12,11 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 
 import warp
 from warp.arrays import array, empty, zeros
-from warp.geometry import mc_tables
 from warp.geometry.grid import check_field, edge_base, edge_flags, exclusive_scan, node_bounds, vec3
 from warp.geometry.marching_cubes import IsoSurfaceBase
 from warp.runtime.launch import launch
@@ -28,19 +26,23 @@ TOPOLOGIES = ("triangle", "quad")
 @warp.kernel
 def _active_cells(
     field: warp.array3d(dtype=float32),
-    threshold: float32,
-    corner_offsets: warp.array2d(dtype=int32),
+    quads: warp.array(dtype=int32),
+    edges_of_cell: warp.array2d(dtype=int32),
     active: warp.array(dtype=int32),
 ):
+    # a cell gets a vertex when one of its edges carries a quad (a crossed edge with all four
+    # cells around it inside the grid); crossings on the grid's boundary alone make no vertex
     i, j, k = warp.tid()
-    inside = 0
-    for c in range(8):
-        if field[i + corner_offsets[c, 0], j + corner_offsets[c, 1], k + corner_offsets[c, 2]] < threshold:
-            inside += 1
+    nx = field.shape[0]
+    ny = field.shape[1]
+    nz = field.shape[2]
     flag = 0
-    if inside > 0 and inside < 8:
-        flag = 1
-    active[(i * (field.shape[1] - 1) + j) * (field.shape[2] - 1) + k] = flag
+    for e in range(12):
+        d = edges_of_cell[e, 3]
+        g = ((d * nx + i + edges_of_cell[e, 0]) * ny + j + edges_of_cell[e, 1]) * nz + k + edges_of_cell[e, 2]
+        if quads[g] != 0:
+            flag = 1
+    active[(i * (ny - 1) + j) * (nz - 1) + k] = flag
 
 
 @warp.kernel
@@ -205,10 +207,7 @@ class IsoSurfaceNets(IsoSurfaceBase):
         self.lower = lower
         self.upper = upper
         self.topology = _check_topology(topology)
-        self._tables = (
-            array(np.array(mc_tables.CUBE_CORNER_OFFSETS, dtype=np.int32), dtype=int32, device=self.device),
-            array(edge_base(), dtype=int32, device=self.device),
-        )
+        self._tables = (array(edge_base(), dtype=int32, device=self.device),)
 
     def surface(self, field: array, threshold: float) -> None:
         """Extract the surface ``field == threshold`` into ``self.verts`` and ``self.indices``."""
@@ -240,12 +239,18 @@ class IsoSurfaceNets(IsoSurfaceBase):
     def _extract(self, field: array, threshold: float) -> tuple[array, array]:
         nx, ny, nz = field.shape
         device = field.device
-        corner_offsets, edges_of_cell = self._tables
+        edges_of_cell = self._tables[0]
         lower, spacing = node_bounds(field.shape, self.lower, self.upper)
         thr = float32(threshold)
         cells = (nx - 1, ny - 1, nz - 1)
+        flags = empty(3 * nx * ny * nz, dtype=int32, device=device)
+        launch(edge_flags, dim=(3, nx, ny, nz), inputs=[field, thr, flags], device=device)
+        quads = empty(3 * nx * ny * nz, dtype=int32, device=device)
+        launch(_edge_quads, dim=(3, nx, ny, nz), inputs=[field, flags], outputs=[quads], device=device)
         active = empty(cells[0] * cells[1] * cells[2], dtype=int32, device=device)
-        launch(_active_cells, dim=cells, inputs=[field, thr, corner_offsets], outputs=[active], device=device)
+        launch(
+            _active_cells, dim=cells, inputs=[field, quads, edges_of_cell], outputs=[active], device=device
+        )
         vertex_of_cell, n_verts = exclusive_scan(active)
         verts = zeros(n_verts, dtype=vec3, device=device, requires_grad=field.requires_grad)
         if n_verts:
@@ -256,10 +261,6 @@ class IsoSurfaceNets(IsoSurfaceBase):
                 outputs=[verts],
                 device=device,
             )
-        flags = empty(3 * nx * ny * nz, dtype=int32, device=device)
-        launch(edge_flags, dim=(3, nx, ny, nz), inputs=[field, thr, flags], device=device)
-        quads = empty(3 * nx * ny * nz, dtype=int32, device=device)
-        launch(_edge_quads, dim=(3, nx, ny, nz), inputs=[field, flags], outputs=[quads], device=device)
         first_quad, n_quads = exclusive_scan(quads)
         triangles = self.topology == "triangle"
         indices = zeros(n_quads * (6 if triangles else 4), dtype=int32, device=device)
