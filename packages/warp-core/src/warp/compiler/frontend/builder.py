@@ -18,7 +18,7 @@ from warp.errors import (
     WarpCodegenTypeError,
 )
 from warp.plugins.manager import plugin_distributions
-from warp.not_provided import NAMES as NOT_PROVIDED_NAMES, message as not_provided_message
+from warp.not_provided import NAMES as NOT_PROVIDED_NAMES
 from warp.types.composite import is_composite
 from warp.types.scalars import type_repr
 
@@ -189,7 +189,12 @@ class FunctionBuilder:
 
         entry = NOT_PROVIDED_NAMES.get(name)
         if entry is not None:
-            return self.error(not_provided_message(f"wp.{name}", entry), WarpCodegenNameError, node)
+            return self.error(
+                f"'wp.{name}' is a kernel builtin of NVIDIA Warp that this implementation does not provide "
+                f"({entry.what}); instead: {entry.instead}; docs/coming-from-warp.md lists them",
+                WarpCodegenNameError,
+                node,
+            )
         dist = providing_distribution(name)
         if not_provided(name) or (dist is not None and dist in plugin_distributions.values()):
             return self.error(
