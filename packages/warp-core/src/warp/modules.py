@@ -16,6 +16,7 @@ import threading
 import types
 from typing import Any, Callable, Iterable
 
+from warp.runtime import log
 
 
 class Module:
@@ -42,8 +43,9 @@ class Module:
         from warp.runtime.devices import get_device
 
         dev = get_device(device)
-        for k in self.all_kernels():
-            k.compiled(dev)
+        with log.module_load(self.name, dev):
+            for k in self.all_kernels():
+                k.compiled(dev)
         return True
 
     def mark_modified(self) -> None:
