@@ -9,10 +9,12 @@ from typing import Any
 #: "release" or "debug"; debug adds bounds checks on array accesses in kernels.
 mode: str = "release"
 
-#: Silence the log line printed each time a module is loaded (compiled or from the cache).
+#: Silence the start-up line, the line printed when a module is loaded (compiled or from the
+#: cache) and the progress line of long compiles.
 quiet: bool = False
 
-#: Print extra information (compiler passes, launch decisions).
+#: Print a line for every kernel (and adjoint) loaded: a cache hit, or why it was compiled (cache
+#: miss; options changed since its last compile in this process, and which), with the time taken.
 verbose: bool = False
 
 #: Directory of the on-disk kernel cache; None selects ``$WARP_CACHE_PATH`` or ``~/.cache/warp-suite``.
