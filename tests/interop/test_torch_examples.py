@@ -200,6 +200,7 @@ def test_optimization_using_autograd_function():
     np.testing.assert_allclose(xy.detach().numpy(), expected.numpy(), rtol=1e-3, atol=1e-3)
 
 
+@pytest.mark.slow
 def test_optimization_using_autograd_function_under_torch_compile():
     num_points = 256
     xy = rosenbrock_start(num_points)
@@ -275,6 +276,7 @@ warp_rosenbrock.register_autograd(custom_op_backward, setup_context=setup_contex
 
 
 @pytest.mark.parametrize("backend", ["inductor", "aot_eager"])
+@pytest.mark.slow
 def test_optimization_using_custom_op_under_torch_compile(backend):
     num_points = 1500
     learning_rate = 5e-2
