@@ -10,7 +10,7 @@ from typing import Any
 
 # first: raises ImportError, saying what to do, when NVIDIA's warp-lang is installed beside this package
 from warp import startup as _startup  # noqa: F401
-from warp import codegen, config, types, utils
+from warp import _src, codegen, config, types, utils
 from warp.arrays import (
     array,
     array1d,
