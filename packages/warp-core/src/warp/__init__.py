@@ -145,10 +145,10 @@ from warp.types.composite import matrix as _matrix_type, vector as _vector_type 
 
 def init() -> None:
     """Initialize the runtime and print the start-up line (version, devices, kernel cache) unless
-    ``wp.config.quiet``; plugins load at import, kernels compile on first use. Called implicitly by
-    the first kernel load; calling it again prints the line again."""
+    ``wp.config.quiet``; plugins load at import, kernels compile on first use. The first kernel
+    load does this implicitly; the line is printed once per process."""
     _load_plugins()
-    _log.announce(force=True)
+    _log.announce()
 
 
 def clear_kernel_cache() -> None:
