@@ -4,7 +4,7 @@ NVIDIA's ``warp-lang`` distribution installs the same top-level package ``warp``
 project; installed into one environment, pip mixes the files of both in one ``warp/`` folder and
 neither works (uninstalling one then deletes files of the other). :func:`check_coexistence`
 looks for an installed ``warp-lang`` by the name of its metadata folder on ``sys.path`` (a
-directory listing per entry, well under a millisecond) and stops ``import warp`` with an
+directory listing per entry, about a millisecond) and stops ``import warp`` with an
 ``ImportError`` saying what to do, when this module is imported (``warp/__init__.py`` imports it
 first). It imports nothing from ``warp`` so that it runs before anything else.
 """
