@@ -119,7 +119,7 @@ def main() -> None:
     wp.config.quiet = True
     print(machine_info())
     if "Tape" not in dir(wp):
-        print("SKIP autodiff warp-autodiff-missing (pip install warp-autodiff)")
+        print("SKIP autodiff warp-autodiff-missing (pip install \".[autodiff]\")")
         return
 
     tmp = tempfile.TemporaryDirectory()

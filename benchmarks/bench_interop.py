@@ -114,7 +114,7 @@ def main() -> None:
         try:
             module = importlib.import_module(framework)
         except ImportError:
-            print(f"SKIP interop_{framework} not installed (pip install warp-suite[{framework}])")
+            print(f"SKIP interop_{framework} not installed (pip install \".[{framework}]\")")
             continue
         print(f"\n{framework} {module.__version__}")
         if framework == "torch":

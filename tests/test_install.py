@@ -53,6 +53,7 @@ def test_editable_build_keeps_plain_names(tmp_path: Path) -> None:
     assert not [r for r in requires if "file://" in r]
 
 
+@pytest.mark.slow
 def test_pip_resolves_extras_from_the_checkout_without_an_index(tmp_path: Path) -> None:
     """What failed before: pip looked for warp-core on the package index."""
     report = tmp_path / "report.json"

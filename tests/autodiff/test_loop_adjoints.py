@@ -102,6 +102,7 @@ def break_continue_return(x: wp.array(dtype=F), n: int, y: wp.array(dtype=F)):
     y[i] = v
 
 
+@pytest.mark.slow
 def test_break_continue_and_return_with_stored_state(budget):
     quiet_check(break_continue_return, 6, [f64(X), 50], [wp.zeros(6, dtype=F)])
 
@@ -118,6 +119,7 @@ def nested(x: wp.array(dtype=F), n: int, m: int, y: wp.array(dtype=F)):
     y[i] = v
 
 
+@pytest.mark.slow
 def test_nested_dynamic_loops(budget):
     quiet_check(nested, 6, [f64(X), 6, 5], [wp.zeros(6, dtype=F)])
 
@@ -137,6 +139,7 @@ def loop_in_func(x: wp.array(dtype=F), n: int, y: wp.array(dtype=F)):
     y[i] = a * b
 
 
+@pytest.mark.slow
 def test_loop_inside_a_user_function(budget):
     quiet_check(loop_in_func, 6, [f64(X), 12], [wp.zeros(6, dtype=F)])
 
@@ -247,6 +250,7 @@ def _generated_loop_kernels() -> dict[str, str]:
     return out
 
 
+@pytest.mark.slow
 def test_generated_loop_adjoints_match_finite_differences(tmp_path):
     sources = _generated_loop_kernels()
     module = tmp_path / "loop_kernels.py"

@@ -513,6 +513,7 @@ def all_new_builtins_f64(
     y[i] = all_new_builtins(q[i], v[i], m[i])
 
 
+@pytest.mark.slow
 def test_float32_adjoints_match_float64_finite_differences():
     needed = [
         "quat_slerp",

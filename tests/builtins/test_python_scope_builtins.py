@@ -150,6 +150,7 @@ def test_python_scope_covers_the_registry(kernel_module):
         assert name in callable_names
 
 
+@pytest.mark.slow
 def test_every_builtin_matches_its_kernel_bit_for_bit(kernel_module):
     module, cases = kernel_module
     rng = np.random.default_rng(7)
@@ -275,6 +276,7 @@ def test_errors(call, message):
         call()
 
 
+@pytest.mark.slow
 def test_compiled_calls_are_cached_on_disk(tmp_path):
     """A second process loads the compiled call from the kernel cache instead of compiling it."""
     script = tmp_path / "call.py"

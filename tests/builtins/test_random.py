@@ -347,6 +347,7 @@ def curl_kernel(seed: wp.uint32, x: wp.array(dtype=wp.vec4), h: float, octaves: 
     c4[i] = wp.curlnoise(seed, p, octaves, 2.0, 0.5)
 
 
+@pytest.mark.slow
 def test_curlnoise_is_divergence_free_and_matches_the_potential():
     n = 2000
     x = np.random.default_rng(2).uniform(-8, 8, size=(n, 4)).astype(np.float32)

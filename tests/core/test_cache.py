@@ -157,6 +157,7 @@ def _writer(directory: str, worker: int, rounds: int, queue) -> None:
     queue.put(problems)
 
 
+@pytest.mark.slow
 def test_concurrent_writers_do_not_corrupt(tmp_path):
     ctx = multiprocessing.get_context("spawn")
     queue = ctx.Queue()

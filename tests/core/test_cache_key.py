@@ -47,6 +47,7 @@ import warp as wp
 import helpers
 from helpers import COEFFS, TABLE, InnerArray, Outer
 
+wp.config.verbose = True  # a line per kernel: cache hit or miss
 wp.set_module_options({options})
 
 @wp.kernel
@@ -100,7 +101,9 @@ def _run(workdir: str, cache: str) -> tuple[dict, list[str]]:
     assert proc.returncode == 0, f"child failed (rc={proc.returncode}):\n{proc.stdout}\n{proc.stderr}"
     lines = proc.stdout.splitlines()
     results = json.loads(next(line for line in lines if line.startswith("RESULTS "))[8:])
-    statuses = [line.rsplit("(", 1)[-1].rstrip(")") for line in lines if line.startswith("Module ")]
+    # verbose mode: one line per kernel saying whether it came from the cache
+    kernel_lines = [line for line in lines if line.startswith("Warp: kernel ")]
+    statuses = ["cached" if ": cache hit;" in line else "compiled" for line in kernel_lines]
     return results, statuses
 
 
@@ -122,6 +125,7 @@ def _scenario(tmp_path, before: dict, after: dict, options_before: str = "{}", o
 BASE = {"inner_a": "float32", "coeff": "1.5", "table": "4", "lookup": "0.5", "scale": "2.0"}
 
 
+@pytest.mark.slow
 def test_changed_struct_layout_and_captured_values_recompile(tmp_path):
     after = {"inner_a": "float64", "coeff": "2.5", "table": "9", "lookup": "0.25", "scale": "3.0"}
     first, second, statuses = _scenario(tmp_path, BASE, after)

@@ -332,10 +332,11 @@ def test_type_of_values_and_array_dtype_in_generic_functions():
         assert flags.numpy().tolist() == [flag, 1]
 
 
-def test_each_instance_has_its_own_cache_entry(tmp_path, capsys):
+def test_each_instance_has_its_own_cache_entry(tmp_path, capsys, monkeypatch):
     saved = (wp.config.kernel_cache_dir, wp.config.quiet)
     wp.config.kernel_cache_dir = str(tmp_path)
     wp.config.quiet = False
+    monkeypatch.setattr(wp.config, "verbose", True)  # a line for each kernel instance, not only the module
     try:
 
         @wp.kernel
@@ -350,11 +351,11 @@ def test_each_instance_has_its_own_cache_entry(tmp_path, capsys):
         wp.launch(twice, dim=2, inputs=[a64])
         assert len(glob.glob(os.path.join(str(tmp_path), "*.wpk"))) == 2
         first = capsys.readouterr().out
-        assert first.count("(compiled)") == 2
+        assert first.count(": cache miss, compiling") == 2
         twice.unload()  # drop loaded code: the next launches load both instances from the disk cache
         wp.launch(twice, dim=2, inputs=[a32])
         wp.launch(twice, dim=2, inputs=[a64])
-        assert capsys.readouterr().out.count("(cached)") == 2
+        assert capsys.readouterr().out.count(": cache hit") == 2
         np.testing.assert_array_equal(a32.numpy(), [4.0, 8.0])
         np.testing.assert_array_equal(a64.numpy(), [8.0, 16.0])
     finally:

@@ -183,11 +183,12 @@ def test_load_module_and_force_load_compile_ahead_of_launch(capsys):
         sub = _fresh_python_module("lang_funcs_load_mod.sub", LOAD_SOURCE.replace("5", "6"))
         wp.load_module(mod, device="cpu")
         out = capsys.readouterr().out
-        assert out.count("Module lang_funcs_load_mod ") == 2  # 'first' and the declared float64 instance
+        assert out.count("Module lang_funcs_load_mod ") == 1  # one line: 'first' and the float64 instance
+        assert out.rstrip().endswith("(compiled)")
         assert "lang_funcs_load_mod.sub" not in out
         wp.load_module("lang_funcs_load_mod", recursive=True)
         out = capsys.readouterr().out
-        assert out.count("Module lang_funcs_load_mod.sub ") == 2 and "lang_funcs_load_mod " not in out
+        assert out.count("Module lang_funcs_load_mod.sub ") == 1 and "lang_funcs_load_mod " not in out
         wp.force_load(device="cpu", modules=[sub])
         assert capsys.readouterr().out == ""  # already loaded: nothing to do
         sub.first.unload()

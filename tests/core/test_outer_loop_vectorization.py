@@ -145,6 +145,7 @@ def run_kernels(tmp_path, sources: dict[str, str], chunk: int = 40) -> None:
 
 
 @pytest.mark.needs_plugin("builtins")
+@pytest.mark.slow
 def test_generated_kernels_with_loops_and_atomics_never_abort(tmp_path):
     run_kernels(tmp_path, generated_kernels())
 

@@ -163,6 +163,7 @@ CASES = [
 ]
 
 
+@pytest.mark.slow
 def test_tri_tri_documented_example():
     assert _run_tri_tri([DOC_PAIR]).tolist() == [1]
     assert _run_tri_tri([DOC_PAIR], double=True).tolist() == [1]

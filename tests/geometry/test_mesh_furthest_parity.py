@@ -145,6 +145,7 @@ def _parity(kernel, mesh, q, n_sample, scale):
 
 @pytest.mark.parametrize("kernel", [parity_struct, parity_outputs])
 @pytest.mark.parametrize("n_sample", [1, 3])
+@pytest.mark.slow
 def test_parity_sign_matches_numpy_crossing_counts(kernel, n_sample):
     pts, tris = torus()
     mesh = _mesh(pts, tris)

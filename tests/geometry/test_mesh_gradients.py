@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import warp as wp
 from geomref import random_soup, uv_sphere
@@ -34,6 +35,7 @@ def distance_loss_outputs(id: wp.uint64, pts: wp.array(dtype=wp.vec3), loss: wp.
         wp.atomic_add(loss, 0, wp.length(cp - p))
 
 
+@pytest.mark.slow
 def test_distance_gradient_is_the_unit_direction_from_the_closest_point():
     pts, tris = random_soup(200, seed=3)
     mesh = _mesh(pts, tris)
@@ -84,6 +86,7 @@ def hit_distance_outputs(
         wp.atomic_add(loss, 0, t)
 
 
+@pytest.mark.slow
 def test_ray_distance_gradients_match_plane_formula():
     # rays from inside a sphere: t = n.(a - o) / n.d for the face hit, so
     # dt/do = -n / (n.d) and dt/dd = -t n / (n.d)

@@ -177,6 +177,7 @@ def sample_loss(id: wp.uint64, uvw: wp.array(dtype=wp.vec3), loss: wp.array(dtyp
     wp.atomic_add(loss, 0, wp.volume_sample_f(id, uvw[t], wp.Volume.LINEAR))
 
 
+@pytest.mark.slow
 def test_gradient_of_volume_sample_wrt_the_point():
     dense = _dense((10, 10, 10), seed=5)
     vol = wp.Volume.load_from_numpy(dense, bg_value=0.0)

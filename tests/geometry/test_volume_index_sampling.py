@@ -220,6 +220,7 @@ def sample_loss(
     wp.atomic_add(loss, 0, wp.volume_sample_index(id, uvw[t], wp.Volume.LINEAR, data, 0.25))
 
 
+@pytest.mark.slow
 def test_gradient_with_respect_to_the_point_and_the_data():
     vol = _on_index_volume(6)
     n = vol.get_voxel_count()

@@ -34,6 +34,7 @@ def test_numpy_and_capsule_aliases_at_exit(tmp_path):
     check_clean_exit(result)
 
 
+@pytest.mark.slow
 def test_torch_aliases_at_exit(tmp_path):
     pytest.importorskip("torch")
     result = run_python(
@@ -67,6 +68,7 @@ def test_torch_aliases_at_exit(tmp_path):
     check_clean_exit(result)
 
 
+@pytest.mark.slow
 def test_paddle_aliases_at_exit(tmp_path):
     pytest.importorskip("paddle")
     result = run_python(
@@ -91,6 +93,7 @@ def test_paddle_aliases_at_exit(tmp_path):
     check_clean_exit(result)
 
 
+@pytest.mark.slow
 def test_jax_aliases_at_exit(tmp_path):
     pytest.importorskip("jax")
     result = run_python(

@@ -27,6 +27,7 @@ assert num_gpus == 4, num_gpus
 """
 
 
+@pytest.mark.slow
 def test_distributed_multiply_by_two(tmp_path):
     result = run_python(
         PRELUDE
@@ -82,6 +83,7 @@ print("ok")
     assert result.stdout.strip().endswith("ok")
 
 
+@pytest.mark.slow
 def test_distributed_matmul_with_launch_dims(tmp_path):
     result = run_python(
         PRELUDE

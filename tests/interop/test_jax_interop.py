@@ -210,4 +210,4 @@ def test_missing_jax_names_the_extra(tmp_path):
         tmp_path,
     )
     assert result.returncode == 0, result.stderr
-    assert result.stdout.count("pip install warp-suite[jax]") == 3, result.stdout
+    assert result.stdout.count('pip install ".[jax]"') == 3, result.stdout

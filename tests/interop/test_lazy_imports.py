@@ -24,10 +24,10 @@ def test_import_warp_imports_no_framework(tmp_path):
 @pytest.mark.parametrize(
     "framework, call, extra",
     [
-        ("torch", "wp.from_torch(None)", "warp-suite[torch]"),
-        ("torch", "wp.dtype_to_torch(wp.float32)", "warp-suite[torch]"),
-        ("paddle", "wp.from_paddle(None)", "warp-suite[paddle]"),
-        ("paddle", "wp.dtype_to_paddle(wp.float32)", "warp-suite[paddle]"),
+        ("torch", "wp.from_torch(None)", 'pip install ".[torch]"'),
+        ("torch", "wp.dtype_to_torch(wp.float32)", 'pip install ".[torch]"'),
+        ("paddle", "wp.from_paddle(None)", 'pip install ".[paddle]"'),
+        ("paddle", "wp.dtype_to_paddle(wp.float32)", 'pip install ".[paddle]"'),
     ],
 )
 def test_missing_framework_names_the_extra(tmp_path, framework, call, extra):
@@ -44,7 +44,7 @@ def test_missing_framework_names_the_extra(tmp_path, framework, call, extra):
         tmp_path,
     )
     assert result.returncode == 0, result.stderr
-    assert f"pip install {extra}" in result.stdout, result.stdout
+    assert extra in result.stdout, result.stdout
 
 
 def test_missing_plugin_submodule_names_the_distribution(tmp_path):
@@ -60,4 +60,4 @@ def test_missing_plugin_submodule_names_the_distribution(tmp_path):
         WARP_DISABLE_PLUGINS="interop",
     )
     assert result.returncode == 0, result.stderr
-    assert "pip install warp-interop" in result.stdout, result.stdout
+    assert 'pip install "./packages/warp-interop"' in result.stdout, result.stdout

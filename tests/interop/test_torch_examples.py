@@ -200,6 +200,7 @@ def test_optimization_using_autograd_function():
     np.testing.assert_allclose(xy.detach().numpy(), expected.numpy(), rtol=1e-3, atol=1e-3)
 
 
+@pytest.mark.slow
 def test_optimization_using_autograd_function_under_torch_compile():
     num_points = 256
     xy = rosenbrock_start(num_points)
@@ -275,6 +276,7 @@ warp_rosenbrock.register_autograd(custom_op_backward, setup_context=setup_contex
 
 
 @pytest.mark.parametrize("backend", ["inductor", "aot_eager"])
+@pytest.mark.slow
 def test_optimization_using_custom_op_under_torch_compile(backend):
     num_points = 1500
     learning_rate = 5e-2
@@ -509,3 +511,41 @@ def test_deferred_gradient_case_study(function):
     scale = 2.0 if function in (SolutionC1, SolutionC2) else 1.0  # returned grads alias .grad
     np.testing.assert_allclose(a_torch.grad.numpy(), scale * 2.0 * a.detach().numpy(), rtol=1e-5)
     np.testing.assert_allclose(b_torch.grad.numpy(), scale * 2.0 * b.detach().numpy(), rtol=1e-5)
+
+
+class RosenbrockOwnGrad(torch.autograd.Function):
+    """The safe pattern of docs/interop.md: warp gets a gradient buffer of its own."""
+
+    @staticmethod
+    def forward(ctx, xy, num_points):
+        ctx.xy = wp.from_torch(xy, dtype=wp.vec2, grad=torch.zeros_like(xy))
+        ctx.z = wp.zeros(num_points, requires_grad=True)
+        wp.launch(eval_rosenbrock, dim=num_points, inputs=[ctx.xy], outputs=[ctx.z])
+        return wp.to_torch(ctx.z, requires_grad=False)
+
+    @staticmethod
+    def backward(ctx, adj_z):
+        ctx.z.grad = wp.from_torch(adj_z.contiguous())
+        wp.launch(eval_rosenbrock, dim=len(ctx.z), inputs=[ctx.xy], outputs=[ctx.z],
+                  adj_inputs=[ctx.xy.grad], adj_outputs=[ctx.z.grad], adjoint=True)
+        return wp.to_torch(ctx.xy.grad), None
+
+
+def test_autograd_function_with_its_own_gradient_buffer_is_exact():
+    xy = rosenbrock_start(64)
+    other = (xy**2).sum()  # a second use of xy: its gradient must be added once, too
+    z = RosenbrockOwnGrad.apply(xy, 64)
+    (z.sum() + other).backward()
+    ref = xy.detach().clone().requires_grad_(True)
+    (torch_rosenbrock(ref).sum() + (ref**2).sum()).backward()
+    np.testing.assert_allclose(xy.grad.numpy(), ref.grad.numpy(), rtol=1e-4, atol=1e-3)
+    # and a scale-sensitive optimizer takes the true step
+    xy2 = rosenbrock_start(64)
+    opt = torch.optim.SGD([xy2], lr=1e-4)
+    x0 = xy2.detach().clone()
+    opt.zero_grad()
+    RosenbrockOwnGrad.apply(xy2, 64).sum().backward()
+    opt.step()
+    ref0 = x0.clone().requires_grad_(True)
+    torch_rosenbrock(ref0).sum().backward()
+    np.testing.assert_allclose(xy2.detach().numpy(), (x0 - 1e-4 * ref0.grad).numpy(), rtol=1e-5, atol=1e-6)

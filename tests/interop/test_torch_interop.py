@@ -277,6 +277,7 @@ def test_dlpack_with_torch_both_ways():
         tt[0] = 0
 
 
+@pytest.mark.slow
 def test_temporaries_passed_to_a_launch_live_through_it():
     n = 1 << 16
     out = torch.zeros(n)

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+# first: raises ImportError, saying what to do, when NVIDIA's warp-lang is installed beside this package
+from warp import startup as _startup  # noqa: F401
 from warp import _src, codegen, config, types, utils
 from warp.arrays import (
     array,
@@ -105,6 +107,7 @@ from warp.cuda.peer import (
     set_peer_access_enabled,
 )
 from warp.runtime import cache as _cache, cpu_jit as _cpu_jit, kernel_loader as _kernel_loader  # noqa: F401
+from warp.runtime import log as _log
 from warp.runtime.python_builtins import PythonBuiltin as _PythonBuiltin
 from warp.compiler.frontend.expressions import printf
 from warp.compiler.frontend.compile_time import static
@@ -138,12 +141,29 @@ from warp.constants import *  # noqa: F401,F403  (wp.pi, wp.e, wp.tau, ...)
 from warp.types.struct import struct
 from warp.types.composite import matrix as _matrix_type, vector as _vector_type  # noqa: F401
 
-__version__ = "0.1.0"
 
 
 def init() -> None:
-    """Initialize the runtime (plugins load at import; kept for compatibility with NVIDIA Warp)."""
+    """Initialize the runtime and print the start-up line (version, devices, kernel cache) unless
+    ``wp.config.quiet``; plugins load at import, kernels compile on first use. The first kernel
+    load does this implicitly; the line is printed once per process."""
     _load_plugins()
+    _log.announce()
+
+
+def clear_kernel_cache() -> None:
+    """Delete every compiled kernel in the kernel cache directory (``wp.config.kernel_cache_dir``).
+
+    Only the cache's own entries and leftover temporary files are removed; the directory and any
+    other file in it stay. Kernels loaded in this process keep working; the next process (or the
+    next load after ``Kernel.unload()``) compiles again.
+    """
+    _cache.kernel_cache_for(None).clear()
+
+
+def clear_lto_cache() -> None:
+    """Accepted for NVIDIA Warp compatibility: there is no link-time-optimization cache here (the
+    CPU and CUDA code of a kernel is one cache entry), so this clears nothing."""
 
 
 _load_plugins()
@@ -164,6 +184,8 @@ from warp.geometry import IsoSurfaceMarchingCubes as MarchingCubes  # noqa: E402
 def __getattr__(name: str) -> Any:
     from warp.compiler.registry import builtin_registry
 
+    if name == "__version__":  # from the installed metadata, looked up on first use (a few ms)
+        return config.version
     if name in _plugin_exports:
         return _plugin_exports[name]
     if name in builtin_registry:

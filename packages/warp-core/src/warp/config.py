@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import os
+from functools import lru_cache
+from typing import Any
 
 #: "release" or "debug"; debug adds bounds checks on array accesses in kernels.
 mode: str = "release"
 
-#: Silence the log line printed each time a module is loaded (compiled or from the cache).
+#: Silence the start-up line, the line printed when a module is loaded (compiled or from the
+#: cache) and the progress line of long compiles.
 quiet: bool = False
 
-#: Print extra information (compiler passes, launch decisions).
+#: Print a line for every kernel (and adjoint) loaded: a cache hit, or why it was compiled (cache
+#: miss; options changed since its last compile in this process, and which), with the time taken.
 verbose: bool = False
 
 #: Directory of the on-disk kernel cache; None selects ``$WARP_CACHE_PATH`` or ``~/.cache/warp-suite``.
@@ -66,9 +70,6 @@ enable_vector_component_overwrites: bool = False
 legacy_scalar_return_types: bool = False
 verify_autograd_array_access: bool = False
 
-#: Version of this implementation (``warp.__version__``).
-version: str = "0.1.0"
-
 #: Bytes of scratch memory an adjoint launch may use to store the iterations of dynamic loops
 #: whose reverse needs their carried values (warp-autodiff). Within it the reverse is linear in
 #: the trip count; beyond it, iterations are recomputed from checkpoints (O(n log n)). Raised to
@@ -84,3 +85,20 @@ def default_cache_dir() -> str:
         return env
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return os.path.join(base, "warp-suite", "kernels")
+
+
+@lru_cache(maxsize=1)
+def _installed_version() -> str:
+    import importlib.metadata
+
+    try:
+        return importlib.metadata.version("warp-core")
+    except importlib.metadata.PackageNotFoundError:  # running from a source tree, not installed
+        return "0+unknown"
+
+
+def __getattr__(name: str) -> Any:
+    # ``version`` (``warp.__version__``): the installed warp-core's version, the one source of it
+    if name == "version":
+        return _installed_version()
+    raise AttributeError(f"module 'warp.config' has no attribute '{name}'")

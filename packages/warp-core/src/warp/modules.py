@@ -17,6 +17,7 @@ import types
 from typing import Any, Callable, Iterable, Iterator
 
 from warp import config
+from warp.runtime import log
 
 
 def default_module_options() -> dict[str, Any]:
@@ -134,8 +135,9 @@ class Module:
         from warp.runtime.devices import get_device
 
         dev = get_device(device)
-        for k in self.all_kernels():
-            k.compiled(dev)
+        with log.module_load(self.name, dev):
+            for k in self.all_kernels():
+                k.compiled(dev)
         return True
 
     def mark_modified(self) -> None:

@@ -6,8 +6,10 @@ import importlib
 import sys
 from types import ModuleType
 
-#: framework module -> the umbrella extra that installs it
-EXTRAS = {"torch": "warp-suite[torch]", "jax": "warp-suite[jax]", "paddle": "warp-suite[paddle]"}
+from warp.plugins.install_hints import install_hint
+
+#: framework module -> the umbrella extra that installs it (the command: warp.plugins.missing.install_hint)
+EXTRAS = {"torch": "torch", "jax": "jax", "paddle": "paddle"}
 
 _DISTRIBUTIONS = {"torch": "torch", "jax": "jax", "paddle": "paddlepaddle"}
 
@@ -21,7 +23,7 @@ def require(name: str, what: str) -> ModuleType:
         return importlib.import_module(name)
     except ImportError as exc:
         raise ImportError(
-            f"{what} needs {_DISTRIBUTIONS[name]}, which is not installed: pip install {EXTRAS[name]}"
+            f"{what} needs {_DISTRIBUTIONS[name]}, which is not installed: {install_hint(EXTRAS[name])}"
         ) from exc
 
 

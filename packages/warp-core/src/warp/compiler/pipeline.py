@@ -17,6 +17,7 @@ from typing import Any
 
 from warp.compiler import ir
 from warp.compiler.options import CompileOptions, compiling
+from warp.plugins.install_hints import install_hint
 
 
 @dataclass
@@ -40,7 +41,7 @@ def compile_kernel(kernel: Any, options: CompileOptions, backend: Any, device: A
             function = get_plugin_manager().hook.warp_adjoint_function(function=function)
             if function is None:
                 raise RuntimeError(
-                    f"kernel '{kernel.name}': no plugin produced an adjoint (pip install warp-autodiff)"
+                    f"kernel '{kernel.name}': no plugin produced an adjoint ({install_hint('warp-autodiff')})"
                 )
             verify_function(function)
         module = lower_kernel(

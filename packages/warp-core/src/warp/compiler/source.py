@@ -82,7 +82,11 @@ def read_source(func: Callable[..., Any]) -> SourceInfo:
     try:
         file, first_line, raw = _function_lines(func)
     except (OSError, TypeError) as exc:
-        raise WarpCodegenError(f"cannot read the source of '{func.__qualname__}': {exc}") from None
+        raise WarpCodegenError(
+            f"cannot read the source of '{func.__qualname__}': {exc}. Kernels and functions are compiled "
+            "from their source file: define them in a .py file and import or run it (code typed at "
+            "the interactive prompt or passed with `python -c` has no source file to read)"
+        ) from None
     source = textwrap.dedent(raw)
     module = ast.parse(source)
     tree = next((n for n in module.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))), None)

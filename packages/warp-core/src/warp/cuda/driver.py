@@ -11,6 +11,8 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from warp.plugins.install_hints import install_hint
+
 
 class CudaError(RuntimeError):
     """A CUDA driver call failed."""
@@ -37,7 +39,7 @@ def _import_bindings() -> Any:
             from cuda import cuda as cu  # type: ignore[import-not-found,no-redef]
         except ImportError:
             raise CudaUnavailableError(
-                "CUDA driver not available: cuda-python is not installed (pip install warp-core[cuda])"
+                f"CUDA driver not available: cuda-python is not installed ({install_hint('cuda-python')})"
             ) from None
     return cu
 

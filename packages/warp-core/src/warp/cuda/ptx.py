@@ -24,6 +24,7 @@ import llvmlite
 import llvmlite.binding as llvm
 
 from warp.errors import WarpCodegenError
+from warp.plugins.install_hints import install_hint
 from warp.runtime.llvm_passes import run_passes
 
 TRIPLE = "nvptx64-nvidia-cuda"
@@ -324,7 +325,7 @@ def libdevice_path() -> str:
             return path
     raise RuntimeError(
         "libdevice.10.bc not found: kernels using math functions need it on CUDA. Install the CUDA "
-        "toolkit or `pip install nvidia-cuda-nvcc`, or set WARP_LIBDEVICE_PATH"
+        f"toolkit, or the nvidia-cuda-nvcc wheel ({install_hint('libdevice')}), or set WARP_LIBDEVICE_PATH"
     )
 
 

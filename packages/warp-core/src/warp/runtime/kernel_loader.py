@@ -18,6 +18,8 @@ from warp import config
 from warp.compiler.hashing import kernel_hash
 from warp.compiler.options import CompileOptions, resolve_options
 from warp.errors import WarpCodegenError
+from warp.plugins.install_hints import install_hint
+from warp.runtime import log
 from warp.runtime.backends import Backend, get_backend
 
 
@@ -58,7 +60,7 @@ class CompiledKernel:
                         raise RuntimeError(
                             f"kernel '{self.kernel.name}' has no adjoint: backward code generation is "
                             "disabled for it (enable_backward=False) or no autodiff plugin is installed "
-                            "(pip install warp-autodiff)"
+                            f"({install_hint('warp-autodiff')})"
                         )
                     self._adjoint = load_part(self.kernel, self.device, "adjoint", self.mode)
         return self._adjoint
@@ -96,7 +98,7 @@ def _load(backend: Backend, kernel: Any, device: Any, code: bytes, meta: dict[st
 
 
 def load_part(kernel: Any, device: Any, part: str, mode: str | None = None) -> KernelPart:
-    """Load one part of ``kernel`` on ``device``, compiling it on a cache miss; logs one line."""
+    """Load one part of ``kernel`` on ``device``, compiling it on a cache miss (reported by :mod:`.log`)."""
     from warp.runtime.cache import kernel_cache_for
 
     start = time.perf_counter()
@@ -113,11 +115,13 @@ def load_part(kernel: Any, device: Any, part: str, mode: str | None = None) -> K
             loaded = backend.load(code, list(meta["entries"].values()), name=kernel.name, device=device)
         except Exception:  # an entry that passes its checksum but does not load: recompile
             loaded = None
+    reason = log.compile_reason(kernel, part, device, options, hit=loaded is not None)
     if loaded is None:
         from warp.compiler.pipeline import compile_kernel
 
         status = "compiled"
-        compiled_object = compile_kernel(kernel, options, backend, device)
+        with log.compile_progress(kernel, part, device):
+            compiled_object = compile_kernel(kernel, options, backend, device)
         code, meta = compiled_object.obj, compiled_object.meta
         loaded = _load(backend, kernel, device, code, meta)
         cache.put(key, code, meta)
@@ -132,11 +136,7 @@ def load_part(kernel: Any, device: Any, part: str, mode: str | None = None) -> K
         options=options,
         scratch=meta.get("scratch"),
     )
-    if not config.quiet:
-        elapsed = (time.perf_counter() - start) * 1000.0
-        what = "" if part == "forward" else f" ({part})"
-        where = f"Module {kernel.module} {key[:7]}{what} load on device '{device}'"
-        print(f"{where} took {elapsed:.2f} ms  ({status})")
+    log.part_loaded(kernel, device, part, key, status, (time.perf_counter() - start) * 1000.0, reason)
     return result
 
 
@@ -146,6 +146,7 @@ def load_kernel(kernel: Any, device: Any) -> CompiledKernel:
 
     backend = get_backend(device)
     load_plugins()
+    log.announce()
     forward = load_part(kernel, device, "forward")
     options = forward.options
     return CompiledKernel(

@@ -18,6 +18,7 @@ from warp.errors import (
     WarpCodegenTypeError,
 )
 from warp.plugins.manager import plugin_distributions
+from warp.plugins.install_hints import install_hint
 from warp.not_provided import NAMES as NOT_PROVIDED_NAMES
 from warp.types.composite import is_composite
 from warp.types.scalars import type_repr
@@ -168,7 +169,7 @@ class FunctionBuilder:
                 raise self.error(
                     f"no overload of '{name}' accepts arguments ({got}): operations on vectors, matrices, "
                     "quaternions and transforms are provided by the 'warp-builtins' package, which is not "
-                    "installed or is disabled; install it with: pip install warp-builtins",
+                    f"installed or is disabled; install it with: {install_hint('warp-builtins')}",
                     MissingPluginError,
                     node,
                 )
@@ -206,7 +207,7 @@ class FunctionBuilder:
         if dist is not None:
             return self.error(
                 f"builtin 'wp.{name}' is provided by the '{dist}' package, which is not installed "
-                f"or is disabled; install it with: pip install {dist}",
+                f"or is disabled; install it with: {install_hint(dist)}",
                 MissingPluginError,
                 node,
             )
