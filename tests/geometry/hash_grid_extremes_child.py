@@ -39,7 +39,11 @@ def run(name: str, pts: np.ndarray, queries: np.ndarray, cell: float, radius: fl
     points = wp.array(pts, dtype=wp.vec3)
     grid.build(points, cell)
     pairs = wp.zeros((len(queries), len(pts)), dtype=wp.int32)
-    wp.launch(found_pairs, dim=len(queries), inputs=[grid.id, points, wp.array(queries, dtype=wp.vec3), radius, pairs])
+    wp.launch(
+        found_pairs,
+        dim=len(queries),
+        inputs=[grid.id, points, wp.array(queries, dtype=wp.vec3), radius, pairs],
+    )
     got, ref = pairs.numpy(), brute(pts, queries, radius)
     # every point within the radius is a candidate, and no candidate comes twice
     if np.all(got[ref == 1] == 1) and np.all(got <= 1):
@@ -53,7 +57,14 @@ def main() -> None:
     rng = np.random.default_rng(3)
     base = rng.random((60, 3)).astype(np.float32)
     inf, nan = np.inf, np.nan
-    extremes = [[inf, 0, 0], [-inf, 0.5, 0.5], [0.5, inf, -inf], [1e30, 0, 0], [-1e30, 1e30, 0], [nan, 0.2, 0.2]]
+    extremes = [
+        [inf, 0, 0],
+        [-inf, 0.5, 0.5],
+        [0.5, inf, -inf],
+        [1e30, 0, 0],
+        [-1e30, 1e30, 0],
+        [nan, 0.2, 0.2],
+    ]
     pts = np.concatenate([base, np.array(extremes, np.float32)])
     run("inf_nan_1e30_points", pts, pts, 0.1, 0.15)
     run("build_radius_1e-30", base, base, 1e-30, 0.2)
