@@ -18,17 +18,24 @@ def _non_negative(ctx: Any, index: ir.Value) -> ir.Value:
     return ctx.builder.and_(index, ir.Constant(index.type, 0x7FFFFFFF))
 
 
+def inner_launch_size(ctx: Any) -> ir.Value:
+    """Product of launch dimensions 1..3 (i64; 1 in a one-dimensional launch), read with
+    ``invariant.load`` (the header does not change during a launch: hoisted out of the loop)."""
+    b = ctx.builder
+    dims = [ctx.launch_dim(k) for k in (1, 2, 3)]
+    invariant = ctx.module.add_metadata([])
+    for load in dims:
+        load.set_metadata("invariant.load", invariant)
+    return b.mul(b.mul(dims[0], dims[1]), dims[2])
+
+
 def _first_coordinate(ctx: Any) -> ir.Value:
     """The thread's coordinate along launch dimension 0 (i64): the linear index divided by the
     product of the other dimensions, which is 1 in a 1-D launch (no division then: the branch
     is loop invariant and the loop stays vectorizable)."""
     b = ctx.builder
     lin = ctx.linear_index
-    dims = [ctx.launch_dim(k) for k in (1, 2, 3)]
-    invariant = ctx.module.add_metadata([])
-    for load in dims:  # the header does not change during a launch: hoisted out of the thread loop
-        load.set_metadata("invariant.load", invariant)
-    inner = b.mul(b.mul(dims[0], dims[1]), dims[2])
+    inner = inner_launch_size(ctx)
     entry = b.block
     with b.if_then(b.icmp_unsigned("!=", inner, ir.Constant(lt.I64, 1)), likely=False):
         divided = b.udiv(lin, inner)
