@@ -30,6 +30,7 @@ from warp.arrays.descriptor import ArrayDescriptor
 from warp.compiler.abi import buffer_format, decode_error_record
 from warp.decorators import Kernel
 from warp.errors import LaunchTypeError, LaunchValueError, SourceLoc, WarpCodegenError
+from warp.plugins.manager import get_plugin_manager
 from warp.runtime import devices
 from warp.types import bfloat16_bits
 from warp.types.array_type import MAX_DIMS, ArrayType
@@ -285,6 +286,8 @@ class Launcher:
     ) -> None:
         """Launch with an error record (debug mode) and/or output flushing (kernels that print)."""
         backend, device = self.backend, self.device
+        if self.debug:
+            get_plugin_manager().hook.warp_check_launch(kernel=self.kernel, args=args, device=device)
         record = backend.new_error_record(device) if self.debug else None
         buf, contiguous = self.pack_checked(args, dims, record.address if record is not None else 0, scratch)
         if n == 0:
