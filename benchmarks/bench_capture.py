@@ -6,6 +6,10 @@ A graph of ``--ops`` launches of a 3-argument kernel with dim=1 is recorded once
 ``wp.ScopedCapture``; the figure is the median over repeats of the time per launch, for direct
 ``wp.launch`` calls and for ``wp.capture_launch`` of the graph (which skips argument checking and
 packing). Both results are checked against each other.
+
+A second graph mixes operations: per step a launch, a ``wp.copy`` (``--n`` floats), an
+``array.zero_()`` and an ``array.fill_()``; the figure is the time per recorded operation, next
+to the same sequence issued directly. ``--profile`` prints where a replay of it spends its time.
 """
 
 from __future__ import annotations
@@ -33,6 +37,8 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--ops", type=int, default=100, help="launches per graph")
     parser.add_argument("--repeats", type=int, default=20)
+    parser.add_argument("--profile", action="store_true", help="cProfile the mixed graph's replays")
+    parser.add_argument("--n", type=int, default=64, help="array size (and launch dim) of the mixed graph")
     args = parser.parse_args()
     wp.config.quiet = True
     print(machine_info())
@@ -64,6 +70,60 @@ def main() -> None:
     print(f"  wp.launch          {d * 1e6:7.3f} us per launch")
     print(f"  wp.capture_launch  {r * 1e6:7.3f} us per recorded launch  ({d / r:.1f}x less)")
     result("capture_replay_per_launch", r * 1e6, "us", None)
+    mixed(args)
+
+
+def mixed(args: argparse.Namespace) -> None:
+    """Replay of a graph mixing launches, copies, zero_ and fill_ (per recorded operation)."""
+    n = args.n
+    x = wp.ones(n, dtype=wp.float32)
+    y = wp.zeros(n, dtype=wp.float32)
+    z = wp.zeros(n, dtype=wp.float32)
+    w = wp.zeros(n, dtype=wp.float32)
+    steps = max(1, args.ops // 4)
+
+    def issue() -> None:
+        for _ in range(steps):
+            wp.launch(tiny, dim=n, inputs=[x, y, 1.0])
+            wp.copy(z, y)
+            w.zero_()
+            w.fill_(2.0)
+
+    issue()
+    with wp.ScopedCapture() as capture:
+        issue()
+    graph = capture.graph
+    ops = len(graph)
+    assert ops == 4 * steps, ops
+    direct, replay = [], []
+    for _ in range(args.repeats + 1):
+        t0 = time.perf_counter()
+        issue()
+        t1 = time.perf_counter()
+        wp.capture_launch(graph)
+        t2 = time.perf_counter()
+        direct.append((t1 - t0) / ops)
+        replay.append((t2 - t1) / ops)
+    direct, replay = direct[1:], replay[1:]
+    runs = 2 * (args.repeats + 1) + 1  # issued directly and replayed, plus the first issue
+    np.testing.assert_allclose(y.numpy(), np.full(n, steps * runs, np.float32))
+    np.testing.assert_array_equal(z.numpy(), y.numpy())
+    np.testing.assert_array_equal(w.numpy(), np.full(n, 2.0, np.float32))
+    d, r = statistics.median(direct), statistics.median(replay)
+    print(f"{ops} operations (launch, copy, zero_, fill_ of {n} floats), median of {args.repeats}:")
+    print(f"  issued directly    {d * 1e6:7.3f} us per operation")
+    print(f"  wp.capture_launch  {r * 1e6:7.3f} us per recorded operation  ({d / r:.1f}x less)")
+    result("capture_replay_mixed_per_op", r * 1e6, "us", None)
+    if args.profile:
+        import cProfile
+        import pstats
+
+        profiler = cProfile.Profile()
+        profiler.enable()
+        for _ in range(200):
+            wp.capture_launch(graph)
+        profiler.disable()
+        pstats.Stats(profiler).sort_stats("tottime").print_stats(12)
 
 
 if __name__ == "__main__":

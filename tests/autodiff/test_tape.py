@@ -214,3 +214,33 @@ def test_exports():
     assert wp.Tape is Tape
     assert warp.autograd is wp.autograd
     assert callable(wp.autograd.gradcheck) and callable(wp.autograd.jacobian)
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        lambda x, w, y: wp.launch(scale_square, dim=len(x), inputs=[x, "1.5"], outputs=[y]),  # wrong type
+        lambda x, w, y: wp.launch(scale_square, dim=len(x), inputs=[x], outputs=[y]),  # missing argument
+        lambda x, w, y: wp.launch(scale_square, dim=-3, inputs=[x, 1.5], outputs=[y]),  # bad dims
+        lambda x, w, y: wp.launch(
+            plus_sin_like, dim=len(x), inputs=[y, wp.zeros(3, dtype=wp.int32)], outputs=[y]
+        ),
+    ],
+)
+def test_a_refused_launch_leaves_no_trace_on_the_tape(bad):
+    xv, wv, x, w, y, z, loss = _chain()
+    tape = wp.Tape()
+    s = 1.5
+    with tape:
+        wp.launch(scale_square, dim=len(x), inputs=[x, s], outputs=[y])
+        with pytest.raises((TypeError, ValueError)):
+            bad(x, w, y)
+        wp.launch(plus_sin_like, dim=len(x), inputs=[y, w], outputs=[z])
+        wp.launch(sum_loss, dim=len(x), inputs=[z], outputs=[loss])
+    assert len(tape.launches) == 3
+    for _ in range(2):  # every backward works, not only the first
+        tape.backward(loss)
+        dx, dw = _expected(xv, wv, s)
+        np.testing.assert_allclose(x.grad.numpy(), dx, rtol=1e-10)
+        np.testing.assert_allclose(w.grad.numpy(), dw, rtol=1e-10)
+        tape.zero()

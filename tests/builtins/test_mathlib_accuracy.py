@@ -4,6 +4,8 @@ References are evaluated in float64 (for float32 and float16 results) so the mea
 the library's own. Tolerances (max ulp over the sampled inputs), float32 / float64:
 
     sin cos 1/2   tan 1/3   exp exp2 log log2 log10 1.5/1.5   atan asin acos 1/3   atan2 1/3
+
+(float64 tan, asin and acos are also checked against mpmath: under 1 ulp of the exact result.)
     sinh cosh tanh 3/3   pow 1/1   cbrt 1/1.5   erf 2/4   erfc 5/8
     erfinv erfcinv 1/8
 
@@ -226,3 +228,39 @@ def test_library_lists_required_functions() -> None:
     required = {"sin", "cos", "tan", "exp", "exp2", "log", "log2", "log10", "pow", "atan", "atan2", "asin",
                 "acos", "sinh", "cosh", "tanh", "erf", "erfc", "erfinv", "erfcinv", "cbrt"}  # fmt: skip
     assert required <= set(math_function_names())
+
+
+@pytest.mark.parametrize("name", ["tan", "asin", "acos"])
+def test_float64_tan_asin_acos_within_one_ulp_of_the_exact_result(name: str) -> None:
+    """Against mpmath (not NumPy, whose own float64 results are up to ~0.8 ulp off)."""
+    mpmath = pytest.importorskip("mpmath")
+    rng = np.random.default_rng(20)
+    n = 700
+    if name == "tan":
+        wide = np.exp(rng.uniform(np.log(1e-30), np.log(1e300), n)) * rng.choice([-1.0, 1.0], n)
+        parts = [rng.uniform(-10, 10, n), rng.uniform(-1.6, 1.6, n), rng.uniform(-1e5, 1e5, n), wide]
+    else:
+        near_one = 1.0 - np.exp(rng.uniform(np.log(1e-16), np.log(0.5), n))
+        tiny = np.exp(rng.uniform(-69, 0, n))
+        parts = [rng.uniform(-1, 1, n), rng.uniform(0.4, 0.6, n), -rng.uniform(0.4, 0.6, n), near_one, tiny]
+    x = np.concatenate(parts)
+    got = compile_math(name, np.float64)(x)
+    fn = getattr(mpmath, name)
+    errs = []
+    with mpmath.workprec(200):
+        for g, v in zip(got, x):
+            exact = fn(mpmath.mpf(float(v)))
+            errs.append(float(abs(mpmath.mpf(float(g)) - exact) / mpmath.mpf(np.spacing(abs(float(exact))))))
+    errs_arr = np.array(errs)
+    worst = int(np.argmax(errs_arr))
+    assert errs_arr[worst] < 1.0, f"{name}: {errs_arr[worst]:.3f} ulp at {x[worst]!r}"
+
+
+@pytest.mark.parametrize("name", ["asin", "acos"])
+def test_float64_asin_acos_specials(name: str) -> None:
+    x = np.array([1.0, -1.0, 0.0, -0.0, 0.5, -0.5, np.nextafter(1.0, 2.0), -1.0000000000000002])
+    x = np.concatenate([x, [np.nan, np.inf, -np.inf, 5e-324, -5e-324]])
+    got = compile_math(name, np.float64)(x)
+    ref = reference(np.arcsin if name == "asin" else np.arccos, x)
+    assert_same_specials(got, ref, (x,))
+    np.testing.assert_array_equal(got[:4], ref[:4])  # exact at +-1 and +-0

@@ -180,3 +180,31 @@ def test_module_has_no_import_side_effects(tmp_path):
     KernelCache(str(tmp_path / "never"))
     assert not (tmp_path / "never").exists()
     assert cache_mod.cache_directory(str(tmp_path)) == str(tmp_path)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
+def test_fifo_in_place_of_an_entry_is_a_damaged_entry_not_a_hang(tmp_path):
+    # in a child process: reading the FIFO would block it forever (the timeout fails the test)
+    import subprocess
+    import sys
+
+    code = (
+        "import os, sys\n"
+        "from warp.runtime.cache import KernelCache\n"
+        "cache = KernelCache(sys.argv[1])\n"
+        "key = 'ab' * 32\n"
+        "path = cache.path_for(key)\n"
+        "os.makedirs(sys.argv[1], exist_ok=True)\n"
+        "os.mkfifo(path)\n"
+        "miss = cache.get(key) is None\n"
+        "print('miss', miss, 'removed', not os.path.exists(path), 'enabled', cache.enabled)\n"
+        "cache.put(key, b'fresh', {})\n"
+        "print('round trip', cache.get(key) == (b'fresh', {}))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "cache")], capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "miss True removed True enabled True" in proc.stdout
+    assert "round trip True" in proc.stdout
+

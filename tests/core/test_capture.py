@@ -223,3 +223,32 @@ def test_tape_forward_backward_and_zero_replay():
         wp.capture_launch(capture.graph)
         assert loss.numpy()[0] == 14.0
         np.testing.assert_array_equal(x.grad.numpy(), [2.0, -4.0, 6.0])
+
+
+@pytest.mark.parametrize(
+    "dtype,value",
+    [
+        (wp.int8, -3),
+        (wp.float16, 1.5),
+        (wp.float32, 2.25),
+        (wp.int32, 0x01010101),  # identical bytes: a memset
+        (wp.float64, -0.125),
+        (wp.vec3, wp.vec3(1.0, 2.0, 3.0)),  # 12 bytes: no word view
+        (wp.mat22d, wp.mat22d(1.0, 2.0, 3.0, 4.0)),
+    ],
+)
+def test_recorded_fill_of_every_pattern_size_replays(dtype, value):
+    a = wp.zeros(1000, dtype=dtype)
+    expected = wp.zeros(1000, dtype=dtype)
+    expected.fill_(value)
+    with wp.ScopedCapture() as capture:
+        a.fill_(value)
+    assert not a.numpy().any()  # recorded, not run
+    for _ in range(2):
+        wp.capture_launch(capture.graph)
+        np.testing.assert_array_equal(a.numpy(), expected.numpy())
+        a.zero_()
+    view = a[1:]  # an element offset (alignment of the word view) outside a capture
+    view.fill_(value)
+    np.testing.assert_array_equal(a.numpy()[1:], expected.numpy()[1:])
+    assert not a.numpy()[0].any()

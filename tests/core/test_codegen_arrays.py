@@ -41,11 +41,12 @@ def test_tid_1d():
 
 
 @pytest.mark.parametrize("dim", [(3, 4), (2, 3, 4), (2, 3, 2, 3)])
-def test_tid_is_linear_index_in_nd_launch(dim):
+def test_single_tid_is_the_first_coordinate_in_nd_launch(dim):
+    # as in NVIDIA Warp 1.19 (issue 20): not the linear index
     n = int(np.prod(dim))
     out = wp.zeros(n, dtype=int)
     wp.launch(tid_linear, dim=dim, inputs=[out])
-    assert out.numpy().tolist() == [i * 10 + 1 for i in range(n)]
+    assert out.numpy().tolist() == [i * 10 + 1 for i in range(dim[0])] + [0] * (n - dim[0])
 
 
 def test_tid_2d_3d_4d():

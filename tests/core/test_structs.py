@@ -143,3 +143,47 @@ def test_struct_with_strided_array_field_uses_the_strided_path():
     wp.launch(use_params, dim=4, inputs=[p, out])
     x = np.arange(0, 8, 2, dtype=np.float32)
     np.testing.assert_allclose(out.numpy(), 3.0 * x + 3 + 5 + 1 + 7 + 1000)
+
+
+@wp.struct
+class RangeFields:
+    f: wp.float32
+    h: wp.float16
+    d: wp.float64
+    i: wp.int32
+    u: wp.uint8
+    q: wp.int64
+
+
+@wp.kernel
+def read_range_fields(s: RangeFields, out: wp.array(dtype=wp.float64)):
+    out[0] = wp.float64(s.f)
+    out[1] = wp.float64(s.h)
+    out[2] = s.d
+    out[3] = wp.float64(s.i)
+    out[4] = wp.float64(s.u)
+    out[5] = wp.float64(s.q)
+
+
+def test_float_fields_beyond_their_range_store_inf_like_value_arguments():
+    s = RangeFields()
+    s.f, s.h, s.d = 1e40, -1e10, 1e300
+    s.i, s.u, s.q = -(2**31), 255, 2**63 - 1
+    out = wp.zeros(6, dtype=wp.float64)
+    wp.launch(read_range_fields, dim=1, inputs=[s, out])
+    np.testing.assert_array_equal(out.numpy(), [np.inf, -np.inf, 1e300, -(2.0**31), 255.0, 2.0**63])
+    s.f = 3.4e38  # the largest float32 values stay finite
+    wp.launch(read_range_fields, dim=1, inputs=[s, out])
+    assert out.numpy()[0] == np.float64(np.float32(3.4e38))
+
+
+@pytest.mark.parametrize(
+    "field,value", [("i", 2**40), ("i", 2**31), ("i", -(2**31) - 1), ("u", 256), ("u", -1), ("q", 2**63)]
+)
+def test_integer_fields_out_of_range_raise(field, value):
+    s = RangeFields()
+    with pytest.raises(
+        ValueError, match=f"field '{field}' of struct RangeFields: value {value} is out of range"
+    ):
+        setattr(s, field, value)
+    assert getattr(s, field) == 0

@@ -215,3 +215,29 @@ def test_queries_are_kernel_only():
     mesh = _cube()
     with pytest.raises(TypeError, match="wp.mesh_query_point is a kernel builtin.*kernel-only"):
         wp.mesh_query_point(mesh.id, wp.vec3(0.5, 0.5, 0.5), 1.0)
+
+
+def test_refit_after_editing_indices_in_place_uses_the_new_triangles():
+    pts, tris = random_soup(200, seed=3)
+    indices = wp.array(tris.reshape(-1), dtype=wp.int32)
+    mesh = wp.Mesh(wp.array(pts, dtype=wp.vec3), indices)
+    rng = np.random.default_rng(4)
+    new_tris = rng.integers(0, len(pts), size=tris.shape).astype(np.int32)  # other triangles, same count
+    indices.assign(new_tris.reshape(-1))
+    mesh.refit()
+    q = rng.random((100, 3)).astype(np.float32)
+    pos = wp.zeros(100, dtype=wp.vec3)
+    wp.launch(closest_face_kernel, dim=100, inputs=[mesh.id, wp.array(q, dtype=wp.vec3), pos])
+    _, d2 = closest_faces(q, pts[new_tris])
+    np.testing.assert_allclose(np.linalg.norm(pos.numpy() - q, axis=1), np.sqrt(d2), rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("bad", [10**6, -1, 600])
+def test_refit_rejects_indices_edited_out_of_range(bad):
+    pts, tris = random_soup(200, seed=3)
+    indices = wp.array(tris.reshape(-1), dtype=wp.int32)
+    mesh = wp.Mesh(wp.array(pts, dtype=wp.vec3), indices)
+    edited = indices.numpy()
+    edited[7] = bad
+    with pytest.raises(ValueError, match=rf"wp.Mesh.refit: indices\[7\] = {bad} is not a valid point index"):
+        mesh.refit()

@@ -211,3 +211,27 @@ def test_missing_jax_names_the_extra(tmp_path):
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.count('pip install ".[jax]"') == 3, result.stdout
+
+
+@pytest.mark.parametrize("where", ["constructor", "call"])
+def test_launch_dims_past_an_input_indexed_by_tid_are_refused(where):
+    import jax.numpy as jnp
+
+    x = jnp.arange(4, dtype=jnp.float32)
+    k = jax_kernel(double, launch_dims=16) if where == "constructor" else jax_kernel(double)
+    kwargs = {} if where == "constructor" else {"launch_dims": 16}
+    with pytest.raises(ValueError, match=r"launch dimension 0 is 16 .* argument 'x' has 4 elements along"):
+        k(x, **kwargs)
+    # the same launch over the input's size runs, and a table read through computed indices is not refused
+    np.testing.assert_allclose(np.asarray(jax_kernel(double, launch_dims=4)(x)[0]), 2.0 * np.arange(4))
+    table, idx = jnp.arange(5, dtype=jnp.float32), jnp.array([4, 0, 2, 1], dtype=jnp.int32)
+    out = jax_kernel(gather)(table, idx, 3.0, launch_dims=4)[0]
+    np.testing.assert_allclose(np.asarray(out), [12, 0, 6, 3])
+
+
+def test_output_dims_smaller_than_the_launch_are_refused():
+    import jax.numpy as jnp
+
+    k = jax_kernel(double, output_dims=2)
+    with pytest.raises(ValueError, match="argument 'y' has 2 elements along its dimension 0"):
+        k(jnp.arange(4, dtype=jnp.float32))

@@ -28,6 +28,7 @@ import llvmlite.ir as ir
 from warp.compiler.lowering import types as lt
 from warp.compiler.registry import Overload
 from warp.core_builtins.arrays import atomic_bfloat16, element_pointer, lower_view
+from warp.core_builtins.thread import inner_launch_size
 from warp.types.scalars import bfloat16, is_scalar_type
 
 
@@ -133,6 +134,10 @@ def _lower_distinct(ctx: Any, args: list, types: list) -> ir.Value:
     b = ctx.builder
     a, c = (b.ptrtoint(b.extract_value(x, 0), lt.I64) for x in args)
     return b.or_(b.icmp_unsigned("!=", a, c), b.icmp_unsigned("==", a, ir.Constant(lt.I64, 0)))
+
+
+def _lower_one_dimensional(ctx: Any, args: list, types: list) -> ir.Value:
+    return ctx.builder.icmp_unsigned("==", inner_launch_size(ctx), ir.Constant(lt.I64, 1))
 
 
 def _load(checked: bool):
@@ -252,6 +257,11 @@ def _op(name: str, lower: Any, *, side_effects: bool = False, doc: str = "") -> 
                     side_effects=side_effects, differentiable=False)
 
 
+ONE_DIMENSIONAL = _op(
+    "adj_one_dimensional",
+    _lower_one_dimensional,
+    doc="True in a one-dimensional launch (where a single i = wp.tid() is unique to the thread).",
+)
 ACCUMULATE = _op("adj_accumulate", _accumulate(atomic=True, checked=True), side_effects=True,
                  doc="Atomically add a value to an adjoint array element (skipped for a null array).")
 ACCUMULATE_EXCLUSIVE = _op(

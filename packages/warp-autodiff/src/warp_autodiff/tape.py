@@ -74,19 +74,35 @@ class Tape:
         if _active and _active[-1] is self:
             _active.pop()
 
-    def _record(self, kernel: Any, dim: Any, inputs: Any, outputs: Any, device: Any) -> None:
+    def _record(self, kernel: Any, dim: Any, inputs: Any, outputs: Any, device: Any) -> Callable[[], None]:
+        """Record a launch about to run; returns what forgets it if the launch is refused."""
         inputs, outputs = list(inputs), list(outputs)
         self.launches.append((kernel, dim, inputs, outputs, device))
         record = _Record(inputs + outputs)
         self._records.append(record)
-        if getattr(kernel, "enable_backward", None) is False:
-            return
-        try:
-            self._track_arrays(kernel, record)
-        except Exception as exc:  # noqa: BLE001 - never break the forward launch; refuse its backward
-            name = getattr(kernel, "name", kernel)
-            reason = f"{type(exc).__name__}: {exc}"
-            record.refused = f"the array accesses of kernel '{name}' could not be analysed ({reason})"
+        if getattr(kernel, "enable_backward", None) is not False:
+            try:
+                self._track_arrays(kernel, record)
+            except Exception as exc:  # noqa: BLE001 - never break the forward launch; refuse its backward
+                name = getattr(kernel, "name", kernel)
+                reason = f"{type(exc).__name__}: {exc}"
+                record.refused = f"the array accesses of kernel '{name}' could not be analysed ({reason})"
+        return lambda: self._forget(record)
+
+    def _forget(self, record: _Record) -> None:
+        """Drop the record of a launch that was refused before it ran (copies it saved of arrays
+        for earlier launches hold the unchanged contents and stay valid)."""
+        for i in range(len(self._records) - 1, -1, -1):
+            if self._records[i] is record:
+                del self._records[i]
+                del self.launches[i]
+                break
+        for ptr in list(self._pending):
+            kept = [(r, root) for r, root in self._pending[ptr] if r is not record]
+            if kept:
+                self._pending[ptr] = kept
+            else:
+                del self._pending[ptr]
 
     def _track_arrays(self, kernel: Any, record: _Record) -> None:
         """Keep copies of arrays this launch overwrites while recorded adjoints still need them."""

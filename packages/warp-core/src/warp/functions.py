@@ -8,6 +8,7 @@ import threading
 from typing import Any, Callable
 
 from warp.compiler.annotations import is_generic, resolve_annotation
+from warp.compiler.source import capture_source
 from warp.errors import SourceLoc, WarpCodegenError, WarpCodegenTypeError
 from warp.types.scalars import type_repr
 
@@ -17,6 +18,7 @@ class FunctionOverload:
 
     def __init__(self, pyfunc: Callable[..., Any], scope: dict[str, Any] | None = None):
         self.pyfunc = pyfunc
+        capture_source(pyfunc)  # what compiles is what was imported, whatever happens to the file
         sig = inspect.signature(pyfunc)
         self.param_names = list(sig.parameters)
         self.defaults = {

@@ -8,7 +8,8 @@ drops the loads of fields a query does not use. Query functions are then ordinar
 code over the struct's arrays.
 
 An id that is not the id of a live object of the right kind is undefined behaviour, as in NVIDIA
-Warp (the object must outlive the launches using its id).
+Warp (the object must outlive the launches using its id); in debug mode, ids passed as kernel
+arguments are checked first (:mod:`warp_geometry.live_ids`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import warp as wp
 from warp.compiler.lowering import types as lt
 from warp.compiler.registry import Overload
 from warp.types.scalars import uint64
+from warp_geometry import live_ids
 
 
 class Descriptor:
@@ -35,6 +37,7 @@ class Descriptor:
         self.struct_type = struct_type
         self.value = struct_type()
         self.storage = wp.zeros(2, dtype=struct_type, device=device)
+        live_ids.register(self)  # debug-mode launches check ids against the live objects
 
     @property
     def address(self) -> int:

@@ -1,7 +1,11 @@
 """``wp.HashGrid``: points bucketed into a hashed grid of cells, for neighbour queries in kernels.
 
 A point ``p`` lies in the integer cell ``floor(p / cell_width)`` (per axis, in float32 as the
-kernels compute it); cell ``(i, j, k)`` is stored in bucket ``(i mod dim_x) + dim_x * ((j mod
+kernels compute it), clamped to ``[-CELL_LIMIT, CELL_LIMIT]`` so that no cell arithmetic
+overflows 32 bits: points beyond the limit (infinities included) share the outermost cells and
+NaN coordinates go to ``-CELL_LIMIT``; queries clamp their boxes the same way, and clamping
+never brings two points farther apart, so a query still finds every point within its radius.
+Cell ``(i, j, k)`` is stored in bucket ``(i mod dim_x) + dim_x * ((j mod
 dim_y) + dim_y * (k mod dim_z))``, so space wraps around and far-apart cells may share a
 bucket (the queries return them too: callers filter by distance, as in NVIDIA Warp). Building
 sorts the point indices by bucket (NumPy) and records each bucket's range.
@@ -43,9 +47,22 @@ def _dims(dim_x: Any, dim_y: Any, dim_z: Any) -> tuple[int, int, int]:
     return dims[0], dims[1], dims[2]
 
 
+CELL_LIMIT = 2**29
+"""Largest cell coordinate (in absolute value): boxes of 2 * CELL_LIMIT + 1 cells fit int32."""
+
+
+def cell_of(scaled: np.ndarray) -> np.ndarray:
+    """Clamped integer cell of coordinates in cell units (``hash_grid_queries._cell`` in NumPy)."""
+    with np.errstate(invalid="ignore"):
+        inside = np.floor(np.where(np.abs(scaled) < CELL_LIMIT, scaled, 0.0)).astype(np.int64)
+        return np.where(scaled >= CELL_LIMIT, CELL_LIMIT, np.where(scaled > -CELL_LIMIT, inside, -CELL_LIMIT))
+
+
 def bucket_of(points: np.ndarray, inv_cell_width: np.float32, dims: tuple[int, int, int]) -> np.ndarray:
     """Bucket index of every point (float32 arithmetic, as in the kernels)."""
-    cells = np.floor(points.astype(np.float32, copy=False) * inv_cell_width).astype(np.int64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        scaled = points.astype(np.float32, copy=False) * inv_cell_width
+    cells = cell_of(scaled)
     dx, dy, dz = dims
     return (np.mod(cells[:, 0], dx) + dx * (np.mod(cells[:, 1], dy) + dy * np.mod(cells[:, 2], dz))).astype(
         np.int32
@@ -113,12 +130,16 @@ class HashGrid:
                 f"wp.HashGrid.build: points are on {points.device} but the grid on {self.device}"
             )
         radius = float(radius)
-        if not np.isfinite(radius) or radius <= 0.0:
-            raise ValueError(f"wp.HashGrid.build: radius must be a positive finite number, got {radius!r}")
+        with np.errstate(over="ignore", divide="ignore"):
+            inv = np.float32(1.0) / np.float32(radius)
+        if not np.isfinite(radius) or radius <= 0.0 or not np.isfinite(inv) or inv <= 0.0:
+            raise ValueError(
+                f"wp.HashGrid.build: radius must be a positive finite number whose float32 inverse "
+                f"is positive and finite, got {radius!r}"
+            )
         n = int(points.shape[0])
         if n > self._capacity:
             self.reserve(n)
-        inv = np.float32(1.0) / np.float32(radius)
         buckets = bucket_of(points.numpy(), inv, self.dims)
         order = np.argsort(buckets).astype(np.int32)  # order inside a bucket is irrelevant
         counts = np.bincount(buckets, minlength=self._starts.shape[0])

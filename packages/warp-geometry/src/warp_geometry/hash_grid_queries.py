@@ -5,6 +5,9 @@ A query visits the cells overlapped by the box ``[p - max_dist, p + max_dist]`` 
 buckets, each once: all points within ``max_dist`` and possibly others, as in NVIDIA Warp.
 The buckets of a row of cells (x fastest) are consecutive and their points one range of the
 sorted ids, so a query reads two bucket bounds per row, not per cell.
+Cell coordinates are clamped to ``[-CELL_LIMIT, CELL_LIMIT]`` as when building (see
+``hash_grid``), the query's centre too, so infinite, NaN or huge points and radii stay in
+int32 and the culling (distances in clamped space never exceed the true ones) stays exact.
 """
 
 from __future__ import annotations
@@ -13,17 +16,41 @@ from typing import Any
 
 import warp as wp
 from warp_geometry.descriptors import add_builtin, register_getter
-from warp_geometry.hash_grid import HashGridData
+from warp_geometry.hash_grid import CELL_LIMIT, HashGridData
 from warp_geometry.query_types import HashGridQuery
 
 GROUP = "Geometry"
 
 
+_LIMIT = wp.constant(CELL_LIMIT)
+_LIMIT_F = wp.constant(float(CELL_LIMIT))
+
+
+@wp.func
+def _cell(v: float) -> int:
+    """Clamped integer cell of ``v`` (cell units); NaN gives ``-CELL_LIMIT`` (``hash_grid.cell_of``)."""
+    if v >= _LIMIT_F:
+        return _LIMIT
+    if v > -_LIMIT_F:
+        return int(wp.floor(v))
+    return -_LIMIT
+
+
+@wp.func
+def _clamped(v: float) -> float:
+    """``v`` clamped to the cell limits like ``_cell`` (NaN gives the lower limit)."""
+    if v >= _LIMIT_F:
+        return _LIMIT_F
+    if v > -_LIMIT_F:
+        return v
+    return -_LIMIT_F
+
+
 @wp.func
 def _cell_range(p: float, r: float, inv: float) -> wp.vec2i:
-    """(first, last) cell along one axis overlapped by [p - r, p + r] (unwrapped)."""
+    """(first, last) cell along one axis overlapped by [p - r, p + r] (unwrapped, clamped)."""
     pad = 1.0e-5 * (wp.abs(p) + r)  # keeps the range a superset under float rounding
-    return wp.vec2i(int(wp.floor((p - r - pad) * inv)), int(wp.floor((p + r + pad) * inv)))
+    return wp.vec2i(_cell((p - r - pad) * inv), _cell((p + r + pad) * inv))
 
 
 @wp.func
@@ -51,12 +78,14 @@ def hash_grid_query_f(id: wp.uint64, point: wp.vec3, max_dist: float) -> HashGri
     # points of several cells of the box: no geometric culling
     q.cull = nx <= g.dim_x and ny <= g.dim_y and nz <= g.dim_z
     q.count = wp.vec3i(wp.min(nx, g.dim_x), wp.min(ny, g.dim_y), wp.min(nz, g.dim_z))
-    q.center = point * inv
+    c = point * inv
+    q.center = wp.vec3(_clamped(c[0]), _clamped(c[1]), _clamped(c[2]))
     # padded like the cell range, so rounding never drops a cell holding a point within max_dist
     scale = wp.abs(q.center[0]) + wp.abs(q.center[1]) + wp.abs(q.center[2])
     q.radius = max_dist * inv * 1.0001 + 1.0e-5 * scale
-    if g.num_points == 0:
-        q.row = wp.vec2i(0, q.count[2])  # nothing to visit
+    if g.num_points == 0 or nx <= 0 or ny <= 0 or nz <= 0:  # nothing to visit (negative max_dist)
+        q.count = wp.vec3i(0, 0, 0)
+        q.row = wp.vec2i(0, 0)
     return q
 
 
@@ -98,8 +127,10 @@ def hash_grid_query_next_f(query: HashGridQuery, index: int):
             if rest < 0.0:
                 continue
             reach = wp.sqrt(rest)
-            x0 = wp.max(x0, int(wp.floor(query.center[0] - reach)))
-            x1 = wp.min(x1, int(wp.floor(query.center[0] + reach)))
+            x0 = wp.max(x0, _cell(query.center[0] - reach))
+            x1 = wp.min(x1, _cell(query.center[0] + reach))
+            if x1 < x0:
+                continue
         base = g.dim_x * (_wrap(cy, g.dim_y) + g.dim_y * _wrap(cz, g.dim_z))
         x = _wrap(x0, g.dim_x)
         last = x + x1 - x0

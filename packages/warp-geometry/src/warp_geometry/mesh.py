@@ -97,13 +97,7 @@ class Mesh:
         self.groups = groups
         leaf_size = DEFAULT_LEAF_SIZE if bvh_leaf_size is None else bvh_leaf_size
         leaf = check_constructor(bvh_constructor, leaf_size, "wp.Mesh")
-        tris = indices.numpy().reshape(-1, 3).astype(np.int64)
-        if tris.size and (tris.min() < 0 or tris.max() >= points.shape[0]):
-            bad = int(np.flatnonzero((tris.reshape(-1) < 0) | (tris.reshape(-1) >= points.shape[0]))[0])
-            raise ValueError(
-                f"wp.Mesh: indices[{bad}] = {int(tris.reshape(-1)[bad])} is not a valid point index "
-                f"(the mesh has {points.shape[0]} points)"
-            )
+        tris = _checked_triangles(indices, points.shape[0], "wp.Mesh")
         self._points = points
         self._velocities = velocities
         self.indices = indices
@@ -188,7 +182,12 @@ class Mesh:
         self._descriptor.update_gradients(points=self._points, velocities=value)
 
     def refit(self) -> None:
-        """Refit the BVH (and the winding-number data) to the current ``points``."""
+        """Refit the BVH (and the winding-number data) to the current ``points`` and ``indices``.
+
+        ``indices`` may have been edited in place since the mesh was built: they are checked
+        again (``ValueError`` for an index that is not a valid point index).
+        """
+        self._tris = _checked_triangles(self.indices, self._points.shape[0], "wp.Mesh.refit")
         pts = self._points.numpy()
         lo, hi = triangle_bounds(pts, self._tris)
         self._tri_lower.assign(lo)
@@ -196,3 +195,16 @@ class Mesh:
         self._tree.refit(lo, hi)
         self._leaf_tris.assign(self._leaf_corners(pts))
         self._write(pts)
+
+
+def _checked_triangles(indices: Any, num_points: int, where: str) -> np.ndarray:
+    """The (F, 3) int64 triangle corners of ``indices``; ``ValueError`` for an invalid point index."""
+    tris = indices.numpy().reshape(-1, 3).astype(np.int64)
+    if tris.size and (tris.min() < 0 or tris.max() >= num_points):
+        flat = tris.reshape(-1)
+        bad = int(np.flatnonzero((flat < 0) | (flat >= num_points))[0])
+        raise ValueError(
+            f"{where}: indices[{bad}] = {int(flat[bad])} is not a valid point index "
+            f"(the mesh has {num_points} points)"
+        )
+    return tris

@@ -10,6 +10,7 @@ from warp_geometry import (
     bvh_queries,
     hash_grid_queries,
     intersections,
+    live_ids,
     mesh_box_queries,
     mesh_queries,
     mesh_ray_queries,
@@ -36,6 +37,12 @@ def warp_register_builtins(registry: Any) -> None:
     volume_generic.register(registry)
     volume_index_sampling.register(registry)
     intersections.register(registry)
+
+
+@hookimpl
+def warp_check_launch(kernel: Any, args: Any, device: Any) -> None:
+    """Debug mode: ids passed to geometry queries must be ids of live objects of the right kind."""
+    live_ids.check_launch(kernel, args)
 
 
 @hookimpl

@@ -214,7 +214,8 @@ class AdjointBuilder(LoopsMixin, ReplayMixin, ReverseMixin):
         )
 
     def _alias_guard(self, em: Emitter, adj_params: list, used: set[int]) -> ir.Value | None:
-        """``adj(p) is not adj(q)`` for every exclusive p and other accessed array q, or None.
+        """``adj(p) is not adj(q)`` for every exclusive p and other accessed array q (and a
+        one-dimensional launch if a single ``wp.tid()`` makes arrays exclusive), or None.
 
         The same gradient array may be passed for two parameters; plain (non-atomic) updates
         through one would then race with atomic ones through the other.
@@ -226,6 +227,9 @@ class AdjointBuilder(LoopsMixin, ReplayMixin, ReverseMixin):
             if id(p) in used and id(p) not in self.exclusive and carries_arrays(p.type)
         ]
         flag = None
+        if exclusive and any(len(ids) == 1 for _, ids in self.tids.values()):
+            # a single i = wp.tid() is the first coordinate: unique to the thread only in a 1-D launch
+            flag = em.internal(ops.ONE_DIMENSIONAL, [], wp_bool)
         for a in exclusive:
             for b in others:
                 if not getattr(b.type, "is_array_type", False):

@@ -7,8 +7,9 @@ atan reduces ``|x|`` to a small ``t`` with one division chosen by ``select`` (fl
 breakpoints tan(pi/8), tan(3pi/8); float64: fdlibm's 7/16, 11/16, 19/16, 39/16) and evaluates
 ``atan(t) = t + t^3 A(t^2)`` (minimax). atan2 reduces to ``atan(min/max)`` on ``[0, 1]`` and
 fixes the octant. float32 asin/acos use cephes' ``asin(x) = pi/2 - 2 asin(sqrt((1 - x)/2))``
-for ``|x| > 1/2``; float64 asin/acos go through atan:
-``asin(x) = atan(x / sqrt((1 - x)(1 + x)))``, ``acos(x) = 2 atan(sqrt((1 - x)/(1 + x)))``.
+for ``|x| > 1/2``; float64 asin/acos use fdlibm's decomposition (``x + x R(x^2)`` below 1/2,
+``pi/2 - 2 asin(sqrt((1 - |x|)/2))`` above, with the square root's rounding error recovered by
+an fma instead of fdlibm's bit masking): under 1 ulp.
 """
 
 from __future__ import annotations
@@ -48,6 +49,23 @@ ASIN32 = (
     0.03179950639605522,
     0.01433505304157734,
     0.03780636191368103,
+)
+
+# asin(x) = x + x * R(x^2), R(t) = t P(t) / Q(t) on [0, 1/4] (fdlibm's e_asin.c rational)
+ASIN64_P = (
+    1.66666666666666657415e-01,
+    -3.25565818622400915405e-01,
+    2.01212532134862925881e-01,
+    -4.00555345006794114027e-02,
+    7.91534994289814532176e-04,
+    3.47933107596021167570e-05,
+)
+ASIN64_Q = (
+    1.0,
+    -2.40339491173441421878e00,
+    2.02094576023350569471e00,
+    -6.88283971605453293030e-01,
+    7.70381505559019352791e-02,
 )
 
 # (hi, lo) pairs
@@ -143,15 +161,58 @@ def _asin_core32(mb: MathBuilder, a: Value) -> tuple[Value, Value]:
     return big, p
 
 
+def _asin_ratio64(mb: MathBuilder, t: Value) -> Value:
+    """``R(t)``: ``asin(s) = s + s R(s^2)`` for ``s^2 = t`` in ``[0, 1/4]``."""
+    return mb.div(mb.mul(t, mb.poly(t, ASIN64_P)), mb.poly(t, ASIN64_Q))
+
+
+def _half_angle64(mb: MathBuilder, t: Value) -> tuple[Value, Value]:
+    """``(s, tail)`` with ``asin(sqrt(t)) ~ s + tail`` (``s = sqrt(t)`` rounded, ``tail`` its
+    rounding error plus ``s R(t)``), ``t = (1 - |x|)/2`` in ``[0, 1/4]``."""
+    s = mb.sqrt(t)
+    s_err = mb.div(mb.fma(mb.neg(s), s, t), mb.add(s, s))  # sqrt(t) - s, to first order
+    s_err = mb.select(mb.eq(s, mb.c(0.0)), mb.c(0.0), s_err)
+    return s, mb.fma(s, _asin_ratio64(mb, t), s_err)
+
+
+def _asin64(mb: MathBuilder, x: Value) -> Value:
+    """float64 asin (fdlibm's decomposition; the square root's rounding error carried by fma)."""
+    a = mb.fabs(x)
+    small = mb.fma(x, _asin_ratio64(mb, mb.mul(x, x)), x)  # |x| < 1/2
+    s, tail = _half_angle64(mb, mb.mul(mb.c(0.5), mb.sub(mb.c(1.0), a)))
+    # pi/2 - 2 (s + tail), the subtraction's error kept
+    two_s = mb.add(s, s)
+    hi = mb.sub(mb.c(PIO2_64[0]), two_s)
+    err = mb.sub(mb.sub(mb.c(PIO2_64[0]), hi), two_s)
+    big = mb.add(hi, mb.sub(mb.add(err, mb.c(PIO2_64[1])), mb.add(tail, tail)))
+    res = mb.select(mb.lt(a, mb.c(0.5)), small, mb.copysign(big, x))
+    return mb.select(mb.gt(a, mb.c(1.0)), mb.c(float("nan")), res)
+
+
+def _acos64(mb: MathBuilder, x: Value) -> Value:
+    """float64 acos: pi/2 - asin(x) for |x| < 1/2, 2 asin(sqrt((1 - x)/2)) above, and
+    pi - 2 asin(sqrt((1 + x)/2)) below -1/2."""
+    a = mb.fabs(x)
+    # |x| < 1/2: pi/2 - (x + x R(x^2)), the constant's low part first
+    low = mb.fma(mb.neg(x), _asin_ratio64(mb, mb.mul(x, x)), mb.c(PIO2_64[1]))
+    small = mb.sub(mb.c(PIO2_64[0]), mb.sub(x, low))
+    s, tail = _half_angle64(mb, mb.mul(mb.c(0.5), mb.sub(mb.c(1.0), a)))
+    pos = mb.mul(mb.c(2.0), mb.add(s, tail))  # x >= 1/2
+    two_s = mb.add(s, s)
+    hi = mb.sub(mb.c(PI64[0]), two_s)
+    err = mb.sub(mb.sub(mb.c(PI64[0]), hi), two_s)
+    neg = mb.add(hi, mb.sub(mb.add(err, mb.c(PI64[1])), mb.add(tail, tail)))  # x <= -1/2
+    res = mb.select(mb.lt(a, mb.c(0.5)), small, mb.select(mb.lt(x, mb.c(0.0)), neg, pos))
+    return mb.select(mb.gt(a, mb.c(1.0)), mb.c(float("nan")), res)
+
+
 def asin(mb: MathBuilder, x: Value) -> Value:
     if mb.bits == 32:  # in double, one rounding at the end
         d = mb.other(ir.DoubleType())
         big, p = _asin_core32(d, d.fabs(d.convert(x, d.ty)))
         res = d.select(big, d.sub(d.c(PIO2_64[0]), d.mul(d.c(2.0), p)), p)
         return mb.copysign(d.convert(res, mb.ty), x)
-    one = mb.c(1.0)
-    w = mb.mul(mb.sub(one, x), mb.add(one, x))
-    return atan(mb, mb.div(x, mb.sqrt(w)))
+    return _asin64(mb, x)
 
 
 def acos(mb: MathBuilder, x: Value) -> Value:
@@ -164,9 +225,7 @@ def acos(mb: MathBuilder, x: Value) -> Value:
         neg = d.sub(d.c(PI64[0]), two_p)
         res = d.select(big, d.select(d.lt(xd, d.c(0.0)), neg, two_p), small)
         return mb.nan_passthrough(x, d.convert(res, mb.ty))
-    one = mb.c(1.0)
-    t = mb.sqrt(mb.div(mb.sub(one, x), mb.add(one, x)))
-    return mb.mul(mb.c(2.0), atan_pos(mb, t))
+    return _acos64(mb, x)
 
 
 FUNCTIONS = {

@@ -5,7 +5,8 @@ The argument is reduced to ``x = k * pi/2 + r``, ``|r| <= pi/4``, by
 the whole float range: ``sin(1e22)``, ``cos(FLT_MAX)`` and ``sin(1e300)`` are accurate).
 float32 gets ``r`` as a double and evaluates its polynomials in double, rounding once
 (max error measured ~0.54 ulp; tan ~0.57); float64 gets ``r`` as a double-double
-``r_hi + r_lo``. ``sin(-0)`` and ``tan(-0)`` are ``-0``; inf and NaN give NaN.
+``r_hi + r_lo``; float64 tan divides sin by cos as double-doubles (one rounding: under 1 ulp).
+``sin(-0)`` and ``tan(-0)`` are ``-0``; inf and NaN give NaN.
 
 ``sin(r)`` and ``cos(r)`` are minimax polynomials on ``[-pi/4, pi/4]`` (see
 ``tools/fit_mathlib.py``); the quadrant ``k mod 4`` swaps them and flips signs.
@@ -146,6 +147,32 @@ def _sincos_poly_f64(mb: MathBuilder, r: Value, lo: Value) -> tuple[Value, Value
     return s, c
 
 
+def _sincos_dd_f64(mb: MathBuilder, r: Value, lo: Value) -> tuple[Value, Value, Value, Value]:
+    """``sin(r + lo)`` and ``cos(r + lo)`` as double-doubles ``(s_hi, s_lo, c_hi, c_lo)`` (the
+    rounding of ``r*r`` included), for tan's quotient: rounded once, under 1 ulp."""
+    z = mb.mul(r, r)
+    z_lo = mb.fma(r, r, mb.neg(z))  # r*r = z + z_lo exactly
+    tail = mb.fma(mb.mul(r, z), mb.poly(z, SIN64), mb.mul(lo, mb.fma(mb.c(-0.5), z, mb.c(1.0))))
+    s_hi = mb.add(r, tail)
+    s_lo = mb.add(mb.sub(r, s_hi), tail)  # |r| >= |tail|: exact error of the sum
+    hz = mb.mul(mb.c(0.5), z)
+    w = mb.sub(mb.c(1.0), hz)
+    corr = mb.sub(mb.sub(mb.sub(mb.c(1.0), w), hz), mb.mul(mb.c(0.5), z_lo))
+    rest = mb.add(corr, mb.fma(mb.mul(z, z), mb.poly(z, COS64), mb.neg(mb.mul(r, lo))))
+    c_hi = mb.add(w, rest)
+    c_lo = mb.add(mb.sub(w, c_hi), rest)  # |w| >= |rest|
+    return s_hi, s_lo, c_hi, c_lo
+
+
+def _dd_div(mb: MathBuilder, n_hi: Value, n_lo: Value, d_hi: Value, d_lo: Value) -> Value:
+    """``(n_hi + n_lo) / (d_hi + d_lo)`` rounded to double: one quotient and an fma-exact
+    correction step."""
+    q = mb.div(n_hi, d_hi)
+    e = mb.fma(mb.neg(q), d_hi, n_hi)  # n_hi - q*d_hi exactly
+    e = mb.sub(mb.add(e, n_lo), mb.mul(q, d_lo))
+    return mb.add(q, mb.div(e, d_hi))
+
+
 Reduction64 = Callable[[MathBuilder, Value], tuple[Value, Value, Value]]
 
 
@@ -165,9 +192,11 @@ def f64_functions(reduce: Reduction64) -> dict[str, Builder]:
 
     def tan_f64(mb: MathBuilder, x: Value) -> Value:
         r, lo, q = reduce(mb, x)
-        s, c = _sincos_poly_f64(mb, r, lo)
+        s_hi, s_lo, c_hi, c_lo = _sincos_dd_f64(mb, r, lo)
         odd = mb.b.icmp_unsigned("!=", mb.b.and_(q, mb.i32(1)), mb.i32(0))
-        return _keep_zero(mb, x, mb.div(mb.select(odd, mb.neg(c), s), mb.select(odd, s, c)))
+        n_hi, n_lo = mb.select(odd, mb.neg(c_hi), s_hi), mb.select(odd, mb.neg(c_lo), s_lo)
+        d_hi, d_lo = mb.select(odd, s_hi, c_hi), mb.select(odd, s_lo, c_lo)
+        return _keep_zero(mb, x, _dd_div(mb, n_hi, n_lo, d_hi, d_lo))
 
     return {"sin": sin_f64, "cos": cos_f64, "tan": tan_f64}
 

@@ -60,6 +60,11 @@ def import_interface(obj: Any, dtype: Any, shape: Any, device: Any
         raise ValueError(f"invalid __cuda_array_interface__ of {type(obj).__name__}: {exc}") from None
     if iface.get("mask") is not None:
         raise ValueError(f"{type(obj).__name__}: masked CUDA arrays are not supported")
+    if len(iface["data"]) > 1 and iface["data"][1]:
+        raise BufferError(
+            f"{type(obj).__name__} is read-only (__cuda_array_interface__ data flag) and warp arrays are "
+            "writable: copy it first"
+        )
     scalar = dtype_from_numpy(np_dtype)
     raw_strides = iface.get("strides")
     if raw_strides is None:

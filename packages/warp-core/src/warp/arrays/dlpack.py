@@ -235,9 +235,16 @@ def import_capsule(capsule: Any, dtype: Any = None) -> Any:
     managed = _CapsuleGetPointer(capsule, name)
     if versioned:
         head = ctypes.string_at(managed, _VERSIONED_HEAD.size)
-        major, _minor, _ctx, deleter, _flags = _VERSIONED_HEAD.unpack(head)
+        major, _minor, _ctx, deleter, flags = _VERSIONED_HEAD.unpack(head)
         if major != 1:
             raise BufferError(f"from_dlpack: DLPack major version {major} is not supported (expected 1)")
+        if flags & FLAG_READ_ONLY:
+            # kernels may write to any array: aliasing read-only memory would let them corrupt
+            # immutable objects or fault on a read-only mapping (the capsule stays unconsumed)
+            raise BufferError(
+                "from_dlpack: the DLPack tensor is read-only and warp arrays are writable; "
+                "pass a writable copy (e.g. numpy.array(x))"
+            )
         tensor_at = managed + _VERSIONED_HEAD.size
     else:
         tensor_at = managed
@@ -277,6 +284,8 @@ def from_dlpack(source: Any, dtype: Any = None) -> Any:
     """Wrap a DLPack producer (an object with ``__dlpack__``) or a DLPack capsule as a ``wp.array``.
 
     No data is copied. ``dtype`` may reinterpret trailing dimensions as vector/matrix elements.
+    A read-only tensor (DLPack's read-only flag: a read-only NumPy array or memmap, ``bytes``)
+    raises ``BufferError``.
     """
     return import_capsule(_capsule_from(source), dtype)
 

@@ -6,6 +6,8 @@ import ast
 import inspect
 import os
 import textwrap
+import tokenize
+import weakref
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -46,42 +48,92 @@ class SourceInfo:
         return False, None
 
 
-_file_trees: dict[str, tuple[float, list[str], ast.Module]] = {}
+class _FileText:
+    """Text of a source file as read once, with the extents of its functions (parsed on demand)."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self._lines: list[str] | None = None
+        self._extents: dict[tuple[str, int], int] | None = None
+
+    def function(self, name: str, first: int) -> str | None:
+        """Source of the function ``name`` whose first line (decorators included) is ``first``."""
+        if self._extents is None:
+            extents = {}
+            for node in ast.walk(ast.parse(self.text)):
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno is not None:
+                    start = min([node.lineno] + [d.lineno for d in node.decorator_list])
+                    extents[(node.name, start)] = node.end_lineno
+            self._lines, self._extents = self.text.splitlines(), extents
+        end = self._extents.get((name, first))
+        if end is None or self._lines is None:
+            return None
+        return "\n".join(self._lines[first - 1 : end]) + "\n"
+
+
+# file -> (mtime, text): read once per version of the file
+_files: dict[str, tuple[float, _FileText]] = {}
+# function -> (file, first line, text of its file) as they were when it was defined
+_Captured = tuple[str, int, _FileText]
+_captured: weakref.WeakKeyDictionary[Callable[..., Any], _Captured] = weakref.WeakKeyDictionary()
+_UNREADABLE = (OSError, TypeError, SyntaxError, ValueError, UnicodeDecodeError, tokenize.TokenError)
+
+
+def _file_text(file: str) -> _FileText:
+    mtime = os.stat(file).st_mtime
+    cached = _files.get(file)
+    if cached is None or cached[0] != mtime:
+        with open(file, encoding="utf-8") as fh:
+            cached = (mtime, _FileText(fh.read()))
+        _files[file] = cached
+    return cached[1]
 
 
 def _function_lines(func: Callable[..., Any]) -> tuple[str, int, str]:
-    """(file, first line, source text) of ``func``, using a cached AST of its whole file.
-
-    Faster than ``inspect.getsource`` (no tokenizer) and exact: the extent comes from the
-    parser's ``end_lineno``. Falls back to ``inspect`` for code without a readable file.
+    """(file, first line, source text) of ``func``: from its file as captured at definition
+    (else as it is now), parsed once per file and cut at the parser's ``end_lineno``; faster
+    than ``inspect.getsource`` (no tokenizer). Falls back to ``inspect`` for code without a
+    readable file.
     """
-    file = inspect.getsourcefile(func) or ""
     first = func.__code__.co_firstlineno
+    captured = _captured.get(func)
     try:
-        mtime = os.stat(file).st_mtime
-        cached = _file_trees.get(file)
-        if cached is None or cached[0] != mtime:
-            with open(file, encoding="utf-8") as fh:
-                text = fh.read()
-            cached = (mtime, text.splitlines(), ast.parse(text))
-            _file_trees[file] = cached
-        _, lines, tree = cached
-        for node in ast.walk(tree):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == func.__name__:
-                start = min([node.lineno] + [d.lineno for d in node.decorator_list])
-                if start == first:
-                    return file, first, "\n".join(lines[start - 1 : node.end_lineno]) + "\n"
+        file, text = (captured[0], captured[2]) if captured is not None else (_source_file(func), None)
+        source = (text or _file_text(file)).function(func.__name__, first)
+        if source is not None:
+            return file, first, source
     except (OSError, SyntaxError, ValueError):
         pass
     raw, first = inspect.getsourcelines(func)
-    return file or "<unknown>", first, "".join(raw)
+    return inspect.getsourcefile(func) or "<unknown>", first, "".join(raw)
+
+
+def _source_file(func: Callable[..., Any]) -> str:
+    return inspect.getsourcefile(func) or ""
+
+
+def capture_source(func: Callable[..., Any]) -> None:
+    """Keep the text of ``func``'s file as it is now, when ``func`` is defined (as NVIDIA Warp does).
+
+    What compiles later is what was imported: editing or deleting the module file between
+    the definition and the first launch changes nothing. Only the file is read here (once per
+    file); it is parsed when a function of it is first compiled. A file that cannot be read
+    now is looked up again (and reported) at compile time.
+    """
+    if func in _captured:
+        return
+    try:
+        file = _source_file(func)
+        _captured[func] = (file, func.__code__.co_firstlineno, _file_text(file))
+    except _UNREADABLE:
+        pass
 
 
 def read_source(func: Callable[..., Any]) -> SourceInfo:
     """Parse the source of ``func`` (a plain Python function) for compilation."""
     try:
         file, first_line, raw = _function_lines(func)
-    except (OSError, TypeError) as exc:
+    except _UNREADABLE as exc:
         raise WarpCodegenError(
             f"cannot read the source of '{func.__qualname__}': {exc}. Kernels and functions are compiled "
             "from their source file: define them in a .py file and import or run it (code typed at "

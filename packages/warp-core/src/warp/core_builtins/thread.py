@@ -18,13 +18,43 @@ def _non_negative(ctx: Any, index: ir.Value) -> ir.Value:
     return ctx.builder.and_(index, ir.Constant(index.type, 0x7FFFFFFF))
 
 
+def inner_launch_size(ctx: Any) -> ir.Value:
+    """Product of launch dimensions 1..3 (i64; 1 in a one-dimensional launch), read with
+    ``invariant.load`` (the header does not change during a launch: hoisted out of the loop)."""
+    b = ctx.builder
+    dims = [ctx.launch_dim(k) for k in (1, 2, 3)]
+    invariant = ctx.module.add_metadata([])
+    for load in dims:
+        load.set_metadata("invariant.load", invariant)
+    return b.mul(b.mul(dims[0], dims[1]), dims[2])
+
+
+def _first_coordinate(ctx: Any) -> ir.Value:
+    """The thread's coordinate along launch dimension 0 (i64): the linear index divided by the
+    product of the other dimensions, which is 1 in a 1-D launch (no division then: the branch
+    is loop invariant and the loop stays vectorizable)."""
+    b = ctx.builder
+    lin = ctx.linear_index
+    inner = inner_launch_size(ctx)
+    entry = b.block
+    with b.if_then(b.icmp_unsigned("!=", inner, ir.Constant(lt.I64, 1)), likely=False):
+        divided = b.udiv(lin, inner)
+        divided_block = b.block
+    first = b.phi(lt.I64)
+    first.add_incoming(lin, entry)
+    first.add_incoming(divided, divided_block)
+    return first
+
+
 def lower_tid(ctx: Any, args: list, types: list) -> Any:
-    """Linear index for one result; for n results, the index decomposed over launch dims 0..n-1."""
+    """For one result, the index along launch dimension 0 (the linear index in a 1-D launch; the
+    first coordinate in a multi-dimensional one, as NVIDIA Warp 1.19 gives); for n results, the
+    index decomposed over launch dims 0..n-1."""
     b = ctx.builder
     n = len(ctx.current_op.results)
     lin = ctx.linear_index
     if n == 1:
-        return _non_negative(ctx, b.trunc(lin, lt.I32))
+        return _non_negative(ctx, b.trunc(_first_coordinate(ctx), lt.I32))
     out = []
     rest = lin
     for k in range(n - 1, 0, -1):
@@ -58,6 +88,7 @@ def register(registry: Any) -> None:
         params=[],
         result=int32,
         lower=lower_tid,
-        doc="Index of the current thread: i = wp.tid() (linear) or i, j[, k[, l]] = wp.tid().",
+        doc="Index of the current thread: i, j[, k[, l]] = wp.tid(); a single i = wp.tid() is the index "
+        "along the first launch dimension (the linear index in a 1-D launch).",
         group="Utility",
     )

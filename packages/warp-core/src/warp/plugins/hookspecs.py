@@ -85,6 +85,18 @@ def warp_adjoint_function(function: Any) -> Any:
     """
 
 
+@hookspec
+def warp_check_launch(kernel: Any, args: Any, device: Any) -> None:
+    """Check a launch in debug mode (``wp.config.mode == "debug"``) before it runs; raise to refuse it.
+
+    ``kernel`` is the kernel that runs (a generic kernel's instance), ``args`` its argument
+    values in parameter order (as passed to ``wp.launch``), ``device`` the launch device. Checks
+    that are too costly for every launch belong here (warp-geometry checks that ``uint64``
+    arguments used as object ids are ids of live objects). The error should name the kernel, the
+    argument and the source line concerned.
+    """
+
+
 @hookspec(firstresult=True)
 def warp_convert_array(obj: Any, dtype: Any, device: Any) -> Any:
     """Convert a foreign array object (a framework tensor, ...) to a ``wp.array``, or return None.

@@ -22,6 +22,7 @@ import hashlib
 import json
 import os
 import re
+import stat
 import struct
 import tempfile
 import threading
@@ -34,6 +35,27 @@ _HEADER = struct.Struct("<8sQQ32s")
 _SUFFIX = ".wpk"
 _TEMP_PREFIX = ".tmp-"
 _KEY_RE = re.compile(r"^[0-9a-f]{32,128}$")
+
+
+def _read_regular_file(path: str) -> bytes | None:
+    """The contents of ``path``, or None if it is not a regular file (a FIFO, a socket, a
+    device: such an entry is damaged; a directory raises ``IsADirectoryError``). Opened without
+    blocking, so that a FIFO cannot hang the process waiting for a writer."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(21, "Is a directory", path)
+        if not stat.S_ISREG(mode):
+            return None
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        with os.fdopen(fd, "rb") as f:
+            fd = -1  # owned by f now
+            return f.read()
+    finally:
+        if fd >= 0:
+            os.close(fd)
 
 
 class KernelCacheWarning(RuntimeWarning):
@@ -86,14 +108,13 @@ class KernelCache:
         if not self.enabled or not warp.config.cache_kernels:
             return None
         try:
-            with open(path, "rb") as f:
-                data = f.read()
+            data = _read_regular_file(path)
         except FileNotFoundError:
             return None
         except OSError as e:
             self._disable(f"cannot read {path}: {e.strerror or e}")
             return None
-        entry = _decode(_normalize_key(key), data)
+        entry = None if data is None else _decode(_normalize_key(key), data)
         if entry is None:
             _remove_quietly(path)
             if warp.config.verbose:

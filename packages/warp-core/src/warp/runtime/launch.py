@@ -29,7 +29,8 @@ from warp.arrays import as_array
 from warp.arrays.descriptor import ArrayDescriptor
 from warp.compiler.abi import buffer_format, decode_error_record
 from warp.decorators import Kernel
-from warp.errors import LaunchTypeError, LaunchValueError, SourceLoc
+from warp.errors import LaunchTypeError, LaunchValueError, SourceLoc, WarpCodegenError
+from warp.plugins.manager import get_plugin_manager
 from warp.runtime import devices
 from warp.types import bfloat16_bits
 from warp.types.array_type import MAX_DIMS, ArrayType
@@ -285,6 +286,8 @@ class Launcher:
     ) -> None:
         """Launch with an error record (debug mode) and/or output flushing (kernels that print)."""
         backend, device = self.backend, self.device
+        if self.debug:
+            get_plugin_manager().hook.warp_check_launch(kernel=self.kernel, args=args, device=device)
         record = backend.new_error_record(device) if self.debug else None
         buf, contiguous = self.pack_checked(args, dims, record.address if record is not None else 0, scratch)
         if n == 0:
@@ -482,8 +485,15 @@ def launch(
                       adjoint=adjoint)
     if _launch_hooks and record_tape and not adjoint:
         dev = devices.get_device(device)
-        for hook in _launch_hooks:
-            hook(kernel, dim, inputs, outputs, dev)
+        cancels = [hook(kernel, dim, inputs, outputs, dev) for hook in list(_launch_hooks)]
+        try:
+            return launch(kernel, dim, inputs, outputs, device=device, stream=stream, record_tape=False,
+                          max_blocks=max_blocks, block_dim=block_dim)
+        except _REJECTED:  # refused before running (arguments, dims, compilation): leave no trace
+            for cancel in cancels:
+                if cancel is not None:
+                    cancel()
+            raise
     if adjoint:
         custom = getattr(kernel, "_wp_custom_adjoint_", None)
         if custom is not None:  # a kernel whose adjoint is computed by other launches (wp.matmul)
@@ -561,5 +571,10 @@ def _get_launcher(kernel: Any, device: Any, adjoint: bool = False, args: Sequenc
 
 
 #: Callables ``hook(kernel, dim, inputs, outputs, device)`` told of each forward launch before it
-#: runs (a recording ``wp.Tape`` from warp-autodiff registers one while active).
+#: runs (a recording ``wp.Tape`` from warp-autodiff registers one while active). A hook may return
+#: a callable, called without arguments when the launch is then refused before running.
 _launch_hooks: list[Any] = []
+
+#: Exceptions of a launch refused before its kernel runs (argument and dimension checks, compile
+#: errors); an ``IndexError`` of debug mode comes after the kernel ran.
+_REJECTED = (TypeError, ValueError, OverflowError, WarpCodegenError)

@@ -249,12 +249,22 @@ def _convert_field(struct_name: str, name: str, t: Any, value: Any) -> Any:
     if is_scalar_type(t):
         raw = getattr(value, "value", value)
         if t._kind_ == "float":
-            return float(raw)
+            v = float(raw)
+            if t._bits_ < 64 and t is not bfloat16 and abs(v) > float(np.finfo(t._np_dtype_).max):
+                # beyond the type's range: inf, as for a value argument (unless it rounds down)
+                with np.errstate(over="ignore"):
+                    v = float(np.dtype(t._np_dtype_).type(v))
+            return v
         if t._kind_ == "bool":
             return bool(raw)
         if isinstance(raw, float):
             raise TypeError(f"{where} expects {type_repr(t)}, got float {raw!r}")
-        return t(int(raw)).value
+        v = int(raw)
+        bits = t._bits_
+        lo, hi = (0, 2**bits - 1) if t._kind_ == "uint" else (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
+        if not lo <= v <= hi:
+            raise ValueError(f"{where}: value {v} is out of range for {type_repr(t)} [{lo}, {hi}]")
+        return v
     if issubclass_safe(t, StructBase):
         if type(value) is not t:
             raise TypeError(f"{where} expects struct {t.__name__}, got {type(value).__name__}")

@@ -21,6 +21,7 @@ from warp.runtime.devices import get_device
 
 from warp_interop.jax_experimental import xla_ffi
 from warp_interop.jax_experimental.batching import BatchedArg, batch_args, batch_indices
+from warp_interop.jax_experimental.bounds import check_launch_fits, thread_indexed_dims
 from warp_interop.jax_experimental.params import Param, normalize_dims, split_params
 
 LAUNCH_DIMS_ATTR = "warp_launch_dims"
@@ -88,6 +89,7 @@ class FfiKernel:
                              "(in-place updates are not differentiable)")
         self.target = f"warp_kernel_{kernel.key}_{next(_ids)}"
         self._registered = False
+        self._indexed: dict[int, set[tuple[int, int]]] | None = None  # see bounds.thread_indexed_dims
 
     # -- tracing side --------------------------------------------------------------------
     def __call__(self, *args: Any, output_dims: Any = None, launch_dims: Any = None,
@@ -97,6 +99,7 @@ class FfiKernel:
         attrs[LAUNCH_DIMS_ATTR] = np.asarray(dims, dtype=np.int64)
         method = _check_vmap_method(vmap_method or self.vmap_method)
         result_specs = self._result_specs(arrays, dims, output_dims)
+        self._check_bounds(arrays, dims, result_specs)
         self._register()
         if self.enable_backward:
             from warp_interop.jax_experimental.autodiff import differentiable_call
@@ -115,6 +118,21 @@ class FfiKernel:
         call = jax.ffi.ffi_call(self.target, result_specs, vmap_method=method,
                                 input_output_aliases=aliases or None)
         return call(*arrays, **attrs)
+
+    def _check_bounds(self, arrays: list[Any], dims: tuple[int, ...], result_specs: list[Any]) -> None:
+        """Refuse launch dimensions past the end of an array the kernel indexes by ``wp.tid()``."""
+        if self._indexed is None:
+            self._indexed = thread_indexed_dims(self.kernel)
+        if not self._indexed:
+            return
+        names = list(self.kernel.arg_names)
+        shapes: dict[int, tuple[int, ...]] = {}
+        array_inputs = [p for p in self.inputs if p.is_array]
+        for p, value in zip(array_inputs, arrays):
+            shapes[names.index(p.name)] = p.warp_shape(value.shape)
+        for p, spec in zip(self.outputs, result_specs[len(self.in_outs):]):
+            shapes[names.index(p.name)] = p.warp_shape(spec.shape)
+        check_launch_fits(self.what, dims, self._indexed, names, shapes)
 
     def _arguments(self, args: Sequence[Any]) -> tuple[list[Any], dict[str, Any]]:
         import jax.numpy as jnp

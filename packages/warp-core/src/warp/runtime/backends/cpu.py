@@ -136,21 +136,21 @@ class CpuBackend(Backend):
             return
         per_item = entry.seconds_per_item
         fn = entry.fn
-        parallel = thread_pool.configured_threads() > 1
         if per_item is None:
             if n < PROBE_FRACTION * PROBE_MIN_ITEMS:  # too small to probe: run it whole, timed
                 t0 = time.perf_counter()
                 fn(args, 0, n)
                 _update_cost(entry, None, (time.perf_counter() - t0) / n)
                 return
-            self._probe_then_run(entry, args, n, parallel)
+            self._probe_then_run(entry, args, n, thread_pool.configured_threads() > 1)
             return
-        if n * per_item >= PARALLEL_MIN_WORK_S and parallel:
+        # (the thread count, a system call, is asked only for launches heavy enough to split)
+        if n * per_item >= PARALLEL_MIN_WORK_S and thread_pool.configured_threads() > 1:
             # Known to be heavy: run on the pool. Every REPROBE_EVERY-th such launch measures a probe
             # first, so a kernel whose work per thread shrank (or a timing spike) goes serial again.
             entry.heavy_launches += 1
             if entry.heavy_launches % REPROBE_EVERY == 0:
-                self._probe_then_run(entry, args, n, parallel)
+                self._probe_then_run(entry, args, n, True)
             else:
                 thread_pool.parallel_for(fn, args, n, min_parallel=0)
             return
@@ -229,12 +229,24 @@ class CpuBackend(Backend):
     ) -> None:
         if count <= 0 or not pattern:
             return
-        run = functools.partial(_fill, ptr, bytes(pattern), count)
+        run = _filler(ptr, bytes(pattern), count)
         if not (self.recorder.active and self.recorder.record(device, "fill", run, keep)):
             run()
 
 
-def _fill(ptr: int, pattern: bytes, count: int) -> None:
+_WORDS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+def _filler(ptr: int, pattern: bytes, count: int) -> Any:
+    """A callable writing ``count`` copies of ``pattern`` from ``ptr`` (built once: a recorded
+    fill replays at the cost of one call). A pattern of identical bytes is a ``memset``; a 1, 2, 4
+    or 8-byte aligned one a NumPy ``fill`` of a word view (a byte-wise broadcast is ~100x slower)."""
     size = len(pattern)
-    raw = (ctypes.c_uint8 * (size * count)).from_address(ptr)
-    np.ctypeslib.as_array(raw).reshape(count, size)[...] = np.frombuffer(pattern, dtype=np.uint8)
+    if pattern == pattern[:1] * size:
+        return functools.partial(ctypes.memset, ptr, pattern[0], size * count)
+    raw = np.ctypeslib.as_array((ctypes.c_uint8 * (size * count)).from_address(ptr))
+    word = _WORDS.get(size)
+    if word is not None and ptr % size == 0:
+        return functools.partial(raw.view(word).fill, np.frombuffer(pattern, dtype=word)[0])
+    rows, source = raw.reshape(count, size), np.frombuffer(pattern, dtype=np.uint8)
+    return functools.partial(np.copyto, rows, source)
