@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from warp import _src, codegen, config, types, utils
+from warp.config import LOG_DEBUG, LOG_ERROR, LOG_INFO, LOG_WARNING
 from warp.arrays import (
     array,
     array1d,

@@ -132,7 +132,7 @@ def load_part(kernel: Any, device: Any, part: str, mode: str | None = None) -> K
         options=options,
         scratch=meta.get("scratch"),
     )
-    if not config.quiet:
+    if not config.quiet and config.log_level <= config.LOG_INFO:
         elapsed = (time.perf_counter() - start) * 1000.0
         what = "" if part == "forward" else f" ({part})"
         where = f"Module {kernel.module} {key[:7]}{what} load on device '{device}'"

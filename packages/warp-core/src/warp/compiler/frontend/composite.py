@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import math
+import sys
 import warnings
 from typing import Any
 
@@ -55,6 +56,23 @@ FILL = Overload("construct_fill", (), None, lower=_lower_fill, doc="Composite wi
 CONVERT = Overload(
     "construct_convert", (), None, lower=_lower_convert, doc="Composite with converted component type."
 )
+
+
+def generic_constructor(builder: Any, name: str, node: ast.Call) -> Any:
+    """``wp.types.vector(...)`` (``matrix``, ``quaternion``, ``transformation``) called in a kernel.
+
+    The type factories of :mod:`warp.types` double as the generic constructors in kernels, as in
+    NVIDIA Warp; their kernel form is the one published as ``wp.<name>`` (by warp-builtins).
+    """
+    form = getattr(sys.modules["warp"], name, None)
+    hook = getattr(form, "_wp_call_", None)
+    if hook is None:
+        raise builder.error(
+            f"wp.types.{name}() in kernels needs the warp-builtins distribution (pip install warp-builtins)",
+            WarpCodegenTypeError,
+            node,
+        )
+    return hook(builder, node)
 
 
 def construct(builder: Any, cls: type[CompositeBase], node: ast.Call) -> wir.Value:
@@ -147,9 +165,12 @@ def _component(
     if value.weak:
         value = builder.coerce(value, scalar) if _family_ok(value.type, scalar) else value
     if value.type is not scalar:
+        what = {"matrix": "matrix", "quaternion": "quaternion", "transform": "transformation"}.get(
+            cls._wp_kind_, "vector"
+        )
         raise builder.error(
-            f"{type_repr(cls)} components are {type_repr(scalar)}, got {type_repr(value.type)} "
-            f"(warp does not convert implicitly)",
+            f"{type_repr(cls)} got a {type_repr(value.type)} component (warp does not convert implicitly): "
+            f"all values used to initialize this {what} are expected to be of the type `{type_repr(scalar)}`",
             WarpCodegenTypeError,
             node,
         )
