@@ -50,7 +50,8 @@ def test_generic_vector_errors():
 
     assert _compile_error(no_length).endswith(
         "the `length` argument must be specified when zero-initializing a vector")
-    assert _compile_error(mixed).endswith("all values given when constructing a vector must have the same type")
+    assert _compile_error(mixed).endswith(
+        "all values given when constructing a vector must have the same type")
     assert _compile_error(count).endswith(
         "incompatible number of values given (2) when constructing a vector of length 5")
 

@@ -117,7 +117,8 @@ def test_numpy_dtype_protocol():
     assert np.dtype(wp.float32) == np.float32 and np.dtype(wp.uint16(1)) == np.uint16
     assert np.zeros(3, dtype=wp.int8).dtype == np.int8
     assert np.dtype([("v", wp.float64), ("t", np.uint8)]) == np.dtype([("v", np.float64), ("t", np.uint8)])
-    assert not hasattr(wp.bfloat16, "__numpy_dtype__") and not hasattr(wp.types.scalar_base, "__numpy_dtype__")
+    assert not hasattr(wp.bfloat16, "__numpy_dtype__")
+    assert not hasattr(wp.types.scalar_base, "__numpy_dtype__")
     assert wp.dtype_to_numpy(wp.bfloat16) is np.uint16 and wp.dtype_to_numpy(wp.float16) is np.float16
     assert issubclass(wp.int8, wp.types.int_base) and issubclass(wp.float16, wp.types.float_base)
 
