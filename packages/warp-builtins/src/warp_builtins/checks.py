@@ -108,6 +108,7 @@ def register(registry: Any) -> None:
         lower=_lower_expect(True),
         group=GROUP,
         side_effects=True,
+        prints_only=True,
         differentiable=False,
         doc="Print an error from the kernel if a != b.",
     )
@@ -118,6 +119,7 @@ def register(registry: Any) -> None:
         lower=_lower_expect(False),
         group=GROUP,
         side_effects=True,
+        prints_only=True,
         differentiable=False,
         doc="Print an error from the kernel if a == b.",
     )
@@ -129,6 +131,7 @@ def register(registry: Any) -> None:
         lower=_lower_expect_near,
         group=GROUP,
         side_effects=True,
+        prints_only=True,
         differentiable=False,
         doc="Print an error from the kernel if |a - b| > tolerance.",
     )
@@ -142,6 +145,7 @@ def register(registry: Any) -> None:
         lower=_lower_expect_near,
         group=GROUP,
         side_effects=True,
+        prints_only=True,
         differentiable=False,
         doc="Print an error from the kernel if any component differs by more than tolerance.",
     )

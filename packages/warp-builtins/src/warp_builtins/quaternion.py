@@ -272,6 +272,10 @@ def register(registry: Any) -> None:
     _add(registry, "quat_to_axis_angle", [("quat", QUAT)], _quat_to_axis_angle_result,
          lambda em, q: qto_axis_angle(em, q),
          "Unit rotation axis and angle in [0, pi] of a unit quaternion, as a tuple (axis, angle).")
+    _add(registry, "quat_to_axis_angle", [("quat", QUAT), ("axis", VEC3), ("angle", F)],
+         _quat_to_axis_angle_result, lambda em, q, axis, angle: qto_axis_angle(em, q),
+         "Unit rotation axis and angle in [0, pi] of a unit quaternion, assigned to the variables axis "
+         "and angle (output parameters).", mutated_args=(1, 2))
     for n in (3, 4):
         _add(registry, "quat_from_matrix", [("mat", MatrixOf(n, n, F))], quat_of(0),
              (lambda c: lambda em, m: qfrom_matrix(em, m, c))(n),

@@ -59,6 +59,12 @@ def quat_to_axis_angle_ref(q: Any):
 
 
 @func
+def quat_to_axis_angle_out_ref(q: Any, axis: Any, angle: Any):
+    """The output-parameter form: the results do not depend on the values axis and angle held."""
+    return quat_to_axis_angle_ref(q)
+
+
+@func
 def quat_normalize_ref(q: Any):
     """q / |q|, or the identity when |q| is zero (as the builtins normalize)."""
     n = wp.length(q)
@@ -252,6 +258,7 @@ def quat_twist_angle_ref(axis: Any, q: Any):
 Q, V, S, M, T = "quaternion", "vector", "scalar", "matrix", "transform"
 derivative_from_func("quat_from_axis_angle", quat_from_axis_angle_ref, applies=_kinds(V, S))
 derivative_from_func("quat_to_axis_angle", quat_to_axis_angle_ref, applies=_kinds(Q))
+derivative_from_func("quat_to_axis_angle", quat_to_axis_angle_out_ref, applies=_kinds(Q, V, S))
 derivative_from_func("quat_slerp", quat_slerp_ref, applies=_kinds(Q, Q, S))
 derivative_from_func("quat_rpy", quat_rpy_ref, applies=_kinds(S, S, S))
 derivative_from_func("quat_to_rpy", quat_to_rpy_ref, applies=_kinds(Q))

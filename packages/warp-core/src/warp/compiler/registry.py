@@ -104,6 +104,9 @@ class Overload:
     variadic: bool = False
     differentiable: bool = True
     side_effects: bool = False
+    #: its only side effect is printing (``wp.expect_eq``): callable from Python scope, where it
+    #: prints as it would in a kernel
+    prints_only: bool = False
     #: the builtin returns the updated value of its first argument as its last result, and the
     #: frontend rebinds the variable passed first (wp.randf(state) advances ``state``)
     mutates_first_arg: bool = False
@@ -228,6 +231,7 @@ class BuiltinRegistry:
         variadic: bool = False,
         differentiable: bool = True,
         side_effects: bool = False,
+        prints_only: bool = False,
         mutates_first_arg: bool = False,
         mutated_args: Sequence[int] = (),
         export: bool = True,
@@ -249,6 +253,7 @@ class BuiltinRegistry:
             variadic=variadic,
             differentiable=differentiable,
             side_effects=side_effects,
+            prints_only=prints_only,
             mutates_first_arg=mutates_first_arg,
             mutated_args=tuple(mutated_args),
             export=export,

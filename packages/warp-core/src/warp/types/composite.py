@@ -23,6 +23,7 @@ import numpy as np
 
 from warp.types import bfloat16_bits
 from warp.types import scalars as _s
+from warp.types.transform_args import compose, transform_components
 from warp.types.scalars import (
     Float,
     Scalar,
@@ -401,18 +402,27 @@ class TransformBase(VectorBase):
     _wp_kind_ = "transform"
     __slots__ = ()
 
-    def __init__(self, *args: Any) -> None:
-        if len(args) == 2 and np.size(_flatten(args[0])) == 3 and np.size(_flatten(args[1])) == 4:
-            args = (*_flatten(args[0]), *_flatten(args[1]))
-        super().__init__(*args)
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        """Identity, scalar fill, copy, 7 components, or ``(p, q)`` / ``p=``, ``q=`` (see
+        :mod:`warp.types.transform_args`)."""
+        components = transform_components(args, kwargs)
+        super().__init__(*(args if components is None else components))
 
     @property
     def p(self) -> VectorBase:
         return vector(3, self._wp_scalar_type_)(self._data[:3])
 
+    @p.setter
+    def p(self, value: Any) -> None:
+        self._data[:3] = _as_components(_flatten(value), self._data.dtype)
+
     @property
     def q(self) -> QuaternionBase:
         return quaternion(self._wp_scalar_type_)(self._data[3:])
+
+    @q.setter
+    def q(self, value: Any) -> None:
+        self._data[3:] = _as_components(_flatten(value), self._data.dtype)
 
 
 def _value_dtype(scalar: Any) -> np.dtype:
@@ -478,7 +488,10 @@ def _operand(other: Any, like: CompositeBase) -> np.ndarray:
 
 
 def _composite_product(a: Any, b: Any) -> Any:
-    """Matrix-vector / matrix-matrix products (and quaternion products) in Python scope."""
+    """Matrix-vector / matrix-matrix products (and quaternion products, transform composition)
+    in Python scope."""
+    if isinstance(a, TransformBase) and isinstance(b, TransformBase):
+        return a._like(compose(a._data.astype(np.float64), b._data.astype(np.float64)))
     if isinstance(a, QuaternionBase) and isinstance(b, QuaternionBase):
         x1, y1, z1, w1 = a._data
         x2, y2, z2, w2 = b._data

@@ -19,7 +19,7 @@ from warp.compiler import composite as lc
 from warp.compiler import ir as wir
 from warp.compiler.registry import Overload
 from warp.errors import WarpCodegenAttributeError, WarpCodegenTypeError
-from warp.types.composite import CompositeBase, is_composite, matrix, vector
+from warp.types.composite import CompositeBase, is_composite, matrix, quaternion, vector
 from warp.types.scalars import is_scalar_type, type_repr
 
 _ATTR_INDEX = {"x": 0, "y": 1, "z": 2, "w": 3}
@@ -77,17 +77,61 @@ def generic_constructor(builder: Any, name: str, node: ast.Call) -> Any:
 
 def construct(builder: Any, cls: type[CompositeBase], node: ast.Call) -> wir.Value:
     """Translate a constructor call of composite type ``cls``."""
+    if cls._wp_kind_ == "transform":
+        return _construct_transform(builder, cls, node)
     if node.keywords:
         raise builder.error(f"{cls.__name__}() takes no keyword arguments", WarpCodegenTypeError, node)
     args = [builder.value(a) for a in node.args]
     return build(builder, cls, args, node)
 
 
+def _construct_transform(builder: Any, cls: type[CompositeBase], node: ast.Call) -> wir.Value:
+    """``wp.transform(p, q)``, ``wp.transform(p=..., q=...)`` (q defaults to the identity rotation),
+    ``wp.transform()`` (the identity), a fill value, a copy of the same type or 7 components."""
+    scalar = cls._wp_scalar_type_
+    args = [builder.value(a) for a in node.args]
+    named: dict[str, wir.Value] = {}
+    for kw in node.keywords:
+        if kw.arg not in ("p", "q"):
+            raise builder.error(
+                f"{type_repr(cls)}() got an unexpected keyword argument '{kw.arg}'",
+                WarpCodegenTypeError,
+                node,
+            )
+        named[kw.arg] = builder.value(kw.value)
+    if named:
+        if len(args) + len(named) > 2 or (args and "p" in named):
+            raise builder.error(
+                f"{type_repr(cls)}() got multiple values for 'p' or 'q'", WarpCodegenTypeError, node
+            )
+        if args:
+            named["p"] = args[0]
+        p = named.get("p") or builder.const((0, 0, 0), vector(3, scalar))
+        q = named.get("q") or builder.const((0, 0, 0, 1), quaternion(scalar))
+        return build(builder, cls, [p, q], node)
+    if len(args) == 1 and is_composite(args[0].type) and args[0].type._wp_kind_ == "transform":
+        src = args[0].type._wp_scalar_type_
+        if src is not scalar:
+            raise builder.error(
+                "copy constructing a transform requires matching source and target dtypes, "
+                f"got `{type_repr(src)}` and `{type_repr(scalar)}`",
+                WarpCodegenTypeError, node)
+    if len(args) not in (0, 1, 2, 7) or (len(args) == 2 and not all(is_composite(a.type) for a in args)):
+        raise builder.error(
+            f"incompatible number of values given ({len(args)}) when constructing a transform; "
+            "expected 0, 1, or 7",
+            WarpCodegenTypeError, node)
+    return build(builder, cls, args, node)
+
+
 def build(builder: Any, cls: type[CompositeBase], args: list[wir.Value], node: ast.AST) -> wir.Value:
-    """A value of composite type ``cls`` from constructor arguments (all forms)."""
+    """A value of composite type ``cls`` from constructor arguments (all forms); a transform
+    without arguments is the identity transform, other composites are zeros."""
     scalar = cls._wp_scalar_type_
     count = math.prod(cls._shape_)
     if not args:
+        if cls._wp_kind_ == "transform":
+            return builder.const((0, 0, 0, 0, 0, 0, 1), cls)
         return builder.const(tuple([0] * count), cls)
     if len(args) == 1 and is_composite(args[0].type):
         src = args[0].type

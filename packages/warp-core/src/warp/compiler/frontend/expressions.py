@@ -13,6 +13,7 @@ from warp.compiler import ir
 from warp.compiler.frontend.builder import PyObj
 from warp.compiler.frontend.compile_time import CompileTimeMixin
 from warp.compiler.frontend.tuples import TuplesMixin
+from warp.compiler.registry import builtin_registry
 from warp.errors import (
     WarpCodegenAttributeError,
     WarpCodegenError,
@@ -476,8 +477,28 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
             )
         return [self.value(a) for a in node.args]
 
+    def builtin_call_args(self, name: str, node: ast.Call) -> list[ir.Value]:
+        """The arguments of a registry builtin call; keywords name its parameters
+        (``wp.expect_near(a, b, tolerance=t)``, ``wp.pow(x=a, y=b)``) and are put in their place."""
+        if not node.keywords:
+            return self.call_args(node)
+        args = [self.value(a) for a in node.args]
+        names = [kw.arg for kw in node.keywords]
+        builtin = builtin_registry.get(name)
+        for overload in builtin.overloads if builtin is not None and None not in names else ():
+            rest = [p for p, _ in overload.params][len(args):]
+            if not overload.variadic and len(rest) == len(names) and set(rest) == set(names):
+                values = {kw.arg: self.value(kw.value) for kw in node.keywords}
+                return args + [values[p] for p in rest]
+        raise self.error(
+            f"wp.{name}() got unexpected keyword arguments ({', '.join(str(n) for n in names)}) after "
+            f"{len(args)} positional arguments",
+            WarpCodegenTypeError,
+            node,
+        )
+
     def call_named_builtin(self, name: str, node: ast.Call) -> Any:
-        op = self.call_builtin(name, self.call_args(node), node)
+        op = self.call_builtin(name, self.builtin_call_args(name, node), node)
         results = op.results
         overload = op.attrs.get("overload") or op.attrs.get("builtin")
         updated = overload.updated_args() if overload is not None else ()
