@@ -173,3 +173,43 @@ def test_log_level_warning_silences_module_load_line(capfd):
         assert x.numpy()[0] == 2.0
     finally:
         wp.config.log_level, wp.config.quiet = old_level, old_quiet
+
+
+def test_scalar_arithmetic_keeps_the_type_and_wraps():
+    for t in (wp.int8, wp.uint8, wp.int32, wp.uint64, wp.float16, wp.float32, wp.float64):
+        np_t = t._np_dtype_.type
+        with np.errstate(over="ignore"):
+            for x, y in ((7, 2), (-7, 2), (1, 5), (24, 2)):
+                a, b = t(x), t(y)
+                xn, yn = np_t(a.value), np_t(b.value)  # the wrapped values (-7 is 249 in uint8)
+                assert type(a + b) is t and (a + b) == np_t(xn + yn)
+                assert (a - b) == np_t(xn - yn) and (a * b) == np_t(xn * yn)
+                assert -a == np_t(-xn) and +a == a
+                if t._kind_ == "float":
+                    assert (a / b) == np_t(xn / yn) and (a % b) == np.fmod(xn, yn)
+                else:
+                    remainder = int(np.fmod(xn, yn))  # C's %: the sign of the dividend
+                    assert (a % b) == remainder and (a / b) == (a.value - remainder) // b.value
+    assert float(wp.float32(2.0) ** wp.float32(3.0)) == 8.0 and float(3.0 ** wp.float64(2.0)) == 9.0
+    with pytest.raises(TypeError):
+        wp.int32(2) ** wp.int32(3)
+    with pytest.raises(TypeError, match="does not convert"):
+        wp.float32(1.0) + wp.float64(1.0)
+    assert wp.float64(2.0) * wp.vec2d(1.0, 2.0) == (2.0, 4.0)
+
+
+def test_array_arithmetic_with_scalars():
+    for t in (wp.uint8, wp.int32, wp.float32, wp.float64):
+        host = np.array([1, 2, 3], dtype=t._np_dtype_)
+        a, s = wp.array(host, dtype=t), t(5)
+        with np.errstate(over="ignore"):
+            np.testing.assert_array_equal((a + s).numpy(), host + host.dtype.type(5))
+            np.testing.assert_array_equal((s - a).numpy(), host.dtype.type(5) - host)
+            np.testing.assert_array_equal((a - s).numpy(), host - host.dtype.type(5))
+        np.testing.assert_array_equal((a * 2).numpy(), host * 2)
+        np.testing.assert_array_equal((s % a).numpy(), np.fmod(host.dtype.type(5), host))
+        assert (a + s).dtype is t and (a + s).device == a.device
+        if t._kind_ == "float":
+            np.testing.assert_allclose((s / a).numpy(), 5.0 / host.astype(np.float64), rtol=1e-6)
+    with pytest.raises(TypeError, match="does not convert"):
+        wp.array([1.0], dtype=wp.float32) + wp.float64(1.0)

@@ -88,6 +88,95 @@ class ScalarBase:
     def __hash__(self) -> int:
         return hash(self.value)
 
+    # -- Python-scope arithmetic: the result keeps the type (integers wrap around, divide and take
+    # remainders as C does, truncating toward zero); operands are Python/NumPy numbers or scalars
+    # of the same type. Composites and arrays handle a scalar operand themselves.
+    def __pos__(self) -> ScalarBase:
+        return type(self)(self.value)
+
+    def __neg__(self) -> ScalarBase:
+        return type(self)(_arith(type(self), "sub", 0, self.value))
+
+    def __abs__(self) -> ScalarBase:
+        return type(self)(abs(self.value))
+
+    def __round__(self, ndigits: int | None = None) -> Any:
+        return round(self.value, ndigits)
+
+    def _binary(self, other: Any, op: str, reflected: builtins.bool = False) -> Any:
+        if isinstance(other, ScalarBase):
+            if type(other) is not type(self):
+                raise TypeError(
+                    f"unsupported operand types for {op}: '{type(self).__name__}' and "
+                    f"'{type(other).__name__}' (warp does not convert between numeric types implicitly)"
+                )
+            other = other.value
+        elif isinstance(other, np.generic):
+            other = other.item()
+        elif not isinstance(other, (builtins.int, builtins.float)):
+            return NotImplemented
+        if self._kind_ != "float" and isinstance(other, builtins.float):
+            return NotImplemented  # an integer scalar and a float: no implicit conversion
+        x, y = (other, self.value) if reflected else (self.value, other)
+        return type(self)(_arith(type(self), op, x, y))
+
+    def __add__(self, other: Any) -> Any:
+        return self._binary(other, "add")
+
+    def __radd__(self, other: Any) -> Any:
+        return self._binary(other, "add", True)
+
+    def __sub__(self, other: Any) -> Any:
+        return self._binary(other, "sub")
+
+    def __rsub__(self, other: Any) -> Any:
+        return self._binary(other, "sub", True)
+
+    def __mul__(self, other: Any) -> Any:
+        return self._binary(other, "mul")
+
+    def __rmul__(self, other: Any) -> Any:
+        return self._binary(other, "mul", True)
+
+    def __truediv__(self, other: Any) -> Any:
+        return self._binary(other, "div")
+
+    def __rtruediv__(self, other: Any) -> Any:
+        return self._binary(other, "div", True)
+
+    def __mod__(self, other: Any) -> Any:
+        return self._binary(other, "mod")
+
+    def __rmod__(self, other: Any) -> Any:
+        return self._binary(other, "mod", True)
+
+    def __pow__(self, other: Any) -> Any:
+        return self._binary(other, "pow")
+
+    def __rpow__(self, other: Any) -> Any:
+        return self._binary(other, "pow", True)
+
+
+def _arith(cls: type[ScalarBase], op: str, x: Any, y: Any) -> Any:
+    """``x op y`` in the arithmetic of scalar type ``cls`` (the caller rounds/wraps the result)."""
+    if cls._kind_ == "float":
+        t = np.float32 if cls is bfloat16 else cls._np_dtype_.type
+        a, b = t(x), t(y)
+        with np.errstate(all="ignore"):
+            result = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide,
+                      "mod": np.fmod, "pow": np.power}[op](a, b)
+        return builtins.float(result)
+    if cls._kind_ == "bool" or op == "pow":
+        raise TypeError(f"unsupported operand type(s) for {op}: '{cls.__name__}' (integer powers and bool "
+                        "arithmetic are not defined for warp scalars)")
+    x, y = builtins.int(x), builtins.int(y)
+    if op in ("div", "mod"):
+        if y == 0:
+            raise ZeroDivisionError(f"{cls.__name__} {'division' if op == 'div' else 'modulo'} by zero")
+        q = abs(x) // abs(y) * (1 if (x < 0) == (y < 0) else -1)  # truncated toward zero
+        return q if op == "div" else x - q * y
+    return {"add": x + y, "sub": x - y, "mul": x * y}[op]
+
 
 def _coerce(cls: type[ScalarBase], x: Any) -> Any:
     """Convert a Python number to the value a scalar of type ``cls`` holds (ints wrap around)."""

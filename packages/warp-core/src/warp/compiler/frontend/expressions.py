@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import sys
 import types
 from typing import Any
 
@@ -55,6 +56,8 @@ PYTHON_BUILTINS = {
 
 #: Kernel builtins of NVIDIA Warp that are the Python builtins of the same name in kernels.
 WARP_PYTHON_ALIASES = {
+    "float": builtins.float,  # wp.float(x): float32(x)
+    "int": builtins.int,  # wp.int(x): int32(x)
     "print": builtins.print,
     "range": builtins.range,
     "reversed": builtins.reversed,
@@ -139,6 +142,16 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
             return local
         found, obj = self.source.lookup(node.id)
         if not found:
+            return self.warp_name(node)
+        return self.from_python(obj)
+
+    def warp_name(self, node: ast.Name) -> Any:
+        """A name the function's module does not define that is a kernel builtin or a name of
+        ``warp`` (``expect_eq``, ``vec3``, ``mat44``): resolved as ``wp.<name>``, as NVIDIA Warp does."""
+        if node.id in builtin_registry:
+            return PyObj(BuiltinName(node.id))
+        obj = getattr(sys.modules["warp"], node.id, None)
+        if obj is None or isinstance(obj, types.ModuleType):
             raise self.error(f"name '{node.id}' is not defined", WarpCodegenNameError, node)
         return self.from_python(obj)
 
