@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import llvmlite.ir as ir
+
 from warp.compiler import composite as lc
 from warp.core_builtins.operators import shift
 from warp.types.composite import matrix, vector
@@ -45,6 +47,8 @@ def _lower_eq(negate: bool):
     def lower(ctx: Any, args: list, types: list) -> Any:
         e = Emitter(ctx.builder, scalar_of(types[0]))
         a, b = e.parts(types[0], args[0]), e.parts(types[1], args[1])
+        if not a:  # zero-length composites are equal
+            return ir.Constant(ir.IntType(1), 0 if negate else 1)
         cond = a[0].eq(b[0])
         for x, y in zip(a[1:], b[1:]):
             cond = cond & x.eq(y)

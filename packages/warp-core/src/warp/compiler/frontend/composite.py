@@ -18,7 +18,7 @@ import llvmlite.ir as ir
 from warp.compiler import composite as lc
 from warp.compiler import ir as wir
 from warp.compiler.registry import Overload
-from warp.errors import WarpCodegenAttributeError, WarpCodegenTypeError
+from warp.errors import WarpCodegenAttributeError, WarpCodegenTypeError, WarpCodegenValueError
 from warp.types.composite import CompositeBase, is_composite, matrix, quaternion, vector
 from warp.types.scalars import is_scalar_type, type_repr
 
@@ -287,12 +287,7 @@ def _selection(builder: Any, t: Any, indices: list[Any], node: ast.AST) -> list[
             _check_static(builder, _Axis(t, dim), one, node, axis=k)
             selection.append(one[0])
             continue
-        picked = list(range(*idx.indices(dim)))
-        if not picked:
-            raise builder.error(
-                f"the slice selects no component of {type_repr(t)}", WarpCodegenTypeError, node
-            )
-        selection.append(picked)
+        selection.append(list(range(*idx.indices(dim))))  # may be empty: a zero-length result
     return selection
 
 
@@ -345,9 +340,20 @@ def _set_slice(
     want = _sliced_type(t, selection)
     fits = is_composite(new.type) and new.type._shape_ == want._shape_
     if not fits or new.type._wp_scalar_type_ is not want._wp_scalar_type_:
+        scalar = type_repr(want._wp_scalar_type_)
+        if len(want._shape_) == 1:
+            kind, size, sized = "vector", f"length {want._shape_[0]}", f"of length {want._shape_[0]}"
+        else:
+            kind, size, sized = "matrix", f"shape {want._shape_}", f"of shape {want._shape_}"
+        expected = (
+            f"The provided {kind} is expected to be {sized} with dtype {scalar}."
+            if is_composite(new.type)
+            else f"The provided value is expected to be a {kind} of {size}, with dtype {scalar}."
+        )
         raise builder.error(
-            f"cannot assign {type_repr(new.type)} to a slice of {type_repr(t)} holding {type_repr(want)}",
-            WarpCodegenTypeError,
+            f"cannot assign {type_repr(new.type)} to a slice of {type_repr(t)} holding {type_repr(want)}: "
+            + expected,
+            WarpCodegenValueError,
             node,
         )
     if _is_whole_row(t, selection):
