@@ -213,3 +213,10 @@ def test_array_arithmetic_with_scalars():
             np.testing.assert_allclose((s / a).numpy(), 5.0 / host.astype(np.float64), rtol=1e-6)
     with pytest.raises(TypeError, match="does not convert"):
         wp.array([1.0], dtype=wp.float32) + wp.float64(1.0)
+
+
+def test_matrix_set_row_and_col_fill_with_a_scalar():
+    m = wp.types.matrix((2, 3), float)(1, 2, 3, 4, 5, 6)
+    m.set_row(0, 13.0)
+    m.set_col(2, -1.0)
+    np.testing.assert_array_equal(np.array(m), [[13.0, 13.0, -1.0], [4.0, 5.0, -1.0]])

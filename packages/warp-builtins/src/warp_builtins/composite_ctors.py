@@ -180,7 +180,9 @@ def _matrix_kernel(builder: Any, node: ast.Call) -> wir.Value:
         return _trs_matrix(builder, args, dtype, node)
     if not args:
         if shape is None:
-            raise builder.error("wp.matrix() without components needs shape=", WarpCodegenTypeError, node)
+            raise builder.error(
+                "wp.matrix() without components: the `shape` argument must be specified when "
+                "zero-initializing a matrix", WarpCodegenTypeError, node)
         return fc.build(builder, matrix_type(shape, dtype or float32), [], node)
     if dtype is None:
         dtype = _infer_dtype(builder, args, node)
@@ -189,8 +191,8 @@ def _matrix_kernel(builder: Any, node: ast.Call) -> wir.Value:
         k = math.isqrt(count)
         if k * k != count:
             raise builder.error(
-                f"wp.matrix() with {count} components needs shape=", WarpCodegenTypeError, node
-            )
+                f"wp.matrix() with {count} components (not a square number): the `shape` argument "
+                "must be specified when initializing a matrix by value", WarpCodegenTypeError, node)
         shape = (k, k)
     return fc.build(builder, matrix_type(shape, dtype), args, node)
 

@@ -377,16 +377,18 @@ class MatrixBase(CompositeBase):
         return vector(self._shape_[0], self._wp_scalar_type_)(self._data[:, c])
 
     def set_row(self, r: int, v: Any) -> None:
-        """Set row ``r`` to the components of ``v``, in place."""
+        """Set row ``r`` to the components of ``v`` (a scalar fills it), in place."""
         if not -self._shape_[0] <= r < self._shape_[0]:
             raise IndexError("Invalid row index")
-        self._data[r] = np.asarray(_unwrap(v)).reshape(self._shape_[1])
+        value = np.asarray(_unwrap(v))
+        self._data[r] = value if value.ndim == 0 else value.reshape(self._shape_[1])
 
     def set_col(self, c: int, v: Any) -> None:
-        """Set column ``c`` to the components of ``v``, in place."""
+        """Set column ``c`` to the components of ``v`` (a scalar fills it), in place."""
         if not -self._shape_[1] <= c < self._shape_[1]:
             raise IndexError("Invalid column index")
-        self._data[:, c] = np.asarray(_unwrap(v)).reshape(self._shape_[0])
+        value = np.asarray(_unwrap(v))
+        self._data[:, c] = value if value.ndim == 0 else value.reshape(self._shape_[0])
 
 
 class QuaternionBase(VectorBase):

@@ -146,7 +146,7 @@ def build(builder: Any, cls: type[CompositeBase], args: list[wir.Value], node: a
         return builder.emit("call", args, [cls], overload=CONVERT).result
     flat_count = sum(math.prod(a.type._shape_) if is_composite(a.type) else 1 for a in args)
     if len(args) == 1:
-        value = _component(builder, args[0], scalar, cls, node)
+        value = _component(builder, args[0], scalar, cls, node, fill=True)
         if value.is_const:
             return builder.const(tuple([value.const] * count), cls)
         return builder.emit("call", [value], [cls], overload=FILL).result
@@ -154,8 +154,12 @@ def build(builder: Any, cls: type[CompositeBase], args: list[wir.Value], node: a
     if columns is not None:
         return columns
     if flat_count != count:
+        shape = f"shape {cls._shape_}" if len(cls._shape_) == 2 else f"length {count}"
         raise builder.error(
-            f"{type_repr(cls)} has {count} components, got {flat_count} values", WarpCodegenTypeError, node
+            f"{type_repr(cls)} has {count} components: incompatible number of values given ({flat_count}) "
+            f"when constructing a {_what(cls)} of {shape}",
+            WarpCodegenTypeError,
+            node,
         )
     values = []
     for a in args:
@@ -203,18 +207,24 @@ def _vector_columns(
     return builder.emit("call", components, [cls], overload=CONSTRUCT).result
 
 
+def _what(cls: Any) -> str:
+    return {"matrix": "matrix", "quaternion": "quaternion", "transform": "transformation"}.get(
+        cls._wp_kind_, "vector"
+    )
+
+
 def _component(
-    builder: Any, value: wir.Value, scalar: Any, cls: type[CompositeBase], node: ast.AST
+    builder: Any, value: wir.Value, scalar: Any, cls: type[CompositeBase], node: ast.AST, fill: bool = False
 ) -> wir.Value:
     if value.weak:
         value = builder.coerce(value, scalar) if _family_ok(value.type, scalar) else value
     if value.type is not scalar:
-        what = {"matrix": "matrix", "quaternion": "quaternion", "transform": "transformation"}.get(
-            cls._wp_kind_, "vector"
+        role = f"the value used to fill this {_what(cls)} is" if fill else (
+            f"all values used to initialize this {_what(cls)} are"
         )
         raise builder.error(
             f"{type_repr(cls)} got a {type_repr(value.type)} component (warp does not convert implicitly): "
-            f"all values used to initialize this {what} are expected to be of the type `{type_repr(scalar)}`",
+            f"{role} expected to be of the type `{type_repr(scalar)}`",
             WarpCodegenTypeError,
             node,
         )
