@@ -64,3 +64,10 @@ def test_component_type_error_ends_with_the_expected_type():
     with pytest.raises(wp.WarpCodegenTypeError) as info:
         wp.launch(k, dim=1, inputs=[wp.float64(1.0)])
     assert str(info.value).endswith("expected to be of the type `float32`")
+
+
+def test_expect_eq_of_different_types_says_why():
+    def body():
+        wp.expect_neq(wp.vec3f(0.0, 0.0, 0.0), wp.vec2f(0.0, 0.0))
+
+    assert _compile_error(body).endswith("Can't test equality for objects with different types")

@@ -104,6 +104,7 @@ def register(registry: Any) -> None:
     registry.add(
         "expect_eq",
         params=[("a", V), ("b", V)],
+        mismatch_hint="Can't test equality for objects with different types",
         result=None,
         lower=_lower_expect(True),
         group=GROUP,
@@ -115,6 +116,7 @@ def register(registry: Any) -> None:
     registry.add(
         "expect_neq",
         params=[("a", V), ("b", V)],
+        mismatch_hint="Can't test equality for objects with different types",
         result=None,
         lower=_lower_expect(False),
         group=GROUP,
