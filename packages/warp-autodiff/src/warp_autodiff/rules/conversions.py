@@ -245,9 +245,7 @@ def quat_twist_ref(axis: Any, q: Any):
 def quat_twist_angle_signed_ref(axis: Any, q: Any):
     t = quat_twist_ref(axis, q)
     y = wp.dot(wp.vector(t[0], t[1], t[2]), wp.normalize(axis))
-    if t[3] < 0.0:
-        y = -y
-    return wp.atan2(y, wp.abs(t[3])) * 2.0
+    return wp.atan2(y, t[3]) * 2.0
 
 
 @func
