@@ -355,3 +355,20 @@ def test_twist_angle_keeps_the_quaternion_cover():
     out = wp.zeros(3, dtype=float)
     wp.launch(_twist_beyond_pi, 1, outputs=[out])
     np.testing.assert_allclose(out.numpy(), [4.0, 4.0 - 2.0 * np.pi, 4.0], rtol=1e-6)
+
+
+@wp.kernel(module="unique")
+def _scalar_quat_div(x: wp.array(dtype=wp.quat), y: wp.array(dtype=wp.quat)):
+    i = wp.tid()
+    y[i] = 1.0 / x[i]
+
+
+def test_scalar_divided_by_quaternion_component_wise():
+    q = np.array([1.0, 2.0, 4.0, 8.0])
+    x = wp.array([q], dtype=wp.quat, requires_grad=True)
+    y = wp.zeros(1, dtype=wp.quat, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.launch(_scalar_quat_div, 1, inputs=[x], outputs=[y])
+    tape.backward(grads={y: wp.ones_like(y)})
+    np.testing.assert_allclose(y.numpy()[0], 1.0 / q)
+    np.testing.assert_allclose(x.grad.numpy()[0], -1.0 / q**2)

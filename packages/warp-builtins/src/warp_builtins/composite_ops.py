@@ -183,10 +183,10 @@ def register(registry: Any) -> None:
         V = same(kind)
         add("div", params=[("a", V), ("b", S)], result=V, lower=_cw_binary("div"), group=GROUP,
             doc="Vector, matrix or quaternion divided by a scalar, component-wise (a / b).")
-    for kind in ("vector", "matrix"):
+    for kind in ("vector", "matrix", "quaternion"):
         V = same(kind)
         add("div", params=[("a", S), ("b", V)], result=V, lower=_cw_binary("div"), group=GROUP,
-            doc="Scalar divided by each component of a vector or matrix (a / b).")
+            doc="Scalar divided by each component of a vector, matrix or quaternion (a / b).")
     add("div_approx", params=[("a", F), ("b", F)], result=F, group=GROUP,
         lower=lambda ctx, a, t: ctx.builder.fdiv(*a),
         doc="Division a / b that may use a faster approximate reciprocal (computed exactly here).")
