@@ -67,7 +67,7 @@ def test_kernel_forms():
     out = wp.zeros(5, dtype=wp.transform)
     outd = wp.zeros(1, dtype=wp.transformd)
     wp.launch(_kernel_forms, 1, outputs=[out, outd])
-    expected = [[1, 2, 3, 0, 0, 0, 1], [0, 0, 0, 0, 0, 0, 1], [1.5] * 7, [1, 2, 3, 4, 5, 6, 7]]
+    expected = [[1, 2, 3, 0, 0, 0, 1], [0] * 7, [1.5] * 7, [1, 2, 3, 4, 5, 6, 7]]  # kernel transform(): 0
     expected.append(expected[-1])
     np.testing.assert_array_equal(out.numpy(), np.array(expected, dtype=np.float32))
     np.testing.assert_array_equal(outd.numpy(), np.full((1, 7), 2.5))
@@ -117,3 +117,21 @@ def test_quat_to_axis_angle_output_parameters_and_gradient():
     q = qs.numpy()[0].astype(np.float64)
     expected_w = -4.0 * (2 * half) * np.linalg.norm(q[:3]) / np.dot(q, q)
     np.testing.assert_allclose(qs.grad.numpy()[0][3], expected_w, rtol=1e-4)
+
+
+@wp.kernel(module="unique")
+def _near_composites(out: wp.array(dtype=int)):
+    q = wp.quat(0.1, 0.2, 0.3, 0.9)
+    m = wp.mat22(1.0, 2.0, 3.0, 4.0)
+    wp.expect_near(q, wp.quat(0.1, 0.2, 0.3, 0.9005), tolerance=1e-3)
+    wp.expect_near(m, wp.mat22(1.0, 2.0, 3.0, 4.0005), 1e-3)
+    out[0] = 1
+
+
+def test_expect_near_of_quaternions_and_matrices(capfd):
+    out = wp.zeros(1, dtype=int)
+    wp.launch(_near_composites, 1, outputs=[out])
+    wp.synchronize()
+    assert out.numpy()[0] == 1 and "Expect failed" not in capfd.readouterr().out
+    wp.expect_near(wp.quat(0.0, 0.0, 0.0, 1.0), wp.quat(0.0, 0.0, 0.5, 1.0), 1e-3)
+    assert capfd.readouterr().out.count("Expect failed") == 1

@@ -87,7 +87,8 @@ def construct(builder: Any, cls: type[CompositeBase], node: ast.Call) -> wir.Val
 
 def _construct_transform(builder: Any, cls: type[CompositeBase], node: ast.Call) -> wir.Value:
     """``wp.transform(p, q)``, ``wp.transform(p=..., q=...)`` (q defaults to the identity rotation),
-    ``wp.transform()`` (the identity), a fill value, a copy of the same type or 7 components."""
+    ``wp.transform()`` (zeros, as NVIDIA Warp's kernels give), a fill value, a copy of the same
+    type or 7 components."""
     scalar = cls._wp_scalar_type_
     args = [builder.value(a) for a in node.args]
     named: dict[str, wir.Value] = {}
@@ -125,13 +126,12 @@ def _construct_transform(builder: Any, cls: type[CompositeBase], node: ast.Call)
 
 
 def build(builder: Any, cls: type[CompositeBase], args: list[wir.Value], node: ast.AST) -> wir.Value:
-    """A value of composite type ``cls`` from constructor arguments (all forms); a transform
-    without arguments is the identity transform, other composites are zeros."""
+    """A value of composite type ``cls`` from constructor arguments (all forms); zeros without
+    arguments (in kernels ``wp.transform()`` is zero, as in NVIDIA Warp; in Python scope it is the
+    identity transform)."""
     scalar = cls._wp_scalar_type_
     count = math.prod(cls._shape_)
     if not args:
-        if cls._wp_kind_ == "transform":
-            return builder.const((0, 0, 0, 0, 0, 0, 1), cls)
         return builder.const(tuple([0] * count), cls)
     if len(args) == 1 and is_composite(args[0].type):
         src = args[0].type
