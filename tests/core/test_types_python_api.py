@@ -40,7 +40,10 @@ def test_copy_constructor_copies():
 
 def test_slices_are_lists_and_keys_are_checked():
     v = wp.vec4(1, 2, 3, 4)
-    assert v[1:3] == [2.0, 3.0] and isinstance(v[1:3], list)
+    assert v[1:3] == (2.0, 3.0) and type(v[1:3]) is wp.vec2  # a slice is a vector
+    w = wp.vec4(5.0, 6.0, 7.0, 8.0)
+    w[1:] %= wp.vec3(4.0, 4.0, 4.0)
+    assert w == (5.0, 2.0, 3.0, 0.0)
     v[1:3] = (-2, -3)
     assert v == (1, -2, -3, 4)
     with pytest.raises(KeyError, match="Invalid key None, expected int or slice"):

@@ -118,9 +118,9 @@ class CompositeBase:
     def __getitem__(self, key: Any) -> Any:
         value = self._data[self._checked_key(key)]
         if isinstance(value, np.ndarray):
-            if value.ndim == 1 and self._data.ndim == 2 and isinstance(key, (int, np.integer)):
-                return vector(value.shape[0], self._wp_scalar_type_)(value)  # a row
-            return value.tolist()  # a slice: its components, as a list
+            if value.ndim == 1:  # a matrix row, or a slice: a vector of the components selected
+                return vector(value.shape[0], self._wp_scalar_type_)(value)
+            return matrix(value.shape, self._wp_scalar_type_)(value)
         return value.item()
 
     def __setitem__(self, key: Any, value: Any) -> None:

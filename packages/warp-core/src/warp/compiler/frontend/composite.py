@@ -357,7 +357,7 @@ def _set_slice(
             kind, size, sized = "matrix", f"shape {want._shape_}", f"of shape {want._shape_}"
         expected = (
             f"The provided {kind} is expected to be {sized} with dtype {scalar}."
-            if is_composite(new.type)
+            if getattr(new.type, "_wp_kind_", "") == kind
             else f"The provided value is expected to be a {kind} of {size}, with dtype {scalar}."
         )
         raise builder.error(
