@@ -241,6 +241,7 @@ def test_slice_errors():
 
 _vec0 = wp.types.vector(0, float)
 _vec1 = wp.types.vector(1, float)
+_mat00 = wp.types.matrix((0, 0), float)
 
 
 @wp.kernel(module="unique")
@@ -251,10 +252,12 @@ def _empty_slices_ok(out: wp.array(dtype=int)):
     out[2] = int(v[::123] == _vec1(1.0))
     out[3] = len(v[5:])
     out[4] = wp.static(len(v))
+    m = wp.mat44()
+    out[5] = int(m[123:] == _mat00())
 
 
 def test_empty_slices_compare_equal_and_static_len_of_runtime_values():
-    out = wp.zeros(5, dtype=int)
+    out = wp.zeros(6, dtype=int)
     wp.launch(_empty_slices_ok, 1, inputs=[out])
-    np.testing.assert_array_equal(out.numpy(), [1, 1, 1, 0, 4])
+    np.testing.assert_array_equal(out.numpy(), [1, 1, 1, 0, 4, 1])
     assert len(_vec0()) == 0

@@ -313,6 +313,8 @@ def _sliced_type(t: Any, selection: list[Any]) -> Any:
     """The vector or matrix type of the components ``selection`` keeps of composite type ``t``."""
     kept = [len(s) for s in selection if isinstance(s, list)]
     scalar = t._wp_scalar_type_
+    if len(kept) == 2 and 0 in kept:
+        kept = [0, 0]  # an empty matrix slice is the (0, 0) matrix, as in NVIDIA Warp
     return vector(kept[0], scalar) if len(kept) == 1 else matrix((kept[0], kept[1]), scalar)
 
 
