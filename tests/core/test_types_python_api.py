@@ -223,3 +223,15 @@ def test_matrix_set_row_and_col_fill_with_a_scalar():
     m.set_row(0, 13.0)
     m.set_col(2, -1.0)
     np.testing.assert_array_equal(np.array(m), [[13.0, 13.0, -1.0], [4.0, 5.0, -1.0]])
+
+
+def test_matrix_block_assignment():
+    m = wp.mat44()
+    m[1:3] = wp.types.matrix((2, 4), float)(*range(8))
+    m[:, 3:] = [[9.0]] * 4
+    expected = np.zeros((4, 4))
+    expected[1:3] = np.arange(8).reshape(2, 4)
+    expected[:, 3:] = 9.0
+    np.testing.assert_array_equal(np.array(m), expected)
+    with pytest.raises(ValueError, match="same size"):
+        m[1:3] = (wp.vec3(), wp.vec3())

@@ -126,7 +126,17 @@ class CompositeBase:
     def __setitem__(self, key: Any, value: Any) -> None:
         key = self._checked_key(key)
         target = self._data[key]
-        if isinstance(target, np.ndarray):  # a slice (or a matrix row): a sequence of scalars
+        if isinstance(target, np.ndarray) and target.ndim == 2:  # a block of a matrix: rows of values
+            if isinstance(value, CompositeBase):
+                block = value._data
+            elif isinstance(value, (list, tuple, np.ndarray)):
+                block = np.asarray([_unwrap(r) for r in value])
+            else:
+                block = np.full(target.shape, _unwrap(value))  # a scalar fills the block
+            if block.dtype == object or block.size != target.size:
+                raise ValueError(f"Can only assign sequence of same size (a block of shape {target.shape})")
+            value = block.reshape(target.shape)
+        elif isinstance(target, np.ndarray):  # a slice (or a matrix row): a sequence of scalars
             items = list(value) if isinstance(value, (list, tuple, CompositeBase, np.ndarray)) else [value]
             for item in items:
                 if not _is_number(item):
