@@ -127,6 +127,7 @@ class CompositeBase:
         key = self._checked_key(key)
         target = self._data[key]
         if isinstance(target, np.ndarray) and target.ndim == 2:  # a block of a matrix: rows of values
+            block: np.ndarray
             if isinstance(value, CompositeBase):
                 block = value._data
             elif isinstance(value, (list, tuple, np.ndarray)):
