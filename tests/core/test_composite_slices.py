@@ -196,7 +196,8 @@ def test_slice_errors():
 
     _compile_error(wrong_length, wp.WarpCodegenValueError,
                    r"cannot assign vec3f to a slice of vec3f holding vec2f: "
-                   r"The provided vector is expected to be of length 2 with dtype float32\.$")
+                   r"The length of the provided vector \(3\) isn't compatible with the given slice "
+                   r"\(expected 2\)\.$")
 
     @wp.kernel
     def dynamic_bound(o: wp.array(dtype=wp.vec3)):

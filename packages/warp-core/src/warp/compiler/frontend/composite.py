@@ -357,11 +357,17 @@ def _set_slice(
             kind, size, sized = "vector", f"length {want._shape_[0]}", f"of length {want._shape_[0]}"
         else:
             kind, size, sized = "matrix", f"shape {want._shape_}", f"of shape {want._shape_}"
+        same_kind = getattr(new.type, "_wp_kind_", "") == kind
         expected = (
             f"The provided {kind} is expected to be {sized} with dtype {scalar}."
-            if getattr(new.type, "_wp_kind_", "") == kind
+            if same_kind
             else f"The provided value is expected to be a {kind} of {size}, with dtype {scalar}."
         )
+        if same_kind and kind == "vector" and new.type._wp_scalar_type_ is want._wp_scalar_type_:
+            expected = (
+                f"The length of the provided vector ({new.type._shape_[0]}) isn't compatible with the "
+                f"given slice (expected {want._shape_[0]})."
+            )
         raise builder.error(
             f"cannot assign {type_repr(new.type)} to a slice of {type_repr(t)} holding {type_repr(want)}: "
             + expected,
