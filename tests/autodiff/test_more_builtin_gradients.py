@@ -240,17 +240,6 @@ def k_componentwise(a: wp.array(dtype=V3), b: wp.array(dtype=V3), s: wp.array(dt
 
 
 @wp.kernel
-def k_eig3(a: wp.array(dtype=M33), y: wp.array(dtype=F)):
-    i = wp.tid()
-    q, d = wp.eig3(a[i])
-    # eigenvectors are defined up to sign: weigh sign-invariant products of their components
-    total = F(0.0)
-    for j in range(3):
-        total = total + F(j + 1) * q[0, j] * q[1, j] - F(0.5) * q[2, j] * q[0, j] * d[j]
-    y[i] = total + vsum(d)
-
-
-@wp.kernel
 def k_svd3(a: wp.array(dtype=M33), y: wp.array(dtype=F)):
     i = wp.tid()
     u, s, v = wp.svd3(a[i])
@@ -313,17 +302,6 @@ def _componentwise_inputs():
     return [wp.array(a, dtype=V3), wp.array(b, dtype=V3), f64(RNG.uniform(0.5, 2, N)), quats(q)]
 
 
-def _symmetric_distinct():
-    """Symmetric matrices with well separated eigenvalues, plus noise below the diagonal (eig3
-    reads only the upper triangle)."""
-    sym = []
-    for _ in range(N):
-        q, _ = np.linalg.qr(RNG.normal(size=(3, 3)))
-        sym.append(q @ np.diag([2.5, 0.8, -1.1]) @ q.T)
-    sym = np.array(sym) + 0.3 * np.tril(RNG.normal(size=(N, 3, 3)), -1)
-    return [wp.array(sym, dtype=M33)]
-
-
 CASES = {
     "quat_axis_angle": (
         k_axis_angle,
@@ -367,7 +345,6 @@ CASES = {
     ),
     "huber_norms": (k_norms, ["norm_huber", "norm_pseudo_huber", "smooth_normalize"], _norm_inputs),
     "componentwise": (k_componentwise, ["mod", "div_approx"], _componentwise_inputs),
-    "eig3": (k_eig3, ["eig3"], _symmetric_distinct),
     "svd3": (
         k_svd3,
         ["svd3"],

@@ -26,7 +26,8 @@ CANDIDATES = [
     wp.quat, wp.transform, wp.spatial_vector, wp.spatial_matrix, wp.float64, wp.vec3d, wp.mat33d, wp.vec3i,
 ]
 
-#: builtins that cannot run outside a kernel (launch state, arrays, side effects)
+#: builtins that cannot run outside a kernel (launch state, arrays) or are checked separately
+#: (the expectations print: test_expectations_print_in_python_scope)
 KERNEL_ONLY = {
     "tid", "block_dim", "expect_eq", "expect_near", "expect_neq", "lower_bound", "sample_cdf", "view",
 }
@@ -264,7 +265,6 @@ def test_python_int_out_of_range_raises():
     [
         (lambda: wp.tid(), "wp.tid is a kernel builtin: call it inside a @wp.kernel.*reads the launch"),
         (lambda: wp.atomic_add(wp.zeros(3), 0, 1.0), "wp.atomic_add .*takes arrays"),
-        (lambda: wp.expect_eq(1, 1), "wp.expect_eq .*side effects"),
         (lambda: wp.sin("x"), r"wp.sin\(\): argument 1 is a str"),
         (lambda: wp.sin(1), r"no overload of wp.sin accepts arguments \(int32\)"),
         (lambda: wp.dot(wp.vec3(), wp.vec2()), r"no overload of wp.dot accepts arguments \(vec3f, vec2f\)"),
@@ -274,6 +274,18 @@ def test_python_int_out_of_range_raises():
 def test_errors(call, message):
     with pytest.raises(TypeError, match=message):
         call()
+
+
+def test_expectations_print_in_python_scope(capfd):
+    """``wp.expect_eq`` & co. only print, so Python scope may call them (a @wp.func run from Python)."""
+    wp.expect_eq(1.5, 1.5)
+    wp.expect_neq(wp.vec3(1.0), wp.vec3(2.0))
+    wp.expect_near(1.0, 1.05, 0.1)
+    assert "Expect failed" not in capfd.readouterr().out
+    wp.expect_eq(wp.vec3(1.0), wp.vec3(1.0, 1.0, 2.0))
+    assert capfd.readouterr().out.count("Expect failed") == 1
+    wp.expect_near(1.0, 1.5, 0.1)
+    assert capfd.readouterr().out.count("Expect failed") == 1
 
 
 @pytest.mark.slow

@@ -276,8 +276,8 @@ def test_twist(dtype):
     # the swing (q * twist^-1) rotates about an axis perpendicular to the twist axis
     swing = Rotation.from_quat(q) * Rotation.from_quat(tw).inv()
     assert np.abs(np.sum(swing.as_rotvec() * n, axis=1)).max() < tol * 100
-    tw_signed = np.where(tw[:, 3:] < 0, -tw, tw)
-    expected = 2 * np.arctan2(np.sum(tw_signed[:, :3] * n, axis=1), tw_signed[:, 3])
+    # as in NVIDIA Warp: 2 atan2(twist . axis, twist_w), so q and -q give angles 2 pi apart
+    expected = 2 * np.arctan2(np.sum(tw[:, :3] * n, axis=1), tw[:, 3])
     np.testing.assert_allclose(signed.numpy(), expected, atol=tol * 10)
     np.testing.assert_allclose(angle.numpy(), np.abs(expected), atol=tol * 10)
 
@@ -339,3 +339,36 @@ def test_mixed_precision_is_a_type_error():
             dim=1,
             inputs=[wp.zeros(1, dtype=wp.quatf), wp.zeros(1, dtype=wp.vec3d), wp.zeros(1, dtype=wp.vec3d)],
         )
+
+
+@wp.kernel(module="unique")
+def _twist_beyond_pi(out: wp.array(dtype=float)):
+    axis = wp.vec3(0.0, 0.0, 1.0)
+    q = wp.quat_from_axis_angle(axis, 4.0)
+    out[0] = wp.quat_twist_angle_signed(axis, q)
+    out[1] = wp.quat_twist_angle_signed(axis, -q)
+    out[2] = wp.quat_twist_angle(axis, q)
+
+
+def test_twist_angle_keeps_the_quaternion_cover():
+    """q and -q are the same rotation; their twist angles are 2 pi apart (4 and 4 - 2 pi)."""
+    out = wp.zeros(3, dtype=float)
+    wp.launch(_twist_beyond_pi, 1, outputs=[out])
+    np.testing.assert_allclose(out.numpy(), [4.0, 4.0 - 2.0 * np.pi, 4.0], rtol=1e-6)
+
+
+@wp.kernel(module="unique")
+def _scalar_quat_div(x: wp.array(dtype=wp.quat), y: wp.array(dtype=wp.quat)):
+    i = wp.tid()
+    y[i] = 1.0 / x[i]
+
+
+def test_scalar_divided_by_quaternion_component_wise():
+    q = np.array([1.0, 2.0, 4.0, 8.0])
+    x = wp.array([q], dtype=wp.quat, requires_grad=True)
+    y = wp.zeros(1, dtype=wp.quat, requires_grad=True)
+    with wp.Tape() as tape:
+        wp.launch(_scalar_quat_div, 1, inputs=[x], outputs=[y])
+    tape.backward(grads={y: wp.ones_like(y)})
+    np.testing.assert_allclose(y.numpy()[0], 1.0 / q)
+    np.testing.assert_allclose(x.grad.numpy()[0], -1.0 / q**2)

@@ -259,7 +259,7 @@ def test_component_augmented_assignment_type_errors():
     def bad(vs: wp.array(dtype=wp.vec3)):
         vs[0].x += wp.float64(1.0)
 
-    with pytest.raises(wp.WarpCodegenTypeError, match=r"vec3f components are float32, got float64"):
+    with pytest.raises(wp.WarpCodegenTypeError, match=r"vec3f got a float64 component .*type `float32`"):
         wp.launch(bad, dim=1, inputs=[wp.zeros(1, dtype=wp.vec3)])
 
     @wp.kernel

@@ -194,8 +194,10 @@ def test_slice_errors():
         v[1:] = wp.vec3(0.0, 0.0, 0.0)
         o[0] = v
 
-    _compile_error(wrong_length, wp.WarpCodegenTypeError,
-                   r"cannot assign vec3f to a slice of vec3f holding vec2f")
+    _compile_error(wrong_length, wp.WarpCodegenValueError,
+                   r"cannot assign vec3f to a slice of vec3f holding vec2f: "
+                   r"The length of the provided vector \(3\) isn't compatible with the given slice "
+                   r"\(expected 2\)\.$")
 
     @wp.kernel
     def dynamic_bound(o: wp.array(dtype=wp.vec3)):
@@ -211,7 +213,8 @@ def test_slice_errors():
         v = wp.vec3(1.0, 2.0, 3.0)
         o[0] = wp.vec3(v[2:1][0])
 
-    _compile_error(empty, wp.WarpCodegenTypeError, r"the slice selects no component of vec3f")
+    # an empty slice is a zero-length vector (as in NVIDIA Warp); indexing it is out of range
+    _compile_error(empty, IndexError, r"out of range")
 
     @wp.kernel
     def zero_step(o: wp.array(dtype=wp.vec3)):
@@ -233,5 +236,29 @@ def test_slice_errors():
         m[0, :] = wp.vec2d(1.0, 2.0)
         o[0] = wp.vec3(m[0, 0])
 
-    _compile_error(wrong_dtype, wp.WarpCodegenTypeError,
+    _compile_error(wrong_dtype, wp.WarpCodegenValueError,
                    r"cannot assign vec2d to a slice of mat22f holding vec2f")
+
+
+_vec0 = wp.types.vector(0, float)
+_vec1 = wp.types.vector(1, float)
+_mat00 = wp.types.matrix((0, 0), float)
+
+
+@wp.kernel(module="unique")
+def _empty_slices_ok(out: wp.array(dtype=int)):
+    v = wp.vec4(1.0, 2.0, 3.0, 4.0)
+    out[0] = int(v[123:] == _vec0())
+    out[1] = int(v[:-123] == _vec0())
+    out[2] = int(v[::123] == _vec1(1.0))
+    out[3] = len(v[5:])
+    out[4] = wp.static(len(v))
+    m = wp.mat44()
+    out[5] = int(m[123:] == _mat00())
+
+
+def test_empty_slices_compare_equal_and_static_len_of_runtime_values():
+    out = wp.zeros(6, dtype=int)
+    wp.launch(_empty_slices_ok, 1, inputs=[out])
+    np.testing.assert_array_equal(out.numpy(), [1, 1, 1, 0, 4, 1])
+    assert len(_vec0()) == 0

@@ -87,7 +87,7 @@ def test_quaternions_and_transforms_in_python_scope():
     t = wp.transform(wp.vec3(1.0, 2.0, 3.0), wp.quat(0.0, 0.0, 0.0, 1.0))
     assert list(t) == [1.0, 2.0, 3.0, 0.0, 0.0, 0.0, 1.0]
     assert t.p == wp.vec3(1.0, 2.0, 3.0) and t.q == wp.quat(0.0, 0.0, 0.0, 1.0)
-    assert list(wp.transform()) == [0.0] * 7  # zero-initialized, like NVIDIA Warp; see transform_identity()
+    assert list(wp.transform()) == [0.0] * 6 + [1.0]  # the identity, as in NVIDIA Warp 1.19
 
 
 def test_numpy_conversion_and_printing():

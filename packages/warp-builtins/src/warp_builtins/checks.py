@@ -12,7 +12,7 @@ import llvmlite.ir as ir
 from warp.compiler.composite import components
 from warp.compiler.lowering import types as lt
 from warp.compiler.registry import ArrayOf, TypeVar
-from warp.types.composite import is_composite
+from warp.types.composite import MatrixOf, QuatOf, VectorOf, is_composite
 from warp.types.scalars import Float, Scalar, int32
 
 GROUP = "Utility"
@@ -104,20 +104,24 @@ def register(registry: Any) -> None:
     registry.add(
         "expect_eq",
         params=[("a", V), ("b", V)],
+        mismatch_hint="Can't test equality for objects with different types",
         result=None,
         lower=_lower_expect(True),
         group=GROUP,
         side_effects=True,
+        prints_only=True,
         differentiable=False,
         doc="Print an error from the kernel if a != b.",
     )
     registry.add(
         "expect_neq",
         params=[("a", V), ("b", V)],
+        mismatch_hint="Can't test equality for objects with different types",
         result=None,
         lower=_lower_expect(False),
         group=GROUP,
         side_effects=True,
+        prints_only=True,
         differentiable=False,
         doc="Print an error from the kernel if a == b.",
     )
@@ -129,22 +133,23 @@ def register(registry: Any) -> None:
         lower=_lower_expect_near,
         group=GROUP,
         side_effects=True,
+        prints_only=True,
         differentiable=False,
         doc="Print an error from the kernel if |a - b| > tolerance.",
     )
-    from warp.types.composite import VectorOf
-
-    VF = TypeVar("VF", VectorOf(None, F))
-    registry.add(
-        "expect_near",
-        params=[("a", VF), ("b", VF), ("tolerance", F)],
-        result=None,
-        lower=_lower_expect_near,
-        group=GROUP,
-        side_effects=True,
-        differentiable=False,
-        doc="Print an error from the kernel if any component differs by more than tolerance.",
-    )
+    for pattern in (VectorOf(None, F), QuatOf(F), MatrixOf(None, None, F)):
+        VF = TypeVar("VF", pattern)
+        registry.add(
+            "expect_near",
+            params=[("a", VF), ("b", VF), ("tolerance", F)],
+            result=None,
+            lower=_lower_expect_near,
+            group=GROUP,
+            side_effects=True,
+            prints_only=True,
+            differentiable=False,
+            doc="Print an error from the kernel if any component differs by more than tolerance.",
+        )
     registry.add("lower_bound", params=[("arr", ArrayOf(S, 1)), ("value", S)], result=int32,
                  lower=_lower_lower_bound, group="Other", differentiable=False,
                  doc="Index of the first element of a sorted 1-d array that is not less than value.")

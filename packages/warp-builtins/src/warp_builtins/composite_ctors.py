@@ -122,13 +122,28 @@ def _vector_kernel(builder: Any, node: ast.Call) -> wir.Value:
     length = _int_arg(builder, kw["length"], "length") if "length" in kw else None
     if not args:
         if length is None:
-            raise builder.error("wp.vector() without components needs length=", WarpCodegenTypeError, node)
+            raise builder.error(
+                "wp.vector() without components: the `length` argument must be specified when "
+                "zero-initializing a vector", WarpCodegenTypeError, node)
         return fc.build(builder, vector_type(length, dtype or float32), [], node)
+    scalars = [a for a in args if not is_composite(a.type)]
+    if dtype is None and len({(a.type, a.weak) for a in scalars}) > 1:
+        raise builder.error(
+            "wp.vector(" + ", ".join(type_repr(a.type) for a in args) + "): "
+            "all values given when constructing a vector must have the same type", WarpCodegenTypeError, node)
     if dtype is None:
         dtype = _infer_dtype(builder, args, node)
     count = sum(math.prod(a.type._shape_) if is_composite(a.type) else 1 for a in args)
     if length is None:
         length = count
+    elif len(args) == 1 and is_composite(args[0].type) and count != length:
+        raise builder.error(
+            f"incompatible vector of length {count} given when copy constructing a vector of length {length}",
+            WarpCodegenTypeError, node)
+    elif count not in (1, length):
+        raise builder.error(
+            f"incompatible number of values given ({count}) when constructing a vector of length {length}",
+            WarpCodegenTypeError, node)
     return fc.build(builder, vector_type(length, dtype), args, node)
 
 
@@ -165,7 +180,9 @@ def _matrix_kernel(builder: Any, node: ast.Call) -> wir.Value:
         return _trs_matrix(builder, args, dtype, node)
     if not args:
         if shape is None:
-            raise builder.error("wp.matrix() without components needs shape=", WarpCodegenTypeError, node)
+            raise builder.error(
+                "wp.matrix() without components: the `shape` argument must be specified when "
+                "zero-initializing a matrix", WarpCodegenTypeError, node)
         return fc.build(builder, matrix_type(shape, dtype or float32), [], node)
     if dtype is None:
         dtype = _infer_dtype(builder, args, node)
@@ -174,8 +191,8 @@ def _matrix_kernel(builder: Any, node: ast.Call) -> wir.Value:
         k = math.isqrt(count)
         if k * k != count:
             raise builder.error(
-                f"wp.matrix() with {count} components needs shape=", WarpCodegenTypeError, node
-            )
+                f"wp.matrix() with {count} components (not a square number): the `shape` argument "
+                "must be specified when initializing a matrix by value", WarpCodegenTypeError, node)
         shape = (k, k)
     return fc.build(builder, matrix_type(shape, dtype), args, node)
 

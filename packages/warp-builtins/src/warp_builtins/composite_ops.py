@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import llvmlite.ir as ir
+
 from warp.compiler import composite as lc
 from warp.core_builtins.operators import shift
 from warp.types.composite import matrix, vector
@@ -45,6 +47,8 @@ def _lower_eq(negate: bool):
     def lower(ctx: Any, args: list, types: list) -> Any:
         e = Emitter(ctx.builder, scalar_of(types[0]))
         a, b = e.parts(types[0], args[0]), e.parts(types[1], args[1])
+        if not a:  # zero-length composites are equal
+            return ir.Constant(ir.IntType(1), 0 if negate else 1)
         cond = a[0].eq(b[0])
         for x, y in zip(a[1:], b[1:]):
             cond = cond & x.eq(y)
@@ -179,10 +183,10 @@ def register(registry: Any) -> None:
         V = same(kind)
         add("div", params=[("a", V), ("b", S)], result=V, lower=_cw_binary("div"), group=GROUP,
             doc="Vector, matrix or quaternion divided by a scalar, component-wise (a / b).")
-    for kind in ("vector", "matrix"):
+    for kind in ("vector", "matrix", "quaternion"):
         V = same(kind)
         add("div", params=[("a", S), ("b", V)], result=V, lower=_cw_binary("div"), group=GROUP,
-            doc="Scalar divided by each component of a vector or matrix (a / b).")
+            doc="Scalar divided by each component of a vector, matrix or quaternion (a / b).")
     add("div_approx", params=[("a", F), ("b", F)], result=F, group=GROUP,
         lower=lambda ctx, a, t: ctx.builder.fdiv(*a),
         doc="Division a / b that may use a faster approximate reciprocal (computed exactly here).")

@@ -230,10 +230,10 @@ def qtwist(em: Emitter, axis: Sequence[Num], q: Sequence[Num]) -> list[Num]:
 
 
 def qtwist_angle_signed(em: Emitter, axis: Sequence[Num], q: Sequence[Num]) -> Num:
-    """Signed rotation angle of the twist about axis, in [-pi, pi]."""
+    """Signed rotation angle of the twist about axis, ``2 atan2(t . axis, t_w)`` in (-2 pi, 2 pi]:
+    as in NVIDIA Warp, q and -q (the same rotation) give angles 2 pi apart (a twist of 4 rad is 4)."""
     t = qtwist(em, axis, q)
-    flip = em.select(t[3] < 0.0, -1.0, 1.0)
-    return em.atan2(dot(t[:3], normalize(em, axis)) * flip, em.abs(t[3])) * 2.0
+    return em.atan2(dot(t[:3], normalize(em, axis)), t[3]) * 2.0
 
 
 # ---------------------------------------------------------------------------------- builtins
@@ -272,6 +272,10 @@ def register(registry: Any) -> None:
     _add(registry, "quat_to_axis_angle", [("quat", QUAT)], _quat_to_axis_angle_result,
          lambda em, q: qto_axis_angle(em, q),
          "Unit rotation axis and angle in [0, pi] of a unit quaternion, as a tuple (axis, angle).")
+    _add(registry, "quat_to_axis_angle", [("quat", QUAT), ("axis", VEC3), ("angle", F)],
+         _quat_to_axis_angle_result, lambda em, q, axis, angle: qto_axis_angle(em, q),
+         "Unit rotation axis and angle in [0, pi] of a unit quaternion, assigned to the variables axis "
+         "and angle (output parameters).", mutated_args=(1, 2))
     for n in (3, 4):
         _add(registry, "quat_from_matrix", [("mat", MatrixOf(n, n, F))], quat_of(0),
              (lambda c: lambda em, m: qfrom_matrix(em, m, c))(n),
@@ -308,10 +312,11 @@ def register(registry: Any) -> None:
          "Twist part of q about axis (swing-twist decomposition), as a unit quaternion.")
     _add(registry, "quat_twist_angle", [("axis", VEC3), ("q", QUAT)], lambda ts: _scalar(ts[1]),
          lambda em, axis, q: em.abs(qtwist_angle_signed(em, axis, q)),
-         "Rotation angle in [0, pi] of the twist of q about axis.")
+         "Rotation angle in [0, 2 pi] of the twist of q about axis (|quat_twist_angle_signed|).")
     _add(registry, "quat_twist_angle_signed", [("axis", VEC3), ("q", QUAT)], lambda ts: _scalar(ts[1]),
          lambda em, axis, q: qtwist_angle_signed(em, axis, q),
-         "Signed rotation angle in [-pi, pi] of the twist of q about axis (right-hand rule).")
+         "Signed rotation angle of the twist of q about axis (right-hand rule): "
+         "2 atan2(twist . axis, twist_w).")
 
 
 def _slerp(em: Emitter, a: list[Num], b: list[Num], t: Num) -> list[Num]:

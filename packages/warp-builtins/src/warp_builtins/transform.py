@@ -201,7 +201,7 @@ transformation = SpecialForm(
     python=lambda *args, dtype=None: _generic_or_value(xform_type, args, dtype),
     group=GROUP,
     doc="Transform from a translation p and a rotation q, or from its 7 components; all zeros with "
-        "no arguments.",
+        "no arguments in kernels (the identity transform in Python scope).",
     signatures=[
         "(p: vector(3, Float), q: quaternion(Float), dtype: Float = inferred) -> transformation(dtype)",
         "(*args: Float, dtype: Float = inferred) -> transformation(dtype)",

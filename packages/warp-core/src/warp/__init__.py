@@ -11,6 +11,7 @@ from typing import Any
 # first: raises ImportError, saying what to do, when NVIDIA's warp-lang is installed beside this package
 from warp import startup as _startup  # noqa: F401
 from warp import _src, codegen, config, types, utils
+from warp.config import LOG_DEBUG, LOG_ERROR, LOG_INFO, LOG_WARNING
 from warp.arrays import (
     array,
     array1d,

@@ -9,6 +9,17 @@ from typing import Any
 #: "release" or "debug"; debug adds bounds checks on array accesses in kernels.
 mode: str = "release"
 
+#: Log levels, as the ``logging`` module numbers them (``wp.LOG_WARNING`` & co.).
+LOG_DEBUG: int = 10
+LOG_INFO: int = 20
+LOG_WARNING: int = 30
+LOG_ERROR: int = 40
+
+#: Least severe level of warp's own messages that is printed: the line each module load prints
+#: is LOG_INFO (``wp.config.log_level = wp.LOG_WARNING`` silences it, as ``quiet`` does); a damaged
+#: cache entry's removal is LOG_WARNING.
+log_level: int = LOG_INFO
+
 #: Silence the start-up line, the line printed when a module is loaded (compiled or from the
 #: cache) and the progress line of long compiles.
 quiet: bool = False

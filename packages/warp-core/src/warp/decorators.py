@@ -16,6 +16,7 @@ from warp.errors import SourceLoc, WarpCodegenError
 from warp.functions import Function, FunctionOverload, define_function
 from warp.kernels import Kernel
 from warp.modules import get_module_options, set_module_options
+from warp.types import helpers as wp_types
 
 __all__ = [
     "Function",
@@ -170,5 +171,11 @@ def func_native(snippet: str, adj_snippet: str | None = None, replay_snippet: st
 
 
 def constant(x: Any) -> Any:
-    """Declare a compile-time constant usable in kernels; returns ``x`` unchanged."""
+    """Declare a compile-time constant usable in kernels; returns ``x`` unchanged.
+
+    ``x`` must be a value of a kernel type: a Python or NumPy number or bool, a warp scalar,
+    a vector/matrix/quaternion/transform or a ``@wp.struct`` instance (else ``TypeError``).
+    """
+    if not (wp_types.is_value(x) or wp_types.is_struct(x)):
+        raise TypeError(f"Invalid constant type: {type(x)}")
     return x

@@ -32,13 +32,15 @@ class WarpCodegenError(RuntimeError):
         super().__init__(self._format())
 
     def _format(self) -> str:
+        """Where, then what: the location (and source line) first, the message last, as NVIDIA
+        Warp orders them (so a pattern anchored at the message's end matches)."""
         if self.loc is None:
-            where = f" in '{self.function}'" if self.function else ""
-            return f"{self.raw_message}{where}"
-        head = f"{self.raw_message}\n  in '{self.function}' at {self.loc.file}:{self.loc.line}"
+            where = f"in '{self.function}': " if self.function else ""
+            return f"{where}{self.raw_message}"
+        head = f"in '{self.function}' at {self.loc.file}:{self.loc.line}:\n"
         if self.loc.text:
-            head += f"\n    {self.loc.text.strip()}"
-        return head
+            head += f"    {self.loc.text.strip()}\n"
+        return head + self.raw_message
 
 
 class WarpCodegenTypeError(WarpCodegenError, TypeError):

@@ -16,6 +16,7 @@ from warp.types.scalars import int32, is_scalar_type
 
 from warp_autodiff import ops
 from warp_autodiff.rules import derivative, zero_derivative
+from warp_autodiff.rules.scalar_math import picks_first
 
 
 def _kind(t: Any) -> str:
@@ -299,7 +300,7 @@ def _min_max_vector(ctx: Any) -> list[Any]:
     a, b = ctx.args
     pick_a, pick_b = [], []
     for x, y, g in zip(_components(ctx, a), _components(ctx, b), _components(ctx, ctx.adj_out)):
-        first = e.cmp("lt" if ctx.name == "min" else "gt", x, y)
+        first = picks_first(e, ctx.name, x, y)
         zero = e.scalar(0.0, x)
         pick_a.append(e.select(first, g, zero))
         pick_b.append(e.select(first, zero, g))
@@ -309,9 +310,16 @@ def _min_max_vector(ctx: Any) -> list[Any]:
 
 @derivative("min", "max", applies=_kinds("vector"))
 def _min_max_reduce(ctx: Any) -> list[Any]:
+    """The gradient goes to the first component equal to the result (the reduction drops NaN
+    components, so a NaN component never receives it unless all are NaN: then component 0)."""
     (v,) = ctx.args
-    index = ctx.e.call("argmin" if ctx.name == "min" else "argmax", v)
-    return [ctx.e.call("assign_copy", ctx.e.zero(v.type), index, ctx.adj_out)]
+    e = ctx.e
+    result = e.call(ctx.name, v)
+    index = e.const(0, int32)
+    for i in reversed(range(v.type._shape_[0])):
+        k = e.const(i, int32)
+        index = e.select(e.cmp("eq", e.call("extract", v, k), result), k, index)
+    return [e.call("assign_copy", e.zero(v.type), index, ctx.adj_out)]
 
 
 zero_derivative("argmin", "argmax")

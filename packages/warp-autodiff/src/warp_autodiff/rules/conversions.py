@@ -59,6 +59,12 @@ def quat_to_axis_angle_ref(q: Any):
 
 
 @func
+def quat_to_axis_angle_out_ref(q: Any, axis: Any, angle: Any):
+    """The output-parameter form: the results do not depend on the values axis and angle held."""
+    return quat_to_axis_angle_ref(q)
+
+
+@func
 def quat_normalize_ref(q: Any):
     """q / |q|, or the identity when |q| is zero (as the builtins normalize)."""
     n = wp.length(q)
@@ -239,9 +245,7 @@ def quat_twist_ref(axis: Any, q: Any):
 def quat_twist_angle_signed_ref(axis: Any, q: Any):
     t = quat_twist_ref(axis, q)
     y = wp.dot(wp.vector(t[0], t[1], t[2]), wp.normalize(axis))
-    if t[3] < 0.0:
-        y = -y
-    return wp.atan2(y, wp.abs(t[3])) * 2.0
+    return wp.atan2(y, t[3]) * 2.0
 
 
 @func
@@ -252,6 +256,7 @@ def quat_twist_angle_ref(axis: Any, q: Any):
 Q, V, S, M, T = "quaternion", "vector", "scalar", "matrix", "transform"
 derivative_from_func("quat_from_axis_angle", quat_from_axis_angle_ref, applies=_kinds(V, S))
 derivative_from_func("quat_to_axis_angle", quat_to_axis_angle_ref, applies=_kinds(Q))
+derivative_from_func("quat_to_axis_angle", quat_to_axis_angle_out_ref, applies=_kinds(Q, V, S))
 derivative_from_func("quat_slerp", quat_slerp_ref, applies=_kinds(Q, Q, S))
 derivative_from_func("quat_rpy", quat_rpy_ref, applies=_kinds(S, S, S))
 derivative_from_func("quat_to_rpy", quat_to_rpy_ref, applies=_kinds(Q))

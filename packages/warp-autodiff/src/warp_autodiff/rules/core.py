@@ -138,7 +138,8 @@ def _atomic_add_sub(ctx: Any) -> list[Any]:
 @derivative("atomic_min", "atomic_max", replay="effect", always=True)
 def _atomic_min_max(ctx: Any) -> list[Any]:
     """arr[i] = min/max(arr[i], v): v receives adj(arr)[i] where it won, i.e. where it equals the
-    element's final value (per component for vectors and matrices; ties all receive it)."""
+    element's final value (per component for vectors and matrices; ties all receive it). A NaN
+    value written over a NaN element (both NaN) won too."""
     n = len(ctx.args)
     if not ctx.wants(n - 1):
         return []
@@ -148,11 +149,19 @@ def _atomic_min_max(ctx: Any) -> list[Any]:
     return [None] * (n - 1) + [_where_equal(ctx, value, final, g)]
 
 
+def _same(e: Any, a: Any, b: Any) -> Any:
+    """``a == b``, with NaN equal to NaN for floats."""
+    equal = e.cmp("eq", a, b)
+    if a.type._kind_ != "float":
+        return equal
+    return e.call("logical_or", equal, e.call("logical_and", e.call("isnan", a), e.call("isnan", b)))
+
+
 def _where_equal(ctx: Any, a: Any, b: Any, g: Any) -> Any:
-    """``g`` where ``a == b`` and zero elsewhere, component-wise for composites."""
+    """``g`` where ``a == b`` (NaN equal to NaN) and zero elsewhere, component-wise for composites."""
     e = ctx.e
     if is_scalar_type(a.type):
-        return e.select(e.cmp("eq", a, b), g, e.zero(g.type))
+        return e.select(_same(e, a, b), g, e.zero(g.type))
     from warp.compiler.frontend.composite import CONSTRUCT
 
     count = math.prod(a.type._shape_)
@@ -160,7 +169,7 @@ def _where_equal(ctx: Any, a: Any, b: Any, g: Any) -> Any:
     for k in range(count):
         path = _int_consts(ctx, _component_path(a.type, k))
         ak, bk, gk = (e.call("extract", v, *path) for v in (a, b, g))
-        parts.append(e.select(e.cmp("eq", ak, bk), gk, e.zero(gk.type)))
+        parts.append(e.select(_same(e, ak, bk), gk, e.zero(gk.type)))
     return e.internal(CONSTRUCT, parts, a.type)
 
 

@@ -7,9 +7,12 @@ results and the adjoints of the results, and returning the adjoint of the input;
 its specialization for the argument types.
 
 - ``eig3(A) -> (Q, d)``, ``A = Q diag(d) Q^T``: with ``F_ij = 1 / (d_j - d_i)`` (i != j),
-  ``G = Q (diag(adj_d) + F o (Q^T adj_Q)) Q^T`` is the adjoint of the symmetric matrix the
-  builtin decomposes. The builtin reads only the upper triangle of ``A`` (it assumes symmetry):
-  ``adj_A[i][j] = G_ij + G_ji`` above the diagonal, ``G_ii`` on it, zero below.
+  ``G = Q (diag(adj_d) + F o (Q^T adj_Q)) Q^T`` and ``adj_A = (G + G^T) / 2``, the adjoint with
+  respect to the symmetric matrix decomposed (as NVIDIA Warp gives it: a loss of the eigenvalues
+  alone, such as
+  ``dot(d, d) = trace(A^2)``, has gradient ``2A`` in both triangles). A term whose eigenvector
+  seed ``(Q^T adj_Q)_ij`` is zero contributes zero, also at repeated eigenvalues (``0 / 0``
+  would give NaN): eigenvalue-only losses have finite gradients at every symmetric matrix.
 - ``svd3``/``svd2`` ``(A) -> (U, s, V)``, ``A = U diag(s) V^T`` (square, signed ``s``): with
   ``F_ij = 1 / (s_j^2 - s_i^2)``, ``J = U^T adj_U``, ``K = V^T adj_V``,
   ``adj_A = U (diag(adj_s) + (F o (J - J^T)) S + S (F o (K - K^T))) V^T``.
@@ -37,17 +40,10 @@ def eig3_adjoint(a: Any, q: Any, d: Any, adj_q: Any, adj_d: Any):
         for j in range(3):
             if i == j:
                 x[i, j] = adj_d[i]
-            else:
+            elif x[i, j] != 0.0:
                 x[i, j] = x[i, j] / (d[j] - d[i])
     g = q * x * wp.transpose(q)
-    r = g
-    for i in range(3):
-        for j in range(3):
-            if i < j:
-                r[i, j] = g[i, j] + g[j, i]
-            elif i > j:
-                r[i, j] = 0.0
-    return r
+    return (g + wp.transpose(g)) * 0.5
 
 
 @func

@@ -158,11 +158,20 @@ def _abs(ctx: Any) -> list[Any]:
     return [e.select(e.cmp("lt", x, _c(e, 0.0, x)), e.neg(g), g)]
 
 
+def picks_first(e: Any, name: str, a: Any, b: Any) -> Any:
+    """Whether ``min``/``max(a, b)`` returned ``a``: it is smaller (larger), or ``b`` is NaN (the
+    builtins drop a NaN operand, as C's fmin/fmax do); ties and a NaN ``a`` give ``b``."""
+    first = e.cmp("lt" if name == "min" else "gt", a, b)
+    if a.type._kind_ != "float":
+        return first
+    return e.call("logical_or", first, e.call("isnan", b))
+
+
 @derivative("min", "max", applies=_scalars)
 def _min_max(ctx: Any) -> list[Any]:
     a, b = ctx.args
     e, g = ctx.e, ctx.adj_out
-    first = e.cmp("lt" if ctx.name == "min" else "gt", a, b)
+    first = picks_first(e, ctx.name, a, b)
     zero = e.zero(a.type)
     return [
         e.select(first, g, zero) if ctx.wants(0) else None,
@@ -172,16 +181,17 @@ def _min_max(ctx: Any) -> list[Any]:
 
 @derivative("clamp", applies=_scalars)
 def _clamp(ctx: Any) -> list[Any]:
+    """``clamp(x, lo, hi) = min(max(lo, x), hi)`` with NaN-dropping min/max: the gradient goes to
+    the operand the result came from (``clamp(NaN, lo, hi)`` is ``min(lo, hi)``)."""
     x, lo, hi = ctx.args
     e, g = ctx.e, ctx.adj_out
     zero = e.zero(x.type)
-    below = e.cmp("lt", x, lo)
-    above = e.cmp("gt", x, hi)
-    inside = e.call("logical_and", e.call("unot", below), e.call("unot", above))
+    take_lo = picks_first(e, "max", lo, x)
+    take_mid = picks_first(e, "min", e.call("max", lo, x), hi)
     return [
-        e.select(inside, g, zero) if ctx.wants(0) else None,
-        e.select(below, g, zero) if ctx.wants(1) else None,
-        e.select(e.call("logical_and", e.call("unot", below), above), g, zero) if ctx.wants(2) else None,
+        e.select(e.call("logical_and", take_mid, e.call("unot", take_lo)), g, zero) if ctx.wants(0) else None,
+        e.select(e.call("logical_and", take_mid, take_lo), g, zero) if ctx.wants(1) else None,
+        e.select(take_mid, zero, g) if ctx.wants(2) else None,
     ]
 
 

@@ -17,6 +17,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from warp.arrays.arithmetic import elementwise
 from warp.arrays.conversion import element_value, is_bfloat16_element, prepare_data, value_to_numpy
 from warp.arrays.indexing import resolve_index, resolve_reshape
 from warp.arrays.layout import (
@@ -441,6 +442,37 @@ class array:
         from warp.matmul import array_matmul  # matmul launches kernels: it depends on the compiler
 
         return array_matmul(self, other)
+
+    # element-wise arithmetic with scalars (new arrays; see warp.arrays.arithmetic)
+    def __add__(self, other: Any) -> Any:
+        return elementwise(self, other, "add")
+
+    def __radd__(self, other: Any) -> Any:
+        return elementwise(self, other, "add", True)
+
+    def __sub__(self, other: Any) -> Any:
+        return elementwise(self, other, "sub")
+
+    def __rsub__(self, other: Any) -> Any:
+        return elementwise(self, other, "sub", True)
+
+    def __mul__(self, other: Any) -> Any:
+        return elementwise(self, other, "mul")
+
+    def __rmul__(self, other: Any) -> Any:
+        return elementwise(self, other, "mul", True)
+
+    def __truediv__(self, other: Any) -> Any:
+        return elementwise(self, other, "div")
+
+    def __rtruediv__(self, other: Any) -> Any:
+        return elementwise(self, other, "div", True)
+
+    def __mod__(self, other: Any) -> Any:
+        return elementwise(self, other, "mod")
+
+    def __rmod__(self, other: Any) -> Any:
+        return elementwise(self, other, "mod", True)
 
     def __len__(self) -> int:
         return self._shape[0]

@@ -163,7 +163,9 @@ class _Hasher:
         elif isinstance(obj, type) or hasattr(obj, "array_type"):
             self.add("type", name, type_key(obj))
         elif isinstance(obj, BuiltinName) or hasattr(obj, "_wp_call_"):
-            self.add("builtin", name, repr(obj))
+            # a function (wp.types.vector) by its qualified name: its repr holds an address
+            qualname = obj.__qualname__ if isinstance(obj, types.FunctionType) else None
+            self.add("builtin", name, f"{obj.__module__}.{qualname}" if qualname else repr(obj))
         elif isinstance(obj, (list, tuple)) and depth < _MAX_DEPTH:  # a list of funcs indexed by wp.static
             self.add("seq", name, type(obj).__name__, len(obj))
             for i, item in enumerate(obj):

@@ -104,6 +104,12 @@ class Overload:
     variadic: bool = False
     differentiable: bool = True
     side_effects: bool = False
+    #: its only side effect is printing (``wp.expect_eq``): callable from Python scope, where it
+    #: prints as it would in a kernel
+    prints_only: bool = False
+    #: said last when no overload of the builtin accepts a call's arguments (what they must satisfy,
+    #: e.g. "Can't test equality for objects with different types")
+    mismatch_hint: str = ""
     #: the builtin returns the updated value of its first argument as its last result, and the
     #: frontend rebinds the variable passed first (wp.randf(state) advances ``state``)
     mutates_first_arg: bool = False
@@ -228,6 +234,8 @@ class BuiltinRegistry:
         variadic: bool = False,
         differentiable: bool = True,
         side_effects: bool = False,
+        prints_only: bool = False,
+        mismatch_hint: str = "",
         mutates_first_arg: bool = False,
         mutated_args: Sequence[int] = (),
         export: bool = True,
@@ -249,6 +257,8 @@ class BuiltinRegistry:
             variadic=variadic,
             differentiable=differentiable,
             side_effects=side_effects,
+            prints_only=prints_only,
+            mismatch_hint=mismatch_hint,
             mutates_first_arg=mutates_first_arg,
             mutated_args=tuple(mutated_args),
             export=export,

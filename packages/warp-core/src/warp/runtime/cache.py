@@ -117,7 +117,7 @@ class KernelCache:
         entry = None if data is None else _decode(_normalize_key(key), data)
         if entry is None:
             _remove_quietly(path)
-            if warp.config.verbose:
+            if warp.config.verbose or warp.config.log_level <= warp.config.LOG_WARNING:
                 print(f"Warp: removed damaged kernel cache entry {path}")
         return entry
 

@@ -47,6 +47,11 @@ def _device_rows() -> list[tuple[str, str]]:
     return rows
 
 
+def _silent() -> bool:
+    """Whether informational lines are off (``wp.config.quiet``, or ``log_level`` above LOG_INFO)."""
+    return bool(config.quiet) or config.log_level > config.LOG_INFO
+
+
 def startup_text() -> str:
     """The start-up line (several lines: version, devices, kernel cache directory)."""
     cache = kernel_cache_for(None)
@@ -61,7 +66,7 @@ def announce(force: bool = False) -> None:
         if _announced and not force:
             return
         _announced = True
-    if not config.quiet:
+    if not _silent():
         print(startup_text())
 
 
@@ -101,7 +106,7 @@ def _summary(statuses: list[str]) -> str:
 
 
 def _print_module_line(module: str, key: str, what: str, device: str, elapsed_ms: float, status: str) -> None:
-    if not config.quiet:
+    if not _silent():
         took = f"took {elapsed_ms:.2f} ms  ({status})"
         print(f"Module {module} {key[:7]}{what} load on device '{device}' {took}")
 
@@ -134,7 +139,7 @@ def compile_reason(kernel: Any, part: str, device: Any, options: Any, hit: bool)
 def part_loaded(kernel: Any, device: Any, part: str, key: str, status: str, elapsed_ms: float,
                 reason: str) -> None:
     """Report one loaded kernel part (see the module docstring for what is printed when)."""
-    if config.quiet:
+    if _silent():
         return
     what = "" if part == "forward" else f" ({part})"
     if config.verbose:
@@ -159,7 +164,7 @@ def compile_progress(kernel: Any, part: str, device: Any) -> Iterator[None]:
     what = "" if part == "forward" else f" ({part})"
 
     def still_compiling() -> None:
-        if not config.quiet:
+        if not _silent():
             print(f"Warp: compiling kernel '{kernel.name}'{what} of module {kernel.module} for device "
                   f"'{device}' (more than {PROGRESS_AFTER_S:g} s so far)...", flush=True)
 

@@ -11,7 +11,8 @@ costs one dictionary lookup, one ``struct.pack`` and one ctypes call.
 Results: a scalar comes back as a Python ``float``/``int``/``bool`` (holding the value of the
 result type, e.g. float32-rounded), composites as instances of their warp type, several results
 as a tuple. Builtins that need a kernel launch (``wp.tid``), touch arrays (atomics, array access)
-or have side effects (printing) raise a ``TypeError`` saying so.
+or have side effects other than printing (``wp.expect_eq`` prints as in a kernel) raise a
+``TypeError`` saying so.
 """
 
 from __future__ import annotations
@@ -138,7 +139,7 @@ def _resolve(name: str, args: tuple) -> Resolution:
         weak.append(w)
     resolution = builtin_registry.resolve(name, types, weak) or _resolve_literals(builtin, types, weak)
     if resolution is None:
-        if all(o.side_effects for o in builtin.overloads):
+        if all(o.side_effects and not o.prints_only for o in builtin.overloads):
             raise _not_in_python(name, "it has side effects")
         got = ", ".join(type_repr(t) for t in types) or "no arguments"
         options = "\n      ".join(o.signature() for o in builtin.overloads[:8])
@@ -148,7 +149,7 @@ def _resolve(name: str, args: tuple) -> Resolution:
             f"warp does not convert between numeric types implicitly)\n    candidates:\n      {options}{more}"
         )
     overload = resolution.overload
-    if overload.side_effects:
+    if overload.side_effects and not overload.prints_only:
         raise _not_in_python(name, "it has side effects")
     if not overload.export:
         raise _not_in_python(name, "it is a kernel-only builtin")

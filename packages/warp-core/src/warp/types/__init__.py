@@ -19,6 +19,7 @@ from warp.types.scalars import Float, Int, Scalar, dtype_from_numpy, dtype_to_nu
 # (type_is_vector, types_equal, is_array, ...); its is_int/is_float test values, as wp.types.is_int does
 # in NVIDIA Warp, and deliberately replace the type predicates of the same name from scalars
 from warp.types.helpers import *  # type: ignore[assignment]  # noqa: F401,F403
+from warp.types.type_codes import get_type_code, types_equal_generic  # noqa: F401
 
 
 _ARRAY_NAMES = ("array", "array1d", "array2d", "array3d", "array4d")

@@ -23,6 +23,7 @@ import numpy as np
 
 from warp.types import bfloat16_bits
 from warp.types import scalars as _s
+from warp.types.transform_args import compose, transform_components
 from warp.types.scalars import (
     Float,
     Scalar,
@@ -45,29 +46,56 @@ class CompositeBase:
     _size_in_bytes_ = 0
     _wp_type_ = True
     _wp_generic_ = False
-    __slots__ = ("_data",)
+    # "__dict__": values take attributes of their own (``v.tag = 1``), as NVIDIA Warp's do
+    __slots__ = ("_data", "__dict__")
 
     def __init__(self, *args: Any) -> None:
         scalar = self._wp_scalar_type_
         dtype = np.dtype(np.float64) if scalar is _s.bfloat16 else scalar._np_dtype_  # rounded below
         n = math.prod(self._shape_)
         if len(args) == n and n > 1 and all(type(a) is float or type(a) is int for a in args):
-            data = np.array(args, dtype=dtype)  # fast path: one Python number per component
+            data = _as_components(args, dtype)  # fast path: one Python number per component
         elif len(args) == 0:
             data = np.zeros(n, dtype=dtype)
         elif len(args) == 1 and np.ndim(_unwrap(args[0])) == 0:
-            data = np.full(n, _unwrap(args[0]), dtype=dtype)
+            data = np.full(n, _as_components(_unwrap(args[0]), dtype), dtype=dtype)
         elif len(args) == 1:
-            data = np.asarray(_flatten(args[0]), dtype=dtype).reshape(-1)
+            data = _as_components(_flatten(args[0]), dtype).reshape(-1)  # a copy, never a view
         else:
-            data = np.asarray([_unwrap(a) for a in _flatten_args(args)], dtype=dtype).reshape(-1)
+            self._check_rows(args)
+            data = _as_components([_unwrap(a) for a in _flatten_args(args)], dtype).reshape(-1)
         if data.size != n:
+            what = "matrix" if len(self._shape_) == 2 else "vector"
             raise ValueError(
-                f"{type(self).__name__} has {n} components, got {data.size} values"
+                f"Invalid number of arguments in {what} constructor, expected {n} elements, got {data.size}"
             )
         if scalar is _s.bfloat16:
             data = bfloat16_bits.round_values(data)
         self._data = data.reshape(self._shape_)
+
+    def _check_rows(self, args: tuple) -> None:
+        """A matrix built from one sequence per row needs rows of the matrix's width."""
+        if len(self._shape_) != 2 or len(args) != self._shape_[0]:
+            return
+        cols = self._shape_[1]
+        for row in args:
+            if np.ndim(_unwrap(row)) > 0 and np.size(_unwrap(row)) != cols:
+                raise TypeError(
+                    f"Invalid argument in matrix constructor, expected row of length {cols}, got {row!r}"
+                )
+
+    @classmethod
+    def from_ptr(cls, ptr: int) -> Any:
+        """A value viewing the components stored at address ``ptr`` (writes go to that memory)."""
+        if not ptr:
+            raise RuntimeError("NULL pointer exception")
+        if cls._wp_scalar_type_ is _s.bfloat16:
+            raise TypeError("from_ptr is not supported for bfloat16 composites")
+        n = math.prod(cls._shape_)
+        buffer = (cls._wp_scalar_type_._ctype_ * n).from_address(int(ptr))
+        out = cls.__new__(cls)
+        out._data = np.frombuffer(buffer, dtype=cls._wp_scalar_type_._np_dtype_).reshape(cls._shape_)
+        return out
 
     # -- conversions ------------------------------------------------------------------
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
@@ -88,18 +116,63 @@ class CompositeBase:
             yield self[i]
 
     def __getitem__(self, key: Any) -> Any:
-        value = self._data[key]
+        value = self._data[self._checked_key(key)]
         if isinstance(value, np.ndarray):
-            if value.ndim == 1 and self._data.ndim == 2 and value.shape[0] == self._shape_[1]:
+            if value.ndim == 1:  # a matrix row, or a slice: a vector of the components selected
                 return vector(value.shape[0], self._wp_scalar_type_)(value)
-            return value.copy()
+            return matrix(value.shape, self._wp_scalar_type_)(value)
         return value.item()
 
     def __setitem__(self, key: Any, value: Any) -> None:
+        key = self._checked_key(key)
+        target = self._data[key]
+        if isinstance(target, np.ndarray) and target.ndim == 2:  # a block of a matrix: rows of values
+            block: np.ndarray
+            if isinstance(value, CompositeBase):
+                block = value._data
+            elif isinstance(value, (list, tuple, np.ndarray)):
+                block = np.asarray([_unwrap(r) for r in value])
+            else:
+                block = np.full(target.shape, _unwrap(value))  # a scalar fills the block
+            if block.dtype == object or block.size != target.size:
+                raise ValueError(f"Can only assign sequence of same size (a block of shape {target.shape})")
+            value = block.reshape(target.shape)
+        elif isinstance(target, np.ndarray):  # a slice (or a matrix row): a sequence of scalars
+            items = list(value) if isinstance(value, (list, tuple, CompositeBase, np.ndarray)) else [value]
+            for item in items:
+                if not _is_number(item):
+                    raise TypeError(
+                        f"Expected to assign a slice from a sequence of `{self._wp_scalar_type_.__name__}` "
+                        f"values but got `{type(item).__name__}` instead"
+                    )
+            if len(items) != target.size:
+                raise ValueError(
+                    f"Can only assign sequence of same size (got {len(items)} values for "
+                    f"{target.size} components)"
+                )
+            value = np.asarray([_unwrap(v) for v in items]).reshape(target.shape)
+        elif not _is_number(value):
+            raise TypeError(
+                f"Expected to assign a `{self._wp_scalar_type_.__name__}` value but got "
+                f"`{type(value).__name__}` instead"
+            )
         value = np.asarray(_unwrap(value))
         if self._wp_scalar_type_ is _s.bfloat16:
             value = bfloat16_bits.round_values(value.astype(np.float64))
         self._data[key] = value
+
+    def _checked_key(self, key: Any) -> Any:
+        """``key`` if it indexes this value (an int or slice; for matrices also a pair), else KeyError."""
+        if isinstance(key, (int, np.integer, slice)):
+            return key
+        if len(self._shape_) == 2:
+            if isinstance(key, tuple):
+                if len(key) != 2:
+                    raise KeyError(f"Invalid key, expected one or two indices, got {len(key)}")
+                if all(isinstance(k, (int, np.integer, slice)) for k in key):
+                    return key
+            raise KeyError(f"Invalid key {key}, expected int or pair of ints")
+        raise KeyError(f"Invalid key {key}, expected int or slice")
 
     # -- arithmetic -------------------------------------------------------------------
     def _like(self, data: np.ndarray) -> CompositeBase:
@@ -137,7 +210,21 @@ class CompositeBase:
         return _composite_product(self, other)
 
     def __truediv__(self, other: Any) -> CompositeBase:
-        return self._like(self._data / _unwrap(other))
+        return self._like(_divide(self._data, _operand(other, self)))
+
+    def __rtruediv__(self, other: Any) -> CompositeBase:
+        return self._like(_divide(_operand(other, self), self._data))
+
+    def __mod__(self, other: Any) -> CompositeBase:
+        """Component-wise remainder with the dividend's sign (C's ``%`` and ``fmod``, as in kernels)."""
+        b = _operand(other, self)
+        if self._data.dtype.kind in "iu":
+            with np.errstate(divide="ignore", invalid="ignore"):
+                return self._like(np.where(b == 0, 0, np.fmod(self._data, np.where(b == 0, 1, b))))
+        return self._like(np.fmod(self._data, b))
+
+    def __rsub__(self, other: Any) -> CompositeBase:
+        return self._like(_operand(other, self) - self._data)
 
     def __radd__(self, other: Any) -> CompositeBase:
         return self._like(_operand(other, self) + self._data)
@@ -156,7 +243,17 @@ class CompositeBase:
     def __str__(self) -> str:
         return _format(self._data)
 
-    __repr__ = __str__
+    def __repr__(self) -> str:
+        """``vec2i([1, 2])``; components of types other than float32/int32 name their type
+        (``vec4d([float64(1.0), ...])``). Matrices print as their rows."""
+        if len(self._shape_) != 1:
+            return _format(self._data)
+        scalar = self._wp_scalar_type_
+        if scalar in (_s.float32, _s.int32, _s.bool):
+            items = [repr(x) for x in self._data.tolist()]
+        else:
+            items = [f"{scalar.__name__}({x!r})" for x in self._data.tolist()]
+        return f"{type(self).__name__}([{', '.join(items)}])"
 
     # -- compiler hooks -----------------------------------------------------------------
     @classmethod
@@ -291,12 +388,18 @@ class MatrixBase(CompositeBase):
         return vector(self._shape_[0], self._wp_scalar_type_)(self._data[:, c])
 
     def set_row(self, r: int, v: Any) -> None:
-        """Set row ``r`` to the components of ``v``, in place."""
-        self._data[r] = np.asarray(_unwrap(v)).reshape(self._shape_[1])
+        """Set row ``r`` to the components of ``v`` (a scalar fills it), in place."""
+        if not -self._shape_[0] <= r < self._shape_[0]:
+            raise IndexError("Invalid row index")
+        value = np.asarray(_unwrap(v))
+        self._data[r] = value if value.ndim == 0 else value.reshape(self._shape_[1])
 
     def set_col(self, c: int, v: Any) -> None:
-        """Set column ``c`` to the components of ``v``, in place."""
-        self._data[:, c] = np.asarray(_unwrap(v)).reshape(self._shape_[0])
+        """Set column ``c`` to the components of ``v`` (a scalar fills it), in place."""
+        if not -self._shape_[1] <= c < self._shape_[1]:
+            raise IndexError("Invalid column index")
+        value = np.asarray(_unwrap(v))
+        self._data[:, c] = value if value.ndim == 0 else value.reshape(self._shape_[0])
 
 
 class QuaternionBase(VectorBase):
@@ -312,18 +415,27 @@ class TransformBase(VectorBase):
     _wp_kind_ = "transform"
     __slots__ = ()
 
-    def __init__(self, *args: Any) -> None:
-        if len(args) == 2 and np.size(_flatten(args[0])) == 3 and np.size(_flatten(args[1])) == 4:
-            args = (*_flatten(args[0]), *_flatten(args[1]))
-        super().__init__(*args)
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        """Identity, scalar fill, copy, 7 components, or ``(p, q)`` / ``p=``, ``q=`` (see
+        :mod:`warp.types.transform_args`)."""
+        components = transform_components(args, kwargs)
+        super().__init__(*(args if components is None else components))
 
     @property
     def p(self) -> VectorBase:
         return vector(3, self._wp_scalar_type_)(self._data[:3])
 
+    @p.setter
+    def p(self, value: Any) -> None:
+        self._data[:3] = _as_components(_flatten(value), self._data.dtype)
+
     @property
     def q(self) -> QuaternionBase:
         return quaternion(self._wp_scalar_type_)(self._data[3:])
+
+    @q.setter
+    def q(self, value: Any) -> None:
+        self._data[3:] = _as_components(_flatten(value), self._data.dtype)
 
 
 def _value_dtype(scalar: Any) -> np.dtype:
@@ -335,6 +447,34 @@ def _unwrap(v: Any) -> Any:
     if isinstance(v, CompositeBase):
         return v._data
     return getattr(v, "value", v) if is_scalar_type(type(v)) else v
+
+
+def _as_components(values: Any, dtype: np.dtype) -> np.ndarray:
+    """``values`` as a new array of ``dtype``; integers wrap around as C casts do (-2 -> 254 in uint8)."""
+    if dtype.kind not in "iu":
+        return np.array(values, dtype=dtype)
+    arr = np.asarray(values)
+    if arr.dtype == object:  # Python ints beyond 64 bits: keep the low 64 bits
+        low = [int(x) & 0xFFFFFFFFFFFFFFFF for x in arr.reshape(-1)]
+        arr = np.array(low, dtype=np.uint64).reshape(arr.shape)
+    return arr.astype(dtype)
+
+
+def _is_number(v: Any) -> bool:
+    """True for one scalar value: a Python/NumPy number or a warp scalar (not a string or sequence)."""
+    if isinstance(v, (bool, int, float, np.number, np.bool_)) or is_scalar_type(type(v)):
+        return True
+    return isinstance(v, np.ndarray) and v.ndim == 0
+
+
+def _divide(a: np.ndarray, b: Any) -> np.ndarray:
+    """Component-wise division; integer components divide as C does (truncating toward zero)."""
+    a, b = np.asarray(a), np.asarray(b)
+    if a.dtype.kind in "iu" and b.dtype.kind in "iu":
+        with np.errstate(divide="ignore"):
+            q = np.abs(a) // np.where(b == 0, 1, np.abs(b))
+        return np.where(b == 0, 0, np.where((a < 0) != (b < 0), -q, q))
+    return a / b
 
 
 def _flatten(v: Any) -> Any:
@@ -361,7 +501,10 @@ def _operand(other: Any, like: CompositeBase) -> np.ndarray:
 
 
 def _composite_product(a: Any, b: Any) -> Any:
-    """Matrix-vector / matrix-matrix products (and quaternion products) in Python scope."""
+    """Matrix-vector / matrix-matrix products (and quaternion products, transform composition)
+    in Python scope."""
+    if isinstance(a, TransformBase) and isinstance(b, TransformBase):
+        return a._like(compose(a._data.astype(np.float64), b._data.astype(np.float64)))
     if isinstance(a, QuaternionBase) and isinstance(b, QuaternionBase):
         x1, y1, z1, w1 = a._data
         x2, y2, z2, w2 = b._data
@@ -428,8 +571,9 @@ def vector(length: int, dtype: Any) -> type:
     if length is Any or is_placeholder(dtype):
         return generic_composite("vector", (length,), dtype)
     dtype = _scalar_arg(dtype)
-    if not isinstance(length, int) or length < 1:
-        raise ValueError(f"vector length must be a positive integer, got {length!r}")
+    if not isinstance(length, (int, np.integer)) or isinstance(length, bool) or length < 0:
+        raise ValueError(f"vector length must be a non-negative integer, got {length!r}")
+    length = int(length)
     suffix = _VEC_SUFFIX.get(dtype)
     name = (
         f"vec{length}{suffix}"
@@ -445,8 +589,8 @@ def matrix(shape: tuple[int, int], dtype: Any) -> type:
         return generic_composite("matrix", tuple(shape), dtype)
     dtype = _scalar_arg(dtype)
     rows, cols = (int(shape[0]), int(shape[1]))
-    if rows < 1 or cols < 1:
-        raise ValueError(f"matrix shape must be positive, got {shape!r}")
+    if rows < 0 or cols < 0:
+        raise ValueError(f"matrix shape must be non-negative, got {shape!r}")
     suffix = _SUFFIX.get(dtype)
     name = f"mat{rows}{cols}{suffix}" if suffix and rows == cols and 2 <= rows <= 4 else (
         f"matrix(shape=({rows}, {cols}), dtype={dtype.__name__})"
@@ -476,6 +620,21 @@ def transformation(dtype: Any = float32) -> type:
         (7,),
         dtype,
     )
+
+
+def _kernel_constructor(name: str) -> Any:
+    """The kernel hook of factory ``name``: in kernels, ``wp.types.vector(1.0, 2.0)`` builds a value."""
+
+    def call(builder: Any, node: Any) -> Any:
+        from warp.compiler.frontend import composite
+
+        return composite.generic_constructor(builder, name, node)
+
+    return call
+
+
+for _factory in (vector, matrix, quaternion, transformation):
+    setattr(_factory, "_wp_call_", _kernel_constructor(_factory.__name__))  # noqa: B010
 
 
 def is_composite(t: Any) -> bool:

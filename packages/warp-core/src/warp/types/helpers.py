@@ -195,7 +195,18 @@ def types_equal(a: Any, b: Any, match_generic: builtins.bool = False) -> builtin
     return False
 
 
+def type_is_tile(t: Any) -> builtins.bool:
+    """True for tile types; this project has no tiles (``wp.tile*`` is not provided), so never."""
+    return False
+
+
 # -- value predicates -----------------------------------------------------------------------
+
+
+def is_tile(x: Any) -> builtins.bool:
+    """True for tile values; this project has no tiles, so never."""
+    return False
+
 
 
 def is_array(a: Any) -> builtins.bool:
@@ -248,8 +259,8 @@ def is_composite_value(x: Any) -> builtins.bool:
 
 
 def is_composite(x: Any) -> builtins.bool:
-    """True for a vector, matrix, quaternion or transform instance (or, leniently, such a type)."""
-    return is_composite_value(x) or type_is_composite(x)
+    """True for a vector, matrix, quaternion or transform instance (a type gives False)."""
+    return is_composite_value(x)
 
 
 def is_value(x: Any) -> builtins.bool:
@@ -273,6 +284,7 @@ __all__ = [
     "is_quaternion",
     "is_scalar",
     "is_struct",
+    "is_tile",
     "is_transformation",
     "is_value",
     "is_vector",
@@ -287,6 +299,7 @@ __all__ = [
     "type_is_quaternion",
     "type_is_scalar",
     "type_is_struct",
+    "type_is_tile",
     "type_is_transformation",
     "type_is_value",
     "type_is_vector",

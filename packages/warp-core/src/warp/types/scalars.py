@@ -59,12 +59,123 @@ class ScalarBase:
         return builtins.bool(self.value)
 
     def __eq__(self, other: object) -> builtins.bool:
+        return builtins.bool(self.value == self._compared(other))
+
+    def __lt__(self, other: Any) -> builtins.bool:
+        return builtins.bool(self.value < self._compared(other))
+
+    def __le__(self, other: Any) -> builtins.bool:
+        return builtins.bool(self.value <= self._compared(other))
+
+    def __gt__(self, other: Any) -> builtins.bool:
+        return builtins.bool(self.value > self._compared(other))
+
+    def __ge__(self, other: Any) -> builtins.bool:
+        return builtins.bool(self.value >= self._compared(other))
+
+    def _compared(self, other: Any) -> Any:
+        """The Python value ``other`` is compared as: a float scalar compares Python ints as floats
+        (an int beyond the float range raises ``OverflowError``, as ``float(2**1024)`` does)."""
         if isinstance(other, ScalarBase):
-            other = other.value
-        return self.value == other
+            return other.value
+        if isinstance(other, np.generic):
+            other = other.item()
+        is_int = isinstance(other, builtins.int) and not isinstance(other, builtins.bool)
+        if self._kind_ == "float" and is_int:
+            return builtins.float(other)
+        return other
 
     def __hash__(self) -> int:
         return hash(self.value)
+
+    # -- Python-scope arithmetic: the result keeps the type (integers wrap around, divide and take
+    # remainders as C does, truncating toward zero); operands are Python/NumPy numbers or scalars
+    # of the same type. Composites and arrays handle a scalar operand themselves.
+    def __pos__(self) -> ScalarBase:
+        return type(self)(self.value)
+
+    def __neg__(self) -> ScalarBase:
+        return type(self)(_arith(type(self), "sub", 0, self.value))
+
+    def __abs__(self) -> ScalarBase:
+        return type(self)(abs(self.value))
+
+    def __round__(self, ndigits: int | None = None) -> Any:
+        return round(self.value, ndigits)
+
+    def _binary(self, other: Any, op: str, reflected: builtins.bool = False) -> Any:
+        if isinstance(other, ScalarBase):
+            if type(other) is not type(self):
+                raise TypeError(
+                    f"unsupported operand types for {op}: '{type(self).__name__}' and "
+                    f"'{type(other).__name__}' (warp does not convert between numeric types implicitly)"
+                )
+            other = other.value
+        elif isinstance(other, np.generic):
+            other = other.item()
+        elif not isinstance(other, (builtins.int, builtins.float)):
+            return NotImplemented
+        if self._kind_ != "float" and isinstance(other, builtins.float):
+            return NotImplemented  # an integer scalar and a float: no implicit conversion
+        x, y = (other, self.value) if reflected else (self.value, other)
+        return type(self)(_arith(type(self), op, x, y))
+
+    def __add__(self, other: Any) -> Any:
+        return self._binary(other, "add")
+
+    def __radd__(self, other: Any) -> Any:
+        return self._binary(other, "add", True)
+
+    def __sub__(self, other: Any) -> Any:
+        return self._binary(other, "sub")
+
+    def __rsub__(self, other: Any) -> Any:
+        return self._binary(other, "sub", True)
+
+    def __mul__(self, other: Any) -> Any:
+        return self._binary(other, "mul")
+
+    def __rmul__(self, other: Any) -> Any:
+        return self._binary(other, "mul", True)
+
+    def __truediv__(self, other: Any) -> Any:
+        return self._binary(other, "div")
+
+    def __rtruediv__(self, other: Any) -> Any:
+        return self._binary(other, "div", True)
+
+    def __mod__(self, other: Any) -> Any:
+        return self._binary(other, "mod")
+
+    def __rmod__(self, other: Any) -> Any:
+        return self._binary(other, "mod", True)
+
+    def __pow__(self, other: Any) -> Any:
+        return self._binary(other, "pow")
+
+    def __rpow__(self, other: Any) -> Any:
+        return self._binary(other, "pow", True)
+
+
+def _arith(cls: type[ScalarBase], op: str, x: Any, y: Any) -> Any:
+    """``x op y`` in the arithmetic of scalar type ``cls`` (the caller rounds/wraps the result)."""
+    if cls._kind_ == "float":
+        t = np.float32 if cls is bfloat16 else cls._np_dtype_.type
+        a, b = t(x), t(y)
+        with np.errstate(all="ignore"):
+            result = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide,
+                      "mod": np.fmod, "pow": np.power}[op](a, b)
+        return builtins.float(result)
+    if cls._kind_ == "bool" or op == "pow":
+        raise TypeError(f"unsupported operand type(s) for {op}: '{cls.__name__}' (integer powers and bool "
+                        "arithmetic are not defined for warp scalars)")
+    x, y = builtins.int(x), builtins.int(y)
+    if op in ("div", "mod"):
+        if y == 0:
+            raise ZeroDivisionError(f"{cls.__name__} {'division' if op == 'div' else 'modulo'} by zero")
+        q = abs(x) // abs(y) * (1 if (x < 0) == (y < 0) else -1)  # truncated toward zero
+        return q if op == "div" else x - q * y
+    return {"add": x + y, "sub": x - y, "mul": x * y}[op]
 
 
 def _coerce(cls: type[ScalarBase], x: Any) -> Any:
@@ -83,8 +194,27 @@ def _coerce(cls: type[ScalarBase], x: Any) -> Any:
     return v
 
 
+class IntBase(ScalarBase):
+    """Base class of the integer scalar types (NVIDIA Warp's ``warp.types.int_base``)."""
+
+    __slots__ = ()
+
+
+class FloatBase(ScalarBase):
+    """Base class of the floating point scalar types (NVIDIA Warp's ``warp.types.float_base``)."""
+
+    __slots__ = ()
+
+
+#: NVIDIA Warp's names of the scalar base classes
+scalar_base = ScalarBase
+int_base = IntBase
+float_base = FloatBase
+
+
 def _make(name: str, kind: str, bits: int, np_name: str, ctype: Any) -> type[ScalarBase]:
-    cls = cast(type[ScalarBase], type(name, (ScalarBase,), {"__slots__": (), "__module__": "warp.types"}))
+    base = {"int": IntBase, "uint": IntBase, "float": FloatBase}.get(kind, ScalarBase)
+    cls = cast(type[ScalarBase], type(name, (base,), {"__slots__": (), "__module__": "warp.types"}))
     cls._kind_ = kind
     cls._bits_ = bits
     cls._np_dtype_ = np.dtype(np_name)
@@ -108,6 +238,11 @@ float64 = _make("float64", "float", 64, "float64", ctypes.c_double)
 #: brain float: the upper 16 bits of a float32 (8 exponent bits, 7 mantissa bits); arithmetic is
 #: done in float32 and rounded back (to nearest, ties to even) after every operation
 bfloat16 = _make("bfloat16", "float", 16, "uint16", ctypes.c_uint16)
+
+# the NumPy dtype protocol (NumPy >= 2.4): np.dtype(wp.float32) is float32, np.zeros(3, dtype=wp.int8)
+# holds int8; bfloat16 has no NumPy dtype, and the base classes none either
+for _t in (bool, int8, uint8, int16, uint16, int32, uint32, int64, uint64, float16, float32, float64):
+    _t.__numpy_dtype__ = _t._np_dtype_  # type: ignore[attr-defined]
 
 int_types: tuple[type[ScalarBase], ...] = (int8, uint8, int16, uint16, int32, uint32, int64, uint64)
 float_types: tuple[type[ScalarBase], ...] = (float16, bfloat16, float32, float64)
@@ -182,14 +317,15 @@ def type_repr(t: Any) -> str:
     return repr(t)
 
 
-def dtype_to_numpy(t: Any) -> np.dtype:
-    """The NumPy dtype that stores elements (or, for composite types, components) of ``t``."""
+def dtype_to_numpy(t: Any) -> Any:
+    """The NumPy scalar type that stores elements (or, for composite types, components) of ``t``
+    (``wp.float32`` -> ``np.float32``; ``wp.bfloat16`` -> ``np.uint16``, its bit pattern)."""
     t = canonical_type(t)
     if is_scalar_type(t):
-        return t._np_dtype_
+        return t._np_dtype_.type
     scalar = getattr(t, "_wp_scalar_type_", None)
     if scalar is not None:
-        return scalar._np_dtype_
+        return scalar._np_dtype_.type
     np_dtype = getattr(t, "numpy_dtype", None)
     if callable(np_dtype):
         return np_dtype()

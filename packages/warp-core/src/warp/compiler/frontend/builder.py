@@ -175,10 +175,11 @@ class FunctionBuilder:
                 )
             options = "\n      ".join(o.signature() for o in builtin.overloads[:8])
             more = "" if len(builtin.overloads) <= 8 else f"\n      ... {len(builtin.overloads) - 8} more"
+            hint = next((o.mismatch_hint for o in builtin.overloads if o.mismatch_hint), "")
             raise self.error(
                 f"no overload of '{name}' accepts arguments ({got}); note that warp does not "
                 f"convert between numeric types implicitly, cast explicitly (e.g. float(x), wp.int64(i))"
-                f"\n    candidates:\n      {options}{more}",
+                f"\n    candidates:\n      {options}{more}" + (f"\n{hint}" if hint else ""),
                 WarpCodegenTypeError,
                 node,
             )

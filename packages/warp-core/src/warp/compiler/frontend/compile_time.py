@@ -102,6 +102,8 @@ class CompileTimeMixin(FunctionBuilder):
             if isinstance(item, ir.Value):
                 if item.is_const and getattr(item.type, "_kind_", None) is not None:
                     ns[name] = item.const
+                elif getattr(item.type, "_wp_kind_", "") and getattr(item.type, "_shape_", ()):
+                    ns[name] = RuntimeComposite(name, item.type)  # len(v) is known at compile time
                 else:
                     ns.pop(name, None)  # a runtime value shadows any global of the same name
             elif isinstance(item, PyObj):
@@ -219,3 +221,20 @@ def uses_static_on(builder: Any, stmts: list[ast.stmt], name: str) -> bool:
 
 
 __all__ = ["CompileTimeMixin", "Static", "is_static_call", "python_object", "static", "uses_static_on"]
+
+
+class RuntimeComposite:
+    """A runtime vector/matrix/quaternion/transform as ``wp.static`` sees it: its value is not
+    known at compile time, its type is, so ``len(v)`` (the first dimension) and ``v.shape`` work."""
+
+    def __init__(self, name: str, type_: Any):
+        self.name = name
+        self.type = type_
+        self.shape = tuple(type_._shape_)
+
+    def __len__(self) -> int:
+        return int(self.shape[0])
+
+    def __repr__(self) -> str:
+        what = f"runtime value '{self.name}' of type {self.type.__name__}"
+        return f"<{what}: only its shape is known at compile time>"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import math
+import sys
 import warnings
 from typing import Any
 
@@ -17,8 +18,8 @@ import llvmlite.ir as ir
 from warp.compiler import composite as lc
 from warp.compiler import ir as wir
 from warp.compiler.registry import Overload
-from warp.errors import WarpCodegenAttributeError, WarpCodegenTypeError
-from warp.types.composite import CompositeBase, is_composite, matrix, vector
+from warp.errors import WarpCodegenAttributeError, WarpCodegenTypeError, WarpCodegenValueError
+from warp.types.composite import CompositeBase, is_composite, matrix, quaternion, vector
 from warp.types.scalars import is_scalar_type, type_repr
 
 _ATTR_INDEX = {"x": 0, "y": 1, "z": 2, "w": 3}
@@ -57,16 +58,77 @@ CONVERT = Overload(
 )
 
 
+def generic_constructor(builder: Any, name: str, node: ast.Call) -> Any:
+    """``wp.types.vector(...)`` (``matrix``, ``quaternion``, ``transformation``) called in a kernel.
+
+    The type factories of :mod:`warp.types` double as the generic constructors in kernels, as in
+    NVIDIA Warp; their kernel form is the one published as ``wp.<name>`` (by warp-builtins).
+    """
+    form = getattr(sys.modules["warp"], name, None)
+    hook = getattr(form, "_wp_call_", None)
+    if hook is None:
+        raise builder.error(
+            f"wp.types.{name}() in kernels needs the warp-builtins distribution (pip install warp-builtins)",
+            WarpCodegenTypeError,
+            node,
+        )
+    return hook(builder, node)
+
+
 def construct(builder: Any, cls: type[CompositeBase], node: ast.Call) -> wir.Value:
     """Translate a constructor call of composite type ``cls``."""
+    if cls._wp_kind_ == "transform":
+        return _construct_transform(builder, cls, node)
     if node.keywords:
         raise builder.error(f"{cls.__name__}() takes no keyword arguments", WarpCodegenTypeError, node)
     args = [builder.value(a) for a in node.args]
     return build(builder, cls, args, node)
 
 
+def _construct_transform(builder: Any, cls: type[CompositeBase], node: ast.Call) -> wir.Value:
+    """``wp.transform(p, q)``, ``wp.transform(p=..., q=...)`` (q defaults to the identity rotation),
+    ``wp.transform()`` (zeros, as NVIDIA Warp's kernels give), a fill value, a copy of the same
+    type or 7 components."""
+    scalar = cls._wp_scalar_type_
+    args = [builder.value(a) for a in node.args]
+    named: dict[str, wir.Value] = {}
+    for kw in node.keywords:
+        if kw.arg not in ("p", "q"):
+            raise builder.error(
+                f"{type_repr(cls)}() got an unexpected keyword argument '{kw.arg}'",
+                WarpCodegenTypeError,
+                node,
+            )
+        named[kw.arg] = builder.value(kw.value)
+    if named:
+        if len(args) + len(named) > 2 or (args and "p" in named):
+            raise builder.error(
+                f"{type_repr(cls)}() got multiple values for 'p' or 'q'", WarpCodegenTypeError, node
+            )
+        if args:
+            named["p"] = args[0]
+        p = named.get("p") or builder.const((0, 0, 0), vector(3, scalar))
+        q = named.get("q") or builder.const((0, 0, 0, 1), quaternion(scalar))
+        return build(builder, cls, [p, q], node)
+    if len(args) == 1 and is_composite(args[0].type) and args[0].type._wp_kind_ == "transform":
+        src = args[0].type._wp_scalar_type_
+        if src is not scalar:
+            raise builder.error(
+                "copy constructing a transform requires matching source and target dtypes, "
+                f"got `{type_repr(src)}` and `{type_repr(scalar)}`",
+                WarpCodegenTypeError, node)
+    if len(args) not in (0, 1, 2, 7) or (len(args) == 2 and not all(is_composite(a.type) for a in args)):
+        raise builder.error(
+            f"incompatible number of values given ({len(args)}) when constructing a transform; "
+            "expected 0, 1, or 7",
+            WarpCodegenTypeError, node)
+    return build(builder, cls, args, node)
+
+
 def build(builder: Any, cls: type[CompositeBase], args: list[wir.Value], node: ast.AST) -> wir.Value:
-    """A value of composite type ``cls`` from constructor arguments (all forms)."""
+    """A value of composite type ``cls`` from constructor arguments (all forms); zeros without
+    arguments (in kernels ``wp.transform()`` is zero, as in NVIDIA Warp; in Python scope it is the
+    identity transform)."""
     scalar = cls._wp_scalar_type_
     count = math.prod(cls._shape_)
     if not args:
@@ -84,7 +146,7 @@ def build(builder: Any, cls: type[CompositeBase], args: list[wir.Value], node: a
         return builder.emit("call", args, [cls], overload=CONVERT).result
     flat_count = sum(math.prod(a.type._shape_) if is_composite(a.type) else 1 for a in args)
     if len(args) == 1:
-        value = _component(builder, args[0], scalar, cls, node)
+        value = _component(builder, args[0], scalar, cls, node, fill=True)
         if value.is_const:
             return builder.const(tuple([value.const] * count), cls)
         return builder.emit("call", [value], [cls], overload=FILL).result
@@ -92,8 +154,12 @@ def build(builder: Any, cls: type[CompositeBase], args: list[wir.Value], node: a
     if columns is not None:
         return columns
     if flat_count != count:
+        shape = f"shape {cls._shape_}" if len(cls._shape_) == 2 else f"length {count}"
         raise builder.error(
-            f"{type_repr(cls)} has {count} components, got {flat_count} values", WarpCodegenTypeError, node
+            f"{type_repr(cls)} has {count} components: incompatible number of values given ({flat_count}) "
+            f"when constructing a {_what(cls)} of {shape}",
+            WarpCodegenTypeError,
+            node,
         )
     values = []
     for a in args:
@@ -141,15 +207,24 @@ def _vector_columns(
     return builder.emit("call", components, [cls], overload=CONSTRUCT).result
 
 
+def _what(cls: Any) -> str:
+    return {"matrix": "matrix", "quaternion": "quaternion", "transform": "transformation"}.get(
+        cls._wp_kind_, "vector"
+    )
+
+
 def _component(
-    builder: Any, value: wir.Value, scalar: Any, cls: type[CompositeBase], node: ast.AST
+    builder: Any, value: wir.Value, scalar: Any, cls: type[CompositeBase], node: ast.AST, fill: bool = False
 ) -> wir.Value:
     if value.weak:
         value = builder.coerce(value, scalar) if _family_ok(value.type, scalar) else value
     if value.type is not scalar:
+        role = f"the value used to fill this {_what(cls)} is" if fill else (
+            f"all values used to initialize this {_what(cls)} are"
+        )
         raise builder.error(
-            f"{type_repr(cls)} components are {type_repr(scalar)}, got {type_repr(value.type)} "
-            f"(warp does not convert implicitly)",
+            f"{type_repr(cls)} got a {type_repr(value.type)} component (warp does not convert implicitly): "
+            f"{role} expected to be of the type `{type_repr(scalar)}`",
             WarpCodegenTypeError,
             node,
         )
@@ -222,12 +297,7 @@ def _selection(builder: Any, t: Any, indices: list[Any], node: ast.AST) -> list[
             _check_static(builder, _Axis(t, dim), one, node, axis=k)
             selection.append(one[0])
             continue
-        picked = list(range(*idx.indices(dim)))
-        if not picked:
-            raise builder.error(
-                f"the slice selects no component of {type_repr(t)}", WarpCodegenTypeError, node
-            )
-        selection.append(picked)
+        selection.append(list(range(*idx.indices(dim))))  # may be empty: a zero-length result
     return selection
 
 
@@ -243,6 +313,8 @@ def _sliced_type(t: Any, selection: list[Any]) -> Any:
     """The vector or matrix type of the components ``selection`` keeps of composite type ``t``."""
     kept = [len(s) for s in selection if isinstance(s, list)]
     scalar = t._wp_scalar_type_
+    if len(kept) == 2 and 0 in kept:
+        kept = [0, 0]  # an empty matrix slice is the (0, 0) matrix, as in NVIDIA Warp
     return vector(kept[0], scalar) if len(kept) == 1 else matrix((kept[0], kept[1]), scalar)
 
 
@@ -280,9 +352,26 @@ def _set_slice(
     want = _sliced_type(t, selection)
     fits = is_composite(new.type) and new.type._shape_ == want._shape_
     if not fits or new.type._wp_scalar_type_ is not want._wp_scalar_type_:
+        scalar = type_repr(want._wp_scalar_type_)
+        if len(want._shape_) == 1:
+            kind, size, sized = "vector", f"length {want._shape_[0]}", f"of length {want._shape_[0]}"
+        else:
+            kind, size, sized = "matrix", f"shape {want._shape_}", f"of shape {want._shape_}"
+        same_kind = getattr(new.type, "_wp_kind_", "") == kind
+        expected = (
+            f"The provided {kind} is expected to be {sized} with dtype {scalar}."
+            if same_kind
+            else f"The provided value is expected to be a {kind} of {size}, with dtype {scalar}."
+        )
+        if same_kind and kind == "vector" and new.type._wp_scalar_type_ is want._wp_scalar_type_:
+            expected = (
+                f"The length of the provided vector ({new.type._shape_[0]}) isn't compatible with the "
+                f"given slice (expected {want._shape_[0]})."
+            )
         raise builder.error(
-            f"cannot assign {type_repr(new.type)} to a slice of {type_repr(t)} holding {type_repr(want)}",
-            WarpCodegenTypeError,
+            f"cannot assign {type_repr(new.type)} to a slice of {type_repr(t)} holding {type_repr(want)}: "
+            + expected,
+            WarpCodegenValueError,
             node,
         )
     if _is_whole_row(t, selection):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import sys
 import types
 from typing import Any
 
@@ -13,6 +14,7 @@ from warp.compiler import ir
 from warp.compiler.frontend.builder import PyObj
 from warp.compiler.frontend.compile_time import CompileTimeMixin
 from warp.compiler.frontend.tuples import TuplesMixin
+from warp.compiler.registry import builtin_registry
 from warp.errors import (
     WarpCodegenAttributeError,
     WarpCodegenError,
@@ -54,6 +56,8 @@ PYTHON_BUILTINS = {
 
 #: Kernel builtins of NVIDIA Warp that are the Python builtins of the same name in kernels.
 WARP_PYTHON_ALIASES = {
+    "float": builtins.float,  # wp.float(x): float32(x)
+    "int": builtins.int,  # wp.int(x): int32(x)
     "print": builtins.print,
     "range": builtins.range,
     "reversed": builtins.reversed,
@@ -138,6 +142,16 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
             return local
         found, obj = self.source.lookup(node.id)
         if not found:
+            return self.warp_name(node)
+        return self.from_python(obj)
+
+    def warp_name(self, node: ast.Name) -> Any:
+        """A name the function's module does not define that is a kernel builtin or a name of
+        ``warp`` (``expect_eq``, ``vec3``, ``mat44``): resolved as ``wp.<name>``, as NVIDIA Warp does."""
+        if node.id in builtin_registry:
+            return PyObj(BuiltinName(node.id))
+        obj = getattr(sys.modules["warp"], node.id, None)
+        if obj is None or isinstance(obj, types.ModuleType):
             raise self.error(f"name '{node.id}' is not defined", WarpCodegenNameError, node)
         return self.from_python(obj)
 
@@ -476,8 +490,28 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
             )
         return [self.value(a) for a in node.args]
 
+    def builtin_call_args(self, name: str, node: ast.Call) -> list[ir.Value]:
+        """The arguments of a registry builtin call; keywords name its parameters
+        (``wp.expect_near(a, b, tolerance=t)``, ``wp.pow(x=a, y=b)``) and are put in their place."""
+        if not node.keywords:
+            return self.call_args(node)
+        args = [self.value(a) for a in node.args]
+        names = [kw.arg for kw in node.keywords]
+        builtin = builtin_registry.get(name)
+        for overload in builtin.overloads if builtin is not None and None not in names else ():
+            rest = [p for p, _ in overload.params][len(args):]
+            if not overload.variadic and len(rest) == len(names) and set(rest) == set(names):
+                values = {kw.arg: self.value(kw.value) for kw in node.keywords}
+                return args + [values[p] for p in rest]
+        raise self.error(
+            f"wp.{name}() got unexpected keyword arguments ({', '.join(str(n) for n in names)}) after "
+            f"{len(args)} positional arguments",
+            WarpCodegenTypeError,
+            node,
+        )
+
     def call_named_builtin(self, name: str, node: ast.Call) -> Any:
-        op = self.call_builtin(name, self.call_args(node), node)
+        op = self.call_builtin(name, self.builtin_call_args(name, node), node)
         results = op.results
         overload = op.attrs.get("overload") or op.attrs.get("builtin")
         updated = overload.updated_args() if overload is not None else ()
