@@ -20,6 +20,15 @@ from warp.functions import FunctionOverload
 from warp.types.scalars import type_repr
 
 
+def default_kernel_key(func: Callable[..., Any]) -> str:
+    """Warp's key of a kernel: its qualified name as an identifier (``f``, ``outer__locals__f``).
+
+    Kernels are registered per module, so the key needs no module prefix; tests and tools that
+    name things after ``kernel.key`` see the function's own name for module-level kernels.
+    """
+    return func.__qualname__.replace("<", "").replace(">", "").replace(".", "__")
+
+
 class Kernel:
     """A ``@wp.kernel``: compiled on first launch per device, cached on disk.
 
@@ -52,7 +61,7 @@ class Kernel:
             options["enable_backward"] = bool(enable_backward)
         self._setup(
             func,
-            key or f"{func.__module__}.{func.__qualname__}",
+            key or default_kernel_key(func),
             options,
             launch_bounds,
             module_of(func, module),
