@@ -53,8 +53,9 @@ class TuplesMixin(FunctionBuilder):
             return item.obj
         t = getattr(item, "type", None)
         shape = getattr(t, "_shape_", None)
-        if isinstance(item, ir.Value) and shape and getattr(t, "_wp_getitem_", None) is not None:
-            return tuple(t._wp_getitem_(self, item, [self.const(i, int32)], node) for i in range(shape[0]))
+        getitem = getattr(t, "_wp_getitem_", None)
+        if isinstance(item, ir.Value) and shape and getitem is not None:
+            return tuple(getitem(self, item, [self.const(i, int32)], node) for i in range(shape[0]))
         what = type_repr(t) if t is not None else type(getattr(item, "obj", item)).__name__
         raise self.error(
             f"Starred expressions are only supported for tuples, vectors, matrices, quaternions and "
