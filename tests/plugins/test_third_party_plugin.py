@@ -106,7 +106,7 @@ def test_missing_builtin_package_names_the_distribution(tmp_path: Path) -> None:
         WARP_DISABLE_PLUGINS="builtins",
     )
     assert result.returncode == 0, result.stderr
-    assert "ERROR: builtin 'wp.sin' is provided by the 'warp-builtins' package" in result.stdout
+    assert "builtin 'wp.sin' is provided by the 'warp-builtins' package" in result.stdout
     assert "pip install warp-builtins" in result.stdout
     assert "in 'k' at" in result.stdout and "x[i] = wp.sin(x[i])" in result.stdout
     assert (

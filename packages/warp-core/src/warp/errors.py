@@ -32,13 +32,14 @@ class WarpCodegenError(RuntimeError):
         super().__init__(self._format())
 
     def _format(self) -> str:
+        # where first, the message last (as a Python traceback reads, and as in NVIDIA Warp, whose
+        # messages end with the error itself: patterns anchored with ``$`` keep matching)
         if self.loc is None:
-            where = f" in '{self.function}'" if self.function else ""
-            return f"{self.raw_message}{where}"
-        head = f"{self.raw_message}\n  in '{self.function}' at {self.loc.file}:{self.loc.line}"
+            return f"in '{self.function}': {self.raw_message}" if self.function else self.raw_message
+        head = f"in '{self.function}' at {self.loc.file}:{self.loc.line}:\n"
         if self.loc.text:
-            head += f"\n    {self.loc.text.strip()}"
-        return head
+            head += f"    {self.loc.text.strip()}\n"
+        return head + self.raw_message
 
 
 class WarpCodegenTypeError(WarpCodegenError, TypeError):
