@@ -82,7 +82,8 @@ def test_static_expression_errors():
 
     with pytest.raises(
         wp.WarpCodegenError,
-        match="wp.static expression 'i \\* 2.0' uses 'i', which is not known at compile time",
+        match=r"Error evaluating static expression: name 'i' is not defined\. Make sure all variables used "
+        r"in the static expression are constant\. \('i \* 2.0' is evaluated in Python",
     ):
         wp.launch(uses_runtime, dim=1, inputs=[wp.zeros(1, dtype=float)])
 
@@ -90,7 +91,8 @@ def test_static_expression_errors():
     def raises(a: wp.array(dtype=float)):
         a[0] = wp.static(op_handlers[7])
 
-    with pytest.raises(wp.WarpCodegenError, match="raised IndexError: list index out of range") as info:
+    pattern = "Error evaluating static expression: list index out of range .*raised IndexError"
+    with pytest.raises(wp.WarpCodegenError, match=pattern) as info:
         wp.launch(raises, dim=1, inputs=[wp.zeros(1, dtype=float)])
     assert "test_static.py" in str(info.value) and "wp.static(op_handlers[7])" in str(info.value)
 
@@ -98,7 +100,7 @@ def test_static_expression_errors():
     def none_value(a: wp.array(dtype=float)):
         a[0] = wp.static(None)
 
-    with pytest.raises(wp.WarpCodegenValueError, match="evaluated to None"):
+    with pytest.raises(wp.WarpCodegenValueError, match="unsupported value: None is returned"):
         wp.launch(none_value, dim=1, inputs=[wp.zeros(1, dtype=float)])
 
     @wp.kernel
@@ -305,3 +307,93 @@ def test_closures_capture_functions():
         a = wp.array([1.0, 2.0], dtype=float)
         wp.launch(make_apply_kernel(make_unary(fn)), dim=2, inputs=[a])
         np.testing.assert_array_equal(a.numpy(), expect)
+
+
+@wp.struct
+class _StaticInner:
+    m: wp.mat22
+    v: wp.vec3
+    i: int
+    flag: bool
+
+
+@wp.struct
+class _StaticOuter:
+    inner: _StaticInner
+    x: wp.float64
+    data: wp.array(dtype=float)
+
+
+@wp.func
+def _make_inner(a: float, i: int) -> _StaticInner:
+    s = _StaticInner()
+    s.m = wp.mat22(a, 2.0 * a, 3.0 * a, 4.0 * a)
+    s.v = wp.vec3(a, -a, 0.5)
+    s.i = i
+    s.flag = True
+    return s
+
+
+def _make_outer(a: float) -> _StaticOuter:
+    o = _StaticOuter()
+    o.inner = _make_inner(a, 7)
+    o.x = a * 10.0
+    return o
+
+
+@wp.kernel
+def _static_struct_values(out: wp.array(dtype=_StaticInner), xs: wp.array(dtype=wp.float64)):
+    out[0] = wp.static(_make_inner(1.5, 3))
+    outer = wp.static(_make_outer(2.0))
+    out[1] = outer.inner
+    xs[0] = outer.x
+
+
+def test_static_struct_values_become_constants():
+    out = wp.zeros(2, dtype=_StaticInner)
+    xs = wp.zeros(1, dtype=wp.float64)
+    wp.launch(_static_struct_values, dim=1, inputs=[out, xs])
+    got = out.numpy()
+    for row, (a, i) in zip(got, [(1.5, 3), (2.0, 7)]):
+        np.testing.assert_array_equal(row["m"], a * np.array([[1.0, 2.0], [3.0, 4.0]]))
+        np.testing.assert_array_equal(row["v"], [a, -a, 0.5])
+        assert row["i"] == i and bool(row["flag"])
+    assert xs.numpy()[0] == 20.0
+
+
+class _PlainPythonObject:
+    pass
+
+
+def _outer_holding_array() -> _StaticOuter:
+    o = _make_outer(1.0)
+    o.data = wp.zeros(2, dtype=float)
+    return o
+
+
+def test_static_unsupported_results_say_why():
+    @wp.kernel(module="unique")
+    def divides(a: wp.array(dtype=float)):
+        a[0] = wp.static(1.0 / 0.0)
+
+    @wp.kernel(module="unique")
+    def array_result(a: wp.array(dtype=float)):
+        wp.static(wp.zeros(3))
+
+    @wp.kernel(module="unique")
+    def struct_with_array(a: wp.array(dtype=float)):
+        wp.static(_outer_holding_array())
+
+    @wp.kernel(module="unique")
+    def plain_object(a: wp.array(dtype=float)):
+        wp.static(_PlainPythonObject())
+
+    cases = [
+        (divides, r"Error evaluating static expression: (float )?division by zero"),
+        (array_result, r"unsupported value: a Warp array cannot be created inside Warp kernels"),
+        (struct_with_array, r"cannot be created inside Warp kernels at _StaticOuter\.data$"),
+        (plain_object, r"unsupported value: value of type .*_PlainPythonObject"),
+    ]
+    for kernel, pattern in cases:
+        with pytest.raises(wp.WarpCodegenError, match=pattern):
+            wp.launch(kernel, dim=1, inputs=[wp.zeros(1, dtype=float)])

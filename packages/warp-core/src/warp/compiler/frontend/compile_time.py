@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import ast
 import operator
+import types
 from typing import TYPE_CHECKING, Any
 
 from warp.compiler import ir
 from warp.compiler.frontend.builder import FunctionBuilder, PyObj
 from warp.errors import WarpCodegenError, WarpCodegenTypeError, WarpCodegenValueError
+from warp.types.array_type import ArrayType
+from warp.types.struct import StructBase
 
 _COMPARE = {
     ast.Eq: operator.eq,
@@ -115,33 +118,70 @@ class CompileTimeMixin(FunctionBuilder):
         try:
             return eval(code, ns)  # noqa: S307 - kernel source is user code, as in NVIDIA Warp
         except NameError as exc:
-            name = getattr(exc, "name", None) or str(exc)
             raise self.error(
-                f"wp.static expression '{ast.unparse(expr)}' uses {name!r}, which is not known at compile "
-                "time (a runtime value, or not defined)",
+                f"Error evaluating static expression: {exc}. Make sure all variables used in the static "
+                f"expression are constant. ('{ast.unparse(expr)}' is evaluated in Python when the kernel is "
+                "compiled: runtime values are not known then)",
                 WarpCodegenError,
                 expr,
             ) from None
         except Exception as exc:
             raise self.error(
-                f"wp.static expression '{ast.unparse(expr)}' raised {type(exc).__name__}: {exc}",
+                f"Error evaluating static expression: {exc} ('{ast.unparse(expr)}' raised "
+                f"{type(exc).__name__})",
                 WarpCodegenError,
                 expr,
             ) from None
 
     def static_result(self, value: Any, node: ast.AST) -> Any:
         """A ``wp.static`` result as the frontend sees it (constants, PyObj, tuples of those)."""
+        unsupported = "Static expression returns an unsupported value: "
         if value is None:
-            raise self.error("wp.static expression evaluated to None", WarpCodegenValueError, node)
+            raise self.error(unsupported + "None is returned", WarpCodegenValueError, node)
         if isinstance(value, (tuple, list, range)):  # for i in wp.static(range(3)): unrolled
             return PyObj(tuple(self.static_result(v, node) for v in value))
         if getattr(value, "array_type", None) is not None and not isinstance(value, type):
             raise self.error(
-                "wp.static cannot return an array (arrays cannot be created in kernels)",
+                unsupported + "a Warp array cannot be created inside Warp kernels", WarpCodegenTypeError, node
+            )
+        if isinstance(value, StructBase):
+            path = _array_field_path(value, type(value).__name__)
+            if path is not None:
+                raise self.error(
+                    unsupported + "the returned Warp struct contains a data type that cannot be constructed "
+                    f"inside Warp kernels: a Warp array cannot be created inside Warp kernels at {path}",
+                    WarpCodegenTypeError,
+                    node,
+                )
+        elif not _static_object(value):
+            raise self.error(
+                unsupported + f"value of type {type(value)} (wp.static gives numbers, vectors, matrices, "
+                "structs, types, strings, functions and tuples of those)",
                 WarpCodegenTypeError,
                 node,
             )
         return self.from_python(value)
+
+
+def _array_field_path(value: Any, path: str) -> str | None:
+    """Dotted path of the first array field set in a struct value (nested structs included)."""
+    for name, t in type(value)._fields_:
+        field = getattr(value, name)
+        if isinstance(t, ArrayType) and field is not None:
+            return f"{path}.{name}"
+        if isinstance(field, StructBase):
+            found = _array_field_path(field, f"{path}.{name}")
+            if found is not None:
+                return found
+    return None
+
+
+def _static_object(value: Any) -> bool:
+    """Python objects a ``wp.static`` result may be besides constants: what kernel code can use
+    at compile time (types, functions, modules, strings, ...), not instances of arbitrary classes."""
+    if _is_constant_like(value) or callable(value) or isinstance(value, (type, str, bytes, types.ModuleType)):
+        return True
+    return type(value).__module__ in ("builtins", "typing") or type(value).__module__.startswith("warp")
 
 
 class Static:
