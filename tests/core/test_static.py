@@ -397,3 +397,27 @@ def test_static_unsupported_results_say_why():
     for kernel, pattern in cases:
         with pytest.raises(wp.WarpCodegenError, match=pattern):
             wp.launch(kernel, dim=1, inputs=[wp.zeros(1, dtype=float)])
+
+
+@wp.kernel
+def _static_len_of_runtime_values(v1: wp.vec2, out: wp.array(dtype=float), n: wp.array(dtype=int)):
+    v2 = wp.vec3()
+    m = wp.identity(n=wp.static(len(v1) + len(v2) + 1), dtype=float)
+    out[0] = wp.ddot(m, m)
+    t = wp.transform_identity(float)
+    q = wp.quat_identity(float)
+    n[0] = wp.static(len(t) * 10 + len(q))
+
+
+def test_static_len_of_runtime_composites_comes_from_their_type():
+    out = wp.zeros(1, dtype=float)
+    n = wp.zeros(1, dtype=int)
+    wp.launch(_static_len_of_runtime_values, dim=1, inputs=[wp.vec2(), out, n])
+    assert out.numpy()[0] == np.trace(np.eye(6)) and n.numpy()[0] == 74
+
+    @wp.kernel(module="unique")
+    def reads_runtime(v1: wp.vec2, out: wp.array(dtype=float)):
+        out[0] = wp.static(v1[0])
+
+    with pytest.raises(wp.WarpCodegenError, match=r"'v1' is a runtime value \(vec2f\); in wp.static"):
+        wp.launch(reads_runtime, dim=1, inputs=[wp.vec2(), out])

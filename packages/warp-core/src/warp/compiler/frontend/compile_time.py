@@ -19,6 +19,7 @@ from warp.compiler import ir
 from warp.compiler.frontend.builder import FunctionBuilder, PyObj
 from warp.errors import WarpCodegenError, WarpCodegenTypeError, WarpCodegenValueError
 from warp.types.array_type import ArrayType
+from warp.types.scalars import type_repr
 from warp.types.struct import StructBase
 
 _COMPARE = {
@@ -105,6 +106,8 @@ class CompileTimeMixin(FunctionBuilder):
             if isinstance(item, ir.Value):
                 if item.is_const and getattr(item.type, "_kind_", None) is not None:
                     ns[name] = item.const
+                elif getattr(item.type, "_shape_", None):
+                    ns[name] = RuntimeComposite(name, item.type)  # len(v) is known from the type
                 else:
                     ns.pop(name, None)  # a runtime value shadows any global of the same name
             elif isinstance(item, PyObj):
@@ -161,6 +164,29 @@ class CompileTimeMixin(FunctionBuilder):
                 node,
             )
         return self.from_python(value)
+
+
+class RuntimeComposite:
+    """What ``wp.static`` sees of a runtime vector/matrix/quaternion/transform: its ``len()``
+    (known from its type); any other use says that the value is only known at run time."""
+
+    def __init__(self, name: str, type_: Any):
+        self._name = name
+        self._type = type_
+
+    def __len__(self) -> int:
+        return int(self._type._shape_[0])
+
+    def _runtime(self, *args: Any) -> Any:
+        raise NameError(
+            f"'{self._name}' is a runtime value ({type_repr(self._type)}); in wp.static only "
+            f"len({self._name}) is known"
+        )
+
+    __getattr__ = __getitem__ = __iter__ = __bool__ = __float__ = __int__ = __index__ = _runtime
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __neg__ = _runtime
+    __eq__ = __lt__ = __le__ = __gt__ = __ge__ = _runtime  # type: ignore[assignment]
+    __hash__ = None  # type: ignore[assignment]
 
 
 def _array_field_path(value: Any, path: str) -> str | None:
