@@ -15,6 +15,7 @@ from warp.compiler.frontend.names import assigned_names, rebound_names
 from warp.errors import WarpCodegenError, WarpCodegenTypeError, WarpCodegenValueError
 from warp.types.array_type import ArrayType, FixedArrayType
 from warp.types.composite import is_composite
+from warp.types.scalars import bool as wp_bool
 from warp.types.scalars import int32, is_int, type_repr
 from warp.compiler.options import max_unroll
 
@@ -360,6 +361,11 @@ class StatementsMixin(ExpressionsMixin):
         if it.keywords or not 1 <= len(it.args) <= 3:
             raise self.error("range() takes 1 to 3 positional arguments", node=it)
         values = [self.value(a) for a in it.args]
+        # a constant bool counts as 0 or 1, as in Python (range(wp.static(flag)))
+        values = [
+            self.const(int(v.const), int32, weak=True) if v.is_const and v.type is wp_bool else v
+            for v in values
+        ]
         # an integer literal takes int32 (or the type of the other arguments); a float literal stays float
         typed = [v.type for v in values if not v.weak and is_int(v.type)]
         target = typed[0] if typed else int32
