@@ -421,3 +421,20 @@ def test_static_len_of_runtime_composites_comes_from_their_type():
 
     with pytest.raises(wp.WarpCodegenError, match=r"'v1' is a runtime value \(vec2f\); in wp.static"):
         wp.launch(reads_runtime, dim=1, inputs=[wp.vec2(), out])
+
+
+def test_static_bools_count_as_zero_or_one_in_range():
+    @wp.kernel(module="unique")
+    def k(out: wp.array(dtype=wp.int32)):
+        count = int(0)
+        for _ in range(wp.static(True)):
+            count += 1
+        for _ in range(wp.static(False)):
+            count += 10
+        for _ in range(wp.static(True), 3):
+            count += 100
+        out[0] = count
+
+    out = wp.zeros(1, dtype=wp.int32)
+    wp.launch(k, dim=1, inputs=[out])
+    assert out.numpy()[0] == len(range(True)) + 10 * len(range(False)) + 100 * len(range(True, 3))
