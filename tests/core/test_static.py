@@ -438,3 +438,51 @@ def test_static_bools_count_as_zero_or_one_in_range():
     out = wp.zeros(1, dtype=wp.int32)
     wp.launch(k, dim=1, inputs=[out])
     assert out.numpy()[0] == len(range(True)) + 10 * len(range(False)) + 100 * len(range(True, 3))
+
+
+class _OneShot:
+    def __init__(self) -> None:
+        self.reads = 0
+
+    @property
+    def value(self) -> int:
+        self.reads += 1
+        if self.reads > 1:
+            raise RuntimeError("read more than once")
+        return 3
+
+
+def test_static_expressions_are_evaluated_once_at_declaration():
+    calls: list[float] = []
+
+    def bump() -> float:
+        calls.append(1.0)
+        return float(len(calls))
+
+    box = _OneShot()
+
+    @wp.kernel(module="unique")
+    def k(out: wp.array(dtype=float), ints: wp.array(dtype=wp.int32)):
+        x = wp.static(bump())
+        y = wp.static(bump())
+        out[0] = x * 10.0 + y + wp.static(1.0 + wp.static(bump()))
+        ints[0] = wp.static(box.value)
+
+    assert len(calls) == 3 and box.reads == 1  # evaluated when declared, nested ones once
+    out = wp.zeros(1, dtype=float)
+    ints = wp.zeros(1, dtype=wp.int32)
+    wp.launch(k, dim=1, inputs=[out, ints])
+    wp.launch(k, dim=1, inputs=[out, ints], device="cpu")
+    assert len(calls) == 3 and box.reads == 1
+    assert out.numpy()[0] == 1.0 * 10.0 + 2.0 + (1.0 + 3.0) and ints.numpy()[0] == 3
+
+
+def test_static_expression_naming_a_later_global_is_evaluated_at_compile():
+    @wp.kernel(module="unique")
+    def k(out: wp.array(dtype=float)):
+        out[0] = wp.static(_DEFINED_AFTER_THE_KERNEL * 2.0)  # noqa: F821 - assigned below
+
+    globals()["_DEFINED_AFTER_THE_KERNEL"] = 1.25
+    out = wp.zeros(1, dtype=float)
+    wp.launch(k, dim=1, inputs=[out])
+    assert out.numpy()[0] == 2.5

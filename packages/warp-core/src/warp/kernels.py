@@ -14,6 +14,7 @@ import threading
 from typing import Any, Callable, Sequence
 
 from warp.compiler.annotations import is_generic, specialize_type
+from warp.compiler.frontend.compile_time import evaluate_statics
 from warp.compiler.options import launch_bounds_of
 from warp.errors import WarpCodegenTypeError
 from warp.functions import FunctionOverload
@@ -69,6 +70,7 @@ class Kernel:
             None,
         )
         self.module.kernels[self.key] = self
+        evaluate_statics(func)
 
     def _setup(
         self,

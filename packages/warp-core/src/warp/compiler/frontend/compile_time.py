@@ -11,12 +11,15 @@ a tuple of those.
 from __future__ import annotations
 
 import ast
+import functools
 import operator
 import types
 from typing import TYPE_CHECKING, Any
 
 from warp.compiler import ir
 from warp.compiler.frontend.builder import FunctionBuilder, PyObj
+from warp.compiler.source import read_source
+from warp.compiler.static_values import outermost_static_calls, reads_locals, static_value
 from warp.errors import WarpCodegenError, WarpCodegenTypeError, WarpCodegenValueError
 from warp.types.array_type import ArrayType
 from warp.types.scalars import type_repr
@@ -119,7 +122,9 @@ class CompileTimeMixin(FunctionBuilder):
         code = compile(ast.Expression(body=expr), self.source.file, "eval")
         ns = self.static_namespace()
         try:
-            return eval(code, ns)  # noqa: S307 - kernel source is user code, as in NVIDIA Warp
+            # kernel source is user code, evaluated as in NVIDIA Warp; once per function when it
+            # reads no local variable (see warp.compiler.static_values)
+            return static_value(self.source.func, expr, lambda: eval(code, ns))  # noqa: S307
         except NameError as exc:
             raise self.error(
                 f"Error evaluating static expression: {exc}. Make sure all variables used in the static "
@@ -164,6 +169,45 @@ class CompileTimeMixin(FunctionBuilder):
                 node,
             )
         return self.from_python(value)
+
+
+def evaluate_statics(func: Any) -> None:
+    """Evaluate the ``wp.static`` expressions of ``func`` that read no local variable, now (at the
+    declaration of a kernel or function, as NVIDIA Warp does); those that fail are evaluated again,
+    and report their error, when the function is compiled."""
+    code = getattr(func, "__code__", None)
+    if code is None or "static" not in code.co_names:
+        return
+    try:
+        info = read_source(func)
+    except Exception:  # no source (exec, REPL): compiling it reports that
+        return
+    namespace = {**info.globals, **info.closure}
+
+    def is_static(call: ast.Call) -> bool:
+        return _callee(call.func, info) is static
+
+    for stmt in info.tree.body:
+        for call in outermost_static_calls(stmt, is_static):
+            expr = call.args[0]
+            if reads_locals(func, expr):
+                continue
+            compiled = compile(ast.Expression(body=expr), info.file, "eval")
+            try:
+                static_value(func, expr, functools.partial(eval, compiled, namespace))
+            except Exception:  # noqa: S112 - deferred: raised with its location at compile time
+                continue
+
+
+def _callee(node: ast.expr, info: Any) -> Any:
+    """The object a callee ``name`` or ``a.b.c`` of global/closure names refers to, or None."""
+    if isinstance(node, ast.Name):
+        found, obj = info.lookup(node.id)
+        return obj if found else None
+    if isinstance(node, ast.Attribute):
+        base = _callee(node.value, info)
+        return getattr(base, node.attr, None) if base is not None else None
+    return None
 
 
 class RuntimeComposite:
@@ -211,11 +255,11 @@ def _static_object(value: Any) -> bool:
 
 
 class Static:
-    """``wp.static(expr)`` in a kernel or function: ``expr`` evaluated in Python when the kernel is
-    compiled, replaced by its value (a number, vector/matrix value, type, string, ``@wp.func``, or
-    a tuple/list/range of those). It sees module globals, captured closure variables and
-    compile-time locals such as the loop variables of unrolled loops. In Python scope it returns
-    its argument."""
+    """``wp.static(expr)`` in a kernel or function: ``expr`` evaluated in Python (once, at the
+    declaration, if it reads no local variable), replaced by its value (a number, vector/matrix or
+    struct value, type, string, ``@wp.func``, or a tuple/list/range of those). It sees module
+    globals, captured closure variables and compile-time locals such as the loop variables of
+    unrolled loops. In Python scope it returns its argument."""
 
     def __call__(self, expr: Any) -> Any:
         return expr
