@@ -106,7 +106,7 @@ def test_vector_math_without_builtins_names_the_package(tmp_path) -> None:
         tmp_path,
     )
     assert proc.returncode == 0, proc.stderr
-    assert "ERR no overload of 'add' accepts arguments (vec3f, vec3f)" in proc.stdout
+    assert "no overload of 'add' accepts arguments (vec3f, vec3f)" in proc.stdout
     assert "pip install warp-builtins" in proc.stdout
     assert "b[i] = a[i] + a[i]" in proc.stdout
 
