@@ -159,6 +159,7 @@ def two_inputs(a: wp.array(dtype=F), b: wp.array(dtype=F), out: wp.array(dtype=F
 
 
 def test_none_adjoints_are_skipped():
+    """None for an array without a gradient: no adjoint (arrays here have no .grad)."""
     a, b, out = f64([1.0, 2.0]), f64([3.0, 4.0]), wp.zeros(2, dtype=F)
     adj_a = wp.zeros(2, dtype=F)
     adj_out = f64([1.0, 10.0])
@@ -217,3 +218,46 @@ def test_adjoint_in_debug_mode_checks_bounds(debug_mode):
             adj_outputs=[f64(np.ones(3))],
             adjoint=True,
         )
+
+
+@wp.kernel
+def _square(x: wp.array(dtype=F), y: wp.array(dtype=F)):
+    i = wp.tid()
+    y[i] = x[i] * x[i]
+
+
+def test_none_adjoint_of_an_array_with_grad_is_its_grad():
+    values = np.array([1.0, -2.0, 3.5])
+    x = wp.array(values, dtype=F, requires_grad=True)
+    y = wp.empty_like(x)
+    seed = np.array([1.0, 0.5, 2.0])
+    y.grad.assign(seed)
+    wp.launch(_square, dim=3, inputs=[x, y], adj_inputs=[None, None], adjoint=True)
+    np.testing.assert_allclose(x.grad.numpy(), 2.0 * values * seed)
+    # no adjoints at all: the same
+    x.grad.zero_()
+    y.grad.assign(seed)
+    wp.launch(_square, dim=3, inputs=[x, y], adjoint=True)
+    np.testing.assert_allclose(x.grad.numpy(), 2.0 * values * seed)
+    # a recorded adjoint launch, and one built with wp.Launch and parameters set by name
+    x.grad.zero_()
+    y.grad.assign(seed)
+    cmd = wp.launch(_square, dim=3, inputs=[x, y], adj_inputs=[None, None], adjoint=True, record_cmd=True)
+    cmd.launch()
+    np.testing.assert_allclose(x.grad.numpy(), 2.0 * values * seed)
+    x.grad.zero_()
+    y.grad.assign(seed)
+    cmd = wp.Launch(_square, "cpu", adjoint=True)
+    cmd.set_param_by_name("x", x)
+    cmd.set_param_by_name("y", y)
+    cmd.set_dim(3)
+    cmd.launch()
+    np.testing.assert_allclose(x.grad.numpy(), 2.0 * values * seed)
+    # an adjoint set explicitly wins over the array's .grad
+    other = wp.zeros(3, dtype=F)
+    y.grad.assign(seed)
+    cmd.set_param_by_name("x", other, adjoint=True)
+    cmd.set_param_by_name("x", x)
+    cmd.launch()
+    np.testing.assert_allclose(other.numpy(), 2.0 * values * seed)
+

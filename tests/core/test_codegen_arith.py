@@ -714,3 +714,27 @@ def test_unsigned_and_64_bit_float_conversions():
     assert f32o.numpy().tolist() == [float(np.float32(4e9)), 250.0]
     assert [int(v) for v in uo.numpy()] == [10**19, 0]
     assert io.numpy().tolist() == [-9 * 10**18, 2**63 - 1, 4_000_000_000, -1]
+
+
+@wp.kernel
+def _compare_with_int_literals(
+    x: wp.array(dtype=float), y: wp.array(dtype=wp.float64), out: wp.array(dtype=int)
+):
+    i = wp.tid()
+    r = 0
+    if x[i] == 1:
+        r += 1
+    if 2 > x[i]:
+        r += 10
+    if y[i] >= 1 and y[i] != 2:
+        r += 100
+    out[i] = r
+
+
+def test_int_literals_compare_with_floats_as_floats():
+    x = np.array([0.5, 1.0, 2.0, 1.5, -3.0], dtype=np.float32)
+    out = wp.zeros(len(x), dtype=int)
+    inputs = [wp.array(x), wp.array(x, dtype=wp.float64), out]
+    wp.launch(_compare_with_int_literals, dim=len(x), inputs=inputs)
+    expected = (x == 1) * 1 + (2 > x) * 10 + ((x >= 1) & (x != 2)) * 100
+    np.testing.assert_array_equal(out.numpy(), expected)

@@ -444,3 +444,48 @@ def test_negative_stride_numpy_views():
     view = base[::-2]  # elements 5, 3, 1
     wp.launch(scale_1d, dim=3, inputs=[view, 10.0])
     np.testing.assert_array_equal(base, [0.0, 12.0, 2.0, 31.0, 4.0, 50.0])
+
+
+_mat22i = wp.types.matrix(shape=(2, 2), dtype=wp.int32)
+
+
+@wp.kernel
+def _bitwise_composite_atomics(
+    a: wp.array(dtype=wp.vec3ui), m: wp.array(dtype=_mat22i), bits: wp.array(dtype=int)
+):
+    i = wp.tid()
+    wp.atomic_or(a, 0, wp.vec3ui(wp.uint32(1) << wp.uint32(i), wp.uint32(0), wp.uint32(bits[i])))
+    wp.atomic_and(a, 1, wp.vec3ui(~(wp.uint32(1) << wp.uint32(i)), wp.uint32(0), wp.uint32(0xFFFFFFFF)))
+    wp.atomic_xor(m, 0, _mat22i(bits[i], 0, i, 1))
+
+
+def test_bitwise_atomics_on_integer_vectors_and_matrices():
+    n = 12
+    bits = np.random.default_rng(3).integers(0, 1 << 20, n).astype(np.int32)
+    a = wp.array(np.array([[0, 0, 0], [0xFFFFFFFF, 7, 0xF0]], dtype=np.uint32), dtype=wp.vec3ui)
+    m = wp.zeros(1, dtype=_mat22i)
+    wp.launch(_bitwise_composite_atomics, dim=n, inputs=[a, m, wp.array(bits, dtype=int)])
+    ors = np.bitwise_or.reduce(bits.astype(np.uint32))
+    expected = [[(1 << n) - 1, 0, ors], [0xFFFFFFFF & ~((1 << n) - 1), 0, 0xF0]]
+    np.testing.assert_array_equal(a.numpy(), np.array(expected, dtype=np.uint32))
+    xors = np.bitwise_xor.reduce(bits)
+    np.testing.assert_array_equal(m.numpy()[0], [[xors, 0], [np.bitwise_xor.reduce(np.arange(n)), n % 2]])
+
+
+@pytest.mark.parametrize("dtype", [wp.int8, wp.uint16, wp.vec3s, wp.vec3ub])
+@pytest.mark.parametrize("op", ["add", "min", "max"])
+def test_atomics_on_unsupported_element_types_name_the_types(dtype, op):
+    scalar = getattr(dtype, "_wp_scalar_type_", dtype)
+    atomic = getattr(wp, f"atomic_{op}")
+
+    @wp.kernel(module="unique")
+    def k(arr: wp.array(dtype=dtype)):
+        atomic(arr, 0, dtype(scalar(0)))
+
+    pattern = (
+        rf"atomic_{op}\(\) operations only work on arrays with \[u\]int32, \[u\]int64, float16, bfloat16, "
+        rf"float32, or float64 as the underlying scalar types, but got {wp.types.type_repr(dtype)} "
+        rf"\(with scalar type {wp.types.type_repr(scalar)}\)$"
+    )
+    with pytest.raises(wp.WarpCodegenTypeError, match=pattern):
+        wp.launch(k, dim=1, inputs=[wp.zeros(1, dtype=dtype)])

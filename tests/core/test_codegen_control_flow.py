@@ -426,3 +426,48 @@ def test_early_return_in_funcs():
         sg = (v > 3) - (v < 3)
         wr = next((k for k in range(100) if k * k >= v * 10), 100)
         assert out.numpy()[i].tolist() == [fm, sg, wr], v
+
+
+@wp.kernel(enable_backward=False)
+def _names_bound_in_loops(gates: wp.array(dtype=int), n: int, out: wp.array(dtype=int)):
+    total = int(0)
+    for i in range(n):
+        total += 7
+        d = i * 2
+        v = wp.vec2(float(i), 1.0)
+        if gates[i] != 0:
+            continue
+        total += 11
+    last = i
+    out[0] = total
+    out[1] = last
+    out[2] = d
+    out[3] = int(v[0])
+    k = int(0)
+    while k < n:
+        w = k + 100
+        k += 1
+    out[4] = w
+
+
+def _names_bound_in_loops_reference(gates, n):
+    total, last, d, v0, w = 0, 0, 0, 0, 0
+    for i in range(n):
+        total += 7
+        d = i * 2
+        v0 = i
+        last = i
+        if gates[i] != 0:
+            continue
+        total += 11
+    for k in range(n):
+        w = k + 100
+    return [total, last, d, v0, w]
+
+
+def test_names_bound_in_a_dynamic_loop_are_visible_after_it():
+    gates = np.array([0, 1, 0, 1, 1], dtype=np.int32)
+    out = wp.zeros(5, dtype=int)
+    for n in (5, 3, 0):  # a loop that never runs leaves them zero
+        wp.launch(_names_bound_in_loops, 1, inputs=[wp.array(gates, dtype=int), n, out])
+        assert out.numpy().tolist() == _names_bound_in_loops_reference(gates, n)

@@ -444,3 +444,18 @@ def test_unresolvable_string_annotation_names_the_parameter():
         @wp.func
         def f(x: "no_such_type"):  # noqa: F821
             return x
+
+
+def test_located_errors_put_the_location_first_and_end_with_the_message():
+    @wp.kernel(module="unique")
+    def bad(a: wp.array(dtype=float)):
+        a[0] = undefined_name_here  # noqa: F821
+
+    with pytest.raises(wp.WarpCodegenNameError) as info:
+        wp.launch(bad, dim=1, inputs=[wp.zeros(1, dtype=float)])
+    text = str(info.value)
+    first, source, *rest = text.splitlines()
+    assert first.startswith("in 'bad' at ")
+    assert first.endswith(f"{__file__}:{bad.func.__code__.co_firstlineno + 2}:")
+    assert source.strip() == "a[0] = undefined_name_here  # noqa: F821"
+    assert text.endswith(info.value.raw_message) and "undefined_name_here" in info.value.raw_message

@@ -213,3 +213,41 @@ def test_module_object_attributes():
     assert str(m) == __name__
     with pytest.raises(TypeError, match="a module is named by a string"):
         wp.get_module(42)
+
+
+def _make_scaler():
+    @wp.kernel(module="unique")
+    def scaler(x: wp.array(dtype=float)):
+        x[wp.tid()] = 2.0 * x[wp.tid()]
+
+    return scaler
+
+
+def test_kernel_key_is_the_function_name_and_name_replaces_it():
+    @wp.kernel(module="unique", name="custom_scale")
+    def named(x: wp.array(dtype=float)):
+        x[wp.tid()] = 3.0 * x[wp.tid()]
+
+    a, b = _make_scaler(), _make_scaler()
+    assert a.key == b.key == "_make_scaler__locals__scaler"
+    assert named.key == "custom_scale"
+    assert a.module is not b.module
+    x = wp.array(np.array([1.0, 2.0], dtype=np.float32))
+    wp.launch(named, dim=2, inputs=[x])
+    wp.launch(a, dim=2, inputs=[x])
+    np.testing.assert_array_equal(x.numpy(), [6.0, 12.0])
+    with pytest.raises(ValueError, match=r"valid C\+\+ identifier"):
+        wp.kernel(name="1bad")
+
+
+def test_kernel_module_options_apply_to_its_module():
+    @wp.kernel(module="unique", module_options={"enable_backward": False, "max_unroll": 2})
+    def k(x: wp.array(dtype=float)):
+        x[0] = 1.0
+
+    assert k.module.options["enable_backward"] is False
+    assert k.module.options["max_unroll"] == 2
+    with pytest.raises(ValueError, match="must be 'warp' or 'external_constant_params'"):
+        wp.kernel(entry_point_abi="external")
+    with pytest.raises(ValueError, match="requires enable_backward=False"):
+        wp.kernel(entry_point_abi="external_constant_params")

@@ -82,7 +82,8 @@ def test_static_expression_errors():
 
     with pytest.raises(
         wp.WarpCodegenError,
-        match="wp.static expression 'i \\* 2.0' uses 'i', which is not known at compile time",
+        match=r"Error evaluating static expression: name 'i' is not defined\. Make sure all variables used "
+        r"in the static expression are constant\. \('i \* 2.0' is evaluated in Python",
     ):
         wp.launch(uses_runtime, dim=1, inputs=[wp.zeros(1, dtype=float)])
 
@@ -90,7 +91,8 @@ def test_static_expression_errors():
     def raises(a: wp.array(dtype=float)):
         a[0] = wp.static(op_handlers[7])
 
-    with pytest.raises(wp.WarpCodegenError, match="raised IndexError: list index out of range") as info:
+    pattern = "Error evaluating static expression: list index out of range .*raised IndexError"
+    with pytest.raises(wp.WarpCodegenError, match=pattern) as info:
         wp.launch(raises, dim=1, inputs=[wp.zeros(1, dtype=float)])
     assert "test_static.py" in str(info.value) and "wp.static(op_handlers[7])" in str(info.value)
 
@@ -98,7 +100,7 @@ def test_static_expression_errors():
     def none_value(a: wp.array(dtype=float)):
         a[0] = wp.static(None)
 
-    with pytest.raises(wp.WarpCodegenValueError, match="evaluated to None"):
+    with pytest.raises(wp.WarpCodegenValueError, match="unsupported value: None is returned"):
         wp.launch(none_value, dim=1, inputs=[wp.zeros(1, dtype=float)])
 
     @wp.kernel
@@ -305,3 +307,182 @@ def test_closures_capture_functions():
         a = wp.array([1.0, 2.0], dtype=float)
         wp.launch(make_apply_kernel(make_unary(fn)), dim=2, inputs=[a])
         np.testing.assert_array_equal(a.numpy(), expect)
+
+
+@wp.struct
+class _StaticInner:
+    m: wp.mat22
+    v: wp.vec3
+    i: int
+    flag: bool
+
+
+@wp.struct
+class _StaticOuter:
+    inner: _StaticInner
+    x: wp.float64
+    data: wp.array(dtype=float)
+
+
+@wp.func
+def _make_inner(a: float, i: int) -> _StaticInner:
+    s = _StaticInner()
+    s.m = wp.mat22(a, 2.0 * a, 3.0 * a, 4.0 * a)
+    s.v = wp.vec3(a, -a, 0.5)
+    s.i = i
+    s.flag = True
+    return s
+
+
+def _make_outer(a: float) -> _StaticOuter:
+    o = _StaticOuter()
+    o.inner = _make_inner(a, 7)
+    o.x = a * 10.0
+    return o
+
+
+@wp.kernel
+def _static_struct_values(out: wp.array(dtype=_StaticInner), xs: wp.array(dtype=wp.float64)):
+    out[0] = wp.static(_make_inner(1.5, 3))
+    outer = wp.static(_make_outer(2.0))
+    out[1] = outer.inner
+    xs[0] = outer.x
+
+
+def test_static_struct_values_become_constants():
+    out = wp.zeros(2, dtype=_StaticInner)
+    xs = wp.zeros(1, dtype=wp.float64)
+    wp.launch(_static_struct_values, dim=1, inputs=[out, xs])
+    got = out.numpy()
+    for row, (a, i) in zip(got, [(1.5, 3), (2.0, 7)]):
+        np.testing.assert_array_equal(row["m"], a * np.array([[1.0, 2.0], [3.0, 4.0]]))
+        np.testing.assert_array_equal(row["v"], [a, -a, 0.5])
+        assert row["i"] == i and bool(row["flag"])
+    assert xs.numpy()[0] == 20.0
+
+
+class _PlainPythonObject:
+    pass
+
+
+def _outer_holding_array() -> _StaticOuter:
+    o = _make_outer(1.0)
+    o.data = wp.zeros(2, dtype=float)
+    return o
+
+
+def test_static_unsupported_results_say_why():
+    @wp.kernel(module="unique")
+    def divides(a: wp.array(dtype=float)):
+        a[0] = wp.static(1.0 / 0.0)
+
+    @wp.kernel(module="unique")
+    def array_result(a: wp.array(dtype=float)):
+        wp.static(wp.zeros(3))
+
+    @wp.kernel(module="unique")
+    def struct_with_array(a: wp.array(dtype=float)):
+        wp.static(_outer_holding_array())
+
+    @wp.kernel(module="unique")
+    def plain_object(a: wp.array(dtype=float)):
+        wp.static(_PlainPythonObject())
+
+    cases = [
+        (divides, r"Error evaluating static expression: (float )?division by zero"),
+        (array_result, r"unsupported value: a Warp array cannot be created inside Warp kernels"),
+        (struct_with_array, r"cannot be created inside Warp kernels at _StaticOuter\.data$"),
+        (plain_object, r"unsupported value: value of type .*_PlainPythonObject"),
+    ]
+    for kernel, pattern in cases:
+        with pytest.raises(wp.WarpCodegenError, match=pattern):
+            wp.launch(kernel, dim=1, inputs=[wp.zeros(1, dtype=float)])
+
+
+@wp.kernel
+def _static_len_of_runtime_values(v1: wp.vec2, out: wp.array(dtype=float), n: wp.array(dtype=int)):
+    v2 = wp.vec3()
+    m = wp.identity(n=wp.static(len(v1) + len(v2) + 1), dtype=float)
+    out[0] = wp.ddot(m, m)
+    t = wp.transform_identity(float)
+    q = wp.quat_identity(float)
+    n[0] = wp.static(len(t) * 10 + len(q))
+
+
+def test_static_len_of_runtime_composites_comes_from_their_type():
+    out = wp.zeros(1, dtype=float)
+    n = wp.zeros(1, dtype=int)
+    wp.launch(_static_len_of_runtime_values, dim=1, inputs=[wp.vec2(), out, n])
+    assert out.numpy()[0] == np.trace(np.eye(6)) and n.numpy()[0] == 74
+
+    @wp.kernel(module="unique")
+    def reads_runtime(v1: wp.vec2, out: wp.array(dtype=float)):
+        out[0] = wp.static(v1[0])
+
+    with pytest.raises(wp.WarpCodegenError, match=r"'v1' is a runtime value \(vec2f\); in wp.static"):
+        wp.launch(reads_runtime, dim=1, inputs=[wp.vec2(), out])
+
+
+def test_static_bools_count_as_zero_or_one_in_range():
+    @wp.kernel(module="unique")
+    def k(out: wp.array(dtype=wp.int32)):
+        count = int(0)
+        for _ in range(wp.static(True)):
+            count += 1
+        for _ in range(wp.static(False)):
+            count += 10
+        for _ in range(wp.static(True), 3):
+            count += 100
+        out[0] = count
+
+    out = wp.zeros(1, dtype=wp.int32)
+    wp.launch(k, dim=1, inputs=[out])
+    assert out.numpy()[0] == len(range(True)) + 10 * len(range(False)) + 100 * len(range(True, 3))
+
+
+class _OneShot:
+    def __init__(self) -> None:
+        self.reads = 0
+
+    @property
+    def value(self) -> int:
+        self.reads += 1
+        if self.reads > 1:
+            raise RuntimeError("read more than once")
+        return 3
+
+
+def test_static_expressions_are_evaluated_once_at_declaration():
+    calls: list[float] = []
+
+    def bump() -> float:
+        calls.append(1.0)
+        return float(len(calls))
+
+    box = _OneShot()
+
+    @wp.kernel(module="unique")
+    def k(out: wp.array(dtype=float), ints: wp.array(dtype=wp.int32)):
+        x = wp.static(bump())
+        y = wp.static(bump())
+        out[0] = x * 10.0 + y + wp.static(1.0 + wp.static(bump()))
+        ints[0] = wp.static(box.value)
+
+    assert len(calls) == 3 and box.reads == 1  # evaluated when declared, nested ones once
+    out = wp.zeros(1, dtype=float)
+    ints = wp.zeros(1, dtype=wp.int32)
+    wp.launch(k, dim=1, inputs=[out, ints])
+    wp.launch(k, dim=1, inputs=[out, ints], device="cpu")
+    assert len(calls) == 3 and box.reads == 1
+    assert out.numpy()[0] == 1.0 * 10.0 + 2.0 + (1.0 + 3.0) and ints.numpy()[0] == 3
+
+
+def test_static_expression_naming_a_later_global_is_evaluated_at_compile():
+    @wp.kernel(module="unique")
+    def k(out: wp.array(dtype=float)):
+        out[0] = wp.static(_DEFINED_AFTER_THE_KERNEL * 2.0)  # noqa: F821 - assigned below
+
+    globals()["_DEFINED_AFTER_THE_KERNEL"] = 1.25
+    out = wp.zeros(1, dtype=float)
+    wp.launch(k, dim=1, inputs=[out])
+    assert out.numpy()[0] == 2.5

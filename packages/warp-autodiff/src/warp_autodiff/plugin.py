@@ -13,7 +13,7 @@ from typing import Any
 from warp.plugins import hookimpl
 
 from warp_autodiff import autograd
-from warp_autodiff.tape import Tape
+from warp_autodiff.tape import Tape, recording_tape
 from warp_autodiff.transform import AdjointWarning, kernel_adjoint
 
 # ``import warp.autograd`` works once the plugin is loaded (warp loads plugins at import)
@@ -39,3 +39,10 @@ def warp_adjoint_function(function: Any) -> Any:
 @hookimpl
 def warp_exports() -> dict[str, Any]:
     return {"Tape": Tape, "autograd": autograd, "AdjointWarning": AdjointWarning}
+
+
+@hookimpl
+def warp_array_copied(dest: Any, src: Any, dest_offset: int, src_offset: int, count: int) -> None:
+    tape = recording_tape()
+    if tape is not None:
+        tape.record_copy(dest, src, dest_offset, src_offset, count)

@@ -160,6 +160,30 @@ class Tape:
         self.launches.append(backward)
         self._records.append(None)
 
+    def record_copy(self, dest: _array, src: _array, dest_offset: int, src_offset: int, count: int) -> None:
+        """Record ``dest[window] = src[window]`` (``wp.copy``, ``wp.clone``, ``array.assign``),
+        about to run: its adjoint adds the destination window's gradient to the source window's
+        and zeroes it (the copy is the last write there: earlier writes get no gradient)."""
+        if dest.ptr is not None:
+            waiting = self._pending.pop(dest.ptr, [])  # earlier adjoints still need dest's contents
+            if waiting:
+                self._save(dest, waiting)
+
+        def adjoint() -> None:
+            if dest.grad is None:
+                return
+            self.gradients[dest] = dest.grad
+            dest_grad = _window(dest.grad, dest_offset, count)
+            seed = dest_grad.numpy().copy()
+            dest_grad.zero_()
+            if src.grad is not None:
+                self.gradients[src] = src.grad
+                src_grad = _window(src.grad, src_offset, count)
+                src_grad.assign(src_grad.numpy() + seed)
+
+        self.launches.append(adjoint)
+        self._records.append(None)
+
     def record_scope_begin(self, scope_name: str, metadata: Any = None) -> None:
         """Mark the start of a named group of launches (kept for visualization tools)."""
         self.scopes.append((len(self.launches), scope_name, metadata))
@@ -254,6 +278,19 @@ class Tape:
 
     def __repr__(self) -> str:
         return f"<warp.Tape launches={len(self.launches)} gradients={len(self.gradients)}>"
+
+
+def recording_tape() -> Tape | None:
+    """The ``wp.Tape`` recording now, if any."""
+    return _active[-1] if _active else None
+
+
+def _window(a: _array, offset: int, count: int) -> _array:
+    """Elements ``[offset, offset + count)`` of ``a`` (flattened when contiguous) as a view."""
+    if offset == 0 and count == a.size:
+        return a
+    flat = a if a.ndim == 1 else a.flatten()
+    return flat[offset : offset + count]
 
 
 def _resolve(args: list[Any], root: Root) -> Any:

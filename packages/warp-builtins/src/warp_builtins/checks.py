@@ -61,7 +61,8 @@ def _lower_expect_near(ctx: Any, args: list, types: list) -> None:
 
 
 def _lower_lower_bound(ctx: Any, args: list, types: list) -> ir.Value:
-    """Index of the first element >= value in a sorted 1-d array (binary search)."""
+    """Index of the first element >= value in a sorted 1-d array (binary search); a value past
+    the last element gives the last index, as in NVIDIA Warp (an index that can be read)."""
     from warp.core_builtins.arrays import element_pointer
 
     b = ctx.builder
@@ -70,7 +71,7 @@ def _lower_lower_bound(ctx: Any, args: list, types: list) -> ir.Value:
     n = b.extract_value(arr, [2, 0])
     lo_slot, hi_slot = ctx.alloca(lt.I32), ctx.alloca(lt.I32)
     b.store(ir.Constant(lt.I32, 0), lo_slot)
-    b.store(n, hi_slot)
+    b.store(b.sub(n, ir.Constant(lt.I32, 1)), hi_slot)  # search [0, n - 1]
     fn = b.function
     head, body, done = (
         fn.append_basic_block("lb.head"),
@@ -152,4 +153,5 @@ def register(registry: Any) -> None:
         )
     registry.add("lower_bound", params=[("arr", ArrayOf(S, 1)), ("value", S)], result=int32,
                  lower=_lower_lower_bound, group="Other", differentiable=False,
-                 doc="Index of the first element of a sorted 1-d array that is not less than value.")
+                 doc="Index of the first element of a sorted 1-d array that is not less than value "
+                     "(the last index when every element is less, as in NVIDIA Warp).")

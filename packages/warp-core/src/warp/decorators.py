@@ -8,6 +8,7 @@ here for code that imports them from this module.
 
 from __future__ import annotations
 
+import re
 import sys
 import types
 from typing import Any, Callable
@@ -62,21 +63,57 @@ def kernel(
     enable_backward: bool | None = None,
     launch_bounds: Any = None,
     module: Any = None,
+    name: str | None = None,
+    module_options: dict[str, Any] | None = None,
+    entry_point_abi: str = "warp",
 ) -> Any:
     """Decorator: compile a Python function as a kernel (``@wp.kernel`` or ``@wp.kernel(...)``).
 
     ``module`` is a module name, a Python module or ``"unique"`` (a module of its own);
     ``launch_bounds`` is CUDA's ``__launch_bounds__``: an int (max threads per block) or a tuple
-    (max threads per block, min blocks per multiprocessor); the CPU ignores it.
+    (max threads per block, min blocks per multiprocessor); the CPU ignores it. ``name`` replaces
+    the kernel's key (a C++ identifier); ``module_options`` are set on the kernel's module
+    (meant for ``module="unique"``). ``entry_point_abi`` is ``"warp"``; Warp's OptiX entry points
+    (``"external_constant_params"``) are not provided.
     """
     _, scope = _scope_of(_defining_frame())
+    if name is not None and (not isinstance(name, str) or not _IDENTIFIER.fullmatch(name)):
+        raise ValueError(f"wp.kernel(name={name!r}): the name must be a valid C++ identifier")
+    _check_entry_point_abi(entry_point_abi, enable_backward)
 
     def make(pyfunc: Callable[..., Any]) -> Kernel:
-        return Kernel(
-            pyfunc, module=module, enable_backward=enable_backward, launch_bounds=launch_bounds, scope=scope
+        k = Kernel(
+            pyfunc,
+            key=name,
+            module=module,
+            enable_backward=enable_backward,
+            launch_bounds=launch_bounds,
+            scope=scope,
         )
+        if module_options:
+            k.module.options.update(module_options)
+        return k
 
     return make if f is None else make(f)
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _check_entry_point_abi(abi: Any, enable_backward: bool | None) -> None:
+    if abi not in ("warp", "external_constant_params"):
+        raise ValueError(
+            f"wp.kernel(entry_point_abi={abi!r}): it must be 'warp' or 'external_constant_params'"
+        )
+    if abi == "external_constant_params":
+        if enable_backward is not False:
+            raise ValueError(
+                "wp.kernel(entry_point_abi='external_constant_params') requires enable_backward=False"
+            )
+        raise NotImplementedError(
+            "wp.kernel(entry_point_abi='external_constant_params') (OptiX entry points) is not provided; "
+            "launch kernels with wp.launch"
+        )
 
 
 def overload(kernel: Any, arg_types: Any = None) -> Kernel:

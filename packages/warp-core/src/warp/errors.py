@@ -74,3 +74,7 @@ class LaunchTypeError(TypeError, RuntimeError):
 class LaunchValueError(ValueError, RuntimeError):
     """A ``wp.launch`` argument with a bad value (out of range, wrong device, bad dimensions);
     also a ``RuntimeError`` as in NVIDIA Warp."""
+
+
+class ArrayCopyError(ValueError, RuntimeError):
+    """A ``wp.copy`` with bad offsets, count or arrays; also a ``RuntimeError`` as in NVIDIA Warp."""

@@ -8,6 +8,7 @@ import threading
 from typing import Any, Callable
 
 from warp.compiler.annotations import is_generic, resolve_annotation
+from warp.compiler.frontend.compile_time import evaluate_statics
 from warp.compiler.source import capture_source
 from warp.errors import SourceLoc, WarpCodegenError, WarpCodegenTypeError
 from warp.types.scalars import type_repr
@@ -123,6 +124,7 @@ class Function:
         self._lock = threading.RLock()
         functools.update_wrapper(self, pyfunc)
         self.module.functions[self.key] = self
+        evaluate_statics(pyfunc)
 
     @property
     def func(self) -> Callable[..., Any]:

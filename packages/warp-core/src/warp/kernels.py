@@ -14,10 +14,20 @@ import threading
 from typing import Any, Callable, Sequence
 
 from warp.compiler.annotations import is_generic, specialize_type
+from warp.compiler.frontend.compile_time import evaluate_statics
 from warp.compiler.options import launch_bounds_of
 from warp.errors import WarpCodegenTypeError
 from warp.functions import FunctionOverload
 from warp.types.scalars import type_repr
+
+
+def default_kernel_key(func: Callable[..., Any]) -> str:
+    """Warp's key of a kernel: its qualified name as an identifier (``f``, ``outer__locals__f``).
+
+    Kernels are registered per module, so the key needs no module prefix; tests and tools that
+    name things after ``kernel.key`` see the function's own name for module-level kernels.
+    """
+    return func.__qualname__.replace("<", "").replace(">", "").replace(".", "__")
 
 
 class Kernel:
@@ -52,7 +62,7 @@ class Kernel:
             options["enable_backward"] = bool(enable_backward)
         self._setup(
             func,
-            key or f"{func.__module__}.{func.__qualname__}",
+            key or default_kernel_key(func),
             options,
             launch_bounds,
             module_of(func, module),
@@ -60,6 +70,7 @@ class Kernel:
             None,
         )
         self.module.kernels[self.key] = self
+        evaluate_statics(func)
 
     def _setup(
         self,

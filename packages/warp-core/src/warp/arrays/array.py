@@ -29,6 +29,7 @@ from warp.arrays.layout import (
     resolve_dtype,
     span_in_bytes,
 )
+from warp.plugins.manager import get_plugin_manager
 from warp.runtime.backends import get_backend
 from warp.runtime.devices import Device, get_device
 from warp.types import bfloat16_bits
@@ -600,6 +601,11 @@ class array:
     def assign(self, src: Any) -> None:
         """Copy values from an array, NumPy array or list with the same shape (or element count)."""
         self._check_concrete("assign()")
+        if isinstance(src, array) and src.size == self._size and self._size:
+            # a copy between arrays: a recording wp.Tape differentiates it (as wp.copy)
+            get_plugin_manager().hook.warp_array_copied(
+                dest=self, src=src, dest_offset=0, src_offset=0, count=self._size
+            )
         target = self.numpy()
         if isinstance(src, array):
             values = src.numpy()

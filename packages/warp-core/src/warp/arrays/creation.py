@@ -9,6 +9,8 @@ import numpy as np
 from warp.arrays.array import array
 from warp.arrays.conversion import as_numpy
 from warp.arrays.layout import element_info, infer_scalar_dtype, normalize_shape, resolve_dtype
+from warp.errors import ArrayCopyError
+from warp.plugins.manager import get_plugin_manager
 from warp.runtime.backends import get_backend
 from warp.runtime.devices import get_device
 from warp.types.scalars import dtype_from_numpy, type_repr
@@ -123,37 +125,40 @@ def _check_array(a: Any, name: str) -> None:
 def copy(dest: array, src: array, dest_offset: int = 0, src_offset: int = 0, count: int = 0) -> None:
     """Copy ``count`` elements (all of ``src`` from ``src_offset`` when 0) between arrays.
 
-    Offsets and counts are in elements of the flattened arrays and need contiguous arrays;
-    non-contiguous arrays are copied whole and must have the same shape.
+    Offsets and counts are in elements: of the flattened arrays when both are contiguous, of the
+    arrays themselves when one is a non-contiguous 1-d view (``a[::2]``). Non-contiguous arrays of
+    more dimensions are copied whole and must have the same shape. On a recording ``wp.Tape`` the
+    copy is differentiable (the destination window's gradient moves to the source window).
     """
     _check_array(dest, "dest")
     _check_array(src, "src")
     assert dest.device is not None and src.device is not None  # not annotations (checked above)
     assert dest.ptr is not None and src.ptr is not None
-    if min(dest_offset, src_offset, count) < 0:
-        raise ValueError("copy: offsets and count must be non-negative")
+    for what, v in (("Destination offset", dest_offset), ("Source offset", src_offset), ("count", count)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+            raise ArrayCopyError(f"copy: offsets and count must be integers, got {what} {v!r}")
+        if v < 0:
+            raise ArrayCopyError(f"copy: {what} must be non-negative, got {v}")
     if not (dest.is_contiguous and src.is_contiguous):
-        if dest_offset or src_offset or (count and count != src.size):
-            raise RuntimeError("copy: offsets and counts are only supported for contiguous arrays")
-        if dest.shape != src.shape:
-            raise ValueError(
-                f"copy: non-contiguous arrays must have the same shape, got {dest.shape} and {src.shape}"
-            )
-        host = dest.numpy()
-        _copy_values(host, src.numpy(), dest, src)
-        if not dest.device.is_cpu:
-            dest._upload(host)
+        _copy_strided(dest, src, int(dest_offset), int(src_offset), int(count))
         return
     if count == 0:
         count = src.size - src_offset
     if src_offset + count > src.size:
-        raise ValueError(f"copy: source range [{src_offset}, {src_offset + count}) is out of bounds for "
-                         f"source of size {src.size}")
+        raise ArrayCopyError(
+            f"copy: source range [{src_offset}, {src_offset + count}) is out of bounds for source of size "
+            f"{src.size} (the count exceeds the source size)"
+        )
     if dest_offset + count > dest.size:
-        raise ValueError(f"copy: destination range [{dest_offset}, {dest_offset + count}) is out of bounds "
-                         f"for destination of size {dest.size}")
+        raise ArrayCopyError(
+            f"copy: destination range [{dest_offset}, {dest_offset + count}) is out of bounds for "
+            f"destination of size {dest.size}"
+        )
     if count <= 0:
         return
+    get_plugin_manager().hook.warp_array_copied(
+        dest=dest, src=src, dest_offset=dest_offset, src_offset=src_offset, count=count
+    )
     itemsize = element_info(src.dtype).itemsize
     if src.dtype == dest.dtype:
         # The backend of the non-host side copies (host <-> device, device <-> device, host <-> host).
@@ -168,6 +173,45 @@ def copy(dest: array, src: array, dest_offset: int = 0, src_offset: int = 0, cou
     _copy_values(d[dest_offset: dest_offset + count], s[src_offset: src_offset + count], dest, src)
     if not dest.device.is_cpu:
         dest._upload(d.reshape(dest.shape + element_info(dest.dtype).inner_shape))
+
+
+def _copy_strided(dest: array, src: array, dest_offset: int, src_offset: int, count: int) -> None:
+    """``copy`` where one array is not contiguous: whole arrays of one shape, or windows of 1-d ones."""
+    whole = not (dest_offset or src_offset or count)
+    if whole and dest.shape == src.shape:
+        window_dest, window_src, count = dest, src, dest.size
+    else:
+        if dest.ndim != 1 or src.ndim != 1:
+            if whole:
+                raise ArrayCopyError(
+                    "copy: non-contiguous arrays must have the same shape, got "
+                    f"destination shape={dest.shape}, source shape={src.shape}"
+                )
+            raise ArrayCopyError(
+                "copy: offsets and counts on non-contiguous arrays are only supported for 1-D arrays, got "
+                f"destination shape={dest.shape}, source shape={src.shape}"
+            )
+        if count == 0:
+            count = src.size - src_offset
+        if src_offset + count > src.size:
+            raise ArrayCopyError(
+                f"copy: count {count} from offset {src_offset} exceeds the source size {src.size}"
+            )
+        if dest_offset + count > dest.size:
+            raise ArrayCopyError(
+                f"copy: count {count} from offset {dest_offset} exceeds the destination size {dest.size}"
+            )
+        window_dest = dest[dest_offset: dest_offset + count]
+        window_src = src[src_offset: src_offset + count]
+    if count == 0:
+        return
+    get_plugin_manager().hook.warp_array_copied(
+        dest=dest, src=src, dest_offset=dest_offset, src_offset=src_offset, count=count
+    )
+    host = window_dest.numpy()
+    _copy_values(host, window_src.numpy(), dest, src)
+    if not dest.device.is_cpu:  # type: ignore[union-attr]  # checked by copy()
+        window_dest._upload(host)
 
 
 def _copy_values(d: np.ndarray, s: np.ndarray, dest: array, src: array) -> None:
@@ -208,8 +252,6 @@ def as_array(obj: Any, dtype: Any = None, device: Any = None) -> array:
     it, a zero-copy wrapper of NumPy/array-interface data when possible, else a copy."""
     if isinstance(obj, array):
         return obj
-    from warp.plugins.manager import get_plugin_manager
-
     converted = get_plugin_manager().hook.warp_convert_array(obj=obj, dtype=dtype, device=device)
     if converted is not None:  # a plugin knows this kind of object (a framework tensor, ...)
         return converted

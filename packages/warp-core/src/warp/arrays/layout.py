@@ -113,7 +113,7 @@ def normalize_shape(shape: Any) -> tuple[int, ...]:
         )
     for d in dims:
         if d < 0:
-            raise ValueError(f"invalid array shape {shape!r}: dimensions must be non-negative")
+            raise ValueError(f"Array shapes must be non-negative, got {shape!r}")
         if d > MAX_EXTENT:
             raise ValueError(f"invalid array shape {shape!r}: dimension {d} exceeds {MAX_EXTENT}")
     return dims

@@ -8,6 +8,7 @@ features, and a fingerprint of the compiler's own code and installed plugins.
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import os
 import sys
@@ -17,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from warp.compiler.source import read_source
+from warp.compiler.static_values import outermost_static_calls, reads_locals, static_value
 from warp.types.scalars import ScalarBase, type_repr
 
 _compiler_fingerprint: str | None = None
@@ -125,7 +127,14 @@ class _Hasher:
         self.seen.add(id(pyfunc))
         info = read_source(pyfunc)
         self.add("src", info.source)
-        for node in ast.walk(info.tree):
+        is_static = lambda call: _resolve_call(call, info) is _static()  # noqa: E731
+        # statics whose value is hashed (those reading no local variable; the others are hashed
+        # through the names they use)
+        statics = {
+            id(c) for c in outermost_static_calls(info.tree, is_static) if not reads_locals(pyfunc, c.args[0])
+        }
+        namespace = {**info.globals, **info.closure}
+        for node in _walk_outside(info.tree, statics):
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
                 found, obj = info.lookup(node.id)
                 if found:
@@ -134,14 +143,15 @@ class _Hasher:
                 obj = _resolve_chain(node, info)
                 if obj is not _MISSING:
                     self.reference(ast.unparse(node), obj)
-            if isinstance(node, ast.Call) and len(node.args) == 1 and _resolve_call(node, info) is _static():
-                # wp.static(expr): hash the value it has now, when it does not depend on local variables
+            if isinstance(node, ast.Call) and id(node) in statics:
+                # wp.static(expr): hash its value (evaluated once per function, see static_values)
+                expr = node.args[0]
+                code = compile(ast.Expression(body=expr), "<static>", "eval")
                 try:
-                    code = compile(ast.Expression(body=node.args[0]), "<static>", "eval")
-                    value = eval(code, {**info.globals, **info.closure})  # noqa: S307 - user code
-                except Exception:  # reads loop variables: the names it uses are hashed above
+                    value = static_value(pyfunc, expr, functools.partial(eval, code, namespace))
+                except Exception:  # noqa: S112 - not evaluable yet: compiling it reports the error
                     continue
-                self.reference(f"static:{ast.unparse(node.args[0])}", value)
+                self.reference(f"static:{ast.unparse(expr)}", value)
 
     def reference(self, name: str, obj: Any, depth: int = 0) -> None:
         """Hash what the kernel sees under ``name``: functions by their code, types by their layout,
@@ -181,6 +191,19 @@ class _Hasher:
 
 
 _MISSING = object()
+
+
+def _walk_outside(tree: ast.AST, statics: set[int]) -> Any:
+    """The nodes of ``tree``, not descending into the arguments of ``wp.static`` calls (whose value
+    is hashed instead: their names are not read again, a property getter does not run twice)."""
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        yield node
+        if id(node) in statics and isinstance(node, ast.Call):
+            todo.append(node.func)
+            continue
+        todo.extend(ast.iter_child_nodes(node))
 
 
 def _static() -> Any:

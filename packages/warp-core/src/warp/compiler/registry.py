@@ -182,6 +182,9 @@ class Builtin:
 
     name: str
     overloads: list[Overload] = field(default_factory=list)
+    #: ``explain(arg_types) -> message | None``: why no overload accepts these argument types, in
+    #: the builtin's own words (e.g. the element types atomics support); see :meth:`BuiltinRegistry.explain`
+    explain: Callable[[Sequence[Any]], str | None] | None = None
 
     @property
     def doc(self) -> str:
@@ -265,6 +268,11 @@ class BuiltinRegistry:
         )
         self.builtins.setdefault(name, Builtin(name)).overloads.append(overload)
         return overload
+
+    def explain(self, name: str, explain: Callable[[Sequence[Any]], str | None]) -> None:
+        """Give builtin ``name`` (registered before) a specific message for arguments no overload
+        accepts: ``explain(arg_types)`` returns it, or None for the generic "no overload" error."""
+        self.builtins[name].explain = explain
 
     def get(self, name: str) -> Builtin | None:
         """The builtin of that name, or None."""

@@ -6,7 +6,12 @@ from typing import Any
 
 import llvmlite.ir as ir
 
+from warp.compiler.lowering import bfloat16 as bf
 from warp.compiler.lowering import types as lt
+from warp.errors import WarpCodegenTypeError
+from warp.types.array_type import ArrayType
+from warp.types.composite import is_composite
+from warp.types.scalars import is_scalar_type
 
 
 def llvm_type(cls: Any) -> ir.Type:
@@ -17,6 +22,36 @@ def llvm_type(cls: Any) -> ir.Type:
 def llvm_zero(cls: Any) -> ir.Constant:
     """The all-zero value of a struct."""
     return ir.Constant(llvm_type(cls), None)
+
+
+def llvm_constant(cls: Any, value: Any) -> ir.Constant:
+    """The LLVM constant of a struct instance (``wp.static(make_struct(...))``, a global instance);
+    ``None`` gives the zero value. Array fields must be unset (an array is not a constant)."""
+    if value is None:
+        return llvm_zero(cls)
+    parts = []
+    for name, t in cls._fields_:
+        v = getattr(value, name)
+        if isinstance(t, ArrayType):
+            if v is not None:
+                raise WarpCodegenTypeError(
+                    f"a {cls.__name__} value used as a constant has array field '{name}' set; arrays "
+                    "cannot be compile-time constants (pass the struct as a kernel argument)"
+                )
+            parts.append(ir.Constant(lt.storage_type(t), None))
+            continue
+        if bf.contains_bfloat16(t):
+            raise WarpCodegenTypeError(
+                f"a {cls.__name__} value used as a constant has bfloat16 field '{name}', which struct "
+                "constants do not support (pass the struct as a kernel argument)"
+            )
+        if is_scalar_type(t) and t._kind_ == "bool":
+            parts.append(ir.Constant(lt.I8, int(bool(v))))
+        elif is_composite(t):
+            parts.append(lt.constant(t, tuple(v._data.reshape(-1).tolist())))
+        else:
+            parts.append(lt.constant(t, v))
+    return ir.Constant(llvm_type(cls), parts)
 
 
 def field_index(cls: Any, name: str) -> int:

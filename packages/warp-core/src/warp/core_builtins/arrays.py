@@ -14,7 +14,7 @@ from warp.compiler.lowering import types as lt
 from warp.compiler.registry import ArrayOf, TypeVar
 from warp.types.array_type import ArrayType
 from warp.types.composite import is_composite
-from warp.types.scalars import Int, bfloat16, int32, non_atomic_types, type_size_in_bytes
+from warp.types.scalars import Int, bfloat16, int32, non_atomic_types, type_repr, type_size_in_bytes
 
 GROUP = "Utility"
 T = TypeVar("T")
@@ -338,6 +338,31 @@ class _AtomicElement:
         return actual not in non_atomic_types
 
 
+def _explain_atomic(kind: str) -> Callable[[Sequence[Any]], str | None]:
+    """The error of ``atomic_<kind>`` on an array whose element type atomics do not support."""
+    bitwise = kind in ("and", "or", "xor")
+    supported = (
+        "[u]int32 or [u]int64" if bitwise else "[u]int32, [u]int64, float16, bfloat16, float32, or float64"
+    )
+
+    def explain(arg_types: Sequence[Any]) -> str | None:
+        if not arg_types or not isinstance(arg_types[0], ArrayType):
+            return None
+        dtype = arg_types[0].dtype
+        scalar = getattr(dtype, "_wp_scalar_type_", dtype)
+        kinds = ("int", "uint") if bitwise else ("int", "uint", "float")
+        if is_composite(dtype) and kind == "cas":
+            return f"atomic_cas() operates on arrays of scalars, got an array of {type_repr(dtype)}"
+        if getattr(scalar, "_kind_", None) in kinds and scalar not in non_atomic_types:
+            return None  # a supported element type: the other arguments are wrong
+        return (
+            f"atomic_{kind}() operations only work on arrays with {supported} as the underlying "
+            f"scalar types, but got {type_repr(dtype)} (with scalar type {type_repr(scalar)})"
+        )
+
+    return explain
+
+
 def _view_result(ndim: int) -> Callable[[Sequence[Any]], ArrayType]:
     """Result-type rule of a view: an array of the viewed array's dtype with ``ndim`` dimensions."""
     return lambda types: ArrayType(types[0].dtype, ndim)
@@ -347,7 +372,7 @@ def register(registry: Any) -> None:
     """Register array builtins for 1-4 dimensional arrays."""
     atom = TypeVar("T", _AtomicElement())
     atom_any = TypeVar("T", _AtomicElement(composites=True))
-    atom_int = TypeVar("T", _AtomicElement(ints_only=True))
+    atom_int = TypeVar("T", _AtomicElement(ints_only=True, composites=True))
     for ndim in range(1, 5):
         arr = ("arr", ArrayOf(T, ndim))
         idx = [(n, Int) for n in "ijkl"[:ndim]]
@@ -385,6 +410,8 @@ def register(registry: Any) -> None:
                      lower=lower_cas, group=GROUP, side_effects=True, differentiable=False,
                      doc="Atomically replace arr[i, ...] with value if it equals compare; "
                          "return the old value.")
+    for kind in ("add", "sub", "min", "max", "exch", "and", "or", "xor", "cas"):
+        registry.explain(f"atomic_{kind}", _explain_atomic(kind))
     registry.add("len", params=[("a", ArrayOf(T))], result=int32, group=GROUP,
                  lower=lambda ctx, args, types: _shape(ctx, args[0], 0),
                  doc="Size of the first dimension of an array.")

@@ -118,3 +118,15 @@ def warp_submodules() -> dict[str, str]:  # type: ignore[empty-body]  # a spec: 
     stays. A documented submodule that no installed plugin provides raises
     ``ModuleNotFoundError`` naming the distribution to install (``warp/compiler/catalog.py``).
     """
+
+
+@hookspec
+def warp_array_copied(dest: Any, src: Any, dest_offset: int, src_offset: int, count: int) -> None:
+    """Told of each array-to-array copy (``wp.copy``, ``wp.clone``, ``array.assign(array)``) just
+    before it overwrites ``dest``.
+
+    ``dest[dest_offset : dest_offset + count] = src[src_offset : src_offset + count]``, offsets and
+    count in elements (of the flattened arrays when they are contiguous, of 1-d views otherwise).
+    warp-autodiff records it on a recording ``wp.Tape``, whose backward pass then moves the
+    gradient of the destination window to the source window.
+    """

@@ -475,6 +475,9 @@ def launch(
     blocks when positive; a grid-stride loop in the kernel covers the launch) shape CUDA
     launches; CPU launches accept and ignore them.
     """
+    if adjoint:  # None (or no adjoints at all): an array argument's own .grad, as in NVIDIA Warp
+        adj_inputs = default_adjoints(inputs, adj_inputs)
+        adj_outputs = default_adjoints(outputs, adj_outputs)
     if record_cmd:
         from warp.runtime.recorded_launch import Launch
 
@@ -507,8 +510,8 @@ def launch(
                 f"kernel '{kernel.name}': adjoint launch needs one adjoint argument per argument "
                 f"({len(fwd)}), got {len(adj)}"
             )
-        # As in Warp, None stands for "no adjoint": a null gradient array, or zero for a value
-        # parameter (whose adjoint the kernel ignores).
+        # None left (an array without .grad, a value parameter): no adjoint, a null gradient
+        # array or zero for a value (whose adjoint the kernel ignores).
         adj = [_zero_adjoint(t) if a is None else a for a, t in zip(adj, adj_launcher.kernel.arg_types)]
         adj_launcher.launch([*fwd, *adj], dim, stream, _blocks(block_dim, max_blocks))
         return
@@ -534,6 +537,15 @@ def launch(
         checked_launch(launcher, args, dim, stream, blocks)
         return
     launcher.launch(args, dim, stream, blocks)
+
+
+def default_adjoints(args: Sequence[Any], adjoints: Sequence[Any]) -> list[Any]:
+    """Adjoint arguments of an adjoint launch: ``adjoints`` with ``None`` for an array argument
+    replaced by that array's ``.grad``; no adjoints at all means ``None`` for each argument."""
+    adjoints = list(adjoints) if adjoints else [None] * len(args)
+    return [
+        a.grad if d is None and isinstance(a, Array) else d for a, d in zip(args, adjoints)
+    ] + adjoints[len(args):]
 
 
 def _blocks(block_dim: Any, max_blocks: Any) -> Any:

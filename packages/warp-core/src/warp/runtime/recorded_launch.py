@@ -45,6 +45,8 @@ class Launch:
         self.block_dim = block_dim
         self.adjoint = adjoint
         self._params: list[Any] = [None] * len(self._launcher.types)
+        #: adjoint slots given explicitly (the others follow their array argument's .grad)
+        self._adjoint_set: set[int] = set()
         self._buffer: tuple[bytes, bool] | None = None
         self.bounds: tuple[int, ...] = (0,)
         self._dims: tuple[tuple[int, ...], int] = ((0, 1, 1, 1), 0)
@@ -73,6 +75,15 @@ class Launch:
         launcher = self._launcher
         self._params[slot] = launcher.convert_one(launcher.names[slot], launcher.types[slot], value)
         self._buffer = None
+        if adjoint:
+            self._adjoint_set.add(slot)
+        elif self.adjoint and getattr(value, "grad", None) is not None:
+            # an adjoint launch uses an array's own .grad until another adjoint is set
+            n = len(self.kernel.arg_names)
+            if slot + n not in self._adjoint_set:
+                self._params[slot + n] = launcher.convert_one(
+                    launcher.names[slot + n], launcher.types[slot + n], value.grad
+                )
 
     def set_param_by_name(self, name: str, value: Any, adjoint: bool = False) -> None:
         """Set the kernel argument called ``name`` (its adjoint with ``adjoint=True``)."""

@@ -186,9 +186,14 @@ class StructBase:
 
     @classmethod
     def _wp_llvm_constant_(cls, value: Any) -> Any:
-        from warp.compiler.struct_lowering import llvm_zero
+        from warp.compiler.struct_lowering import llvm_constant
 
-        return llvm_zero(cls)
+        return llvm_constant(cls, value if isinstance(value, cls) else None)
+
+    @classmethod
+    def _wp_constant_(cls, builder: Any, obj: Any) -> Any:
+        """A struct instance met in kernel code (``wp.static(make())``, a global) is a constant."""
+        return builder.const(obj, cls)
 
     @classmethod
     def _wp_call_(cls, builder: Any, node: Any) -> Any:

@@ -164,6 +164,9 @@ class FunctionBuilder:
         if resolution is None:
             builtin = builtin_registry.get(name)
             assert builtin is not None  # registered: checked above
+            reason = builtin.explain([a.type for a in args]) if builtin.explain is not None else None
+            if reason is not None:
+                raise self.error(reason, WarpCodegenTypeError, node)
             got = ", ".join(type_repr(a.type) for a in args) or "no arguments"
             if _composite_math_missing([a.type for a in args]):
                 raise self.error(

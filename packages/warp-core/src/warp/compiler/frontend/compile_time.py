@@ -11,12 +11,19 @@ a tuple of those.
 from __future__ import annotations
 
 import ast
+import functools
 import operator
+import types
 from typing import TYPE_CHECKING, Any
 
 from warp.compiler import ir
 from warp.compiler.frontend.builder import FunctionBuilder, PyObj
+from warp.compiler.source import read_source
+from warp.compiler.static_values import outermost_static_calls, reads_locals, static_value
 from warp.errors import WarpCodegenError, WarpCodegenTypeError, WarpCodegenValueError
+from warp.types.array_type import ArrayType
+from warp.types.scalars import type_repr
+from warp.types.struct import StructBase
 
 _COMPARE = {
     ast.Eq: operator.eq,
@@ -102,8 +109,8 @@ class CompileTimeMixin(FunctionBuilder):
             if isinstance(item, ir.Value):
                 if item.is_const and getattr(item.type, "_kind_", None) is not None:
                     ns[name] = item.const
-                elif getattr(item.type, "_wp_kind_", "") and getattr(item.type, "_shape_", ()):
-                    ns[name] = RuntimeComposite(name, item.type)  # len(v) is known at compile time
+                elif getattr(item.type, "_shape_", None):
+                    ns[name] = RuntimeComposite(name, item.type)  # len(v) is known from the type
                 else:
                     ns.pop(name, None)  # a runtime value shadows any global of the same name
             elif isinstance(item, PyObj):
@@ -115,43 +122,144 @@ class CompileTimeMixin(FunctionBuilder):
         code = compile(ast.Expression(body=expr), self.source.file, "eval")
         ns = self.static_namespace()
         try:
-            return eval(code, ns)  # noqa: S307 - kernel source is user code, as in NVIDIA Warp
+            # kernel source is user code, evaluated as in NVIDIA Warp; once per function when it
+            # reads no local variable (see warp.compiler.static_values)
+            return static_value(self.source.func, expr, lambda: eval(code, ns))  # noqa: S307
         except NameError as exc:
-            name = getattr(exc, "name", None) or str(exc)
             raise self.error(
-                f"wp.static expression '{ast.unparse(expr)}' uses {name!r}, which is not known at compile "
-                "time (a runtime value, or not defined)",
+                f"Error evaluating static expression: {exc}. Make sure all variables used in the static "
+                f"expression are constant. ('{ast.unparse(expr)}' is evaluated in Python when the kernel is "
+                "compiled: runtime values are not known then)",
                 WarpCodegenError,
                 expr,
             ) from None
         except Exception as exc:
             raise self.error(
-                f"wp.static expression '{ast.unparse(expr)}' raised {type(exc).__name__}: {exc}",
+                f"Error evaluating static expression: {exc} ('{ast.unparse(expr)}' raised "
+                f"{type(exc).__name__})",
                 WarpCodegenError,
                 expr,
             ) from None
 
     def static_result(self, value: Any, node: ast.AST) -> Any:
         """A ``wp.static`` result as the frontend sees it (constants, PyObj, tuples of those)."""
+        unsupported = "Static expression returns an unsupported value: "
         if value is None:
-            raise self.error("wp.static expression evaluated to None", WarpCodegenValueError, node)
+            raise self.error(unsupported + "None is returned", WarpCodegenValueError, node)
         if isinstance(value, (tuple, list, range)):  # for i in wp.static(range(3)): unrolled
             return PyObj(tuple(self.static_result(v, node) for v in value))
         if getattr(value, "array_type", None) is not None and not isinstance(value, type):
             raise self.error(
-                "wp.static cannot return an array (arrays cannot be created in kernels)",
+                unsupported + "a Warp array cannot be created inside Warp kernels", WarpCodegenTypeError, node
+            )
+        if isinstance(value, StructBase):
+            path = _array_field_path(value, type(value).__name__)
+            if path is not None:
+                raise self.error(
+                    unsupported + "the returned Warp struct contains a data type that cannot be constructed "
+                    f"inside Warp kernels: a Warp array cannot be created inside Warp kernels at {path}",
+                    WarpCodegenTypeError,
+                    node,
+                )
+        elif not _static_object(value):
+            raise self.error(
+                unsupported + f"value of type {type(value)} (wp.static gives numbers, vectors, matrices, "
+                "structs, types, strings, functions and tuples of those)",
                 WarpCodegenTypeError,
                 node,
             )
         return self.from_python(value)
 
 
+def evaluate_statics(func: Any) -> None:
+    """Evaluate the ``wp.static`` expressions of ``func`` that read no local variable, now (at the
+    declaration of a kernel or function, as NVIDIA Warp does); those that fail are evaluated again,
+    and report their error, when the function is compiled."""
+    code = getattr(func, "__code__", None)
+    if code is None or "static" not in code.co_names:
+        return
+    try:
+        info = read_source(func)
+    except Exception:  # no source (exec, REPL): compiling it reports that
+        return
+    namespace = {**info.globals, **info.closure}
+
+    def is_static(call: ast.Call) -> bool:
+        return _callee(call.func, info) is static
+
+    for stmt in info.tree.body:
+        for call in outermost_static_calls(stmt, is_static):
+            expr = call.args[0]
+            if reads_locals(func, expr):
+                continue
+            compiled = compile(ast.Expression(body=expr), info.file, "eval")
+            try:
+                static_value(func, expr, functools.partial(eval, compiled, namespace))
+            except Exception:  # noqa: S112 - deferred: raised with its location at compile time
+                continue
+
+
+def _callee(node: ast.expr, info: Any) -> Any:
+    """The object a callee ``name`` or ``a.b.c`` of global/closure names refers to, or None."""
+    if isinstance(node, ast.Name):
+        found, obj = info.lookup(node.id)
+        return obj if found else None
+    if isinstance(node, ast.Attribute):
+        base = _callee(node.value, info)
+        return getattr(base, node.attr, None) if base is not None else None
+    return None
+
+
+class RuntimeComposite:
+    """What ``wp.static`` sees of a runtime vector/matrix/quaternion/transform: its ``len()``
+    (known from its type); any other use says that the value is only known at run time."""
+
+    def __init__(self, name: str, type_: Any):
+        self._name = name
+        self._type = type_
+
+    def __len__(self) -> int:
+        return int(self._type._shape_[0])
+
+    def _runtime(self, *args: Any) -> Any:
+        raise NameError(
+            f"'{self._name}' is a runtime value ({type_repr(self._type)}); in wp.static only "
+            f"len({self._name}) is known"
+        )
+
+    __getattr__ = __getitem__ = __iter__ = __bool__ = __float__ = __int__ = __index__ = _runtime
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __neg__ = _runtime
+    __eq__ = __lt__ = __le__ = __gt__ = __ge__ = _runtime  # type: ignore[assignment]
+    __hash__ = None  # type: ignore[assignment]
+
+
+def _array_field_path(value: Any, path: str) -> str | None:
+    """Dotted path of the first array field set in a struct value (nested structs included)."""
+    for name, t in type(value)._fields_:
+        field = getattr(value, name)
+        if isinstance(t, ArrayType) and field is not None:
+            return f"{path}.{name}"
+        if isinstance(field, StructBase):
+            found = _array_field_path(field, f"{path}.{name}")
+            if found is not None:
+                return found
+    return None
+
+
+def _static_object(value: Any) -> bool:
+    """Python objects a ``wp.static`` result may be besides constants: what kernel code can use
+    at compile time (types, functions, modules, strings, ...), not instances of arbitrary classes."""
+    if _is_constant_like(value) or callable(value) or isinstance(value, (type, str, bytes, types.ModuleType)):
+        return True
+    return type(value).__module__ in ("builtins", "typing") or type(value).__module__.startswith("warp")
+
+
 class Static:
-    """``wp.static(expr)`` in a kernel or function: ``expr`` evaluated in Python when the kernel is
-    compiled, replaced by its value (a number, vector/matrix value, type, string, ``@wp.func``, or
-    a tuple/list/range of those). It sees module globals, captured closure variables and
-    compile-time locals such as the loop variables of unrolled loops. In Python scope it returns
-    its argument."""
+    """``wp.static(expr)`` in a kernel or function: ``expr`` evaluated in Python (once, at the
+    declaration, if it reads no local variable), replaced by its value (a number, vector/matrix or
+    struct value, type, string, ``@wp.func``, or a tuple/list/range of those). It sees module
+    globals, captured closure variables and compile-time locals such as the loop variables of
+    unrolled loops. In Python scope it returns its argument."""
 
     def __call__(self, expr: Any) -> Any:
         return expr

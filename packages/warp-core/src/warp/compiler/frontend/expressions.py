@@ -335,11 +335,27 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
         if name is None:
             raise self.error(f"comparison '{type(op).__name__}' is not supported in kernels", node=node)
         right = self.value(right_node)
-        result = self.call_builtin(name, [left, right], node).result
+        result = self.call_builtin(name, self.compared_literals(left, right), node).result
         if len(rest) == 1:
             return result
         false = lambda: self.const(False, wp_bool)  # noqa: E731
         return self.conditional_value(result, lambda: self.compare_chain(right, rest[1:], node), false, node)
+
+    def compared_literals(self, left: ir.Value, right: ir.Value) -> list[ir.Value]:
+        """Operands of a comparison, an integer literal compared with a float taking the float's
+        type (``x == 1`` for a float ``x``: exact for every integer literal a float can hold)."""
+        out = [left, right]
+        for i, (value, other) in enumerate(((left, right), (right, left))):
+            if (
+                value.weak
+                and value.is_const
+                and not other.weak
+                and getattr(value.type, "_kind_", None) == "int"
+                and getattr(other.type, "_kind_", None) == "float"
+                and is_scalar_type(other.type)
+            ):
+                out[i] = self.const(float(value.const), other.type)
+        return out
 
     def expr_IfExp(self, node: ast.IfExp) -> ir.Value:
         """``x if c else y``: only the branch selected by ``c`` is evaluated (as in Python)."""

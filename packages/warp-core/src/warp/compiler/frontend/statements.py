@@ -15,7 +15,8 @@ from warp.compiler.frontend.names import assigned_names, rebound_names
 from warp.errors import WarpCodegenError, WarpCodegenTypeError, WarpCodegenValueError
 from warp.types.array_type import ArrayType, FixedArrayType
 from warp.types.composite import is_composite
-from warp.types.scalars import int32, is_int, type_repr
+from warp.types.scalars import bool as wp_bool
+from warp.types.scalars import int32, is_int, is_scalar_type, type_repr
 from warp.compiler.options import max_unroll
 
 
@@ -360,6 +361,11 @@ class StatementsMixin(ExpressionsMixin):
         if it.keywords or not 1 <= len(it.args) <= 3:
             raise self.error("range() takes 1 to 3 positional arguments", node=it)
         values = [self.value(a) for a in it.args]
+        # a constant bool counts as 0 or 1, as in Python (range(wp.static(flag)))
+        values = [
+            self.const(int(v.const), int32, weak=True) if v.is_const and v.type is wp_bool else v
+            for v in values
+        ]
         # an integer literal takes int32 (or the type of the other arguments); a float literal stays float
         typed = [v.type for v in values if not v.weak and is_int(v.type)]
         target = typed[0] if typed else int32
@@ -426,13 +432,25 @@ class StatementsMixin(ExpressionsMixin):
         self, kind: str, node: Any, bounds: list[ir.Value], induction: tuple[str, Any] | None
     ) -> None:
         """Emit a ``for``/``while`` op carrying the variables the body reassigns."""
-        skip = {induction[0]} if induction else set()
         # a while condition may update variables too: while wp.hash_grid_query_next(query, index)
         scanned = node.body if kind == "for" else [ast.Expr(node.test), *node.body]
+        # names first bound in the loop stay visible after it, as in Python (zero if it never ran)
+        for name, t in self.loop_defined_names(kind, node, scanned, induction):
+            self.assign_var(name, self.zero_value(t))
+        skip = set()
+        if induction:  # the loop variable keeps its last value when it is defined (and read) after
+            before = self.lookup_var(induction[0])
+            if not (isinstance(before, ir.Value) and before.type == induction[1]) or not self.read_after(
+                induction[0], node
+            ):
+                skip.add(induction[0])
         rebound = rebound_names(scanned)
+        names = assigned_names(scanned)
+        if induction and induction[0] not in skip and induction[0] not in names:
+            names = [induction[0], *names]
         carried = [
             n
-            for n in assigned_names(scanned)
+            for n in names
             if n not in skip
             and isinstance(self.lookup_var(n), ir.Value)
             # a[i] = x does not rebind an array a; a = wp.zeros(...) does
@@ -467,6 +485,65 @@ class StatementsMixin(ExpressionsMixin):
         op = self.emit_region_op(kind, [*bounds, *init], regions, [v.type for v in init])
         for name, result in zip(carried, op.results):
             self.assign_var(name, result)
+
+    def loop_defined_names(
+        self, kind: str, node: Any, scanned: list[ast.stmt], induction: tuple[str, Any] | None
+    ) -> list[tuple[str, Any]]:
+        """Names a loop binds that are not defined before it, with their types: the loop
+        variable, and variables assigned in the body (typed by translating the body once)."""
+        end = getattr(node, "end_lineno", None) or node.lineno
+        read_after = {
+            n.id
+            for n in ast.walk(self.source.tree)
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.lineno > end
+        }
+        # only names read after the loop: carrying others would cost adjoint storage for nothing
+        fresh = [n for n in assigned_names(scanned) if n in read_after and self.lookup_var(n) is None]
+        out: list[tuple[str, Any]] = []
+        if induction and induction[0] in read_after and self.lookup_var(induction[0]) is None:
+            out.append(induction)
+            fresh = [n for n in fresh if n != induction[0]]
+        if not fresh:
+            return out
+        inner = dict(self.scope.vars)
+        if induction:
+            inner[induction[0]] = ir.Value(induction[1], induction[0])
+        self.loops.append(LoopFrame([]))
+        try:
+            with self.enter(ir.Region(params=[]), inner) as scope:  # a probe: its ops are dropped
+                if kind == "while":
+                    self.value(node.test)
+                self.block(node.body)
+                found = {n: scope.vars.get(n) for n in fresh}
+        finally:
+            self.loops.pop()
+        for n in fresh:
+            v = found[n]
+            if isinstance(v, ir.Value) and self.zero_value_type(v.type):
+                out.append((n, v.type))
+        return out
+
+    def read_after(self, name: str, node: ast.AST) -> bool:
+        """True if ``name`` is read on a line after the end of ``node`` in this function."""
+        end = int(getattr(node, "end_lineno", None) or getattr(node, "lineno", 0) or 0)
+        return any(
+            isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) and n.lineno > end
+            for n in ast.walk(self.source.tree)
+        )
+
+    @staticmethod
+    def zero_value_type(t: Any) -> bool:
+        """True for types :meth:`zero_value` makes (scalars, vectors/matrices, structs)."""
+        kind = getattr(t, "_wp_kind_", "")
+        return is_scalar_type(t) or bool(getattr(t, "_shape_", None)) or kind == "struct"
+
+    def zero_value(self, t: Any) -> ir.Value:
+        """The zero of ``t`` (a scalar, vector/matrix/quaternion/transform or struct type)."""
+        if is_scalar_type(t):
+            return self.const(False if t._kind_ == "bool" else 0.0 if t._kind_ == "float" else 0, t)
+        if getattr(t, "_shape_", None):
+            return self.const(tuple(0 for _ in range(math.prod(t._shape_))), t)
+        return self.const(None, t)
 
     def carried_values(self, node: ast.AST) -> list[ir.Value]:
         """Current values of the innermost loop's carried variables (types must not change)."""

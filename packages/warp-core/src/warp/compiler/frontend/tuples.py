@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any
 from warp.compiler import ir
 from warp.compiler.frontend.builder import FunctionBuilder, PyObj
 from warp.errors import WarpCodegenTypeError, WarpCodegenValueError
+from warp.types.array_type import ArrayType
+from warp.types.scalars import int32, type_repr
 
 _temp_ids = itertools.count()
 
@@ -33,12 +35,81 @@ class TuplesMixin(FunctionBuilder):
         def block(self, stmts: list[ast.stmt]) -> None: ...
 
     def tuple_items(self, node: ast.expr) -> tuple[Any, ...]:
-        """The items of the tuple ``node`` evaluates to (an error for anything else)."""
-        item = self.expr(node)
+        """The items ``*node`` spreads: a tuple's items, a vector's or quaternion's components,
+        a matrix's rows, or the elements of a constant slice of a 1-d array (``*arr[:3]``)."""
+        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
+            base = self.expr(node.value)
+            if isinstance(base, ir.Value) and isinstance(base.type, ArrayType):
+                return self.array_slice_items(base, node.slice, node)
+            name = f"__star{next(_temp_ids)}"  # slice the value already evaluated, not a second one
+            self.scope.vars[name] = base
+            held = ast.copy_location(ast.Name(id=name, ctx=ast.Load()), node.value)
+            item = self.expr(
+                ast.copy_location(ast.Subscript(value=held, slice=node.slice, ctx=ast.Load()), node)
+            )
+        else:
+            item = self.expr(node)
         if isinstance(item, PyObj) and isinstance(item.obj, tuple):
             return item.obj
+        t = getattr(item, "type", None)
+        shape = getattr(t, "_shape_", None)
+        getitem = getattr(t, "_wp_getitem_", None)
+        if isinstance(item, ir.Value) and shape and getitem is not None:
+            return tuple(getitem(self, item, [self.const(i, int32)], node) for i in range(shape[0]))
+        what = type_repr(t) if t is not None else type(getattr(item, "obj", item)).__name__
         raise self.error(
-            f"'{ast.unparse(node)}' is not a tuple and cannot be unpacked with *", WarpCodegenTypeError, node
+            f"Starred expressions are only supported for tuples, vectors, matrices, quaternions and "
+            f"constant array slices; '{ast.unparse(node)}' is {what}",
+            WarpCodegenTypeError,
+            node,
+        )
+
+    def array_slice_items(self, arr: ir.Value, sl: ast.Slice, node: ast.AST) -> tuple[Any, ...]:
+        """Elements ``arr[start:stop:step]`` of a 1-d array, for bounds that are constants."""
+        if arr.type.ndim != 1:
+            raise self.error(
+                f"*arr[a:b] unpacks 1-d arrays only, got a {arr.type.ndim}-d array",
+                WarpCodegenTypeError,
+                node,
+            )
+        if sl.upper is None:
+            raise self.error(
+                "unpacking an array slice requires explicit upper bound (the array's length is not known "
+                "at compile time)",
+                WarpCodegenValueError,
+                node,
+            )
+        bounds: list[int | None] = []
+        for part, what in ((sl.lower, "start"), (sl.upper, "stop"), (sl.step, "step")):
+            if part is None:
+                bounds.append(None)
+                continue
+            value = self.expr(part)
+            if not (
+                isinstance(value, ir.Value)
+                and value.is_const
+                and getattr(value.type, "_kind_", None) in ("int", "uint")
+            ):
+                raise self.error(
+                    f"Slice component must be a compile-time constant integer, got '{ast.unparse(part)}'",
+                    WarpCodegenValueError,
+                    part,
+                )
+            k = int(value.const)
+            if k < 0:
+                if what == "step":
+                    raise self.error("array slice step cannot be negative", WarpCodegenValueError, part)
+                raise self.error(
+                    f"slice {what} {k} cannot be negative for arrays (length unknown at compile time)",
+                    WarpCodegenValueError,
+                    part,
+                )
+            bounds.append(k)
+        if bounds[2] == 0:
+            raise self.error("slice step cannot be zero", WarpCodegenValueError, node)
+        indices = range(bounds[0] or 0, bounds[1] or 0, bounds[2] or 1)
+        return tuple(
+            self.call_builtin("array_load", [arr, self.const(i, int32)], node).result for i in indices
         )
 
     def expand_starred(self, elts: list[ast.expr]) -> list[Any]:
