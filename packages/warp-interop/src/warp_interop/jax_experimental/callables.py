@@ -8,7 +8,6 @@ receiving the raw buffers, for ``jax.ffi.ffi_call`` to use directly.
 
 from __future__ import annotations
 
-import enum
 import inspect
 import itertools
 import warnings
@@ -22,16 +21,9 @@ from warp_interop.jax_experimental import xla_ffi
 from warp_interop.jax_experimental.batching import BatchedArg, batch_args, batch_indices
 from warp_interop.jax_experimental.kernel import _check_vmap_method, scalar_attribute, zero_outputs
 from warp_interop.jax_experimental.params import split_params
+from warp_interop.jax_interop import GraphMode
 
 _ids = itertools.count()
-
-
-class GraphMode(enum.Enum):
-    """How a ``jax_callable`` may be captured in a CUDA graph (no effect on the CPU)."""
-
-    NONE = 0
-    JAX = 1
-    WARP = 2
 
 
 def _annotated_params(func: Callable[..., Any], what: str) -> tuple[list[str], list[Any]]:
