@@ -23,8 +23,8 @@ def count_within(grid: wp.uint64, radius: Any, points: wp.array(dtype=Any), coun
 
 
 @wp.kernel
-def count_group(grid: wp.uint64, radius: float, points: wp.array(dtype=wp.vec3), groups: wp.array(dtype=wp.int32),
-                counts: wp.array(dtype=wp.int32)):
+def count_group(grid: wp.uint64, radius: float, points: wp.array(dtype=wp.vec3),
+                groups: wp.array(dtype=wp.int32), counts: wp.array(dtype=wp.int32)):
     i = wp.tid()
     p = points[i]
     n = int(0)
@@ -50,7 +50,8 @@ def nearest(query: wp.HashGridQuery[wp.float64], center: wp.vec3d, points: wp.ar
 def nearest_kernel(grid: wp.uint64, points: wp.array(dtype=wp.vec3d), radius: wp.float64,
                    out: wp.array(dtype=wp.int32)):
     i = wp.tid()
-    out[i] = nearest(wp.hash_grid_query(grid, points[i] + wp.vec3d(0.01, 0.0, 0.0), radius), points[i], points)
+    query = wp.hash_grid_query(grid, points[i] + wp.vec3d(0.01, 0.0, 0.0), radius)
+    out[i] = nearest(query, points[i], points)
 
 
 def _brute(pts: np.ndarray, radius: float, groups: np.ndarray | None = None) -> np.ndarray:

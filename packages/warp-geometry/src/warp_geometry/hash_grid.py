@@ -46,8 +46,8 @@ def _dims(dim_x: Any, dim_y: Any, dim_z: Any) -> tuple[int, int, int]:
             raise ValueError(f"wp.HashGrid: {name} must be a positive integer, got {d!r}")
         dims.append(int(d))
     if dims[0] * dims[1] * dims[2] >= 2**31:
-        raise RuntimeError(f"wp.HashGrid: cell count exceeds supported limit: {dims[0]}x{dims[1]}x{dims[2]} cells "
-                           "do not fit 32-bit bucket indices")
+        raise RuntimeError(f"wp.HashGrid: cell count exceeds supported limit: {dims[0]}x{dims[1]}x{dims[2]} "
+                           "cells do not fit 32-bit bucket indices")
     return dims[0], dims[1], dims[2]
 
 
@@ -171,12 +171,15 @@ class HashGrid:
         if groups is not None:
             self._check_input(groups, "groups", wp.int32)
             if groups.size != points.size:
-                raise ValueError(f"wp.HashGrid.build: groups has {groups.size} entries for {points.size} points")
+                raise ValueError(
+                    f"wp.HashGrid.build: groups has {groups.size} entries for {points.size} points"
+                )
         radius = float(radius)
         if not np.isfinite(radius) or radius <= 0.0:
             raise ValueError(f"wp.HashGrid.build: radius must be a positive finite number, got {radius!r}")
         if self.device.is_capturing:
-            self.device.backend.capture_host_callback(self.device, lambda: self._build_now(points, radius, groups))
+            rebuild = lambda: self._build_now(points, radius, groups)  # noqa: E731
+            self.device.backend.capture_host_callback(self.device, rebuild)
         else:
             self._build_now(points, radius, groups)
 

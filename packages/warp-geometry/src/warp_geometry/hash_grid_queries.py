@@ -76,7 +76,9 @@ def hash_grid_query_h(id: wp.uint64, point: wp.vec3h, max_dist: wp.float16) -> H
 
 
 @wp.func
-def hash_grid_query_group_h(id: wp.uint64, point: wp.vec3h, max_dist: wp.float16, group: int) -> HashGridQuery:
+def hash_grid_query_group_h(
+    id: wp.uint64, point: wp.vec3h, max_dist: wp.float16, group: int
+) -> HashGridQuery:
     return hash_grid_query_group_f(id, wp.vec3(point), wp.float32(max_dist), group)
 
 
@@ -86,7 +88,9 @@ def hash_grid_query_d(id: wp.uint64, point: wp.vec3d, max_dist: wp.float64) -> H
 
 
 @wp.func
-def hash_grid_query_group_d(id: wp.uint64, point: wp.vec3d, max_dist: wp.float64, group: int) -> HashGridQuery:
+def hash_grid_query_group_d(
+    id: wp.uint64, point: wp.vec3d, max_dist: wp.float64, group: int
+) -> HashGridQuery:
     return hash_grid_query_group_f(id, wp.vec3(point), wp.float32(max_dist), group)
 
 
@@ -180,9 +184,11 @@ def register(registry: Any) -> None:
             add_builtin(registry, "hash_grid_query", params={"id": u64, "point": vec, "max_dist": scalar},
                         result=HashGridQuery, func=plain, group=GROUP,
                         doc="hash_grid_query of a grid of this precision (see the float32 overload).")
-        add_builtin(registry, "hash_grid_query", params={"id": u64, "point": vec, "max_dist": scalar, "group": i32},
+        add_builtin(registry, "hash_grid_query",
+                    params={"id": u64, "point": vec, "max_dist": scalar, "group": i32},
                     result=HashGridQuery, func=grouped, group=GROUP,
-                    doc="hash_grid_query visiting only the points of ``group`` (the ``groups`` given to build).")
+                    doc="hash_grid_query visiting only the points of ``group`` (the ``groups`` given to "
+                    "build).")
     add_builtin(
         registry,
         "hash_grid_query_next",
