@@ -418,6 +418,13 @@ def is_grid_buffer(data: bytes) -> bool:
     return version >> 21 >= 20 and GRID_SIZE + TREE_SIZE <= size <= len(data)
 
 
+def file_grid_count(data: bytes) -> int:
+    """Number of grids an ``.nvdb`` file (its bytes) holds."""
+    if len(data) < 16:
+        raise NanoVDBError("file too short for a NanoVDB header")
+    return int(struct.unpack_from("<H", data, 12)[0])
+
+
 def read_file(f: BinaryIO, grid: int = 0) -> bytes:
     """The buffer of grid number ``grid`` of an ``.nvdb`` file (codecs NONE and ZIP)."""
     head = f.read(16)
