@@ -215,3 +215,11 @@ def test_queries_are_kernel_only():
     mesh = _cube()
     with pytest.raises(TypeError, match="wp.mesh_query_point is a kernel builtin.*kernel-only"):
         wp.mesh_query_point(mesh.id, wp.vec3(0.5, 0.5, 0.5), 1.0)
+
+
+def test_cubql_is_not_available():
+    assert wp.is_cubql_available() is False
+    points = wp.array([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], dtype=wp.vec3)
+    indices = wp.array([0, 1, 2], dtype=wp.int32)
+    with pytest.raises(RuntimeError, match="cuBQL BVH constructor is not available"):
+        wp.Mesh(points=points, indices=indices, bvh_constructor="cubql")
