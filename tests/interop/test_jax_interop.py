@@ -152,7 +152,7 @@ def test_construction_errors():
         jax_kernel(double, num_outputs=0)
     with pytest.raises(ValueError, match="count the 2 in-out argument"):
         jax_kernel(double, num_outputs=1, in_out_argnames=["x", "y"])
-    with pytest.raises(ValueError, match="unknown parameters"):
+    with pytest.raises(ValueError, match="did not match any function argument names"):
         jax_kernel(double, in_out_argnames=["nope"])
     with pytest.raises(ValueError, match="not supported with enable_backward"):
         jax_kernel(double, num_outputs=1, in_out_argnames=["x"], enable_backward=True)
@@ -211,3 +211,43 @@ def test_missing_jax_names_the_extra(tmp_path):
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.count("pip install warp-suite[jax]") == 3, result.stdout
+
+
+@wp.kernel
+def scaled_by_block_dim(a: wp.array(dtype=float), b: wp.array(dtype=float)):
+    i = wp.tid()
+    b[i] = a[i] * float(wp.block_dim())
+
+
+def test_top_level_names_and_wrapper_reuse():
+    assert wp.jax_kernel(double) is wp.jax_kernel(double, num_outputs=1, in_out_argnames=[])
+    assert wp.jax_kernel(double) is not wp.jax_kernel(double, in_out_argnames=["y"], num_outputs=1)
+    assert wp.jax_kernel(double, output_dims={"y": 4}) is wp.jax_kernel(double, output_dims={"y": 4})
+    assert wp.JaxModulePreloadMode.NONE == 0 and wp.JaxCallableGraphMode.WARP_STAGED == 3
+    k = wp.jax_kernel(double, module_preload_mode=wp.JaxModulePreloadMode.NONE)
+    (y,) = k(jnp.arange(4, dtype=jnp.float32))
+    np.testing.assert_array_equal(np.asarray(y), 2.0 * np.arange(4))
+    with pytest.raises(ValueError, match="must not contain duplicate names"):
+        wp.jax_kernel(double, num_outputs=1, in_out_argnames=["y", "y"])
+    with pytest.raises(ValueError, match="in_out arguments should be placed before output-only arguments"):
+        wp.jax_kernel(gather, num_outputs=2, in_out_argnames=["out"])
+    with pytest.raises(ValueError, match="module_preload_mode"):
+        wp.jax_kernel(double, module_preload_mode=7)
+
+
+def test_block_dim_is_validated_and_passed_to_launches():
+    for bad in (0, -1):
+        with pytest.raises(ValueError, match="block_dim must be positive"):
+            wp.jax_kernel(double, block_dim=bad)
+    for bad in (True, 1.5):
+        with pytest.raises(TypeError, match="block_dim must be an integer or None"):
+            wp.jax_kernel(double, block_dim=bad)
+    assert wp.jax_kernel(double, block_dim=np.int64(64)).block_dim == 64
+    assert wp.jax_kernel(double).block_dim is None
+    x = jnp.arange(8, dtype=jnp.float32)
+    k = wp.jax_kernel(scaled_by_block_dim, block_dim=64, enable_backward=True)
+    (y,) = k(x)
+    grad = jax.grad(lambda v: jnp.sum(k(v)[0]))(x)
+    # a CPU launch runs blocks of one thread, whatever block_dim asks for, as in Warp
+    np.testing.assert_array_equal(np.asarray(y), np.arange(8))
+    np.testing.assert_array_equal(np.asarray(grad), np.ones(8))

@@ -22,13 +22,29 @@ _SCALARS = ("float16", "bfloat16", "float32", "float64", "int8", "int16", "int32
             "uint32", "uint64", "bool")
 
 
-class GraphMode(enum.Enum):
-    """How a ``jax_callable`` may be captured in a CUDA graph (no effect on the CPU); also
-    ``wp.JaxCallableGraphMode``."""
+class GraphMode(enum.IntEnum):
+    """How a ``jax_callable`` may be captured in a CUDA graph; also ``wp.JaxCallableGraphMode``.
+
+    ``NONE`` and ``JAX`` run on the CPU; the ``WARP*`` modes (Warp's own CUDA graphs, staged
+    with copies of the ``stage_in``/``stage_out`` arguments) need a CUDA device and raise on
+    the CPU.
+    """
 
     NONE = 0
     JAX = 1
     WARP = 2
+    WARP_STAGED = 3
+    WARP_STAGED_EX = 4
+
+
+class ModulePreloadMode(enum.IntEnum):
+    """When ``jax_kernel``/``jax_callable`` load the kernel modules they use (``wp.JaxModulePreloadMode``):
+    ``NONE`` at the first call, ``CURRENT_DEVICE``/``ALL_DEVICES`` when the wrapper is made.
+    Loading is cheap here (compiled objects are cached), so every mode loads at the first call."""
+
+    NONE = 0
+    CURRENT_DEVICE = 1
+    ALL_DEVICES = 2
 
 
 def _jax(what: str) -> Any:

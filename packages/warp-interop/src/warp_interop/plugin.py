@@ -27,6 +27,7 @@ def warp_exports() -> dict[str, Any]:
         for name in prefix_names:
             names[name] = getattr(module, name)
     names["JaxCallableGraphMode"] = jax_interop.GraphMode
+    names["JaxModulePreloadMode"] = jax_interop.ModulePreloadMode
     return names
 
 

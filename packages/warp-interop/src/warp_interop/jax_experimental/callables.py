@@ -13,6 +13,8 @@ import itertools
 import warnings
 from typing import Any, Callable, Sequence
 
+import numpy as np
+
 from warp.arrays.foreign import wrap_memory
 from warp.arrays.layout import contiguous_strides, element_info
 from warp.runtime.devices import get_device
@@ -51,16 +53,26 @@ class FfiCallable:
 
     def __init__(self, func: Callable[..., Any], num_outputs: int = 1, graph_compatible: bool | None = None,
                  graph_mode: GraphMode = GraphMode.JAX, vmap_method: str = "broadcast_all",
-                 output_dims: Any = None, in_out_argnames: Sequence[str] | None = None):
+                 output_dims: Any = None, in_out_argnames: Sequence[str] | None = None,
+                 stage_in_argnames: Sequence[str] | None = None,
+                 stage_out_argnames: Sequence[str] | None = None):
         self.func = func
         self.what = f"jax_callable '{getattr(func, '__name__', func)}'"
         if graph_compatible is not None:
             warnings.warn("jax_callable: graph_compatible is deprecated, use graph_mode", DeprecationWarning,
                           stacklevel=3)
             graph_mode = GraphMode.JAX if graph_compatible else GraphMode.NONE
+        if isinstance(graph_mode, (int, np.integer)) and not isinstance(graph_mode, (bool, GraphMode)):
+            try:
+                graph_mode = GraphMode(int(graph_mode))
+            except ValueError:
+                raise ValueError(f"{self.what}: graph_mode {graph_mode} is not a GraphMode value") from None
         if not isinstance(graph_mode, GraphMode):
             raise TypeError(f"{self.what}: graph_mode must be a GraphMode, got {graph_mode!r}")
         self.graph_mode = graph_mode
+        #: arguments a staged CUDA graph copies in and out (``GraphMode.WARP_STAGED*``)
+        self.stage_in_argnames = set(stage_in_argnames or ())
+        self.stage_out_argnames = set(stage_out_argnames or ())
         names, types = _annotated_params(func, self.what)
         self.inputs, self.outputs = split_params(names, types, num_outputs, in_out_argnames, self.what)
         self.in_outs = [p for p in self.inputs if p.in_out]
@@ -110,6 +122,11 @@ class FfiCallable:
 
     def run(self, call: xla_ffi.CallArguments) -> None:
         """Call the function once per example with warp arrays over the XLA buffers."""
+        if self.graph_mode not in (GraphMode.NONE, GraphMode.JAX):
+            raise RuntimeError(
+                f"{self.what}: graph_mode {self.graph_mode.name} captures a Warp CUDA graph and is not "
+                "supported on the CPU; use GraphMode.NONE or GraphMode.JAX"
+            )
         array_inputs = [p for p in self.inputs if p.is_array]
         buffers = list(call.inputs)
         for k, p in enumerate(self.in_outs):

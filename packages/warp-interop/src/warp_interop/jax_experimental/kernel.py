@@ -68,7 +68,8 @@ class FfiKernel:
 
     def __init__(self, kernel: Any, num_outputs: int = 1, vmap_method: str = "broadcast_all",
                  launch_dims: Any = None, output_dims: Any = None,
-                 in_out_argnames: Sequence[str] | None = None, enable_backward: bool = False):
+                 in_out_argnames: Sequence[str] | None = None, enable_backward: bool = False,
+                 block_dim: int | None = None):
         from warp.kernels import Kernel
 
         if not isinstance(kernel, Kernel):
@@ -83,6 +84,8 @@ class FfiKernel:
         self.launch_dims = None if launch_dims is None else normalize_dims(launch_dims)
         self.output_dims = output_dims
         self.enable_backward = bool(enable_backward)
+        #: threads per block of the launches (None: the launch default)
+        self.block_dim = block_dim
         if self.enable_backward and self.in_outs:
             raise ValueError(f"{self.what}: in_out_argnames are not supported with enable_backward=True "
                              "(in-place updates are not differentiable)")
@@ -199,7 +202,11 @@ class FfiKernel:
             for p in self.inputs:
                 values.append(view(next(it), index) if p.is_array else call.attrs[p.name])
             values += [view(a, index) for a in outputs]
-            warp.launch(self.kernel, dim=dims, inputs=values, device="cpu")
+            warp.launch(self.kernel, dim=dims, inputs=values, device="cpu", **self.launch_options())
+
+    def launch_options(self) -> dict[str, Any]:
+        """Keyword arguments of the wrapper's ``wp.launch`` calls."""
+        return {} if self.block_dim is None else {"block_dim": self.block_dim}
 
 
 def _check_vmap_method(method: str) -> str:

@@ -103,10 +103,13 @@ def split_params(names: Sequence[str], types: Sequence[Any], num_outputs: int,
     ``num_outputs`` counts the in-out arguments too; every output is an array.
     """
     in_out = list(in_out_argnames or [])
+    if len(set(in_out)) != len(in_out):
+        raise ValueError(f"{what}: in_out_argnames must not contain duplicate names, got {in_out}")
     unknown = [n for n in in_out if n not in names]
     if unknown:
         raise ValueError(
-            f"{what}: in_out_argnames names unknown parameters {unknown} (parameters: {list(names)})"
+            f"{what}: in_out_argnames {unknown} did not match any function argument names "
+            f"(parameters: {list(names)})"
         )
     for n, t in zip(names, types):
         if not (isinstance(t, ArrayType) or is_scalar_type(t)):
@@ -125,7 +128,8 @@ def split_params(names: Sequence[str], types: Sequence[Any], num_outputs: int,
     inputs, outputs = params[:split], params[split:]
     for p in outputs:
         if p.in_out:
-            raise ValueError(f"{what}: in-out argument '{p.name}' must come before the outputs")
+            raise ValueError(f"{what}: in-out argument '{p.name}' is among the last num_outputs parameters: "
+                             "in_out arguments should be placed before output-only arguments")
         if not p.is_array:
             raise TypeError(f"{what}: output '{p.name}' must be an array, got {type_repr(p.type)}")
     for p in inputs:
