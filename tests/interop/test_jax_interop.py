@@ -177,12 +177,12 @@ def test_errors_inside_xla_surface_with_the_message():
 
 
 def test_gradient_of_integer_inputs_is_float0():
-    k = jax_kernel(gather, enable_backward=True)
+    k = jax_kernel(gather, enable_backward=True, launch_dims=4)  # (the default would be table's 5)
     table = jnp.arange(5, dtype=jnp.float32)
     idx = jnp.array([0, 2, 2, 4], dtype=jnp.int32)
 
     def loss(table, idx):
-        return jnp.sum(k(table, idx, 3.0, launch_dims=4)[0])  # (the default would be table's 5)
+        return jnp.sum(k(table, idx, 3.0)[0])
 
     g_table, g_idx = jax.grad(loss, argnums=(0, 1), allow_int=True)(table, idx)
     np.testing.assert_array_equal(g_table, [3.0, 0.0, 6.0, 0.0, 3.0])
@@ -251,3 +251,44 @@ def test_block_dim_is_validated_and_passed_to_launches():
     # a CPU launch runs blocks of one thread, whatever block_dim asks for, as in Warp
     np.testing.assert_array_equal(np.asarray(y), np.arange(8))
     np.testing.assert_array_equal(np.asarray(grad), np.ones(8))
+
+
+@wp.kernel
+def scale_extra_axis(a: wp.array4d(dtype=float), b: wp.array4d(dtype=float)):
+    i, j, k = wp.tid()
+    for m in range(a.shape[0]):
+        b[m, i, j, k] = a[m, i, j, k] * 2.0 + float(m)
+
+
+def test_outputs_of_another_rank_than_the_launch_take_their_input_shape():
+    k = wp.jax_kernel(scale_extra_axis, launch_dims=(3, 4, 5), enable_backward=True)
+    rng = np.random.default_rng(4)
+    a = jnp.asarray(rng.random((2, 3, 4, 5)).astype(np.float32))
+    (b,) = k(a)
+    expected = 2.0 * np.asarray(a) + np.arange(2)[:, None, None, None]
+    np.testing.assert_allclose(np.asarray(b), expected, rtol=1e-6)
+    w = jnp.asarray(rng.random((2, 3, 4, 5)).astype(np.float32))
+    grad = jax.grad(lambda x: jnp.sum(k(x)[0] * w))(a)
+    np.testing.assert_allclose(np.asarray(grad), 2.0 * np.asarray(w), rtol=1e-6)
+    with pytest.raises(TypeError, match="launch_dims cannot be overridden per-call"):
+        k(a, launch_dims=(3, 4, 5))
+    with pytest.raises(TypeError, match="output_dims is not supported"):
+        k(a, output_dims={"b": (2, 3, 4, 5)})
+    with pytest.raises(NotImplementedError, match="output_dims is not supported with enable_backward"):
+        wp.jax_kernel(scale_extra_axis, output_dims={"b": (2, 3, 4, 5)}, enable_backward=True)
+
+
+@wp.kernel
+def triple_bf16(a: wp.array(dtype=wp.types.vector(2, wp.bfloat16)),
+                b: wp.array(dtype=wp.types.vector(2, wp.bfloat16))):
+    i = wp.tid()
+    b[i] = a[i] * wp.bfloat16(3.0)
+
+
+def test_bfloat16_arrays_pass_as_jax_bfloat16():
+    x = jnp.arange(8, dtype=jnp.bfloat16).reshape(4, 2)
+    (y,) = jax.jit(wp.jax_kernel(triple_bf16))(x)
+    assert y.dtype == jnp.bfloat16
+    np.testing.assert_array_equal(np.asarray(y, dtype=np.float32), 3.0 * np.arange(8).reshape(4, 2))
+    with pytest.raises(TypeError, match="expects an array of vector"):
+        wp.jax_kernel(triple_bf16)(jnp.zeros((4, 2), dtype=jnp.uint16))

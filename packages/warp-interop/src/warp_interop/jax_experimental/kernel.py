@@ -86,6 +86,9 @@ class FfiKernel:
         self.enable_backward = bool(enable_backward)
         #: threads per block of the launches (None: the launch default)
         self.block_dim = block_dim
+        if self.enable_backward and output_dims is not None:
+            raise NotImplementedError(f"{self.what}: output_dims is not supported with enable_backward=True "
+                                      "(outputs take the launch dimensions)")
         if self.enable_backward and self.in_outs:
             raise ValueError(f"{self.what}: in_out_argnames are not supported with enable_backward=True "
                              "(in-place updates are not differentiable)")
@@ -95,6 +98,13 @@ class FfiKernel:
     # -- tracing side --------------------------------------------------------------------
     def __call__(self, *args: Any, output_dims: Any = None, launch_dims: Any = None,
                  vmap_method: str | None = None) -> Any:
+        if self.enable_backward:
+            for name, value, problem in (("launch_dims", launch_dims, "cannot be overridden per-call"),
+                                         ("output_dims", output_dims, "is not supported"),
+                                         ("vmap_method", vmap_method, "cannot be overridden per-call")):
+                if value is not None:
+                    raise TypeError(f"{self.what}: {name} {problem} on a differentiable wrapper "
+                                    "(enable_backward=True); give it to jax_kernel")
         arrays, attrs = self._arguments(args)
         dims = self._launch_dims(arrays, launch_dims)
         attrs[LAUNCH_DIMS_ATTR] = np.asarray(dims, dtype=np.int64)
@@ -161,7 +171,12 @@ class FfiKernel:
         chosen = self.output_dims if output_dims is None else output_dims
         for p in self.outputs:
             if chosen is None:
-                shape = p.output_shape(dims, self.what)
+                # a differentiable wrapper (which takes no output_dims) gives an output of another
+                # rank than the launch the shape of the first array input of its rank (a kernel
+                # looping over an extra axis itself)
+                like = [q.warp_shape(v.shape) for q, v in zip(array_inputs, arrays)
+                        if self.enable_backward and q.ndim == p.ndim != len(dims)]
+                shape = p.output_shape(like[0] if like else dims, self.what)
             elif isinstance(chosen, dict):
                 shape = p.output_shape(chosen[p.name] if p.name in chosen else dims, self.what)
             else:

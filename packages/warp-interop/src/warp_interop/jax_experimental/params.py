@@ -12,11 +12,12 @@ import math
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+import jax.numpy as jnp
 import numpy as np
 
 from warp.arrays.layout import element_info
 from warp.types.array_type import ArrayType
-from warp.types.scalars import is_scalar_type, type_repr
+from warp.types.scalars import bfloat16, is_scalar_type, type_repr
 
 
 @dataclass(frozen=True)
@@ -47,7 +48,10 @@ class Param:
 
     @property
     def np_dtype(self) -> np.dtype:
-        """NumPy dtype of the components."""
+        """NumPy dtype of the components as JAX has them (``bfloat16`` for warp's bfloat16,
+        whose NumPy form is its uint16 bit pattern)."""
+        if getattr(self.dtype, "_wp_scalar_type_", self.dtype) is bfloat16:
+            return np.dtype(jnp.bfloat16)
         return np.dtype(element_info(self.dtype).np_dtype)
 
     @property
