@@ -292,3 +292,21 @@ def test_bfloat16_arrays_pass_as_jax_bfloat16():
     np.testing.assert_array_equal(np.asarray(y, dtype=np.float32), 3.0 * np.arange(8).reshape(4, 2))
     with pytest.raises(TypeError, match="expects an array of vector"):
         wp.jax_kernel(triple_bf16)(jnp.zeros((4, 2), dtype=jnp.uint16))
+
+
+def test_results_vary_over_the_manual_axes_of_their_inputs():
+    # inside shard_map with check_vma, a scan carry must keep its varying axes through the call
+    mesh = jax.make_mesh((1,), ("replicas",))
+    spec = jax.sharding.PartitionSpec("replicas")
+    for wrapper in (wp.jax_kernel(double), wp.jax_callable(lambda_double, num_outputs=1)):
+
+        @jax.shard_map(mesh=mesh, in_specs=spec, out_specs=spec, check_vma=True)
+        def scan_double(x, wrapper=wrapper):
+            return jax.lax.scan(lambda c, _: (wrapper(c)[0], None), x, None, length=3)[0]
+
+        x = jax.device_put(jnp.arange(8, dtype=jnp.float32), jax.sharding.NamedSharding(mesh, spec))
+        np.testing.assert_array_equal(np.asarray(scan_double(x)), 8.0 * np.arange(8))
+
+
+def lambda_double(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    wp.launch(double, dim=x.shape, inputs=[x], outputs=[y])

@@ -22,7 +22,7 @@ from warp.runtime.devices import get_device
 from warp_interop.jax_experimental import xla_ffi
 from warp_interop.jax_experimental.batching import BatchedArg, batch_args, batch_indices
 from warp_interop.jax_experimental.kernel import _check_vmap_method, scalar_attribute, zero_outputs
-from warp_interop.jax_experimental.params import split_params
+from warp_interop.jax_experimental.params import result_struct, split_params
 from warp_interop.jax_interop import GraphMode
 
 _ids = itertools.count()
@@ -100,7 +100,7 @@ class FfiCallable:
             else:
                 attrs[p.name] = scalar_attribute(p, value, self.what)
         in_out_values = [arrays[array_params.index(p)] for p in self.in_outs]
-        specs = [jax.ShapeDtypeStruct(v.shape, v.dtype) for v in in_out_values]
+        specs = [result_struct(v.shape, v.dtype, arrays) for v in in_out_values]
         chosen = self.output_dims if output_dims is None else output_dims
         for p in self.outputs:
             dims = chosen.get(p.name) if isinstance(chosen, dict) else chosen
@@ -111,7 +111,7 @@ class FfiCallable:
                         "(there are no array inputs to infer it from)"
                     )
                 dims = array_params[0].warp_shape(arrays[0].shape)
-            specs.append(jax.ShapeDtypeStruct(p.output_shape(dims, self.what), p.np_dtype))
+            specs.append(result_struct(p.output_shape(dims, self.what), p.np_dtype, arrays))
         aliases = {array_params.index(p): k for k, p in enumerate(self.in_outs)}
         if not self._registered:
             xla_ffi.register_handler(self.target, self.run)

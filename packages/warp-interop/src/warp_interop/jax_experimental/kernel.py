@@ -21,7 +21,7 @@ from warp.runtime.devices import get_device
 
 from warp_interop.jax_experimental import xla_ffi
 from warp_interop.jax_experimental.batching import BatchedArg, batch_args, batch_indices
-from warp_interop.jax_experimental.params import Param, normalize_dims, split_params
+from warp_interop.jax_experimental.params import Param, normalize_dims, result_struct, split_params
 
 LAUNCH_DIMS_ATTR = "warp_launch_dims"
 _ids = itertools.count()
@@ -161,13 +161,11 @@ class FfiKernel:
         return array_inputs[0].warp_shape(arrays[0].shape)
 
     def _result_specs(self, arrays: list[Any], dims: tuple[int, ...], output_dims: Any) -> list[Any]:
-        import jax
-
         specs = []
         array_inputs = [p for p in self.inputs if p.is_array]
         for p in self.in_outs:
             value = arrays[array_inputs.index(p)]
-            specs.append(jax.ShapeDtypeStruct(value.shape, value.dtype))
+            specs.append(result_struct(value.shape, value.dtype, arrays))
         chosen = self.output_dims if output_dims is None else output_dims
         for p in self.outputs:
             if chosen is None:
@@ -181,7 +179,7 @@ class FfiKernel:
                 shape = p.output_shape(chosen[p.name] if p.name in chosen else dims, self.what)
             else:
                 shape = p.output_shape(chosen, self.what)
-            specs.append(jax.ShapeDtypeStruct(shape, p.np_dtype))
+            specs.append(result_struct(shape, p.np_dtype, arrays))
         return specs
 
     # -- XLA side ------------------------------------------------------------------------

@@ -12,6 +12,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -147,3 +148,26 @@ def normalize_dims(dims: Any) -> tuple[int, ...]:
     if isinstance(dims, (int, np.integer)):
         return (int(dims),)
     return tuple(int(d) for d in dims)
+
+
+def result_struct(shape: Sequence[int], dtype: Any, inputs: Sequence[Any]) -> Any:
+    """The ``jax.ShapeDtypeStruct`` of an FFI result. Inside ``shard_map`` it varies over the
+    manual mesh axes that any input varies over, as JAX's ``check_vma`` requires (JAX 0.10
+    spells that ``manual_axis_type``, earlier versions ``vma``)."""
+    varying: frozenset[Any] = frozenset()
+    manual_type, mesh = None, None
+    for a in inputs:
+        aval = jax.typeof(a) if hasattr(jax, "typeof") else None
+        manual = getattr(aval, "manual_axis_type", None)
+        if manual is not None and manual.varying:
+            manual_type, mesh = type(manual), aval.sharding.mesh
+            varying |= frozenset(manual.varying)
+        varying |= frozenset(getattr(aval, "vma", None) or ())
+    shape = tuple(shape)
+    if not varying:
+        return jax.ShapeDtypeStruct(shape, dtype)
+    if manual_type is not None:
+        sharding = jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec(*([None] * len(shape))))
+        return jax.ShapeDtypeStruct(shape, dtype, sharding=sharding,
+                                    manual_axis_type=manual_type(varying=varying))
+    return jax.ShapeDtypeStruct(shape, dtype, vma=varying)
