@@ -224,3 +224,24 @@ def test_float_and_integer_components_do_not_view_each_other():
     for source, target in ((wp.int32, wp.float32), (wp.bool, wp.float32), (wp.float64, wp.int64)):
         with pytest.raises(TypeError, match="component types differ"):
             wp.from_dlpack(wp.to_dlpack(wp.zeros(2, dtype=source)), dtype=target)
+
+
+def test_producer_errors_are_reported_before_wrapping():
+    class OtherDevice:
+        def __dlpack_device__(self):
+            return (123, 7)
+
+        def __dlpack__(self, stream=None):
+            raise AssertionError("not called for an unsupported device")
+
+    class NotACapsule:
+        def __dlpack_device__(self):
+            return (1, 0)
+
+        def __dlpack__(self, stream=None):
+            return object()
+
+    with pytest.raises(TypeError, match="Unsupported source device for DLPack: device_type=123, device_id=7"):
+        wp.from_dlpack(OtherDevice())
+    with pytest.raises(TypeError, match="Expected a valid DLPack capsule, got object"):
+        wp.from_dlpack(NotACapsule())

@@ -340,3 +340,11 @@ def test_same_size_integer_tensor_views():
     np.testing.assert_array_equal(a.numpy(), t.numpy().view(np.uint64))
     b = wp.from_torch(torch.tensor([True, False]), dtype=wp.int8)
     np.testing.assert_array_equal(b.numpy(), [1, 0])
+
+
+def test_view_capacity_is_the_rest_of_the_storage():
+    base = torch.arange(24, dtype=torch.float32).reshape((4, 6))
+    for view, expected in ((base, 96), (base[1:3, 2:5], 64), (base[2:, 1::2], 44), (base[3:, 3:], 12)):
+        a = wp.from_torch(view)
+        assert a.capacity == expected
+        np.testing.assert_array_equal(a.numpy(), view.numpy())
