@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import io
+import struct
+
 import numpy as np
 import pytest
 
@@ -66,3 +69,30 @@ def test_bad_voxel_sizes(voxel_size, error, match):
 def test_numpy_scalar_voxel_size():
     vol = wp.Volume.load_from_numpy(np.zeros((8, 8, 8), np.float32), (0, 0, 0), np.float32(0.5), bg_value=0.0)
     assert vol.get_voxel_size() == (0.5, 0.5, 0.5)
+
+
+def test_multi_grid_file_segments_and_load_next_grid(tmp_path):
+    from warp_geometry import nanovdb
+
+    a = wp.Volume.load_from_numpy(np.arange(8 * 8 * 8, dtype=np.float32).reshape(8, 8, 8), bg_value=0.0)
+    b = wp.Volume.load_from_numpy(-np.ones((16, 8, 8), np.float32), bg_value=1.0)
+    bufs = [np.frombuffer(v.array().numpy().tobytes(), np.uint8).tobytes() for v in (a, b)]
+    # one segment holding both grids: both metadata records first, then both payloads
+    segment = io.BytesIO()
+    files = []
+    for buf in bufs:
+        f = io.BytesIO()
+        nanovdb.write_file(f, buf, 1)
+        files.append(f.getvalue())
+    metas = [fb[16:16 + 176 + struct.unpack_from("<I", fb, 16 + 136)[0]] for fb in files]
+    payloads = [fb[16 + len(m):] for fb, m in zip(files, metas)]
+    segment.write(files[0][:12] + struct.pack("<HH", 2, 1) + b"".join(metas) + b"".join(payloads))
+    path = tmp_path / "two.nvdb"
+    path.write_bytes(segment.getvalue())
+    first = wp.Volume.load_from_nvdb(str(path))
+    second = first.load_next_grid()
+    assert second is not None and second.load_next_grid() is None
+    assert (first.get_grid_info().grid_index, second.get_grid_info().grid_index) == (0, 1)
+    assert first.get_grid_info().grid_count == second.get_grid_info().grid_count == 2
+    assert first.get_voxel_count() == 512 and second.get_voxel_count() == 1024
+    assert wp.Volume.load_from_numpy(np.zeros((8, 8, 8), np.float32)).load_next_grid() is None

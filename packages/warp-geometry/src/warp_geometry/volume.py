@@ -136,7 +136,9 @@ class Volume:
             raw = data.numpy().tobytes() if isinstance(data, wp.array) else bytes(data)
             grid = nanovdb.decode(raw)
         self.device = wp.get_device(device if device is not None else getattr(data, "device", None))
-        #: position of the grid in the file it came from, and that file's number of grids
+        #: the ``.nvdb`` file's bytes the grid came from (None otherwise), the grid's position in
+        #: it and the file's number of grids
+        self._file: bytes | None = None
         self._grid_index, self._grid_count = 0, 1
         self._set_grid(grid)
 
@@ -158,9 +160,21 @@ class Volume:
             data = bytes(file_or_buffer)
         if nanovdb.is_grid_buffer(data):
             return cls(data, device=device)
-        volume = cls(nanovdb.read_file(io.BytesIO(data)), device=device)
-        volume._grid_count = nanovdb.file_grid_count(data)
+        return cls._from_file(data, 0, device)
+
+    @classmethod
+    def _from_file(cls, data: bytes, index: int, device: Any) -> Volume:
+        volume = cls(nanovdb.read_file(io.BytesIO(data), index), device=device)
+        volume._file = data
+        volume._grid_index, volume._grid_count = index, nanovdb.file_grid_count(data)
         return volume
+
+    def load_next_grid(self) -> Volume | None:
+        """The next grid of the ``.nvdb`` file this volume was loaded from, as a new volume on the
+        same device, or None after the last one (or for a volume not loaded from a file)."""
+        if self._file is None or self._grid_index + 1 >= self._grid_count:
+            return None
+        return Volume._from_file(self._file, self._grid_index + 1, self.device)
 
     @classmethod
     def allocate(
