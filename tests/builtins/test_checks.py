@@ -29,6 +29,23 @@ def test_expectations_print_only_failures(capfd):
     assert all("test_checks.py:" in ln for ln in lines)
 
 
+@wp.kernel
+def default_tolerance(x: wp.array(dtype=float), v: wp.array(dtype=wp.vec3)):
+    i = wp.tid()
+    wp.expect_near(x[i], 1.0)
+    wp.expect_near(v[i], wp.vec3(1.0, 1.0, 1.0))
+
+
+def test_expect_near_default_tolerance_is_1e_6(capfd):
+    # 1 + 5e-7 is within 1e-6 of 1; 1 + 4e-6 is not
+    x = np.array([1.0, 1.0 + 5e-7, 1.0 + 4e-6], dtype=np.float32)
+    v = wp.array(np.repeat(x[:, None], 3, axis=1), dtype=wp.vec3)
+    wp.launch(default_tolerance, dim=3, inputs=[x, v])
+    lines = [ln for ln in capfd.readouterr().out.splitlines() if ln.startswith("Expect failed")]
+    assert len(lines) == 2
+    assert sum("wp.expect_near(x[i], 1.0)" in ln for ln in lines) == 1
+
+
 @pytest.mark.parametrize("dtype", [wp.float32, wp.float64, wp.int32, wp.uint64])
 def test_lower_bound_matches_searchsorted(dtype):
     @wp.kernel

@@ -212,7 +212,9 @@ def test_numpy_dtype_maps():
     assert wp.dtype_to_numpy(wp.float16) == np.float16
     assert wp.dtype_from_numpy(np.int8) is wp.int8
     # bfloat16 (Warp 1.13) is a float type; NumPy sees its bit pattern as uint16
-    assert len(t.scalar_types) == 13 and len(t.int_types) == 8 and len(t.float_types) == 4
+    # as in Warp, scalar_types are the numeric types; scalar_and_bool_types add bool
+    assert len(t.scalar_types) == 12 and len(t.int_types) == 8 and len(t.float_types) == 4
+    assert wp.bool not in t.scalar_types and t.scalar_and_bool_types == (*t.scalar_types, wp.bool)
     assert wp.bfloat16 in t.float_types and t.warp_type_to_np_dtype[wp.bfloat16] == np.uint16
 
 

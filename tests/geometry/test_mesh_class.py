@@ -241,3 +241,11 @@ def test_refit_rejects_indices_edited_out_of_range(bad):
     edited[7] = bad
     with pytest.raises(ValueError, match=rf"wp.Mesh.refit: indices\[7\] = {bad} is not a valid point index"):
         mesh.refit()
+
+
+def test_cubql_is_not_available():
+    assert wp.is_cubql_available() is False
+    points = wp.array([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], dtype=wp.vec3)
+    indices = wp.array([0, 1, 2], dtype=wp.int32)
+    with pytest.raises(RuntimeError, match="cuBQL BVH constructor is not available"):
+        wp.Mesh(points=points, indices=indices, bvh_constructor="cubql")

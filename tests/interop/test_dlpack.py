@@ -199,3 +199,49 @@ def test_export_survives_other_libraries_retyping_pythonapi():
         assert wp.from_dlpack(a.__dlpack__(max_version=(1, 0))).ptr == a.ptr
     finally:
         shared.argtypes, shared.restype = saved
+
+
+@pytest.mark.parametrize(
+    "source, target",
+    [(wp.bool, wp.int8), (wp.bool, wp.uint8), (wp.int8, wp.uint8), (wp.int32, wp.uint32),
+     (wp.uint32, wp.int32), (wp.int64, wp.uint64), (wp.uint16, wp.int16)],
+)
+def test_same_size_integer_views(source, target):
+    rng = np.random.default_rng(1)
+    np_src = wp.dtype_to_numpy(source)
+    values = (rng.integers(0, 2, 7) if source is wp.bool else rng.integers(-100, 100, 7)).astype(np_src)
+    a = wp.array(values, dtype=source)
+    view = wp.from_dlpack(wp.to_dlpack(a), dtype=target)
+    assert view.ptr == a.ptr and view.dtype is target and view.strides == a.strides
+    np.testing.assert_array_equal(view.numpy(), values.view(wp.dtype_to_numpy(target)))
+    # vectors of one component size view each other too
+    vecs = wp.array(values[:6].reshape(2, 3), dtype=wp.types.vector(3, source))
+    vview = wp.from_dlpack(wp.to_dlpack(vecs), dtype=wp.types.vector(3, target))
+    np.testing.assert_array_equal(vview.numpy(), values[:6].reshape(2, 3).view(wp.dtype_to_numpy(target)))
+
+
+def test_float_and_integer_components_do_not_view_each_other():
+    for source, target in ((wp.int32, wp.float32), (wp.bool, wp.float32), (wp.float64, wp.int64)):
+        with pytest.raises(TypeError, match="component types differ"):
+            wp.from_dlpack(wp.to_dlpack(wp.zeros(2, dtype=source)), dtype=target)
+
+
+def test_producer_errors_are_reported_before_wrapping():
+    class OtherDevice:
+        def __dlpack_device__(self):
+            return (123, 7)
+
+        def __dlpack__(self, stream=None):
+            raise AssertionError("not called for an unsupported device")
+
+    class NotACapsule:
+        def __dlpack_device__(self):
+            return (1, 0)
+
+        def __dlpack__(self, stream=None):
+            return object()
+
+    with pytest.raises(TypeError, match="Unsupported source device for DLPack: device_type=123, device_id=7"):
+        wp.from_dlpack(OtherDevice())
+    with pytest.raises(TypeError, match="Expected a valid DLPack capsule, got object"):
+        wp.from_dlpack(NotACapsule())

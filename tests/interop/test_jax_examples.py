@@ -452,12 +452,20 @@ def test_jax_callable():
 def test_jax_callable_graph_modes_and_vmap():
     from warp.jax_experimental import GraphMode
 
-    for mode in (GraphMode.JAX, GraphMode.WARP, GraphMode.NONE):
+    a = jnp.arange(4, dtype=jnp.float32)
+    b = jnp.ones((2, 2), dtype=jnp.float32)
+    for mode in (GraphMode.JAX, GraphMode.NONE, 1):
         jax_func = jax_callable(example_func, num_outputs=2, graph_mode=mode)
-        a = jnp.arange(4, dtype=jnp.float32)
-        b = jnp.ones((2, 2), dtype=jnp.float32)
         c, d = jax_func(a, b, 3.0, output_dims={"c": 4, "d": 2})
         np.testing.assert_array_equal(c, 3.0 * np.arange(4))
+    same = jax_callable(example_func, num_outputs=2)
+    assert jax_callable(example_func, num_outputs=2, graph_mode=1) is same
+    assert jax_callable(example_func, num_outputs=2, graph_mode=2).graph_mode is GraphMode.WARP
+    # Warp's own CUDA graph modes need a CUDA device
+    for mode in (GraphMode.WARP, GraphMode.WARP_STAGED, GraphMode.WARP_STAGED_EX):
+        jax_func = jax_callable(example_func, num_outputs=2, graph_mode=mode)
+        with pytest.raises(Exception, match=f"{mode.name} .*not supported on the CPU"):
+            jax.block_until_ready(jax_func(a, b, 3.0, output_dims={"c": 4, "d": 2}))
     with pytest.warns(DeprecationWarning, match="graph_compatible"):
         jax_callable(example_func, num_outputs=2, graph_compatible=False)
     batched = jax_callable(example_func, num_outputs=2)

@@ -152,7 +152,7 @@ def test_construction_errors():
         jax_kernel(double, num_outputs=0)
     with pytest.raises(ValueError, match="count the 2 in-out argument"):
         jax_kernel(double, num_outputs=1, in_out_argnames=["x", "y"])
-    with pytest.raises(ValueError, match="unknown parameters"):
+    with pytest.raises(ValueError, match="did not match any function argument names"):
         jax_kernel(double, in_out_argnames=["nope"])
     with pytest.raises(ValueError, match="not supported with enable_backward"):
         jax_kernel(double, num_outputs=1, in_out_argnames=["x"], enable_backward=True)
@@ -177,12 +177,12 @@ def test_errors_inside_xla_surface_with_the_message():
 
 
 def test_gradient_of_integer_inputs_is_float0():
-    k = jax_kernel(gather, enable_backward=True)
+    k = jax_kernel(gather, enable_backward=True, launch_dims=4)  # (the default would be table's 5)
     table = jnp.arange(5, dtype=jnp.float32)
     idx = jnp.array([0, 2, 2, 4], dtype=jnp.int32)
 
     def loss(table, idx):
-        return jnp.sum(k(table, idx, 3.0, launch_dims=4)[0])  # (the default would be table's 5)
+        return jnp.sum(k(table, idx, 3.0)[0])
 
     g_table, g_idx = jax.grad(loss, argnums=(0, 1), allow_int=True)(table, idx)
     np.testing.assert_array_equal(g_table, [3.0, 0.0, 6.0, 0.0, 3.0])
@@ -235,3 +235,102 @@ def test_output_dims_smaller_than_the_launch_are_refused():
     k = jax_kernel(double, output_dims=2)
     with pytest.raises(ValueError, match="argument 'y' has 2 elements along its dimension 0"):
         k(jnp.arange(4, dtype=jnp.float32))
+
+
+@wp.kernel
+def scaled_by_block_dim(a: wp.array(dtype=float), b: wp.array(dtype=float)):
+    i = wp.tid()
+    b[i] = a[i] * float(wp.block_dim())
+
+
+def test_top_level_names_and_wrapper_reuse():
+    assert wp.jax_kernel(double) is wp.jax_kernel(double, num_outputs=1, in_out_argnames=[])
+    assert wp.jax_kernel(double) is not wp.jax_kernel(double, in_out_argnames=["y"], num_outputs=1)
+    assert wp.jax_kernel(double, output_dims={"y": 4}) is wp.jax_kernel(double, output_dims={"y": 4})
+    assert wp.JaxModulePreloadMode.NONE == 0 and wp.JaxCallableGraphMode.WARP_STAGED == 3
+    k = wp.jax_kernel(double, module_preload_mode=wp.JaxModulePreloadMode.NONE)
+    (y,) = k(jnp.arange(4, dtype=jnp.float32))
+    np.testing.assert_array_equal(np.asarray(y), 2.0 * np.arange(4))
+    with pytest.raises(ValueError, match="must not contain duplicate names"):
+        wp.jax_kernel(double, num_outputs=1, in_out_argnames=["y", "y"])
+    with pytest.raises(ValueError, match="in_out arguments should be placed before output-only arguments"):
+        wp.jax_kernel(gather, num_outputs=2, in_out_argnames=["out"])
+    with pytest.raises(ValueError, match="module_preload_mode"):
+        wp.jax_kernel(double, module_preload_mode=7)
+
+
+def test_block_dim_is_validated_and_passed_to_launches():
+    for bad in (0, -1):
+        with pytest.raises(ValueError, match="block_dim must be positive"):
+            wp.jax_kernel(double, block_dim=bad)
+    for bad in (True, 1.5):
+        with pytest.raises(TypeError, match="block_dim must be an integer or None"):
+            wp.jax_kernel(double, block_dim=bad)
+    assert wp.jax_kernel(double, block_dim=np.int64(64)).block_dim == 64
+    assert wp.jax_kernel(double).block_dim is None
+    x = jnp.arange(8, dtype=jnp.float32)
+    k = wp.jax_kernel(scaled_by_block_dim, block_dim=64, enable_backward=True)
+    (y,) = k(x)
+    grad = jax.grad(lambda v: jnp.sum(k(v)[0]))(x)
+    # a CPU launch runs blocks of one thread, whatever block_dim asks for, as in Warp
+    np.testing.assert_array_equal(np.asarray(y), np.arange(8))
+    np.testing.assert_array_equal(np.asarray(grad), np.ones(8))
+
+
+@wp.kernel
+def scale_extra_axis(a: wp.array4d(dtype=float), b: wp.array4d(dtype=float)):
+    i, j, k = wp.tid()
+    for m in range(a.shape[0]):
+        b[m, i, j, k] = a[m, i, j, k] * 2.0 + float(m)
+
+
+def test_outputs_of_another_rank_than_the_launch_take_their_input_shape():
+    k = wp.jax_kernel(scale_extra_axis, launch_dims=(3, 4, 5), enable_backward=True)
+    rng = np.random.default_rng(4)
+    a = jnp.asarray(rng.random((2, 3, 4, 5)).astype(np.float32))
+    (b,) = k(a)
+    expected = 2.0 * np.asarray(a) + np.arange(2)[:, None, None, None]
+    np.testing.assert_allclose(np.asarray(b), expected, rtol=1e-6)
+    w = jnp.asarray(rng.random((2, 3, 4, 5)).astype(np.float32))
+    grad = jax.grad(lambda x: jnp.sum(k(x)[0] * w))(a)
+    np.testing.assert_allclose(np.asarray(grad), 2.0 * np.asarray(w), rtol=1e-6)
+    with pytest.raises(TypeError, match="launch_dims cannot be overridden per-call"):
+        k(a, launch_dims=(3, 4, 5))
+    with pytest.raises(TypeError, match="output_dims is not supported"):
+        k(a, output_dims={"b": (2, 3, 4, 5)})
+    with pytest.raises(NotImplementedError, match="output_dims is not supported with enable_backward"):
+        wp.jax_kernel(scale_extra_axis, output_dims={"b": (2, 3, 4, 5)}, enable_backward=True)
+
+
+@wp.kernel
+def triple_bf16(a: wp.array(dtype=wp.types.vector(2, wp.bfloat16)),
+                b: wp.array(dtype=wp.types.vector(2, wp.bfloat16))):
+    i = wp.tid()
+    b[i] = a[i] * wp.bfloat16(3.0)
+
+
+def test_bfloat16_arrays_pass_as_jax_bfloat16():
+    x = jnp.arange(8, dtype=jnp.bfloat16).reshape(4, 2)
+    (y,) = jax.jit(wp.jax_kernel(triple_bf16))(x)
+    assert y.dtype == jnp.bfloat16
+    np.testing.assert_array_equal(np.asarray(y, dtype=np.float32), 3.0 * np.arange(8).reshape(4, 2))
+    with pytest.raises(TypeError, match="expects an array of vector"):
+        wp.jax_kernel(triple_bf16)(jnp.zeros((4, 2), dtype=jnp.uint16))
+
+
+def test_results_vary_over_the_manual_axes_of_their_inputs():
+    # inside shard_map with check_vma, a scan carry must keep its varying axes through the call
+    mesh = jax.make_mesh((1,), ("replicas",))
+    spec = jax.sharding.PartitionSpec("replicas")
+    for wrapper in (wp.jax_kernel(double), wp.jax_callable(lambda_double, num_outputs=1)):
+
+        @jax.shard_map(mesh=mesh, in_specs=spec, out_specs=spec, check_vma=True)
+        def scan_double(x, wrapper=wrapper):
+            return jax.lax.scan(lambda c, _: (wrapper(c)[0], None), x, None, length=3)[0]
+
+        x = jax.device_put(jnp.arange(8, dtype=jnp.float32), jax.sharding.NamedSharding(mesh, spec))
+        np.testing.assert_array_equal(np.asarray(scan_double(x)), 8.0 * np.arange(8))
+
+
+def lambda_double(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    wp.launch(double, dim=x.shape, inputs=[x], outputs=[y])

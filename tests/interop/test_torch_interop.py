@@ -296,3 +296,56 @@ def test_temporaries_passed_to_a_launch_live_through_it():
     del d
     gc.collect()
     assert ref() is None
+
+
+@wp.kernel
+def _affine(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    y[i] = 0.5 - x[i] * 2.0
+
+
+@wp.kernel
+def _vec_sum(x: wp.array(dtype=wp.vec3), y: wp.array(dtype=wp.vec3), z: wp.array(dtype=wp.vec3)):
+    i = wp.tid()
+    z[i] = x[i] + y[i]
+
+
+def test_tensor_passed_to_a_taped_launch_is_not_its_own_adjoint():
+    x = torch.ones((10, 3))
+    y = torch.ones((10, 3))
+    wp_y = wp.from_torch(y, dtype=wp.vec3, requires_grad=True)
+    wp_z = wp.from_torch(torch.zeros((10, 3)), dtype=wp.vec3, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(_vec_sum, dim=10, inputs=[x, wp_y], outputs=[wp_z])
+    tape.backward(grads={wp_z: wp.ones_like(wp_z)})
+    np.testing.assert_array_equal(x.numpy(), np.ones((10, 3)))  # unchanged by backward
+    np.testing.assert_array_equal(y.grad.numpy(), np.ones((10, 3)))
+
+
+def test_broadcast_output_adjoint_reaches_every_thread():
+    # torch's gradient of y.sum() is one value broadcast with stride 0
+    adj_y = torch.full((1,), 3.0).expand(16)
+    adj_x = torch.zeros(16)
+    x, y = torch.ones(16), torch.empty(16)
+    wp.launch(_affine, dim=16, inputs=[wp.from_torch(x)], outputs=[wp.from_torch(y)],
+              adj_inputs=[wp.from_torch(adj_x)], adj_outputs=[wp.from_torch(adj_y)], adjoint=True)
+    np.testing.assert_array_equal(adj_x.numpy(), np.full(16, -6.0))  # d(0.5 - 2x)/dx * 3
+    np.testing.assert_array_equal(adj_y.numpy(), np.full(16, 3.0))
+
+
+def test_same_size_integer_tensor_views():
+    t = torch.tensor([-1, 2, -3], dtype=torch.int64)
+    a = wp.from_torch(t, dtype=wp.uint64)
+    assert a.ptr == t.data_ptr()
+    np.testing.assert_array_equal(a.numpy(), t.numpy().view(np.uint64))
+    b = wp.from_torch(torch.tensor([True, False]), dtype=wp.int8)
+    np.testing.assert_array_equal(b.numpy(), [1, 0])
+
+
+def test_view_capacity_is_the_rest_of_the_storage():
+    base = torch.arange(24, dtype=torch.float32).reshape((4, 6))
+    for view, expected in ((base, 96), (base[1:3, 2:5], 64), (base[2:, 1::2], 44), (base[3:, 3:], 12)):
+        a = wp.from_torch(view)
+        assert a.capacity == expected
+        np.testing.assert_array_equal(a.numpy(), view.numpy())

@@ -37,6 +37,10 @@ class _Record:
     refused: str = ""
 
 
+#: attributes of objects that launches view as arrays in place (tensors, NumPy arrays)
+_FOREIGN_ARRAY_PROTOCOLS = ("__dlpack__", "__cuda_array_interface__", "__array_interface__")
+
+
 class Tape:
     """Record kernel launches within a ``with`` block and compute gradients with :meth:`backward`.
 
@@ -243,6 +247,10 @@ class Tape:
             return grad
         if getattr(type(a), "_wp_kind_", "") == "struct":
             return self._struct_adjoint(a)
+        if any(hasattr(a, p) for p in _FOREIGN_ARRAY_PROTOCOLS):
+            # a framework tensor or NumPy array viewed in place by the launch: it has no gradient
+            # here, and passing it as its own adjoint would accumulate adjoints into its values
+            return None
         return a  # scalars and other values: no gradient flows back through them
 
     def _struct_adjoint(self, s: Any) -> Any:

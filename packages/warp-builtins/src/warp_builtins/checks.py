@@ -60,6 +60,19 @@ def _lower_expect_near(ctx: Any, args: list, types: list) -> None:
     _report_if(ctx, b.not_(near))
 
 
+#: tolerance of ``expect_near(a, b)`` called without one (NVIDIA Warp's default)
+DEFAULT_TOLERANCE = 1.0e-6
+
+
+def _lower_expect_near_default(ctx: Any, args: list, types: list) -> None:
+    """``expect_near(a, b)``: the tolerance is :data:`DEFAULT_TOLERANCE` in the components' type."""
+    parts = _parts(ctx, args[0], types[0])
+    if not parts:
+        return
+    tol = ir.Constant(parts[0][0].type, DEFAULT_TOLERANCE)
+    _lower_expect_near(ctx, [args[0], args[1], tol], list(types))
+
+
 def _lower_lower_bound(ctx: Any, args: list, types: list) -> ir.Value:
     """Index of the first element >= value in a sorted 1-d array (binary search); a value past
     the last element gives the last index, as in NVIDIA Warp (an index that can be read)."""
@@ -138,8 +151,10 @@ def register(registry: Any) -> None:
         differentiable=False,
         doc="Print an error from the kernel if |a - b| > tolerance.",
     )
+    near_types = [F]
     for pattern in (VectorOf(None, F), QuatOf(F), MatrixOf(None, None, F)):
         VF = TypeVar("VF", pattern)
+        near_types.append(VF)
         registry.add(
             "expect_near",
             params=[("a", VF), ("b", VF), ("tolerance", F)],
@@ -150,6 +165,18 @@ def register(registry: Any) -> None:
             prints_only=True,
             differentiable=False,
             doc="Print an error from the kernel if any component differs by more than tolerance.",
+        )
+    for T in near_types:
+        registry.add(
+            "expect_near",
+            params=[("a", T), ("b", T)],
+            result=None,
+            lower=_lower_expect_near_default,
+            group=GROUP,
+            side_effects=True,
+            prints_only=True,
+            differentiable=False,
+            doc=f"expect_near with the default tolerance {DEFAULT_TOLERANCE:g}.",
         )
     registry.add("lower_bound", params=[("arr", ArrayOf(S, 1)), ("value", S)], result=int32,
                  lower=_lower_lower_bound, group="Other", differentiable=False,

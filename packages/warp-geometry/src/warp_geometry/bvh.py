@@ -118,8 +118,19 @@ def group_numbers(groups: Any, count: int, owner: str, what: str) -> np.ndarray 
     return groups.numpy()
 
 
+def is_cubql_available() -> bool:
+    """Whether the cuBQL BVH builder (``constructor="cubql"`` in NVIDIA Warp, a CUDA library) can
+    be used: never here; BVHs are built by this project's "sah"/"median" and "lbvh" builders."""
+    return False
+
+
 def check_constructor(constructor: Any, leaf_size: Any, owner: str) -> int:
     """Validate ``constructor``/``leaf_size`` arguments; returns the leaf size."""
+    if constructor == "cubql":
+        raise RuntimeError(
+            f"{owner}: the cuBQL BVH constructor is not available (wp.is_cubql_available() is False); "
+            f"use one of {CONSTRUCTORS} or None"
+        )
     if constructor is not None and constructor not in CONSTRUCTORS:
         raise ValueError(
             f"{owner}: unknown BVH constructor {constructor!r}; expected one of {CONSTRUCTORS} or None"

@@ -9,6 +9,12 @@ Cell ``(i, j, k)`` is stored in bucket ``(i mod dim_x) + dim_x * ((j mod
 dim_y) + dim_y * (k mod dim_z))``, so space wraps around and far-apart cells may share a
 bucket (the queries return them too: callers filter by distance, as in NVIDIA Warp). Building
 sorts the point indices by bucket (NumPy) and records each bucket's range.
+
+Grids of ``wp.float16`` and ``wp.float64`` points (``HashGrid(..., dtype=)``) bucket the points
+converted to float32 (exactly for float16; float64 rounding is covered by the queries' padding),
+so their queries return the same candidates as a float32 grid of the converted points. Points
+may carry group ids (``build(..., groups=)``): a query given a group visits only that group's
+points (ids sort by group inside each bucket, and the query skips the other groups).
 """
 
 from __future__ import annotations
@@ -18,7 +24,6 @@ from typing import Any
 import numpy as np
 
 import warp as wp
-from warp_geometry.checks import check_vec3_array
 from warp_geometry.descriptors import Descriptor
 
 
@@ -29,6 +34,8 @@ class HashGridData:
     point_ids: wp.array(dtype=wp.int32)
     cell_starts: wp.array(dtype=wp.int32)
     cell_ends: wp.array(dtype=wp.int32)
+    #: group id of each sorted point (empty when the grid was built without groups: all group 0)
+    point_groups: wp.array(dtype=wp.int32)
     inv_cell_width: wp.float32
     dim_x: wp.int32
     dim_y: wp.int32
@@ -43,7 +50,8 @@ def _dims(dim_x: Any, dim_y: Any, dim_z: Any) -> tuple[int, int, int]:
             raise ValueError(f"wp.HashGrid: {name} must be a positive integer, got {d!r}")
         dims.append(int(d))
     if dims[0] * dims[1] * dims[2] >= 2**31:
-        raise ValueError(f"wp.HashGrid: {dims[0]}x{dims[1]}x{dims[2]} cells do not fit 32-bit bucket indices")
+        raise RuntimeError(f"wp.HashGrid: cell count exceeds supported limit: {dims[0]}x{dims[1]}x{dims[2]} "
+                           "cells do not fit 32-bit bucket indices")
     return dims[0], dims[1], dims[2]
 
 
@@ -56,6 +64,18 @@ def cell_of(scaled: np.ndarray) -> np.ndarray:
     with np.errstate(invalid="ignore"):
         inside = np.floor(np.where(np.abs(scaled) < CELL_LIMIT, scaled, 0.0)).astype(np.int64)
         return np.where(scaled >= CELL_LIMIT, CELL_LIMIT, np.where(scaled > -CELL_LIMIT, inside, -CELL_LIMIT))
+
+
+#: point scalar types a grid accepts
+GRID_DTYPES = (wp.float16, wp.float32, wp.float64)
+
+
+def _grid_dtype(dtype: Any) -> Any:
+    for t in GRID_DTYPES:
+        if dtype is t:
+            return t
+    names = ", ".join(f"wp.{t.__name__}" for t in GRID_DTYPES)
+    raise TypeError(f"wp.HashGrid: dtype must be one of {names}, got {dtype!r}")
 
 
 def bucket_of(points: np.ndarray, inv_cell_width: np.float32, dims: tuple[int, int, int]) -> np.ndarray:
@@ -77,13 +97,17 @@ class HashGrid:
     ``wp.hash_grid_query(id, p, max_dist)`` and ``wp.hash_grid_query_next(query, index)``.
     """
 
-    def __init__(self, dim_x: int, dim_y: int, dim_z: int, device: Any = None):
+    def __init__(self, dim_x: int, dim_y: int, dim_z: int, device: Any = None, dtype: Any = wp.float32):
+        self.dtype = _grid_dtype(dtype)
         self.dims = _dims(dim_x, dim_y, dim_z)
         self.device = wp.get_device(device)
         num_cells = self.dims[0] * self.dims[1] * self.dims[2]
         self._starts = wp.zeros(num_cells, dtype=wp.int32, device=self.device)
         self._ends = wp.zeros(num_cells, dtype=wp.int32, device=self.device)
         self._ids = wp.zeros(0, dtype=wp.int32, device=self.device)
+        self._groups = wp.zeros(0, dtype=wp.int32, device=self.device)  # room for group ids
+        self._no_groups = self._groups  # what kernels see after a build without groups
+        self._point_groups = self._no_groups
         self._capacity = 0
         self._descriptor = Descriptor(HashGridData, self.device)
         self.cell_width = 0.0
@@ -100,6 +124,7 @@ class HashGrid:
             point_ids=self._ids,
             cell_starts=self._starts,
             cell_ends=self._ends,
+            point_groups=self._point_groups,
             inv_cell_width=float(inv_width),
             dim_x=self.dims[0],
             dim_y=self.dims[1],
@@ -107,8 +132,13 @@ class HashGrid:
             num_points=num_points,
         )
 
-    def reserve(self, num_points: int) -> None:
-        """Allocate room for ``num_points`` points (``build`` grows the storage as needed)."""
+    def reserve(self, num_points: int, with_groups: bool = False) -> None:
+        """Allocate room for ``num_points`` points (``build`` grows the storage as needed), and
+        for their group ids with ``with_groups=True``."""
+        if self.device.is_capturing:
+            raise NotImplementedError(
+                "wp.HashGrid.reserve cannot run inside a graph capture: reserve before capture"
+            )
         if not isinstance(num_points, (int, np.integer)) or num_points < 0:
             raise ValueError(
                 f"wp.HashGrid.reserve: num_points must be a non-negative integer, got {num_points!r}"
@@ -118,17 +148,49 @@ class HashGrid:
             grown.numpy()[: self._capacity] = self._ids.numpy()  # keep the current build usable
             self._ids = grown
             self._capacity = int(num_points)
+        if with_groups:
+            self.reserve_groups(int(num_points))
         self.reserved = True
         n = self._descriptor.value.num_points
         self._write(min(n, self._capacity), np.float32(self._descriptor.value.inv_cell_width))
 
-    def build(self, points: Any, radius: float) -> None:
-        """Bucket ``points`` (``wp.vec3`` array) into cells of width ``radius``; call again when they move."""
-        check_vec3_array(points, "wp.HashGrid.build", "points")
-        if points.device != self.device:
-            raise ValueError(
-                f"wp.HashGrid.build: points are on {points.device} but the grid on {self.device}"
-            )
+    def reserve_groups(self, num_points: int) -> None:
+        """Allocate room for the group ids of ``num_points`` points."""
+        if self._groups.shape[0] < num_points:
+            grouped = self._point_groups is self._groups
+            self._groups = wp.zeros(int(num_points), dtype=wp.int32, device=self.device)
+            if grouped:
+                self._point_groups = self._groups
+
+    def _check_input(self, value: Any, name: str, dtype: Any) -> Any:
+        """``value`` if it is a ``wp.array`` of ``dtype`` on the grid's device (any shape and strides)."""
+        owner = "wp.HashGrid.build"
+        if not isinstance(value, wp.array):
+            raise TypeError(f"{owner}: '{name}' must be a wp.array of {wp.types.type_repr(dtype)}, "
+                            f"got {type(value).__name__}")
+        if value.dtype != dtype:
+            raise TypeError(f"{owner}: '{name}' must hold {wp.types.type_repr(dtype)} (the grid's dtype is "
+                            f"wp.{self.dtype.__name__}), got {wp.types.type_repr(value.dtype)}")
+        if value.device != self.device:
+            raise ValueError(f"{owner}: {name} must live on the same device as the grid: {name} are on "
+                             f"{value.device}, the grid on {self.device}")
+        return value
+
+    def build(self, points: Any, radius: float, groups: Any = None) -> None:
+        """Bucket ``points`` (an array of 3-vectors of the grid's dtype, any shape: indices are
+        row-major positions) into cells of width ``radius``; call again when they move.
+        ``groups`` (int32 array of the same shape) gives each point a group id for grouped queries.
+
+        Inside a graph capture on the CPU the build is recorded: each replay rebuilds the grid from
+        the values the arrays hold then (storage grows at replay as needed).
+        """
+        self._check_input(points, "points", wp.types.vector(3, self.dtype))
+        if groups is not None:
+            self._check_input(groups, "groups", wp.int32)
+            if groups.size != points.size:
+                raise ValueError(
+                    f"wp.HashGrid.build: groups has {groups.size} entries for {points.size} points"
+                )
         radius = float(radius)
         with np.errstate(over="ignore", divide="ignore"):
             inv = np.float32(1.0) / np.float32(radius)
@@ -137,11 +199,28 @@ class HashGrid:
                 f"wp.HashGrid.build: radius must be a positive finite number whose float32 inverse "
                 f"is positive and finite, got {radius!r}"
             )
-        n = int(points.shape[0])
+        if self.device.is_capturing:
+            rebuild = lambda: self._build_now(points, radius, groups)  # noqa: E731
+            self.device.backend.capture_host_callback(self.device, rebuild)
+        else:
+            self._build_now(points, radius, groups)
+
+    def _build_now(self, points: Any, radius: float, groups: Any) -> None:
+        values = np.asarray(points.numpy()).reshape(-1, 3).astype(np.float32)
+        n = int(values.shape[0])
         if n > self._capacity:
             self.reserve(n)
-        buckets = bucket_of(points.numpy(), inv, self.dims)
-        order = np.argsort(buckets).astype(np.int32)  # order inside a bucket is irrelevant
+        inv = np.float32(1.0) / np.float32(radius)  # checked by build
+        buckets = bucket_of(values, inv, self.dims)
+        if groups is None:
+            order = np.argsort(buckets).astype(np.int32)  # order inside a bucket is irrelevant
+            self._point_groups = self._no_groups
+        else:
+            group_ids = np.asarray(groups.numpy()).reshape(-1)
+            order = np.lexsort((group_ids, buckets)).astype(np.int32)  # by bucket, then group
+            self.reserve_groups(n)
+            self._groups.numpy()[:n] = group_ids[order]
+            self._point_groups = self._groups
         counts = np.bincount(buckets, minlength=self._starts.shape[0])
         ends = np.cumsum(counts)
         self._ids.numpy()[:n] = order

@@ -7,7 +7,9 @@ The buckets of a row of cells (x fastest) are consecutive and their points one r
 sorted ids, so a query reads two bucket bounds per row, not per cell.
 Cell coordinates are clamped to ``[-CELL_LIMIT, CELL_LIMIT]`` as when building (see
 ``hash_grid``), the query's centre too, so infinite, NaN or huge points and radii stay in
-int32 and the culling (distances in clamped space never exceed the true ones) stays exact.
+int32 and the culling (distances in clamped space never exceed the true ones) stays exact. A query given a group
+skips the points of other groups. Queries of float16 and float64 grids take points and
+distances of that type and search the float32 grid their points were bucketed in.
 """
 
 from __future__ import annotations
@@ -90,6 +92,38 @@ def hash_grid_query_f(id: wp.uint64, point: wp.vec3, max_dist: float) -> HashGri
 
 
 @wp.func
+def hash_grid_query_group_f(id: wp.uint64, point: wp.vec3, max_dist: float, group: int) -> HashGridQuery:
+    q = hash_grid_query_f(id, point, max_dist)
+    q.group = group
+    q.grouped = True
+    return q
+
+
+@wp.func
+def hash_grid_query_h(id: wp.uint64, point: wp.vec3h, max_dist: wp.float16) -> HashGridQuery:
+    return hash_grid_query_f(id, wp.vec3(point), wp.float32(max_dist))
+
+
+@wp.func
+def hash_grid_query_group_h(
+    id: wp.uint64, point: wp.vec3h, max_dist: wp.float16, group: int
+) -> HashGridQuery:
+    return hash_grid_query_group_f(id, wp.vec3(point), wp.float32(max_dist), group)
+
+
+@wp.func
+def hash_grid_query_d(id: wp.uint64, point: wp.vec3d, max_dist: wp.float64) -> HashGridQuery:
+    return hash_grid_query_f(id, wp.vec3(point), wp.float32(max_dist))
+
+
+@wp.func
+def hash_grid_query_group_d(
+    id: wp.uint64, point: wp.vec3d, max_dist: wp.float64, group: int
+) -> HashGridQuery:
+    return hash_grid_query_group_f(id, wp.vec3(point), wp.float32(max_dist), group)
+
+
+@wp.func
 def _gap(c: int, s: float) -> float:
     """Distance (in cell units) from coordinate ``s`` to cell ``c`` along one axis."""
     return wp.max(wp.max(float(c) - s, s - float(c + 1)), 0.0)
@@ -100,9 +134,15 @@ def hash_grid_query_next_f(query: HashGridQuery, index: int):
     g = wp.hash_grid_get(query.id)
     while True:
         if query.item < query.item_end:
-            found = g.point_ids[query.item]
-            query.item = query.item + 1
-            return True, query, found
+            item = query.item
+            query.item = item + 1
+            if query.grouped:
+                point_group = int(0)
+                if g.point_groups.shape[0] > item:
+                    point_group = g.point_groups[item]
+                if point_group != query.group:
+                    continue
+            return True, query, g.point_ids[item]
         if query.pending[0] < query.pending[1]:
             query.item = query.pending[0]
             query.item_end = query.pending[1]
@@ -168,6 +208,18 @@ def register(registry: Any) -> None:
         "around ``point`` of half-width ``max_dist`` (candidates: filter by distance); iterate with "
         "hash_grid_query_next or a for loop.",
     )
+    for scalar, vec, plain, grouped in ((wp.float16, wp.vec3h, hash_grid_query_h, hash_grid_query_group_h),
+                                        (f32, v3, None, hash_grid_query_group_f),
+                                        (wp.float64, wp.vec3d, hash_grid_query_d, hash_grid_query_group_d)):
+        if plain is not None:
+            add_builtin(registry, "hash_grid_query", params={"id": u64, "point": vec, "max_dist": scalar},
+                        result=HashGridQuery, func=plain, group=GROUP,
+                        doc="hash_grid_query of a grid of this precision (see the float32 overload).")
+        add_builtin(registry, "hash_grid_query",
+                    params={"id": u64, "point": vec, "max_dist": scalar, "group": i32},
+                    result=HashGridQuery, func=grouped, group=GROUP,
+                    doc="hash_grid_query visiting only the points of ``group`` (the ``groups`` given to "
+                    "build).")
     add_builtin(
         registry,
         "hash_grid_query_next",

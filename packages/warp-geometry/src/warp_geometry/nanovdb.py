@@ -18,10 +18,11 @@ the reverse.
 
 from __future__ import annotations
 
+import io
 import struct
 import zlib
 from dataclasses import dataclass, field
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Iterator
 
 import numpy as np
 
@@ -418,36 +419,61 @@ def is_grid_buffer(data: bytes) -> bool:
     return version >> 21 >= 20 and GRID_SIZE + TREE_SIZE <= size <= len(data)
 
 
+def _segments(f: BinaryIO) -> Iterator[list[tuple[int, int, int, bytes]]]:
+    """The segments of an ``.nvdb`` file, each the list of its grids' ``(grid size, codec,
+    file size, payload)``. A segment is a header, the metadata and name of each of its grids,
+    then their payloads in the same order."""
+    first = True
+    while True:
+        head = f.read(16)
+        if not head and not first:
+            return
+        if len(head) < 16:
+            raise NanoVDBError("file too short for a NanoVDB header")
+        magic, _version, count, codec = struct.unpack("<QIHH", head)
+        if magic not in (MAGIC_FILE, MAGIC_LEGACY):
+            if first:
+                raise NanoVDBError(f"not a NanoVDB file (magic {magic:#x})")
+            return  # trailing bytes after the last segment
+        first = False
+        metas = []
+        for _ in range(count):
+            meta = f.read(176)
+            if len(meta) < 176:
+                raise NanoVDBError("truncated NanoVDB file (grid metadata)")
+            grid_size, file_size = struct.unpack_from("<QQ", meta, 0)
+            name_size = struct.unpack_from("<I", meta, 136)[0]
+            grid_codec = struct.unpack_from("<H", meta, 168)[0]
+            f.read(name_size)
+            metas.append((grid_size, grid_codec or codec, file_size))
+        grids = []
+        for grid_size, grid_codec, file_size in metas:
+            payload = f.read(file_size)
+            if len(payload) < file_size:
+                raise NanoVDBError("truncated NanoVDB file (grid data)")
+            grids.append((grid_size, grid_codec, file_size, payload))
+        yield grids
+
+
+def file_grid_count(data: bytes) -> int:
+    """Number of grids an ``.nvdb`` file (its bytes) holds, over all its segments."""
+    return sum(len(segment) for segment in _segments(io.BytesIO(data)))
+
+
 def read_file(f: BinaryIO, grid: int = 0) -> bytes:
-    """The buffer of grid number ``grid`` of an ``.nvdb`` file (codecs NONE and ZIP)."""
-    head = f.read(16)
-    if len(head) < 16:
-        raise NanoVDBError("file too short for a NanoVDB header")
-    magic, _version, count, codec = struct.unpack("<QIHH", head)
-    if magic not in (MAGIC_FILE, MAGIC_LEGACY):
-        raise NanoVDBError(f"not a NanoVDB file (magic {magic:#x})")
-    if grid >= count:
-        raise NanoVDBError(f"the file holds {count} grid(s), grid {grid} was asked for")
-    for i in range(count):
-        meta = f.read(176)
-        if len(meta) < 176:
-            raise NanoVDBError("truncated NanoVDB file (grid metadata)")
-        grid_size, file_size = struct.unpack_from("<QQ", meta, 0)
-        name_size = struct.unpack_from("<I", meta, 136)[0]
-        grid_codec = struct.unpack_from("<H", meta, 168)[0]
-        f.read(name_size)
-        payload = f.read(file_size)
-        if len(payload) < file_size:
-            raise NanoVDBError("truncated NanoVDB file (grid data)")
-        if i != grid:
-            continue
-        codec_used = grid_codec or codec
-        if codec_used == 0:
-            return payload[:grid_size]
-        if codec_used == 1:
-            return _unzip(payload, grid_size)
-        raise NanoVDBError(f"NanoVDB codec {codec_used} is not supported (NONE and ZIP are)")
-    raise NanoVDBError("grid not found")
+    """The buffer of grid number ``grid`` (counted over all segments) of an ``.nvdb`` file
+    (codecs NONE and ZIP)."""
+    index = 0
+    for segment in _segments(f):
+        for grid_size, codec_used, _file_size, payload in segment:
+            if index == grid:
+                if codec_used == 0:
+                    return payload[:grid_size]
+                if codec_used == 1:
+                    return _unzip(payload, grid_size)
+                raise NanoVDBError(f"NanoVDB codec {codec_used} is not supported (NONE and ZIP are)")
+            index += 1
+    raise NanoVDBError(f"the file holds {index} grid(s), grid {grid} was asked for")
 
 
 def _unzip(payload: bytes, grid_size: int) -> bytes:

@@ -19,7 +19,7 @@ from warp_geometry import (
     volume_index_sampling,
     volume_queries,
 )
-from warp_geometry.bvh import Bvh
+from warp_geometry.bvh import Bvh, is_cubql_available
 from warp_geometry.hash_grid import HashGrid
 from warp_geometry.mesh import Mesh
 from warp_geometry.volume import Volume
@@ -51,6 +51,7 @@ def warp_exports() -> dict[str, Any]:
     return {
         **volume_generic.exports(),
         "Bvh": Bvh,
+        "is_cubql_available": is_cubql_available,
         "Mesh": Mesh,
         "HashGrid": HashGrid,
         "Volume": Volume,

@@ -92,7 +92,11 @@ class HashGridQuery:
     A row's buckets are consecutive, so its points are one range of the sorted ids
     (``item``..``item_end``), or two when the row wraps around (the second one ``pending``).
     When the box fits the grid (``cull``), rows and row ends farther than the query radius from
-    the point (``center`` and ``radius`` in cell units) are skipped.
+    the point (``center`` and ``radius`` in cell units) are skipped. A grouped query
+    (``grouped``) reports only the points of ``group``.
+
+    One type serves grids of every point precision (they bucket float32 coordinates):
+    ``HashGridQuery[wp.float16]`` and ``HashGridQuery[wp.float64]`` name it too.
     """
 
     id: wp.uint64
@@ -105,7 +109,19 @@ class HashGridQuery:
     center: wp.vec3
     radius: wp.float32
     cull: wp.bool
+    group: wp.int32
+    grouped: wp.bool
 
+
+def _hash_grid_query_of(dtype: object) -> type:
+    """``HashGridQuery[dtype]``: the query type of a grid of ``dtype`` points (the same type)."""
+    if dtype not in (wp.float16, wp.float32, wp.float64):
+        raise TypeError(f"HashGridQuery[...] takes the grid's scalar type (wp.float16, wp.float32 or "
+                        f"wp.float64), got {dtype!r}")
+    return HashGridQuery
+
+
+HashGridQuery.__class_getitem__ = staticmethod(_hash_grid_query_of)  # type: ignore[attr-defined]
 
 # iterator states carry no gradients (the result records do: u, v, t, normal, sign)
 for _t in (BvhQuery, MeshQueryAABB, HashGridQuery):

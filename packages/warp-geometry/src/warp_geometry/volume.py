@@ -9,8 +9,9 @@ volume loaded from an ``.nvdb`` file keeps its exact tree (tiles included), and
 from __future__ import annotations
 
 import io
+import numbers
 import os
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -68,6 +69,55 @@ def _dtype_of_value(value: Any) -> tuple[int, Any]:
     raise TypeError(f"wp.Volume: bg_value must be a float, an int or a 3-vector, got {value!r}")
 
 
+def voxel_sizes(voxel_size: Any, owner: str) -> np.ndarray:
+    """The per-axis voxel sizes of a scalar or a 3-sequence: ``TypeError`` for other types,
+    ``ValueError`` for a wrong length or sizes that are not positive and finite."""
+    if isinstance(voxel_size, (str, bytes)) or voxel_size is None or isinstance(voxel_size, bool):
+        raise TypeError(
+            f"{owner}: voxel_size must be a number or a sequence of 3 numbers, got {voxel_size!r}"
+        )
+    if isinstance(voxel_size, (numbers.Real, np.number)):
+        sizes = np.full(3, float(voxel_size))
+    else:
+        try:
+            items = list(voxel_size)
+        except TypeError:
+            raise TypeError(
+                f"{owner}: voxel_size must be a number or a sequence of 3 numbers, got {voxel_size!r}"
+            ) from None
+        if not all(isinstance(v, (numbers.Real, np.number)) and not isinstance(v, bool) for v in items):
+            raise TypeError(f"{owner}: voxel_size must hold numbers, got {voxel_size!r}")
+        if len(items) != 3:
+            raise ValueError(f"{owner}: voxel_size must have 3 entries (x, y, z), got {len(items)}")
+        sizes = np.array(items, dtype=np.float64)
+    if not np.all(np.isfinite(sizes)) or not np.all(sizes > 0.0):
+        raise ValueError(f"{owner}: voxel_size must be positive and finite, got {voxel_size!r}")
+    return sizes
+
+
+class GridInfo(NamedTuple):
+    """What :meth:`Volume.get_grid_info` reports about a volume's grid."""
+
+    #: the grid's name
+    name: str
+    #: size of the grid buffer in bytes
+    size_in_bytes: int
+    #: position of the grid in the file it was loaded from (0 otherwise)
+    grid_index: int
+    #: number of grids in that file (1 otherwise)
+    grid_count: int
+    #: value type name as NanoVDB spells it ("float", "int32", "Vec3f", "Index", "OnIndex")
+    type_str: str
+    #: index-to-world translation
+    translation: Any
+    #: index-to-world matrix (9 values, row major)
+    transform_matrix: Any
+
+
+_TYPE_STR = {nanovdb.FLOAT: "float", nanovdb.INT32: "int32", nanovdb.VEC3F: "Vec3f", nanovdb.INDEX: "Index",
+             nanovdb.ON_INDEX: "OnIndex"}
+
+
 class Volume:
     """A sparse volume (NanoVDB grid) usable in kernels through ``id``.
 
@@ -86,6 +136,10 @@ class Volume:
             raw = data.numpy().tobytes() if isinstance(data, wp.array) else bytes(data)
             grid = nanovdb.decode(raw)
         self.device = wp.get_device(device if device is not None else getattr(data, "device", None))
+        #: the ``.nvdb`` file's bytes the grid came from (None otherwise), the grid's position in
+        #: it and the file's number of grids
+        self._file: bytes | None = None
+        self._grid_index, self._grid_count = 0, 1
         self._set_grid(grid)
 
     # -- construction ---------------------------------------------------------------------
@@ -106,7 +160,21 @@ class Volume:
             data = bytes(file_or_buffer)
         if nanovdb.is_grid_buffer(data):
             return cls(data, device=device)
-        return cls(nanovdb.read_file(io.BytesIO(data)), device=device)
+        return cls._from_file(data, 0, device)
+
+    @classmethod
+    def _from_file(cls, data: bytes, index: int, device: Any) -> Volume:
+        volume = cls(nanovdb.read_file(io.BytesIO(data), index), device=device)
+        volume._file = data
+        volume._grid_index, volume._grid_count = index, nanovdb.file_grid_count(data)
+        return volume
+
+    def load_next_grid(self) -> Volume | None:
+        """The next grid of the ``.nvdb`` file this volume was loaded from, as a new volume on the
+        same device, or None after the last one (or for a volume not loaded from a file)."""
+        if self._file is None or self._grid_index + 1 >= self._grid_count:
+            return None
+        return Volume._from_file(self._file, self._grid_index + 1, self.device)
 
     @classmethod
     def allocate(
@@ -124,14 +192,15 @@ class Volume:
         lo, hi = np.asarray(min, np.float64), np.asarray(max, np.float64)
         if lo.shape != (3,) or hi.shape != (3,):
             raise ValueError("wp.Volume.allocate: min and max must be 3-vectors")
+        sizes = voxel_sizes(voxel_size, "wp.Volume.allocate")
         if points_in_world_space:
-            lo = (lo - np.asarray(translation)) / voxel_size
-            hi = (hi - np.asarray(translation)) / voxel_size
+            lo = (lo - np.asarray(translation)) / sizes
+            hi = (hi - np.asarray(translation)) / sizes
         first = np.floor(np.minimum(lo, hi)).astype(np.int64) >> 3
         last = np.floor(np.maximum(lo, hi)).astype(np.int64) >> 3
         axes = [np.arange(a, b + 1) * 8 for a, b in zip(first, last)]
         origins = np.stack(np.meshgrid(*axes, indexing="ij"), axis=-1).reshape(-1, 3)
-        return cls._from_leaves(origins, voxel_size, bg_value, translation, device)
+        return cls._from_leaves(origins, sizes, bg_value, translation, device)
 
     @classmethod
     def allocate_by_tiles(
@@ -146,14 +215,15 @@ class Volume:
         voxel coordinates, ``wp.vec3`` points world positions."""
         if voxel_size is None:
             raise ValueError("wp.Volume.allocate_by_tiles: voxel_size is required")
+        sizes = voxel_sizes(voxel_size, "wp.Volume.allocate_by_tiles")
         pts = tile_points.numpy() if isinstance(tile_points, wp.array) else np.asarray(tile_points)
         pts = pts.reshape(-1, 3)
         if np.issubdtype(pts.dtype, np.integer):
             ijk = pts.astype(np.int64)
         else:
-            ijk = np.floor((pts - np.asarray(translation)) / voxel_size).astype(np.int64)
+            ijk = np.floor((pts - np.asarray(translation)) / sizes).astype(np.int64)
         origins = np.unique(ijk >> 3, axis=0) * 8
-        return cls._from_leaves(origins, voxel_size, bg_value, translation, device)
+        return cls._from_leaves(origins, sizes, bg_value, translation, device)
 
     @classmethod
     def load_from_numpy(
@@ -164,7 +234,9 @@ class Volume:
         bg_value: Any = 0.0,
         device: Any = None,
     ) -> Volume:
-        """A volume holding a dense array (shape (X, Y, Z) or (X, Y, Z, 3)) at index coordinates 0.."""
+        """A volume holding a dense array (shape (X, Y, Z) or (X, Y, Z, 3)) at index coordinates 0..;
+        ``voxel_size`` is a number or per-axis sizes (x, y, z)."""
+        sizes = voxel_sizes(voxel_size, "wp.Volume.load_from_numpy")
         a = np.asarray(ndarray)
         if a.ndim not in (3, 4) or (a.ndim == 4 and a.shape[3] != 3):
             raise ValueError(
@@ -173,7 +245,7 @@ class Volume:
         bg = np.zeros(3, np.float32) + bg_value if a.ndim == 4 else bg_value
         if a.ndim == 3 and np.issubdtype(a.dtype, np.integer):
             bg = int(bg_value)
-        vol = cls.allocate((0, 0, 0), np.array(a.shape[:3]) - 1, voxel_size, bg, min_world, device=device)
+        vol = cls.allocate((0, 0, 0), np.array(a.shape[:3]) - 1, sizes, bg, min_world, device=device)
         g = vol._grid
         origins = np.repeat(g.leaf_origin, 512, axis=0)
         n = np.arange(512)
@@ -190,16 +262,13 @@ class Volume:
 
     @classmethod
     def _from_leaves(
-        cls, origins: np.ndarray, voxel_size: float, bg_value: Any, translation: Any, device: Any
+        cls, origins: np.ndarray, sizes: np.ndarray, bg_value: Any, translation: Any, device: Any
     ) -> Volume:
         grid_type, bg = _dtype_of_value(bg_value)
-        s = float(voxel_size)
-        if not s > 0:
-            raise ValueError(f"wp.Volume: voxel_size must be positive, got {voxel_size!r}")
         grid = grid_from_leaves(np.asarray(origins, np.int64), grid_type, bg)
-        grid.mat = np.eye(3) * s
+        grid.mat = np.diag(sizes)
         grid.vec = np.asarray(translation, np.float64).reshape(3)
-        grid.voxel_size = np.full(3, s)
+        grid.voxel_size = sizes.copy()
         return cls(grid, device=device)
 
     # -- state ----------------------------------------------------------------------------
@@ -278,6 +347,32 @@ class Volume:
     def get_tile_count(self) -> int:
         """Number of leaves (8^3 tiles)."""
         return len(self._grid.leaf_origin)
+
+    def get_voxels(self) -> Any:
+        """Index-space coordinates of the voxels that have storage (``get_voxel_count()`` of
+        them, in the order of their storage), a ``wp.vec3i`` array."""
+        g = self._grid
+        slots = np.arange(512)
+        offsets = np.stack([slots >> 6, (slots >> 3) & 7, slots & 7], axis=1)
+        ijk = (np.asarray(g.leaf_origin, np.int64)[:, None, :] + offsets[None, :, :]).reshape(-1, 3)
+        if self.is_index:
+            index = self._arrays["leaf_index"].numpy()
+            stored = index >= 0
+            ijk = ijk[stored][np.argsort(index[stored], kind="stable")]
+        return wp.array(ijk.astype(np.int32), dtype=wp.vec3i, device=self.device)
+
+    def get_grid_info(self) -> GridInfo:
+        """Name, size, position in its file, type and index-to-world transform of the grid."""
+        g = self._grid
+        return GridInfo(
+            name=g.name,
+            size_in_bytes=len(nanovdb.encode(g)),
+            grid_index=self._grid_index,
+            grid_count=self._grid_count,
+            type_str=_TYPE_STR.get(g.grid_type, str(g.grid_type)),
+            translation=wp.vec3f(*np.asarray(g.vec, np.float32)),
+            transform_matrix=wp.mat33f(*np.asarray(g.mat, np.float32).ravel()),
+        )
 
     def get_tiles(self) -> Any:
         """Index-space origins of the leaves, a ``wp.vec3i`` array."""

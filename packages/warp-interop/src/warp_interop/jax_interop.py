@@ -7,6 +7,7 @@ when it is aligned as JAX requires (warp allocations are 64-byte aligned).
 
 from __future__ import annotations
 
+import enum
 from typing import Any
 
 from warp.arrays.dlpack import from_dlpack
@@ -19,6 +20,31 @@ from warp_interop.frameworks import require
 
 _SCALARS = ("float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16",
             "uint32", "uint64", "bool")
+
+
+class GraphMode(enum.IntEnum):
+    """How a ``jax_callable`` may be captured in a CUDA graph; also ``wp.JaxCallableGraphMode``.
+
+    ``NONE`` and ``JAX`` run on the CPU; the ``WARP*`` modes (Warp's own CUDA graphs, staged
+    with copies of the ``stage_in``/``stage_out`` arguments) need a CUDA device and raise on
+    the CPU.
+    """
+
+    NONE = 0
+    JAX = 1
+    WARP = 2
+    WARP_STAGED = 3
+    WARP_STAGED_EX = 4
+
+
+class ModulePreloadMode(enum.IntEnum):
+    """When ``jax_kernel``/``jax_callable`` load the kernel modules they use (``wp.JaxModulePreloadMode``):
+    ``NONE`` at the first call, ``CURRENT_DEVICE``/``ALL_DEVICES`` when the wrapper is made.
+    Loading is cheap here (compiled objects are cached), so every mode loads at the first call."""
+
+    NONE = 0
+    CURRENT_DEVICE = 1
+    ALL_DEVICES = 2
 
 
 def _jax(what: str) -> Any:
@@ -114,3 +140,19 @@ def to_jax(warp_array: Any) -> Any:
     import jax.dlpack
 
     return jax.dlpack.from_dlpack(warp_array)
+
+
+def jax_kernel(kernel: Any, *args: Any, **kwargs: Any) -> Any:
+    """``wp.jax_kernel``: :func:`warp.jax_experimental.ffi.jax_kernel` (imports JAX when called)."""
+    _jax("wp.jax_kernel")
+    from warp_interop.jax_experimental import ffi  # JAX is optional: imported on first use
+
+    return ffi.jax_kernel(kernel, *args, **kwargs)
+
+
+def jax_callable(func: Any, *args: Any, **kwargs: Any) -> Any:
+    """``wp.jax_callable``: :func:`warp.jax_experimental.ffi.jax_callable` (imports JAX when called)."""
+    _jax("wp.jax_callable")
+    from warp_interop.jax_experimental import ffi  # JAX is optional: imported on first use
+
+    return ffi.jax_callable(func, *args, **kwargs)

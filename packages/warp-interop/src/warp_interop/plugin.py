@@ -20,12 +20,14 @@ def warp_exports() -> dict[str, Any]:
         (torch_interop, ("from_torch", "to_torch", "device_from_torch", "device_to_torch", "dtype_from_torch",
                          "dtype_to_torch", "stream_from_torch", "stream_to_torch")),
         (jax_interop, ("from_jax", "to_jax", "device_from_jax", "device_to_jax", "dtype_from_jax",
-                       "dtype_to_jax")),
+                       "dtype_to_jax", "jax_kernel", "jax_callable")),
         (paddle_interop, ("from_paddle", "to_paddle", "device_from_paddle", "device_to_paddle",
                           "dtype_from_paddle", "dtype_to_paddle", "stream_from_paddle")),
     ):
         for name in prefix_names:
             names[name] = getattr(module, name)
+    names["JaxCallableGraphMode"] = jax_interop.GraphMode
+    names["JaxModulePreloadMode"] = jax_interop.ModulePreloadMode
     return names
 
 

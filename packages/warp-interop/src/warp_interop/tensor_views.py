@@ -44,11 +44,12 @@ def element_layout(ptr: int, shape: Sequence[int], elem_strides: Sequence[int], 
 
 
 def wrap_tensor(t: Any, layout: Layout, grad: Any, return_ctype: bool,
-                wrap_grad: Callable[[Any, Any], array]) -> Any:
+                wrap_grad: Callable[[Any, Any], array], capacity: int | None = None) -> Any:
     """A ``wp.array`` (or, with ``return_ctype``, a launch descriptor) over tensor ``t``'s memory.
 
     ``grad`` is None, a warp array, or a framework tensor that ``wrap_grad(tensor, dtype)``
-    wraps as the array's gradient. The result keeps ``t`` (and ``grad``) alive.
+    wraps as the array's gradient. The result keeps ``t`` (and ``grad``) alive. ``capacity``:
+    the bytes of the tensor's storage from its first element on (default: those it spans).
     """
     ptr, shape, strides, target, device = layout
     if return_ctype:
@@ -57,7 +58,7 @@ def wrap_tensor(t: Any, layout: Layout, grad: Any, return_ctype: bool,
     grad_array = None
     if grad is not None:
         grad_array = grad if isinstance(grad, array) else wrap_grad(grad, target)
-    return wrap_memory(ptr, shape, strides, target, device, t, grad_array)
+    return wrap_memory(ptr, shape, strides, target, device, t, grad_array, capacity)
 
 
 def launch_arg(t: Any, dtype: Any, layout_of: LayoutFn) -> ArrayDescriptor:

@@ -152,7 +152,17 @@ def from_torch(t: Any, dtype: Any = None, requires_grad: bool | None = None, gra
     layout = _tensor_layout(t, dtype, "from_torch")
     g = _grad_tensor(t, requires_grad, grad, torch)
     return wrap_tensor(t, layout, g, return_ctype,
-                       lambda g, target: from_torch(g, dtype=target, requires_grad=False))
+                       lambda g, target: from_torch(g, dtype=target, requires_grad=False),
+                       _storage_capacity(t))
+
+
+def _storage_capacity(t: Any) -> int | None:
+    """Bytes of ``t``'s storage from its first element to the storage's end (a view's array may
+    be grown into them, as in Warp), or None when the storage cannot be inspected."""
+    try:
+        return int(t.untyped_storage().nbytes()) - int(t.storage_offset()) * int(t.element_size())
+    except (AttributeError, RuntimeError, NotImplementedError):
+        return None
 
 
 def tensor_launch_arg(t: Any, dtype: Any) -> ArrayDescriptor:

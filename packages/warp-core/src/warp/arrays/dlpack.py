@@ -178,12 +178,23 @@ def _capsule_from(source: Any) -> Any:
     device = getattr(source, "__dlpack_device__", None)
     if device is not None:
         dev_type, dev_id = device()
+        if int(dev_type) not in (KDL_CPU, KDL_CUDA_HOST, KDL_CUDA, KDL_CUDA_MANAGED):
+            raise TypeError(
+                f"from_dlpack: Unsupported source device for DLPack: device_type={int(dev_type)}, "
+                f"device_id={int(dev_id)} (only CPU and CUDA memory can be wrapped)"
+            )
         if int(dev_type) == KDL_CUDA:
             kwargs["stream"] = _consumer_stream(int(dev_id))
     try:
-        return method(max_version=DLPACK_VERSION, **kwargs)
+        capsule = method(max_version=DLPACK_VERSION, **kwargs)
     except TypeError:  # a producer implementing the protocol before DLPack 1.0
-        return method(**kwargs)
+        capsule = method(**kwargs)
+    if not is_capsule(capsule):
+        raise TypeError(
+            f"from_dlpack: Expected a valid DLPack capsule, got {type(capsule).__name__} from "
+            f"{type(source).__name__}.__dlpack__()"
+        )
+    return capsule
 
 
 def _consumer_stream(device_id: int) -> Any:

@@ -15,18 +15,19 @@ from warp.types.scalars import type_repr
 
 
 def wrap_memory(ptr: int, shape: tuple[int, ...], strides: tuple[int, ...], dtype: Any, device: Any,
-                owner: Any, grad: array | None = None) -> array:
+                owner: Any, grad: array | None = None, capacity: int | None = None) -> array:
     """A ``wp.array`` of ``shape`` ``dtype`` elements at ``ptr`` (byte ``strides``) on ``device``.
 
     ``owner`` (e.g. a tensor) is referenced by the array and its views for as long as they live.
-    ``grad``, if given, becomes the array's gradient (same shape and dtype).
+    ``grad``, if given, becomes the array's gradient (same shape and dtype). ``capacity`` is the
+    number of bytes usable from ``ptr`` on (default: the bytes the array spans).
     """
     if not 1 <= len(shape) <= MAX_DIMS:
         raise ValueError(f"arrays have 1 to {MAX_DIMS} dimensions, not {len(shape)} (shape {shape})")
     a = array.__new__(array)
     a._grad = None
     a._requires_grad = False
-    a._setup(ptr, shape, strides, dtype, device, owner)
+    a._setup(ptr, shape, strides, dtype, device, owner, capacity)
     if grad is not None:
         if grad._shape != shape or grad._dtype != dtype:
             raise ValueError(

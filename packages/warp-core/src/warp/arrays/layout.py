@@ -163,6 +163,14 @@ def infer_scalar_dtype(value: Any) -> Any:
     return None
 
 
+def same_size_integers(a: np.dtype, b: np.dtype) -> bool:
+    """Whether data of component type ``b`` may be viewed as ``a``: equal types, or integer/bool
+    types of the same size (signed as unsigned, bool as int8)."""
+    if a == b:
+        return True
+    return a.kind in "iub" and b.kind in "iub" and a.itemsize == b.itemsize
+
+
 def fold_element_dims(shape: tuple[int, ...], strides: tuple[int, ...], scalar: Any, target: Any,
                       what: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """Fold trailing dimensions of ``scalar`` data into ``target`` elements.
@@ -170,9 +178,11 @@ def fold_element_dims(shape: tuple[int, ...], strides: tuple[int, ...], scalar: 
     ``(n, 3)`` float32 data with ``target=vec3`` becomes ``n`` vec3 elements; ``shape`` and
     ``strides`` (bytes) describe the scalar data. Raises TypeError naming ``what`` when the
     component types differ or the trailing dimensions are not the element's, contiguous.
+    Integer and bool components of one size view each other (int32 data as uint32, bool as
+    int8), as a NumPy ``view`` does.
     """
     info = element_info(target)
-    if np.dtype(info.np_dtype) != np.dtype(dtype_to_numpy(scalar)):
+    if not same_size_integers(np.dtype(info.np_dtype), np.dtype(dtype_to_numpy(scalar))):
         raise TypeError(
             f"{what}: cannot view data of type {type_repr(scalar)} as {type_repr(target)} "
             "(the component types differ)"

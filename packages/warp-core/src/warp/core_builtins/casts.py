@@ -8,7 +8,7 @@ import llvmlite.ir as ir
 
 from warp.compiler.lowering import bfloat16 as bf
 from warp.core_builtins.patterns import ANY_SCALAR
-from warp.types.scalars import bfloat16, float16, float32, float64, scalar_types
+from warp.types.scalars import bfloat16, float16, float32, float64, scalar_and_bool_types
 
 
 def convert(ctx: Any, value: ir.Value, src: Any, dst: Any) -> ir.Value:
@@ -60,7 +60,7 @@ def _fsuffix(t: Any) -> str:
 
 def register(registry: Any) -> None:
     """Register one conversion builtin per scalar type, named after the type."""
-    for dst in scalar_types:
+    for dst in scalar_and_bool_types:
         registry.add(
             dst.__name__,
             params=[("a", ANY_SCALAR)],

@@ -513,6 +513,8 @@ def launch(
         # None left (an array without .grad, a value parameter): no adjoint, a null gradient
         # array or zero for a value (whose adjoint the kernel ignores).
         adj = [_zero_adjoint(t) if a is None else a for a, t in zip(adj, adj_launcher.kernel.arg_types)]
+        n_in = len(adj_inputs)
+        adj[n_in:] = [_unaliased(a) for a in adj[n_in:]]
         adj_launcher.launch([*fwd, *adj], dim, stream, _blocks(block_dim, max_blocks))
         return
     try:
@@ -551,6 +553,17 @@ def default_adjoints(args: Sequence[Any], adjoints: Sequence[Any]) -> list[Any]:
 def _blocks(block_dim: Any, max_blocks: Any) -> Any:
     """``Launcher.launch``'s ``blocks`` for these ``wp.launch`` arguments (None: the defaults)."""
     return None if block_dim == DEFAULT_BLOCK_DIM and max_blocks == 0 else (block_dim, max_blocks)
+
+
+def _unaliased(a: Any) -> Any:
+    """An output adjoint whose elements share memory (a zero stride, e.g. a broadcast gradient
+    from a framework) as a private contiguous copy: the adjoint of a store consumes (zeroes)
+    the element it reads, which must not zero the value other elements read."""
+    if isinstance(a, Array) and not isinstance(a, ArrayDescriptor) and any(
+        st == 0 and n > 1 for st, n in zip(a.strides, a.shape)
+    ):
+        return a.contiguous()
+    return a
 
 
 def _zero_adjoint(t: Any) -> Any:

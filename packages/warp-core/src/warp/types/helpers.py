@@ -24,15 +24,16 @@ from warp.types.scalars import (
     float_types,
     int_types,
     is_scalar_type,
+    scalar_and_bool_types,
     scalar_types,
 )
 from warp.types.struct import StructBase
 
 #: NumPy dtype -> warp scalar type, and back.
 np_dtype_to_warp_type: dict[np.dtype, type] = {
-    t._np_dtype_: t for t in scalar_types if t.__name__ != "bfloat16"  # its dtype is uint16 bits
+    t._np_dtype_: t for t in scalar_and_bool_types if t.__name__ != "bfloat16"  # its dtype is uint16 bits
 }
-warp_type_to_np_dtype: dict[type, np.dtype] = {t: t._np_dtype_ for t in scalar_types}
+warp_type_to_np_dtype: dict[type, np.dtype] = {t: t._np_dtype_ for t in scalar_and_bool_types}
 
 
 def _kind(t: Any) -> str:
@@ -289,6 +290,7 @@ __all__ = [
     "is_value",
     "is_vector",
     "np_dtype_to_warp_type",
+    "scalar_and_bool_types",
     "scalar_types",
     "type_ctype",
     "type_is_array",

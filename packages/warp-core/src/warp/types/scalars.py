@@ -246,7 +246,9 @@ for _t in (bool, int8, uint8, int16, uint16, int32, uint32, int64, uint64, float
 
 int_types: tuple[type[ScalarBase], ...] = (int8, uint8, int16, uint16, int32, uint32, int64, uint64)
 float_types: tuple[type[ScalarBase], ...] = (float16, bfloat16, float32, float64)
-scalar_types: tuple[type[ScalarBase], ...] = (bool, *int_types, *float_types)
+#: the numeric types (NVIDIA Warp's ``scalar_types``: bool is not among them)
+scalar_types: tuple[type[ScalarBase], ...] = (*int_types, *float_types)
+scalar_and_bool_types: tuple[type[ScalarBase], ...] = (*scalar_types, bool)
 non_atomic_types = (int8, uint8, int16, uint16)
 
 
@@ -269,7 +271,9 @@ _PYTHON_ALIASES: dict[Any, type[ScalarBase]] = {
 }
 
 #: bfloat16's NumPy dtype is its bit pattern (uint16): uint16 data means wp.uint16
-_FROM_NUMPY: dict[np.dtype, type[ScalarBase]] = {t._np_dtype_: t for t in scalar_types if t is not bfloat16}
+_FROM_NUMPY: dict[np.dtype, type[ScalarBase]] = {
+    t._np_dtype_: t for t in scalar_and_bool_types if t is not bfloat16
+}
 
 
 def is_bfloat16(t: Any) -> builtins.bool:

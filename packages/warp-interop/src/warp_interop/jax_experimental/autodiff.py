@@ -91,7 +91,7 @@ def register_adjoint(fk: FfiKernel) -> None:
             outputs = [_scratch(a, index, copy=False) for a in cotangents]  # replayed by the adjoint
             adj_outputs = [_scratch(a, index, copy=True) for a in cotangents]
             warp.launch(fk.kernel, dim=dims, inputs=values + outputs, adj_inputs=adjoints + adj_outputs,
-                        device="cpu", adjoint=True)
+                        device="cpu", adjoint=True, **fk.launch_options())
 
     xla_ffi.register_handler(fk.target + "_adjoint", run)
 

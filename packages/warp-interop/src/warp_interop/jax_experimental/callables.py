@@ -8,11 +8,12 @@ receiving the raw buffers, for ``jax.ffi.ffi_call`` to use directly.
 
 from __future__ import annotations
 
-import enum
 import inspect
 import itertools
 import warnings
 from typing import Any, Callable, Sequence
+
+import numpy as np
 
 from warp.arrays.foreign import wrap_memory
 from warp.arrays.layout import contiguous_strides, element_info
@@ -21,17 +22,10 @@ from warp.runtime.devices import get_device
 from warp_interop.jax_experimental import xla_ffi
 from warp_interop.jax_experimental.batching import BatchedArg, batch_args, batch_indices
 from warp_interop.jax_experimental.kernel import _check_vmap_method, scalar_attribute, zero_outputs
-from warp_interop.jax_experimental.params import split_params
+from warp_interop.jax_experimental.params import result_struct, split_params
+from warp_interop.jax_interop import GraphMode
 
 _ids = itertools.count()
-
-
-class GraphMode(enum.Enum):
-    """How a ``jax_callable`` may be captured in a CUDA graph (no effect on the CPU)."""
-
-    NONE = 0
-    JAX = 1
-    WARP = 2
 
 
 def _annotated_params(func: Callable[..., Any], what: str) -> tuple[list[str], list[Any]]:
@@ -59,16 +53,26 @@ class FfiCallable:
 
     def __init__(self, func: Callable[..., Any], num_outputs: int = 1, graph_compatible: bool | None = None,
                  graph_mode: GraphMode = GraphMode.JAX, vmap_method: str = "broadcast_all",
-                 output_dims: Any = None, in_out_argnames: Sequence[str] | None = None):
+                 output_dims: Any = None, in_out_argnames: Sequence[str] | None = None,
+                 stage_in_argnames: Sequence[str] | None = None,
+                 stage_out_argnames: Sequence[str] | None = None):
         self.func = func
         self.what = f"jax_callable '{getattr(func, '__name__', func)}'"
         if graph_compatible is not None:
             warnings.warn("jax_callable: graph_compatible is deprecated, use graph_mode", DeprecationWarning,
                           stacklevel=3)
             graph_mode = GraphMode.JAX if graph_compatible else GraphMode.NONE
+        if isinstance(graph_mode, (int, np.integer)) and not isinstance(graph_mode, (bool, GraphMode)):
+            try:
+                graph_mode = GraphMode(int(graph_mode))
+            except ValueError:
+                raise ValueError(f"{self.what}: graph_mode {graph_mode} is not a GraphMode value") from None
         if not isinstance(graph_mode, GraphMode):
             raise TypeError(f"{self.what}: graph_mode must be a GraphMode, got {graph_mode!r}")
         self.graph_mode = graph_mode
+        #: arguments a staged CUDA graph copies in and out (``GraphMode.WARP_STAGED*``)
+        self.stage_in_argnames = set(stage_in_argnames or ())
+        self.stage_out_argnames = set(stage_out_argnames or ())
         names, types = _annotated_params(func, self.what)
         self.inputs, self.outputs = split_params(names, types, num_outputs, in_out_argnames, self.what)
         self.in_outs = [p for p in self.inputs if p.in_out]
@@ -96,7 +100,7 @@ class FfiCallable:
             else:
                 attrs[p.name] = scalar_attribute(p, value, self.what)
         in_out_values = [arrays[array_params.index(p)] for p in self.in_outs]
-        specs = [jax.ShapeDtypeStruct(v.shape, v.dtype) for v in in_out_values]
+        specs = [result_struct(v.shape, v.dtype, arrays) for v in in_out_values]
         chosen = self.output_dims if output_dims is None else output_dims
         for p in self.outputs:
             dims = chosen.get(p.name) if isinstance(chosen, dict) else chosen
@@ -107,7 +111,7 @@ class FfiCallable:
                         "(there are no array inputs to infer it from)"
                     )
                 dims = array_params[0].warp_shape(arrays[0].shape)
-            specs.append(jax.ShapeDtypeStruct(p.output_shape(dims, self.what), p.np_dtype))
+            specs.append(result_struct(p.output_shape(dims, self.what), p.np_dtype, arrays))
         aliases = {array_params.index(p): k for k, p in enumerate(self.in_outs)}
         if not self._registered:
             xla_ffi.register_handler(self.target, self.run)
@@ -118,6 +122,11 @@ class FfiCallable:
 
     def run(self, call: xla_ffi.CallArguments) -> None:
         """Call the function once per example with warp arrays over the XLA buffers."""
+        if self.graph_mode not in (GraphMode.NONE, GraphMode.JAX):
+            raise RuntimeError(
+                f"{self.what}: graph_mode {self.graph_mode.name} captures a Warp CUDA graph and is not "
+                "supported on the CPU; use GraphMode.NONE or GraphMode.JAX"
+            )
         array_inputs = [p for p in self.inputs if p.is_array]
         buffers = list(call.inputs)
         for k, p in enumerate(self.in_outs):

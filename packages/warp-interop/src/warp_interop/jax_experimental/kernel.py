@@ -22,7 +22,7 @@ from warp.runtime.devices import get_device
 from warp_interop.jax_experimental import xla_ffi
 from warp_interop.jax_experimental.batching import BatchedArg, batch_args, batch_indices
 from warp_interop.jax_experimental.bounds import check_launch_fits, thread_indexed_dims
-from warp_interop.jax_experimental.params import Param, normalize_dims, split_params
+from warp_interop.jax_experimental.params import Param, normalize_dims, result_struct, split_params
 
 LAUNCH_DIMS_ATTR = "warp_launch_dims"
 _ids = itertools.count()
@@ -69,7 +69,8 @@ class FfiKernel:
 
     def __init__(self, kernel: Any, num_outputs: int = 1, vmap_method: str = "broadcast_all",
                  launch_dims: Any = None, output_dims: Any = None,
-                 in_out_argnames: Sequence[str] | None = None, enable_backward: bool = False):
+                 in_out_argnames: Sequence[str] | None = None, enable_backward: bool = False,
+                 block_dim: int | None = None):
         from warp.kernels import Kernel
 
         if not isinstance(kernel, Kernel):
@@ -84,6 +85,11 @@ class FfiKernel:
         self.launch_dims = None if launch_dims is None else normalize_dims(launch_dims)
         self.output_dims = output_dims
         self.enable_backward = bool(enable_backward)
+        #: threads per block of the launches (None: the launch default)
+        self.block_dim = block_dim
+        if self.enable_backward and output_dims is not None:
+            raise NotImplementedError(f"{self.what}: output_dims is not supported with enable_backward=True "
+                                      "(outputs take the launch dimensions)")
         if self.enable_backward and self.in_outs:
             raise ValueError(f"{self.what}: in_out_argnames are not supported with enable_backward=True "
                              "(in-place updates are not differentiable)")
@@ -94,6 +100,13 @@ class FfiKernel:
     # -- tracing side --------------------------------------------------------------------
     def __call__(self, *args: Any, output_dims: Any = None, launch_dims: Any = None,
                  vmap_method: str | None = None) -> Any:
+        if self.enable_backward:
+            for name, value, problem in (("launch_dims", launch_dims, "cannot be overridden per-call"),
+                                         ("output_dims", output_dims, "is not supported"),
+                                         ("vmap_method", vmap_method, "cannot be overridden per-call")):
+                if value is not None:
+                    raise TypeError(f"{self.what}: {name} {problem} on a differentiable wrapper "
+                                    "(enable_backward=True); give it to jax_kernel")
         arrays, attrs = self._arguments(args)
         dims = self._launch_dims(arrays, launch_dims)
         attrs[LAUNCH_DIMS_ATTR] = np.asarray(dims, dtype=np.int64)
@@ -166,22 +179,25 @@ class FfiKernel:
         return array_inputs[0].warp_shape(arrays[0].shape)
 
     def _result_specs(self, arrays: list[Any], dims: tuple[int, ...], output_dims: Any) -> list[Any]:
-        import jax
-
         specs = []
         array_inputs = [p for p in self.inputs if p.is_array]
         for p in self.in_outs:
             value = arrays[array_inputs.index(p)]
-            specs.append(jax.ShapeDtypeStruct(value.shape, value.dtype))
+            specs.append(result_struct(value.shape, value.dtype, arrays))
         chosen = self.output_dims if output_dims is None else output_dims
         for p in self.outputs:
             if chosen is None:
-                shape = p.output_shape(dims, self.what)
+                # a differentiable wrapper (which takes no output_dims) gives an output of another
+                # rank than the launch the shape of the first array input of its rank (a kernel
+                # looping over an extra axis itself)
+                like = [q.warp_shape(v.shape) for q, v in zip(array_inputs, arrays)
+                        if self.enable_backward and q.ndim == p.ndim != len(dims)]
+                shape = p.output_shape(like[0] if like else dims, self.what)
             elif isinstance(chosen, dict):
                 shape = p.output_shape(chosen[p.name] if p.name in chosen else dims, self.what)
             else:
                 shape = p.output_shape(chosen, self.what)
-            specs.append(jax.ShapeDtypeStruct(shape, p.np_dtype))
+            specs.append(result_struct(shape, p.np_dtype, arrays))
         return specs
 
     # -- XLA side ------------------------------------------------------------------------
@@ -217,7 +233,11 @@ class FfiKernel:
             for p in self.inputs:
                 values.append(view(next(it), index) if p.is_array else call.attrs[p.name])
             values += [view(a, index) for a in outputs]
-            warp.launch(self.kernel, dim=dims, inputs=values, device="cpu")
+            warp.launch(self.kernel, dim=dims, inputs=values, device="cpu", **self.launch_options())
+
+    def launch_options(self) -> dict[str, Any]:
+        """Keyword arguments of the wrapper's ``wp.launch`` calls."""
+        return {} if self.block_dim is None else {"block_dim": self.block_dim}
 
 
 def _check_vmap_method(method: str) -> str:

@@ -12,11 +12,13 @@ import math
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+import jax
+import jax.numpy as jnp
 import numpy as np
 
 from warp.arrays.layout import element_info
 from warp.types.array_type import ArrayType
-from warp.types.scalars import is_scalar_type, type_repr
+from warp.types.scalars import bfloat16, is_scalar_type, type_repr
 
 
 @dataclass(frozen=True)
@@ -47,7 +49,10 @@ class Param:
 
     @property
     def np_dtype(self) -> np.dtype:
-        """NumPy dtype of the components."""
+        """NumPy dtype of the components as JAX has them (``bfloat16`` for warp's bfloat16,
+        whose NumPy form is its uint16 bit pattern)."""
+        if getattr(self.dtype, "_wp_scalar_type_", self.dtype) is bfloat16:
+            return np.dtype(jnp.bfloat16)
         return np.dtype(element_info(self.dtype).np_dtype)
 
     @property
@@ -103,10 +108,13 @@ def split_params(names: Sequence[str], types: Sequence[Any], num_outputs: int,
     ``num_outputs`` counts the in-out arguments too; every output is an array.
     """
     in_out = list(in_out_argnames or [])
+    if len(set(in_out)) != len(in_out):
+        raise ValueError(f"{what}: in_out_argnames must not contain duplicate names, got {in_out}")
     unknown = [n for n in in_out if n not in names]
     if unknown:
         raise ValueError(
-            f"{what}: in_out_argnames names unknown parameters {unknown} (parameters: {list(names)})"
+            f"{what}: in_out_argnames {unknown} did not match any function argument names "
+            f"(parameters: {list(names)})"
         )
     for n, t in zip(names, types):
         if not (isinstance(t, ArrayType) or is_scalar_type(t)):
@@ -125,7 +133,8 @@ def split_params(names: Sequence[str], types: Sequence[Any], num_outputs: int,
     inputs, outputs = params[:split], params[split:]
     for p in outputs:
         if p.in_out:
-            raise ValueError(f"{what}: in-out argument '{p.name}' must come before the outputs")
+            raise ValueError(f"{what}: in-out argument '{p.name}' is among the last num_outputs parameters: "
+                             "in_out arguments should be placed before output-only arguments")
         if not p.is_array:
             raise TypeError(f"{what}: output '{p.name}' must be an array, got {type_repr(p.type)}")
     for p in inputs:
@@ -139,3 +148,26 @@ def normalize_dims(dims: Any) -> tuple[int, ...]:
     if isinstance(dims, (int, np.integer)):
         return (int(dims),)
     return tuple(int(d) for d in dims)
+
+
+def result_struct(shape: Sequence[int], dtype: Any, inputs: Sequence[Any]) -> Any:
+    """The ``jax.ShapeDtypeStruct`` of an FFI result. Inside ``shard_map`` it varies over the
+    manual mesh axes that any input varies over, as JAX's ``check_vma`` requires (JAX 0.10
+    spells that ``manual_axis_type``, earlier versions ``vma``)."""
+    varying: frozenset[Any] = frozenset()
+    manual_type, mesh = None, None
+    for a in inputs:
+        aval = jax.typeof(a) if hasattr(jax, "typeof") else None
+        manual = getattr(aval, "manual_axis_type", None)
+        if manual is not None and manual.varying:
+            manual_type, mesh = type(manual), aval.sharding.mesh
+            varying |= frozenset(manual.varying)
+        varying |= frozenset(getattr(aval, "vma", None) or ())
+    shape = tuple(shape)
+    if not varying:
+        return jax.ShapeDtypeStruct(shape, dtype)
+    if manual_type is not None:
+        sharding = jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec(*([None] * len(shape))))
+        return jax.ShapeDtypeStruct(shape, dtype, sharding=sharding,
+                                    manual_axis_type=manual_type(varying=varying))
+    return jax.ShapeDtypeStruct(shape, dtype, vma=varying)

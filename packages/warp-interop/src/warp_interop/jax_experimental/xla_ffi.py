@@ -18,6 +18,7 @@ import traceback
 from dataclasses import dataclass
 from typing import Any, Callable
 
+import ml_dtypes  # installed with JAX: its bfloat16 dtype
 import numpy as np
 
 c_size_t, c_int, c_int64, c_void_p = ctypes.c_size_t, ctypes.c_int, ctypes.c_int64, ctypes.c_void_p
@@ -34,6 +35,7 @@ DTYPES = {
     1: np.dtype(bool), 2: np.dtype(np.int8), 3: np.dtype(np.int16), 4: np.dtype(np.int32),
     5: np.dtype(np.int64), 6: np.dtype(np.uint8), 7: np.dtype(np.uint16), 8: np.dtype(np.uint32),
     9: np.dtype(np.uint64), 10: np.dtype(np.float16), 11: np.dtype(np.float32), 12: np.dtype(np.float64),
+    16: np.dtype(ml_dtypes.bfloat16),
 }
 
 

@@ -1,0 +1,98 @@
+"""wp.Volume: per-axis voxel sizes and their validation, get_voxels, get_grid_info."""
+
+from __future__ import annotations
+
+import io
+import struct
+
+import numpy as np
+import pytest
+
+import warp as wp
+
+
+@wp.kernel
+def lookup_world(volume: wp.uint64, xyz: wp.array(dtype=wp.vec3), out: wp.array(dtype=wp.float32)):
+    i = wp.tid()
+    out[i] = wp.volume_sample_f(volume, wp.volume_world_to_index(volume, xyz[i]), wp.Volume.CLOSEST)
+
+
+def test_anisotropic_voxel_size_maps_world_to_index():
+    rng = np.random.default_rng(2)
+    dense = rng.random((9, 10, 11)).astype(np.float32)
+    sizes = (0.2, 0.3, 0.4)
+    origin = np.array([-1.0, 0.5, 2.0])
+    vol = wp.Volume.load_from_numpy(dense, origin, sizes, bg_value=-5.0)
+    assert vol.get_voxel_size() == pytest.approx(sizes)
+    info = vol.get_grid_info()
+    np.testing.assert_allclose(np.array(info.transform_matrix).reshape(3, 3), np.diag(sizes), atol=1e-7)
+    np.testing.assert_allclose(np.array(info.translation), origin, atol=1e-7)
+    assert info.grid_index == 0 and info.grid_count == 1 and info.type_str == "float"
+    ijk = np.stack([rng.integers(0, n, 50) for n in dense.shape], axis=1)
+    xyz = origin + ijk * np.array(sizes)
+    out = wp.zeros(50, dtype=wp.float32)
+    wp.launch(lookup_world, dim=50, inputs=[vol.id, wp.array(xyz.astype(np.float32), dtype=wp.vec3), out])
+    np.testing.assert_array_equal(out.numpy(), dense[tuple(ijk.T)])
+
+
+def test_get_voxels_lists_every_stored_voxel_once():
+    tiles = wp.array([[0, 0, 0], [8, 0, 0], [-16, 24, 8]], dtype=wp.vec3i)
+    vol = wp.Volume.allocate_by_tiles(tiles, voxel_size=(1.0, 2.0, 0.5), bg_value=0.0)
+    voxels = vol.get_voxels().numpy()
+    assert voxels.shape == (vol.get_voxel_count(), 3) == (3 * 512, 3)
+    assert len(np.unique(voxels, axis=0)) == len(voxels)
+    expected = {tuple(t) for t in tiles.numpy()}
+    assert {tuple(t) for t in (voxels // 8) * 8} == expected
+
+
+@pytest.mark.parametrize(
+    "voxel_size, error, match",
+    [
+        (None, TypeError, "voxel_size must be a number"),
+        ("0.5", TypeError, "voxel_size must be a number"),
+        ((0.1, "a", 0.2), TypeError, "must hold numbers"),
+        ((0.1, 0.2), ValueError, "must have 3 entries"),
+        (0.0, ValueError, "positive and finite"),
+        (-0.1, ValueError, "positive and finite"),
+        ((0.1, -0.2, 0.3), ValueError, "positive and finite"),
+        (float("inf"), ValueError, "positive and finite"),
+    ],
+)
+def test_bad_voxel_sizes(voxel_size, error, match):
+    data = np.zeros((8, 8, 8), dtype=np.float32)
+    with pytest.raises(error, match=match):
+        wp.Volume.load_from_numpy(data, (0, 0, 0), voxel_size=voxel_size, bg_value=0.0)
+    with pytest.raises(error, match=match):
+        wp.Volume.allocate((0, 0, 0), (4, 4, 4), voxel_size=voxel_size, points_in_world_space=True)
+
+
+def test_numpy_scalar_voxel_size():
+    vol = wp.Volume.load_from_numpy(np.zeros((8, 8, 8), np.float32), (0, 0, 0), np.float32(0.5), bg_value=0.0)
+    assert vol.get_voxel_size() == (0.5, 0.5, 0.5)
+
+
+def test_multi_grid_file_segments_and_load_next_grid(tmp_path):
+    from warp_geometry import nanovdb
+
+    a = wp.Volume.load_from_numpy(np.arange(8 * 8 * 8, dtype=np.float32).reshape(8, 8, 8), bg_value=0.0)
+    b = wp.Volume.load_from_numpy(-np.ones((16, 8, 8), np.float32), bg_value=1.0)
+    bufs = [np.frombuffer(v.array().numpy().tobytes(), np.uint8).tobytes() for v in (a, b)]
+    # one segment holding both grids: both metadata records first, then both payloads
+    segment = io.BytesIO()
+    files = []
+    for buf in bufs:
+        f = io.BytesIO()
+        nanovdb.write_file(f, buf, 1)
+        files.append(f.getvalue())
+    metas = [fb[16:16 + 176 + struct.unpack_from("<I", fb, 16 + 136)[0]] for fb in files]
+    payloads = [fb[16 + len(m):] for fb, m in zip(files, metas)]
+    segment.write(files[0][:12] + struct.pack("<HH", 2, 1) + b"".join(metas) + b"".join(payloads))
+    path = tmp_path / "two.nvdb"
+    path.write_bytes(segment.getvalue())
+    first = wp.Volume.load_from_nvdb(str(path))
+    second = first.load_next_grid()
+    assert second is not None and second.load_next_grid() is None
+    assert (first.get_grid_info().grid_index, second.get_grid_info().grid_index) == (0, 1)
+    assert first.get_grid_info().grid_count == second.get_grid_info().grid_count == 2
+    assert first.get_voxel_count() == 512 and second.get_voxel_count() == 1024
+    assert wp.Volume.load_from_numpy(np.zeros((8, 8, 8), np.float32)).load_next_grid() is None
