@@ -197,3 +197,11 @@ def device(request):
         request.getfixturevalue("fake_cuda")
         return wp.get_device("cuda:0")
     return wp.get_device(request.param)
+
+
+@pytest.fixture
+def on_device(device):
+    """Run a test written without a device argument with ``device`` as the default device (its
+    arrays, launches and geometry objects go there): ``pytestmark = pytest.mark.usefixtures("on_device")``."""
+    with wp.ScopedDevice(device):
+        yield device

@@ -4,7 +4,8 @@ A point ``p`` lies in the integer cell ``floor(p / cell_width)`` (per axis, in f
 kernels compute it); cell ``(i, j, k)`` is stored in bucket ``(i mod dim_x) + dim_x * ((j mod
 dim_y) + dim_y * (k mod dim_z))``, so space wraps around and far-apart cells may share a
 bucket (the queries return them too: callers filter by distance, as in NVIDIA Warp). Building
-sorts the point indices by bucket (NumPy) and records each bucket's range.
+sorts the point indices by bucket on the grid's device (:mod:`warp_geometry.hash_grid_build`)
+and records each bucket's range.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import numpy as np
 import warp as wp
 from warp_geometry.checks import check_vec3_array
 from warp_geometry.descriptors import Descriptor
+from warp_geometry.hash_grid_build import BuildScratch, sort_by_bucket
 
 
 @wp.struct
@@ -43,15 +45,6 @@ def _dims(dim_x: Any, dim_y: Any, dim_z: Any) -> tuple[int, int, int]:
     return dims[0], dims[1], dims[2]
 
 
-def bucket_of(points: np.ndarray, inv_cell_width: np.float32, dims: tuple[int, int, int]) -> np.ndarray:
-    """Bucket index of every point (float32 arithmetic, as in the kernels)."""
-    cells = np.floor(points.astype(np.float32, copy=False) * inv_cell_width).astype(np.int64)
-    dx, dy, dz = dims
-    return (np.mod(cells[:, 0], dx) + dx * (np.mod(cells[:, 1], dy) + dy * np.mod(cells[:, 2], dz))).astype(
-        np.int32
-    )
-
-
 class HashGrid:
     """A hash grid of ``dim_x * dim_y * dim_z`` buckets for neighbour queries on points.
 
@@ -68,7 +61,9 @@ class HashGrid:
         self._ends = wp.zeros(num_cells, dtype=wp.int32, device=self.device)
         self._ids = wp.zeros(0, dtype=wp.int32, device=self.device)
         self._capacity = 0
+        self._scratch = BuildScratch(num_cells, self.device)
         self._descriptor = Descriptor(HashGridData, self.device)
+        self._written: tuple[Any, ...] | None = None
         self.cell_width = 0.0
         self.reserved = False
         self._write(0, np.float32(0.0))
@@ -79,6 +74,12 @@ class HashGrid:
         return self._descriptor.address
 
     def _write(self, num_points: int, inv_width: np.float32) -> None:
+        # written only when it changes: rebuilding the same number of points with the same
+        # radius launches kernels only (it can be captured in a CUDA graph)
+        key = (self._ids.ptr, num_points, float(inv_width))
+        if key == self._written:
+            return
+        self._written = key
         self._descriptor.update(
             point_ids=self._ids,
             cell_starts=self._starts,
@@ -98,7 +99,8 @@ class HashGrid:
             )
         if num_points > self._capacity:
             grown = wp.zeros(int(num_points), dtype=wp.int32, device=self.device)
-            grown.numpy()[: self._capacity] = self._ids.numpy()  # keep the current build usable
+            if self._capacity:
+                wp.copy(grown, self._ids, count=self._capacity)  # keep the current build usable
             self._ids = grown
             self._capacity = int(num_points)
         self.reserved = True
@@ -119,13 +121,7 @@ class HashGrid:
         if n > self._capacity:
             self.reserve(n)
         inv = np.float32(1.0) / np.float32(radius)
-        buckets = bucket_of(points.numpy(), inv, self.dims)
-        order = np.argsort(buckets).astype(np.int32)  # order inside a bucket is irrelevant
-        counts = np.bincount(buckets, minlength=self._starts.shape[0])
-        ends = np.cumsum(counts)
-        self._ids.numpy()[:n] = order
-        self._starts.assign((ends - counts).astype(np.int32))
-        self._ends.assign(ends.astype(np.int32))
+        sort_by_bucket(points, float(inv), self.dims, self._scratch, self._ids, self._starts, self._ends)
         self.cell_width = radius
         self.reserved = True
         self._write(n, inv)
