@@ -205,3 +205,18 @@ def on_device(device):
     arrays, launches and geometry objects go there): ``pytestmark = pytest.mark.usefixtures("on_device")``."""
     with wp.ScopedDevice(device):
         yield device
+
+
+
+@pytest.fixture(autouse=True)
+def _cpu_unless_parametrized(request):
+    """Tests that take no ``device`` (nor ``fake_cuda``) are CPU tests: they run with ``cpu`` as
+    the default device even on a GPU host, where ``cuda:0`` is the default (their NumPy
+    zero-copy and thread-pool expectations are the CPU's). Device-parametrized tests choose
+    their own."""
+    names = request.fixturenames
+    if "device" in names or "fake_cuda" in names:
+        yield
+        return
+    with wp.ScopedDevice("cpu"):
+        yield
