@@ -188,6 +188,8 @@ def _test_devices() -> list[str]:
 
 
 TEST_DEVICES = _test_devices()
+#: the devices with real memory (no stand-in): for frameworks (torch, JAX) that allocate there
+REAL_DEVICES = [d for d in TEST_DEVICES if d != STAND_IN]
 
 
 @pytest.fixture(params=TEST_DEVICES)
@@ -196,6 +198,13 @@ def device(request):
     if request.param == STAND_IN:
         request.getfixturevalue("fake_cuda")
         return wp.get_device("cuda:0")
+    return wp.get_device(request.param)
+
+
+@pytest.fixture(params=REAL_DEVICES)
+def real_device(request):
+    """Each device present (``cpu``, every real ``cuda:N``; never the stand-in): for interop tests
+    whose other framework must reach the memory."""
     return wp.get_device(request.param)
 
 
@@ -215,7 +224,7 @@ def _cpu_unless_parametrized(request):
     zero-copy and thread-pool expectations are the CPU's). Device-parametrized tests choose
     their own."""
     names = request.fixturenames
-    if "device" in names or "fake_cuda" in names:
+    if "device" in names or "real_device" in names or "fake_cuda" in names:
         yield
         return
     with wp.ScopedDevice("cpu"):

@@ -9,6 +9,9 @@ import pytest
 import warp as wp
 from adutil import F, f64, has_builtin
 
+#: every test runs on each device (tests/conftest.py: cpu, cuda:N or the stand-in's cuda:0)
+pytestmark = pytest.mark.usefixtures("on_device")
+
 
 # The guide's example, as written.
 @wp.func

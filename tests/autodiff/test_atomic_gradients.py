@@ -9,6 +9,9 @@ import warp as wp
 
 from adutil import F, adjoint_grads, check_gradients, f64
 
+#: every test runs on each device (tests/conftest.py: cpu, cuda:N or the stand-in's cuda:0)
+pytestmark = pytest.mark.usefixtures("on_device")
+
 
 @wp.kernel
 def atomic_max_squares(x: wp.array(dtype=F), out: wp.array(dtype=F)):
