@@ -161,6 +161,8 @@ def fake_cuda(monkeypatch, _fake_cuda_cache):
     monkeypatch.setattr(context, "_infos", {})
     monkeypatch.setattr(streams, "_current", {})
     monkeypatch.setattr(peer, "_peer_enabled", set())
+    # the CPU backend (and its capture state) stays the one launchers already hold
+    backends.get_backend(wp.get_device("cpu"))
     monkeypatch.setattr(backends, "_instances", {k: v for k, v in backends._instances.items() if k != "cuda"})
     context.forget_current()
     yield fake
