@@ -204,7 +204,7 @@ def test_optimization_loop_from_the_interoperability_guide(kernel):
         tape.zero()
         tape.backward(loss=l)
         np.testing.assert_allclose(xs.grad.numpy(), 2 * xs.numpy(), rtol=1e-5)
-        xs.numpy()[...] -= 0.1 * xs.grad.numpy()
+        xs.assign(xs.numpy() - 0.1 * xs.grad.numpy())  # numpy() of a cuda array is a copy
         l.zero_()
         wp.launch(kernel, dim=len(xs), inputs=[xs], outputs=[l], device=xs.device)
     assert l.numpy()[0] < 1e-6 * first
