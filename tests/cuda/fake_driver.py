@@ -21,6 +21,7 @@ limits.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import itertools
 import re
@@ -246,6 +247,12 @@ class FakeDriver:
         if not self._host_ok(ptr):
             raise AssertionError(f"access of {nbytes} bytes at {ptr:#x} outside any allocation")
 
+    def _opened(self, address: int, nbytes: int) -> Any:
+        """The arena's pages of ``[address, address + nbytes)`` opened (nothing for host memory)."""
+        if self.arena.contains(address, nbytes):
+            return self.arena.opened(address, nbytes)
+        return contextlib.nullcontext()
+
     def _host_ok(self, ptr: int) -> bool:
         # pageable host memory (NumPy buffers) is legal in copies; the arena outside live
         # allocations is not
@@ -259,7 +266,7 @@ class FakeDriver:
         self._check_range(s, nbytes)
 
         def op() -> None:
-            with self.arena.opened():
+            with self._opened(d, nbytes), self._opened(s, nbytes):
                 ctypes.memmove(d, s, nbytes)
 
         self._run(stream, op)
@@ -271,7 +278,7 @@ class FakeDriver:
         self._check_range(address, count * ctypes.sizeof(ctype))
 
         def op() -> None:
-            with self.arena.opened():
+            with self._opened(address, count * ctypes.sizeof(ctype)):
                 np.ctypeslib.as_array((ctype * count).from_address(address))[:] = value
 
         self._run(stream, op)

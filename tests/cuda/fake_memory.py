@@ -9,7 +9,10 @@ with device memory in ordinary host memory.
 
 Allocation is first fit over a sorted free list with 256-byte granularity (as ``cudaMalloc``
 aligns); freed ranges are handed back to the kernel (``MADV_DONTNEED``) so a long test session
-does not grow.
+does not grow. Fresh memory holds 0xCD garbage in its first :data:`GARBAGE_BYTES` (reading it
+uninitialized shows); the rest of a large allocation stays untouched (zeros) so that, like
+``cuMemAlloc``, it costs no host memory until used -- and opening the arena stays cheap (the
+cost of ``mprotect`` grows with the pages in use).
 """
 
 from __future__ import annotations
@@ -33,6 +36,8 @@ MAP_NORESERVE = getattr(mmap, "MAP_NORESERVE", 0x4000)
 ALIGN = 256
 PAGE = mmap.PAGESIZE
 PROT_NONE = 0
+#: bytes of a fresh allocation filled with garbage
+GARBAGE_BYTES = 1 << 20
 
 
 def _check(rc: int, what: str) -> None:
@@ -63,7 +68,7 @@ class DeviceArena:
         return self.base <= address and address + nbytes <= self.base + self.size
 
     def allocate(self, nbytes: int) -> int:
-        """Address of ``nbytes`` (rounded up to 256) fresh bytes filled with 0xCD garbage."""
+        """Address of ``nbytes`` (rounded up to 256) fresh bytes, the first :data:`GARBAGE_BYTES` 0xCD."""
         size = -(-max(nbytes, 1) // ALIGN) * ALIGN
         address = None
         for start in self._free_starts:
@@ -80,10 +85,10 @@ class DeviceArena:
                 raise MemoryError(f"fake device memory: {nbytes} bytes do not fit the {self.size}-byte arena")
             address = self.top
             self.top += size
-        self._protect(mmap.PROT_READ | mmap.PROT_WRITE)  # the new top included
-        ctypes.memset(address, 0xCD, nbytes)  # garbage, like fresh device memory
-        if self._open_depth == 0:
-            self._protect(PROT_NONE)
+        if self._open_depth:
+            self._protect(mmap.PROT_READ | mmap.PROT_WRITE)  # the new top included
+        with self.opened(address, nbytes):
+            ctypes.memset(address, 0xCD, min(nbytes, GARBAGE_BYTES))  # garbage, like fresh device memory
         return address
 
     def release(self, address: int, nbytes: int) -> None:
@@ -107,20 +112,37 @@ class DeviceArena:
         self._free_starts.insert(i, address)
         self._free_sizes[address] = size
 
-    def _protect(self, prot: int) -> None:
-        length = -(-(self.top - self.base) // PAGE) * PAGE
-        if length:
-            _check(_libc.mprotect(self.base, length, prot), "mprotect")
+    def _protect(self, prot: int, start: int | None = None, nbytes: int | None = None) -> None:
+        """``mprotect`` the pages of ``[start, start + nbytes)`` (default: all handed out)."""
+        if start is None or nbytes is None:
+            start, nbytes = self.base, self.top - self.base
+        first = start // PAGE * PAGE
+        length = -(-(start + nbytes - first) // PAGE) * PAGE
+        if length > 0:
+            _check(_libc.mprotect(first, length, prot), "mprotect")
 
     @contextmanager
-    def opened(self) -> Iterator[None]:
-        """Make the arena readable and writable for the driver's own work (nests)."""
-        if self._open_depth == 0:
+    def opened(self, start: int | None = None, nbytes: int | None = None) -> Iterator[None]:
+        """Make the arena (or only the pages of ``[start, start + nbytes)``) readable and writable
+        for the driver's own work. Nests inside an open arena."""
+        if self._open_depth:  # the whole arena is open already
+            self._open_depth += 1
+            try:
+                yield
+            finally:
+                self._open_depth -= 1
+            return
+        if start is None or nbytes is None:
             self._protect(mmap.PROT_READ | mmap.PROT_WRITE)
-        self._open_depth += 1
+            self._open_depth = 1
+            try:
+                yield
+            finally:
+                self._open_depth = 0
+                self._protect(PROT_NONE)
+            return
+        self._protect(mmap.PROT_READ | mmap.PROT_WRITE, start, nbytes)
         try:
             yield
         finally:
-            self._open_depth -= 1
-            if self._open_depth == 0:
-                self._protect(PROT_NONE)
+            self._protect(PROT_NONE, start, nbytes)
