@@ -1,12 +1,29 @@
-"""Shared pytest setup: an isolated kernel cache per session, quiet module loading, and the
+"""Shared pytest setup: an isolated kernel cache per session, quiet module loading, the
 ``needs_plugin`` marker for tests that need an optional package (they skip when it is disabled
-with ``WARP_DISABLE_PLUGINS`` or not installed, so ``tests/core`` also runs against core alone).
+with ``WARP_DISABLE_PLUGINS`` or not installed, so ``tests/core`` also runs against core alone),
+the ``fake_cuda`` stand-in driver (tests/cuda/fake_driver.py) and the ``device`` fixture.
+
+``device`` runs a test on ``cpu`` and on every ``cuda:N`` present; on a host without a GPU (with
+cuda-python installed) on the stand-in driver's ``cuda:0`` instead, so the GPU path of the
+runtime, geometry, autodiff and capture code runs in CI too.
 """
 
-import pytest
+import gc
+import os
+import sys
+from pathlib import Path
 
-import warp as wp
-from warp.plugins.manager import plugin_module
+# JAX's GPU client preallocates most of the GPU memory per process unless told not to: several
+# test processes (or JAX beside torch and warp) would abort. Must be set before jax is imported.
+os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+
+import pytest  # noqa: E402
+
+import warp as wp  # noqa: E402
+from warp.plugins.manager import plugin_module  # noqa: E402
+
+# the stand-in driver's modules (not a package: "cuda" would shadow cuda-python's namespace)
+sys.path.insert(0, str(Path(__file__).parent / "cuda"))
 
 #: entry-point name of each optional plugin -> the distribution providing it
 PLUGIN_PACKAGES = {
@@ -61,3 +78,156 @@ def force_parallel():
     wp.config.cpu_threads = 8
     yield
     wp.config.cpu_parallel_min_dim, wp.config.cpu_threads = saved
+
+
+# -- the stand-in CUDA driver ---------------------------------------------------------------------
+
+#: the fake devices and driver, kept across tests: compiled kernels and launchers remember device
+#: objects and function handles
+_FAKE_DEVICES: list = []
+_FAKE: list = []
+
+
+class CpuEntries:
+    """Symbol -> CPU entry (and parameter types) of the same kernel part, filled while kernels
+    compile for CUDA."""
+
+    def __init__(self) -> None:
+        self.entries: dict[str, object] = {}
+        self.params: dict[str, list] = {}
+        self.keep: list[object] = []
+
+    def __call__(self, symbol: str):
+        return self.entries[symbol]
+
+
+@pytest.fixture(scope="session")
+def _fake_cuda_cache(tmp_path_factory):
+    """Kernel cache of the stand-in's tests: fresh per session, so every CUDA kernel loaded under
+    the stand-in was compiled (and its CPU build registered) in this session."""
+    return str(tmp_path_factory.mktemp("fake_cuda_cache"))
+
+
+@pytest.fixture
+def fake_cuda(monkeypatch, _fake_cuda_cache):
+    """Run the CUDA runtime against the stand-in driver: two fake devices ``cuda:0``/``cuda:1``
+    whose memory the host cannot touch; kernels compile to PTX as for a real device and each
+    launch runs the kernel's CPU build on the argument buffer it was given."""
+    pytest.importorskip("cuda.bindings")
+    from fake_driver import FakeDriver
+
+    import warp.compiler.pipeline as pipeline
+    from warp.cuda import context, driver, peer, streams
+    from warp.runtime import backends, devices
+    from warp.runtime.backends.cpu import CpuBackend
+
+    if not _FAKE:
+        entries = CpuEntries()
+        _FAKE.append(FakeDriver(device_count=2, resolve_entry=entries, entry_params=entries.params.get))
+    fake = _FAKE[0]
+    fake.reset()
+    entries = fake.resolve_entry
+    original_compile = pipeline.compile_kernel
+    cpu = CpuBackend()
+    cpu.contiguous_entry = False  # the entries (and error sites) the CUDA build has
+    define_entry = cpu.define_entry
+
+    def recording_define_entry(module, name, body, kernel_ir, options, *, contiguous):
+        entries.params[name] = [p.type for p in kernel_ir.params]
+        return define_entry(module, name, body, kernel_ir, options, contiguous=contiguous)
+
+    cpu.define_entry = recording_define_entry  # type: ignore[method-assign]
+
+    def compile_kernel(kernel, options, backend, device=None):
+        result = original_compile(kernel, options, backend, device)
+        if options.target == "cuda":
+            cpu_object = original_compile(kernel, options.replace(target="cpu"), cpu, None)
+            symbols = list(cpu_object.meta["entries"].values())
+            loaded = cpu.load(cpu_object.obj, symbols, name="fake", device=wp.get_device("cpu"))
+            entries.keep.append(loaded)
+            for symbol in symbols:
+                entries.entries[symbol] = loaded.entry(symbol).fn
+        return result
+
+    monkeypatch.setattr(pipeline, "compile_kernel", compile_kernel)
+    monkeypatch.setattr(wp.config, "kernel_cache_dir", _fake_cuda_cache)
+    monkeypatch.setattr(driver, "_cu", fake)
+    monkeypatch.setattr(driver, "_failure", None)
+    if not _FAKE_DEVICES:
+        _FAKE_DEVICES.extend(devices.Device(f"cuda:{i}", i, f"Fake GPU {i}") for i in range(2))
+    monkeypatch.setattr(devices, "_cuda_count", 2)
+    monkeypatch.setattr(devices, "_cuda_devices", list(_FAKE_DEVICES))
+    monkeypatch.setattr(devices, "_default_device", None)
+    monkeypatch.setattr(context, "_infos", {})
+    monkeypatch.setattr(streams, "_current", {})
+    monkeypatch.setattr(peer, "_peer_enabled", set())
+    # the CPU backend (and its capture state) stays the one launchers already hold
+    backends.get_backend(wp.get_device("cpu"))
+    monkeypatch.setattr(backends, "_instances", {k: v for k, v in backends._instances.items() if k != "cuda"})
+    context.forget_current()
+    yield fake
+    gc.collect()  # free fake allocations while the fake driver is still installed
+    context.forget_current()
+
+
+# -- device parametrization -----------------------------------------------------------------------
+
+#: parameter of the ``device`` fixture that means "cuda:0 of the stand-in driver"
+STAND_IN = "standin-cuda:0"
+
+
+def _test_devices() -> list[str]:
+    """``cpu`` and each CUDA device present; the stand-in's ``cuda:0`` where there is none but
+    cuda-python is installed (the stand-in needs its types)."""
+    cuda = [f"cuda:{i}" for i in range(wp.get_cuda_device_count())]
+    if cuda:
+        return ["cpu", *cuda]
+    try:
+        import cuda.bindings.driver  # noqa: F401
+    except ImportError:
+        return ["cpu"]
+    return ["cpu", STAND_IN]
+
+
+TEST_DEVICES = _test_devices()
+#: the devices with real memory (no stand-in): for frameworks (torch, JAX) that allocate there
+REAL_DEVICES = [d for d in TEST_DEVICES if d != STAND_IN]
+
+
+@pytest.fixture(params=TEST_DEVICES)
+def device(request):
+    """Each device a test runs on (see the module docstring)."""
+    if request.param == STAND_IN:
+        request.getfixturevalue("fake_cuda")
+        return wp.get_device("cuda:0")
+    return wp.get_device(request.param)
+
+
+@pytest.fixture(params=REAL_DEVICES)
+def real_device(request):
+    """Each device present (``cpu``, every real ``cuda:N``; never the stand-in): for interop tests
+    whose other framework must reach the memory."""
+    return wp.get_device(request.param)
+
+
+@pytest.fixture
+def on_device(device):
+    """Run a test written without a device argument with ``device`` as the default device (its
+    arrays, launches and geometry objects go there): ``pytestmark = pytest.mark.usefixtures("on_device")``."""
+    with wp.ScopedDevice(device):
+        yield device
+
+
+
+@pytest.fixture(autouse=True)
+def _cpu_unless_parametrized(request):
+    """Tests that take no ``device`` (nor ``fake_cuda``) are CPU tests: they run with ``cpu`` as
+    the default device even on a GPU host, where ``cuda:0`` is the default (their NumPy
+    zero-copy and thread-pool expectations are the CPU's). Device-parametrized tests choose
+    their own."""
+    names = request.fixturenames
+    if "device" in names or "real_device" in names or "fake_cuda" in names:
+        yield
+        return
+    with wp.ScopedDevice("cpu"):
+        yield

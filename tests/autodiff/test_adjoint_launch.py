@@ -9,6 +9,9 @@ import pytest
 import warp as wp
 from adutil import F, f64, has_builtin
 
+#: every test runs on each device (tests/conftest.py: cpu, cuda:N or the stand-in's cuda:0)
+pytestmark = pytest.mark.usefixtures("on_device")
+
 
 # The guide's example, as written.
 @wp.func
@@ -118,7 +121,7 @@ def test_rosenbrock_optimization_with_adam(name):
         g = xy.grad.numpy()
         m = b1 * m + (1 - b1) * g
         v = b2 * v + (1 - b2) * g * g
-        xy.numpy()[...] -= lr * (m / (1 - b1**step)) / (np.sqrt(v / (1 - b2**step)) + 1e-8)
+        xy.assign(xy.numpy() - lr * (m / (1 - b1**step)) / (np.sqrt(v / (1 - b2**step)) + 1e-8))
     np.testing.assert_allclose(np.mean(xy.numpy(), axis=0), [1.0, 1.0], atol=0.1)
 
 
@@ -126,6 +129,9 @@ def test_rosenbrock_torch_autograd_function():
     torch = pytest.importorskip("torch")
     if not hasattr(wp, "from_torch"):
         pytest.skip("warp-interop (wp.from_torch) is not installed")
+    device = wp.get_device()
+    if device.is_cuda and (not torch.cuda.is_available() or device.ordinal >= torch.cuda.device_count()):
+        pytest.skip(f"torch cannot allocate on {device}")
 
     class TorchRosenbrock(torch.autograd.Function):
         @staticmethod
@@ -143,13 +149,14 @@ def test_rosenbrock_torch_autograd_function():
                       adj_inputs=[ctx.xy.grad], adj_outputs=[ctx.z.grad], adjoint=True)
             return (wp.to_torch(ctx.xy.grad), None)
 
-    xy = torch.tensor(np.random.default_rng(0).normal(size=(16, 2)), dtype=torch.float32, requires_grad=True)
+    xy = torch.tensor(np.random.default_rng(0).normal(size=(16, 2)), dtype=torch.float32,
+                      device=str(device), requires_grad=True)
     z = TorchRosenbrock.apply(xy, 16)
     z.backward(torch.ones_like(z))
     # from_torch allocates xy.grad and the gradient returned by backward() aliases it, so autograd's
     # accumulation into xy.grad adds it a second time (as with NVIDIA Warp; Adam is scale invariant).
-    expected = 2.0 * _rosenbrock_grad(xy.detach().numpy())
-    np.testing.assert_allclose(xy.grad.numpy(), expected, rtol=1e-4, atol=1e-2)
+    expected = 2.0 * _rosenbrock_grad(xy.detach().cpu().numpy())
+    np.testing.assert_allclose(xy.grad.cpu().numpy(), expected, rtol=1e-4, atol=1e-2)
 
 
 @wp.kernel

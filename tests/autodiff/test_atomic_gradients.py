@@ -9,6 +9,9 @@ import warp as wp
 
 from adutil import F, adjoint_grads, check_gradients, f64
 
+#: every test runs on each device (tests/conftest.py: cpu, cuda:N or the stand-in's cuda:0)
+pytestmark = pytest.mark.usefixtures("on_device")
+
 
 @wp.kernel
 def atomic_max_squares(x: wp.array(dtype=F), out: wp.array(dtype=F)):
@@ -48,8 +51,8 @@ def test_atomic_min_gradient_goes_to_the_winner(force_parallel):
 
 def test_atomic_max_initial_value_wins_no_gradient():
     """When the array's own value stays the maximum no contribution receives a gradient."""
-    x, out = f64([0.5, -0.25]), f64([7.0])
-    (g,) = adjoint_grads(atomic_max_squares, 2, [x], [out], {out: [1.0]})
+    x, out = f64([0.5, -0.25]), f64([7.0, 7.0])  # thread i updates out[i % 3]
+    (g,) = adjoint_grads(atomic_max_squares, 2, [x], [out], {out: [1.0, 1.0]})
     np.testing.assert_array_equal(g, [0.0, 0.0])
 
 
@@ -111,7 +114,7 @@ def test_vector_atomic_add_sub_values_and_gradients(force_parallel):
         partials = [olds[i] for i in members]
         assert any(np.allclose(q, 0.0) for q in partials)
         assert any(np.allclose(q, P[j] * P[j][0]) for q in partials for j in members)
-    check_gradients(vector_atomics, 4, [p], [out])
+    check_gradients(vector_atomics, 4, [p], [wp.zeros(3, dtype=wp.vec3d)])  # it writes out[0..2]
 
 
 def test_vector_atomic_min_max_gradients_per_component(force_parallel):

@@ -12,6 +12,9 @@ import pytest
 import warp as wp
 from adutil import F, adjoint_grads, check_gradients, f64, has_builtin
 
+#: every test runs on each device (tests/conftest.py: cpu, cuda:N or the stand-in's cuda:0)
+pytestmark = pytest.mark.usefixtures("on_device")
+
 sps = pytest.importorskip("scipy.special")
 
 # -- unary scalar math -------------------------------------------------------------------------

@@ -10,6 +10,9 @@ import pytest
 import warp as wp
 from adutil import F, check_gradients, f64, has_builtin
 
+#: every test runs on each device (tests/conftest.py: cpu, cuda:N or the stand-in's cuda:0)
+pytestmark = pytest.mark.usefixtures("on_device")
+
 V3, M33, Q = wp.vec3d, wp.mat33d, wp.quatd
 RNG = np.random.default_rng(7)
 N = 4

@@ -11,6 +11,9 @@ import pytest
 import warp as wp
 from adutil import F, adjoint_grads, check_gradients, f64
 
+#: every test runs on each device (tests/conftest.py: cpu, cuda:N or the stand-in's cuda:0)
+pytestmark = pytest.mark.usefixtures("on_device")
+
 X = np.array([0.5, -1.2, 1.7, -0.3, 2.4, 0.9])
 
 

@@ -9,6 +9,9 @@ import pytest
 import warp as wp
 from adutil import F, adjoint_grads, check_gradients, f64
 
+#: every test runs on each device (tests/conftest.py: cpu, cuda:N or the stand-in's cuda:0)
+pytestmark = pytest.mark.usefixtures("on_device")
+
 A = np.array([0.3, 1.7, -0.8, 2.2, -1.9, 0.6])
 B = np.array([1.1, 0.4, 0.9, -1.3, -0.5, 2.5])
 

@@ -11,6 +11,9 @@ import warp as wp
 from warp.compiler.hashing import kernel_hash
 from warp.compiler.options import resolve_options
 
+#: every test runs on each device (tests/conftest.py: cpu, cuda:N or the stand-in's cuda:0)
+pytestmark = pytest.mark.usefixtures("on_device")
+
 
 @wp.func
 def safe_sqrt(x: float):

@@ -8,6 +8,9 @@ import pytest
 import warp as wp
 from adutil import F, f64
 
+#: every test runs on each device (tests/conftest.py: cpu, cuda:N or the stand-in's cuda:0)
+pytestmark = pytest.mark.usefixtures("on_device")
+
 
 @wp.kernel(enable_backward=False)
 def no_backward(a: wp.array(dtype=F), out: wp.array(dtype=F)):

@@ -11,6 +11,9 @@ import warp_autodiff
 from adutil import F, f64
 from warp.compiler.registry import builtin_registry
 
+#: every test runs on each device (tests/conftest.py: cpu, cuda:N or the stand-in's cuda:0)
+pytestmark = pytest.mark.usefixtures("on_device")
+
 
 @wp.kernel
 def stage1(x: wp.array(dtype=F), y: wp.array(dtype=F)):

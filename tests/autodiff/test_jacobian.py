@@ -4,8 +4,12 @@ tape.zero(), and the batched block-diagonal variant over parallel environments."
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import warp as wp
+
+#: every test runs on each device (tests/conftest.py: cpu, cuda:N or the stand-in's cuda:0)
+pytestmark = pytest.mark.usefixtures("on_device")
 
 INPUT_DIM, OUTPUT_DIM = 3, 4
 

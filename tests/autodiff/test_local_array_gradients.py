@@ -8,6 +8,9 @@ import numpy as np
 import pytest
 import warp as wp
 
+#: every test runs on each device (tests/conftest.py: cpu, cuda:N or the stand-in's cuda:0)
+pytestmark = pytest.mark.usefixtures("on_device")
+
 
 @wp.kernel
 def through_local(x: wp.array(dtype=wp.float32), y: wp.array(dtype=wp.float32)):

@@ -18,6 +18,9 @@ import warp as wp
 
 from adutil import F, check_gradients, f64
 
+#: every test runs on each device (tests/conftest.py: cpu, cuda:N or the stand-in's cuda:0)
+pytestmark = pytest.mark.usefixtures("on_device")
+
 X = np.array([0.31, -0.52, 0.77, 0.18, -0.05, 0.64])
 
 

@@ -17,6 +17,9 @@ import pytest
 import warp as wp
 from adutil import F, check_gradients, f64, has_builtin
 
+#: every test runs on each device (tests/conftest.py: cpu, cuda:N or the stand-in's cuda:0)
+pytestmark = pytest.mark.usefixtures("on_device")
+
 V3, V6, Q, T = wp.vec3d, wp.vector(length=6, dtype=wp.float64), wp.quatd, wp.transformd
 M22, M33, M44 = wp.mat22d, wp.mat33d, wp.mat44d
 RNG = np.random.default_rng(11)

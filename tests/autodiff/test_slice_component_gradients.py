@@ -4,9 +4,13 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import warp as wp
 from adutil import F, adjoint_grads, check_gradients, f64
+
+#: every test runs on each device (tests/conftest.py: cpu, cuda:N or the stand-in's cuda:0)
+pytestmark = pytest.mark.usefixtures("on_device")
 
 
 @wp.kernel

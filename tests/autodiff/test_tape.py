@@ -8,6 +8,9 @@ import pytest
 import warp as wp
 from adutil import F, f64, has_builtin
 
+#: every test runs on each device (tests/conftest.py: cpu, cuda:N or the stand-in's cuda:0)
+pytestmark = pytest.mark.usefixtures("on_device")
+
 
 @wp.kernel
 def scale_square(x: wp.array(dtype=F), s: F, y: wp.array(dtype=F)):
@@ -201,7 +204,7 @@ def test_optimization_loop_from_the_interoperability_guide(kernel):
         tape.zero()
         tape.backward(loss=l)
         np.testing.assert_allclose(xs.grad.numpy(), 2 * xs.numpy(), rtol=1e-5)
-        xs.numpy()[...] -= 0.1 * xs.grad.numpy()
+        xs.assign(xs.numpy() - 0.1 * xs.grad.numpy())  # numpy() of a cuda array is a copy
         l.zero_()
         wp.launch(kernel, dim=len(xs), inputs=[xs], outputs=[l], device=xs.device)
     assert l.numpy()[0] < 1e-6 * first

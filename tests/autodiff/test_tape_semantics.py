@@ -12,6 +12,9 @@ import warp as wp
 
 from adutil import F, f64
 
+#: every test runs on each device (tests/conftest.py: cpu, cuda:N or the stand-in's cuda:0)
+pytestmark = pytest.mark.usefixtures("on_device")
+
 
 def fd_gradient(loss: Callable[[np.ndarray], float], x0: np.ndarray, eps: float = 1e-6) -> np.ndarray:
     """Central finite differences of a scalar function of a float64 vector."""

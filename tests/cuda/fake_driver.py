@@ -1,27 +1,39 @@
-"""A stand-in for ``cuda.bindings.driver`` whose "devices" are host memory and the host CPU.
+"""A stand-in for ``cuda.bindings.driver`` whose "devices" are the host CPU.
 
 It lets the CUDA runtime's Python code run without a GPU: the same calls, argument types
 (cuda-python's own handle types and enums) and ``(CUresult, value)`` results. Device memory is
-host memory, so copies are ``memmove``; streams run their work at once, or record it while a
-stream capture is active (replayed by ``cuGraphLaunch``; a capture can be paused and resumed
-into the same graph, ``cuStreamBeginCaptureToGraph`` checking that the new work follows the
-graph's last node). ``cuModuleLoadDataEx`` checks the PTX names its entries;
-``cuLaunchKernel`` reads the argument buffer the runtime passed through
+a range of address space the host cannot touch (:mod:`fake_memory`: mapped ``PROT_NONE`` except
+while the fake runs its own copies, memsets and launches), so host code that reads or writes a
+device address faults, and a launch whose array arguments point at pageable host memory fails
+an assertion naming the kernel and the argument. Copies are ``memmove``; streams run their work
+at once, or record it while a stream capture is active (replayed by ``cuGraphLaunch``; a
+capture can be paused and resumed into the same graph, ``cuStreamBeginCaptureToGraph``
+checking that the new work follows the graph's last node). ``cuModuleLoadDataEx`` checks the
+PTX names its entries; ``cuLaunchKernel`` reads the argument buffer the runtime passed through
 ``CU_LAUNCH_PARAM_BUFFER_POINTER`` and runs the kernel's CPU build of the same entry (same
 argument layout) over all threads, so results are real (whatever the grid and block sizes: the
 CUDA entry's own thread mapping is checked separately, by ``grid_emulator``).
 
-What it cannot check: that the PTX runs on a GPU, real asynchrony, and driver-specific limits.
+What it cannot check: that a ``uint64`` id passed to a kernel points at device memory (only
+array arguments are checked), that the PTX runs on a GPU, real asynchrony, and driver-specific
+limits.
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import itertools
 import re
+import struct
 from typing import Any, Callable
 
+import numpy as np
 from cuda.bindings import driver as real
+from fake_memory import DeviceArena
+
+from warp.compiler.abi import param_layout
+from warp.types.array_type import ArrayType
 
 OK = real.CUresult.CUDA_SUCCESS
 ERR = real.CUresult
@@ -30,11 +42,22 @@ ERR = real.CUresult
 class FakeDriver:
     """Module-like object with the driver functions the runtime uses."""
 
-    def __init__(self, device_count: int = 1, resolve_entry: Callable[[str], Any] | None = None):
+    def __init__(
+        self,
+        device_count: int = 1,
+        resolve_entry: Callable[[str], Any] | None = None,
+        entry_params: Callable[[str], list[Any] | None] | None = None,
+    ):
         self.device_count = device_count
         self.resolve_entry = resolve_entry
+        #: symbol -> parameter types of the entry (None: unknown), to check array arguments
+        self.entry_params = entry_params
         self.calls: list[str] = []
-        self.memory: dict[int, tuple[ctypes.Array, str]] = {}
+        #: live allocations: address -> (size, "device" | "host")
+        self.memory: dict[int, tuple[int, str]] = {}
+        self.arena = DeviceArena()
+        #: pinned host allocations (ordinary host memory, device-accessible like cuMemHostAlloc's)
+        self._host_buffers: dict[int, ctypes.Array] = {}
         self.freed: list[int] = []
         self.functions: dict[int, str] = {}
         self.modules: dict[int, list[str]] = {}
@@ -163,18 +186,38 @@ class FakeDriver:
 
     # -- memory -------------------------------------------------------------------------------
     def _alloc(self, size: int, kind: str) -> int:
-        buf = ctypes.create_string_buffer(size)
-        ctypes.memset(buf, 0xCD, size)  # garbage, like fresh device memory
-        address = ctypes.addressof(buf)
-        self.memory[address] = (buf, kind)
+        if kind == "device":
+            address = self.arena.allocate(size)
+        else:
+            buf = ctypes.create_string_buffer(size)
+            address = ctypes.addressof(buf)
+            self._host_buffers[address] = buf
+        self.memory[address] = (size, kind)
         return address
 
     def _free(self, ptr: Any, kind: str):
-        entry = self.memory.pop(int(ptr), None)
+        entry = self.memory.get(int(ptr))
         if entry is None or entry[1] != kind:
             return (ERR.CUDA_ERROR_INVALID_VALUE,)
+        del self.memory[int(ptr)]
+        if kind == "device":
+            self.arena.release(int(ptr), entry[0])
+        else:
+            del self._host_buffers[int(ptr)]
         self.freed.append(int(ptr))
         return (OK,)
+
+    def allocation_of(self, address: int) -> tuple[int, int, str] | None:
+        """(base, size, kind) of the live allocation holding ``address``, or None."""
+        for base, (size, kind) in self.memory.items():
+            if base <= address < base + size:
+                return base, size, kind
+        return None
+
+    def read_device(self, address: int, nbytes: int) -> bytes:
+        """Bytes of device memory (for tests: the host cannot read it directly)."""
+        with self.arena.opened():
+            return ctypes.string_at(address, nbytes)
 
     def cuMemAllocAsync(self, size: int, stream: Any):
         assert isinstance(stream, real.CUstream) and size > 0
@@ -198,21 +241,35 @@ class FakeDriver:
         return self._free(ptr, "host")
 
     def _check_range(self, ptr: int, nbytes: int) -> None:
-        for base, (buf, _) in self.memory.items():
-            if base <= ptr and ptr + nbytes <= base + len(buf):
+        for base, (size, _) in self.memory.items():
+            if base <= ptr and ptr + nbytes <= base + size:
                 return
         if not self._host_ok(ptr):
             raise AssertionError(f"access of {nbytes} bytes at {ptr:#x} outside any allocation")
 
-    @staticmethod
-    def _host_ok(ptr: int) -> bool:
-        return True  # pageable host memory (NumPy buffers) is legal in copies
+    def _opened(self, address: int, nbytes: int) -> Any:
+        """The arena's pages of ``[address, address + nbytes)`` opened (nothing for host memory)."""
+        if self.arena.contains(address, nbytes):
+            return self.arena.opened(address, nbytes)
+        return contextlib.nullcontext()
+
+    def _host_ok(self, ptr: int) -> bool:
+        # pageable host memory (NumPy buffers) is legal in copies; the arena outside live
+        # allocations is not
+        return not self.arena.contains(ptr)
 
     def cuMemcpyAsync(self, dst: Any, src: Any, nbytes: int, stream: Any):
         assert isinstance(dst, real.CUdeviceptr) and isinstance(src, real.CUdeviceptr)
         assert isinstance(stream, real.CUstream)
         d, s = int(dst), int(src)
-        self._run(stream, lambda: ctypes.memmove(d, s, nbytes))
+        self._check_range(d, nbytes)
+        self._check_range(s, nbytes)
+
+        def op() -> None:
+            with self._opened(d, nbytes), self._opened(s, nbytes):
+                ctypes.memmove(d, s, nbytes)
+
+        self._run(stream, op)
         return (OK,)
 
     def _memset(self, dst: Any, value: int, count: int, stream: Any, ctype: Any):
@@ -221,9 +278,8 @@ class FakeDriver:
         self._check_range(address, count * ctypes.sizeof(ctype))
 
         def op() -> None:
-            arr = (ctype * count).from_address(address)
-            for i in range(count):
-                arr[i] = value
+            with self._opened(address, count * ctypes.sizeof(ctype)):
+                np.ctypeslib.as_array((ctype * count).from_address(address))[:] = value
 
         self._run(stream, op)
         return (OK,)
@@ -325,12 +381,35 @@ class FakeDriver:
         assert gx <= max(1, -(-n // bx)), "more blocks than the launch needs"
         self.launches.append({"symbol": symbol, "grid": gx, "block": bx, "n": n, "args": args})
         entry = self.resolve_entry(symbol)
+        self._check_arguments(symbol, args)
 
         def op() -> None:
-            entry(args, 0, n)
+            with self.arena.opened():
+                entry(args, 0, n)
 
         self._run(stream, op)
         return (OK,)
+
+    def _check_arguments(self, symbol: str, args: bytes) -> None:
+        """Every array argument's data (and gradient) pointer is null or device-accessible memory:
+        a live device allocation or pinned host memory, never pageable host memory."""
+        params = self.entry_params(symbol) if self.entry_params is not None else None
+        if params is None:
+            return
+        for index, (t, slot) in enumerate(zip(params, param_layout(params))):
+            if not isinstance(t, ArrayType):
+                continue
+            shape = struct.unpack_from(f"<{t.ndim}i", args, slot.offset + 16)
+            if 0 in shape:
+                continue  # an empty array's pointer is never used
+            for what, offset in (("data", 0), ("grad", 8)):
+                ptr = int.from_bytes(args[slot.offset + offset : slot.offset + offset + 8], "little")
+                if ptr and self.allocation_of(ptr) is None:
+                    where = "freed device memory" if self.arena.contains(ptr) else "host memory"
+                    raise AssertionError(
+                        f"kernel {symbol}: array argument {index} has its {what} pointer {ptr:#x} in "
+                        f"{where}, which the device cannot access"
+                    )
 
     # -- graphs -------------------------------------------------------------------------------
     def cuStreamBeginCapture(self, stream: Any, mode: Any):

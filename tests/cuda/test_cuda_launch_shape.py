@@ -70,7 +70,8 @@ def test_grid_and_block_passed_to_the_driver(fake_cuda, n, kwargs, grid, block) 
     assert (launch["grid"], launch["block"]) == (grid, block)
     # the entry, run for exactly this grid on the recorded arguments, visits each index once
     hits.zero_()
-    emulate_grid(count_hits, launch["args"], launch["grid"], launch["block"])
+    with fake_cuda.arena.opened():  # the emulated grid plays the device
+        emulate_grid(count_hits, launch["args"], launch["grid"], launch["block"])
     np.testing.assert_array_equal(hits.numpy(), np.ones(n, dtype=np.int32))
 
 
@@ -78,7 +79,8 @@ def test_capped_grid_covers_a_2d_launch(fake_cuda) -> None:
     hits, launch = _launch(fake_cuda, count_hits_2d, (37, 29), block_dim=32, max_blocks=5)
     assert (launch["grid"], launch["block"]) == (5, 32)
     hits.zero_()
-    emulate_grid(count_hits_2d, launch["args"], 5, 32)
+    with fake_cuda.arena.opened():  # the emulated grid plays the device
+        emulate_grid(count_hits_2d, launch["args"], 5, 32)
     np.testing.assert_array_equal(hits.numpy(), np.ones((37, 29), dtype=np.int32))
 
 
@@ -86,7 +88,8 @@ def test_emulator_notices_a_block_that_did_not_run(fake_cuda) -> None:
     # the check can fail: without block 2 of 3, the indices it strides over stay unvisited
     hits, launch = _launch(fake_cuda, count_hits, 1000, block_dim=64, max_blocks=3)
     hits.zero_()
-    emulate_grid(count_hits, launch["args"], 3, 64, only_blocks=[0, 1])
+    with fake_cuda.arena.opened():  # the emulated grid plays the device
+        emulate_grid(count_hits, launch["args"], 3, 64, only_blocks=[0, 1])
     visited = hits.numpy()
     expected = (np.arange(1000) % 192 < 128).astype(np.int32)
     np.testing.assert_array_equal(visited, expected)
@@ -95,7 +98,8 @@ def test_emulator_notices_a_block_that_did_not_run(fake_cuda) -> None:
 def test_block_dim_builtin_sees_the_launch_block_size(fake_cuda) -> None:
     out, launch = _launch(fake_cuda, record_block_dim, 100, block_dim=32)
     out.zero_()
-    emulate_grid(record_block_dim, launch["args"], launch["grid"], launch["block"])
+    with fake_cuda.arena.opened():  # the emulated grid plays the device
+        emulate_grid(record_block_dim, launch["args"], launch["grid"], launch["block"])
     np.testing.assert_array_equal(out.numpy(), np.full(100, 32, dtype=np.int32))
 
 

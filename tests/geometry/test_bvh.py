@@ -8,6 +8,9 @@ import pytest
 import warp as wp
 from warp_geometry import bvh_build
 
+#: every test runs on each device (tests/conftest.py: cpu, cuda:N or the stand-in's cuda:0)
+pytestmark = pytest.mark.usefixtures("on_device")
+
 
 def _boxes(n, seed=0, size=0.05):
     rng = np.random.default_rng(seed)

@@ -8,6 +8,9 @@ import pytest
 import warp as wp
 from geomref import random_soup, ray_hit_counts, ray_hits
 
+#: every test runs on each device (tests/conftest.py: cpu, cuda:N or the stand-in's cuda:0)
+pytestmark = pytest.mark.usefixtures("on_device")
+
 
 @wp.kernel
 def group1_only(mesh_id: wp.uint64, origin: wp.vec3, dir: wp.vec3, out_face: wp.array(dtype=wp.int32)):

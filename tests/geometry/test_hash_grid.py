@@ -7,6 +7,9 @@ import pytest
 
 import warp as wp
 
+#: every test runs on each device (tests/conftest.py: cpu, cuda:N or the stand-in's cuda:0)
+pytestmark = pytest.mark.usefixtures("on_device")
+
 
 @wp.kernel
 def neighbour_counts(

@@ -8,6 +8,9 @@ import pytest
 import warp as wp
 from geomref import closest_faces, random_soup
 
+#: every test runs on each device (tests/conftest.py: cpu, cuda:N or the stand-in's cuda:0)
+pytestmark = pytest.mark.usefixtures("on_device")
+
 CUBE_POINTS = [[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0], [0, 0, 1], [1, 0, 1], [1, 1, 1], [0, 1, 1]]
 CUBE_INDICES = [
     0,

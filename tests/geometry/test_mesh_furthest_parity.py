@@ -16,6 +16,9 @@ from geomref import (
     torus_points,
 )
 
+#: every test runs on each device (tests/conftest.py: cpu, cuda:N or the stand-in's cuda:0)
+pytestmark = pytest.mark.usefixtures("on_device")
+
 
 def _mesh(pts, tris, **kw):
     return wp.Mesh(wp.array(pts, dtype=wp.vec3), wp.array(tris.reshape(-1), dtype=wp.int32), **kw)

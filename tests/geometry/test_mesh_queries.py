@@ -8,6 +8,9 @@ import pytest
 import warp as wp
 from geomref import closest_faces, random_soup, ray_hits, solid_angle_winding, torus, torus_inside, uv_sphere
 
+#: every test runs on each device (tests/conftest.py: cpu, cuda:N or the stand-in's cuda:0)
+pytestmark = pytest.mark.usefixtures("on_device")
+
 
 def _mesh(pts, tris, **kw):
     return wp.Mesh(wp.array(pts, dtype=wp.vec3), wp.array(tris.reshape(-1), dtype=wp.int32), **kw)

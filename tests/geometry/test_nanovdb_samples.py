@@ -16,6 +16,9 @@ import pytest
 import warp as wp
 from warp_geometry import nanovdb
 
+#: every test runs on each device (tests/conftest.py: cpu, cuda:N or the stand-in's cuda:0)
+pytestmark = pytest.mark.usefixtures("on_device")
+
 DATA = Path(__file__).parent / "data"
 
 

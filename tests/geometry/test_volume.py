@@ -12,6 +12,9 @@ import warp as wp
 from warp_geometry import nanovdb
 from warp_geometry.volume_topology import grid_from_leaves
 
+#: every test runs on each device (tests/conftest.py: cpu, cuda:N or the stand-in's cuda:0)
+pytestmark = pytest.mark.usefixtures("on_device")
+
 
 @wp.kernel
 def lookup_f(id: wp.uint64, ijk: wp.array(dtype=wp.vec3i), out: wp.array(dtype=float)):

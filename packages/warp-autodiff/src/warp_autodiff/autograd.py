@@ -92,6 +92,13 @@ def _flat(a: _array) -> np.ndarray:
     return a.numpy().reshape(-1)
 
 
+def _store(a: _array, host: np.ndarray) -> None:
+    """Make ``a`` hold ``host``, which came from ``a.numpy()`` and was changed: on the CPU that is
+    the array's own memory (nothing to do); on another device a copy, uploaded here."""
+    if not a.device.is_cpu:
+        a.assign(host)
+
+
 class _Grads:
     """Gives every differentiated array a gradient for the duration of a computation."""
 
@@ -143,7 +150,9 @@ def jacobian(
             tape.zero()
             for r in range(rows):
                 seed = _zeros_like(out)
-                _flat(seed)[r] = 1.0
+                host = seed.numpy()
+                host.reshape(-1)[r] = 1.0
+                _store(seed, host)
                 tape.backward(grads={out: seed})
                 for i in ins:
                     mats[i][r, :] = _flat(inputs[i].grad)
@@ -183,13 +192,16 @@ def jacobian_fd(
             orig = flat[c].copy()
             flat[c] = orig + eps
             x_plus = float(flat[c])
+            _store(inputs[i], x)
             evaluate()
             plus = {j: _flat(outputs[j]).astype(np.float64) for j in outs}
             flat[c] = orig - eps
             x_minus = float(flat[c])
+            _store(inputs[i], x)
             evaluate()
             minus = {j: _flat(outputs[j]).astype(np.float64) for j in outs}
             flat[c] = orig
+            _store(inputs[i], x)
             denom = x_plus - x_minus  # the perturbation actually stored (float32 rounds it)
             for j in outs:
                 mats[j][:, c] = (plus[j] - minus[j]) / denom

@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 import llvmlite.ir as ir
+import numpy as np
 
 import warp as wp
 from warp.compiler.lowering import types as lt
@@ -37,6 +38,9 @@ class Descriptor:
         self.struct_type = struct_type
         self.value = struct_type()
         self.storage = wp.zeros(2, dtype=struct_type, device=device)
+        #: the two records as written last, on the host: on a CUDA device ``storage.numpy()`` is a
+        #: copy, so records are composed here and the pair is copied to ``storage`` as a whole
+        self._records = np.zeros(2, dtype=struct_type.numpy_dtype())  # type: ignore[attr-defined]
         live_ids.register(self)  # debug-mode launches check ids against the live objects
 
     @property
@@ -48,8 +52,8 @@ class Descriptor:
         """Set fields and write the whole struct to its memory."""
         for name, v in fields.items():
             setattr(self.value, name, v)
-        record = self.storage.numpy()
-        record[0] = self.value.numpy_value()
+        self._records[0] = self.value.numpy_value()
+        self.storage.assign(self._records)
 
     def update_gradients(self, **arrays: Any) -> None:
         """Write the adjoint descriptor: the gradient array of each named array field (its
@@ -57,8 +61,8 @@ class Descriptor:
         grads = self.struct_type()
         for name, a in arrays.items():
             setattr(grads, name, None if a is None else a.grad)
-        record = self.storage.numpy()
-        record[1] = grads.numpy_value()
+        self._records[1] = grads.numpy_value()
+        self.storage.assign(self._records)
 
 
 def _lower_getter(struct_type: type, element: int = 0):

@@ -1,20 +1,18 @@
 """``wp.HashGrid``: points bucketed into a hashed grid of cells, for neighbour queries in kernels.
 
 A point ``p`` lies in the integer cell ``floor(p / cell_width)`` (per axis, in float32 as the
-kernels compute it), clamped to ``[-CELL_LIMIT, CELL_LIMIT]`` so that no cell arithmetic
-overflows 32 bits: points beyond the limit (infinities included) share the outermost cells and
-NaN coordinates go to ``-CELL_LIMIT``; queries clamp their boxes the same way, and clamping
-never brings two points farther apart, so a query still finds every point within its radius.
-Cell ``(i, j, k)`` is stored in bucket ``(i mod dim_x) + dim_x * ((j mod
-dim_y) + dim_y * (k mod dim_z))``, so space wraps around and far-apart cells may share a
-bucket (the queries return them too: callers filter by distance, as in NVIDIA Warp). Building
-sorts the point indices by bucket (NumPy) and records each bucket's range.
+kernels compute it), clamped so that no cell arithmetic overflows (:mod:`warp_geometry.hash_grid_cells`).
+Cells map to ``dim_x * dim_y * dim_z`` buckets, so space wraps around and far-apart cells may
+share a bucket (the queries return them too: callers filter by distance, as in NVIDIA Warp).
+Building sorts the point indices by bucket on the grid's device, in kernels
+(:mod:`warp_geometry.hash_grid_build`: no round trip through the host, so a build on a CUDA
+device stays there and can be captured in a CUDA graph), and records each bucket's range.
 
 Grids of ``wp.float16`` and ``wp.float64`` points (``HashGrid(..., dtype=)``) bucket the points
 converted to float32 (exactly for float16; float64 rounding is covered by the queries' padding),
 so their queries return the same candidates as a float32 grid of the converted points. Points
 may carry group ids (``build(..., groups=)``): a query given a group visits only that group's
-points (ids sort by group inside each bucket, and the query skips the other groups).
+points (the query skips the other groups).
 """
 
 from __future__ import annotations
@@ -25,6 +23,8 @@ import numpy as np
 
 import warp as wp
 from warp_geometry.descriptors import Descriptor
+from warp_geometry.hash_grid_build import BuildScratch, sort_by_bucket
+
 
 
 @wp.struct
@@ -55,17 +55,6 @@ def _dims(dim_x: Any, dim_y: Any, dim_z: Any) -> tuple[int, int, int]:
     return dims[0], dims[1], dims[2]
 
 
-CELL_LIMIT = 2**29
-"""Largest cell coordinate (in absolute value): boxes of 2 * CELL_LIMIT + 1 cells fit int32."""
-
-
-def cell_of(scaled: np.ndarray) -> np.ndarray:
-    """Clamped integer cell of coordinates in cell units (``hash_grid_queries._cell`` in NumPy)."""
-    with np.errstate(invalid="ignore"):
-        inside = np.floor(np.where(np.abs(scaled) < CELL_LIMIT, scaled, 0.0)).astype(np.int64)
-        return np.where(scaled >= CELL_LIMIT, CELL_LIMIT, np.where(scaled > -CELL_LIMIT, inside, -CELL_LIMIT))
-
-
 #: point scalar types a grid accepts
 GRID_DTYPES = (wp.float16, wp.float32, wp.float64)
 
@@ -76,17 +65,6 @@ def _grid_dtype(dtype: Any) -> Any:
             return t
     names = ", ".join(f"wp.{t.__name__}" for t in GRID_DTYPES)
     raise TypeError(f"wp.HashGrid: dtype must be one of {names}, got {dtype!r}")
-
-
-def bucket_of(points: np.ndarray, inv_cell_width: np.float32, dims: tuple[int, int, int]) -> np.ndarray:
-    """Bucket index of every point (float32 arithmetic, as in the kernels)."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        scaled = points.astype(np.float32, copy=False) * inv_cell_width
-    cells = cell_of(scaled)
-    dx, dy, dz = dims
-    return (np.mod(cells[:, 0], dx) + dx * (np.mod(cells[:, 1], dy) + dy * np.mod(cells[:, 2], dz))).astype(
-        np.int32
-    )
 
 
 class HashGrid:
@@ -109,7 +87,9 @@ class HashGrid:
         self._no_groups = self._groups  # what kernels see after a build without groups
         self._point_groups = self._no_groups
         self._capacity = 0
+        self._scratch = BuildScratch(num_cells, self.device)
         self._descriptor = Descriptor(HashGridData, self.device)
+        self._written: tuple[Any, ...] | None = None
         self.cell_width = 0.0
         self.reserved = False
         self._write(0, np.float32(0.0))
@@ -120,6 +100,12 @@ class HashGrid:
         return self._descriptor.address
 
     def _write(self, num_points: int, inv_width: np.float32) -> None:
+        # written only when it changes: rebuilding the same number of points with the same
+        # radius launches kernels only (it can be captured in a CUDA graph)
+        key = (self._ids.ptr, self._point_groups.ptr, self._point_groups.shape[0], num_points, float(inv_width))
+        if key == self._written:
+            return
+        self._written = key
         self._descriptor.update(
             point_ids=self._ids,
             cell_starts=self._starts,
@@ -145,7 +131,8 @@ class HashGrid:
             )
         if num_points > self._capacity:
             grown = wp.zeros(int(num_points), dtype=wp.int32, device=self.device)
-            grown.numpy()[: self._capacity] = self._ids.numpy()  # keep the current build usable
+            if self._capacity:
+                wp.copy(grown, self._ids, count=self._capacity)  # keep the current build usable
             self._ids = grown
             self._capacity = int(num_points)
         if with_groups:
@@ -199,33 +186,39 @@ class HashGrid:
                 f"wp.HashGrid.build: radius must be a positive finite number whose float32 inverse "
                 f"is positive and finite, got {radius!r}"
             )
-        if self.device.is_capturing:
+        if self.device.is_capturing and self.device.is_cpu:
+            # a CPU capture records the build itself: each replay rebuilds from the values the
+            # arrays hold then, growing the storage as needed
             rebuild = lambda: self._build_now(points, radius, groups)  # noqa: E731
             self.device.backend.capture_host_callback(self.device, rebuild)
         else:
             self._build_now(points, radius, groups)
 
     def _build_now(self, points: Any, radius: float, groups: Any) -> None:
-        values = np.asarray(points.numpy()).reshape(-1, 3).astype(np.float32)
-        n = int(values.shape[0])
+        flat = points.contiguous().flatten()
+        n = int(flat.shape[0])
         if n > self._capacity:
+            self._grow_while_capturing_check(n)
             self.reserve(n)
-        inv = np.float32(1.0) / np.float32(radius)  # checked by build
-        buckets = bucket_of(values, inv, self.dims)
         if groups is None:
-            order = np.argsort(buckets).astype(np.int32)  # order inside a bucket is irrelevant
+            group_ids = self._no_groups
             self._point_groups = self._no_groups
         else:
-            group_ids = np.asarray(groups.numpy()).reshape(-1)
-            order = np.lexsort((group_ids, buckets)).astype(np.int32)  # by bucket, then group
+            group_ids = groups.contiguous().flatten()
+            if self._groups.shape[0] < n:
+                self._grow_while_capturing_check(n)
             self.reserve_groups(n)
-            self._groups.numpy()[:n] = group_ids[order]
             self._point_groups = self._groups
-        counts = np.bincount(buckets, minlength=self._starts.shape[0])
-        ends = np.cumsum(counts)
-        self._ids.numpy()[:n] = order
-        self._starts.assign((ends - counts).astype(np.int32))
-        self._ends.assign(ends.astype(np.int32))
+        inv = np.float32(1.0) / np.float32(radius)  # checked by build
+        sort_by_bucket(flat, float(inv), self.dims, self._scratch, self._ids, self._starts, self._ends,
+                       group_ids, self._point_groups)
         self.cell_width = radius
         self.reserved = True
         self._write(n, inv)
+
+    def _grow_while_capturing_check(self, n: int) -> None:
+        if self.device.is_capturing:
+            raise RuntimeError(
+                f"wp.HashGrid.build: {n} points do not fit the grid's storage inside a graph capture on "
+                f"{self.device}: build (or reserve) with at least as many points before capturing"
+            )

@@ -6,7 +6,7 @@ buckets, each once: all points within ``max_dist`` and possibly others, as in NV
 The buckets of a row of cells (x fastest) are consecutive and their points one range of the
 sorted ids, so a query reads two bucket bounds per row, not per cell.
 Cell coordinates are clamped to ``[-CELL_LIMIT, CELL_LIMIT]`` as when building (see
-``hash_grid``), the query's centre too, so infinite, NaN or huge points and radii stay in
+``hash_grid_cells``), the query's centre too, so infinite, NaN or huge points and radii stay in
 int32 and the culling (distances in clamped space never exceed the true ones) stays exact. A query given a group
 skips the points of other groups. Queries of float16 and float64 grids take points and
 distances of that type and search the float32 grid their points were bucketed in.
@@ -18,34 +18,13 @@ from typing import Any
 
 import warp as wp
 from warp_geometry.descriptors import add_builtin, register_getter
-from warp_geometry.hash_grid import CELL_LIMIT, HashGridData
+from warp_geometry.hash_grid import HashGridData
+from warp_geometry.hash_grid_cells import cell as _cell
+from warp_geometry.hash_grid_cells import clamped as _clamped
+from warp_geometry.hash_grid_cells import wrap as _wrap
 from warp_geometry.query_types import HashGridQuery
 
 GROUP = "Geometry"
-
-
-_LIMIT = wp.constant(CELL_LIMIT)
-_LIMIT_F = wp.constant(float(CELL_LIMIT))
-
-
-@wp.func
-def _cell(v: float) -> int:
-    """Clamped integer cell of ``v`` (cell units); NaN gives ``-CELL_LIMIT`` (``hash_grid.cell_of``)."""
-    if v >= _LIMIT_F:
-        return _LIMIT
-    if v > -_LIMIT_F:
-        return int(wp.floor(v))
-    return -_LIMIT
-
-
-@wp.func
-def _clamped(v: float) -> float:
-    """``v`` clamped to the cell limits like ``_cell`` (NaN gives the lower limit)."""
-    if v >= _LIMIT_F:
-        return _LIMIT_F
-    if v > -_LIMIT_F:
-        return v
-    return -_LIMIT_F
 
 
 @wp.func
@@ -53,14 +32,6 @@ def _cell_range(p: float, r: float, inv: float) -> wp.vec2i:
     """(first, last) cell along one axis overlapped by [p - r, p + r] (unwrapped, clamped)."""
     pad = 1.0e-5 * (wp.abs(p) + r)  # keeps the range a superset under float rounding
     return wp.vec2i(_cell((p - r - pad) * inv), _cell((p + r + pad) * inv))
-
-
-@wp.func
-def _wrap(c: int, dim: int) -> int:
-    w = c % dim
-    if w < 0:
-        w += dim
-    return w
 
 
 @wp.func

@@ -16,6 +16,7 @@ import numpy as np
 
 from warp_interop.jax_experimental import xla_ffi
 from warp_interop.jax_experimental.batching import BatchedArg, batch_args, batch_indices
+from warp_interop.jax_experimental.call_device import alias, call_device
 from warp_interop.jax_experimental.kernel import LAUNCH_DIMS_ATTR, FfiKernel, view, zero_outputs
 
 
@@ -51,16 +52,14 @@ def differentiable_call(fk: FfiKernel, arrays: list[Any], attrs: dict[str, Any],
     return primal(*arrays)
 
 
-def _scratch(arg: BatchedArg, index: tuple[int, ...], copy: bool) -> Any:
-    """A warp array holding one example (a copy of it when ``copy``, else zeros)."""
-    import ctypes
-
+def _scratch(arg: BatchedArg, index: tuple[int, ...], copy: bool, device: Any) -> Any:
+    """A warp array on ``device`` holding one example (a copy of it when ``copy``, else zeros)."""
     import warp
 
     shape = arg.warp_shape
-    scratch = warp.zeros(shape, dtype=arg.param.dtype, device="cpu")
+    scratch = warp.zeros(shape, dtype=arg.param.dtype, device=device)
     if copy:
-        ctypes.memmove(scratch.ptr, arg.pointer(index), arg.example_bytes)
+        warp.copy(scratch, alias(arg.pointer(index), shape, arg.param.dtype, device))
     return scratch
 
 
@@ -78,20 +77,22 @@ def register_adjoint(fk: FfiKernel) -> None:
         buffers = call.inputs[:n_in] + call.inputs[n_in: n_in + n_out] + call.outputs
         batch, args = batch_args(params, buffers, fk.what + " (adjoint)")
         primals, cotangents, grads = args[:n_in], args[n_in: n_in + n_out], args[n_in + n_out:]
-        zero_outputs(grads)
-        for index in batch_indices(batch):
-            values, adjoints, it, git = [], [], iter(primals), iter(grads)
-            for p in fk.inputs:
-                if p.is_array:
-                    values.append(view(next(it), index))
-                    adjoints.append(view(next(git), index) if _is_float(p.np_dtype) else None)
-                else:
-                    values.append(call.attrs[p.name])
-                    adjoints.append(type(call.attrs[p.name])(0))
-            outputs = [_scratch(a, index, copy=False) for a in cotangents]  # replayed by the adjoint
-            adj_outputs = [_scratch(a, index, copy=True) for a in cotangents]
-            warp.launch(fk.kernel, dim=dims, inputs=values + outputs, adj_inputs=adjoints + adj_outputs,
-                        device="cpu", adjoint=True, **fk.launch_options())
+        with call_device(call.ctx) as device:
+            zero_outputs(grads, device)
+            for index in batch_indices(batch):
+                values, adjoints, it, git = [], [], iter(primals), iter(grads)
+                for p in fk.inputs:
+                    if p.is_array:
+                        values.append(view(next(it), index, device))
+                        adjoints.append(view(next(git), index, device) if _is_float(p.np_dtype) else None)
+                    else:
+                        values.append(call.attrs[p.name])
+                        adjoints.append(type(call.attrs[p.name])(0))
+                # the outputs are replayed by the adjoint; their adjoints are the cotangents
+                outputs = [_scratch(a, index, False, device) for a in cotangents]
+                adj_outputs = [_scratch(a, index, True, device) for a in cotangents]
+                warp.launch(fk.kernel, dim=dims, inputs=values + outputs, adj_inputs=adjoints + adj_outputs,
+                            device=device, adjoint=True, **fk.launch_options())
 
-    xla_ffi.register_handler(fk.target + "_adjoint", run)
+    xla_ffi.register_everywhere(fk.target + "_adjoint", run)
 

@@ -17,10 +17,10 @@ import numpy as np
 
 from warp.arrays.foreign import wrap_memory
 from warp.arrays.layout import contiguous_strides, element_info
-from warp.runtime.devices import get_device
 
 from warp_interop.jax_experimental import xla_ffi
 from warp_interop.jax_experimental.batching import BatchedArg, batch_args, batch_indices
+from warp_interop.jax_experimental.call_device import call_device
 from warp_interop.jax_experimental.kernel import _check_vmap_method, scalar_attribute, zero_outputs
 from warp_interop.jax_experimental.params import result_struct, split_params
 from warp_interop.jax_interop import GraphMode
@@ -41,11 +41,11 @@ def _annotated_params(func: Callable[..., Any], what: str) -> tuple[list[str], l
     return names, types
 
 
-def _array_view(arg: BatchedArg, index: tuple[int, ...]) -> Any:
+def _array_view(arg: BatchedArg, index: tuple[int, ...], device: Any) -> Any:
     shape = arg.warp_shape
     itemsize = element_info(arg.param.dtype).itemsize
     return wrap_memory(arg.pointer(index), shape, contiguous_strides(shape, itemsize), arg.param.dtype,
-                       get_device("cpu"), None)
+                       device, None)
 
 
 class FfiCallable:
@@ -114,7 +114,7 @@ class FfiCallable:
             specs.append(result_struct(p.output_shape(dims, self.what), p.np_dtype, arrays))
         aliases = {array_params.index(p): k for k, p in enumerate(self.in_outs)}
         if not self._registered:
-            xla_ffi.register_handler(self.target, self.run)
+            xla_ffi.register_everywhere(self.target, self.run)
             self._registered = True
         method = _check_vmap_method(vmap_method or self.vmap_method)
         call = jax.ffi.ffi_call(self.target, specs, vmap_method=method, input_output_aliases=aliases or None)
@@ -134,13 +134,14 @@ class FfiCallable:
         pure = list(call.outputs[len(self.in_outs):])
         batch, args = batch_args(array_inputs + self.outputs, buffers + pure, self.what)
         inputs, outputs = args[: len(array_inputs)], args[len(array_inputs):]
-        zero_outputs(outputs)
-        for index in batch_indices(batch):
-            values, it = [], iter(inputs)
-            for p in self.inputs:
-                values.append(_array_view(next(it), index) if p.is_array else call.attrs[p.name])
-            values += [_array_view(a, index) for a in outputs]
-            self.func(*values)
+        with call_device(call.ctx) as device:  # on a GPU: XLA's stream is current in the call
+            zero_outputs(outputs, device)
+            for index in batch_indices(batch):
+                values, it = [], iter(inputs)
+                for p in self.inputs:
+                    values.append(_array_view(next(it), index, device) if p.is_array else call.attrs[p.name])
+                values += [_array_view(a, index, device) for a in outputs]
+                self.func(*values)
 
 
 def register_ffi_callback(name: str, func: Callable[..., Any], graph_compatible: bool = True) -> None:
@@ -155,5 +156,5 @@ def register_ffi_callback(name: str, func: Callable[..., Any], graph_compatible:
     def run(call: xla_ffi.CallArguments) -> None:
         func(call.inputs, call.outputs, call.attrs, call.ctx)
 
-    del graph_compatible  # no CUDA graphs on the CPU platform
-    xla_ffi.register_handler(name, run)
+    del graph_compatible  # the targets do not declare XLA command-buffer support: never captured
+    xla_ffi.register_everywhere(name, run)

@@ -3,13 +3,13 @@
 Calling the wrapper inside (or outside) ``jax.jit`` emits ``jax.ffi.ffi_call`` with the array
 arguments as operands and the scalars and launch dimensions as attributes; XLA then calls the
 target, which launches the kernel over the XLA buffers (zero-copy), once per example under
-``jax.vmap``. With ``enable_backward=True`` a ``jax.custom_vjp`` runs the kernel's adjoint
-through a second target, so ``jax.grad`` works.
+``jax.vmap``: on the CPU platform on the host, on the CUDA platform on XLA's device and stream
+(:mod:`~warp_interop.jax_experimental.call_device`). With ``enable_backward=True`` a
+``jax.custom_vjp`` runs the kernel's adjoint through a second target, so ``jax.grad`` works.
 """
 
 from __future__ import annotations
 
-import ctypes
 import itertools
 from typing import Any, Sequence
 
@@ -17,9 +17,9 @@ import numpy as np
 
 from warp.arrays.descriptor import make_descriptor
 from warp.arrays.layout import contiguous_strides, element_info
-from warp.runtime.devices import get_device
 
 from warp_interop.jax_experimental import xla_ffi
+from warp_interop.jax_experimental.call_device import call_device, zero_memory
 from warp_interop.jax_experimental.batching import BatchedArg, batch_args, batch_indices
 from warp_interop.jax_experimental.bounds import check_launch_fits, thread_indexed_dims
 from warp_interop.jax_experimental.params import Param, normalize_dims, result_struct, split_params
@@ -49,19 +49,18 @@ def scalar_attribute(p: Param, value: Any, what: str) -> Any:
         raise TypeError(f"{what}: scalar argument '{p.name}' expects {p.np_dtype}, got {value!r}") from None
 
 
-def view(arg: BatchedArg, index: tuple[int, ...]) -> Any:
-    """A launch descriptor of one example of a batched argument."""
+def view(arg: BatchedArg, index: tuple[int, ...], device: Any) -> Any:
+    """A launch descriptor of one example of a batched argument (memory on ``device``)."""
     shape = arg.warp_shape or (1,)
     itemsize = element_info(arg.param.dtype).itemsize
     return make_descriptor(arg.pointer(index), shape, contiguous_strides(shape, itemsize), arg.param.dtype,
-                           get_device("cpu"), None)
+                           device, None)
 
 
-def zero_outputs(args: Sequence[BatchedArg]) -> None:
-    """Zero every output buffer (XLA hands them over uninitialized; host memory on the CPU platform)."""
+def zero_outputs(args: Sequence[BatchedArg], device: Any) -> None:
+    """Zero every output buffer (XLA hands them over uninitialized) on ``device``."""
     for a in args:
-        if a.buffer.nbytes:
-            ctypes.memset(a.buffer.ptr, 0, a.buffer.nbytes)
+        zero_memory(a.buffer.ptr, a.buffer.nbytes, device)
 
 
 class FfiKernel:
@@ -203,7 +202,7 @@ class FfiKernel:
     # -- XLA side ------------------------------------------------------------------------
     def _register(self) -> None:
         if not self._registered:
-            xla_ffi.register_handler(self.target, self.run)
+            xla_ffi.register_everywhere(self.target, self.run)
             if self.enable_backward:
                 from warp_interop.jax_experimental.autodiff import register_adjoint
 
@@ -227,13 +226,14 @@ class FfiKernel:
 
         dims = tuple(int(d) for d in call.attrs[LAUNCH_DIMS_ATTR])
         batch, inputs, outputs = self.kernel_args(call, len(call.inputs))
-        zero_outputs(outputs)
-        for index in batch_indices(batch):
-            values, it = [], iter(inputs)
-            for p in self.inputs:
-                values.append(view(next(it), index) if p.is_array else call.attrs[p.name])
-            values += [view(a, index) for a in outputs]
-            warp.launch(self.kernel, dim=dims, inputs=values, device="cpu", **self.launch_options())
+        with call_device(call.ctx) as device:
+            zero_outputs(outputs, device)
+            for index in batch_indices(batch):
+                values, it = [], iter(inputs)
+                for p in self.inputs:
+                    values.append(view(next(it), index, device) if p.is_array else call.attrs[p.name])
+                values += [view(a, index, device) for a in outputs]
+                warp.launch(self.kernel, dim=dims, inputs=values, device=device, **self.launch_options())
 
     def launch_options(self) -> dict[str, Any]:
         """Keyword arguments of the wrapper's ``wp.launch`` calls."""

@@ -104,15 +104,24 @@ class _StreamGetArgs(ctypes.Structure):
                 ("stream", c_void_p)]
 
 
+class _DeviceOrdinalGetArgs(ctypes.Structure):
+    _fields_ = [("struct_size", c_size_t), ("extension_start", c_void_p), ("ctx", c_void_p),
+                ("device_ordinal", ctypes.c_int32)]
+
+
 HandlerType = ctypes.CFUNCTYPE(c_void_p, ctypes.POINTER(CallFrame))
 _ErrorCreate = ctypes.CFUNCTYPE(c_void_p, ctypes.POINTER(_ErrorCreateArgs))
 _StreamGet = ctypes.CFUNCTYPE(c_void_p, ctypes.POINTER(_StreamGetArgs))
+_DeviceOrdinalGet = ctypes.CFUNCTYPE(c_void_p, ctypes.POINTER(_DeviceOrdinalGetArgs))
 # Offsets of function pointers in XLA_FFI_Api: struct_size, extension_start, api_version (24 bytes),
 # internal_api, then Error_Create, Error_GetMessage, Error_Destroy, Handler_Register, Stream_Get, ...
 _API_ERROR_CREATE = 48
 _API_STREAM_GET = 48 + 4 * 8
 _ERROR_CREATE_SIZE = 28  # offsetof(errc) + sizeof(errc)
 _STREAM_GET_SIZE = 32
+#: XLA_FFI_DeviceOrdinal_Get, the 18th function (newer APIs only: checked against struct_size)
+_API_DEVICE_ORDINAL_GET = 48 + 17 * 8
+_DEVICE_ORDINAL_GET_SIZE = 28
 
 
 @dataclass
@@ -157,10 +166,12 @@ class FfiBuffer:
 
 @dataclass
 class ExecutionContext:
-    """The context of one FFI call: the CUDA stream (None on the CPU) and XLA's raw context."""
+    """The context of one FFI call: the CUDA stream (None on the CPU), XLA's raw context and the
+    ordinal of the device the call runs on (0 on the CPU)."""
 
     stream: int | None
     raw: int
+    device_ordinal: int = 0
 
 
 @dataclass
@@ -212,8 +223,9 @@ def decode(frame: CallFrame, on_gpu: bool = False) -> CallArguments:
         name = ctypes.string_at(span.ptr, span.len).decode()
         attrs[name] = _attribute(frame.attrs.types[i], frame.attrs.values[i])
     stream = _stream(frame) if on_gpu else None
+    ordinal = _device_ordinal(frame) if on_gpu else 0
     return CallArguments(_buffers(frame.args, on_gpu), _buffers(frame.rets, on_gpu), attrs,
-                         ExecutionContext(stream, frame.ctx or 0))
+                         ExecutionContext(stream, frame.ctx or 0, ordinal))
 
 
 def _api_function(frame: CallFrame, offset: int, prototype: Any) -> Any:
@@ -225,6 +237,18 @@ def _stream(frame: CallFrame) -> int | None:
     args = _StreamGetArgs(_STREAM_GET_SIZE, None, frame.ctx, None)
     error = _api_function(frame, _API_STREAM_GET, _StreamGet)(ctypes.byref(args))
     return None if error else (args.stream or 0)
+
+
+def _device_ordinal(frame: CallFrame) -> int:
+    """The device ordinal of the call (XLA_FFI_DeviceOrdinal_Get; 0 where the API predates it)."""
+    api_size = ctypes.c_size_t.from_address(frame.api).value
+    if api_size < _API_DEVICE_ORDINAL_GET + 8:
+        return 0
+    args = _DeviceOrdinalGetArgs(_DEVICE_ORDINAL_GET_SIZE, None, frame.ctx, 0)
+    error = _api_function(frame, _API_DEVICE_ORDINAL_GET, _DeviceOrdinalGet)(ctypes.byref(args))
+    if error:
+        raise RuntimeError("XLA could not say which device the FFI call runs on")
+    return int(args.device_ordinal)
 
 
 def _error(frame: CallFrame, message: str, code: int = ERROR_INTERNAL) -> int:
@@ -247,12 +271,18 @@ def _fill_metadata(frame: CallFrame) -> bool:
 
 
 _lock = threading.Lock()
-#: target name -> ctypes callback (kept alive for the life of the process: XLA may call at any time)
-_registered: dict[str, Any] = {}
+#: (target name, platform) -> ctypes callback (kept alive for the life of the process: XLA may
+#: call at any time)
+_registered: dict[tuple[str, str], Any] = {}
+
+#: the platforms a warp target is registered for: JAX's CPU and CUDA platforms (registering for
+#: CUDA needs no GPU: XLA keeps the registration for when its CUDA plugin loads)
+PLATFORMS = ("cpu", "CUDA")
 
 
 def register_handler(name: str, run: Callable[[CallArguments], None], platform: str = "cpu") -> None:
-    """Register ``run(call)`` as the XLA FFI target ``name``; exceptions become XLA errors."""
+    """Register ``run(call)`` as the XLA FFI target ``name`` for ``platform``; exceptions become
+    XLA errors. On a GPU platform ``call.ctx`` carries XLA's stream and the device ordinal."""
     import jax
 
     on_gpu = platform.lower() in ("cuda", "gpu", "rocm")
@@ -272,9 +302,15 @@ def register_handler(name: str, run: Callable[[CallArguments], None], platform: 
             return _error(frame, f"warp FFI target '{name}': {detail}", code)
 
     with _lock:
-        if name in _registered:
-            raise ValueError(f"an XLA FFI target named '{name}' is already registered")
+        if (name, platform) in _registered:
+            raise ValueError(f"an XLA FFI target named '{name}' is already registered for {platform}")
         callback = HandlerType(handler)
-        _registered[name] = callback
+        _registered[(name, platform)] = callback
     address = ctypes.cast(callback, c_void_p).value
     jax.ffi.register_ffi_target(name, jax.ffi.pycapsule(address), platform=platform)
+
+
+def register_everywhere(name: str, run: Callable[[CallArguments], None]) -> None:
+    """Register ``run`` as target ``name`` for every platform in :data:`PLATFORMS`."""
+    for platform in PLATFORMS:
+        register_handler(name, run, platform)
