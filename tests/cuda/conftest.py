@@ -37,9 +37,11 @@ def fake_cuda(monkeypatch, tmp_path):
     from fake_driver import FakeDriver
 
     import warp.compiler.pipeline as pipeline
-    from warp.cuda import context, driver, peer, streams
-    from warp.runtime import backends, devices
-    from warp.runtime.backends.cpu import CpuBackend
+    from warp.targets.cuda import context, driver, peer, streams
+    from warp.runtime import devices
+    from warp.targets import registry as targets
+    from warp.targets.cpu.target import CpuTarget
+    from warp.targets.cuda.target import CudaTarget
 
     if not _FAKE:
         _FAKE.append(FakeDriver(device_count=2, resolve_entry=CpuEntries()))
@@ -47,13 +49,13 @@ def fake_cuda(monkeypatch, tmp_path):
     fake.reset()
     entries = fake.resolve_entry
     original_compile = pipeline.compile_kernel
-    cpu = CpuBackend()
+    cpu = CpuTarget()
     cpu.contiguous_entry = False  # the entries (and error sites) the CUDA build has
 
-    def compile_kernel(kernel, options, backend, device=None):
-        result = original_compile(kernel, options, backend, device)
-        if options.target == "cuda":
-            cpu_object = original_compile(kernel, options.replace(target="cpu"), cpu, None)
+    def compile_kernel(kernel, options, target, device=None):
+        result = original_compile(kernel, options, target, device)
+        if isinstance(options.target, CudaTarget):
+            cpu_object = original_compile(kernel, options.replace(target=cpu), cpu, None)
             symbols = list(cpu_object.meta["entries"].values())
             loaded = cpu.load(cpu_object.obj, symbols, name="fake", device=wp.get_device("cpu"))
             entries.keep.append(loaded)
@@ -73,7 +75,7 @@ def fake_cuda(monkeypatch, tmp_path):
     monkeypatch.setattr(context, "_infos", {})
     monkeypatch.setattr(streams, "_current", {})
     monkeypatch.setattr(peer, "_peer_enabled", set())
-    monkeypatch.setattr(backends, "_instances", {k: v for k, v in backends._instances.items() if k != "cuda"})
+    monkeypatch.setattr(targets, "_instances", {k: v for k, v in targets._instances.items() if k != "cuda"})
     context.forget_current()
     yield fake
     gc.collect()  # free fake allocations while the fake driver is still installed

@@ -3,8 +3,8 @@
     kernel (Python function)
       -> frontend.build_kernel      AST -> typed SSA IR with structured regions (verified)
       -> adjoint (plugin hook)      reverse-mode IR from warp-autodiff (the "adjoint" part only)
-      -> lowering.lower_kernel      IR -> LLVM IR module; the backend defines the entry points
-      -> backend.compile            verify, optimize, emit target code (CPU object code, PTX)
+      -> lowering.lower_kernel      IR -> LLVM IR module; the target defines the entry points
+      -> target.compile            verify, optimize, emit target code (CPU object code, PTX)
 
 Everything that decides the generated code besides the kernel itself is in the
 :class:`~warp.compiler.options.CompileOptions` passed in (and in the kernel's cache key).
@@ -27,8 +27,8 @@ class CompiledObject:
     meta: dict[str, Any]
 
 
-def compile_kernel(kernel: Any, options: CompileOptions, backend: Any, device: Any = None) -> CompiledObject:
-    """Compile ``options.part`` of ``kernel`` with ``options`` into ``backend``'s code."""
+def compile_kernel(kernel: Any, options: CompileOptions, target: Any, device: Any = None) -> CompiledObject:
+    """Compile ``options.part`` of ``kernel`` with ``options`` into ``target``'s code."""
     from warp.compiler.frontend.translator import build_kernel
     from warp.compiler.lowering.kernel import lower_kernel
     from warp.compiler.verify import verify_function
@@ -44,11 +44,11 @@ def compile_kernel(kernel: Any, options: CompileOptions, backend: Any, device: A
                 )
             verify_function(function)
         module = lower_kernel(
-            function, options, backend.define_entry, contiguous_entry=backend.contiguous_entry
+            function, options, target.define_entry, contiguous_entry=target.contiguous_entry
         )
-    code = backend.compile(module.llvm_ir, name=function.symbol, options=options, device=device)
+    code = target.compile(module.llvm_ir, name=function.symbol, options=options, device=device)
     meta = {
         "entries": module.entries, "sites": module.sites, "uses_print": module.uses_print,
-        "externals": module.externals, "scratch": getattr(function, "scratch", None),
+        "externals": module.externals, "scratch": function.scratch,
     }
     return CompiledObject(code, meta)

@@ -24,7 +24,7 @@ import llvmlite
 import llvmlite.binding as llvm
 
 from warp.errors import WarpCodegenError
-from warp.runtime.llvm_passes import run_passes
+from warp.targets.llvm_passes import run_passes
 
 TRIPLE = "nvptx64-nvidia-cuda"
 
