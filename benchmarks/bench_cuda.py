@@ -130,6 +130,7 @@ def _cold_compile_ptx() -> tuple[float, float]:
 
     from warp.compiler.options import resolve_options
     from warp.compiler.pipeline import compile_kernel
+    from warp.runtime.cache import kernel_cache_for
     from warp.targets.cuda.target import CudaTarget
 
     tag = f"t{os.getpid()}_{time.monotonic_ns()}"
@@ -142,10 +143,11 @@ def _cold_compile_ptx() -> tuple[float, float]:
         spec.loader.exec_module(module)
         kernels = [getattr(module, f"k{i}_{tag}") for i in range(6)]
         target = CudaTarget()
+        store = kernel_cache_for(wp.config.kernel_cache_dir)
         device = wp.get_device("cuda:0") if wp.is_cuda_available() else None
         t0, cpu = time.perf_counter(), time.process_time()
         for k in kernels:
-            compile_kernel(k, resolve_options(k, target=target), target, device)
+            compile_kernel(k, resolve_options(k, target=target), target, device, store=store)
         return time.perf_counter() - t0, time.process_time() - cpu
 
 

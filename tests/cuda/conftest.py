@@ -52,8 +52,8 @@ def fake_cuda(monkeypatch, tmp_path):
     cpu = CpuTarget()
     cpu.contiguous_entry = False  # the entries (and error sites) the CUDA build has
 
-    def compile_kernel(kernel, options, target, device=None):
-        result = original_compile(kernel, options, target, device)
+    def compile_kernel(kernel, options, target, device=None, store=None):
+        result = original_compile(kernel, options, target, device, store)
         if isinstance(options.target, CudaTarget):
             cpu_object = original_compile(kernel, options.replace(target=cpu), cpu, None)
             symbols = list(cpu_object.meta["entries"].values())

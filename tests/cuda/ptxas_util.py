@@ -40,10 +40,13 @@ def cuda_compile(
 
     from warp.compiler.options import resolve_options
     from warp.compiler.pipeline import compile_kernel
+    from warp import config
+    from warp.runtime.cache import kernel_cache_for
     from warp.targets.cuda.target import CudaTarget
 
     mode = "debug" if debug else "release"
     options = resolve_options(kernel, target=target_for_kind("cuda"), part=part, mode=mode)
     device = SimpleNamespace(ptx_target=target) if target is not None else None
-    compiled = compile_kernel(kernel, options, CudaTarget(), device)
+    store = kernel_cache_for(config.kernel_cache_dir)
+    compiled = compile_kernel(kernel, options, CudaTarget(), device, store=store)
     return compiled.obj.decode(), compiled.meta

@@ -13,10 +13,13 @@ Everything that decides the generated code besides the kernel itself is in the
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from warp.compiler import ir
 from warp.compiler.options import CompileOptions, compiling
+
+if TYPE_CHECKING:  # targets build on the compiler: the types only
+    from warp.targets.base import CodeStore, Target
 
 
 @dataclass
@@ -27,8 +30,11 @@ class CompiledObject:
     meta: dict[str, Any]
 
 
-def compile_kernel(kernel: Any, options: CompileOptions, target: Any, device: Any = None) -> CompiledObject:
-    """Compile ``options.part`` of ``kernel`` with ``options`` into ``target``'s code."""
+def compile_kernel(
+    kernel: Any, options: CompileOptions, target: Target, device: Any = None, store: CodeStore | None = None
+) -> CompiledObject:
+    """Compile ``options.part`` of ``kernel`` with ``options`` into ``target``'s code (``store``:
+    where the target may keep pieces between processes, see :meth:`warp.targets.base.Target.compile`)."""
     from warp.compiler.frontend.translator import build_kernel
     from warp.compiler.lowering.kernel import lower_kernel
     from warp.compiler.verify import verify_function
@@ -46,7 +52,7 @@ def compile_kernel(kernel: Any, options: CompileOptions, target: Any, device: An
         module = lower_kernel(
             function, options, target.define_entry, contiguous_entry=target.contiguous_entry
         )
-    code = target.compile(module.llvm_ir, name=function.symbol, options=options, device=device)
+    code = target.compile(module.llvm_ir, name=function.symbol, options=options, device=device, store=store)
     meta = {
         "entries": module.entries, "sites": module.sites, "uses_print": module.uses_print,
         "externals": module.externals, "scratch": function.scratch,

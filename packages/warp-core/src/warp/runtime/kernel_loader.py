@@ -117,7 +117,7 @@ def load_part(kernel: Any, device: Any, part: str, mode: str | None = None) -> K
         from warp.compiler.pipeline import compile_kernel
 
         status = "compiled"
-        compiled_object = compile_kernel(kernel, options, target, device)
+        compiled_object = compile_kernel(kernel, options, target, device, store=cache)
         code, meta = compiled_object.obj, compiled_object.meta
         loaded = _load(target, kernel, device, code, meta)
         cache.put(key, code, meta)

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import abc
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence
 
 import llvmlite.ir as ir
 
@@ -47,6 +47,15 @@ class Allocation:
     nbytes: int
     device: Any
     owner: Any = None
+
+
+class CodeStore(Protocol):
+    """Where a target may keep compiled pieces between processes, by content key (the runtime's
+    kernel cache, :class:`warp.runtime.cache.KernelCache`, has this API)."""
+
+    def get(self, key: str) -> tuple[bytes, dict] | None: ...
+
+    def put(self, key: str, obj: bytes, meta: dict) -> None: ...
 
 
 class LoadedCode(abc.ABC):
@@ -144,10 +153,14 @@ class Target(abc.ABC):
         :attr:`entry_variants`)."""
 
     @abc.abstractmethod
-    def compile(self, llvm_ir: str, *, name: str, options: CompileOptions, device: Any = None) -> bytes:
+    def compile(
+        self, llvm_ir: str, *, name: str, options: CompileOptions, device: Any = None,
+        store: CodeStore | None = None,
+    ) -> bytes:
         """Verified, optimized loadable code for ``llvm_ir`` (CPU object code, PTX, ...).
 
-        Invalid IR raises :class:`warp.errors.WarpCodegenError` (never an LLVM abort).
+        ``store`` may keep pieces reused between kernels and processes (CUDA: trimmed libdevice
+        bitcode). Invalid IR raises :class:`warp.errors.WarpCodegenError` (never an LLVM abort).
         """
 
     @abc.abstractmethod

@@ -24,14 +24,14 @@ import llvmlite.ir as ir
 import numpy as np
 
 from warp import config
-from warp.arrays.layout import ALIGNMENT
 from warp.compiler import ir as wir
+from warp.compiler.abi import ALIGNMENT
 from warp.compiler.lowering import types as lt
 from warp.compiler.lowering.context import LowerContext
 from warp.compiler.lowering.half import legalize_half_conversions
 from warp.compiler.lowering.kernel import EntryVariant
 from warp.compiler.options import CompileOptions
-from warp.targets.base import Allocation, CommandList, LoadedCode, Target
+from warp.targets.base import Allocation, CodeStore, CommandList, LoadedCode, Target
 from warp.targets.cpu import jit as cpu_jit
 from warp.targets.cpu import thread_pool
 from warp.targets.cpu.entry import define_entry
@@ -110,7 +110,10 @@ class CpuTarget(Target):
     ) -> None:
         define_entry(module, name, body, kernel_ir, options, contiguous=contiguous, variant=variant)
 
-    def compile(self, llvm_ir: str, *, name: str, options: CompileOptions, device: Any = None) -> bytes:
+    def compile(
+        self, llvm_ir: str, *, name: str, options: CompileOptions, device: Any = None,
+        store: CodeStore | None = None,
+    ) -> bytes:
         return cpu_jit.compile_ir(llvm_ir, opt_level=options.optimization_level, name=name)
 
     def load(self, code: bytes, symbols: list[str], *, name: str, device: Any) -> CpuLoadedCode:

@@ -28,15 +28,13 @@ from typing import Any, Sequence
 
 import llvmlite.ir as ir
 
-from warp import config
 from warp.compiler import ir as wir
 from warp.compiler.abi import ERROR_RECORD_SIZE
 from warp.compiler.lowering.context import LowerContext
 from warp.compiler.lowering.kernel import EntryVariant
 from warp.compiler.options import CompileOptions
 from warp.errors import WarpCodegenError
-from warp.runtime.cache import kernel_cache_for
-from warp.targets.base import Allocation, CommandList, ErrorRecordBuffer, LoadedCode, Target
+from warp.targets.base import Allocation, CodeStore, CommandList, ErrorRecordBuffer, LoadedCode, Target
 from warp.targets.cuda import driver as drv
 from warp.targets.cuda import ptx
 from warp.targets.cuda.context import device_info, make_current
@@ -241,13 +239,16 @@ class CudaTarget(Target):
     ) -> None:
         define_entry(module, name, body, kernel_ir, options, contiguous=contiguous, variant=variant)
 
-    def compile(self, llvm_ir: str, *, name: str, options: CompileOptions, device: Any = None) -> bytes:
+    def compile(
+        self, llvm_ir: str, *, name: str, options: CompileOptions, device: Any = None,
+        store: CodeStore | None = None,
+    ) -> bytes:
         text = with_byval_args(llvm_ir)
         arch, version = ptx_target(device)
         kernels = _ENTRY_NAME.findall(text)
         return ptx.compile_ptx(
             text, kernels=kernels, name=name, arch=arch, ptx_version=version,
-            libdevice_store=kernel_cache_for(config.kernel_cache_dir),
+            libdevice_store=store,
         ).encode()
 
     def load(self, code: bytes, symbols: list[str], *, name: str, device: Any) -> CudaLoadedCode:
