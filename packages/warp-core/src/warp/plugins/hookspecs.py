@@ -85,6 +85,19 @@ def warp_adjoint_function(function: Any) -> Any:
     """
 
 
+@hookspec
+def warp_record_launch(kernel: Any, dim: Any, inputs: list[Any], outputs: list[Any], device: Any) -> None:
+    """Told of a forward kernel launch about to run (``wp.launch(..., record_tape=True)``, the default).
+
+    ``kernel`` is the ``wp.Kernel``, ``dim`` the launch dimensions as given, ``inputs`` and
+    ``outputs`` the argument lists and ``device`` the resolved ``wp.Device``. Meant for objects
+    registered with the plugin manager while they record, not for entry-point plugins: a
+    ``wp.Tape`` used as a context manager registers one on entry and unregisters it on exit
+    (``get_plugin_manager().register(recorder)``), so launches made while nothing records cost
+    nothing more (:func:`warp.plugins.manager.records_launches`).
+    """
+
+
 @hookspec(firstresult=True)
 def warp_convert_array(obj: Any, dtype: Any, device: Any) -> Any:
     """Convert a foreign array object (a framework tensor, ...) to a ``wp.array``, or return None.

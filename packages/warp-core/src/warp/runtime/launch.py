@@ -30,6 +30,7 @@ from warp.arrays.descriptor import ArrayDescriptor
 from warp.compiler.abi import buffer_format, decode_error_record
 from warp.decorators import Kernel
 from warp.errors import LaunchTypeError, LaunchValueError, SourceLoc
+from warp.plugins import manager as _plugins
 from warp.runtime import devices
 from warp.types import bfloat16_bits
 from warp.types.array_type import MAX_DIMS, ArrayType
@@ -480,12 +481,12 @@ def launch(
             params += [*adj_inputs, *adj_outputs]
         return Launch(kernel, device, params=params, bounds=dim, max_blocks=max_blocks, block_dim=block_dim,
                       adjoint=adjoint)
-    if _launch_hooks and record_tape and not adjoint:
-        dev = devices.get_device(device)
-        for hook in _launch_hooks:
-            hook(kernel, dim, inputs, outputs, dev)
+    if _plugins.records_launches() and record_tape and not adjoint:
+        _plugins.get_plugin_manager().hook.warp_record_launch(
+            kernel=kernel, dim=dim, inputs=inputs, outputs=outputs, device=devices.get_device(device)
+        )
     if adjoint:
-        custom = getattr(kernel, "_wp_custom_adjoint_", None)
+        custom = kernel.custom_adjoint if isinstance(kernel, Kernel) else None
         if custom is not None:  # a kernel whose adjoint is computed by other launches (wp.matmul)
             custom(dim, list(inputs), list(outputs), list(adj_inputs), list(adj_outputs), device, stream)
             return
@@ -559,7 +560,3 @@ def _get_launcher(kernel: Any, device: Any, adjoint: bool = False, args: Sequenc
         kernel._launchers[key] = launcher
     return launcher
 
-
-#: Callables ``hook(kernel, dim, inputs, outputs, device)`` told of each forward launch before it
-#: runs (a recording ``wp.Tape`` from warp-autodiff registers one while active).
-_launch_hooks: list[Any] = []
