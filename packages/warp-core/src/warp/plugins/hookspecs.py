@@ -41,9 +41,13 @@ signatures like any warp type.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pluggy
+
+if TYPE_CHECKING:  # the hooks' argument types only
+    from warp.compiler import ir
+    from warp.compiler.registry import BuiltinRegistry
 
 PROJECT_NAME = "warp"
 
@@ -52,7 +56,7 @@ hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
 
 
 @hookspec
-def warp_register_builtins(registry: Any) -> None:
+def warp_register_builtins(registry: BuiltinRegistry) -> None:
     """Add kernel builtins to ``registry`` (a :class:`warp.compiler.registry.BuiltinRegistry`).
 
     Each builtin is a name plus one or more overloads. An overload gives parameter types
@@ -72,7 +76,7 @@ def warp_exports() -> dict[str, Any]:  # type: ignore[empty-body]  # a spec: nev
 
 
 @hookspec(firstresult=True)
-def warp_adjoint_function(function: Any) -> Any:
+def warp_adjoint_function(function: ir.Function) -> ir.Function | None:
     """Return the adjoint (reverse-mode derivative) of a kernel, or None if not provided.
 
     ``function`` is the kernel's typed IR (:class:`warp.compiler.ir.Function`). The result is

@@ -19,7 +19,7 @@ from warp.types.scalars import is_scalar_type, type_repr
 _INT_FORMATS = {("int", 64): "%lld", ("uint", 64): "%llu", ("uint", 32): "%u"}
 
 
-def _scalar_piece(ctx: Any, value: ir.Value, t: Any) -> tuple[str, list[ir.Value]]:
+def _scalar_piece(ctx: LowerContext, value: ir.Value, t: Any) -> tuple[str, list[ir.Value]]:
     b = ctx.builder
     if t._kind_ == "bool":
         text = b.select(value, ctx.global_string("True"), ctx.global_string("False"))
@@ -35,7 +35,7 @@ def _scalar_piece(ctx: Any, value: ir.Value, t: Any) -> tuple[str, list[ir.Value
     return ("%d" if t._kind_ == "int" else "%u"), [widened]
 
 
-def format_value(ctx: Any, value: ir.Value, t: Any) -> tuple[str, list[ir.Value]]:
+def format_value(ctx: LowerContext, value: ir.Value, t: Any) -> tuple[str, list[ir.Value]]:
     """printf format and arguments printing ``value`` of warp type ``t``."""
     if is_scalar_type(t):
         return _scalar_piece(ctx, value, t)
@@ -48,7 +48,7 @@ def format_value(ctx: Any, value: ir.Value, t: Any) -> tuple[str, list[ir.Value]
     return f"<{type_repr(t)}>", []
 
 
-def lower_print(ctx: Any, pieces: list[str | None], values: list[tuple[ir.Value, Any]]) -> None:
+def lower_print(ctx: LowerContext, pieces: list[str | None], values: list[tuple[ir.Value, Any]]) -> None:
     """Emit one printf for a print() call mixing string literals (``pieces``) and values."""
     fmt_parts: list[str] = []
     args: list[ir.Value] = []
@@ -64,7 +64,7 @@ def lower_print(ctx: Any, pieces: list[str | None], values: list[tuple[ir.Value,
     emit_printf(ctx, ctx.global_string(" ".join(fmt_parts) + "\n"), args)
 
 
-def lower_printf(ctx: Any, fmt: str, values: list[tuple[ir.Value, Any]]) -> None:
+def lower_printf(ctx: LowerContext, fmt: str, values: list[tuple[ir.Value, Any]]) -> None:
     """Emit a C ``printf`` with a user format; floats are promoted to double as C varargs require."""
     args = []
     b = ctx.builder

@@ -129,21 +129,15 @@ class _DeviceErrorRecord(ErrorRecordBuffer):
         self.device = device
         self.allocation = target.allocate(device, ERROR_RECORD_SIZE, zero=True)
         self.address = self.allocation.ptr
-        self._backend = target
+        self._target = target
 
     def read(self) -> bytes:
         host = ctypes.create_string_buffer(ERROR_RECORD_SIZE)
-        self._backend.copy(ctypes.addressof(host), _cpu(), self.address, self.device, ERROR_RECORD_SIZE)
+        self._target.copy_to_host(ctypes.addressof(host), self.address, self.device, ERROR_RECORD_SIZE)
         return host.raw
 
     def reset(self) -> None:
-        self._backend.memset(self.device, self.address, 0, ERROR_RECORD_SIZE)
-
-
-def _cpu() -> Any:
-    from warp.runtime.devices import get_device
-
-    return get_device("cpu")
+        self._target.memset(self.device, self.address, 0, ERROR_RECORD_SIZE)
 
 
 class CudaGraph(CommandList):
@@ -351,14 +345,21 @@ class CudaTarget(Target):
         self, dst: int, dst_device: Any, src: int, src_device: Any, nbytes: int, stream: Any = None,
         keep: Any = None,
     ) -> None:
+        to_host = getattr(dst_device, "is_cpu", False)
+        self._copy(dst, src, src_device if to_host else dst_device, nbytes, stream, to_host=to_host)
+
+    def copy_to_host(self, dst: int, src: int, device: Any, nbytes: int, stream: Any = None) -> None:
+        """Copy ``nbytes`` from ``device`` memory at ``src`` to host memory at ``dst`` (done on return)."""
+        self._copy(dst, src, device, nbytes, stream, to_host=True)
+
+    def _copy(self, dst: int, src: int, cuda_side: Any, nbytes: int, stream: Any, *, to_host: bool) -> None:
         if nbytes <= 0:
             return
-        cuda_side = dst_device if not getattr(dst_device, "is_cpu", False) else src_device
         make_current(cuda_side.ordinal)
         handle = _stream_handle(cuda_side, stream)
         cu = drv.driver()
         drv.check(cu.cuMemcpyAsync(cu.CUdeviceptr(dst), cu.CUdeviceptr(src), nbytes, handle), "cuMemcpyAsync")
-        if getattr(dst_device, "is_cpu", False) and not self.is_capturing(cuda_side, stream):
+        if to_host and not self.is_capturing(cuda_side, stream):
             # host code reads the destination right after the copy returns
             drv.check(cu.cuStreamSynchronize(handle), "cuStreamSynchronize")
 
