@@ -9,6 +9,7 @@ from warp.compiler.frontend.translator import build_kernel
 from warp.compiler.lowering.kernel import lower_kernel
 from warp.compiler.options import CompileOptions, compiling, resolve_options
 from warp.compiler.registry import BuiltinRegistry
+from warp.runtime import devices
 from warp.targets import Target, parse_device, register_target, target_for_kind
 from warp.targets import registry as target_registry
 from warp.targets.cpu.target import CpuTarget
@@ -66,10 +67,18 @@ def test_parse_device_rejects_malformed_strings(ident, expected):
 
 
 class _OtherTarget(CpuTarget):
+    """A third target with two devices (running like the CPU)."""
+
     name = "other"
 
+    def device_count(self) -> int:
+        return 2
 
-def test_a_registered_target_names_its_devices():
+    def device_name(self, ordinal: int) -> str | None:
+        return f"Other accelerator {ordinal}"
+
+
+def test_a_registered_target_brings_its_devices():
     register_target("other", _OtherTarget, numbered_devices=True)
     try:
         assert parse_device("other:3") == ("other", 3)
@@ -78,12 +87,18 @@ def test_a_registered_target_names_its_devices():
             parse_device("nothing")
         other = target_for_kind("other")
         assert isinstance(other, _OtherTarget) and other.name == "other"
-        with pytest.raises(RuntimeError, match="no devices of kind 'other' are known"):
-            wp.get_device("other:1")
+        device = wp.get_device("other:1")
+        assert (device.alias, device.ordinal, device.kind) == ("other:1", 1, "other")
+        assert device.name == "Other accelerator 1"
+        assert device.target is other and wp.get_device("other") is wp.get_device("other:0")
+        assert [d.alias for d in wp.get_devices()][-2:] == ["other:0", "other:1"]
+        with pytest.raises(RuntimeError, match=r"'other:2' requested but 2 device\(s\) of target 'other'"):
+            wp.get_device("other:2")
     finally:
         target_registry._specs.pop("other", None)
         target_registry._instances.pop("other", None)
         target_registry._numbered.discard("other")
+        devices._other_devices.pop("other", None)
     with pytest.raises(ValueError, match="expected 'cpu', 'cuda' or 'cuda:N'"):
         parse_device("other:3")
 

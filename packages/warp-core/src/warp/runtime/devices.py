@@ -16,7 +16,7 @@ import platform
 import threading
 from typing import Any, Union
 
-from warp.targets.registry import parse_device
+from warp.targets.registry import parse_device, target_for_kind, target_names
 
 
 class Device:
@@ -207,9 +207,29 @@ def _cuda_name(ordinal: int) -> str | None:
         return None
 
 
+#: devices of the targets other than the CPU and CUDA (registered by plugins), by target name
+_other_devices: dict[str, list[Device]] = {}
+
+
+def _devices_of(kind: str) -> list[Device]:
+    """The devices of target ``kind`` (not the CPU or CUDA), as its :class:`~warp.targets.Target`
+    counts them (asked once per process)."""
+    devices = _other_devices.get(kind)
+    if devices is None:
+        target = target_for_kind(kind)
+        count = target.device_count()
+        if parse_device(kind)[1] < 0:  # a target with one device, named like the target
+            devices = [Device(kind, -1, target.device_name(-1))] if count else []
+        else:
+            devices = [Device(f"{kind}:{i}", i, target.device_name(i)) for i in range(count)]
+        _other_devices[kind] = devices
+    return list(devices)
+
+
 def get_devices() -> list[Device]:
-    """All devices: ``cpu`` followed by the CUDA devices."""
-    return [_cpu_device, *get_cuda_devices()]
+    """All devices: ``cpu``, the CUDA devices, then those of other registered targets."""
+    others = [d for kind in target_names() if kind not in ("cpu", "cuda") for d in _devices_of(kind)]
+    return [_cpu_device, *get_cuda_devices(), *others]
 
 
 def set_cuda_runtime_ready(ready: bool = True) -> None:
@@ -240,7 +260,13 @@ def _resolve(ident: Any) -> Device:
     if kind == _cpu_device.kind:
         return _cpu_device
     if kind != "cuda":
-        raise RuntimeError(f"device '{ident}' requested but no devices of kind '{kind}' are known")
+        others = _devices_of(kind)
+        index = max(ordinal, 0)
+        if index >= len(others):
+            raise RuntimeError(
+                f"device '{ident}' requested but {len(others)} device(s) of target '{kind}' are available"
+            )
+        return others[index]
     alias = f"cuda:{ordinal}"
     if not is_cuda_available():
         raise _cuda_unavailable(alias)

@@ -16,6 +16,7 @@ from warp.targets.registry import (
     parse_device,
     register_target,
     target_for_kind,
+    target_names,
 )
 
 __all__ = [
@@ -31,4 +32,5 @@ __all__ = [
     "parse_device",
     "register_target",
     "target_for_kind",
+    "target_names",
 ]

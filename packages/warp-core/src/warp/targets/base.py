@@ -129,6 +129,15 @@ class Target(abc.ABC):
 
     __hash__ = object.__hash__
 
+    # -- devices ---------------------------------------------------------------------------
+    def device_count(self) -> int:
+        """How many devices of this target's kind are present (0 where none is usable)."""
+        return 0
+
+    def device_name(self, ordinal: int) -> str | None:
+        """A descriptive name of device ``ordinal`` (None: the device string itself)."""
+        return None
+
     # -- lowering --------------------------------------------------------------------------
     def emit_printf(self, ctx: LowerContext, fmt: ir.Value, args: Sequence[ir.Value]) -> None:
         """Emit a call printing C format ``fmt`` with ``args`` (already promoted as C varargs)."""

@@ -44,6 +44,11 @@ def register_target(kind: str, target: TargetSpec, *, numbered_devices: bool = F
             _numbered.discard(kind)
 
 
+def target_names() -> list[str]:
+    """Names of the registered targets, in registration order (``"cpu"``, ``"cuda"``, ...)."""
+    return list(_specs)
+
+
 def _device_forms() -> str:
     forms = [f"'{k}'" + (f", '{k}:N'" if k in _numbered else "") for k in _specs]
     text = ", ".join(forms)
@@ -123,4 +128,12 @@ def _instantiate(kind: str, spec: TargetSpec) -> Target:
     return target
 
 
-__all__ = ["TargetSpec", "device_kind", "get_target", "parse_device", "register_target", "target_for_kind"]
+__all__ = [
+    "TargetSpec",
+    "device_kind",
+    "get_target",
+    "parse_device",
+    "register_target",
+    "target_for_kind",
+    "target_names",
+]

@@ -92,6 +92,9 @@ class CpuTarget(Target):
     name = "cpu"
     entry_variants = True
 
+    def device_count(self) -> int:
+        return 1
+
     # -- lowering --------------------------------------------------------------------------
     def emit_printf(self, ctx: LowerContext, fmt: ir.Value, args: Sequence[ir.Value]) -> None:
         printf = ctx.declare("printf", lt.I32, [lt.PTR], var_arg=True)

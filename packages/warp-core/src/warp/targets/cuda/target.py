@@ -214,6 +214,12 @@ class CudaTarget(Target):
     contiguous_entry = False
     max_block_dim = 1024
 
+    def device_count(self) -> int:
+        return drv.device_count()
+
+    def device_name(self, ordinal: int) -> str | None:
+        return device_info(ordinal).name
+
     # -- lowering --------------------------------------------------------------------------
     def emit_printf(self, ctx: LowerContext, fmt: ir.Value, args: Sequence[ir.Value]) -> None:
         emit_vprintf(ctx, fmt, args)
