@@ -1,6 +1,7 @@
 """The target interface: everything that differs between running kernels on the CPU and on a GPU.
 
-A target owns, for the devices of one kind:
+A target (one per device kind, registered in :mod:`warp.targets.registry`) owns, for the
+devices of its kind:
 
 * code: the per-target kernel entry wrapped around a lowered kernel body (:meth:`Target.define_entry`),
   turning LLVM IR into loadable code (:meth:`Target.compile`), loading it (:meth:`Target.load`)
@@ -8,8 +9,9 @@ A target owns, for the devices of one kind:
 * memory: allocation (freed when the returned :class:`Allocation` is garbage collected), copies
   between host and device memory, memset and pattern fills;
 * graph capture: a per-device list of recorded commands (:class:`CommandList`) that
-  ``wp.capture_begin``/``capture_end``/``capture_launch`` build and replay.
-
+  ``wp.capture_begin``/``capture_end``/``capture_launch`` build and replay;
+* devices: how many there are (:meth:`Target.device_count`; device strings are parsed by
+  :mod:`warp.targets.registry`);
 * lowering: the lowering (typed IR -> LLVM IR) is shared; the target object travels in
   :attr:`warp.compiler.options.CompileOptions.target` and ``LowerContext.target``, and code that
   differs per target asks it (:meth:`Target.emit_printf`, :meth:`Target.finish_module`) or picks
