@@ -1,6 +1,6 @@
 """Compile options: one frozen object that the pipeline receives and the cache key covers.
 
-:func:`resolve_options` builds the options of one kernel part for one backend from
+:func:`resolve_options` builds the options of one kernel part for one target from
 ``wp.config`` and the kernel's module options (``wp.set_module_options``); module options win
 over ``wp.config``. Every field, and every unrecognized module option (kept in ``extra``), goes
 into the kernel's cache key, so anything that can change generated code invalidates it.
