@@ -144,3 +144,16 @@ def test_printing_is_the_targets():
     assert '@"printf"' in cpu_ir and "vprintf" not in cpu_ir
     cuda_ir = _lower(say, target_for_kind("cuda"))
     assert '@"vprintf"' in cuda_ir and '@"printf"' not in cuda_ir
+
+
+def test_late_intrinsics_are_registered_per_target():
+    registry = BuiltinRegistry()
+
+    def define(module, symbol, ty):
+        raise AssertionError("not called here")
+
+    registry.add_late_intrinsic("sin", define)
+    registry.add_late_intrinsic("cos", define, target="other")
+    assert registry.late_intrinsics_for("cpu") == {"sin": define}
+    assert registry.late_intrinsics_for("other") == {"cos": define}
+    assert registry.late_intrinsics_for("cuda") == {}

@@ -206,6 +206,11 @@ class Resolution:
     result: Any
 
 
+#: ``define(module, symbol, ty)``: adds to an ``llvmlite.ir.Module`` the definition of the
+#: function ``symbol: ty -> ty`` replacing a late intrinsic (see :meth:`BuiltinRegistry.add_late_intrinsic`)
+LateDefinition = Callable[[Any, str, Any], None]
+
+
 class BuiltinRegistry:
     """Name -> :class:`Builtin`; filled by plugins through ``warp_register_builtins``."""
 
@@ -213,18 +218,23 @@ class BuiltinRegistry:
         self.builtins: dict[str, Builtin] = {}
         #: distribution name of the plugin currently registering (set by the plugin manager)
         self.current_package: str | None = None
-        #: LLVM intrinsic name -> definer, see :meth:`add_late_intrinsic`
-        self.late_intrinsics: dict[str, Callable[[Any, str, Any], None]] = {}
+        #: target name -> LLVM intrinsic name -> definer, see :meth:`add_late_intrinsic`
+        self.late_intrinsics: dict[str, dict[str, LateDefinition]] = {}
 
-    def add_late_intrinsic(self, name: str, define: Callable[[Any, str, Any], None]) -> None:
-        """Define LLVM's intrinsic ``llvm.<name>.*`` on the CPU after vectorization.
+    def add_late_intrinsic(self, name: str, define: LateDefinition, *, target: str = "cpu") -> None:
+        """Define LLVM's intrinsic ``llvm.<name>.*`` after vectorization, on the target named
+        ``target`` (the CPU's compiler is the one that defines late intrinsics today).
 
         Lowerings emit ``llvm.<name>.<type>`` (``"sin"``: ``llvm.sin.f32``), which LLVM's
         vectorizers widen; once the module is optimized, ``define(module, symbol, ty)`` adds to
         an ``llvmlite.ir.Module`` the function ``symbol: ty -> ty`` (``ty`` a float type or a
         vector of one) that replaces it, and it is inlined. See :mod:`warp.targets.cpu.late_intrinsics`.
         """
-        self.late_intrinsics[name] = define
+        self.late_intrinsics.setdefault(target, {})[name] = define
+
+    def late_intrinsics_for(self, target: str) -> dict[str, LateDefinition]:
+        """The late intrinsic definitions registered for the target named ``target``, by name."""
+        return self.late_intrinsics.get(target, {})
 
     def add(
         self,

@@ -267,7 +267,7 @@ class _CompiledModule:
         try:
             with _vectorizer_remarks_filtered():
                 _optimize(self.module, self.tm, opt_level)
-            providers = builtin_registry.late_intrinsics if late is None else late
+            providers = builtin_registry.late_intrinsics_for("cpu") if late is None else late
             define_late_intrinsics(self.module, providers, self.context, self.tm)
         except BaseException:
             self.__exit__()
