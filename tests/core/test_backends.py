@@ -131,7 +131,7 @@ def test_compile_options_are_frozen_and_validated():
 
 
 def test_resolve_options_module_options_win_over_config():
-    saved = (wp.config.max_unroll, dict(wp.get_module_options(scale.module)))
+    saved = (wp.config.max_unroll, wp.get_module(scale.module).options.explicit())
     try:
         wp.config.max_unroll = 5
         assert resolve_options(scale, target=target_for_kind("cpu")).max_unroll == 5

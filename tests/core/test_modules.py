@@ -102,9 +102,11 @@ def test_module_options_apply_and_change_the_cache_key(capsys):
     mod = _fresh_python_module("lang_funcs_opts_mod", SOURCE)
     k = mod.unrolled
     before = cache_key(k)
-    assert wp.get_module_options(mod) == {}
+    assert wp.get_module(mod).options.explicit() == {}
+    assert wp.get_module_options(mod)["max_unroll"] == wp.config.max_unroll
     wp.set_module_options({"max_unroll": 2}, mod)
-    assert wp.get_module_options("lang_funcs_opts_mod") == {"max_unroll": 2}
+    assert wp.get_module(mod).options.explicit() == {"max_unroll": 2}
+    assert wp.get_module_options("lang_funcs_opts_mod")["max_unroll"] == 2
     assert wp.get_module(mod).options["max_unroll"] == 2
     after = cache_key(k)
     assert before != after
@@ -133,6 +135,29 @@ def test_module_options_default_to_the_callers_module():
     assert wp.get_module_options()["enable_backward"] is True
     assert wp.get_module_options(__name__)["enable_backward"] is True
     del wp.get_module(__name__).options["enable_backward"]
+
+
+def test_module_options_have_warps_keys_and_follow_config():
+    """``module.options`` reads Warp's keys with ``wp.config`` defaults; assignment rebuilds."""
+    mod = _fresh_python_module("opts_keys_mod", SOURCE)
+    options = wp.get_module(mod).options
+    for key in ("enable_backward", "max_unroll", "fast_math", "fuse_fp", "lineinfo", "mode",
+                "optimization_level", "block_dim", "cuda_output"):
+        assert key in options and key in wp.get_module_options(mod)
+    saved = wp.config.enable_backward
+    try:
+        wp.config.enable_backward = False
+        assert options["enable_backward"] is False
+    finally:
+        wp.config.enable_backward = saved
+    out = wp.zeros(1, dtype=int)
+    wp.launch(mod.unrolled, dim=1, inputs=[out])
+    key_before = cache_key(mod.unrolled)
+    options["max_unroll"] = 3
+    assert cache_key(mod.unrolled) != key_before
+    assert not mod.unrolled._compiled  # assignment unloaded the compiled code
+    with pytest.raises(KeyError):
+        options["no_such_option"]
 
 
 LOAD_SOURCE = """

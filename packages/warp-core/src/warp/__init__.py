@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from warp import codegen, config, types, utils
+from warp import _src, codegen, config, types, utils
 from warp.arrays import (
     array,
     array1d,

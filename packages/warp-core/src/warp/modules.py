@@ -14,8 +14,100 @@ import itertools
 import sys
 import threading
 import types
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
+from warp import config
+
+
+def default_module_options() -> dict[str, Any]:
+    """The options every module has before any is set: Warp's keys, valued from ``wp.config``."""
+    return {
+        "max_unroll": config.max_unroll,
+        "enable_backward": config.enable_backward,
+        "fast_math": False,
+        "fuse_fp": True,
+        "lineinfo": config.lineinfo,
+        "cuda_output": config.cuda_output,
+        "mode": config.mode,
+        "optimization_level": config.optimization_level,
+        "block_dim": 256,
+        "compile_time_trace": config.compile_time_trace,
+    }
+
+
+class ModuleOptions(dict):  # type: ignore[type-arg]
+    """A module's compile options as Warp exposes them (``module.options["enable_backward"]``).
+
+    The dict holds only the options set on the module (``wp.set_module_options``, assignment);
+    reading a key that was not set gives the default of :func:`default_module_options`, which
+    follows ``wp.config`` at the time of reading. Setting or deleting a key makes the module's
+    kernels rebuild at their next launch.
+    """
+
+    def __init__(self, module: Module):
+        super().__init__()
+        self._module = module
+
+    def explicit(self) -> dict[str, Any]:
+        """Only the options set on the module."""
+        return dict(super().items())
+
+    def _merged(self) -> dict[str, Any]:
+        return {**default_module_options(), **self.explicit()}
+
+    def __missing__(self, key: str) -> Any:
+        defaults = default_module_options()
+        if key in defaults:
+            return defaults[key]
+        raise KeyError(key)
+
+    def get(self, key: str, default: Any = None) -> Any:  # type: ignore[override]
+        return self._merged().get(key, default)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._merged()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._merged())
+
+    def __len__(self) -> int:
+        return len(self._merged())
+
+    def keys(self) -> Any:  # type: ignore[override]
+        return self._merged().keys()
+
+    def items(self) -> Any:  # type: ignore[override]
+        return self._merged().items()
+
+    def values(self) -> Any:  # type: ignore[override]
+        return self._merged().values()
+
+    def copy(self) -> dict[str, Any]:  # type: ignore[override]
+        return self._merged()
+
+    def __repr__(self) -> str:
+        return repr(self._merged())
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        super().__setitem__(key, value)
+        self._module.mark_modified()
+
+    def __delitem__(self, key: str) -> None:
+        super().__delitem__(key)
+        self._module.mark_modified()
+
+    def clear(self) -> None:
+        super().clear()
+        self._module.mark_modified()
+
+    def pop(self, key: str, *default: Any) -> Any:  # type: ignore[override]
+        value = super().pop(key, *default)
+        self._module.mark_modified()
+        return value
+
+    def update(self, *args: Any, **kwargs: Any) -> None:  # type: ignore[override]
+        super().update(*args, **kwargs)
+        self._module.mark_modified()
 
 
 class Module:
@@ -23,10 +115,10 @@ class Module:
 
     def __init__(self, name: str):
         self.name = name
-        #: module options (``enable_backward``, ``max_unroll``, ...); unset ones follow ``wp.config``
-        self.options: dict[str, Any] = {}
         #: kernel key -> Kernel (generic kernels hold their instances in ``kernel.overloads``)
         self.kernels: dict[str, Any] = {}
+        #: module options (``enable_backward``, ``max_unroll``, ...); unset ones follow ``wp.config``
+        self.options = ModuleOptions(self)
         #: function key -> Function
         self.functions: dict[str, Any] = {}
 
@@ -103,13 +195,13 @@ def set_module_options(options: dict[str, Any], module: Any = None) -> None:
     """
     target = get_module(module if module is not None else _caller_module())
     target.options.update(options)
-    target.mark_modified()
 
 
 def get_module_options(module: Any = None) -> dict[str, Any]:
-    """The options set with :func:`set_module_options` for a module (by default the caller's)."""
+    """The compile options of a module (by default the caller's): those set with
+    :func:`set_module_options` over the defaults (:func:`default_module_options`)."""
     target = get_module(module if module is not None else _caller_module())
-    return dict(target.options)
+    return target.options.copy()
 
 
 def _devices(device: Any) -> list[Any]:

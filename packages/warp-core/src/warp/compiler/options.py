@@ -118,9 +118,9 @@ def launch_bounds_of(value: Any, kernel_name: str = "?") -> tuple[int, int] | No
 def module_options_of(kernel: Any) -> dict[str, Any]:
     """The options set with ``wp.set_module_options`` for the module of ``kernel``, overridden by
     the kernel's own (``wp.Kernel(options=...)``, ``@wp.kernel(enable_backward=...)``)."""
-    from warp.modules import get_module_options
+    from warp.modules import get_module
 
-    return {**get_module_options(kernel.module), **getattr(kernel, "options", {})}
+    return {**get_module(kernel.module).options.explicit(), **getattr(kernel, "options", {})}
 
 
 def resolve_options(
@@ -144,13 +144,19 @@ def resolve_options(
         fast_math=bool(module.get("fast_math", False)),
         fuse_fp=bool(module.get("fuse_fp", True)),
         lineinfo=bool(module.get("lineinfo", False)),
-        optimization_level=int(module.get("optimization_level", 3)),
+        optimization_level=_optimization_level(module),
         # a code generation hint for targets with blocks: kept out of the CPU's options (and cache keys)
         launch_bounds=None if target.max_block_dim is None else launch_bounds_of(
             getattr(kernel, "launch_bounds", None), getattr(kernel, "name", "?")
         ),
         extra=extra,
     )
+
+
+def _optimization_level(module: dict[str, Any]) -> int:
+    """The module's ``optimization_level``, else ``wp.config``'s; None (Warp's default) means 3."""
+    level = module.get("optimization_level", config.optimization_level)
+    return 3 if level is None else int(level)
 
 
 _local = threading.local()

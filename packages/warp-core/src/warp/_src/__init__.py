@@ -1,0 +1,23 @@
+"""``warp._src``: the names under which NVIDIA Warp's own code reaches some public modules.
+
+NVIDIA Warp keeps its implementation in ``warp._src`` and re-exports the public API from it, so
+code written against Warp sometimes spells a public module as ``warp._src.types`` or
+``wp._src.utils``. Here those spellings are aliases of the public modules themselves
+(``warp._src.types is warp.types``), for the modules whose public names agree with Warp's. This
+package holds nothing of its own: Warp's private machinery (``context``, ``build``, the native
+``runtime.core``) has no counterpart here, and importing it raises ``ModuleNotFoundError``.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from warp import codegen, types, utils
+
+#: public modules that ``warp._src.<name>`` stands for
+ALIASED_MODULES = {"codegen": codegen, "types": types, "utils": utils}
+
+for _name, _module in ALIASED_MODULES.items():
+    sys.modules[f"{__name__}.{_name}"] = _module
+
+__all__ = ["codegen", "types", "utils"]
