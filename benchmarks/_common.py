@@ -21,7 +21,7 @@ def machine_info() -> str:
     import llvmlite
 
     import warp as wp
-    from warp.runtime.thread_pool import available_cores, configured_threads
+    from warp.targets.cpu.thread_pool import available_cores, configured_threads
 
     model = platform.processor() or platform.machine()
     try:

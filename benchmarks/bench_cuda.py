@@ -130,7 +130,8 @@ def _cold_compile_ptx() -> tuple[float, float]:
 
     from warp.compiler.options import resolve_options
     from warp.compiler.pipeline import compile_kernel
-    from warp.runtime.backends.cuda import CudaBackend
+    from warp.runtime.cache import kernel_cache_for
+    from warp.targets.cuda.target import CudaTarget
 
     tag = f"t{os.getpid()}_{time.monotonic_ns()}"
     with tempfile.TemporaryDirectory() as tmp:
@@ -141,11 +142,12 @@ def _cold_compile_ptx() -> tuple[float, float]:
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
         kernels = [getattr(module, f"k{i}_{tag}") for i in range(6)]
-        backend = CudaBackend()
+        target = CudaTarget()
+        store = kernel_cache_for(wp.config.kernel_cache_dir)
         device = wp.get_device("cuda:0") if wp.is_cuda_available() else None
         t0, cpu = time.perf_counter(), time.process_time()
         for k in kernels:
-            compile_kernel(k, resolve_options(k, target="cuda"), backend, device)
+            compile_kernel(k, resolve_options(k, target=target), target, device, store=store)
         return time.perf_counter() - t0, time.process_time() - cpu
 
 
@@ -198,7 +200,7 @@ def main() -> None:
     _report_compile(args.compile_runs)
 
     if not wp.is_cuda_available():
-        from warp.cuda.driver import unavailable_reason
+        from warp.targets.cuda.driver import unavailable_reason
 
         print(f"no CUDA device: GPU workloads skipped ({unavailable_reason() or 'no devices'})")
         return

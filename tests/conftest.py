@@ -117,9 +117,11 @@ def fake_cuda(monkeypatch, _fake_cuda_cache):
     from fake_driver import FakeDriver
 
     import warp.compiler.pipeline as pipeline
-    from warp.cuda import context, driver, peer, streams
-    from warp.runtime import backends, devices
-    from warp.runtime.backends.cpu import CpuBackend
+    from warp.runtime import devices
+    from warp.targets import registry as targets
+    from warp.targets.cpu.target import CpuTarget
+    from warp.targets.cuda import context, driver, peer, streams
+    from warp.targets.cuda.target import CudaTarget
 
     if not _FAKE:
         entries = CpuEntries()
@@ -128,7 +130,7 @@ def fake_cuda(monkeypatch, _fake_cuda_cache):
     fake.reset()
     entries = fake.resolve_entry
     original_compile = pipeline.compile_kernel
-    cpu = CpuBackend()
+    cpu = CpuTarget()
     cpu.contiguous_entry = False  # the entries (and error sites) the CUDA build has
     define_entry = cpu.define_entry
 
@@ -138,10 +140,10 @@ def fake_cuda(monkeypatch, _fake_cuda_cache):
 
     cpu.define_entry = recording_define_entry  # type: ignore[method-assign]
 
-    def compile_kernel(kernel, options, backend, device=None):
-        result = original_compile(kernel, options, backend, device)
-        if options.target == "cuda":
-            cpu_object = original_compile(kernel, options.replace(target="cpu"), cpu, None)
+    def compile_kernel(kernel, options, target, device=None, store=None):
+        result = original_compile(kernel, options, target, device, store)
+        if isinstance(options.target, CudaTarget):
+            cpu_object = original_compile(kernel, options.replace(target=cpu), cpu, None)
             symbols = list(cpu_object.meta["entries"].values())
             loaded = cpu.load(cpu_object.obj, symbols, name="fake", device=wp.get_device("cpu"))
             entries.keep.append(loaded)
@@ -161,9 +163,9 @@ def fake_cuda(monkeypatch, _fake_cuda_cache):
     monkeypatch.setattr(context, "_infos", {})
     monkeypatch.setattr(streams, "_current", {})
     monkeypatch.setattr(peer, "_peer_enabled", set())
-    # the CPU backend (and its capture state) stays the one launchers already hold
-    backends.get_backend(wp.get_device("cpu"))
-    monkeypatch.setattr(backends, "_instances", {k: v for k, v in backends._instances.items() if k != "cuda"})
+    # the CPU target (and its capture state) stays the one launchers already hold
+    targets.get_target(wp.get_device("cpu"))
+    monkeypatch.setattr(targets, "_instances", {k: v for k, v in targets._instances.items() if k != "cuda"})
     context.forget_current()
     yield fake
     gc.collect()  # free fake allocations while the fake driver is still installed

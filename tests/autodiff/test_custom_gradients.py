@@ -10,6 +10,7 @@ import pytest
 import warp as wp
 from warp.compiler.hashing import kernel_hash
 from warp.compiler.options import resolve_options
+from warp.targets import target_for_kind
 
 #: every test runs on each device (tests/conftest.py: cpu, cuda:N or the stand-in's cuda:0)
 pytestmark = pytest.mark.usefixtures("on_device")
@@ -291,7 +292,8 @@ def test_custom_gradients_are_part_of_the_cache_key():
     k2, k5 = make_kernel_with_grad(2.0), make_kernel_with_grad(5.0)
 
     def key(k):
-        return kernel_hash(k, resolve_options(k, target="cpu", part="adjoint"), "test-device")
+        options = resolve_options(k, target=target_for_kind("cpu"), part="adjoint")
+        return kernel_hash(k, options, "test-device")
 
     assert key(k2) != key(k5)
     for k, factor in ((k2, 2.0), (k5, 5.0)):

@@ -21,6 +21,7 @@ from typing import Any
 import llvmlite.binding as llvm
 import numpy as np
 import warp.types.scalars as wps
+from warp.targets import target_for_kind
 from llvmlite import ir
 
 _initialized = False
@@ -66,9 +67,10 @@ class MiniContext:
     """The part of the compiler's lowering context that builtin lowerings use."""
 
     def __init__(self, builder: ir.IRBuilder, target: str = "cpu"):
+        """``target``: the name of the target to lower for."""
         self.builder = builder
         self.module = builder.module
-        self.target = target
+        self.target = target_for_kind(target)
 
     @staticmethod
     def llvm_type(t: Any) -> ir.Type:

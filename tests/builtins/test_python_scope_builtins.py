@@ -296,7 +296,7 @@ def test_compiled_calls_are_cached_on_disk(tmp_path):
         """
         import time
         import warp as wp
-        from warp.runtime import cpu_jit
+        from warp.targets.cpu import jit as cpu_jit
         compiled = []
         original = cpu_jit.compile_ir
         cpu_jit.compile_ir = lambda *a, **k: compiled.append(1) or original(*a, **k)

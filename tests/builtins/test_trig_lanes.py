@@ -20,8 +20,8 @@ import warp as wp
 from warp.compiler.frontend.translator import build_kernel
 from warp.compiler.lowering.kernel import lower_kernel
 from warp.compiler.options import CompileOptions
-from warp.runtime import cpu_jit
-from warp.runtime.backends import backend_for_kind
+from warp.targets.cpu import jit as cpu_jit
+from warp.targets import target_for_kind
 from warp_builtins.mathlib.trig_lanes import LIMIT
 
 FUNCS = {"sin": np.sin, "cos": np.cos, "tan": np.tan}
@@ -123,7 +123,8 @@ def test_half_precision() -> None:
 @pytest.mark.parametrize("kernel", [_trig32, _sincos_loop], ids=["elementwise", "outer_loop"])
 def test_vectorized_with_a_cold_full_range_call(kernel) -> None:
     """The optimized kernel calls a vector definition: the full-range lanes function appears."""
-    lowered = lower_kernel(build_kernel(kernel), CompileOptions(), backend_for_kind("cpu").define_entry)
+    cpu = target_for_kind("cpu")
+    lowered = lower_kernel(build_kernel(kernel), CompileOptions(target=cpu), cpu.define_entry)
     text = cpu_jit.optimize_ir(lowered.llvm_ir, name=kernel.key)
     assert "llvm.sin" not in text
     assert re.search(r"fcmp ugt <\d+ x float>", text)  # the whole-vector check of the short path

@@ -182,11 +182,13 @@ def test_fast_math_selects_the_cheaper_reduction() -> None:
     from warp.compiler.frontend.translator import build_kernel
     from warp.compiler.lowering.kernel import lower_kernel
     from warp.compiler.options import CompileOptions
-    from warp.runtime.backends import backend_for_kind
+    from warp.targets import target_for_kind
 
-    define = backend_for_kind("cpu").define_entry
-    fast_ir = lower_kernel(build_kernel(_sin_fast), CompileOptions(fast_math=True), define).llvm_ir
-    exact_ir = lower_kernel(build_kernel(_sin_fast), CompileOptions(), define).llvm_ir
+    cpu = target_for_kind("cpu")
+    fast_options = CompileOptions(target=cpu, fast_math=True)
+    fast_ir = lower_kernel(build_kernel(_sin_fast), fast_options, cpu.define_entry)
+    exact_ir = lower_kernel(build_kernel(_sin_fast), CompileOptions(target=cpu), cpu.define_entry)
+    fast_ir, exact_ir = fast_ir.llvm_ir, exact_ir.llvm_ir
     assert "__wp_sin_fast_f32" in fast_ir and "__wp_two_over_pi_f32" not in fast_ir
     # the default: LLVM's intrinsic, defined after vectorization (warp_builtins.mathlib.trig_lanes)
     assert "__wp_sin_fast_f32" not in exact_ir and "llvm.sin.f32" in exact_ir

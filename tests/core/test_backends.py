@@ -1,4 +1,4 @@
-"""The backend seam: registry, the CPU backend's memory operations, compile options and the
+"""The target seam: registry, the CPU target's memory operations, compile options and the
 launch ABI's error record, and that loading, launching and allocating really go through it."""
 
 from __future__ import annotations
@@ -13,10 +13,11 @@ import warp as wp
 from warp.compiler import abi
 from warp.compiler.hashing import kernel_hash
 from warp.compiler.options import CompileOptions, resolve_options
-from warp.runtime import backends
-from warp.runtime.backends.base import Backend
-from warp.runtime.backends.cpu import CpuBackend
+from warp.targets import registry as targets
+from warp.targets.base import Target
+from warp.targets.cpu.target import CpuTarget
 from warp.runtime.devices import Device
+from warp.targets import target_for_kind
 
 
 @wp.kernel
@@ -28,30 +29,30 @@ def scale(x: wp.array(dtype=float), y: wp.array(dtype=float), a: float):
 def test_cpu_device_selects_cpu_backend():
     cpu = wp.get_device("cpu")
     assert cpu.kind == "cpu"
-    assert isinstance(backends.get_backend(cpu), CpuBackend)
-    assert cpu.backend is backends.get_backend(cpu)
-    assert backends.get_backend(cpu).target == "cpu"
+    assert isinstance(targets.get_target(cpu), CpuTarget)
+    assert cpu.target is targets.get_target(cpu)
+    assert targets.get_target(cpu).name == "cpu"
 
 
 def test_unknown_kind_and_missing_backend_module():
-    with pytest.raises(RuntimeError, match="no backend is registered for devices of kind 'tpu'"):
-        backends.get_backend(Device("tpu:0", 0))
-    backends.register_backend("nowhere", "warp.runtime.backends.no_such_module:Backend")
+    with pytest.raises(RuntimeError, match="no target is registered for devices of kind 'tpu'"):
+        targets.get_target(Device("tpu:0", 0))
+    targets.register_target("nowhere", "warp.targets.no_such_module:Target")
     try:
         with pytest.raises(RuntimeError, match="devices of kind 'nowhere' are not supported yet"):
-            backends.backend_for_kind("nowhere")
+            targets.target_for_kind("nowhere")
     finally:
-        backends._specs.pop("nowhere", None)
+        targets._specs.pop("nowhere", None)
 
 
 def test_register_backend_rejects_non_backends():
-    backends.register_backend("bogus", lambda: object())
+    targets.register_target("bogus", lambda: object())
     try:
-        with pytest.raises(TypeError, match="must be a warp.runtime.backends.Backend"):
-            backends.backend_for_kind("bogus")
+        with pytest.raises(TypeError, match="must be a warp.targets.Target"):
+            targets.target_for_kind("bogus")
     finally:
-        backends._specs.pop("bogus", None)
-        backends._instances.pop("bogus", None)
+        targets._specs.pop("bogus", None)
+        targets._instances.pop("bogus", None)
 
 
 # -- memory ----------------------------------------------------------------------------------------
@@ -62,7 +63,7 @@ def _host_view(ptr: int, nbytes: int) -> np.ndarray:
 
 
 def test_cpu_allocate_is_aligned_and_zeroed():
-    be = CpuBackend()
+    be = CpuTarget()
     cpu = wp.get_device("cpu")
     for nbytes in (0, 1, 7, 4096, 100_001):
         mem = be.allocate(cpu, nbytes, zero=True)
@@ -72,7 +73,7 @@ def test_cpu_allocate_is_aligned_and_zeroed():
 
 
 def test_cpu_memset_copy_fill_match_numpy():
-    be = CpuBackend()
+    be = CpuTarget()
     cpu = wp.get_device("cpu")
     a = be.allocate(cpu, 256)
     b = be.allocate(cpu, 256, zero=True)
@@ -115,16 +116,16 @@ def test_wp_copy_between_arrays_with_offsets():
 
 
 def test_compile_options_are_frozen_and_validated():
-    opts = CompileOptions()
+    opts = CompileOptions(target=target_for_kind("cpu"))
     with pytest.raises(dataclasses.FrozenInstanceError):
         opts.mode = "debug"  # type: ignore[misc]
     with pytest.raises(ValueError, match="'mode' must be one of"):
-        CompileOptions(mode="fast")
+        CompileOptions(target=target_for_kind("cpu"), mode="fast")
     with pytest.raises(ValueError, match="'part' must be one of"):
-        CompileOptions(part="sideways")
+        CompileOptions(target=target_for_kind("cpu"), part="sideways")
     with pytest.raises(ValueError, match="'max_unroll' must be a non-negative int"):
-        CompileOptions(max_unroll=-1)
-    assert CompileOptions(mode="debug").debug and not opts.debug
+        CompileOptions(target=target_for_kind("cpu"), max_unroll=-1)
+    assert CompileOptions(target=target_for_kind("cpu"), mode="debug").debug and not opts.debug
     names = {name for name, _ in opts.cache_items()}
     assert names == {f.name for f in dataclasses.fields(CompileOptions)}
 
@@ -133,9 +134,9 @@ def test_resolve_options_module_options_win_over_config():
     saved = (wp.config.max_unroll, wp.get_module(scale.module).options.explicit())
     try:
         wp.config.max_unroll = 5
-        assert resolve_options(scale, target="cpu").max_unroll == 5
+        assert resolve_options(scale, target=target_for_kind("cpu")).max_unroll == 5
         wp.set_module_options({"max_unroll": 2, "my_flag": [1, 2]}, module=scale.module)
-        opts = resolve_options(scale, target="cpu", part="adjoint")
+        opts = resolve_options(scale, target=target_for_kind("cpu"), part="adjoint")
         assert opts.max_unroll == 2 and opts.part == "adjoint"
         assert ("my_flag", "[1, 2]") in opts.extra
     finally:
@@ -146,10 +147,11 @@ def test_resolve_options_module_options_win_over_config():
 
 
 def test_every_option_changes_the_cache_key():
-    base = CompileOptions()
+    base = CompileOptions(target=target_for_kind("cpu"))
     key = kernel_hash(scale, base, "fp")
     variants = [
-        base.replace(target="cuda"), base.replace(part="adjoint"), base.replace(mode="debug"),
+        base.replace(target=target_for_kind("cuda")), base.replace(part="adjoint"),
+        base.replace(mode="debug"),
         base.replace(max_unroll=3), base.replace(enable_backward=False), base.replace(fast_math=True),
         base.replace(fuse_fp=False), base.replace(lineinfo=True), base.replace(optimization_level=1),
         base.replace(extra=(("x", "1"),)),
@@ -157,7 +159,7 @@ def test_every_option_changes_the_cache_key():
     keys = {kernel_hash(scale, v, "fp") for v in variants}
     assert key not in keys and len(keys) == len(variants)
     assert kernel_hash(scale, base, "other-device") != key
-    assert kernel_hash(scale, CompileOptions(), "fp") == key
+    assert kernel_hash(scale, CompileOptions(target=target_for_kind("cpu")), "fp") == key
 
 
 # -- launch ABI ------------------------------------------------------------------------------------
@@ -173,11 +175,11 @@ def test_error_record_roundtrip():
     assert abi.HEADER_SIZE == struct.calcsize(abi.HEADER_FORMAT) == 48
 
 
-# -- the runtime really uses the backend -------------------------------------------------------------
+# -- the runtime really uses the target -------------------------------------------------------------
 
 
-class SpyBackend(CpuBackend):
-    """The CPU backend, counting what the runtime asks of it."""
+class SpyBackend(CpuTarget):
+    """The CPU target, counting what the runtime asks of it."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -211,7 +213,7 @@ def test_kernels_and_arrays_go_through_the_registered_backend(tmp_path):
     spy = SpyBackend()
     saved_dir = wp.config.kernel_cache_dir
     wp.config.kernel_cache_dir = str(tmp_path)
-    backends.register_backend("cpu", spy)
+    targets.register_target("cpu", spy)
     try:
 
         @wp.kernel
@@ -228,15 +230,15 @@ def test_kernels_and_arrays_go_through_the_registered_backend(tmp_path):
         assert spy.calls["define_entry"] == 2  # contiguous and strided entries
         assert spy.calls["launch"] >= 1
     finally:
-        backends.register_backend("cpu", "warp.runtime.backends.cpu:CpuBackend")
+        targets.register_target("cpu", "warp.targets.cpu.target:CpuTarget")
         wp.config.kernel_cache_dir = saved_dir
 
 
 def test_base_backend_runner_calls_launch():
     calls = []
 
-    class Minimal(CpuBackend):
-        runner = Backend.runner  # the generic runner
+    class Minimal(CpuTarget):
+        runner = Target.runner  # the generic runner
 
         def launch(self, device, entry, args, n, stream=None, keep=None):
             calls.append((device, entry, n, stream))

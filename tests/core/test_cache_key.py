@@ -18,6 +18,7 @@ import pytest
 import warp as wp
 from warp.compiler.hashing import kernel_hash, type_key, value_key
 from warp.compiler.options import CompileOptions, resolve_options
+from warp.targets import target_for_kind
 
 HELPERS = """
 import types
@@ -182,7 +183,7 @@ def unroll_me(out: wp.array(dtype=float)):
 
 
 def test_max_unroll_changes_key_and_code():
-    opts = resolve_options(unroll_me, target="cpu")
+    opts = resolve_options(unroll_me, target=target_for_kind("cpu"))
     assert kernel_hash(unroll_me, opts, "fp") != kernel_hash(unroll_me, opts.replace(max_unroll=0), "fp")
     from warp.compiler.frontend.translator import build_kernel
     from warp.compiler.options import compiling
@@ -209,7 +210,7 @@ def reads_captured(out: wp.array(dtype=float)):
 @pytest.mark.parametrize("value", [(1.0, 3.0), [1.0, 2.0], {"a": 1}, (1.0, 2.0, 0.0)])
 def test_captured_containers_change_the_key(value):
     global _CAPTURED
-    opts = CompileOptions()
+    opts = CompileOptions(target=target_for_kind("cpu"))
     before = kernel_hash(reads_captured, opts, "fp")
     saved = _CAPTURED
     try:

@@ -1,4 +1,4 @@
-"""Tests of warp.runtime.cpu_jit: IR -> object code -> callable kernel entries."""
+"""Tests of warp.targets.cpu.jit: IR -> object code -> callable kernel entries."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from warp.errors import WarpCodegenError
-from warp.runtime import cpu_jit
+from warp.targets.cpu import jit as cpu_jit
 
 # void entry(const char* args, i64 start, i64 end): y[i] = a * x[i] + y[i]
 # args layout: float* x at 0, float* y at 8, float a at 16.

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import warp as wp
+from warp.targets import target_for_kind
 
 wp.config.quiet = True
 
@@ -94,12 +95,12 @@ def _assembly_for(kernel, cpu: str, features: str) -> str:
     from warp.compiler.frontend.translator import build_kernel
     from warp.compiler.lowering.kernel import lower_kernel
     from warp.compiler.options import compiling, resolve_options
-    from warp.runtime.backends import get_backend
-    from warp.runtime.cpu_jit import host_triple, optimize_ir
+    from warp.targets import get_target
+    from warp.targets.cpu.jit import host_triple, optimize_ir
 
-    options = resolve_options(kernel, target="cpu")
+    options = resolve_options(kernel, target=target_for_kind("cpu"))
     with compiling(options):
-        lowered = lower_kernel(build_kernel(kernel), options, get_backend(wp.get_device("cpu")).define_entry)
+        lowered = lower_kernel(build_kernel(kernel), options, get_target(wp.get_device("cpu")).define_entry)
     ir_text = optimize_ir(lowered.llvm_ir, name=kernel.key)
     tm = llvm.Target.from_triple(host_triple()).create_target_machine(cpu=cpu, features=features, opt=2)
     module = llvm.parse_assembly(ir_text)

@@ -10,7 +10,7 @@ import time
 import numpy as np
 import pytest
 import warp as wp
-from warp.runtime import thread_pool
+from warp.targets.cpu import thread_pool
 
 
 @wp.kernel

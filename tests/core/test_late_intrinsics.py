@@ -1,4 +1,4 @@
-"""Tests of warp.runtime.late_intrinsics: intrinsics LLVM vectorizes, defined after optimization.
+"""Tests of warp.targets.cpu.late_intrinsics: intrinsics LLVM vectorizes, defined after optimization.
 
 A toy provider defines ``llvm.sin.*`` as ``x * lanes + 1`` (the lane count of the type it is
 given), so the results show which definition ran: the vector one inside the vectorized loop,
@@ -12,8 +12,8 @@ import ctypes
 import numpy as np
 from llvmlite import ir
 
-from warp.runtime import cpu_jit
-from warp.runtime.late_intrinsics import rename_late_intrinsics
+from warp.targets.cpu import jit as cpu_jit
+from warp.targets.cpu.late_intrinsics import rename_late_intrinsics
 
 # void entry(float* x, float* y, i64 n): y[i] = llvm.sin(x[i])
 LOOP_IR = r"""

@@ -17,7 +17,8 @@ from warp.compiler.frontend.translator import build_kernel
 from warp.compiler.lowering.kernel import lower_kernel
 from warp.compiler.lowering.local_memory import plan_local_memory
 from warp.compiler.options import compiling, resolve_options
-from warp.runtime.backends import get_backend
+from warp.targets import get_target
+from warp.targets import target_for_kind
 
 stack16 = wp.types.vector(length=16, dtype=wp.int32)
 vec8 = wp.types.vector(length=8, dtype=wp.float32)
@@ -25,10 +26,10 @@ vec8d = wp.types.vector(length=8, dtype=wp.float64)
 
 
 def lowered_ir(kernel) -> str:
-    options = resolve_options(kernel, target="cpu")
+    options = resolve_options(kernel, target=target_for_kind("cpu"))
     with compiling(options):
         fn = build_kernel(kernel)
-        return lower_kernel(fn, options, get_backend(wp.get_device("cpu")).define_entry).llvm_ir
+        return lower_kernel(fn, options, get_target(wp.get_device("cpu")).define_entry).llvm_ir
 
 
 # -- a depth-first traversal with an explicit stack -------------------------------------------------

@@ -11,11 +11,12 @@ import pytest
 import warp as wp
 from warp.compiler.hashing import kernel_hash
 from warp.compiler.options import resolve_options
+from warp.targets import target_for_kind
 
 
 def cache_key(k):
     """The kernel's cache key for the CPU (as the loader computes it, minus the device fingerprint)."""
-    return kernel_hash(k, resolve_options(k, target="cpu"), "test-device")
+    return kernel_hash(k, resolve_options(k, target=target_for_kind("cpu")), "test-device")
 
 
 @wp.kernel(enable_backward=False, launch_bounds=(256, 1))
@@ -121,7 +122,7 @@ def test_module_options_apply_and_change_the_cache_key(capsys):
     from warp.compiler.options import compiling
 
     def has_loop():
-        with compiling(resolve_options(k, target="cpu")):
+        with compiling(resolve_options(k, target=target_for_kind("cpu"))):
             return any(op.kind == "for" for op in ir.walk(build_kernel(k).body))
 
     assert has_loop()

@@ -248,12 +248,11 @@ def test_benchmark_kernels_keep_the_hint():
     from warp.compiler.frontend.translator import build_kernel
     from warp.compiler.lowering.kernel import lower_kernel
     from warp.compiler.options import CompileOptions
-    from warp.runtime.backends import backend_for_kind
+    from warp.targets import target_for_kind
 
     def llvm_ir(kernel) -> str:
-        return lower_kernel(
-            build_kernel(kernel), CompileOptions(), backend_for_kind("cpu").define_entry
-        ).llvm_ir
+        cpu = target_for_kind("cpu")
+        return lower_kernel(build_kernel(kernel), CompileOptions(target=cpu), cpu.define_entry).llvm_ir
 
     @wp.kernel
     def sincos_like(a: wp.array(dtype=float), out: wp.array(dtype=float)):

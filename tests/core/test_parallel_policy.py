@@ -1,4 +1,4 @@
-"""The CPU backend decides parallelism from the work: a launch with few threads that each do a lot
+"""The CPU target decides parallelism from the work: a launch with few threads that each do a lot
 goes to the thread pool, a cheap small launch stays on the calling thread."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import warp as wp
-from warp.runtime import thread_pool
-from warp.runtime.backends import cpu as cpu_backend
+from warp.targets.cpu import thread_pool
+from warp.targets.cpu import target as cpu_target
 
 
 @wp.kernel
@@ -54,7 +54,7 @@ def test_few_heavy_threads_run_in_parallel(spy_pool):
     out = wp.zeros(n, dtype=float)
     wp.launch(heavy_rows, dim=n, inputs=[x, out, inner])
     # first launch: a probe of n/16 threads on the caller, then the rest on the pool
-    probe = n // cpu_backend.PROBE_FRACTION
+    probe = n // cpu_target.PROBE_FRACTION
     assert spy_pool == [(probe, n - probe)]
     np.testing.assert_allclose(out.numpy(), _reference(x_np, n, inner), rtol=1e-4)
     out.zero_()
@@ -88,7 +88,7 @@ def test_cheap_small_launches_stay_on_the_caller(spy_pool):
     x = wp.zeros(1000, dtype=float)
     # Warm up long enough for the steady state: a timing spike on a busy machine may mark the
     # kernel heavy for a while, until a re-probe (every REPROBE_EVERY pool launches) measures it again.
-    warmup = 6 * cpu_backend.REPROBE_EVERY
+    warmup = 6 * cpu_target.REPROBE_EVERY
     for _ in range(warmup):
         wp.launch(cheap, dim=1000, inputs=[x])
     before = len(spy_pool)

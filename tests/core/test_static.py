@@ -8,11 +8,12 @@ import pytest
 import warp as wp
 from warp.compiler.hashing import kernel_hash
 from warp.compiler.options import resolve_options
+from warp.targets import target_for_kind
 
 
 def cache_key(k):
     """The kernel's cache key for the CPU (as the loader computes it, minus the device fingerprint)."""
-    return kernel_hash(k, resolve_options(k, target="cpu"), "test-device")
+    return kernel_hash(k, resolve_options(k, target=target_for_kind("cpu")), "test-device")
 
 
 @wp.func

@@ -1,4 +1,4 @@
-"""Tests of warp.runtime.thread_pool.parallel_for."""
+"""Tests of warp.targets.cpu.thread_pool.parallel_for."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import threading
 import numpy as np
 import pytest
 import warp.config
-from warp.runtime import cpu_jit, thread_pool
-from warp.runtime.thread_pool import parallel_for
+from warp.targets.cpu import jit as cpu_jit, thread_pool
+from warp.targets.cpu.thread_pool import parallel_for
 
 # counts[i] += 1 (atomically) for i in [start, end); args: i32* counts at 0.
 COUNT_IR = r"""

@@ -1,6 +1,6 @@
 """Run a kernel's CUDA entry on the host, thread by thread, for a given grid and block size.
 
-The entry's LLVM IR (what the NVPTX backend turns into PTX: the grid-stride loop and the kernel
+The entry's LLVM IR (what the NVPTX target turns into PTX: the grid-stride loop and the kernel
 body) is compiled for the host with the special registers ``%tid.x``, ``%ntid.x``, ``%ctaid.x``
 and ``%nctaid.x`` read from globals, then called once per (block, thread) of the grid with the
 argument buffer the runtime built. This checks the thread-to-index mapping of real launch
@@ -23,13 +23,13 @@ def host_entry_ir(kernel: Any) -> tuple[str, str]:
     from warp.compiler.frontend.translator import build_kernel
     from warp.compiler.lowering.kernel import lower_kernel
     from warp.compiler.options import compiling, resolve_options
-    from warp.runtime.backends.cuda import CudaBackend
+    from warp.targets.cuda.target import CudaTarget
 
-    backend = CudaBackend()
-    options = resolve_options(kernel, target="cuda")
+    target = CudaTarget()
+    options = resolve_options(kernel, target=target)
     with compiling(options):
         lowered = lower_kernel(
-            build_kernel(kernel), options, backend.define_entry, contiguous_entry=backend.contiguous_entry
+            build_kernel(kernel), options, target.define_entry, contiguous_entry=target.contiguous_entry
         )
     text = lowered.llvm_ir.replace("define ptx_kernel void", "define void")
     text = re.sub(r'^declare i32 @"llvm\.nvvm\.read\.ptx\.sreg\.\w+\.x"\(\)\s*$', "", text, flags=re.M)

@@ -8,6 +8,7 @@ import subprocess
 import tempfile
 
 import pytest
+from warp.targets import target_for_kind
 
 PTXAS = shutil.which("ptxas")
 
@@ -31,17 +32,21 @@ def ptxas_check(ptx: str, arch: int = 90) -> None:
 def cuda_compile(
     kernel, *, part: str = "forward", debug: bool = False, target: tuple[int, int] | None = None
 ):
-    """Compile ``kernel`` for the CUDA backend offline: (PTX text, metadata).
+    """Compile ``kernel`` for the CUDA target offline: (PTX text, metadata).
 
-    ``target`` is an (SM, PTX version) pair; the default is the backend's offline target.
+    ``target`` is an (SM, PTX version) pair; the default is the target's offline target.
     """
     from types import SimpleNamespace
 
     from warp.compiler.options import resolve_options
     from warp.compiler.pipeline import compile_kernel
-    from warp.runtime.backends.cuda import CudaBackend
+    from warp import config
+    from warp.runtime.cache import kernel_cache_for
+    from warp.targets.cuda.target import CudaTarget
 
-    options = resolve_options(kernel, target="cuda", part=part, mode="debug" if debug else "release")
+    mode = "debug" if debug else "release"
+    options = resolve_options(kernel, target=target_for_kind("cuda"), part=part, mode=mode)
     device = SimpleNamespace(ptx_target=target) if target is not None else None
-    compiled = compile_kernel(kernel, options, CudaBackend(), device)
+    store = kernel_cache_for(config.kernel_cache_dir)
+    compiled = compile_kernel(kernel, options, CudaTarget(), device, store=store)
     return compiled.obj.decode(), compiled.meta

@@ -15,7 +15,7 @@ cu = pytest.importorskip("cuda.bindings.driver")
 
 
 def _driver_missing() -> bool:
-    from warp.cuda import driver
+    from warp.targets.cuda import driver
 
     return not driver.is_available()
 

@@ -112,7 +112,7 @@ def test_launch_on_a_stream(fake_cuda) -> None:
 
 def test_invalid_ptx_reports_the_driver_log(fake_cuda) -> None:
     from warp.errors import WarpCodegenError
-    from warp.runtime.backends.cuda import load_ptx
+    from warp.targets.cuda.target import load_ptx
 
     with pytest.raises(WarpCodegenError, match="CUDA_ERROR_INVALID_PTX: ptxas fatal: not a PTX module"):
         load_ptx(b"garbage", ["k"], name="m", device=wp.get_device("cuda:0"))

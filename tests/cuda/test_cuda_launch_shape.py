@@ -13,6 +13,7 @@ from grid_emulator import emulate_grid
 from ptxas_util import cuda_compile, needs_ptxas, ptxas_check
 
 import warp as wp
+from warp.targets import target_for_kind
 
 
 @wp.kernel
@@ -172,7 +173,8 @@ def test_invalid_launch_bounds_fail_at_definition() -> None:
 def test_launch_bounds_are_in_the_cuda_cache_key_only() -> None:
     from warp.compiler.options import resolve_options
 
-    assert resolve_options(bounded, target="cuda").launch_bounds == (128, 2)
-    assert resolve_options(bounded_64, target="cuda").launch_bounds == (64, 0)
-    assert resolve_options(bounded, target="cpu").launch_bounds is None
-    assert ("launch_bounds", (128, 2)) in resolve_options(bounded, target="cuda").cache_items()
+    assert resolve_options(bounded, target=target_for_kind("cuda")).launch_bounds == (128, 2)
+    assert resolve_options(bounded_64, target=target_for_kind("cuda")).launch_bounds == (64, 0)
+    assert resolve_options(bounded, target=target_for_kind("cpu")).launch_bounds is None
+    cuda = target_for_kind("cuda")
+    assert ("launch_bounds", (128, 2)) in resolve_options(bounded, target=cuda).cache_items()

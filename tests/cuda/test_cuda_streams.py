@@ -106,7 +106,7 @@ def test_peer_access(fake_cuda) -> None:
 
 
 def test_without_a_driver_cuda_is_reported_and_cpu_works(monkeypatch) -> None:
-    from warp.cuda import driver
+    from warp.targets.cuda import driver
     from warp.runtime import devices
 
     monkeypatch.setattr(driver, "_cu", None)
@@ -126,7 +126,7 @@ def test_without_a_driver_cuda_is_reported_and_cpu_works(monkeypatch) -> None:
 
 
 def test_check_raises_named_errors(fake_cuda) -> None:
-    from warp.cuda import driver
+    from warp.targets.cuda import driver
 
     with pytest.raises(
         driver.CudaError, match=r"CUDA error in cuDeviceGet: CUDA_ERROR_INVALID_DEVICE \(101\)"

@@ -8,8 +8,8 @@ import pytest
 from ptxas_util import cuda_compile, needs_ptxas, ptxas_check
 
 import warp as wp
-from warp.cuda import ptx
-from warp.runtime.backends.cuda_entry import args_buffer_size
+from warp.targets.cuda import ptx
+from warp.targets.cuda.entry import args_buffer_size
 from warp.errors import WarpCodegenError
 
 

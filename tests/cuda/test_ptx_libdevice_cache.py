@@ -8,7 +8,7 @@ import pytest
 from ptxas_util import cuda_compile, needs_ptxas, ptxas_check
 
 import warp as wp
-from warp.cuda import ptx
+from warp.targets.cuda import ptx
 from warp.runtime.cache import KernelCache
 
 

@@ -1,8 +1,8 @@
 """Per-thread memory where adjoint kernels keep the iterations of dynamic loops.
 
 An adjoint launch whose kernel needs it gets one scratch buffer (allocated by the launcher, see
-:data:`SCRATCH_META`), its address in the launch header (``warp.compiler.abi``,
-``HEADER_SCRATCH_OFFSET``)::
+:attr:`warp.compiler.ir.Function.scratch` of the adjoint), its address in the launch header
+(``warp.compiler.abi``, ``HEADER_SCRATCH_OFFSET``)::
 
     offset  0: int64 data_bytes        usable bytes after this 64-byte header
     offset 64: data                    one equal block per loop site
@@ -37,8 +37,6 @@ from warp.types.scalars import type_size_in_bytes
 STACK_DEPTH = 32
 #: bytes before the data in the scratch buffer
 SCRATCH_HEADER = 64
-#: key of the adjoint IR function attribute (and compile metadata entry) describing the need
-SCRATCH_META = "scratch"
 
 
 @dataclass(eq=False)
@@ -226,7 +224,6 @@ __all__ = [
     "LOAD_POSITION",
     "LOAD_STATE",
     "SCRATCH_HEADER",
-    "SCRATCH_META",
     "STACK_DEPTH",
     "STORE_POSITION",
     "STORE_STATE",

@@ -20,9 +20,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-import warp.runtime.launch as _launch
 from warp import not_provided as _not_provided
 from warp.arrays import array as _array
+from warp.plugins import get_plugin_manager, hookimpl
 
 from warp_autodiff.array_access import Root, kernel_access
 
@@ -39,6 +39,19 @@ class _Record:
 
 #: attributes of objects that launches view as arrays in place (tensors, NumPy arrays)
 _FOREIGN_ARRAY_PROTOCOLS = ("__dlpack__", "__cuda_array_interface__", "__array_interface__")
+
+
+class _LaunchRecorder:
+    """The plugin a tape registers while recording: hands it each forward launch."""
+
+    def __init__(self, tape: Tape) -> None:
+        self.tape = tape
+
+    @hookimpl
+    def warp_record_launch(
+        self, kernel: Any, dim: Any, inputs: list[Any], outputs: list[Any], device: Any
+    ) -> Callable[[], None]:
+        return self.tape._record(kernel, dim, inputs, outputs, device)
 
 
 class Tape:
@@ -61,20 +74,21 @@ class Tape:
         self._pending: dict[int, list[tuple[_Record, Root]]] = {}
         #: bytes held by copies of overwritten arrays
         self.saved_bytes = 0
+        #: the plugin registered while recording (``warp_record_launch``)
+        self._recorder = _LaunchRecorder(self)
 
     # -- recording --------------------------------------------------------------------------
     def __enter__(self) -> Tape:
         if _active:
             raise RuntimeError("Warp: a Tape is already recording; nested tapes are not supported")
         _active.append(self)
-        _launch._launch_hooks.append(self._record)
+        get_plugin_manager().register(self._recorder)
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        try:
-            _launch._launch_hooks.remove(self._record)
-        except ValueError:
-            pass
+        pm = get_plugin_manager()
+        if pm.is_registered(self._recorder):
+            pm.unregister(self._recorder)
         if _active and _active[-1] is self:
             _active.pop()
 

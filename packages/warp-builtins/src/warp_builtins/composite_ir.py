@@ -11,7 +11,7 @@ values, each wrapping one LLVM scalar of a known warp scalar type::
 Operations pick the instruction from the scalar kind (``fadd`` for floats, ``add`` for
 integers, ``sdiv``/``udiv`` with warp's never-trapping integer division, ordered float
 compares). Only instructions and the intrinsics ``llvm.sqrt``/``llvm.fabs`` are emitted, which
-every target supports (the CUDA backend lowers them to PTX instructions).
+every target supports (the CUDA target lowers them to PTX instructions).
 
 Floating point ``+``/``-`` of composite values carry LLVM's ``reassoc contract`` flags and
 ``*`` carries ``contract`` (see :data:`FLOAT_FLAGS`): products may fuse into FMAs (as CUDA

@@ -1,6 +1,6 @@
 """Calls into NVIDIA libdevice (``__nv_sinf``, ``__nv_sin``, ...) for the CUDA target.
 
-The functions are only *declared* here; the CUDA backend links ``libdevice.10.bc`` into the
+The functions are only *declared* here; the CUDA target links ``libdevice.10.bc`` into the
 module before generating PTX. LLVM's math intrinsics cannot be used instead: the NVPTX backend
 aborts on ``llvm.sin.f32`` and friends. float16 arguments are computed in float32.
 """

@@ -1,7 +1,7 @@
 """Lowering helpers shared by the builtin modules: target-dependent math calls and constants.
 
 A lowering has the signature ``lower(ctx, args, arg_types) -> ir.Value`` where ``ctx`` offers
-``builder``, ``module``, ``target`` (``"cpu"`` or ``"cuda"``) and ``llvm_type(t)``. Math on
+``builder``, ``module``, ``target`` (a ``warp.targets.base.Target``) and ``llvm_type(t)``. Math on
 the CPU goes to :mod:`warp_builtins.mathlib` (vectorizable IR) or to LLVM intrinsics that the
 vectorizer widens; on CUDA everything floating point goes to libdevice.
 """
@@ -36,8 +36,9 @@ def is_signed(t: Any) -> bool:
 
 def float_op(ctx: Any, name: str, args: list[ir.Value]) -> ir.Value:
     """Apply float function ``name`` (math library name or one of :data:`CPU_INTRINSICS`)."""
-    if ctx.target == "cuda":
-        return libdevice.call(ctx.builder, name, list(args))
+    special = TARGET_FLOAT_OPS.get(ctx.target.name)
+    if special is not None:
+        return special(ctx, name, list(args))
     if name in CPU_INTRINSICS:
         fn = declare_float_intrinsic(ctx.builder.module, name, args[0].type, len(args))
         return ctx.builder.call(fn, list(args))
@@ -45,6 +46,14 @@ def float_op(ctx: Any, name: str, args: list[ir.Value]) -> ir.Value:
     if name in LATE_INTRINSICS and not fast:
         return in_float32(ctx, args[0], lambda x: _late_intrinsic(ctx.builder, name, x))
     return mathlib.call_math(ctx.builder, name, *args, fast=fast)
+
+
+def _libdevice_float_op(ctx: Any, name: str, args: list[ir.Value]) -> ir.Value:
+    return libdevice.call(ctx.builder, name, args)
+
+
+#: float math of targets with a math library of their own, by target name (the others: the CPU's)
+TARGET_FLOAT_OPS: dict[str, Callable[[Any, str, list[ir.Value]], ir.Value]] = {"cuda": _libdevice_float_op}
 
 
 def _late_intrinsic(builder: ir.IRBuilder, name: str, x: ir.Value) -> ir.Value:

@@ -83,7 +83,7 @@ from warp.runtime.capture import (
     capture_pause,
     capture_resume,
 )
-from warp.cuda.streams import (
+from warp.targets.cuda.streams import (
     Event,
     ScopedStream,
     Stream,
@@ -96,7 +96,7 @@ from warp.cuda.streams import (
     wait_event,
     wait_stream,
 )
-from warp.cuda.peer import (
+from warp.targets.cuda.peer import (
     is_mempool_access_enabled,
     is_mempool_access_supported,
     is_mempool_enabled,
@@ -107,7 +107,8 @@ from warp.cuda.peer import (
     set_mempool_enabled,
     set_peer_access_enabled,
 )
-from warp.runtime import cache as _cache, cpu_jit as _cpu_jit, kernel_loader as _kernel_loader  # noqa: F401
+from warp.runtime import cache as _cache, kernel_loader as _kernel_loader  # noqa: F401
+from warp.targets.cpu import jit as _cpu_jit  # noqa: F401
 from warp.runtime import log as _log
 from warp.runtime.python_builtins import PythonBuiltin as _PythonBuiltin
 from warp.compiler.frontend.expressions import printf

@@ -60,7 +60,7 @@ cache_kernels: bool = True
 verbose_warnings: bool = False
 
 # NVIDIA Warp's settings for CUDA code generation and its C++ toolchain. They are accepted so that
-# programs setting them run unchanged; the CPU backend (LLVM) does not use them.
+# programs setting them run unchanged; the CPU target (LLVM) does not use them.
 verify_cuda: bool = False
 ptx_target_arch: int | None = None
 cuda_output: str | None = None

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import threading
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Protocol, Sequence
 
 from warp.compiler.annotations import is_generic, specialize_type
 from warp.compiler.frontend.compile_time import evaluate_statics
@@ -28,6 +28,20 @@ def default_kernel_key(func: Callable[..., Any]) -> str:
     name things after ``kernel.key`` see the function's own name for module-level kernels.
     """
     return func.__qualname__.replace("<", "").replace(">", "").replace(".", "__")
+
+
+class CustomAdjoint(Protocol):
+    """Runs the adjoint of one launch of a kernel with other launches (:attr:`Kernel.custom_adjoint`).
+
+    Called by ``wp.launch(kernel, ..., adjoint=True)`` (and so by ``wp.Tape.backward``) with the
+    launch's dimensions, argument lists and adjoint lists (``None`` for an argument without one),
+    device and stream, in place of a generated adjoint kernel.
+    """
+
+    def __call__(
+        self, dim: Any, inputs: list[Any], outputs: list[Any], adj_inputs: list[Any], adj_outputs: list[Any],
+        device: Any, stream: Any,
+    ) -> None: ...
 
 
 class Kernel:
@@ -106,6 +120,9 @@ class Kernel:
         self._generic_params = [i for i, t in enumerate(self.overload.param_types) if is_generic(t)]
         #: made at launch from argument types (not declared with wp.overload)
         self._implicit = False
+        #: computes the adjoint of this kernel's launches with other launches instead of a generated
+        #: adjoint kernel (``wp.matmul``'s GEMM kernels set it); None: the generated adjoint
+        self.custom_adjoint: CustomAdjoint | None = None
         self._compiled: dict[str, Any] = {}
         self._launchers: dict[Any, Any] = {}
         self._lock = threading.RLock()

@@ -14,6 +14,7 @@ from typing import Any
 import warp as wp  # kernels below resolve wp.tid at compile time
 from warp.arrays.array import array
 from warp.decorators import kernel
+from warp.kernels import CustomAdjoint
 from warp.runtime.launch import launch
 from warp.types.scalars import float16, float32, float64
 
@@ -137,7 +138,7 @@ def _check(name: str, a: Any, b: Any, c: Any, d: Any, ndim: int) -> None:
         )
 
 
-def _adjoint(adj_kernels: tuple[Any, Any, Any]):
+def _adjoint(adj_kernels: tuple[Any, Any, Any]) -> CustomAdjoint:
     """The adjoint of a GEMM launch, run by ``wp.launch(..., adjoint=True)`` (and so by ``wp.Tape``)."""
 
     def run(
@@ -180,8 +181,8 @@ def _adjoint(adj_kernels: tuple[Any, Any, Any]):
     return run
 
 
-_gemm._wp_custom_adjoint_ = _adjoint((_gemm_adj_a, _gemm_adj_b, _gemm_adj_c))
-_batched_gemm._wp_custom_adjoint_ = _adjoint((_batched_gemm_adj_a, _batched_gemm_adj_b, _batched_gemm_adj_c))
+_gemm.custom_adjoint = _adjoint((_gemm_adj_a, _gemm_adj_b, _gemm_adj_c))
+_batched_gemm.custom_adjoint = _adjoint((_batched_gemm_adj_a, _batched_gemm_adj_b, _batched_gemm_adj_c))
 
 
 def matmul(

@@ -102,7 +102,8 @@ class HashGrid:
     def _write(self, num_points: int, inv_width: np.float32) -> None:
         # written only when it changes: rebuilding the same number of points with the same
         # radius launches kernels only (it can be captured in a CUDA graph)
-        key = (self._ids.ptr, self._point_groups.ptr, self._point_groups.shape[0], num_points, float(inv_width))
+        groups = self._point_groups
+        key = (self._ids.ptr, groups.ptr, groups.shape[0], num_points, float(inv_width))
         if key == self._written:
             return
         self._written = key
@@ -190,7 +191,7 @@ class HashGrid:
             # a CPU capture records the build itself: each replay rebuilds from the values the
             # arrays hold then, growing the storage as needed
             rebuild = lambda: self._build_now(points, radius, groups)  # noqa: E731
-            self.device.backend.capture_host_callback(self.device, rebuild)
+            self.device.target.capture_host_callback(self.device, rebuild)
         else:
             self._build_now(points, radius, groups)
 

@@ -143,5 +143,5 @@ def sort_by_bucket(
     ranges = [scratch.counts, SCAN_CHUNK, scratch.sums, starts, ends]
     wp.launch(_bucket_ranges, dim=chunks, inputs=ranges, device=device)
     if n:
-        wp.launch(_scatter, dim=n, inputs=[scratch.buckets, scratch.ranks, starts, point_ids, groups, point_groups],
-                  device=device)
+        scatter = [scratch.buckets, scratch.ranks, starts, point_ids, groups, point_groups]
+        wp.launch(_scatter, dim=n, inputs=scatter, device=device)

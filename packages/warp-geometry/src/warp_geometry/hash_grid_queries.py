@@ -7,9 +7,9 @@ The buckets of a row of cells (x fastest) are consecutive and their points one r
 sorted ids, so a query reads two bucket bounds per row, not per cell.
 Cell coordinates are clamped to ``[-CELL_LIMIT, CELL_LIMIT]`` as when building (see
 ``hash_grid_cells``), the query's centre too, so infinite, NaN or huge points and radii stay in
-int32 and the culling (distances in clamped space never exceed the true ones) stays exact. A query given a group
-skips the points of other groups. Queries of float16 and float64 grids take points and
-distances of that type and search the float32 grid their points were bucketed in.
+int32 and the culling (distances in clamped space never exceed the true ones) stays exact.
+A query given a group skips the points of other groups. Queries of float16 and float64 grids
+take points and distances of that type and search the float32 grid their points were bucketed in.
 """
 
 from __future__ import annotations

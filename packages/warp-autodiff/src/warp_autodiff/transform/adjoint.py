@@ -39,7 +39,7 @@ from warp_autodiff.transform.analysis import (
     used_values,
 )
 from warp_autodiff.transform.emit import Emitter, carries_arrays, is_differentiable
-from warp_autodiff.loop_memory import SCRATCH_META, TapeLayout
+from warp_autodiff.loop_memory import TapeLayout
 from warp_autodiff.transform.loops import LoopsMixin
 from warp_autodiff.transform.replay import ReplayMixin
 from warp_autodiff.transform.variants import build_guard, eligible_loops
@@ -388,7 +388,7 @@ def kernel_adjoint(fn: ir.Function) -> ir.Function:
     layout = TapeLayout()
     result = AdjointBuilder(fn, function_adjoints, kernel=True, layout=layout).build_kernel()
     if layout.sites:
-        setattr(result, SCRATCH_META, layout.describe())
+        result.scratch = layout.describe()
         loops = eligible_loops(fn, layout)
         if loops is not None:
             count = len(layout.sites)
@@ -396,5 +396,5 @@ def kernel_adjoint(fn: ir.Function) -> ir.Function:
                 fn, function_adjoints, kernel=True, layout=layout, assume_fit=True
             ).build_kernel()
             if len(layout.sites) == count:  # the same sites (else a loop was missed: no variant)
-                result.variants = {"guard": build_guard(fn, layout, loops), "fast": fast}
+                result.variants = ir.KernelVariants(guard=build_guard(fn, layout, loops), fast=fast)
     return result

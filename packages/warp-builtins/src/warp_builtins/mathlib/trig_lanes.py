@@ -2,7 +2,7 @@
 
 Kernels call LLVM's ``llvm.sin``/``llvm.cos``/``llvm.tan`` intrinsics, which LLVM vectorizes;
 after optimization warp-core asks :func:`define` for the scalar or vector function replacing
-each (see :mod:`warp.runtime.late_intrinsics`). The function:
+each (see :mod:`warp.targets.cpu.late_intrinsics`). The function:
 
 * computes the vector with a Cody-Waite reduction in double precision, exact while
   ``|x| <= LIMIT`` (2**30), and polynomials in double: float32 results are rounded once

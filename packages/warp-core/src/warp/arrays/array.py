@@ -30,7 +30,7 @@ from warp.arrays.layout import (
     span_in_bytes,
 )
 from warp.plugins.manager import get_plugin_manager
-from warp.runtime.backends import get_backend
+from warp.targets import get_target
 from warp.runtime.devices import Device, get_device
 from warp.types import bfloat16_bits
 from warp.types.array_type import ARRAY_DESC_FORMAT, MAX_DIMS, ArrayType
@@ -150,15 +150,15 @@ class array:
             )
         info = element_info(dtype)
         nbytes = math.prod(shape) * info.itemsize
-        backend = get_backend(device)
+        target = get_target(device)
         if pinned and device.is_cpu:
             from warp.runtime.devices import is_cuda_available
 
             if is_cuda_available():  # page-locked host memory comes from the CUDA driver
-                from warp.runtime.backends import backend_for_kind
+                from warp.targets import target_for_kind
 
-                backend = backend_for_kind("cuda")
-        mem = backend.allocate(device, nbytes, zero=zero, pinned=pinned)
+                target = target_for_kind("cuda")
+        mem = target.allocate(device, nbytes, zero=zero, pinned=pinned)
         self._setup(mem.ptr, shape, contiguous_strides(shape, info.itemsize), dtype, device, mem, nbytes)
 
     def _init_from_ptr(self, ptr: int, dtype: Any, shape: Any, strides: Any, capacity: int | None,
@@ -236,7 +236,7 @@ class array:
         low, nbytes = self._span()
         host = np.empty(nbytes, dtype=np.uint8)
         cpu = get_device("cpu")
-        get_backend(self._device).copy(host.ctypes.data, cpu, self._ptr + low, self._device, nbytes)
+        get_target(self._device).copy(host.ctypes.data, cpu, self._ptr + low, self._device, nbytes)
         view = self._host_view(host, low)
         return view if self._is_contiguous else np.ascontiguousarray(view)
 
@@ -245,17 +245,17 @@ class array:
         if self._size == 0:
             return
         cpu = get_device("cpu")
-        backend = get_backend(self._device)
+        target = get_target(self._device)
         if self._is_contiguous:
             staged = np.ascontiguousarray(values, dtype=self._info.np_dtype)
-            backend.copy(self._ptr, self._device, staged.ctypes.data, cpu, staged.nbytes)
+            target.copy(self._ptr, self._device, staged.ctypes.data, cpu, staged.nbytes)
             return
         # strided: read the whole span (gaps keep their contents), update the elements, write back
         low, nbytes = self._span()
         host = np.empty(nbytes, dtype=np.uint8)
-        backend.copy(host.ctypes.data, cpu, self._ptr + low, self._device, nbytes)
+        target.copy(host.ctypes.data, cpu, self._ptr + low, self._device, nbytes)
         self._host_view(host, low)[...] = values
-        backend.copy(self._ptr + low, self._device, host.ctypes.data, cpu, nbytes)
+        target.copy(self._ptr + low, self._device, host.ctypes.data, cpu, nbytes)
 
     def _make_view(self, offset: int, shape: tuple[int, ...], strides: tuple[int, ...],
                    dtype: Any = None, grad: array | None = None) -> array:
@@ -567,7 +567,7 @@ class array:
             return
         if self._is_contiguous:
             nbytes = self._size * self._info.itemsize
-            get_backend(self._device).memset(self._device, self._ptr, 0, nbytes, keep=self)
+            get_target(self._device).memset(self._device, self._ptr, 0, nbytes, keep=self)
         elif not self._device.is_cpu:
             host = self.numpy()
             host[...] = 0
@@ -596,7 +596,7 @@ class array:
             raise ValueError(
                 f"cannot fill an array of dtype {type_repr(self._dtype)} with {value!r}: {e}"
             ) from None
-        get_backend(self._device).fill(self._device, self._ptr, element.tobytes(), self._size, keep=self)
+        get_target(self._device).fill(self._device, self._ptr, element.tobytes(), self._size, keep=self)
 
     def assign(self, src: Any) -> None:
         """Copy values from an array, NumPy array or list with the same shape (or element count)."""

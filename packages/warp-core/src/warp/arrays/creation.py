@@ -11,7 +11,7 @@ from warp.arrays.conversion import as_numpy
 from warp.arrays.layout import element_info, infer_scalar_dtype, normalize_shape, resolve_dtype
 from warp.errors import ArrayCopyError
 from warp.plugins.manager import get_plugin_manager
-from warp.runtime.backends import get_backend
+from warp.targets import get_target
 from warp.runtime.devices import get_device
 from warp.types.scalars import dtype_from_numpy, type_repr
 
@@ -161,9 +161,9 @@ def copy(dest: array, src: array, dest_offset: int = 0, src_offset: int = 0, cou
     )
     itemsize = element_info(src.dtype).itemsize
     if src.dtype == dest.dtype:
-        # The backend of the non-host side copies (host <-> device, device <-> device, host <-> host).
-        backend = get_backend(src.device if dest.device.is_cpu else dest.device)
-        backend.copy(
+        # The target of the non-host side copies (host <-> device, device <-> device, host <-> host).
+        target = get_target(src.device if dest.device.is_cpu else dest.device)
+        target.copy(
             dest.ptr + dest_offset * itemsize, dest.device, src.ptr + src_offset * itemsize, src.device,
             count * itemsize, keep=(dest, src),
         )

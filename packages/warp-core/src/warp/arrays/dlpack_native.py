@@ -143,7 +143,7 @@ def native() -> NativeFunctions:
         return _native
     with _lock:
         if _native is None:
-            from warp.runtime import cpu_jit
+            from warp.targets.cpu import jit as cpu_jit
 
             obj = cpu_jit.compile_ir(_IR, opt_level=2, name="warp_dlpack")
             _module = cpu_jit.load_object(obj, _SYMBOLS, name="warp_dlpack")

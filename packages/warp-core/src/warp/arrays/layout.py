@@ -29,9 +29,6 @@ from warp.types.scalars import (
     type_size_in_bytes,
 )
 
-#: Alignment in bytes of CPU allocations.
-ALIGNMENT = 64
-
 #: Largest extent of one dimension (shapes are stored as int32 in kernel descriptors).
 MAX_EXTENT = 2**31 - 1
 

@@ -2,7 +2,7 @@
 
 The lowering loads launch dimensions and parameters at these offsets and writes bounds-check
 failures into the error record; the launcher packs the buffer with :mod:`struct` and decodes the
-record. Both read this module only, so they cannot disagree. Every backend uses the same layout.
+record. Both read this module only, so they cannot disagree. Every target uses the same layout.
 
 Argument buffer (little endian)::
 
@@ -50,6 +50,10 @@ ERROR_SHAPE_OFFSET = 48
 
 #: Bytes of the per-module scratch area where debug mode redirects out-of-bounds accesses.
 SCRATCH_SIZE = 4096
+
+#: Alignment in bytes of array memory that targets allocate (``Target.allocate``): enough for
+#: any element type and for SIMD loads, and what JAX needs to import arrays without a copy.
+ALIGNMENT = 64
 
 
 @dataclass(frozen=True)

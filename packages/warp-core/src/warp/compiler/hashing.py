@@ -244,7 +244,7 @@ def _resolve_chain(node: ast.Attribute, info: Any) -> Any:
 
 def kernel_hash(kernel: Any, options: Any, target_fingerprint: str) -> str:
     """The cache key of ``kernel`` compiled with ``options`` (a ``CompileOptions``) for the device
-    described by ``target_fingerprint`` (the backend's :meth:`~warp.runtime.backends.Backend.fingerprint`)."""
+    described by ``target_fingerprint`` (the target's :meth:`~warp.targets.base.Target.fingerprint`)."""
     hasher = _Hasher()
     hasher.add("warp-kernel-v2", kernel.key, target_fingerprint, options.cache_items())
     hasher.add("types", [type_key(t) for t in kernel.arg_types])

@@ -89,6 +89,20 @@ class Op:
 TERMINATORS = frozenset({"yield", "break", "continue", "return", "condition"})
 
 
+@dataclass(frozen=True)
+class KernelVariants:
+    """A faster version of a kernel and the per-launch test of whether it may run.
+
+    ``guard`` is a kernel-shaped function returning ``bool`` (evaluated once per launch, at thread
+    0); where it holds, targets with :attr:`~warp.targets.base.Target.entry_variants` run ``fast``
+    instead of the kernel's body. Made by passes (the autodiff transform, for adjoints whose loops
+    fit their stored iterations); lowered by :func:`warp.compiler.lowering.kernel.lower_kernel`.
+    """
+
+    guard: Function
+    fast: Function
+
+
 @dataclass
 class Function:
     """A kernel or a specialized user function in IR form."""
@@ -105,6 +119,12 @@ class Function:
     #: the ``@wp.func`` (warp.functions.Function) this was translated from, if any: autodiff looks
     #: up its custom gradient / replay definitions (``@wp.func_grad``, ``@wp.func_replay``)
     origin: Any = None
+    #: per-launch scratch memory the launcher must provide (its address goes in the launch
+    #: header, :data:`warp.compiler.abi.HEADER_SCRATCH_OFFSET`), as ``{"min_bytes_per_thread": n,
+    #: ...}``; set by passes (reverse-mode adjoints storing loop iterations), None: none needed
+    scratch: dict[str, Any] | None = None
+    #: a faster version of the kernel with its guard (see :class:`KernelVariants`), or None
+    variants: KernelVariants | None = None
 
 
 def walk(region: Region) -> Iterator[Op]:

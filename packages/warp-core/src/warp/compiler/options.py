@@ -1,6 +1,6 @@
 """Compile options: one frozen object that the pipeline receives and the cache key covers.
 
-:func:`resolve_options` builds the options of one kernel part for one backend from
+:func:`resolve_options` builds the options of one kernel part for one target from
 ``wp.config`` and the kernel's module options (``wp.set_module_options``); module options win
 over ``wp.config``. Every field, and every unrecognized module option (kept in ``extra``), goes
 into the kernel's cache key, so anything that can change generated code invalidates it.
@@ -12,9 +12,12 @@ import contextlib
 import dataclasses
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 from warp import config
+
+if TYPE_CHECKING:  # targets build on the compiler: the type only
+    from warp.targets.base import Target
 
 #: Module options with a field of their own in :class:`CompileOptions`.
 KNOWN_MODULE_OPTIONS = frozenset(
@@ -29,8 +32,8 @@ PARTS = ("forward", "adjoint")
 class CompileOptions:
     """Everything besides the kernel's code that decides the code generated for it."""
 
-    #: backend (lowering target) name: ``"cpu"`` or ``"cuda"``
-    target: str = "cpu"
+    #: the target the code is for (:class:`warp.targets.base.Target`; in cache keys by its name)
+    target: Target
     #: which part of the kernel: ``"forward"`` or ``"adjoint"``
     part: str = "forward"
     #: ``"release"`` or ``"debug"`` (bounds checks with a recoverable error record)
@@ -77,7 +80,8 @@ class CompileOptions:
 
     def cache_items(self) -> list[tuple[str, Any]]:
         """``(name, value)`` pairs of every field, for cache keys."""
-        return [(f.name, getattr(self, f.name)) for f in dataclasses.fields(self)]
+        items = [(f.name, getattr(self, f.name)) for f in dataclasses.fields(self)]
+        return [(name, value.name if name == "target" else value) for name, value in items]
 
 
 #: most threads a CUDA block can have
@@ -120,7 +124,7 @@ def module_options_of(kernel: Any) -> dict[str, Any]:
 
 
 def resolve_options(
-    kernel: Any, *, target: str, part: str = "forward", mode: str | None = None
+    kernel: Any, *, target: Target, part: str = "forward", mode: str | None = None
 ) -> CompileOptions:
     """The compile options of ``part`` of ``kernel`` for ``target``: module options over ``wp.config``.
 
@@ -141,8 +145,8 @@ def resolve_options(
         fuse_fp=bool(module.get("fuse_fp", True)),
         lineinfo=bool(module.get("lineinfo", False)),
         optimization_level=_optimization_level(module),
-        # a CUDA code generation hint: kept out of the CPU's options (and cache keys)
-        launch_bounds=None if target == "cpu" else launch_bounds_of(
+        # a code generation hint for targets with blocks: kept out of the CPU's options (and cache keys)
+        launch_bounds=None if target.max_block_dim is None else launch_bounds_of(
             getattr(kernel, "launch_bounds", None), getattr(kernel, "name", "?")
         ),
         extra=extra,

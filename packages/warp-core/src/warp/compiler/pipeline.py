@@ -3,8 +3,8 @@
     kernel (Python function)
       -> frontend.build_kernel      AST -> typed SSA IR with structured regions (verified)
       -> adjoint (plugin hook)      reverse-mode IR from warp-autodiff (the "adjoint" part only)
-      -> lowering.lower_kernel      IR -> LLVM IR module; the backend defines the entry points
-      -> backend.compile            verify, optimize, emit target code (CPU object code, PTX)
+      -> lowering.lower_kernel      IR -> LLVM IR module; the target defines the entry points
+      -> target.compile            verify, optimize, emit target code (CPU object code, PTX)
 
 Everything that decides the generated code besides the kernel itself is in the
 :class:`~warp.compiler.options.CompileOptions` passed in (and in the kernel's cache key).
@@ -13,11 +13,14 @@ Everything that decides the generated code besides the kernel itself is in the
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from warp.compiler import ir
 from warp.compiler.options import CompileOptions, compiling
 from warp.plugins.install_hints import install_hint
+
+if TYPE_CHECKING:  # targets build on the compiler: the types only
+    from warp.targets.base import CodeStore, Target
 
 
 @dataclass
@@ -28,8 +31,11 @@ class CompiledObject:
     meta: dict[str, Any]
 
 
-def compile_kernel(kernel: Any, options: CompileOptions, backend: Any, device: Any = None) -> CompiledObject:
-    """Compile ``options.part`` of ``kernel`` with ``options`` into ``backend``'s code."""
+def compile_kernel(
+    kernel: Any, options: CompileOptions, target: Target, device: Any = None, store: CodeStore | None = None
+) -> CompiledObject:
+    """Compile ``options.part`` of ``kernel`` with ``options`` into ``target``'s code (``store``:
+    where the target may keep pieces between processes, see :meth:`warp.targets.base.Target.compile`)."""
     from warp.compiler.frontend.translator import build_kernel
     from warp.compiler.lowering.kernel import lower_kernel
     from warp.compiler.verify import verify_function
@@ -45,11 +51,11 @@ def compile_kernel(kernel: Any, options: CompileOptions, backend: Any, device: A
                 )
             verify_function(function)
         module = lower_kernel(
-            function, options, backend.define_entry, contiguous_entry=backend.contiguous_entry
+            function, options, target.define_entry, contiguous_entry=target.contiguous_entry
         )
-    code = backend.compile(module.llvm_ir, name=function.symbol, options=options, device=device)
+    code = target.compile(module.llvm_ir, name=function.symbol, options=options, device=device, store=store)
     meta = {
         "entries": module.entries, "sites": module.sites, "uses_print": module.uses_print,
-        "externals": module.externals, "scratch": getattr(function, "scratch", None),
+        "externals": module.externals, "scratch": function.scratch,
     }
     return CompiledObject(code, meta)

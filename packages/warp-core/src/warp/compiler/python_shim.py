@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import llvmlite.ir as llir
 
@@ -25,11 +25,13 @@ from warp.compiler.abi import HEADER_SIZE, param_layout
 from warp.compiler.frontend.builder import FunctionBuilder
 from warp.compiler.lowering import types as lt
 from warp.compiler.lowering.function import ModuleState, lower_function
-from warp.compiler.lowering.half import legalize_half_conversions
 from warp.compiler.registry import Resolution
 from warp.compiler.source import SourceInfo
 from warp.errors import SourceLoc
 from warp.types.scalars import bfloat16, float16, is_scalar_type, type_repr
+
+if TYPE_CHECKING:  # targets build on the compiler: the type only
+    from warp.targets.base import Target
 
 #: Symbol of the C-callable wrapper in every shim module.
 SHIM_SYMBOL = "wp_python_shim"
@@ -106,10 +108,11 @@ def build_shim_function(name: str, resolution: Resolution) -> ir.Function:
     return fn
 
 
-def lower_shim(fn: ir.Function) -> str:
-    """LLVM IR text of a module holding ``fn`` and its C-callable wrapper :data:`SHIM_SYMBOL`."""
+def lower_shim(fn: ir.Function, target: Target) -> str:
+    """LLVM IR text of a module holding ``fn`` and its C-callable wrapper :data:`SHIM_SYMBOL`,
+    for ``target`` (the host's: the shim is called from Python)."""
     module = llir.Module(name=fn.symbol)
-    state = ModuleState(target="cpu", debug=False)
+    state = ModuleState(target=target, debug=False)
     body = lower_function(module, state, fn, contiguous=True)
     arg_types = [p.type for p in fn.params]
     by_value = returns_by_value(fn.return_types)
@@ -138,5 +141,5 @@ def lower_shim(fn: ir.Function) -> str:
             ptr = b.gep(out, [llir.Constant(lt.I64, slot.offset)], source_etype=lt.I8)
             b.store(lt.to_storage(b, t, value), ptr, align=8)
         b.ret_void()
-    legalize_half_conversions(module)
+    target.finish_module(module)
     return str(module)

@@ -20,9 +20,11 @@ same tuple from its ``@wp.func``.
 
 Lowering: ``lower(ctx, args, arg_types)`` receives a :class:`warp.compiler.lowering.LowerContext`
 (``ctx.builder`` is the llvmlite ``IRBuilder``, ``ctx.module`` the ``ir.Module``,
-``ctx.target`` ``"cpu"`` or ``"cuda"``, ``ctx.llvm_type(t)`` maps warp types to LLVM) and the
-LLVM values of the arguments; it returns the LLVM value of the result (or None). Alternatively
-``func`` names a ``@wp.func`` written in the kernel language, compiled like a user function.
+``ctx.target`` the :class:`warp.targets.base.Target`, ``ctx.llvm_type(t)`` maps warp types to
+LLVM) and the LLVM values of the arguments; it returns the LLVM value of the result (or None).
+``lower_for={"cuda": lower_cuda}`` gives other lowerings for some targets, by target name (as
+JAX's ``register_lowering(..., platform=)``); ``lower`` serves the others. Alternatively ``func``
+names a ``@wp.func`` written in the kernel language, compiled like a user function.
 """
 
 from __future__ import annotations
@@ -125,6 +127,15 @@ class Overload:
     #: their gradient arrays (the same type); reverse-mode differentiation accumulates the
     #: adjoints of reads from the result's arrays into those (None: the arrays get no gradient)
     adjoint_source: Overload | None = None
+    #: lowerings for particular targets, by target name (``lower`` serves the others)
+    lower_for: dict[str, Callable[..., Any]] = field(default_factory=dict)
+
+    def lowering_for(self, target_name: str) -> Callable[..., Any]:
+        """The lowering of this overload on the target named ``target_name``."""
+        lower = self.lower_for.get(target_name, self.lower)
+        if lower is None:
+            raise ValueError(f"builtin '{self.name}' is written in the kernel language (func=), not lowered")
+        return lower
 
     def updated_args(self) -> tuple[int, ...]:
         """Positions of the arguments this builtin updates (returned last, in this order)."""
@@ -204,6 +215,11 @@ class Resolution:
     result: Any
 
 
+#: ``define(module, symbol, ty)``: adds to an ``llvmlite.ir.Module`` the definition of the
+#: function ``symbol: ty -> ty`` replacing a late intrinsic (see :meth:`BuiltinRegistry.add_late_intrinsic`)
+LateDefinition = Callable[[Any, str, Any], None]
+
+
 class BuiltinRegistry:
     """Name -> :class:`Builtin`; filled by plugins through ``warp_register_builtins``."""
 
@@ -211,18 +227,23 @@ class BuiltinRegistry:
         self.builtins: dict[str, Builtin] = {}
         #: distribution name of the plugin currently registering (set by the plugin manager)
         self.current_package: str | None = None
-        #: LLVM intrinsic name -> definer, see :meth:`add_late_intrinsic`
-        self.late_intrinsics: dict[str, Callable[[Any, str, Any], None]] = {}
+        #: target name -> LLVM intrinsic name -> definer, see :meth:`add_late_intrinsic`
+        self.late_intrinsics: dict[str, dict[str, LateDefinition]] = {}
 
-    def add_late_intrinsic(self, name: str, define: Callable[[Any, str, Any], None]) -> None:
-        """Define LLVM's intrinsic ``llvm.<name>.*`` on the CPU after vectorization.
+    def add_late_intrinsic(self, name: str, define: LateDefinition, *, target: str = "cpu") -> None:
+        """Define LLVM's intrinsic ``llvm.<name>.*`` after vectorization, on the target named
+        ``target`` (the CPU's compiler is the one that defines late intrinsics today).
 
         Lowerings emit ``llvm.<name>.<type>`` (``"sin"``: ``llvm.sin.f32``), which LLVM's
         vectorizers widen; once the module is optimized, ``define(module, symbol, ty)`` adds to
         an ``llvmlite.ir.Module`` the function ``symbol: ty -> ty`` (``ty`` a float type or a
-        vector of one) that replaces it, and it is inlined. See :mod:`warp.runtime.late_intrinsics`.
+        vector of one) that replaces it, and it is inlined. See :mod:`warp.targets.cpu.late_intrinsics`.
         """
-        self.late_intrinsics[name] = define
+        self.late_intrinsics.setdefault(target, {})[name] = define
+
+    def late_intrinsics_for(self, target: str) -> dict[str, LateDefinition]:
+        """The late intrinsic definitions registered for the target named ``target``, by name."""
+        return self.late_intrinsics.get(target, {})
 
     def add(
         self,
@@ -232,6 +253,7 @@ class BuiltinRegistry:
         result: Any,
         lower: Callable[..., Any] | None = None,
         func: Any = None,
+        lower_for: dict[str, Callable[..., Any]] | None = None,
         doc: str = "",
         group: str = "",
         variadic: bool = False,
@@ -243,9 +265,14 @@ class BuiltinRegistry:
         mutated_args: Sequence[int] = (),
         export: bool = True,
     ) -> Overload:
-        """Register one overload of builtin ``name`` and return it."""
+        """Register one overload of builtin ``name`` and return it.
+
+        ``lower_for`` maps target names to lowerings used there instead of ``lower``.
+        """
         if (lower is None) == (func is None):
             raise ValueError(f"builtin '{name}': give exactly one of lower= or func=")
+        if lower_for and lower is None:
+            raise ValueError(f"builtin '{name}': lower_for= needs lower= (the lowering of the other targets)")
         items = tuple(params.items()) if isinstance(params, dict) else tuple(params)
         items = tuple((n, canonical_type(t)) for n, t in items)
         overload = Overload(
@@ -265,6 +292,7 @@ class BuiltinRegistry:
             mutates_first_arg=mutates_first_arg,
             mutated_args=tuple(mutated_args),
             export=export,
+            lower_for=dict(lower_for or {}),
         )
         self.builtins.setdefault(name, Builtin(name)).overloads.append(overload)
         return overload

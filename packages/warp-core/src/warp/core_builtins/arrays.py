@@ -11,7 +11,8 @@ import llvmlite.ir as ir
 from warp.compiler import abi
 from warp.compiler.lowering import bfloat16 as bf
 from warp.compiler.lowering import types as lt
-from warp.compiler.registry import ArrayOf, TypeVar
+from warp.compiler.lowering.context import LowerContext
+from warp.compiler.registry import ArrayOf, BuiltinRegistry, TypeVar
 from warp.types.array_type import ArrayType
 from warp.types.composite import is_composite
 from warp.types.scalars import Int, bfloat16, int32, non_atomic_types, type_repr, type_size_in_bytes
@@ -20,13 +21,13 @@ GROUP = "Utility"
 T = TypeVar("T")
 
 
-def _index_i64(ctx: Any, value: ir.Value, t: Any) -> ir.Value:
+def _index_i64(ctx: LowerContext, value: ir.Value, t: Any) -> ir.Value:
     if value.type.width == 64:
         return value
     return ctx.builder.sext(value, lt.I64) if t._kind_ == "int" else ctx.builder.zext(value, lt.I64)
 
 
-def _from_end(ctx: Any, arr: ir.Value, k: int, index: ir.Value, t: Any) -> ir.Value:
+def _from_end(ctx: LowerContext, arr: ir.Value, k: int, index: ir.Value, t: Any) -> ir.Value:
     """A negative index of dimension ``k`` counted from the end (``a[-1]`` is the last element).
 
     Unsigned indices and non-negative constants pass unchanged; an index still negative after
@@ -40,23 +41,23 @@ def _from_end(ctx: Any, arr: ir.Value, k: int, index: ir.Value, t: Any) -> ir.Va
 
 
 def _resolve_indices(
-    ctx: Any, arr: ir.Value, indices: list[ir.Value], itypes: list[Any]
+    ctx: LowerContext, arr: ir.Value, indices: list[ir.Value], itypes: list[Any]
 ) -> tuple[list, list]:
     """(indices as written, widened to i64; the same with negative ones counted from the end)."""
     written = [_index_i64(ctx, v, t) for v, t in zip(indices, itypes)]
     return written, [_from_end(ctx, arr, k, i, t) for k, (i, t) in enumerate(zip(written, itypes))]
 
 
-def _shape(ctx: Any, arr: ir.Value, k: int) -> ir.Value:
+def _shape(ctx: LowerContext, arr: ir.Value, k: int) -> ir.Value:
     return ctx.builder.extract_value(arr, [2, k])
 
 
-def _stride(ctx: Any, arr: ir.Value, k: int) -> ir.Value:
+def _stride(ctx: LowerContext, arr: ir.Value, k: int) -> ir.Value:
     return ctx.builder.extract_value(arr, [3, k])
 
 
 def _check_bounds(
-    ctx: Any, arr: ir.Value, idx: list[ir.Value], ptr: ir.Value, written: list[ir.Value]
+    ctx: LowerContext, arr: ir.Value, idx: list[ir.Value], ptr: ir.Value, written: list[ir.Value]
 ) -> ir.Value:
     """Debug mode: record an out-of-range index in the error record and redirect the access.
 
@@ -95,7 +96,7 @@ def _check_bounds(
 
 
 def element_pointer(
-    ctx: Any, arr: ir.Value, atype: ArrayType, indices: list[ir.Value], itypes: list[Any]
+    ctx: LowerContext, arr: ir.Value, atype: ArrayType, indices: list[ir.Value], itypes: list[Any]
 ) -> ir.Value:
     """Address of ``arr[indices]`` (all dimensions indexed)."""
     b = ctx.builder
@@ -118,14 +119,14 @@ def element_pointer(
     return ptr
 
 
-def lower_load(ctx: Any, args: list, types: list) -> ir.Value:
+def lower_load(ctx: LowerContext, args: list, types: list) -> ir.Value:
     atype = types[0]
     ptr = element_pointer(ctx, args[0], atype, args[1:], types[1:])
     raw = ctx.builder.load(ptr, typ=lt.storage_type(atype.dtype), align=lt.alignment(atype.dtype))
     return lt.from_storage(ctx.builder, atype.dtype, raw)
 
 
-def lower_store(ctx: Any, args: list, types: list) -> None:
+def lower_store(ctx: LowerContext, args: list, types: list) -> None:
     atype = types[0]
     ptr = element_pointer(ctx, args[0], atype, args[1:-1], types[1:-1])
     if bf.contains_bfloat16(atype.dtype):  # a bfloat16 SSA value is exact: keep its top half
@@ -135,7 +136,7 @@ def lower_store(ctx: Any, args: list, types: list) -> None:
     ctx.builder.store(value, ptr, align=lt.alignment(atype.dtype))
 
 
-def lower_view(ctx: Any, args: list, types: list) -> ir.Value:
+def lower_view(ctx: LowerContext, args: list, types: list) -> ir.Value:
     """A sub-array ``arr[i]`` / ``arr[i, j]`` with the leading dimensions fixed."""
     b = ctx.builder
     arr, atype = args[0], types[0]
@@ -170,7 +171,7 @@ def lower_view(ctx: Any, args: list, types: list) -> ir.Value:
     return view
 
 
-def lower_shape(ctx: Any, args: list, types: list) -> ir.Value:
+def lower_shape(ctx: LowerContext, args: list, types: list) -> ir.Value:
     arr, k = args
     if isinstance(k, ir.Constant):
         return _shape(ctx, arr, int(k.constant))
@@ -194,7 +195,7 @@ _RMW: dict[str, tuple[str | None, str, str]] = {
 
 
 def _atomic(kind: str):
-    def lower(ctx: Any, args: list, types: list) -> ir.Value:
+    def lower(ctx: LowerContext, args: list, types: list) -> ir.Value:
         atype = types[0]
         ptr = element_pointer(ctx, args[0], atype, args[1:-1], types[1:-1])
         dtype = atype.dtype
@@ -215,7 +216,7 @@ def _rmw_op(kind: str, scalar: Any) -> str:
     return sop if scalar._kind_ == "int" else uop
 
 
-def _atomic_components(ctx: Any, kind: str, ptr: ir.Value, dtype: Any, value: ir.Value) -> ir.Value:
+def _atomic_components(ctx: LowerContext, kind: str, ptr: ir.Value, dtype: Any, value: ir.Value) -> ir.Value:
     """Atomic update of a vector/matrix element, one atomic operation per component (as in
     NVIDIA Warp: each component is updated atomically, not the element as a whole); returns the
     old element assembled from the components' old values."""
@@ -244,7 +245,7 @@ def _atomic_components(ctx: Any, kind: str, ptr: ir.Value, dtype: Any, value: ir
     return lc.assemble(b, dtype, old)
 
 
-def atomic_bfloat16(ctx: Any, kind: str, ptr: ir.Value, value: ir.Value) -> ir.Value:
+def atomic_bfloat16(ctx: LowerContext, kind: str, ptr: ir.Value, value: ir.Value) -> ir.Value:
     """Atomic update of a 16-bit bfloat16 in memory by a compare-and-swap loop: the new value is
     computed in float32 from the current one and rounded to bfloat16 (as every bfloat16
     operation); min/max ignore a NaN operand as the float versions do. Returns the old value."""
@@ -306,7 +307,7 @@ def _is_identity(kind: str, scalar: Any, part: ir.Value) -> bool:
     return c == 0
 
 
-def lower_cas(ctx: Any, args: list, types: list) -> ir.Value:
+def lower_cas(ctx: LowerContext, args: list, types: list) -> ir.Value:
     atype = types[0]
     ptr = element_pointer(ctx, args[0], atype, args[1:-2], types[1:-2])
     compare, value = args[-2], args[-1]
@@ -368,7 +369,7 @@ def _view_result(ndim: int) -> Callable[[Sequence[Any]], ArrayType]:
     return lambda types: ArrayType(types[0].dtype, ndim)
 
 
-def register(registry: Any) -> None:
+def register(registry: BuiltinRegistry) -> None:
     """Register array builtins for 1-4 dimensional arrays."""
     atom = TypeVar("T", _AtomicElement())
     atom_any = TypeVar("T", _AtomicElement(composites=True))

@@ -7,11 +7,13 @@ from typing import Any
 import llvmlite.ir as ir
 
 from warp.compiler.lowering import bfloat16 as bf
+from warp.compiler.lowering.context import LowerContext
+from warp.compiler.registry import BuiltinRegistry
 from warp.core_builtins.patterns import ANY_SCALAR
 from warp.types.scalars import bfloat16, float16, float32, float64, scalar_and_bool_types
 
 
-def convert(ctx: Any, value: ir.Value, src: Any, dst: Any) -> ir.Value:
+def convert(ctx: LowerContext, value: ir.Value, src: Any, dst: Any) -> ir.Value:
     """Convert an SSA value from scalar type ``src`` to ``dst`` (saturating float -> int)."""
     b = ctx.builder
     if src is dst:
@@ -43,7 +45,7 @@ def convert(ctx: Any, value: ir.Value, src: Any, dst: Any) -> ir.Value:
     return value  # same width, signedness change only
 
 
-def _to_bfloat16(ctx: Any, value: ir.Value, src: Any) -> ir.Value:
+def _to_bfloat16(ctx: LowerContext, value: ir.Value, src: Any) -> ir.Value:
     """``wp.bfloat16(x)``: one rounding to nearest even (integers go through float64, exact
     below 2**53; float16 through float32, exact)."""
     b = ctx.builder
@@ -58,7 +60,7 @@ def _fsuffix(t: Any) -> str:
     return {16: "f16", 32: "f32", 64: "f64"}[t._bits_]
 
 
-def register(registry: Any) -> None:
+def register(registry: BuiltinRegistry) -> None:
     """Register one conversion builtin per scalar type, named after the type."""
     for dst in scalar_and_bool_types:
         registry.add(

@@ -7,7 +7,8 @@ from typing import Any
 import llvmlite.ir as ir
 
 from warp.compiler.composite import component_pointer, static_index
-from warp.compiler.registry import TypeVar
+from warp.compiler.lowering.context import LowerContext
+from warp.compiler.registry import BuiltinRegistry, TypeVar
 from warp.core_builtins.patterns import ANY_SCALAR
 from warp.types.composite import CompositePattern, vector
 from warp.types.scalars import Int
@@ -17,7 +18,7 @@ S = TypeVar("S", ANY_SCALAR)
 C = TypeVar("C")
 
 
-def _spill(ctx: Any, agg: ir.Value) -> ir.Value:
+def _spill(ctx: LowerContext, agg: ir.Value) -> ir.Value:
     slot = ctx.alloca(agg.type)
     ctx.builder.store(agg, slot)
     return slot
@@ -28,7 +29,7 @@ def _static_path(indices: list[ir.Value], dims: list[int]) -> list[int] | None:
     return None if any(s is None for s in static) else static  # type: ignore[return-value]
 
 
-def extract_path(ctx: Any, agg: ir.Value, indices: list[ir.Value], dims: list[int]) -> ir.Value:
+def extract_path(ctx: LowerContext, agg: ir.Value, indices: list[ir.Value], dims: list[int]) -> ir.Value:
     """``agg[i][j]...`` with constant (extractvalue) or dynamic (stack slot) indices.
 
     Locals indexed dynamically are usually kept in a stack slot by the lowering instead
@@ -41,7 +42,7 @@ def extract_path(ctx: Any, agg: ir.Value, indices: list[ir.Value], dims: list[in
 
 
 def insert_path(
-    ctx: Any, agg: ir.Value, indices: list[ir.Value], dims: list[int], value: ir.Value
+    ctx: LowerContext, agg: ir.Value, indices: list[ir.Value], dims: list[int], value: ir.Value
 ) -> ir.Value:
     """A copy of ``agg`` with ``agg[i][j]... = value``."""
     static = _static_path(indices, dims)
@@ -52,11 +53,11 @@ def insert_path(
     return ctx.builder.load(slot)
 
 
-def _lower_extract(ctx: Any, args: list, types: list) -> ir.Value:
+def _lower_extract(ctx: LowerContext, args: list, types: list) -> ir.Value:
     return extract_path(ctx, args[0], args[1:], list(types[0]._shape_)[: len(args) - 1])
 
 
-def _lower_assign_copy(ctx: Any, args: list, types: list) -> ir.Value:
+def _lower_assign_copy(ctx: LowerContext, args: list, types: list) -> ir.Value:
     return insert_path(ctx, args[0], args[1:-1], list(types[0]._shape_)[: len(args) - 2], args[-1])
 
 
@@ -65,7 +66,7 @@ def _row_type(types: list) -> Any:
     return vector(m._shape_[1], m._wp_scalar_type_)
 
 
-def register(registry: Any) -> None:
+def register(registry: BuiltinRegistry) -> None:
     """Register extract/assign_copy for vectors, quaternions, transforms and matrices."""
     for kind in ("vector", "quaternion", "transform"):
         pat = CompositePattern(kind, None, S)

@@ -6,6 +6,8 @@ from typing import Any
 
 import llvmlite.ir as ir
 
+from warp.compiler.lowering.context import LowerContext
+from warp.compiler.registry import BuiltinRegistry
 from warp.core_builtins.patterns import ANY_SCALAR, B, I, T
 from warp.types.scalars import bool as wp_bool
 from warp.types.scalars import int32 as _INT32
@@ -24,7 +26,7 @@ def _signed(t: Any) -> bool:
 
 
 def _arith(float_op: str, int_op: str):
-    def lower(ctx: Any, args: list, types: list) -> ir.Value:
+    def lower(ctx: LowerContext, args: list, types: list) -> ir.Value:
         a, b = args
         op = float_op if _is_float(types[0]) else int_op
         return getattr(ctx.builder, op)(a, b)
@@ -32,7 +34,7 @@ def _arith(float_op: str, int_op: str):
     return lower
 
 
-def _safe_divisor(ctx: Any, a: ir.Value, b: ir.Value, t: Any) -> tuple[ir.Value, ir.Value]:
+def _safe_divisor(ctx: LowerContext, a: ir.Value, b: ir.Value, t: Any) -> tuple[ir.Value, ir.Value]:
     """Divisor with 0 (and signed -1, whose MIN/-1 traps on x86) replaced by 1; returns (b', is_zero)."""
     bld = ctx.builder
     zero = ir.Constant(b.type, 0)
@@ -44,7 +46,7 @@ def _safe_divisor(ctx: Any, a: ir.Value, b: ir.Value, t: Any) -> tuple[ir.Value,
     return bld.select(bad, one, b), is_zero
 
 
-def _int_divide(ctx: Any, a: ir.Value, b: ir.Value, t: Any, rem: bool) -> ir.Value:
+def _int_divide(ctx: LowerContext, a: ir.Value, b: ir.Value, t: Any, rem: bool) -> ir.Value:
     """C-style integer division/remainder that never traps: x/0 and x%0 give 0, MIN/-1 wraps."""
     bld = ctx.builder
     safe, is_zero = _safe_divisor(ctx, a, b, t)
@@ -58,14 +60,14 @@ def _int_divide(ctx: Any, a: ir.Value, b: ir.Value, t: Any, rem: bool) -> ir.Val
     return bld.select(is_zero, ir.Constant(b.type, 0), q)
 
 
-def lower_div(ctx: Any, args: list, types: list) -> ir.Value:
+def lower_div(ctx: LowerContext, args: list, types: list) -> ir.Value:
     if _is_float(types[0]):
         return ctx.builder.fdiv(*args)
     a, b = args
     return _int_divide(ctx, a, b, types[0], rem=False)
 
 
-def lower_floordiv(ctx: Any, args: list, types: list) -> ir.Value:
+def lower_floordiv(ctx: LowerContext, args: list, types: list) -> ir.Value:
     """``a // b``: floor(a / b) for floats; integer quotient rounded toward negative infinity."""
     if _is_float(types[0]):
         return ctx.call_intrinsic("llvm.floor", [ctx.builder.fdiv(*args)])
@@ -82,7 +84,7 @@ def lower_floordiv(ctx: Any, args: list, types: list) -> ir.Value:
     return bld.select(bld.and_(inexact, signs_differ), bld.sub(q, ir.Constant(a.type, 1)), q)
 
 
-def lower_mod(ctx: Any, args: list, types: list) -> ir.Value:
+def lower_mod(ctx: LowerContext, args: list, types: list) -> ir.Value:
     if _is_float(types[0]):
         return ctx.builder.frem(*args)
     a, b = args
@@ -95,7 +97,7 @@ _FCMP = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
 def _compare(name: str):
     sym = _FCMP[name]
 
-    def lower(ctx: Any, args: list, types: list) -> ir.Value:
+    def lower(ctx: LowerContext, args: list, types: list) -> ir.Value:
         a, b = args
         t = types[0]
         if _is_float(t):
@@ -109,14 +111,14 @@ def _compare(name: str):
     return lower
 
 
-def lower_neg(ctx: Any, args: list, types: list) -> ir.Value:
+def lower_neg(ctx: LowerContext, args: list, types: list) -> ir.Value:
     (a,) = args
     if _is_float(types[0]):
         return ctx.builder.fneg(a)
     return ctx.builder.sub(ir.Constant(a.type, 0), a)
 
 
-def lower_unot(ctx: Any, args: list, types: list) -> ir.Value:
+def lower_unot(ctx: LowerContext, args: list, types: list) -> ir.Value:
     (a,) = args
     if types[0]._kind_ == "bool":
         return ctx.builder.not_(a)
@@ -141,13 +143,13 @@ def shift(bld: ir.IRBuilder, kind: str, a: ir.Value, b: ir.Value, t: Any) -> ir.
 
 
 def _shift(kind: str):
-    def lower(ctx: Any, args: list, types: list) -> ir.Value:
+    def lower(ctx: LowerContext, args: list, types: list) -> ir.Value:
         return shift(ctx.builder, kind, args[0], args[1], types[0])
 
     return lower
 
 
-def register(registry: Any) -> None:
+def register(registry: BuiltinRegistry) -> None:
     """Register the operator builtins."""
     add = registry.add
     for name, fop, iop, doc in (

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
 
 import llvmlite.ir as ir
 
 from warp.compiler.lowering import types as lt
+from warp.compiler.lowering.context import LowerContext
+from warp.compiler.registry import BuiltinRegistry
 from warp.types.scalars import int32
 
 
-def _non_negative(ctx: Any, index: ir.Value) -> ir.Value:
+def _non_negative(ctx: LowerContext, index: ir.Value) -> ir.Value:
     """``index`` with its sign bit cleared, which changes nothing (launch dimensions fit in
     int32) but tells LLVM that thread indices are never negative: it then drops the
     count-from-the-end adjustment of ``a[i]`` and such loops stay vectorizable. (An
@@ -18,7 +19,7 @@ def _non_negative(ctx: Any, index: ir.Value) -> ir.Value:
     return ctx.builder.and_(index, ir.Constant(index.type, 0x7FFFFFFF))
 
 
-def inner_launch_size(ctx: Any) -> ir.Value:
+def inner_launch_size(ctx: LowerContext) -> ir.Value:
     """Product of launch dimensions 1..3 (i64; 1 in a one-dimensional launch), read with
     ``invariant.load`` (the header does not change during a launch: hoisted out of the loop)."""
     b = ctx.builder
@@ -29,7 +30,7 @@ def inner_launch_size(ctx: Any) -> ir.Value:
     return b.mul(b.mul(dims[0], dims[1]), dims[2])
 
 
-def _first_coordinate(ctx: Any) -> ir.Value:
+def _first_coordinate(ctx: LowerContext) -> ir.Value:
     """The thread's coordinate along launch dimension 0 (i64): the linear index divided by the
     product of the other dimensions, which is 1 in a 1-D launch (no division then: the branch
     is loop invariant and the loop stays vectorizable)."""
@@ -46,11 +47,12 @@ def _first_coordinate(ctx: Any) -> ir.Value:
     return first
 
 
-def lower_tid(ctx: Any, args: list, types: list) -> Any:
+def lower_tid(ctx: LowerContext, args: list, types: list) -> ir.Value | tuple[ir.Value, ...]:
     """For one result, the index along launch dimension 0 (the linear index in a 1-D launch; the
     first coordinate in a multi-dimensional one, as NVIDIA Warp 1.19 gives); for n results, the
     index decomposed over launch dims 0..n-1."""
     b = ctx.builder
+    assert ctx.current_op is not None  # builtins are lowered from their call op
     n = len(ctx.current_op.results)
     lin = ctx.linear_index
     if n == 1:
@@ -65,21 +67,25 @@ def lower_tid(ctx: Any, args: list, types: list) -> Any:
     return tuple(reversed(out))
 
 
-def lower_block_dim(ctx: Any, args: list, types: list) -> Any:
-    """``blockDim.x`` on CUDA (the ``ntid.x`` special register); 1 on the CPU."""
-    if ctx.target != "cuda":
-        return ir.Constant(lt.I32, 1)
+def lower_block_dim(ctx: LowerContext, args: list, types: list) -> ir.Value:
+    """1: targets without blocks run one thread per block."""
+    return ir.Constant(lt.I32, 1)
+
+
+def lower_block_dim_cuda(ctx: LowerContext, args: list, types: list) -> ir.Value:
+    """``blockDim.x`` on CUDA (the ``ntid.x`` special register)."""
     fn = ctx.declare("llvm.nvvm.read.ptx.sreg.ntid.x", lt.I32, [])
     return ctx.builder.call(fn, [])
 
 
-def register(registry: Any) -> None:
+def register(registry: BuiltinRegistry) -> None:
     """Register ``tid`` and ``block_dim``."""
     registry.add(
         "block_dim",
         params=[],
         result=int32,
         lower=lower_block_dim,
+        lower_for={"cuda": lower_block_dim_cuda},
         doc="Threads per block of the launch (CPU launches run one thread per block, so 1 there).",
         group="Utility",
     )

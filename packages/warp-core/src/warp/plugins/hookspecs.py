@@ -41,9 +41,13 @@ signatures like any warp type.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pluggy
+
+if TYPE_CHECKING:  # the hooks' argument types only
+    from warp.compiler import ir
+    from warp.compiler.registry import BuiltinRegistry
 
 PROJECT_NAME = "warp"
 
@@ -52,7 +56,7 @@ hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
 
 
 @hookspec
-def warp_register_builtins(registry: Any) -> None:
+def warp_register_builtins(registry: BuiltinRegistry) -> None:
     """Add kernel builtins to ``registry`` (a :class:`warp.compiler.registry.BuiltinRegistry`).
 
     Each builtin is a name plus one or more overloads. An overload gives parameter types
@@ -72,7 +76,7 @@ def warp_exports() -> dict[str, Any]:  # type: ignore[empty-body]  # a spec: nev
 
 
 @hookspec(firstresult=True)
-def warp_adjoint_function(function: Any) -> Any:
+def warp_adjoint_function(function: ir.Function) -> ir.Function | None:
     """Return the adjoint (reverse-mode derivative) of a kernel, or None if not provided.
 
     ``function`` is the kernel's typed IR (:class:`warp.compiler.ir.Function`). The result is
@@ -94,6 +98,20 @@ def warp_check_launch(kernel: Any, args: Any, device: Any) -> None:
     that are too costly for every launch belong here (warp-geometry checks that ``uint64``
     arguments used as object ids are ids of live objects). The error should name the kernel, the
     argument and the source line concerned.
+    """
+
+
+@hookspec
+def warp_record_launch(kernel: Any, dim: Any, inputs: list[Any], outputs: list[Any], device: Any) -> None:
+    """Told of a forward kernel launch about to run (``wp.launch(..., record_tape=True)``, the default);
+    may return a callable, called without arguments if the launch is then refused before it runs.
+
+    ``kernel`` is the ``wp.Kernel``, ``dim`` the launch dimensions as given, ``inputs`` and
+    ``outputs`` the argument lists and ``device`` the resolved ``wp.Device``. Meant for objects
+    registered with the plugin manager while they record, not for entry-point plugins: a
+    ``wp.Tape`` used as a context manager registers one on entry and unregisters it on exit
+    (``get_plugin_manager().register(recorder)``), so launches made while nothing records cost
+    nothing more (:func:`warp.plugins.manager.records_launches`).
     """
 
 

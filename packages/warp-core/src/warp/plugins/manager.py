@@ -17,6 +17,8 @@ from warp.plugins import hookspecs
 _lock = threading.RLock()
 _manager: pluggy.PluginManager | None = None
 _loaded = False
+#: whether some registered plugin implements ``warp_record_launch`` (see :func:`records_launches`)
+_records_launches = False
 #: plugin name -> distribution name that provides it
 plugin_distributions: dict[str, str] = {}
 #: Python-scope names exported by plugins
@@ -24,6 +26,33 @@ exports: dict[str, Any] = {}
 
 #: Core's own standard pieces, registered like any plugin but without an entry point.
 CORE_PLUGINS = ("warp.core_plugin",)
+
+
+class WarpPluginManager(pluggy.PluginManager):
+    """pluggy's manager, keeping :func:`records_launches` current as plugins come and go."""
+
+    def register(self, plugin: object, name: str | None = None) -> str | None:
+        try:
+            return super().register(plugin, name)
+        finally:
+            self._refresh()
+
+    def unregister(self, plugin: object | None = None, name: str | None = None) -> Any:
+        try:
+            return super().unregister(plugin, name)
+        finally:
+            self._refresh()
+
+    def _refresh(self) -> None:
+        global _records_launches
+        caller = getattr(self.hook, "warp_record_launch", None)
+        _records_launches = caller is not None and bool(caller.get_hookimpls())
+
+
+def records_launches() -> bool:
+    """Whether a registered plugin records launches (``warp_record_launch``): the launcher's
+    cheap test before calling that hook on its hot path."""
+    return _records_launches
 
 
 def get_plugin_manager() -> pluggy.PluginManager:
@@ -120,7 +149,7 @@ def load_plugins() -> None:
     with _lock:
         if _loaded:
             return
-        pm = pluggy.PluginManager(hookspecs.PROJECT_NAME)
+        pm = WarpPluginManager(hookspecs.PROJECT_NAME)
         pm.add_hookspecs(hookspecs)
         _manager = pm
         _discover(pm)

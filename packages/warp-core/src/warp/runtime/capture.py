@@ -5,8 +5,8 @@ launches, ``wp.copy``, ``array.zero_()`` and ``array.fill_()`` are then recorded
 ``wp.capture_end()`` returns a :class:`Graph`, and ``wp.capture_launch(graph)`` runs the recorded
 work again, in order, with the arguments it was recorded with (the same arrays, the same scalar
 values). Everything else (Python code, NumPy reads and writes of array memory) runs immediately
-and is not part of the graph. The device's backend does the recording
-(:meth:`warp.runtime.backends.Backend.capture_begin`): on the CPU a list of host commands, on CUDA
+and is not part of the graph. The device's target does the recording
+(:meth:`warp.targets.base.Target.capture_begin`): on the CPU a list of host commands, on CUDA
 a CUDA graph.
 """
 
@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from warp.runtime import devices
-from warp.runtime.backends import get_backend
+from warp.targets import get_target
 
 
 class Graph:
@@ -23,11 +23,11 @@ class Graph:
 
     def __init__(self, device: Any, commands: Any) -> None:
         self.device = device
-        #: what the backend recorded (CPU: a :class:`~warp.runtime.backends.base.CommandList`)
+        #: what the target recorded (CPU: a :class:`~warp.targets.base.CommandList`)
         self.commands = commands
 
     def __len__(self) -> int:
-        """Number of recorded operations (where the backend can tell; 0 for CUDA graphs)."""
+        """Number of recorded operations (where the target can tell; 0 for CUDA graphs)."""
         return len(getattr(self.commands, "commands", ()))
 
     def __bool__(self) -> bool:
@@ -64,19 +64,19 @@ def capture_begin(
         from warp.modules import force_load
 
         force_load(device=dev)
-    get_backend(dev).capture_begin(dev, stream)
+    get_target(dev).capture_begin(dev, stream)
 
 
 def capture_end(device: Any = None, stream: Any = None) -> Graph:
     """Stop recording on ``device`` and return the recorded :class:`Graph`."""
     dev = _capture_device(device, stream)
-    return Graph(dev, get_backend(dev).capture_end(dev, stream))
+    return Graph(dev, get_target(dev).capture_end(dev, stream))
 
 
 def capture_pause(device: Any = None, stream: Any = None) -> Graph:
     """Stop recording for now; returns the partial graph to hand to :func:`capture_resume`."""
     dev = _capture_device(device, stream)
-    return Graph(dev, get_backend(dev).capture_pause(dev, stream))
+    return Graph(dev, get_target(dev).capture_pause(dev, stream))
 
 
 def capture_resume(graph: Graph, device: Any = None, stream: Any = None) -> None:
@@ -86,7 +86,7 @@ def capture_resume(graph: Graph, device: Any = None, stream: Any = None) -> None
     dev = graph.device if device is None and stream is None else _capture_device(device, stream)
     if dev != graph.device:
         raise ValueError(f"capture_resume: the graph was captured on '{graph.device}', not on '{dev}'")
-    get_backend(dev).capture_resume(dev, graph.commands, stream)
+    get_target(dev).capture_resume(dev, graph.commands, stream)
 
 
 def capture_launch(graph: Graph, stream: Any = None) -> None:
@@ -95,13 +95,13 @@ def capture_launch(graph: Graph, stream: Any = None) -> None:
         raise TypeError(f"capture_launch expects a Graph from capture_end, got {type(graph).__name__}")
     if stream is not None and getattr(stream, "device", graph.device) != graph.device:
         raise RuntimeError(f"graph of device '{graph.device}' cannot run on a stream of '{stream.device}'")
-    get_backend(graph.device).capture_replay(graph.commands, stream)
+    get_target(graph.device).capture_replay(graph.commands, stream)
 
 
 def is_capturing(device: Any = None, stream: Any = None) -> bool:
     """Whether the calling thread's work on ``device`` is being recorded."""
     dev = _capture_device(device, stream)
-    return get_backend(dev).is_capturing(dev, stream)
+    return get_target(dev).is_capturing(dev, stream)
 
 
 class ScopedCapture:

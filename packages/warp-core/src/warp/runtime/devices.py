@@ -7,7 +7,7 @@ driver is missing. Asking for a CUDA device when none is available raises a clea
 
 As in NVIDIA Warp, the default device is ``"cuda:0"`` when a CUDA device is present and
 ``"cpu"`` otherwise. CUDA devices expose the driver's properties (``name``, ``arch``,
-``sm_count``, ``total_memory``, ``is_uva``, ...) read on first use through :mod:`warp.cuda.context`.
+``sm_count``, ``total_memory``, ``is_uva``, ...) read on first use through :mod:`warp.targets.cuda.context`.
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ from __future__ import annotations
 import platform
 import threading
 from typing import Any, Union
+
+from warp.targets.registry import parse_device, target_for_kind, target_names
 
 
 class Device:
@@ -30,13 +32,13 @@ class Device:
         self.ordinal: int = ordinal
         self.is_cpu: bool = alias == "cpu"
         self.is_cuda: bool = alias.startswith("cuda")
-        #: the device kind, which selects its backend (:func:`warp.runtime.backends.get_backend`)
+        #: the device kind, which selects its target (:func:`warp.targets.registry.get_target`)
         self.kind: str = "cpu" if self.is_cpu else "cuda" if self.is_cuda else alias.split(":")[0]
         self.name: str = name or alias
 
     # -- properties (CUDA devices ask the driver on first use) --------------------------------
     def _info(self) -> Any:
-        from warp.cuda.context import device_info
+        from warp.targets.cuda.context import device_info
 
         return device_info(self.ordinal)
 
@@ -67,7 +69,7 @@ class Device:
         """Free device memory in bytes (CUDA devices; 0 for the CPU)."""
         if not self.is_cuda:
             return 0
-        from warp.cuda.memory import memory_info
+        from warp.targets.cuda.memory import memory_info
 
         return memory_info(self)[0]
 
@@ -99,13 +101,13 @@ class Device:
     @property
     def stream(self) -> Any:
         """The device's current stream (CUDA devices only)."""
-        from warp.cuda.streams import get_stream
+        from warp.targets.cuda.streams import get_stream
 
         return get_stream(self)
 
     @stream.setter
     def stream(self, stream: Any) -> None:
-        from warp.cuda.streams import set_stream
+        from warp.targets.cuda.streams import set_stream
 
         set_stream(stream, self)
 
@@ -117,14 +119,14 @@ class Device:
     @property
     def is_capturing(self) -> bool:
         """Whether the calling thread's work on this device is being recorded into a graph."""
-        return self.backend.is_capturing(self)
+        return self.target.is_capturing(self)
 
     @property
-    def backend(self) -> Any:
-        """The :class:`~warp.runtime.backends.Backend` that runs kernels and allocates memory here."""
-        from warp.runtime.backends import get_backend
+    def target(self) -> Any:
+        """The :class:`~warp.targets.base.Target` that runs kernels and allocates memory here."""
+        from warp.targets import get_target
 
-        return get_backend(self)
+        return get_target(self)
 
     def __str__(self) -> str:
         return self.alias
@@ -163,7 +165,7 @@ _default_device: Device | None = None
 
 def _query_cuda_device_count() -> int:
     """Ask the CUDA driver for the number of devices; 0 when cuda-python or a driver is missing."""
-    from warp.cuda.driver import device_count
+    from warp.targets.cuda.driver import device_count
 
     return device_count()
 
@@ -198,16 +200,36 @@ def get_cuda_devices() -> list[Device]:
 
 def _cuda_name(ordinal: int) -> str | None:
     try:
-        from warp.cuda.context import device_info
+        from warp.targets.cuda.context import device_info
 
         return device_info(ordinal).name
     except Exception:  # the name is informative only
         return None
 
 
+#: devices of the targets other than the CPU and CUDA (registered by plugins), by target name
+_other_devices: dict[str, list[Device]] = {}
+
+
+def _devices_of(kind: str) -> list[Device]:
+    """The devices of target ``kind`` (not the CPU or CUDA), as its :class:`~warp.targets.Target`
+    counts them (asked once per process)."""
+    devices = _other_devices.get(kind)
+    if devices is None:
+        target = target_for_kind(kind)
+        count = target.device_count()
+        if parse_device(kind)[1] < 0:  # a target with one device, named like the target
+            devices = [Device(kind, -1, target.device_name(-1))] if count else []
+        else:
+            devices = [Device(f"{kind}:{i}", i, target.device_name(i)) for i in range(count)]
+        _other_devices[kind] = devices
+    return list(devices)
+
+
 def get_devices() -> list[Device]:
-    """All devices: ``cpu`` followed by the CUDA devices."""
-    return [_cpu_device, *get_cuda_devices()]
+    """All devices: ``cpu``, the CUDA devices, then those of other registered targets."""
+    others = [d for kind in target_names() if kind not in ("cpu", "cuda") for d in _devices_of(kind)]
+    return [_cpu_device, *get_cuda_devices(), *others]
 
 
 def set_cuda_runtime_ready(ready: bool = True) -> None:
@@ -224,7 +246,7 @@ def get_preferred_device() -> Device:
 
 
 def _cuda_unavailable(alias: str) -> RuntimeError:
-    from warp.cuda.driver import unavailable_reason
+    from warp.targets.cuda.driver import unavailable_reason
 
     return RuntimeError(f"CUDA device '{alias}' requested but CUDA is not available ({unavailable_reason()})")
 
@@ -234,23 +256,26 @@ def _resolve(ident: Any) -> Device:
         return ident
     if not isinstance(ident, str):
         raise TypeError(f"invalid device identifier {ident!r}: expected a Device, 'cpu' or 'cuda:N'")
-    if ident == "cpu":
+    kind, ordinal = parse_device(ident)
+    if kind == _cpu_device.kind:
         return _cpu_device
-    if ident == "cuda" or ident.startswith("cuda:"):
-        alias = "cuda:0" if ident == "cuda" else ident
-        suffix = alias[5:]
-        if not suffix.isdigit():
-            raise ValueError(f"invalid device identifier '{ident}': expected 'cuda' or 'cuda:N'")
-        if not is_cuda_available():
-            raise _cuda_unavailable(alias)
-        devices = get_cuda_devices()
-        ordinal = int(suffix)
-        if ordinal >= len(devices):
+    if kind != "cuda":
+        others = _devices_of(kind)
+        index = max(ordinal, 0)
+        if index >= len(others):
             raise RuntimeError(
-                f"CUDA device '{alias}' requested but only {len(devices)} CUDA device(s) are available"
+                f"device '{ident}' requested but {len(others)} device(s) of target '{kind}' are available"
             )
-        return devices[ordinal]
-    raise ValueError(f"invalid device identifier '{ident}': expected 'cpu', 'cuda' or 'cuda:N'")
+        return others[index]
+    alias = f"cuda:{ordinal}"
+    if not is_cuda_available():
+        raise _cuda_unavailable(alias)
+    devices = get_cuda_devices()
+    if ordinal >= len(devices):
+        raise RuntimeError(
+            f"CUDA device '{alias}' requested but only {len(devices)} CUDA device(s) are available"
+        )
+    return devices[ordinal]
 
 
 def get_device(ident: Devicelike = None) -> Device:
@@ -271,17 +296,17 @@ def set_device(ident: Devicelike) -> None:
 def synchronize() -> None:
     """Wait for all outstanding work on every CUDA device in use; a no-op on CPU-only machines."""
     if _cuda_devices:
-        from warp.cuda.context import initialized_ordinals
+        from warp.targets.cuda.context import initialized_ordinals
 
         for ordinal in initialized_ordinals():
-            _cuda_devices[ordinal].backend.synchronize(_cuda_devices[ordinal])
+            _cuda_devices[ordinal].target.synchronize(_cuda_devices[ordinal])
 
 
 def synchronize_device(device: Devicelike = None) -> None:
     """Wait for outstanding work on one device (CUDA); a no-op for the CPU."""
     dev = get_device(device)
     if dev.is_cuda:
-        dev.backend.synchronize(dev)
+        dev.target.synchronize(dev)
 
 
 class ScopedDevice:

@@ -2,9 +2,9 @@
 
 A kernel has two parts, each its own cached object: the forward code, loaded on first launch,
 and the adjoint, compiled only when first needed (an adjoint launch or ``tape.backward``), so
-kernels that are never differentiated never pay for it. The device's backend
-(:mod:`warp.runtime.backends`) compiles and loads; the cache key covers the kernel, its
-:class:`~warp.compiler.options.CompileOptions` and the backend's fingerprint of the device.
+kernels that are never differentiated never pay for it. The device's target
+(:mod:`warp.targets.registry`) compiles and loads; the cache key covers the kernel, its
+:class:`~warp.compiler.options.CompileOptions` and the target's fingerprint of the device.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from warp.compiler.options import CompileOptions, resolve_options
 from warp.errors import WarpCodegenError
 from warp.plugins.install_hints import install_hint
 from warp.runtime import log
-from warp.runtime.backends import Backend, get_backend
+from warp.targets import Target, get_target
 
 
 @dataclass
@@ -46,7 +46,7 @@ class CompiledKernel:
     device: Any
     debug: bool
     forward: KernelPart
-    backend: Backend | None = None
+    target: Target | None = None
     mode: str = "release"
     _adjoint: KernelPart | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -83,10 +83,10 @@ def _kernel_location(kernel: Any) -> str:
     return f" ({code.co_filename}:{code.co_firstlineno})" if code is not None else ""
 
 
-def _load(backend: Backend, kernel: Any, device: Any, code: bytes, meta: dict[str, Any]) -> Any:
+def _load(target: Target, kernel: Any, device: Any, code: bytes, meta: dict[str, Any]) -> Any:
     """Load ``code`` on ``device``; a failure names the kernel and where it is defined."""
     try:
-        return backend.load(code, list(meta["entries"].values()), name=kernel.name, device=device)
+        return target.load(code, list(meta["entries"].values()), name=kernel.name, device=device)
     except WarpCodegenError as exc:
         detail = str(exc)
         externals = meta.get("externals", {})
@@ -102,9 +102,9 @@ def load_part(kernel: Any, device: Any, part: str, mode: str | None = None) -> K
     from warp.runtime.cache import kernel_cache_for
 
     start = time.perf_counter()
-    backend = get_backend(device)
-    options = resolve_options(kernel, target=backend.target, part=part, mode=mode)
-    key = kernel_hash(kernel, options, backend.fingerprint(device))
+    target = get_target(device)
+    options = resolve_options(kernel, target=target, part=part, mode=mode)
+    key = kernel_hash(kernel, options, target.fingerprint(device))
     cache = kernel_cache_for(config.kernel_cache_dir)
     hit = cache.get(key)
     loaded = None
@@ -112,7 +112,7 @@ def load_part(kernel: Any, device: Any, part: str, mode: str | None = None) -> K
     if hit is not None:
         code, meta = hit
         try:
-            loaded = backend.load(code, list(meta["entries"].values()), name=kernel.name, device=device)
+            loaded = target.load(code, list(meta["entries"].values()), name=kernel.name, device=device)
         except Exception:  # an entry that passes its checksum but does not load: recompile
             loaded = None
     reason = log.compile_reason(kernel, part, device, options, hit=loaded is not None)
@@ -121,9 +121,9 @@ def load_part(kernel: Any, device: Any, part: str, mode: str | None = None) -> K
 
         status = "compiled"
         with log.compile_progress(kernel, part, device):
-            compiled_object = compile_kernel(kernel, options, backend, device)
+            compiled_object = compile_kernel(kernel, options, target, device, store=cache)
         code, meta = compiled_object.obj, compiled_object.meta
-        loaded = _load(backend, kernel, device, code, meta)
+        loaded = _load(target, kernel, device, code, meta)
         cache.put(key, code, meta)
     entries = meta["entries"]
     result = KernelPart(
@@ -141,14 +141,14 @@ def load_part(kernel: Any, device: Any, part: str, mode: str | None = None) -> K
 
 
 def load_kernel(kernel: Any, device: Any) -> CompiledKernel:
-    """Load the forward code of ``kernel`` for ``device`` (through the device's backend)."""
+    """Load the forward code of ``kernel`` for ``device`` (through the device's target)."""
     from warp.plugins.manager import load_plugins
 
-    backend = get_backend(device)
+    target = get_target(device)
     load_plugins()
     log.announce()
     forward = load_part(kernel, device, "forward")
     options = forward.options
     return CompiledKernel(
-        kernel=kernel, device=device, debug=options.debug, forward=forward, backend=backend, mode=options.mode
+        kernel=kernel, device=device, debug=options.debug, forward=forward, target=target, mode=options.mode
     )

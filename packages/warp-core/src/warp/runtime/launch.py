@@ -1,8 +1,8 @@
-"""``wp.launch``: argument validation and packing, then the device backend runs the kernel entry.
+"""``wp.launch``: argument validation and packing, then the device target runs the kernel entry.
 
 The hot path is a packer generated once per compiled kernel: it checks array arguments by
 identity (type, dtype, ndim, device) and hands everything to one ``struct.pack``; the packed
-buffer (layout: :mod:`warp.compiler.abi`) goes to the backend's ``launch`` (the CPU backend
+buffer (layout: :mod:`warp.compiler.abi`) goes to the target's ``launch`` (the CPU target
 runs it on the thread pool). Anything unusual (NumPy arrays, wrong types, wrong count) falls to a
 slow path that converts what it can and otherwise raises an error naming the kernel and the
 parameter.
@@ -30,7 +30,7 @@ from warp.arrays.descriptor import ArrayDescriptor
 from warp.compiler.abi import buffer_format, decode_error_record
 from warp.decorators import Kernel
 from warp.errors import LaunchTypeError, LaunchValueError, SourceLoc, WarpCodegenError
-from warp.plugins.manager import get_plugin_manager
+from warp.plugins import manager as _plugins
 from warp.runtime import devices
 from warp.types import bfloat16_bits
 from warp.types.array_type import MAX_DIMS, ArrayType
@@ -100,7 +100,7 @@ def _exact_int_dim(dim: Any) -> bool:
 
 
 class Launcher:
-    """Packs arguments of one compiled kernel part and has the device's backend run it."""
+    """Packs arguments of one compiled kernel part and has the device's target run it."""
 
     def __init__(self, compiled: Any, *, adjoint: bool = False):
         self.compiled = compiled
@@ -117,13 +117,13 @@ class Launcher:
         self.packer = struct.Struct(buffer_format(types))
         self.mode = config.mode
         self.device = compiled.device
-        self.backend = compiled.backend
-        self.run_contiguous = self.backend.runner(self.device, self.entry_contiguous)
-        self.run_strided = self.backend.runner(self.device, self.entry_strided)
+        self.target = compiled.target
+        self.run_contiguous = self.target.runner(self.device, self.entry_contiguous)
+        self.run_strided = self.target.runner(self.device, self.entry_strided)
         self.fast_pack = self._generate_packer()
         self._headers: dict[Any, tuple[tuple[int, ...], int]] = {}
-        #: most threads per block (the backend's limit, lowered by the kernel's launch_bounds), or
-        #: None where the backend has no blocks (the CPU ignores block_dim and max_blocks)
+        #: most threads per block (the target's limit, lowered by the kernel's launch_bounds), or
+        #: None where the target has no blocks (the CPU ignores block_dim and max_blocks)
         self.block_limit = self._block_limit()
         #: the runner's ``shape`` for launches with the default block_dim (256) and no max_blocks
         limit = self.block_limit
@@ -174,7 +174,7 @@ class Launcher:
         return env["pack"]
 
     def _block_limit(self) -> int | None:
-        limit = getattr(self.backend, "max_block_dim", None)
+        limit = getattr(self.target, "max_block_dim", None)
         options = getattr(self.part, "options", None)
         bounds = getattr(options, "launch_bounds", None)
         if limit is None or bounds is None:
@@ -186,7 +186,7 @@ class Launcher:
 
         ``block_dim`` <= 0 or 256 (the default) means 256, or the kernel's ``launch_bounds`` if
         lower; a larger ``block_dim`` than the device or the bounds allow is an error.
-        ``max_blocks`` <= 0 means no cap on the grid. None on backends without blocks.
+        ``max_blocks`` <= 0 means no cap on the grid. None on targets without blocks.
         """
         exact = block_dim.__class__ is int and max_blocks.__class__ is int
         if exact:
@@ -209,7 +209,7 @@ class Launcher:
         if threads <= 0 or threads == DEFAULT_BLOCK_DIM:
             threads = min(DEFAULT_BLOCK_DIM, self.block_limit)
         elif threads > self.block_limit:
-            limit = getattr(self.backend, "max_block_dim", None)
+            limit = getattr(self.target, "max_block_dim", None)
             if limit is not None and threads > limit:
                 why = f"blocks on device '{self.device}' have at most {limit} threads"
             else:
@@ -274,10 +274,10 @@ class Launcher:
         assert self.scratch is not None  # only parts that need scratch memory get here
         data = max(int(config.adjoint_loop_memory), n * int(self.scratch.get("min_bytes_per_thread", 0)))
         if self._scratch is None or self._scratch.nbytes < data + 64:
-            self._scratch = self.backend.allocate(self.device, data + 64)
+            self._scratch = self.target.allocate(self.device, data + 64)
         size = ctypes.c_int64(data)
         cpu = devices.get_device("cpu")
-        self.backend.copy(self._scratch.ptr, self.device, ctypes.addressof(size), cpu, 8)
+        self.target.copy(self._scratch.ptr, self.device, ctypes.addressof(size), cpu, 8)
         return self._scratch
 
     def launch_instrumented(
@@ -285,37 +285,37 @@ class Launcher:
         shape: Any = None,
     ) -> None:
         """Launch with an error record (debug mode) and/or output flushing (kernels that print)."""
-        backend, device = self.backend, self.device
+        target, device = self.target, self.device
         if self.debug:
-            get_plugin_manager().hook.warp_check_launch(kernel=self.kernel, args=args, device=device)
-        record = backend.new_error_record(device) if self.debug else None
+            _plugins.get_plugin_manager().hook.warp_check_launch(kernel=self.kernel, args=args, device=device)
+        record = target.new_error_record(device) if self.debug else None
         buf, contiguous = self.pack_checked(args, dims, record.address if record is not None else 0, scratch)
         if n == 0:
             return
-        capturing = backend.is_capturing(device, stream)
+        capturing = target.is_capturing(device, stream)
 
         def at_replay(fn: Any) -> None:
             try:
-                backend.capture_host_callback(device, fn, stream)
-            except NotImplementedError:  # the backend's graphs cannot call Python
+                target.capture_host_callback(device, fn, stream)
+            except NotImplementedError:  # the target's graphs cannot call Python
                 pass
 
         if self.uses_print:
-            backend.flush_output(device)
+            target.flush_output(device)
             if capturing:
-                at_replay(lambda: backend.flush_output(device))
+                at_replay(lambda: target.flush_output(device))
         (self.run_contiguous if contiguous else self.run_strided)(buf, n, stream, (args, record), shape)
         if self.uses_print:
             if capturing:
-                at_replay(lambda: backend.flush_output(device))
+                at_replay(lambda: target.flush_output(device))
             else:
-                backend.flush_output(device)
+                target.flush_output(device)
         if record is None:
             return
         if capturing:  # each replay checks (and clears) the record after this launch
             at_replay(lambda: self.check_error_record(record))
             return
-        backend.synchronize(device)
+        target.synchronize(device)
         self.check_error_record(record)
 
     def check_error_record(self, record: Any) -> None:
@@ -486,9 +486,10 @@ def launch(
             params += [*adj_inputs, *adj_outputs]
         return Launch(kernel, device, params=params, bounds=dim, max_blocks=max_blocks, block_dim=block_dim,
                       adjoint=adjoint)
-    if _launch_hooks and record_tape and not adjoint:
-        dev = devices.get_device(device)
-        cancels = [hook(kernel, dim, inputs, outputs, dev) for hook in list(_launch_hooks)]
+    if _plugins.records_launches() and record_tape and not adjoint:
+        cancels = _plugins.get_plugin_manager().hook.warp_record_launch(
+            kernel=kernel, dim=dim, inputs=inputs, outputs=outputs, device=devices.get_device(device)
+        )
         try:
             return launch(kernel, dim, inputs, outputs, device=device, stream=stream, record_tape=False,
                           max_blocks=max_blocks, block_dim=block_dim)
@@ -498,7 +499,7 @@ def launch(
                     cancel()
             raise
     if adjoint:
-        custom = getattr(kernel, "_wp_custom_adjoint_", None)
+        custom = kernel.custom_adjoint if isinstance(kernel, Kernel) else None
         if custom is not None:  # a kernel whose adjoint is computed by other launches (wp.matmul)
             custom(dim, list(inputs), list(outputs), list(adj_inputs), list(adj_outputs), device, stream)
             return
@@ -594,11 +595,6 @@ def _get_launcher(kernel: Any, device: Any, adjoint: bool = False, args: Sequenc
         kernel._launchers[key] = launcher
     return launcher
 
-
-#: Callables ``hook(kernel, dim, inputs, outputs, device)`` told of each forward launch before it
-#: runs (a recording ``wp.Tape`` from warp-autodiff registers one while active). A hook may return
-#: a callable, called without arguments when the launch is then refused before running.
-_launch_hooks: list[Any] = []
 
 #: Exceptions of a launch refused before its kernel runs (argument and dimension checks, compile
 #: errors); an ``IndexError`` of debug mode comes after the kernel ran.

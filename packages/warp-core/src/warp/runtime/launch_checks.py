@@ -24,7 +24,7 @@ def checked_launch(
         print(f"launch kernel '{kernel.name}' on '{launcher.device}' dim={dims}: {described}", flush=True)
     launcher.launch(args, dim, stream, blocks)
     if config.verify_fp:
-        launcher.backend.synchronize(launcher.device)
+        launcher.target.synchronize(launcher.device)
         verify_finite(kernel.name, launcher.names, launcher.types, args)
 
 

@@ -29,7 +29,8 @@ def load_shim(name: str, resolution: Resolution) -> LoadedShim:
     from warp.compiler.hashing import compiler_fingerprint
     from warp.compiler.python_shim import SHIM_SYMBOL, build_shim_function, lower_shim, shim_key
     from warp.runtime.cache import kernel_cache_for
-    from warp.runtime.cpu_jit import compile_ir, load_object, target_fingerprint
+    from warp.targets import target_for_kind
+    from warp.targets.cpu.jit import compile_ir, load_object, target_fingerprint
 
     key = shim_key(resolution, f"cpu:{target_fingerprint()}", compiler_fingerprint())
     cache = kernel_cache_for(config.kernel_cache_dir)
@@ -42,7 +43,7 @@ def load_shim(name: str, resolution: Resolution) -> LoadedShim:
         except Exception:  # an entry that passes its checksum but does not load: recompile
             loaded = None
     if loaded is None:
-        obj = compile_ir(lower_shim(fn), name=fn.symbol)
+        obj = compile_ir(lower_shim(fn, target_for_kind("cpu")), name=fn.symbol)
         cache.put(key, obj, {"entries": {"shim": SHIM_SYMBOL}, "builtin": name})
         loaded = load_object(obj, [SHIM_SYMBOL], name=fn.symbol)
     function = ctypes.CFUNCTYPE(None)(loaded.address(SHIM_SYMBOL))

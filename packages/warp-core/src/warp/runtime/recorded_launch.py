@@ -1,7 +1,7 @@
 """``wp.Launch``: a kernel launch recorded with ``wp.launch(..., record_cmd=True)``, replayable cheaply.
 
 The arguments are validated and converted once, packed into the launch buffer once, and kept;
-``launch()`` hands the same buffer to the device's backend again. Changing a parameter
+``launch()`` hands the same buffer to the device's target again. Changing a parameter
 (:meth:`Launch.set_param_at_index`, :meth:`Launch.set_param_by_name`, :meth:`Launch.set_params`)
 or the grid (:meth:`Launch.set_dim`) re-validates that value and repacks the buffer.
 """

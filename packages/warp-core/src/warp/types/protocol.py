@@ -19,7 +19,12 @@ value of this type, ``node`` the AST node for error locations):
 
 Storage and ABI
     ``_wp_type_ = True`` marks the class as a kernel type. ``_wp_kind_`` names its family
-    (``"struct"``, ``"vector"``, ...). ``_wp_llvm_type_()`` gives the LLVM type of an SSA value;
+    (``"struct"``, ``"vector"``, ...). ``_wp_scalar_type_``: the scalar type of the
+    components of a composite type (vectors, matrices, quaternions, transforms), which
+    arithmetic, conversions and adjoints follow; None or absent for other types.
+    ``_wp_generic_ = True`` marks a placeholder type (``wp.vector(length=3, dtype=Any)``) that
+    only annotations may use; kernels are specialized to concrete types at launch.
+    ``_wp_llvm_type_()`` gives the LLVM type of an SSA value;
     ``_wp_llvm_storage_type_()``, ``_wp_to_storage_(ir_builder, v)`` and
     ``_wp_from_storage_(ir_builder, v)`` differ from it only when the in-memory form is another
     type (as ``bool`` is ``i8`` in memory). ``_wp_alignment_`` and ``_size_in_bytes_`` give the
@@ -40,7 +45,15 @@ Kernel-language behaviour
     value, for_node)``: translate ``for x in value:`` (the handler emits the loop).
     ``_wp_llvm_constant_(obj)``: the LLVM constant of a value (``T()`` zero); a Python object
     used from kernel code becomes a constant through its class's ``_wp_constant_(builder, obj)``.
-    ``_wp_print_``: printing support. ``_wp_differentiable_``: force adjoints on or off.
+    ``_wp_print_(ctx, value)``: printing support (a format and the values it prints).
+    ``_wp_differentiable_``: force adjoints on or off. ``_wp_zero_()``: the zero value of a
+    type the autodiff transform cannot derive one for (as a ``const`` op holds it).
+
+Python-scope objects
+    ``_wp_array_class_ = True`` marks array classes (``wp.array`` and its kin): their
+    instances are launch arguments and annotations, mapped to the compiler's array type.
+    ``_wp_builtin_doc_`` (on an object exported as a builtin that the frontend handles itself,
+    such as ``wp.static``): ``{"group", "doc", "signatures"}`` for the generated builtins list.
 
 Cache key
     ``_wp_hash_()`` (a string fully describing the type's layout and behaviour) is hashed into
@@ -93,9 +106,20 @@ class KernelRecordType(KernelType, Protocol):
         ...
 
 
+#: Every ``_wp_*_`` member of the protocol (the names above); a test keeps the code to these.
+PROTOCOL_MEMBERS = frozenset({
+    "_wp_type_", "_wp_kind_", "_wp_scalar_type_", "_wp_generic_", "_wp_llvm_type_",
+    "_wp_llvm_storage_type_", "_wp_to_storage_", "_wp_from_storage_", "_wp_alignment_",
+    "_wp_abi_format_", "_wp_pack_", "_wp_check_arg_", "_wp_all_contiguous_",
+    "_wp_call_", "_wp_getattr_", "_wp_setattr_", "_wp_getitem_", "_wp_setitem_", "_wp_iterate_",
+    "_wp_llvm_constant_", "_wp_constant_", "_wp_print_", "_wp_differentiable_", "_wp_zero_",
+    "_wp_hash_", "_wp_constant_hash_", "_wp_array_class_", "_wp_builtin_doc_",
+})
+
+
 def is_kernel_type(t: Any) -> bool:
     """Whether ``t`` declares itself a kernel type (``_wp_type_``) and gives its LLVM type."""
     return isinstance(t, type) and bool(getattr(t, "_wp_type_", False)) and hasattr(t, "_wp_llvm_type_")
 
 
-__all__ = ["KernelRecordType", "KernelType", "is_kernel_type"]
+__all__ = ["PROTOCOL_MEMBERS", "KernelRecordType", "KernelType", "is_kernel_type"]

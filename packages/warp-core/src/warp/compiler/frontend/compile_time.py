@@ -212,14 +212,18 @@ def _callee(node: ast.expr, info: Any) -> Any:
 
 class RuntimeComposite:
     """What ``wp.static`` sees of a runtime vector/matrix/quaternion/transform: its ``len()``
-    (known from its type); any other use says that the value is only known at run time."""
+    and ``shape`` (known from its type); any other use says that the value is only known at run time."""
 
     def __init__(self, name: str, type_: Any):
         self._name = name
         self._type = type_
+        self.shape = tuple(type_._shape_)
 
     def __len__(self) -> int:
-        return int(self._type._shape_[0])
+        return int(self.shape[0])
+
+    def __repr__(self) -> str:
+        return f"<runtime value '{self._name}' of type {type_repr(self._type)}: only its shape is known>"
 
     def _runtime(self, *args: Any) -> Any:
         raise NameError(
@@ -330,19 +334,3 @@ def uses_static_on(builder: Any, stmts: list[ast.stmt], name: str) -> bool:
 
 __all__ = ["CompileTimeMixin", "Static", "is_static_call", "python_object", "static", "uses_static_on"]
 
-
-class RuntimeComposite:
-    """A runtime vector/matrix/quaternion/transform as ``wp.static`` sees it: its value is not
-    known at compile time, its type is, so ``len(v)`` (the first dimension) and ``v.shape`` work."""
-
-    def __init__(self, name: str, type_: Any):
-        self.name = name
-        self.type = type_
-        self.shape = tuple(type_._shape_)
-
-    def __len__(self) -> int:
-        return int(self.shape[0])
-
-    def __repr__(self) -> str:
-        what = f"runtime value '{self.name}' of type {self.type.__name__}"
-        return f"<{what}: only its shape is known at compile time>"

@@ -1,7 +1,7 @@
 """The lowering context handed to builtin ``lower`` functions.
 
 It wraps the llvmlite builder and module plus what a lowering needs to know about where it
-is: the target ("cpu" or "cuda"), the launch header (thread index, launch dimensions, error
+is: the target (:class:`warp.targets.base.Target`), the launch header (thread index, launch dimensions, error
 record), whether arrays are known to be contiguous, and debug mode (bounds checks).
 
 The launch header and error record layouts are defined in :mod:`warp.compiler.abi`.
@@ -9,12 +9,16 @@ The launch header and error record layouts are defined in :mod:`warp.compiler.ab
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import llvmlite.ir as ir
 from warp.compiler import abi
 from warp.compiler import ir as wir
 from warp.compiler.lowering import types as lt
+
+if TYPE_CHECKING:  # targets build on the compiler: the types only
+    from warp.compiler.lowering.function import ModuleState
+    from warp.targets.base import Target
 
 
 class LowerContext:
@@ -25,12 +29,12 @@ class LowerContext:
         module: ir.Module,
         builder: ir.IRBuilder,
         *,
-        target: str,
+        target: Target,
         header: ir.Value,
         linear_index: ir.Value,
         contiguous: bool,
         debug: bool,
-        module_state: Any,
+        module_state: ModuleState,
     ):
         self.module = module
         self.builder = builder
@@ -102,10 +106,8 @@ class LowerContext:
 
     def printf(self, fmt: str, args: Sequence[ir.Value] = ()) -> None:
         """Print with a C format: ``printf`` on the CPU, ``vprintf`` on CUDA (args already promoted)."""
-        from warp.compiler.lowering.printing import emit_printf
-
         self.state.uses_print = True
-        emit_printf(self, self.global_string(fmt), list(args))
+        self.target.emit_printf(self, self.global_string(fmt), list(args))
 
     # -- launch information ---------------------------------------------------------------
     def launch_dim(self, k: int) -> ir.Value:

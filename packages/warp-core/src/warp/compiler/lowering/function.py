@@ -10,7 +10,7 @@ parameters: the launch header pointer and the thread's linear index.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import llvmlite.ir as ir
 from warp.compiler import ir as wir
@@ -23,12 +23,15 @@ from warp.compiler.lowering.local_memory import plan_local_memory
 from warp.compiler.lowering.printing import lower_print, lower_printf
 from warp.errors import WarpCodegenError
 
+if TYPE_CHECKING:  # targets build on the compiler: the type only
+    from warp.targets.base import Target
+
 
 @dataclass
 class ModuleState:
     """Per-LLVM-module lowering state shared by all functions in it."""
 
-    target: str
+    target: Target
     debug: bool
     #: the ``fast_math`` module option (builtins may pick cheaper, less accurate code)
     fast_math: bool = False
@@ -280,7 +283,7 @@ class RegionLowerer:
                 op, f"internal compiler error: builtin '{overload.name}' implemented in the kernel language "
                 "was not inlined"
             )
-        result = overload.lower(self.ctx, args, arg_types)
+        result = overload.lowering_for(self.ctx.target.name)(self.ctx, args, arg_types)
         if not op.results:
             return []
         results = [result] if len(op.results) == 1 else list(result)

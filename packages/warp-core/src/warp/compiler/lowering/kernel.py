@@ -2,29 +2,45 @@
 
 Each kernel gets two entries, ``<symbol>_entry_c`` (all arrays contiguous: element addresses
 from the shape, which the loop vectorizer handles well) and ``<symbol>_entry_s`` (any strides),
-or only the strided one for backends that do not want the contiguous variant (CUDA: no loop
+or only the strided one for targets that do not want the contiguous variant (CUDA: no loop
 vectorizer to help, and half the code to optimize and emit).
-The backend defines what an entry looks like (the CPU's loops over a range of thread indices,
-see :mod:`warp.runtime.backends.cpu_entry`); the kernel body and the functions it calls are
-lowered here, the same for every backend.
+The target defines what an entry looks like (the CPU's loops over a range of thread indices,
+see :mod:`warp.targets.cpu.entry`); the kernel body and the functions it calls are
+lowered here, the same for every target.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import llvmlite.ir as ir
 from warp.compiler import ir as wir
 from warp.compiler.lowering.function import ModuleState, lower_function
-from warp.compiler.lowering.half import legalize_half_conversions
 from warp.compiler.lowering.local_memory import indexes_dynamically
 from warp.compiler.lowering.outer_loops import dynamic_loops_vectorizable, outer_loop_blockers
 from warp.compiler.options import CompileOptions
 
-#: ``define_entry(module, name, body, kernel_ir, options, *, contiguous)`` of a backend.
+if TYPE_CHECKING:
+    from warp.targets.base import Target
+
+#: ``define_entry(module, name, body, kernel_ir, options, *, contiguous, variant)`` of a target.
 DefineEntry = Callable[..., None]
+
+
+@dataclass(frozen=True)
+class EntryVariant:
+    """A faster body of a kernel and the per-launch guard deciding whether it applies.
+
+    Lowered from :attr:`warp.compiler.ir.Function.variants` for targets whose entries choose
+    (:attr:`warp.targets.base.Target.entry_variants`): the entry calls ``guard(args, 0, *params)``
+    once per launch and runs ``fast`` (lowered from ``fast_ir``) instead of the body when it holds.
+    """
+
+    guard: ir.Function
+    fast: ir.Function
+    fast_ir: wir.Function
 
 
 @dataclass
@@ -63,28 +79,29 @@ def lower_kernel(
 ) -> KernelModule:
     """Lower a kernel's IR (and the functions it calls) to an LLVM module with its entries.
 
-    ``define_entry`` is the backend's entry builder (:meth:`warp.runtime.backends.Backend.define_entry`).
+    ``define_entry`` is the target's entry builder (:meth:`warp.targets.base.Target.define_entry`).
     Without ``contiguous_entry`` only the strided entry is made, and it serves both kinds of
     launch (``entries["contiguous"]`` names it too).
     """
     module = ir.Module(name=kfn.symbol)
-    state = ModuleState(target=options.target, debug=options.debug, fast_math=options.fast_math)
+    target: Target = options.target
+    state = ModuleState(target=target, debug=options.debug, fast_math=options.fast_math)
     entries = {}
-    variants = getattr(kfn, "variants", None)
+    variants = kfn.variants
     for contiguous in (True, False) if contiguous_entry else (False,):
         body = lower_function(module, state, kfn, contiguous=contiguous)
-        if variants and contiguous and options.target == "cpu":
+        variant = None
+        if variants is not None and contiguous and target.entry_variants:
             # a faster version of the body and the per-launch guard deciding whether it applies
             # (warp_autodiff.transform.variants): the entry picks one before its thread loop
-            guard = lower_function(module, state, variants["guard"], contiguous=True)
-            fast = lower_function(module, state, variants["fast"], contiguous=True)
-            body.wp_variant = (guard, fast, variants["fast"])
+            guard = lower_function(module, state, variants.guard, contiguous=True)
+            fast = lower_function(module, state, variants.fast, contiguous=True)
+            variant = EntryVariant(guard, fast, variants.fast)
         name = f"{kfn.symbol}_entry_{'c' if contiguous else 's'}"
-        define_entry(module, name, body, kfn, options, contiguous=contiguous)
+        define_entry(module, name, body, kfn, options, contiguous=contiguous, variant=variant)
         entries["contiguous" if contiguous else "strided"] = name
     entries.setdefault("contiguous", entries["strided"])
-    if options.target == "cpu":  # no compiler-runtime helpers for float16 conversions on the host
-        legalize_half_conversions(module)
+    target.finish_module(module)
     return KernelModule(_with_loop_ids(str(module)), entries, state.sites, state.uses_print, state.externals)
 
 

@@ -1,7 +1,8 @@
-"""Lowering of ``print(...)`` in kernels: a C ``printf`` call on the CPU, ``vprintf`` on CUDA.
+"""Lowering of ``print(...)`` and ``wp.printf`` in kernels: a format string and C varargs.
 
-CUDA's ``vprintf(format, args)`` takes the arguments packed in a buffer, each at its natural
-alignment (C varargs promotions applied first: float to double, small integers to int).
+The call itself is the target's (:meth:`warp.targets.base.Target.emit_printf`: C ``printf`` on
+the CPU, ``vprintf`` with packed arguments on CUDA); arguments are promoted as C varargs first
+(float to double, small integers to int).
 """
 
 from __future__ import annotations
@@ -11,13 +12,14 @@ from typing import Any
 import llvmlite.ir as ir
 
 from warp.compiler.lowering import types as lt
+from warp.compiler.lowering.context import LowerContext
 from warp.types.array_type import ArrayType
 from warp.types.scalars import is_scalar_type, type_repr
 
 _INT_FORMATS = {("int", 64): "%lld", ("uint", 64): "%llu", ("uint", 32): "%u"}
 
 
-def _scalar_piece(ctx: Any, value: ir.Value, t: Any) -> tuple[str, list[ir.Value]]:
+def _scalar_piece(ctx: LowerContext, value: ir.Value, t: Any) -> tuple[str, list[ir.Value]]:
     b = ctx.builder
     if t._kind_ == "bool":
         text = b.select(value, ctx.global_string("True"), ctx.global_string("False"))
@@ -33,7 +35,7 @@ def _scalar_piece(ctx: Any, value: ir.Value, t: Any) -> tuple[str, list[ir.Value
     return ("%d" if t._kind_ == "int" else "%u"), [widened]
 
 
-def format_value(ctx: Any, value: ir.Value, t: Any) -> tuple[str, list[ir.Value]]:
+def format_value(ctx: LowerContext, value: ir.Value, t: Any) -> tuple[str, list[ir.Value]]:
     """printf format and arguments printing ``value`` of warp type ``t``."""
     if is_scalar_type(t):
         return _scalar_piece(ctx, value, t)
@@ -46,7 +48,7 @@ def format_value(ctx: Any, value: ir.Value, t: Any) -> tuple[str, list[ir.Value]
     return f"<{type_repr(t)}>", []
 
 
-def lower_print(ctx: Any, pieces: list[str | None], values: list[tuple[ir.Value, Any]]) -> None:
+def lower_print(ctx: LowerContext, pieces: list[str | None], values: list[tuple[ir.Value, Any]]) -> None:
     """Emit one printf for a print() call mixing string literals (``pieces``) and values."""
     fmt_parts: list[str] = []
     args: list[ir.Value] = []
@@ -62,7 +64,7 @@ def lower_print(ctx: Any, pieces: list[str | None], values: list[tuple[ir.Value,
     emit_printf(ctx, ctx.global_string(" ".join(fmt_parts) + "\n"), args)
 
 
-def lower_printf(ctx: Any, fmt: str, values: list[tuple[ir.Value, Any]]) -> None:
+def lower_printf(ctx: LowerContext, fmt: str, values: list[tuple[ir.Value, Any]]) -> None:
     """Emit a C ``printf`` with a user format; floats are promoted to double as C varargs require."""
     args = []
     b = ctx.builder
@@ -79,22 +81,6 @@ def lower_printf(ctx: Any, fmt: str, values: list[tuple[ir.Value, Any]]) -> None
     emit_printf(ctx, ctx.global_string(fmt), args)
 
 
-def emit_printf(ctx: Any, fmt: ir.Value, args: list[ir.Value]) -> None:
-    """Call ``printf(fmt, args...)`` (CPU) or ``vprintf(fmt, &packed_args)`` (CUDA)."""
-    if ctx.target != "cuda":
-        printf = ctx.declare("printf", lt.I32, [lt.PTR], var_arg=True)
-        ctx.builder.call(printf, [fmt, *args])
-        return
-    vprintf = ctx.declare("vprintf", lt.I32, [lt.PTR, lt.PTR])
-    if not args:
-        ctx.builder.call(vprintf, [fmt, ir.Constant(lt.PTR, None)])
-        return
-    # a struct of the arguments has the C layout vprintf expects (natural alignment)
-    packed = ir.LiteralStructType([a.type for a in args])
-    slot = ctx.alloca(packed, "printf.args")
-    b = ctx.builder
-    zero = ir.Constant(lt.I32, 0)
-    for k, a in enumerate(args):
-        # no source_etype: llvmlite then types the result as a pointer to field k
-        b.store(a, b.gep(slot, [zero, ir.Constant(lt.I32, k)]))
-    b.call(vprintf, [fmt, b.bitcast(slot, lt.PTR)])
+def emit_printf(ctx: LowerContext, fmt: ir.Value, args: list[ir.Value]) -> None:
+    """Call the target's ``printf(fmt, args...)`` (:meth:`warp.targets.base.Target.emit_printf`)."""
+    ctx.target.emit_printf(ctx, fmt, args)

@@ -1,6 +1,6 @@
 """CUDA memory: device allocations (memory pool or plain), pinned host memory, pattern fills.
 
-Allocations are :class:`~warp.runtime.backends.base.Allocation` objects whose finalizer frees
+Allocations are :class:`~warp.targets.base.Allocation` objects whose finalizer frees
 the memory: ``cuMemFreeAsync`` on the stream it was allocated on (pool memory is reused by later
 allocations on that stream without synchronizing), ``cuMemFree``, or ``cuMemFreeHost``.
 """
@@ -11,9 +11,9 @@ import ctypes
 import weakref
 from typing import Any
 
-from warp.cuda import driver as drv
-from warp.cuda.context import device_info, make_current
-from warp.runtime.backends.base import Allocation
+from warp.targets.cuda import driver as drv
+from warp.targets.cuda.context import device_info, make_current
+from warp.targets.base import Allocation
 
 #: device allocations are rounded up to this many bytes (kernels may load whole vectors)
 GRANULARITY = 256

@@ -7,8 +7,8 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from warp.cuda import driver as drv
-from warp.cuda.context import device_info, make_current
+from warp.targets.cuda import driver as drv
+from warp.targets.cuda.context import device_info, make_current
 
 _lock = threading.Lock()
 _peer_enabled: set[tuple[int, int]] = set()  # (target ordinal, peer ordinal)

@@ -13,18 +13,18 @@ import llvmlite.ir as ir
 from warp.compiler import ir as wir
 from warp.compiler.abi import param_layout
 from warp.compiler.lowering import types as lt
-from warp.compiler.lowering.kernel import THREAD_LOOP_MARK, outer_vectorizable
+from warp.compiler.lowering.kernel import THREAD_LOOP_MARK, EntryVariant, outer_vectorizable
 from warp.compiler.options import CompileOptions
 
 
 def define_entry(
     module: ir.Module, name: str, body: ir.Function, kernel_ir: wir.Function, options: CompileOptions,
-    *, contiguous: bool,
+    *, contiguous: bool, variant: EntryVariant | None = None,
 ) -> None:
     """Add the entry ``name`` calling ``body(args, i, *params)`` for each ``i`` in ``[start, end)``.
 
-    A body with a ``wp_variant`` ``(guard, fast_body, fast_ir)`` (set by the lowering for some
-    adjoints) runs ``fast_body`` instead when ``guard(args, 0, *params)`` holds for the launch.
+    With a ``variant`` (lowered for some adjoints), the entry runs ``variant.fast`` instead of
+    ``body`` when ``variant.guard(args, 0, *params)`` holds for the launch.
     """
     fnty = ir.FunctionType(lt.VOID, [lt.PTR, lt.I64, lt.I64])
     entry = ir.Function(module, fnty, name=name)
@@ -38,10 +38,9 @@ def define_entry(
         raw = b.load(ptr, typ=lt.storage_type(p.type), align=8)
         params.append(lt.from_storage(b, p.type, raw))
     done = entry.append_basic_block("done")
-    variant = getattr(body, "wp_variant", None) if contiguous else None
-    if variant is not None:
-        guard, fast, fast_ir = variant
-        ok = b.call(guard, [args, ir.Constant(lt.I64, 0)] + params)
+    if variant is not None and contiguous:
+        fast, fast_ir = variant.fast, variant.fast_ir
+        ok = b.call(variant.guard, [args, ir.Constant(lt.I64, 0)] + params)
         fast_bb, general_bb = entry.append_basic_block("fast"), entry.append_basic_block("general")
         b.cbranch(ok, fast_bb, general_bb)
         b.position_at_end(fast_bb)

@@ -11,8 +11,8 @@ import threading
 import weakref
 from typing import Any
 
-from warp.cuda import driver as drv
-from warp.cuda.context import make_current
+from warp.targets.cuda import driver as drv
+from warp.targets.cuda.context import make_current
 
 
 def _cuda_device(device: Any) -> Any:

@@ -30,7 +30,7 @@ from collections.abc import Callable, Mapping
 import llvmlite.binding as llvm
 from llvmlite import ir
 
-from warp.runtime.llvm_passes import run_passes
+from warp.targets.llvm_passes import run_passes
 
 #: ``define(module, symbol, ty)``: add the definition of function ``symbol: ty -> ty`` to ``module``
 DefineLate = Callable[[ir.Module, str, ir.Type], None]

@@ -1,8 +1,8 @@
 """Host-side recording of device work for graph capture (``wp.capture_begin`` ... ``capture_end``).
 
-A :class:`CommandRecorder` holds the :class:`~warp.runtime.backends.base.CommandList` of each
+A :class:`CommandRecorder` holds the :class:`~warp.targets.base.CommandList` of each
 active capture, keyed by the capturing thread and the device: while a thread captures on a device,
-the backend appends the work that thread issues there (launches, copies, memsets, fills) to the
+the target appends the work that thread issues there (launches, copies, memsets, fills) to the
 list instead of running it. Work issued by other threads runs as usual. Replaying runs the
 recorded commands in order; a graph replayed while another capture is active is recorded into it
 as a single command.
@@ -13,7 +13,7 @@ from __future__ import annotations
 import threading
 from typing import Any, Callable
 
-from warp.runtime.backends.base import Command, CommandList
+from warp.targets.base import Command, CommandList
 
 
 def _device_key(device: Any) -> str:

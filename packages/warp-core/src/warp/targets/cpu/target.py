@@ -1,4 +1,4 @@
-"""The CPU backend: LLVM JIT object code (``cpu_jit``), launched over the worker thread pool.
+"""The CPU target: LLVM JIT object code (``cpu_jit``), launched over the worker thread pool.
 
 Kernel entries have the C signature ``void entry(const char* args, int64 start, int64 end)`` and
 run the kernel body for linear thread indices ``start <= i < end`` in a loop (hinted for
@@ -18,16 +18,24 @@ from __future__ import annotations
 import ctypes
 import functools
 import time
-from typing import Any
+from typing import Any, Sequence
 
+import llvmlite.ir as ir
 import numpy as np
 
 from warp import config
-from warp.arrays.layout import ALIGNMENT
+from warp.compiler import ir as wir
+from warp.compiler.abi import ALIGNMENT
+from warp.compiler.lowering import types as lt
+from warp.compiler.lowering.context import LowerContext
+from warp.compiler.lowering.half import legalize_half_conversions
+from warp.compiler.lowering.kernel import EntryVariant
 from warp.compiler.options import CompileOptions
-from warp.runtime import cpu_jit, thread_pool
-from warp.runtime.backends.base import Allocation, Backend, CommandList, LoadedCode
-from warp.runtime.backends.recording import CommandRecorder
+from warp.targets.base import Allocation, CodeStore, CommandList, LoadedCode, Target
+from warp.targets.cpu import jit as cpu_jit
+from warp.targets.cpu import thread_pool
+from warp.targets.cpu.entry import define_entry
+from warp.targets.recording import CommandRecorder
 
 #: Launches below ``cpu_parallel_min_dim`` threads go to the thread pool when they are estimated
 #: to take at least this long (the pool's dispatch costs a few tens of microseconds).
@@ -66,7 +74,7 @@ def _update_cost(entry: CpuEntry, old: float | None, measured: float) -> None:
 
 
 class CpuLoadedCode(LoadedCode):
-    """Object code linked into the process (see :func:`warp.runtime.cpu_jit.load_object`)."""
+    """Object code linked into the process (see :func:`warp.targets.cpu.jit.load_object`)."""
 
     def __init__(self, module: cpu_jit.LoadedModule) -> None:
         self.module = module
@@ -78,23 +86,37 @@ class CpuLoadedCode(LoadedCode):
         return CpuEntry(fn, symbol)
 
 
-class CpuBackend(Backend):
+class CpuTarget(Target):
     """Host CPU: llvmlite object code, ORC JIT loading, thread-pool launches, NumPy-backed memory."""
 
     name = "cpu"
+    entry_variants = True
+
+    def device_count(self) -> int:
+        return 1
+
+    # -- lowering --------------------------------------------------------------------------
+    def emit_printf(self, ctx: LowerContext, fmt: ir.Value, args: Sequence[ir.Value]) -> None:
+        printf = ctx.declare("printf", lt.I32, [lt.PTR], var_arg=True)
+        ctx.builder.call(printf, [fmt, *args])
+
+    def finish_module(self, module: ir.Module) -> None:
+        legalize_half_conversions(module)  # no compiler-runtime helpers for float16 conversions here
 
     # -- code ------------------------------------------------------------------------------
     def fingerprint(self, device: Any) -> str:
         return cpu_jit.target_fingerprint()
 
     def define_entry(
-        self, module: Any, name: str, body: Any, kernel_ir: Any, options: CompileOptions, *, contiguous: bool
+        self, module: ir.Module, name: str, body: ir.Function, kernel_ir: wir.Function,
+        options: CompileOptions, *, contiguous: bool, variant: EntryVariant | None = None,
     ) -> None:
-        from warp.runtime.backends.cpu_entry import define_entry
+        define_entry(module, name, body, kernel_ir, options, contiguous=contiguous, variant=variant)
 
-        define_entry(module, name, body, kernel_ir, options, contiguous=contiguous)
-
-    def compile(self, llvm_ir: str, *, name: str, options: CompileOptions, device: Any = None) -> bytes:
+    def compile(
+        self, llvm_ir: str, *, name: str, options: CompileOptions, device: Any = None,
+        store: CodeStore | None = None,
+    ) -> bytes:
         return cpu_jit.compile_ir(llvm_ir, opt_level=options.optimization_level, name=name)
 
     def load(self, code: bytes, symbols: list[str], *, name: str, device: Any) -> CpuLoadedCode:
@@ -208,7 +230,7 @@ class CpuBackend(Backend):
     ) -> None:
         for d in (dst_device, src_device):
             if not getattr(d, "is_cpu", False):
-                raise RuntimeError(f"the CPU backend cannot copy memory of device '{d}'")
+                raise RuntimeError(f"the CPU target cannot copy memory of device '{d}'")
         if nbytes <= 0:
             return
         run = functools.partial(ctypes.memmove, dst, src, nbytes)

@@ -1,7 +1,7 @@
-"""The CUDA backend: PTX from llvmlite's NVPTX target, loaded and launched through cuda-python.
+"""The CUDA target: PTX from llvmlite's NVPTX target, loaded and launched through cuda-python.
 
-* code: :mod:`~warp.runtime.backends.cuda_entry` defines ``ptx_kernel`` entries taking the packed
-  argument buffer; :func:`warp.cuda.ptx.compile_ptx` emits PTX for the device's SM and the PTX
+* code: :mod:`~warp.targets.cuda.entry` defines ``ptx_kernel`` entries taking the packed
+  argument buffer; :func:`warp.targets.cuda.ptx.compile_ptx` emits PTX for the device's SM and the PTX
   ISA its driver accepts; ``cuModuleLoadDataEx`` loads it (its error log goes into the exception).
 * launches: ``cuLaunchKernel`` with the argument buffer passed whole through
   ``CU_LAUNCH_PARAM_BUFFER_POINTER`` (the same bytes the CPU entry reads), on the given or the
@@ -24,17 +24,22 @@ import ctypes
 import re
 import threading
 import weakref
-from typing import Any
+from typing import Any, Sequence
 
-from warp import config
+import llvmlite.ir as ir
+
+from warp.compiler import ir as wir
 from warp.compiler.abi import ERROR_RECORD_SIZE
+from warp.compiler.lowering.context import LowerContext
+from warp.compiler.lowering.kernel import EntryVariant
 from warp.compiler.options import CompileOptions
-from warp.cuda import driver as drv
-from warp.cuda import ptx
-from warp.cuda.context import device_info, make_current
 from warp.errors import WarpCodegenError
-from warp.runtime.backends.base import Allocation, Backend, CommandList, ErrorRecordBuffer, LoadedCode
-from warp.runtime.cache import kernel_cache_for
+from warp.targets.base import Allocation, CodeStore, CommandList, ErrorRecordBuffer, LoadedCode, Target
+from warp.targets.cuda import driver as drv
+from warp.targets.cuda import ptx
+from warp.targets.cuda.context import device_info, make_current
+from warp.targets.cuda.entry import define_entry, with_byval_args
+from warp.targets.cuda.lowering import emit_vprintf
 
 #: threads per block of launches that do not say (``wp.launch(block_dim=256)``, as NVIDIA Warp)
 BLOCK_DIM = 256
@@ -57,7 +62,7 @@ def ptx_target(device: Any) -> tuple[int, int]:
 
 
 def _stream_handle(device: Any, stream: Any) -> Any:
-    from warp.cuda.streams import get_stream
+    from warp.targets.cuda.streams import get_stream
 
     if stream is None:
         return get_stream(device).handle
@@ -120,25 +125,19 @@ def load_ptx(ptx_text: bytes, symbols: list[str], *, name: str, device: Any) -> 
 
 
 class _DeviceErrorRecord(ErrorRecordBuffer):
-    def __init__(self, backend: CudaBackend, device: Any) -> None:
+    def __init__(self, target: CudaTarget, device: Any) -> None:
         self.device = device
-        self.allocation = backend.allocate(device, ERROR_RECORD_SIZE, zero=True)
+        self.allocation = target.allocate(device, ERROR_RECORD_SIZE, zero=True)
         self.address = self.allocation.ptr
-        self._backend = backend
+        self._target = target
 
     def read(self) -> bytes:
         host = ctypes.create_string_buffer(ERROR_RECORD_SIZE)
-        self._backend.copy(ctypes.addressof(host), _cpu(), self.address, self.device, ERROR_RECORD_SIZE)
+        self._target.copy_to_host(ctypes.addressof(host), self.address, self.device, ERROR_RECORD_SIZE)
         return host.raw
 
     def reset(self) -> None:
-        self._backend.memset(self.device, self.address, 0, ERROR_RECORD_SIZE)
-
-
-def _cpu() -> Any:
-    from warp.runtime.devices import get_device
-
-    return get_device("cpu")
+        self._target.memset(self.device, self.address, 0, ERROR_RECORD_SIZE)
 
 
 class CudaGraph(CommandList):
@@ -205,7 +204,7 @@ def _capture_dependencies(cu: Any, handle: Any) -> list[Any]:
     return list(result[4] or [])[:count]
 
 
-class CudaBackend(Backend):
+class CudaTarget(Target):
     """CUDA devices through the driver API (cuda-python)."""
 
     name = "cuda"
@@ -214,6 +213,16 @@ class CudaBackend(Backend):
     #: and emit when compiling)
     contiguous_entry = False
     max_block_dim = 1024
+
+    def device_count(self) -> int:
+        return drv.device_count()
+
+    def device_name(self, ordinal: int) -> str | None:
+        return device_info(ordinal).name
+
+    # -- lowering --------------------------------------------------------------------------
+    def emit_printf(self, ctx: LowerContext, fmt: ir.Value, args: Sequence[ir.Value]) -> None:
+        emit_vprintf(ctx, fmt, args)
 
     def __init__(self) -> None:
         #: device ordinal -> (capturing stream handle, the CudaGraph resumed into or None)
@@ -225,21 +234,21 @@ class CudaBackend(Backend):
         return ptx.target_fingerprint(*ptx_target(device))
 
     def define_entry(
-        self, module: Any, name: str, body: Any, kernel_ir: Any, options: CompileOptions, *, contiguous: bool
+        self, module: ir.Module, name: str, body: ir.Function, kernel_ir: wir.Function,
+        options: CompileOptions, *, contiguous: bool, variant: EntryVariant | None = None,
     ) -> None:
-        from warp.runtime.backends.cuda_entry import define_entry
+        define_entry(module, name, body, kernel_ir, options, contiguous=contiguous, variant=variant)
 
-        define_entry(module, name, body, kernel_ir, options, contiguous=contiguous)
-
-    def compile(self, llvm_ir: str, *, name: str, options: CompileOptions, device: Any = None) -> bytes:
-        from warp.runtime.backends.cuda_entry import with_byval_args
-
+    def compile(
+        self, llvm_ir: str, *, name: str, options: CompileOptions, device: Any = None,
+        store: CodeStore | None = None,
+    ) -> bytes:
         text = with_byval_args(llvm_ir)
         arch, version = ptx_target(device)
         kernels = _ENTRY_NAME.findall(text)
         return ptx.compile_ptx(
             text, kernels=kernels, name=name, arch=arch, ptx_version=version,
-            libdevice_store=kernel_cache_for(config.kernel_cache_dir),
+            libdevice_store=store,
         ).encode()
 
     def load(self, code: bytes, symbols: list[str], *, name: str, device: Any) -> CudaLoadedCode:
@@ -252,8 +261,8 @@ class CudaBackend(Backend):
         ``CU_LAUNCH_PARAM_BUFFER_SIZE``, size, ``CU_LAUNCH_PARAM_END``) are made once per thread;
         the driver copies the parameters when ``cuLaunchKernel`` is called, so reuse is safe.
         """
-        from warp.cuda import context as ctx_module
-        from warp.cuda import streams as streams_module
+        from warp.targets.cuda import context as ctx_module
+        from warp.targets.cuda import streams as streams_module
 
         launch_kernel = drv.driver().cuLaunchKernel
         function = entry.function
@@ -325,10 +334,10 @@ class CudaBackend(Backend):
     def allocate(self, device: Any, nbytes: int, *, zero: bool = False, pinned: bool = False) -> Allocation:
         nbytes = int(nbytes)
         if getattr(device, "is_cpu", False):
-            from warp.cuda.memory import allocate_pinned
+            from warp.targets.cuda.memory import allocate_pinned
 
             return allocate_pinned(device, nbytes, zero=zero)
-        from warp.cuda.memory import allocate_device
+        from warp.targets.cuda.memory import allocate_device
 
         mem = allocate_device(device, nbytes, self._stream_for_alloc(device))
         if zero and nbytes:
@@ -342,14 +351,21 @@ class CudaBackend(Backend):
         self, dst: int, dst_device: Any, src: int, src_device: Any, nbytes: int, stream: Any = None,
         keep: Any = None,
     ) -> None:
+        to_host = getattr(dst_device, "is_cpu", False)
+        self._copy(dst, src, src_device if to_host else dst_device, nbytes, stream, to_host=to_host)
+
+    def copy_to_host(self, dst: int, src: int, device: Any, nbytes: int, stream: Any = None) -> None:
+        """Copy ``nbytes`` from ``device`` memory at ``src`` to host memory at ``dst`` (done on return)."""
+        self._copy(dst, src, device, nbytes, stream, to_host=True)
+
+    def _copy(self, dst: int, src: int, cuda_side: Any, nbytes: int, stream: Any, *, to_host: bool) -> None:
         if nbytes <= 0:
             return
-        cuda_side = dst_device if not getattr(dst_device, "is_cpu", False) else src_device
         make_current(cuda_side.ordinal)
         handle = _stream_handle(cuda_side, stream)
         cu = drv.driver()
         drv.check(cu.cuMemcpyAsync(cu.CUdeviceptr(dst), cu.CUdeviceptr(src), nbytes, handle), "cuMemcpyAsync")
-        if getattr(dst_device, "is_cpu", False) and not self.is_capturing(cuda_side, stream):
+        if to_host and not self.is_capturing(cuda_side, stream):
             # host code reads the destination right after the copy returns
             drv.check(cu.cuStreamSynchronize(handle), "cuStreamSynchronize")
 
@@ -368,7 +384,7 @@ class CudaBackend(Backend):
     def fill(
         self, device: Any, ptr: int, pattern: bytes, count: int, stream: Any = None, keep: Any = None
     ) -> None:
-        from warp.cuda.memory import fill_pattern
+        from warp.targets.cuda.memory import fill_pattern
 
         if count > 0 and pattern:
             make_current(device.ordinal)

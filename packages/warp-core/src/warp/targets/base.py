@@ -1,35 +1,48 @@
-"""The backend interface: everything that differs between running kernels on the CPU and on a GPU.
+"""The target interface: everything that differs between running kernels on the CPU and on a GPU.
 
-A backend owns, for the devices of one kind:
+A target (one per device kind, registered in :mod:`warp.targets.registry`) owns, for the
+devices of its kind:
 
-* code: the per-target kernel entry wrapped around a lowered kernel body (:meth:`Backend.define_entry`),
-  turning LLVM IR into loadable code (:meth:`Backend.compile`), loading it (:meth:`Backend.load`)
-  and launching an entry over a range of threads (:meth:`Backend.launch`, with a stream);
+* code: the per-target kernel entry wrapped around a lowered kernel body (:meth:`Target.define_entry`),
+  turning LLVM IR into loadable code (:meth:`Target.compile`), loading it (:meth:`Target.load`)
+  and launching an entry over a range of threads (:meth:`Target.launch`, with a stream);
 * memory: allocation (freed when the returned :class:`Allocation` is garbage collected), copies
   between host and device memory, memset and pattern fills;
 * graph capture: a per-device list of recorded commands (:class:`CommandList`) that
-  ``wp.capture_begin``/``capture_end``/``capture_launch`` build and replay.
+  ``wp.capture_begin``/``capture_end``/``capture_launch`` build and replay;
+* devices: how many there are (:meth:`Target.device_count`; device strings are parsed by
+  :mod:`warp.targets.registry`);
+* lowering: the lowering (typed IR -> LLVM IR) is shared; the target object travels in
+  :attr:`warp.compiler.options.CompileOptions.target` and ``LowerContext.target``, and code that
+  differs per target asks it (:meth:`Target.emit_printf`, :meth:`Target.finish_module`) or picks
+  a builtin's per-target lowering by :attr:`Target.name` (``registry.add(..., lower_for=...)``).
 
-The lowering (typed IR -> LLVM IR) is shared; it branches on :attr:`Backend.target` where a target
-needs different code (math libraries, thread indices). The argument buffer and error record
-layouts are the same for every backend (:mod:`warp.compiler.abi`).
+The argument buffer and error record layouts are the same for every target
+(:mod:`warp.compiler.abi`).
 """
 
 from __future__ import annotations
 
 import abc
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence
 
+import llvmlite.ir as ir
+
+from warp.compiler import ir as wir
+from warp.compiler.lowering.kernel import EntryVariant
 from warp.compiler.options import CompileOptions
+
+if TYPE_CHECKING:
+    from warp.compiler.lowering.context import LowerContext
 
 
 @dataclass(eq=False)
 class Allocation:
     """A block of device memory: ``ptr`` and ``nbytes`` on ``device``.
 
-    The memory stays valid while this object is alive. Backends that must free explicitly attach a
-    finalizer (``weakref.finalize(allocation, ...)``); host backends keep the owning buffer in ``owner``.
+    The memory stays valid while this object is alive. Targets that must free explicitly attach a
+    finalizer (``weakref.finalize(allocation, ...)``); host targets keep the owning buffer in ``owner``.
     """
 
     ptr: int
@@ -38,12 +51,21 @@ class Allocation:
     owner: Any = None
 
 
+class CodeStore(Protocol):
+    """Where a target may keep compiled pieces between processes, by content key (the runtime's
+    kernel cache, :class:`warp.runtime.cache.KernelCache`, has this API)."""
+
+    def get(self, key: str) -> tuple[bytes, dict] | None: ...
+
+    def put(self, key: str, obj: bytes, meta: dict) -> None: ...
+
+
 class LoadedCode(abc.ABC):
     """Code of one kernel part loaded on a device; keeps the code alive while referenced."""
 
     @abc.abstractmethod
     def entry(self, symbol: str) -> Any:
-        """A launchable handle of the entry ``symbol``, accepted by :meth:`Backend.launch`."""
+        """A launchable handle of the entry ``symbol``, accepted by :meth:`Target.launch`."""
 
 
 class ErrorRecordBuffer(abc.ABC):
@@ -80,22 +102,51 @@ class CommandList:
     commands: list[Command] = field(default_factory=list)
 
 
-class Backend(abc.ABC):
+class Target(abc.ABC):
     """Compiles, loads and launches kernels and manages memory for the devices of one kind."""
 
-    #: backend name, also the lowering target: ``"cpu"`` or ``"cuda"``
+    #: the target's name, also the device kind it runs (``"cpu"``, ``"cuda"``) and the key of
+    #: per-target lowerings (``registry.add(..., lower_for={"cuda": ...})``)
     name: str = ""
+    #: whether the entry runs a kernel's fast variant when its guard holds
+    #: (:attr:`warp.compiler.ir.Function.variants`; see :func:`warp.compiler.lowering.kernel.lower_kernel`)
+    entry_variants: bool = False
     #: whether kernels get an entry specialized to all-contiguous arrays besides the strided one
     #: (see :func:`warp.compiler.lowering.kernel.lower_kernel`)
     contiguous_entry: bool = True
-    #: most threads per block of a launch (``wp.launch(block_dim=...)``); None: the backend has
+    #: most threads per block of a launch (``wp.launch(block_dim=...)``); None: the target has
     #: no blocks and ignores ``block_dim``/``max_blocks`` (the CPU)
     max_block_dim: int | None = None
 
-    @property
-    def target(self) -> str:
-        """The lowering target name (same as :attr:`name`)."""
-        return self.name
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} '{self.name}'>"
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, str):  # a test of the name left from when targets were strings
+            raise TypeError(
+                f"a Target is compared with the string {other!r}: compare Target objects, or "
+                "register per-target lowerings (lower_for=)"
+            )
+        return self is other
+
+    __hash__ = object.__hash__
+
+    # -- devices ---------------------------------------------------------------------------
+    def device_count(self) -> int:
+        """How many devices of this target's kind are present (0 where none is usable)."""
+        return 0
+
+    def device_name(self, ordinal: int) -> str | None:
+        """A descriptive name of device ``ordinal`` (None: the device string itself)."""
+        return None
+
+    # -- lowering --------------------------------------------------------------------------
+    def emit_printf(self, ctx: LowerContext, fmt: ir.Value, args: Sequence[ir.Value]) -> None:
+        """Emit a call printing C format ``fmt`` with ``args`` (already promoted as C varargs)."""
+        raise NotImplementedError(f"printing from kernels is not supported on target '{self.name}'")
+
+    def finish_module(self, module: ir.Module) -> None:  # noqa: B027 - optional hook
+        """Last changes to a lowered module before it is compiled (legalizations)."""
 
     # -- code ------------------------------------------------------------------------------
     @abc.abstractmethod
@@ -104,17 +155,23 @@ class Backend(abc.ABC):
 
     @abc.abstractmethod
     def define_entry(
-        self, module: Any, name: str, body: Any, kernel_ir: Any, options: CompileOptions, *, contiguous: bool
+        self, module: ir.Module, name: str, body: ir.Function, kernel_ir: wir.Function,
+        options: CompileOptions, *, contiguous: bool, variant: EntryVariant | None = None,
     ) -> None:
         """Add the entry point ``name`` to the llvmlite ``module``: unpack the argument buffer
         (:func:`warp.compiler.abi.param_layout`) and call ``body(header, linear_index, *params)``
-        for the entry's threads."""
+        for the entry's threads (or ``variant.fast`` where its guard holds, for targets with
+        :attr:`entry_variants`)."""
 
     @abc.abstractmethod
-    def compile(self, llvm_ir: str, *, name: str, options: CompileOptions, device: Any = None) -> bytes:
+    def compile(
+        self, llvm_ir: str, *, name: str, options: CompileOptions, device: Any = None,
+        store: CodeStore | None = None,
+    ) -> bytes:
         """Verified, optimized loadable code for ``llvm_ir`` (CPU object code, PTX, ...).
 
-        Invalid IR raises :class:`warp.errors.WarpCodegenError` (never an LLVM abort).
+        ``store`` may keep pieces reused between kernels and processes (CUDA: trimmed libdevice
+        bitcode). Invalid IR raises :class:`warp.errors.WarpCodegenError` (never an LLVM abort).
         """
 
     @abc.abstractmethod
@@ -134,10 +191,10 @@ class Backend(abc.ABC):
 
     def runner(self, device: Any, entry: Any) -> Callable[..., None]:
         """``run(args, n, stream=None, keep=None, shape=None)``: :meth:`launch` of ``entry`` on
-        ``device``, bound; ``shape`` is ``(block_dim, max_blocks)`` for backends with blocks
+        ``device``, bound; ``shape`` is ``(block_dim, max_blocks)`` for targets with blocks
         (:attr:`max_block_dim`), None for their default, and ignored by the others.
 
-        The launcher calls this once per compiled kernel and entry; backends may return a function
+        The launcher calls this once per compiled kernel and entry; targets may return a function
         specialized for speed (the per-launch Python cost is part of ``wp.launch``'s overhead).
         """
 
@@ -153,7 +210,7 @@ class Backend(abc.ABC):
     def flush_output(self, device: Any) -> None:  # noqa: B027 - optional hook, nothing to do by default
         """Make kernel ``printf`` output visible (CPU: flush C stdio; GPU: synchronize)."""
 
-    def synchronize(self, device: Any) -> None:  # noqa: B027 - synchronous backends have nothing to wait for
+    def synchronize(self, device: Any) -> None:  # noqa: B027 - synchronous targets have nothing to wait for
         """Wait for all work issued to ``device``."""
 
     # -- memory ----------------------------------------------------------------------------
@@ -166,7 +223,7 @@ class Backend(abc.ABC):
         self, dst: int, dst_device: Any, src: int, src_device: Any, nbytes: int, stream: Any = None,
         keep: Any = None,
     ) -> None:
-        """Copy ``nbytes`` between any two devices this backend can reach (one of them is its own).
+        """Copy ``nbytes`` between any two devices this target can reach (one of them is its own).
 
         ``keep`` (for this and the other memory operations): objects owning the memory, retained by
         a capture that records the operation.
@@ -186,7 +243,7 @@ class Backend(abc.ABC):
 
     # -- graph capture ---------------------------------------------------------------------
     # ``wp.capture_begin/end/launch`` (warp.runtime.capture) call these; the commands object is the
-    # backend's own (the CPU's: a CommandList of host callables; CUDA: may wrap a CUgraph).
+    # target's own (the CPU's: a CommandList of host callables; CUDA: may wrap a CUgraph).
     def capture_begin(self, device: Any, stream: Any = None) -> None:
         """Start recording the work issued to ``device`` (and ``stream``) instead of running it."""
         raise RuntimeError(f"graph capture is not supported on device '{device}'")
@@ -198,7 +255,7 @@ class Backend(abc.ABC):
     def capture_pause(self, device: Any, stream: Any = None) -> Any:
         """Stop recording for now (``wp.capture_pause``): what was recorded, for :meth:`capture_resume`.
 
-        By default the same as :meth:`capture_end` (backends whose recordings stay open for more).
+        By default the same as :meth:`capture_end` (targets whose recordings stay open for more).
         """
         return self.capture_end(device, stream)
 
@@ -213,7 +270,7 @@ class Backend(abc.ABC):
     def capture_host_callback(self, device: Any, fn: Callable[[], None], stream: Any = None) -> None:
         """Record a Python callable to run at this point of each replay (error checks, printing).
 
-        Backends that cannot run host code inside a graph raise ``NotImplementedError``; the
+        Targets that cannot run host code inside a graph raise ``NotImplementedError``; the
         launcher then skips the debug-mode check of captured launches.
         """
         raise NotImplementedError(f"host callbacks in graphs are not supported on device '{device}'")

@@ -25,7 +25,7 @@ import llvmlite.binding as llvm
 
 from warp.errors import WarpCodegenError
 from warp.plugins.install_hints import install_hint
-from warp.runtime.llvm_passes import run_passes
+from warp.targets.llvm_passes import run_passes
 
 TRIPLE = "nvptx64-nvidia-cuda"
 

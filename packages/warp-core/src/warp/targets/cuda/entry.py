@@ -22,6 +22,7 @@ import llvmlite.ir as ir
 from warp.compiler import ir as wir
 from warp.compiler.abi import HEADER_SIZE, param_layout
 from warp.compiler.lowering import types as lt
+from warp.compiler.lowering.kernel import EntryVariant
 from warp.compiler.options import CompileOptions
 
 #: marker of the argument-buffer parameter, replaced by a ``byval`` attribute in the module text
@@ -52,8 +53,12 @@ def define_entry(
     options: CompileOptions,
     *,
     contiguous: bool,
+    variant: EntryVariant | None = None,
 ) -> None:
-    """Add the kernel entry ``name`` calling ``body(args, i, params...)`` for each thread index ``i``."""
+    """Add the kernel entry ``name`` calling ``body(args, i, params...)`` for each thread index ``i``.
+
+    (``variant`` is ignored: the CUDA target does not choose bodies per launch.)
+    """
     entry = ir.Function(module, ir.FunctionType(lt.VOID, [lt.PTR]), name=name)
     entry.calling_convention = "ptx_kernel"
     entry.attributes.add("nounwind")

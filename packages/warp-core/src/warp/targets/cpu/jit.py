@@ -33,8 +33,8 @@ import llvmlite.binding as llvm
 
 from warp.compiler.registry import builtin_registry
 from warp.errors import WarpCodegenError
-from warp.runtime.late_intrinsics import DefineLate, define_late_intrinsics
-from warp.runtime.llvm_passes import run_passes
+from warp.targets.cpu.late_intrinsics import DefineLate, define_late_intrinsics
+from warp.targets.llvm_passes import run_passes
 
 #: Bumped when the code generation settings below change (part of :func:`target_fingerprint`).
 CODEGEN_VERSION = "2"
@@ -250,7 +250,7 @@ def _vectorizer_remarks_filtered() -> Iterator[None]:
 class _CompiledModule:
     """Context manager: a parsed, verified, optimized module and its private LLVM context.
 
-    ``late`` defines the late intrinsics the module calls (:mod:`warp.runtime.late_intrinsics`);
+    ``late`` defines the late intrinsics the module calls (:mod:`warp.targets.cpu.late_intrinsics`);
     None means those registered in :data:`warp.compiler.registry.builtin_registry`.
     """
 
@@ -267,7 +267,7 @@ class _CompiledModule:
         try:
             with _vectorizer_remarks_filtered():
                 _optimize(self.module, self.tm, opt_level)
-            providers = builtin_registry.late_intrinsics if late is None else late
+            providers = builtin_registry.late_intrinsics_for("cpu") if late is None else late
             define_late_intrinsics(self.module, providers, self.context, self.tm)
         except BaseException:
             self.__exit__()
@@ -288,7 +288,7 @@ def compile_ir(
     """Parse, verify and optimize ``llvm_ir`` for the host CPU and return an object file's bytes.
 
     ``late`` defines the late intrinsics it calls (None: the registered ones, see
-    :mod:`warp.runtime.late_intrinsics`). Raises :class:`WarpCodegenError` (carrying LLVM's
+    :mod:`warp.targets.cpu.late_intrinsics`). Raises :class:`WarpCodegenError` (carrying LLVM's
     message) for IR that does not parse or verify.
     """
     with _CompiledModule(llvm_ir, opt_level, name, late) as cm:

@@ -13,7 +13,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from warp.cuda import driver as drv
+from warp.targets.cuda import driver as drv
 
 
 @dataclass
@@ -66,7 +66,7 @@ def device_info(ordinal: int) -> DeviceInfo:
 
 
 def _query(ordinal: int) -> DeviceInfo:
-    from warp.cuda.ptx import choose_target
+    from warp.targets.cuda.ptx import choose_target
 
     cu = drv.driver()
     dev = drv.check(cu.cuDeviceGet(ordinal), "cuDeviceGet")
