@@ -134,9 +134,9 @@ def fake_cuda(monkeypatch, _fake_cuda_cache):
     cpu.contiguous_entry = False  # the entries (and error sites) the CUDA build has
     define_entry = cpu.define_entry
 
-    def recording_define_entry(module, name, body, kernel_ir, options, *, contiguous):
+    def recording_define_entry(module, name, body, kernel_ir, options, *, contiguous, variant=None):
         entries.params[name] = [p.type for p in kernel_ir.params]
-        return define_entry(module, name, body, kernel_ir, options, contiguous=contiguous)
+        return define_entry(module, name, body, kernel_ir, options, contiguous=contiguous, variant=variant)
 
     cpu.define_entry = recording_define_entry  # type: ignore[method-assign]
 

@@ -254,7 +254,7 @@ def test_none_adjoint_of_an_array_with_grad_is_its_grad():
     np.testing.assert_allclose(x.grad.numpy(), 2.0 * values * seed)
     x.grad.zero_()
     y.grad.assign(seed)
-    cmd = wp.Launch(_square, "cpu", adjoint=True)
+    cmd = wp.Launch(_square, x.device, adjoint=True)
     cmd.set_param_by_name("x", x)
     cmd.set_param_by_name("y", y)
     cmd.set_dim(3)

@@ -10,7 +10,10 @@ from pathlib import Path
 SRC = Path(__file__).resolve().parents[2] / "packages" / "warp-core" / "src"
 
 #: what ``warp.targets`` may import from warp: the compiler, the type system and the leaf modules
-TARGETS_MAY_IMPORT = ("warp.targets", "warp.compiler", "warp.types", "warp.errors", "warp.config")
+#: (errors, settings, and the table of install commands that error messages quote)
+TARGETS_MAY_IMPORT = (
+    "warp.targets", "warp.compiler", "warp.types", "warp.errors", "warp.config", "warp.plugins.install_hints",
+)
 #: upward imports still there, each a known debt: the Python-scope CUDA stream and peer-access API
 #: resolves device arguments (``"cuda:1"``) with the runtime's device table
 KNOWN_UPWARD = {

@@ -25,7 +25,8 @@ def test_single_tid_is_the_first_coordinate_on_cuda(fake_cuda, shape) -> None:
     wp.launch(count_first_cuda, dim=shape, inputs=[counts], device="cuda:0", block_dim=32)
     launch = fake_cuda.launches[-1]
     counts.zero_()
-    emulate_grid(count_first_cuda, launch["args"], launch["grid"], launch["block"])
+    with fake_cuda.arena.opened():  # the emulated grid plays the device
+        emulate_grid(count_first_cuda, launch["args"], launch["grid"], launch["block"])
     expected = np.zeros(int(np.prod(shape)), np.int32)
     expected[: shape[0]] = np.prod(shape[1:])
     np.testing.assert_array_equal(counts.numpy(), expected)

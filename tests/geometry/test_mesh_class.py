@@ -242,6 +242,7 @@ def test_refit_rejects_indices_edited_out_of_range(bad):
     mesh = wp.Mesh(wp.array(pts, dtype=wp.vec3), indices)
     edited = indices.numpy()
     edited[7] = bad
+    indices.assign(edited)  # in place (numpy() of a device array is a copy)
     with pytest.raises(ValueError, match=rf"wp.Mesh.refit: indices\[7\] = {bad} is not a valid point index"):
         mesh.refit()
 

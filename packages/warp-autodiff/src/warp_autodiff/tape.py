@@ -67,6 +67,8 @@ class Tape:
         self.gradients: dict[Any, Any] = {}
         #: recorded launches ``(kernel, dim, inputs, outputs, device)`` and custom callables
         self.launches: list[Any] = []
+        #: set while the tape copies an array for its own use (not recorded as a program copy)
+        self._saving = False
         self.scopes: list[tuple[int, str | None, Any]] = []
         self.loss: Any = None
         self._records: list[_Record | None] = []
@@ -158,7 +160,11 @@ class Tape:
         """Copy ``array`` (about to be overwritten) for the adjoints of ``waiting``."""
         from warp.arrays import clone
 
-        copy = clone(array, requires_grad=False)
+        self._saving = True  # the tape's own copy is not a copy of the program's to differentiate
+        try:
+            copy = clone(array, requires_grad=False)
+        finally:
+            self._saving = False
         self.saved_bytes += array.size * array._info.itemsize
         for record, root in waiting:
             record.primal = _replace(record.primal, root, copy)
@@ -182,6 +188,8 @@ class Tape:
         """Record ``dest[window] = src[window]`` (``wp.copy``, ``wp.clone``, ``array.assign``),
         about to run: its adjoint adds the destination window's gradient to the source window's
         and zeroes it (the copy is the last write there: earlier writes get no gradient)."""
+        if self._saving:
+            return
         if dest.ptr is not None:
             waiting = self._pending.pop(dest.ptr, [])  # earlier adjoints still need dest's contents
             if waiting:

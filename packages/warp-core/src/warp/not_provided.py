@@ -119,7 +119,7 @@ NAMES: dict[str, NotProvided] = {
         "Texture1D", "Texture2D", "Texture3D", "TextureAddressMode", "TextureFilterMode",
         "texture_sample",
     ], _TEXTURES),
-    **dict.fromkeys(["compile_aot_module", "load_aot_module", "clear_lto_cache"], _AOT),
+    **dict.fromkeys(["compile_aot_module", "load_aot_module"], _AOT),
     **dict.fromkeys([
         "indexedarray", "indexedarray1d", "indexedarray2d", "indexedarray3d", "indexedarray4d",
     ], _INDEXED),

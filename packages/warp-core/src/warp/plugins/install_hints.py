@@ -51,6 +51,7 @@ INSTALL_COMMANDS: dict[str, InstallCommand] = {
     "paddle": InstallCommand("paddle"),
     "cuda-python": InstallCommand("cuda", "warp-core[cuda]"),
     "libdevice": InstallCommand("libdevice"),
+    "usd-core": InstallCommand("usd"),
 }
 
 

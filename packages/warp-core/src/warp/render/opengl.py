@@ -12,7 +12,7 @@ def _missing() -> list[str]:
     """What an OpenGL window needs that this process lacks."""
     missing = []
     if importlib.util.find_spec("pyglet") is None:
-        missing.append("pyglet (pip install pyglet)")
+        missing.append("the pyglet package")
     if sys.platform.startswith("linux") and not (
         os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
     ):

@@ -13,13 +13,15 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from warp.plugins.install_hints import install_hint
+
 
 def _import_pxr() -> Any:
     try:
         from pxr import Gf, Tf, Usd, UsdGeom, Vt  # optional dependency, needed only here
     except ImportError as e:
         raise ImportError(
-            "warp.render.UsdRenderer needs the usd-core package (pip install usd-core) to write USD stages"
+            f"warp.render.UsdRenderer needs the usd-core package to write USD stages ({install_hint('usd-core')})"
         ) from e
     return Gf, Tf, Usd, UsdGeom, Vt
 

@@ -19,6 +19,7 @@ from warp.compiler import composite as lc
 from warp.compiler import ir as wir
 from warp.compiler.registry import Overload
 from warp.errors import WarpCodegenAttributeError, WarpCodegenTypeError, WarpCodegenValueError
+from warp.plugins.install_hints import install_hint
 from warp.types.composite import CompositeBase, is_composite, matrix, quaternion, vector
 from warp.types.scalars import is_scalar_type, type_repr
 
@@ -68,7 +69,7 @@ def generic_constructor(builder: Any, name: str, node: ast.Call) -> Any:
     hook = getattr(form, "_wp_call_", None)
     if hook is None:
         raise builder.error(
-            f"wp.types.{name}() in kernels needs the warp-builtins distribution (pip install warp-builtins)",
+            f"wp.types.{name}() in kernels needs the warp-builtins distribution ({install_hint('warp-builtins')})",
             WarpCodegenTypeError,
             node,
         )
