@@ -21,7 +21,8 @@ def _import_pxr() -> Any:
         from pxr import Gf, Tf, Usd, UsdGeom, Vt  # optional dependency, needed only here
     except ImportError as e:
         raise ImportError(
-            f"warp.render.UsdRenderer needs the usd-core package to write USD stages ({install_hint('usd-core')})"
+            "warp.render.UsdRenderer needs the usd-core package to write USD stages "
+            f"({install_hint('usd-core')})"
         ) from e
     return Gf, Tf, Usd, UsdGeom, Vt
 

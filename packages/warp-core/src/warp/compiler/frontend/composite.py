@@ -69,7 +69,8 @@ def generic_constructor(builder: Any, name: str, node: ast.Call) -> Any:
     hook = getattr(form, "_wp_call_", None)
     if hook is None:
         raise builder.error(
-            f"wp.types.{name}() in kernels needs the warp-builtins distribution ({install_hint('warp-builtins')})",
+            f"wp.types.{name}() in kernels needs the warp-builtins distribution "
+            f"({install_hint('warp-builtins')})",
             WarpCodegenTypeError,
             node,
         )
