@@ -22,7 +22,8 @@ def test_import_without_usd_core():
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=True
     )
-    assert 'ERR warp.render.UsdRenderer needs the usd-core package to write USD stages (pip install ".[usd]"' in out.stdout
+    expected = 'ERR warp.render.UsdRenderer needs the usd-core package to write USD stages (pip install ".[usd]"'
+    assert expected in out.stdout
 
 
 def test_opengl_renderer_names_what_is_missing(monkeypatch):
