@@ -24,7 +24,6 @@ def test_import_without_usd_core():
     )
     expected = 'ERR warp.render.UsdRenderer needs the usd-core package to write USD stages'
     assert expected + ' (pip install ".[usd]"' in out.stdout
-    assert expected in out.stdout
 
 def test_opengl_renderer_names_what_is_missing(monkeypatch):
     monkeypatch.delenv("DISPLAY", raising=False)
