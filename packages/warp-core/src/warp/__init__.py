@@ -56,9 +56,8 @@ from warp.errors import (
 from warp.plugins.manager import exports as _plugin_exports
 from warp.plugins.manager import load_plugins as _load_plugins
 from warp.plugins import missing as _missing
-from warp.runtime.devices import (
-    Device,
-    ScopedDevice,
+from warp.runtime.devices import Device, ScopedDevice, set_device, synchronize, synchronize_device
+from warp.device_queries import (
     get_cuda_device_count,
     get_cuda_devices,
     get_device,
@@ -66,9 +65,6 @@ from warp.runtime.devices import (
     get_preferred_device,
     is_cpu_available,
     is_cuda_available,
-    set_device,
-    synchronize,
-    synchronize_device,
 )
 from warp.runtime.launch import launch
 from warp.runtime.recorded_launch import Launch

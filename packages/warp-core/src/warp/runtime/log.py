@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import platform
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -26,7 +27,8 @@ from warp import config
 from warp.runtime.cache import cache_directory, kernel_cache_for
 from warp.startup import banner
 
-#: seconds a compile runs before a progress line says what is being compiled
+#: seconds a compile runs before a progress line (on stderr, as a status message: the program's
+#: own output on stdout stays as it would be without it) says what is being compiled
 PROGRESS_AFTER_S = 1.0
 
 _lock = threading.Lock()
@@ -62,6 +64,8 @@ def startup_text() -> str:
 def announce(force: bool = False) -> None:
     """Print :func:`startup_text` once per process (``force``: again), unless ``config.quiet``."""
     global _announced
+    if _announced and not force:  # the common case, without the lock
+        return
     with _lock:
         if _announced and not force:
             return
@@ -166,7 +170,7 @@ def compile_progress(kernel: Any, part: str, device: Any) -> Iterator[None]:
     def still_compiling() -> None:
         if not _silent():
             print(f"Warp: compiling kernel '{kernel.name}'{what} of module {kernel.module} for device "
-                  f"'{device}' (more than {PROGRESS_AFTER_S:g} s so far)...", flush=True)
+                  f"'{device}' (more than {PROGRESS_AFTER_S:g} s so far)...", file=sys.stderr, flush=True)
 
     timer = threading.Timer(PROGRESS_AFTER_S, still_compiling)
     timer.daemon = True
