@@ -15,6 +15,13 @@ from warp.types.scalars import float32, int32
 from warp.utils import array_scan
 
 vec3 = vector(3, float32)
+vec3i = vector(3, int32)
+
+
+@warp.func
+def axis_step(d: int32) -> vec3i:
+    """The unit step along grid axis ``d`` (0, 1 or 2): from an edge's first node to its other."""
+    return vec3i(int32(d == 0), int32(d == 1), int32(d == 2))
 
 
 @warp.kernel
@@ -23,15 +30,10 @@ def edge_flags(field: warp.array3d(dtype=float32), threshold: float32, flags: wa
     nx = field.shape[0]
     ny = field.shape[1]
     nz = field.shape[2]
-    i1 = i
-    j1 = j
-    k1 = k
-    if d == 0:
-        i1 = i + 1
-    if d == 1:
-        j1 = j + 1
-    if d == 2:
-        k1 = k + 1
+    s = axis_step(d)
+    i1 = i + s[0]
+    j1 = j + s[1]
+    k1 = k + s[2]
     flag = 0
     if i1 < nx and j1 < ny and k1 < nz:
         if (field[i, j, k] < threshold) != (field[i1, j1, k1] < threshold):

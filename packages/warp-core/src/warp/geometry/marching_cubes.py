@@ -20,7 +20,9 @@ from warp.arrays import array, empty, zeros
 from warp.geometry import mc_tables
 from warp.runtime.devices import get_device
 from warp.runtime.launch import launch
-from warp.geometry.grid import check_field, edge_base, edge_flags, exclusive_scan, node_bounds, vec3
+from warp.geometry.grid import (
+    axis_step, check_field, edge_base, edge_flags, exclusive_scan, node_bounds, vec3,
+)
 from warp.types.scalars import float32, int32
 
 
@@ -40,15 +42,10 @@ def _edge_vertices(
     nz = field.shape[2]
     e = ((d * nx + i) * ny + j) * nz + k
     if flags[e] != 0:
-        i1 = i
-        j1 = j
-        k1 = k
-        if d == 0:
-            i1 = i + 1
-        if d == 1:
-            j1 = j + 1
-        if d == 2:
-            k1 = k + 1
+        s = axis_step(d)
+        i1 = i + s[0]
+        j1 = j + s[1]
+        k1 = k + s[2]
         f0 = field[i, j, k]
         f1 = field[i1, j1, k1]
         t = (threshold - f0) / (f1 - f0)
@@ -135,7 +132,9 @@ class IsoSurfaceBase:
 
     def surface(self, field: array, threshold: float) -> None:
         """Extract the surface ``field == threshold`` into ``self.verts`` and ``self.indices``."""
-        raise NotImplementedError
+        raise NotImplementedError(
+            f"{type(self).__name__} must implement surface() (IsoSurfaceBase is an interface)"
+        )
 
     def resize(self, nx: int, ny: int, nz: int, max_verts: int = 0, max_tris: int = 0) -> None:
         """Change the grid size the extractor expects (``max_*`` are accepted; buffers grow as needed)."""

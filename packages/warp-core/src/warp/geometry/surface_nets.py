@@ -15,7 +15,9 @@ from typing import Any
 
 import warp
 from warp.arrays import array, empty, zeros
-from warp.geometry.grid import check_field, edge_base, edge_flags, exclusive_scan, node_bounds, vec3
+from warp.geometry.grid import (
+    axis_step, check_field, edge_base, edge_flags, exclusive_scan, node_bounds, vec3,
+)
 from warp.geometry.marching_cubes import IsoSurfaceBase
 from warp.runtime.launch import launch
 from warp.types.scalars import float32, int32
@@ -68,15 +70,10 @@ def _cell_vertices(
             j0 = j + edges_of_cell[e, 1]
             k0 = k + edges_of_cell[e, 2]
             d = edges_of_cell[e, 3]
-            i1 = i0
-            j1 = j0
-            k1 = k0
-            if d == 0:
-                i1 = i0 + 1
-            if d == 1:
-                j1 = j0 + 1
-            if d == 2:
-                k1 = k0 + 1
+            s = axis_step(d)
+            i1 = i0 + s[0]
+            j1 = j0 + s[1]
+            k1 = k0 + s[2]
             f0 = field[i0, j0, k0]
             f1 = field[i1, j1, k1]
             if (f0 < threshold) != (f1 < threshold):
