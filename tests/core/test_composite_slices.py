@@ -257,6 +257,7 @@ def _empty_slices_ok(out: wp.array(dtype=int)):
     out[5] = int(m[123:] == _mat00())
 
 
+@pytest.mark.needs_plugin("builtins")
 def test_empty_slices_compare_equal_and_static_len_of_runtime_values():
     out = wp.zeros(6, dtype=int)
     wp.launch(_empty_slices_ok, 1, inputs=[out])

@@ -31,6 +31,7 @@ def spread_array_slices(arr: wp.array(dtype=int), out: wp.array(dtype=wp.vec3i),
     best[0] = wp.max(*arr[2:4])
 
 
+@pytest.mark.needs_plugin("builtins")
 def test_spread_composites_match_numpy():
     out_v = wp.zeros(4, dtype=wp.vec4)
     out_m = wp.zeros(1, dtype=wp.mat22)
@@ -47,6 +48,7 @@ def test_spread_composites_match_numpy():
     assert out_s.numpy()[0] == 2.5
 
 
+@pytest.mark.needs_plugin("builtins")
 def test_spread_array_slices_match_numpy():
     data = np.array([3, 1, 4, 1, 5, 9, 2, 6], dtype=np.int32)
     out = wp.zeros(3, dtype=wp.vec3i)

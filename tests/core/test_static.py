@@ -410,6 +410,7 @@ def _static_len_of_runtime_values(v1: wp.vec2, out: wp.array(dtype=float), n: wp
     n[0] = wp.static(len(t) * 10 + len(q))
 
 
+@pytest.mark.needs_plugin("builtins")
 def test_static_len_of_runtime_composites_comes_from_their_type():
     out = wp.zeros(1, dtype=float)
     n = wp.zeros(1, dtype=int)

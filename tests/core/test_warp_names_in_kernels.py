@@ -23,6 +23,7 @@ def _float_int(x: wp.array(dtype=wp.float16), y: wp.array(dtype=float)):
     y[0] = wp.float(x[0]) * 2.0 + wp.float(wp.int(2.7))
 
 
+@pytest.mark.needs_plugin("builtins")
 def test_bare_warp_names():
     x = wp.zeros(1, dtype=float)
     wp.launch(_bare, 1, inputs=[x])
