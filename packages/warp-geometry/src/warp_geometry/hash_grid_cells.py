@@ -2,8 +2,8 @@
 
 A point ``p`` lies in the integer cell ``floor(p * inv_cell_width)`` per axis (float32), clamped
 to ``[-CELL_LIMIT, CELL_LIMIT]`` so that no cell arithmetic overflows 32 bits: coordinates
-beyond the limit (infinities included) share the outermost cells and NaN goes to
-``-CELL_LIMIT``. Clamping never brings two points farther apart, so a query that clamps its box
+beyond the limit (infinities included) share the outermost cells and NaN goes to cell 0
+(as in NVIDIA Warp). Clamping never brings two points farther apart, so a query that clamps its box
 the same way still finds every point within its radius. Cell ``(i, j, k)`` is stored in bucket
 ``(i mod dim_x) + dim_x * ((j mod dim_y) + dim_y * (k mod dim_z))``.
 
@@ -26,22 +26,26 @@ _LIMIT_F = wp.constant(float(CELL_LIMIT))
 
 @wp.func
 def cell(v: float) -> int:
-    """Clamped integer cell of ``v`` (in cell units); NaN gives ``-CELL_LIMIT``."""
+    """Clamped integer cell of ``v`` (in cell units); NaN gives cell 0."""
     if v >= _LIMIT_F:
         return _LIMIT
     if v > -_LIMIT_F:
         return int(wp.floor(v))
-    return -_LIMIT
+    if v <= -_LIMIT_F:
+        return -_LIMIT
+    return 0
 
 
 @wp.func
 def clamped(v: float) -> float:
-    """``v`` clamped to the cell limits like :func:`cell` (NaN gives the lower limit)."""
+    """``v`` clamped to the cell limits like :func:`cell` (NaN gives 0)."""
     if v >= _LIMIT_F:
         return _LIMIT_F
     if v > -_LIMIT_F:
         return v
-    return -_LIMIT_F
+    if v <= -_LIMIT_F:
+        return -_LIMIT_F
+    return 0.0
 
 
 @wp.func
@@ -66,7 +70,11 @@ def cell_of(scaled: np.ndarray) -> np.ndarray:
     """Clamped integer cells of coordinates in cell units (:func:`cell` in NumPy)."""
     with np.errstate(invalid="ignore"):
         inside = np.floor(np.where(np.abs(scaled) < CELL_LIMIT, scaled, 0.0)).astype(np.int64)
-        return np.where(scaled >= CELL_LIMIT, CELL_LIMIT, np.where(scaled > -CELL_LIMIT, inside, -CELL_LIMIT))
+        return np.where(
+            scaled >= CELL_LIMIT,
+            CELL_LIMIT,
+            np.where(scaled > -CELL_LIMIT, inside, np.where(scaled <= -CELL_LIMIT, -CELL_LIMIT, 0)),
+        )
 
 
 def bucket_of(points: np.ndarray, inv_cell_width: np.float32, dims: tuple[int, int, int]) -> np.ndarray:

@@ -30,7 +30,9 @@ GROUP = "Geometry"
 @wp.func
 def _cell_range(p: float, r: float, inv: float) -> wp.vec2i:
     """(first, last) cell along one axis overlapped by [p - r, p + r] (unwrapped, clamped)."""
-    pad = 1.0e-5 * (wp.abs(p) + r)  # keeps the range a superset under float rounding
+    # keeps the range a superset under float rounding; finite, so that an infinite p stays in its
+    # edge cell (inf - inf would be NaN, which is cell 0)
+    pad = wp.min(1.0e-5 * (wp.abs(p) + r), 3.0e38)
     return wp.vec2i(_cell((p - r - pad) * inv), _cell((p + r + pad) * inv))
 
 
