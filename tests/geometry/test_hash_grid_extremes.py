@@ -37,7 +37,9 @@ def test_build_radius_needs_a_finite_float32_inverse(radius):
 
 
 @wp.kernel
-def _collect_capped(grid: wp.uint64, radius: float, queries: wp.array(dtype=wp.vec3), out: wp.array(dtype=int)):
+def _collect_capped(
+    grid: wp.uint64, radius: float, queries: wp.array(dtype=wp.vec3), out: wp.array(dtype=int)
+):
     q = wp.hash_grid_query(grid, queries[0], radius)
     n = int(0)
     for index in q:
