@@ -121,3 +121,20 @@ def test_count_parity_tells_inside_of_a_closed_mesh():
     assert 0.2 < (got[both] % 2).mean() < 0.8
     far = both & (np.abs(torus_distance(o)) > 0.02)
     np.testing.assert_array_equal(got[far] % 2 == 1, torus_inside(o[far]))
+
+
+@pytest.mark.parametrize("constructor", [None, "lbvh"])
+def test_ray_parallel_to_a_slab_with_its_start_on_a_box_face_hits(constructor):
+    # a flat quad at z = 0 over [0, 2]^2: its boxes are flat in z and have faces at x, y = 0 and 2
+    pts = np.array([[0, 0, 0], [2, 0, 0], [2, 2, 0], [0, 2, 0]], dtype=np.float32)
+    tris = np.array([[0, 1, 2], [0, 2, 3]], dtype=np.int32)
+    mesh = _mesh(pts, tris, bvh_constructor=constructor)
+    # rays straight down (dir x = y = 0) starting on each face of the box, one inside, two outside
+    o = np.array(
+        [[2, 1, 1], [0, 1, 1], [1, 2, 1], [1, 0, 1], [1, 1, 1], [2.01, 1, 1], [1, -0.01, 1]], dtype=np.float32
+    )
+    d = np.tile(np.array([0.0, 0.0, -1.0], dtype=np.float32), (len(o), 1))
+    expected = [1, 1, 1, 1, 1, 0, 0]
+    np.testing.assert_array_equal(_launch(anyhit, mesh, o, d, 10.0), expected)
+    hits = _launch(count, mesh, o, d)
+    np.testing.assert_array_equal(hits > 0, np.array(expected, dtype=bool))

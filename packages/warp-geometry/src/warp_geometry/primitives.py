@@ -29,20 +29,25 @@ def boxes_overlap(alo: wp.vec3, ahi: wp.vec3, blo: wp.vec3, bhi: wp.vec3) -> boo
 def ray_box(start: wp.vec3, inv_dir: wp.vec3, lo: wp.vec3, hi: wp.vec3, max_t: float) -> float:
     """Entry distance of the ray ``start + t*dir`` (``t`` in [0, max_t]) into a box, or +inf.
 
-    ``inv_dir`` is ``1/dir`` per component (infinite for zero components). Slabs whose test
-    is undefined (0 * inf) are ignored, which keeps the test conservative.
+    ``inv_dir`` is ``1/dir`` per component (infinite for zero components). A ray parallel to a
+    slab (zero component) crosses it everywhere or nowhere: it is inside when its start is in
+    the closed slab, faces included (no 0 * inf, which would be NaN).
     """
     tmin = float(0.0)
     tmax = max_t
     for k in range(3):
-        t1 = (lo[k] - start[k]) * inv_dir[k]
-        t2 = (hi[k] - start[k]) * inv_dir[k]
-        near = wp.min(t1, t2)
-        far = wp.max(t1, t2)
-        if near > tmin:
-            tmin = near
-        if far < tmax:
-            tmax = far
+        if inv_dir[k] == INF or inv_dir[k] == -INF:
+            if start[k] < lo[k] or start[k] > hi[k]:
+                tmax = -INF
+        else:
+            t1 = (lo[k] - start[k]) * inv_dir[k]
+            t2 = (hi[k] - start[k]) * inv_dir[k]
+            near = wp.min(t1, t2)
+            far = wp.max(t1, t2)
+            if near > tmin:
+                tmin = near
+            if far < tmax:
+                tmax = far
     if tmin <= tmax:
         return tmin
     return INF
