@@ -787,3 +787,15 @@ def test_python_floats_beyond_float32_range_store_inf():
     with np.errstate(over="ignore"):
         a = wp.array([1e300, -1e300, 1.0], dtype=wp.float32)
     assert a.numpy().tolist() == [np.inf, -np.inf, 1.0]
+
+
+def test_zeros_and_empty_take_a_length_as_n():
+    z = wp.zeros(n=3, dtype=wp.vec3)
+    assert z.shape == (3,) and z.dtype is wp.vec3
+    np.testing.assert_array_equal(z.numpy(), np.zeros((3, 3), dtype=np.float32))
+    assert wp.empty(n=5, dtype=wp.int32).shape == (5,)
+    assert wp.zeros().shape == (0,)
+    with pytest.raises(TypeError, match="wp.zeros: pass either shape or n"):
+        wp.zeros(3, n=2)
+    with pytest.raises(TypeError, match="wp.empty: pass either shape or n"):
+        wp.empty((2, 2), n=4)

@@ -27,16 +27,27 @@ def _new(shape: Any, dtype: Any, device: Any, requires_grad: bool, zero: bool, p
     return a
 
 
-def empty(shape: Any = 0, dtype: Any = float, device: Any = None, requires_grad: bool = False,
-          pinned: bool = False) -> array:
-    """An uninitialized array (``pinned``: page-locked host memory, with CUDA present)."""
-    return _new(shape, dtype, device, requires_grad, zero=False, pinned=pinned)
+def _shape_or_n(shape: Any, n: int | None, where: str) -> Any:
+    """``shape``, or the length ``n`` given by NVIDIA Warp's older keyword (``wp.zeros(n=4)``)."""
+    if n is None:
+        return 0 if shape is None else shape
+    if shape is not None:
+        raise TypeError(f"{where}: pass either shape or n (a length), not both")
+    return n
 
 
-def zeros(shape: Any = 0, dtype: Any = float, device: Any = None, requires_grad: bool = False,
-          pinned: bool = False) -> array:
-    """A zero-initialized array (``pinned``: page-locked host memory, with CUDA present)."""
-    return _new(shape, dtype, device, requires_grad, zero=True, pinned=pinned)
+def empty(shape: Any = None, dtype: Any = float, device: Any = None, requires_grad: bool = False,
+          pinned: bool = False, *, n: int | None = None) -> array:
+    """An uninitialized array (``pinned``: page-locked host memory, with CUDA present; ``n``:
+    a length, the older spelling of ``shape``)."""
+    return _new(_shape_or_n(shape, n, "wp.empty"), dtype, device, requires_grad, zero=False, pinned=pinned)
+
+
+def zeros(shape: Any = None, dtype: Any = float, device: Any = None, requires_grad: bool = False,
+          pinned: bool = False, *, n: int | None = None) -> array:
+    """A zero-initialized array (``pinned``: page-locked host memory, with CUDA present; ``n``:
+    a length, the older spelling of ``shape``)."""
+    return _new(_shape_or_n(shape, n, "wp.zeros"), dtype, device, requires_grad, zero=True, pinned=pinned)
 
 
 def _infer_fill_dtype(value: Any) -> Any:
