@@ -215,3 +215,57 @@ def test_query_next_needs_a_variable():
     bvh = wp.Bvh(lo, lo)
     with pytest.raises(wp.WarpCodegenTypeError, match="argument 'index' of wp.bvh_query_next is an output"):
         wp.launch(bad, dim=1, inputs=[bvh.id, wp.zeros(1, dtype=int)])
+
+
+@wp.kernel
+def sphere_hits(
+    id: wp.uint64,
+    center: wp.array(dtype=wp.vec3),
+    radius: wp.array(dtype=float),
+    hits: wp.array2d(dtype=wp.int32),
+):
+    i = wp.tid()
+    query = wp.bvh_query_sphere(id, center[i], radius[i])
+    index = int(0)
+    while wp.bvh_query_next(query, index):
+        hits[i, index] += 1
+
+
+@wp.kernel
+def mesh_bvh_sphere_hits(mesh: wp.uint64, center: wp.vec3, radius: float, hits: wp.array(dtype=wp.int32)):
+    for index in wp.bvh_query_sphere(wp.mesh_get_bvh(mesh), center, radius):
+        hits[index] += 1
+
+
+@pytest.mark.parametrize("leaf,constructor", [(1, None), (3, "sah"), (2, "lbvh")])
+def test_sphere_query_matches_brute_force(leaf, constructor):
+    lo, hi = _boxes(500, seed=11)
+    lows, highs = wp.array(lo, dtype=wp.vec3), wp.array(hi, dtype=wp.vec3)
+    bvh = wp.Bvh(lows, highs, constructor=constructor, leaf_size=leaf)
+    rng = np.random.default_rng(12)
+    centers = rng.random((64, 3)).astype(np.float32)
+    radii = (0.02 + 0.2 * rng.random(64)).astype(np.float32)
+    hits = wp.zeros((64, 500), dtype=wp.int32)
+    inputs = [bvh.id, wp.array(centers, dtype=wp.vec3), wp.array(radii, dtype=float), hits]
+    wp.launch(sphere_hits, dim=64, inputs=inputs)
+    # squared distance from each centre to each box (the closest point is the clamped centre)
+    gap = centers[:, None] - np.clip(centers[:, None], lo[None], hi[None])
+    dist2 = (gap.astype(np.float64) ** 2).sum(axis=2)
+    r2 = radii.astype(np.float64)[:, None] ** 2
+    got = hits.numpy()
+    clear = np.abs(dist2 - r2) > 1e-6
+    np.testing.assert_array_equal(got[clear], (dist2 <= r2)[clear].astype(np.int32))  # each hit once
+    assert (got > 0).sum() > 100
+
+
+def test_sphere_query_over_a_mesh_bvh_reports_the_faces_whose_boxes_meet_it():
+    rng = np.random.default_rng(13)
+    corners = (rng.random((200, 1, 3)) * 4.0 + (rng.random((200, 3, 3)) - 0.5) * 0.4).astype(np.float32)
+    mesh = wp.Mesh(wp.array(corners.reshape(-1, 3), dtype=wp.vec3), wp.array(np.arange(600), dtype=wp.int32))
+    lo, hi = corners.min(axis=1), corners.max(axis=1)
+    center, radius = np.array([2.0, 2.0, 2.0], dtype=np.float32), 0.9
+    hits = wp.zeros(200, dtype=wp.int32)
+    wp.launch(mesh_bvh_sphere_hits, dim=1, inputs=[mesh.id, wp.vec3(*center), radius, hits])
+    expected = ((center - np.clip(center, lo, hi)) ** 2).sum(axis=1) <= radius * radius
+    np.testing.assert_array_equal(hits.numpy(), expected.astype(np.int32))
+    assert expected.sum() > 3

@@ -1,4 +1,5 @@
-"""Kernel builtins of ``wp.Bvh``: ``bvh_query_aabb``, ``bvh_query_ray``, ``bvh_query_next``.
+"""Kernel builtins of ``wp.Bvh``: ``bvh_query_aabb``, ``bvh_query_ray``, ``bvh_query_sphere``,
+``bvh_query_next``.
 
 Traversal is stackless: nodes are stored in preorder with a *skip* link to the node after each
 subtree (:mod:`warp_geometry.bvh_build`), so a query's whole state is a few integers (current
@@ -29,13 +30,21 @@ def query_start(node_count: int, skip: wp.array(dtype=wp.int32), root: int) -> w
 
 
 @wp.func
-def query_hits_box(
-    is_ray: bool, a: wp.vec3, b: wp.vec3, inv: wp.vec3, lo: wp.vec3, hi: wp.vec3, max_dist: float
-) -> bool:
-    """Box test of an AABB query (``a``..``b``) or a ray query (start ``a``, ``inv`` = 1/dir)."""
-    if is_ray:
-        return ray_box(a, inv, lo, hi, max_dist) < INF
-    return boxes_overlap(a, b, lo, hi)
+def sphere_box(center: wp.vec3, radius: float, lo: wp.vec3, hi: wp.vec3) -> bool:
+    """Whether the closed ball (``center``, ``radius``) meets the closed box ``[lo, hi]``."""
+    d = center - wp.min(wp.max(center, lo), hi)
+    return wp.dot(d, d) <= radius * radius
+
+
+@wp.func
+def query_hits_box(q: BvhQuery, lo: wp.vec3, hi: wp.vec3, max_dist: float) -> bool:
+    """Box test of an AABB query (``a``..``b``), a ray query (start ``a``, ``inv`` = 1/dir) or a
+    sphere query (centre ``a``, radius ``b[0]``)."""
+    if q.is_ray:
+        return ray_box(q.a, q.inv, lo, hi, max_dist) < INF
+    if q.is_sphere:
+        return sphere_box(q.a, q.b[0], lo, hi)
+    return boxes_overlap(q.a, q.b, lo, hi)
 
 
 @wp.func
@@ -65,6 +74,18 @@ def bvh_query_ray_func(id: wp.uint64, start: wp.vec3, dir: wp.vec3, root: int) -
 
 
 @wp.func
+def bvh_query_sphere_func(id: wp.uint64, center: wp.vec3, radius: float, root: int) -> BvhQuery:
+    q = _bvh_query(id, False, center, wp.vec3(radius, 0.0, 0.0), root)
+    q.is_sphere = True
+    return q
+
+
+@wp.func
+def bvh_query_sphere_noroot(id: wp.uint64, center: wp.vec3, radius: float) -> BvhQuery:
+    return bvh_query_sphere_func(id, center, radius, -1)
+
+
+@wp.func
 def bvh_query_next_func(query: BvhQuery, index: int, max_dist: float):
     d = wp.bvh_get(query.id)
     while True:
@@ -72,14 +93,12 @@ def bvh_query_next_func(query: BvhQuery, index: int, max_dist: float):
             slot = query.item
             query.item = slot + 1
             item = d.items[slot]
-            if query_hits_box(
-                query.is_ray, query.a, query.b, query.inv, d.item_lower[item], d.item_upper[item], max_dist
-            ):
+            if query_hits_box(query, d.item_lower[item], d.item_upper[item], max_dist):
                 return True, query, item
         if query.node >= query.end:
             return False, query, index
         n = query.node
-        if query_hits_box(query.is_ray, query.a, query.b, query.inv, d.lower[n], d.upper[n], max_dist):
+        if query_hits_box(query, d.lower[n], d.upper[n], max_dist):
             count = d.count[n]
             if count > 0:
                 query.item = d.first[n]
@@ -173,6 +192,16 @@ def register(registry: Any) -> None:
             group=GROUP,
             differentiable=False,
         )
+    sphere_doc = (
+        "Construct a sphere query against the wp.Bvh ``id``: iterate with bvh_query_next over every item "
+        "whose box meets the closed ball of ``radius`` around ``center`` (``root`` -1: whole tree)."
+    )
+    for params, func in (
+        ({"id": u64, "center": vec3, "radius": f32}, bvh_query_sphere_noroot),
+        ({"id": u64, "center": vec3, "radius": f32, "root": i32}, bvh_query_sphere_func),
+    ):
+        add_builtin(registry, "bvh_query_sphere", params=params, result=BvhQuery, func=func, doc=sphere_doc,
+                    group=GROUP, differentiable=False)
     add_builtin(
         registry,
         "bvh_get_group_root",

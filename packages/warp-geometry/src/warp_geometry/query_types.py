@@ -50,10 +50,12 @@ class MeshQueryRay:
 
 @wp.struct
 class BvhQuery:
-    """State of a ``bvh_query_aabb``/``bvh_query_ray`` iteration (advance with ``bvh_query_next``)."""
+    """State of a ``bvh_query_aabb``/``bvh_query_ray``/``bvh_query_sphere`` iteration (advance with
+    ``bvh_query_next``). A sphere query keeps its centre in ``a`` and its radius in ``b[0]``."""
 
     id: wp.uint64
     is_ray: wp.bool
+    is_sphere: wp.bool
     a: wp.vec3
     b: wp.vec3
     inv: wp.vec3
