@@ -9,7 +9,7 @@ import numpy as np
 import warp as wp
 from warp_geometry import bvh_build
 from warp_geometry.checks import check_array, check_vec3_array
-from warp_geometry.descriptors import Descriptor
+from warp_geometry.descriptors import Descriptor, Releasable
 
 #: accepted values of ``constructor``: "lbvh" builds along a Morton curve, the others (and None)
 #: with median splits on the longest axis
@@ -140,7 +140,7 @@ def check_constructor(constructor: Any, leaf_size: Any, owner: str) -> int:
     return int(leaf_size)
 
 
-class Bvh:
+class Bvh(Releasable):
     """Bounding volume hierarchy over boxes ``lowers[i]``..``uppers[i]`` (``wp.vec3`` arrays).
 
     ``id`` identifies it in kernels (``wp.bvh_query_aabb(id, lo, hi)``,

@@ -65,6 +65,29 @@ class Descriptor:
         self.storage.assign(self._records)
 
 
+class Releasable:
+    """Base of the geometry objects (Mesh, Bvh, HashGrid, Volume): ``__del__`` frees what the
+    object holds privately (its descriptor, whose address is its id, and its arrays) now rather
+    than whenever it is collected, as NVIDIA Warp's ``__del__`` frees the native object. It is
+    idempotent and safe on an instance whose ``__init__`` never ran or stopped part way; after it,
+    ``id`` and the other attributes that needed that state raise ``AttributeError`` saying so."""
+
+    def __del__(self) -> None:
+        state = getattr(self, "__dict__", None)
+        if state:
+            for name in [n for n in state if n.startswith("_")]:
+                del state[name]
+
+    def __getattr__(self, name: str) -> Any:
+        # reached only when normal lookup fails (a property raising AttributeError included)
+        if not name.startswith("__") and "_descriptor" not in vars(self):
+            raise AttributeError(
+                f"wp.{type(self).__name__}: '{name}' is not available: the object was freed (__del__) "
+                "or its __init__ did not complete"
+            )
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+
 def _lower_getter(struct_type: type, element: int = 0):
     def lower(ctx: Any, args: list, types: list) -> ir.Value:
         b = ctx.builder

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 import warp as wp
-from warp_geometry.descriptors import Descriptor
+from warp_geometry.descriptors import Descriptor, Releasable
 from warp_geometry.hash_grid_build import BuildScratch, sort_by_bucket
 
 
@@ -67,7 +67,7 @@ def _grid_dtype(dtype: Any) -> Any:
     raise TypeError(f"wp.HashGrid: dtype must be one of {names}, got {dtype!r}")
 
 
-class HashGrid:
+class HashGrid(Releasable):
     """A hash grid of ``dim_x * dim_y * dim_z`` buckets for neighbour queries on points.
 
     ``build(points, radius)`` buckets ``points`` (a ``wp.vec3`` array) into cubic cells of width

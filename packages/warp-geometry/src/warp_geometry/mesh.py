@@ -10,7 +10,7 @@ import warp as wp
 from warp_geometry import bvh_build, winding
 from warp_geometry.bvh import BvhData, TreeArrays, build_method, check_constructor, group_numbers
 from warp_geometry.checks import check_array, check_same_device, check_vec3_array
-from warp_geometry.descriptors import Descriptor
+from warp_geometry.descriptors import Descriptor, Releasable
 
 
 #: triangles per BVH leaf when ``bvh_leaf_size`` is None: closest-point and ray queries are
@@ -55,7 +55,7 @@ def average_edge_length(points: np.ndarray, tris: np.ndarray) -> float:
     return float(np.linalg.norm(edges, axis=2).mean())
 
 
-class Mesh:
+class Mesh(Releasable):
     """A triangle mesh: ``points`` (``wp.vec3``), ``indices`` (``wp.int32``, 3 per triangle).
 
     ``id`` identifies it in kernels (``wp.mesh_query_point(id, p, max_dist)``, ...). The mesh

@@ -17,7 +17,7 @@ import numpy as np
 
 import warp as wp
 from warp_geometry import nanovdb
-from warp_geometry.descriptors import Descriptor
+from warp_geometry.descriptors import Descriptor, Releasable
 from warp_geometry.volume_topology import grid_from_leaves
 
 
@@ -118,7 +118,7 @@ _TYPE_STR = {nanovdb.FLOAT: "float", nanovdb.INT32: "int32", nanovdb.VEC3F: "Vec
              nanovdb.ON_INDEX: "OnIndex"}
 
 
-class Volume:
+class Volume(Releasable):
     """A sparse volume (NanoVDB grid) usable in kernels through ``id``.
 
     Build one with :meth:`load_from_nvdb`, :meth:`allocate`, :meth:`allocate_by_tiles` or
