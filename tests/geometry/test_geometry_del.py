@@ -30,7 +30,8 @@ def test_del_of_an_uninitialized_instance_is_harmless(cls):
     instance = cls.__new__(cls)
     instance.__del__()
     instance.__del__()
-    with pytest.raises(AttributeError, match=rf"wp.{cls.__name__}: 'id' is not available: the object was freed"):
+    message = rf"wp.{cls.__name__}: 'id' is not available: the object was freed"
+    with pytest.raises(AttributeError, match=message):
         _ = instance.id
 
 
