@@ -38,7 +38,9 @@ def test_anisotropic_voxel_size_maps_world_to_index():
 def test_get_voxels_lists_every_stored_voxel_once():
     tiles = wp.array([[0, 0, 0], [8, 0, 0], [-16, 24, 8]], dtype=wp.vec3i)
     vol = wp.Volume.allocate_by_tiles(tiles, voxel_size=(1.0, 2.0, 0.5), bg_value=0.0)
-    voxels = vol.get_voxels().numpy()
+    voxels = vol.get_voxels()
+    assert voxels.dtype is wp.int32 and voxels.ndim == 2  # (N, 3) int32, as in NVIDIA Warp
+    voxels = voxels.numpy()
     assert voxels.shape == (vol.get_voxel_count(), 3) == (3 * 512, 3)
     assert len(np.unique(voxels, axis=0)) == len(voxels)
     expected = {tuple(t) for t in tiles.numpy()}
@@ -96,3 +98,19 @@ def test_multi_grid_file_segments_and_load_next_grid(tmp_path):
     assert first.get_grid_info().grid_count == second.get_grid_info().grid_count == 2
     assert first.get_voxel_count() == 512 and second.get_voxel_count() == 1024
     assert wp.Volume.load_from_numpy(np.zeros((8, 8, 8), np.float32)).load_next_grid() is None
+
+
+@wp.kernel
+def _lookup_listed(vol: wp.uint64, ijk: wp.array2d(dtype=wp.int32), out: wp.array(dtype=float)):
+    t = wp.tid()
+    out[t] = wp.volume_lookup_f(vol, ijk[t, 0], ijk[t, 1], ijk[t, 2])
+
+
+def test_get_voxels_feeds_a_kernel_taking_an_int32_2d_array():
+    tiles = wp.array([[0, 0, 0], [8, 8, 0]], dtype=wp.vec3i)
+    vol = wp.Volume.allocate_by_tiles(tiles, voxel_size=1.0, bg_value=-1.0)
+    ijk = vol.get_voxels()
+    out = wp.zeros(ijk.shape[0], dtype=float)
+    wp.launch(_lookup_listed, dim=ijk.shape[0], inputs=[vol.id, ijk, out])
+    # allocated voxels hold the background value until written
+    np.testing.assert_array_equal(out.numpy(), np.full(ijk.shape[0], -1.0, dtype=np.float32))

@@ -350,7 +350,7 @@ class Volume(Releasable):
 
     def get_voxels(self) -> Any:
         """Index-space coordinates of the voxels that have storage (``get_voxel_count()`` of
-        them, in the order of their storage), a ``wp.vec3i`` array."""
+        them, in the order of their storage): an ``(N, 3)`` ``wp.int32`` array, as in NVIDIA Warp."""
         g = self._grid
         slots = np.arange(512)
         offsets = np.stack([slots >> 6, (slots >> 3) & 7, slots & 7], axis=1)
@@ -359,7 +359,7 @@ class Volume(Releasable):
             index = self._arrays["leaf_index"].numpy()
             stored = index >= 0
             ijk = ijk[stored][np.argsort(index[stored], kind="stable")]
-        return wp.array(ijk.astype(np.int32), dtype=wp.vec3i, device=self.device)
+        return wp.array(ijk.astype(np.int32).reshape(-1, 3), dtype=wp.int32, device=self.device)
 
     def get_grid_info(self) -> GridInfo:
         """Name, size, position in its file, type and index-to-world transform of the grid."""
