@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 from scipy import ndimage
@@ -264,3 +266,63 @@ def test_mismatched_background_type_is_a_compile_error():
     vol = wp.Volume.load_from_numpy(np.zeros((2, 2, 2), np.float32))
     with pytest.raises(wp.WarpCodegenError, match="volume_sample_index"):
         wp.launch(bad, dim=1, inputs=[vol.id, wp.zeros(1024, dtype=float), wp.zeros(1, dtype=float)])
+
+
+@wp.kernel
+def sample_grad_vec(
+    id: wp.uint64,
+    uvw: wp.array(dtype=wp.vec3),
+    data: wp.array(dtype=Any),
+    bg: wp.array(dtype=Any),
+    out: wp.array(dtype=Any),
+    jac: wp.array(dtype=Any),
+):
+    t = wp.tid()
+    g = jac.dtype()
+    out[t] = wp.volume_sample_grad_index(id, uvw[t], wp.Volume.LINEAR, data, bg[0], g)
+    jac[t] = g
+
+
+@pytest.mark.parametrize("scalar", [wp.float32, wp.float64])
+@pytest.mark.parametrize("n", [2, 4])
+def test_sample_grad_index_of_vector_data_gives_the_jacobian(scalar, n):
+    vec = wp.types.vector(length=n, dtype=scalar)
+    mat = wp.types.matrix(shape=(n, 3), dtype=scalar)
+    vol = wp.Volume.allocate_by_tiles(wp.array([[0, 0, 0], [8, 0, 0]], dtype=wp.int32), voxel_size=1.0)
+    ijk = vol.get_voxels().numpy().astype(np.float64)
+    rng = np.random.default_rng(5)
+    J = rng.uniform(-2.0, 2.0, size=(n, 3))  # a linear field: trilinear interpolation is exact
+    offset = rng.uniform(-1.0, 1.0, size=n)
+    data = wp.array(ijk @ J.T + offset, dtype=vec, requires_grad=True)
+    bg = wp.array([np.full(n, -13.0)], dtype=vec, requires_grad=True)
+    points = rng.uniform(1.0, 14.0, size=(32, 3)).astype(np.float32)
+    points[:, 1:] = np.clip(points[:, 1:], 1.0, 6.0)  # inside the two tiles, away from the background
+    out = wp.zeros(32, dtype=vec, requires_grad=True)
+    jac = wp.zeros(32, dtype=mat, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(sample_grad_vec, dim=32, inputs=[vol.id, wp.array(points, dtype=wp.vec3), data, bg, out, jac])
+    tol = 1e-4 if scalar is wp.float32 else 1e-5
+    np.testing.assert_allclose(out.numpy(), points.astype(np.float64) @ J.T + offset, atol=tol)
+    np.testing.assert_allclose(jac.numpy(), np.broadcast_to(J, (32, n, 3)), atol=tol)
+    # the sample is linear in the data: sum(values) = sum(data * d sum(values) / d data)
+    out.grad.fill_(1.0)
+    tape.backward()
+    np.testing.assert_allclose(
+        out.numpy().sum(axis=0),
+        (data.numpy() * data.grad.numpy()).sum(axis=0) + bg.numpy()[0] * bg.grad.numpy()[0],
+        rtol=1e-4,
+    )
+
+
+MAT34 = wp.types.matrix(shape=(3, 4), dtype=float)
+
+
+def test_sample_grad_index_refuses_a_transposed_jacobian():
+    @wp.kernel(module="unique")
+    def k(id: wp.uint64, data: wp.array(dtype=wp.vec4), out: wp.array(dtype=wp.vec4)):
+        g = MAT34()
+        out[0] = wp.volume_sample_grad_index(id, wp.vec3(), wp.Volume.LINEAR, data, wp.vec4(), g)
+
+    with pytest.raises(wp.errors.WarpCodegenTypeError, match="no overload of 'volume_sample_grad_index'"):
+        wp.launch(k, dim=1, inputs=[0, wp.zeros(1, dtype=wp.vec4), wp.zeros(1, dtype=wp.vec4)])

@@ -46,7 +46,17 @@ def _weighted(x: wp.float64, w: float):  # noqa: F811 (an overload)
 
 
 @wp.func
-def _weighted(x: wp.types.vector(length=Any, dtype=wp.float64), w: float):  # noqa: F811
+def _weighted(x: wp.vec2d, w: float):  # noqa: F811
+    return x * wp.float64(w)
+
+
+@wp.func
+def _weighted(x: wp.vec3d, w: float):  # noqa: F811
+    return x * wp.float64(w)
+
+
+@wp.func
+def _weighted(x: wp.vec4d, w: float):  # noqa: F811
     return x * wp.float64(w)
 
 
@@ -101,15 +111,11 @@ def volume_sample_index_f(
 
 
 @wp.func
-def volume_sample_grad_index_f(
-    id: wp.uint64,
-    uvw: wp.vec3,
-    sampling_mode: int,
-    voxel_data: wp.array(dtype=Any),
-    background: Any,
-    grad: Any,
+def _sample_with_partials(
+    id: wp.uint64, uvw: wp.vec3, sampling_mode: int, voxel_data: wp.array(dtype=Any), background: Any
 ):
-    """Value and index-space gradient of the trilinear interpolant (CLOSEST: the nearest voxel's value)."""
+    """Value and index-space partial derivatives (d/du, d/dv, d/dw) of the trilinear interpolant
+    (CLOSEST: the nearest voxel's value, with the interpolant's partials)."""
     v = wp.volume_get(id)
     b = wp.vec3(wp.floor(uvw[0]), wp.floor(uvw[1]), wp.floor(uvw[2]))
     t = uvw - b
@@ -136,7 +142,35 @@ def volume_sample_grad_index_f(
     value = _lerp(c0, c1, t[0])
     if sampling_mode == 0:
         value = _closest(v, uvw, voxel_data, background)
+    return value, dx, dy, dz
+
+
+@wp.func
+def volume_sample_grad_index_f(
+    id: wp.uint64,
+    uvw: wp.vec3,
+    sampling_mode: int,
+    voxel_data: wp.array(dtype=Any),
+    background: Any,
+    grad: Any,
+):
+    """Scalar data: the value and its index-space gradient (a 3-vector)."""
+    value, dx, dy, dz = _sample_with_partials(id, uvw, sampling_mode, voxel_data, background)
     return value, type(grad)(dx, dy, dz)
+
+
+@wp.func
+def volume_sample_grad_index_v(
+    id: wp.uint64,
+    uvw: wp.vec3,
+    sampling_mode: int,
+    voxel_data: wp.array(dtype=Any),
+    background: Any,
+    grad: Any,
+):
+    """Vector data: the value and its Jacobian (one row per component, one column per axis)."""
+    value, dx, dy, dz = _sample_with_partials(id, uvw, sampling_mode, voxel_data, background)
+    return value, wp.matrix_from_cols(dx, dy, dz)
 
 
 def register(registry: Any) -> None:
@@ -173,3 +207,21 @@ def register(registry: Any) -> None:
             differentiable=True,
             mutated_args=(5,),
         )
+    for scalar in (wp.float32, wp.float64):
+        for n in (2, 3, 4):
+            vec = wp.types.vector(length=n, dtype=scalar)
+            jac = wp.types.matrix(shape=(n, 3), dtype=scalar)
+            add_builtin(
+                registry,
+                "volume_sample_grad_index",
+                params=head + [("voxel_data", ArrayOf(vec, 1)), ("background", vec), ("grad", jac)],
+                result=(vec, jac),
+                func=volume_sample_grad_index_v,
+                doc=(
+                    "volume_sample_index of vector data, also writing the index-space Jacobian of the "
+                    "trilinear interpolant to ``grad`` (row r: the gradient of component r)."
+                ),
+                group=GROUP,
+                differentiable=True,
+                mutated_args=(5,),
+            )
