@@ -301,7 +301,8 @@ def test_sample_grad_index_of_vector_data_gives_the_jacobian(scalar, n):
     jac = wp.zeros(32, dtype=mat, requires_grad=True)
     tape = wp.Tape()
     with tape:
-        wp.launch(sample_grad_vec, dim=32, inputs=[vol.id, wp.array(points, dtype=wp.vec3), data, bg, out, jac])
+        inputs = [vol.id, wp.array(points, dtype=wp.vec3), data, bg, out, jac]
+        wp.launch(sample_grad_vec, dim=32, inputs=inputs)
     tol = 1e-4 if scalar is wp.float32 else 1e-5
     np.testing.assert_allclose(out.numpy(), points.astype(np.float64) @ J.T + offset, atol=tol)
     np.testing.assert_allclose(jac.numpy(), np.broadcast_to(J, (32, n, 3)), atol=tol)
