@@ -32,7 +32,11 @@ MAGIC_LEGACY = 0x304244566F6E614E  # "NanoVDB0" (grids and files of older versio
 VERSION = (32 << 21) | (7 << 10)
 
 FLOAT, INT32, VEC3F, INDEX, ON_INDEX = 1, 4, 6, 19, 20
-TYPE_NAMES = {FLOAT: "float", INT32: "int32", VEC3F: "vec3f", INDEX: "index", ON_INDEX: "on-index"}
+#: value types held in memory only (created by wp.Volume.allocate*; no NanoVDB layout table here,
+#: so they are not encoded to or decoded from buffers)
+DOUBLE, VEC3D, VEC4F, VEC4D = 2, 7, 17, 18
+TYPE_NAMES = {FLOAT: "float", INT32: "int32", VEC3F: "vec3f", INDEX: "index", ON_INDEX: "on-index",
+              DOUBLE: "double", VEC3D: "vec3d", VEC4F: "vec4f", VEC4D: "vec4d"}
 CLASS_FOG_VOLUME, CLASS_INDEX_GRID = 2, 8
 GRID_SIZE, TREE_SIZE = 672, 64
 
@@ -66,6 +70,10 @@ _VALUE_DTYPE = {
     VEC3F: np.dtype(("<f4", 3)),
     INDEX: np.dtype("<u8"),
     ON_INDEX: np.dtype("<u8"),
+    DOUBLE: np.dtype("<f8"),
+    VEC3D: np.dtype(("<f8", 3)),
+    VEC4F: np.dtype(("<f4", 4)),
+    VEC4D: np.dtype(("<f8", 4)),
 }
 #: (log2 of children per axis, log2 of voxels per child axis) of upper, lower and leaf nodes
 UPPER, LOWER, LEAF = (5, 7), (4, 3), (3, 0)
@@ -251,6 +259,11 @@ def _pack_bits(mask: np.ndarray, count: int, nbits: int) -> np.ndarray:
 
 def encode(g: GridArrays) -> bytes:
     """The NanoVDB buffer of ``g`` (child links must point at existing nodes)."""
+    if g.grid_type not in _LAYOUT:
+        raise NotImplementedError(
+            f"writing NanoVDB grids of {TYPE_NAMES.get(g.grid_type, g.grid_type)} values is not provided "
+            "(float, int32, vec3f and index grids are)"
+        )
     lay = _LAYOUT[g.grid_type]
     dtype = g.value_dtype
     n_root, n_upper, n_lower, n_leaf = (

@@ -18,6 +18,7 @@ from warp_geometry import (
     volume_generic,
     volume_index_sampling,
     volume_queries,
+    volume_wide,
 )
 from warp_geometry.bvh import Bvh, is_cubql_available
 from warp_geometry.hash_grid import HashGrid
@@ -36,6 +37,7 @@ def warp_register_builtins(registry: Any) -> None:
     volume_queries.register(registry)
     volume_generic.register(registry)
     volume_index_sampling.register(registry)
+    volume_wide.register(registry)
     intersections.register(registry)
 
 

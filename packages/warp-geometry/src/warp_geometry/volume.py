@@ -51,22 +51,52 @@ class VolumeData:
     lower_i: wp.array(dtype=wp.int32)
     leaf_i: wp.array(dtype=wp.int32)
     leaf_index: wp.array(dtype=wp.int32)
+    #: float64, vec3d, vec4f and vec4d grids: values widened to vec4d (unused components 0)
+    background_w: wp.vec4d
+    root_w: wp.array(dtype=wp.vec4d)
+    upper_w: wp.array(dtype=wp.vec4d)
+    lower_w: wp.array(dtype=wp.vec4d)
+    leaf_w: wp.array(dtype=wp.vec4d)
 
 
 _FIELDS = {nanovdb.FLOAT: ("f", wp.float32), nanovdb.INT32: ("i", wp.int32), nanovdb.VEC3F: ("v", wp.vec3)}
+#: grid types kept widened to vec4d in kernels: (number of components, value type)
+WIDE = {
+    nanovdb.DOUBLE: (1, wp.float64),
+    nanovdb.VEC3D: (3, wp.vec3d),
+    nanovdb.VEC4F: (4, wp.vec4f),
+    nanovdb.VEC4D: (4, wp.vec4d),
+}
+_GRID_OF_TYPE = {wp.float32: nanovdb.FLOAT, wp.int32: nanovdb.INT32, wp.vec3f: nanovdb.VEC3F,
+                 **{t: grid_type for grid_type, (_, t) in WIDE.items()}}
+_BG_TYPES = "a float, an int, a 3- or 4-vector (float32 or float64)"
 
 
 def _dtype_of_value(value: Any) -> tuple[int, Any]:
-    """(grid type, background) for a background value given from Python."""
+    """(grid type, background) for a background value given from Python: a warp scalar or vector
+    gives its own type (``wp.float64(1.0)``: a float64 grid, ``wp.vec4d``: vec4d); Python and
+    NumPy numbers give float32 or int32, sequences of 3 or 4 numbers vec3f or vec4f."""
     if isinstance(value, (bool, np.bool_)):
-        raise TypeError("wp.Volume: bg_value must be a float, an int or a 3-vector")
+        raise TypeError(f"wp.Volume: bg_value must be {_BG_TYPES}")
+    grid_type = _GRID_OF_TYPE.get(type(value))
+    if grid_type is not None:
+        dtype = nanovdb.GridArrays(grid_type=grid_type).value_dtype
+        return grid_type, np.asarray(getattr(value, "value", value), dtype.base)
     if isinstance(value, (int, np.integer)) or getattr(value, "dtype", None) in (np.int32, np.int64):
         return nanovdb.INT32, np.int32(value)
     if np.ndim(value) == 1 and len(value) == 3:
         return nanovdb.VEC3F, np.asarray(value, np.float32)
+    if np.ndim(value) == 1 and len(value) == 4:
+        return nanovdb.VEC4F, np.asarray(value, np.float32)
     if isinstance(value, (float, np.floating)) or np.ndim(value) == 0:
         return nanovdb.FLOAT, np.float32(value)
-    raise TypeError(f"wp.Volume: bg_value must be a float, an int or a 3-vector, got {value!r}")
+    raise TypeError(f"wp.Volume: bg_value must be {_BG_TYPES}, got {value!r}")
+
+
+def _widened(values: np.ndarray, n: int) -> np.ndarray:
+    """Values of a wide grid as ``(count, 4)`` float64 rows (components past ``n`` are 0)."""
+    rows = np.asarray(values, np.float64).reshape(-1, n)
+    return np.pad(rows, ((0, 0), (0, 4 - n)))
 
 
 def voxel_sizes(voxel_size: Any, owner: str) -> np.ndarray:
@@ -115,7 +145,8 @@ class GridInfo(NamedTuple):
 
 
 _TYPE_STR = {nanovdb.FLOAT: "float", nanovdb.INT32: "int32", nanovdb.VEC3F: "Vec3f", nanovdb.INDEX: "Index",
-             nanovdb.ON_INDEX: "OnIndex"}
+             nanovdb.ON_INDEX: "OnIndex", nanovdb.DOUBLE: "double", nanovdb.VEC3D: "Vec3d",
+             nanovdb.VEC4F: "Vec4f", nanovdb.VEC4D: "Vec4d"}
 
 
 class Volume(Releasable):
@@ -295,6 +326,16 @@ class Volume(Releasable):
                 idx = np.where(g.leaf_active, idx, -1)
             fields["leaf_index"] = wp.array(idx.astype(np.int32), dtype=wp.int32, device=dev)
             count = int(idx.max() + 1) if idx.size else 0
+        elif g.grid_type in WIDE:
+            fields["leaf_index"] = wp.array(
+                np.arange(len(g.leaf_origin) * 512, dtype=np.int32), dtype=wp.int32, device=dev
+            )
+            count = len(g.leaf_origin) * 512
+            n = WIDE[g.grid_type][0]
+            for level in ("root", "upper", "lower", "leaf"):
+                values = _widened(getattr(g, f"{level}_value"), n)
+                fields[f"{level}_w"] = wp.array(values, dtype=wp.vec4d, device=dev)
+            fields["background_w"] = wp.vec4d(*_widened(g.background, n)[0])
         else:
             fields["leaf_index"] = wp.array(
                 np.arange(len(g.leaf_origin) * 512, dtype=np.int32), dtype=wp.int32, device=dev
@@ -319,6 +360,10 @@ class Volume(Releasable):
         if g.grid_type in _FIELDS:
             suffix = _FIELDS[g.grid_type][0]
             g.leaf_value = self._arrays[f"leaf_{suffix}"].numpy().reshape(g.leaf_value.shape).copy()
+        elif g.grid_type in WIDE:
+            n = WIDE[g.grid_type][0]
+            rows = self._arrays["leaf_w"].numpy()[:, :n]
+            g.leaf_value = rows.astype(g.value_dtype.base).reshape(g.leaf_value.shape)
         return g
 
     @property
@@ -328,8 +373,12 @@ class Volume(Releasable):
 
     @property
     def dtype(self) -> Any:
-        """The value type (``wp.float32``, ``wp.int32``, ``wp.vec3``), or ``wp.uint64`` for index grids."""
-        return _FIELDS.get(self._grid.grid_type, (None, wp.uint64))[1]
+        """The value type (``wp.float32``, ``wp.int32``, ``wp.vec3``, ``wp.float64``, ``wp.vec3d``,
+        ``wp.vec4f``, ``wp.vec4d``), or ``wp.uint64`` for index grids."""
+        grid_type = self._grid.grid_type
+        if grid_type in WIDE:
+            return WIDE[grid_type][1]
+        return _FIELDS.get(grid_type, (None, wp.uint64))[1]
 
     @property
     def is_index(self) -> bool:
@@ -361,12 +410,20 @@ class Volume(Releasable):
             ijk = ijk[stored][np.argsort(index[stored], kind="stable")]
         return wp.array(ijk.astype(np.int32).reshape(-1, 3), dtype=wp.int32, device=self.device)
 
+    def _size_in_bytes(self) -> int:
+        """The NanoVDB buffer's size; for the grid types kept in memory only (float64, vec3d,
+        vec4f, vec4d: no buffer layout here), the bytes of the grid's arrays."""
+        g = self._grid
+        if g.grid_type in WIDE:
+            return sum(int(a.nbytes) for a in vars(g).values() if isinstance(a, np.ndarray))
+        return len(nanovdb.encode(g))
+
     def get_grid_info(self) -> GridInfo:
         """Name, size, position in its file, type and index-to-world transform of the grid."""
         g = self._grid
         return GridInfo(
             name=g.name,
-            size_in_bytes=len(nanovdb.encode(g)),
+            size_in_bytes=self._size_in_bytes(),
             grid_index=self._grid_index,
             grid_count=self._grid_count,
             type_str=_TYPE_STR.get(g.grid_type, str(g.grid_type)),

@@ -17,10 +17,12 @@ from warp.errors import WarpCodegenTypeError
 from warp.types.scalars import canonical_type, type_repr
 
 GROUP = "Volumes"
-_SUFFIX = {wp.float32: "f", wp.vec3: "v", wp.int32: "i"}
+_SUFFIX = {wp.float32: "f", wp.vec3: "v", wp.int32: "i", wp.float64: "w", wp.vec3d: "w", wp.vec4f: "w",
+           wp.vec4d: "w"}
+_ACCEPTED = "float, wp.vec3, wp.int32, wp.float64, wp.vec3d, wp.vec4f or wp.vec4d"
 
 
-def _dtype(builder: Any, node: ast.expr, name: str) -> str:
+def _dtype(builder: Any, node: ast.expr, name: str) -> tuple[str, Any]:
     from warp.compiler.frontend.builder import PyObj
     from warp.compiler.frontend.expressions import BuiltinName
 
@@ -35,9 +37,9 @@ def _dtype(builder: Any, node: ast.expr, name: str) -> str:
     if t not in _SUFFIX:
         shown = type_repr(t) if t is not None else ast.unparse(node)
         raise builder.error(
-            f"wp.{name}: dtype must be float, wp.vec3 or wp.int32, got {shown}", WarpCodegenTypeError, node
+            f"wp.{name}: dtype must be {_ACCEPTED}, got {shown}", WarpCodegenTypeError, node
         )
-    return _SUFFIX[t]
+    return _SUFFIX[t], t
 
 
 class VolumeForm:
@@ -67,14 +69,19 @@ class VolumeForm:
             raise builder.error(
                 f"wp.{self.name}() takes {self.positional} arguments and a dtype", WarpCodegenTypeError, node
             )
-        suffix = _dtype(builder, dtype_node, self.name)
+        suffix, dtype = _dtype(builder, dtype_node, self.name)
         target = f"{self.name}_{suffix}"
         if self.name == "volume_sample" and suffix == "i":
             args = args[:2]  # volume_sample_i(id, uvw): integers are sampled at the closest voxel
-        if self.grad and suffix != "f":
+        if self.grad and suffix not in ("f", "w"):
             raise builder.error(
-                f"wp.{self.name}: only float volumes have gradients", WarpCodegenTypeError, node
+                f"wp.{self.name}: {type_repr(dtype)} volumes have no gradients "
+                "(float32, float64, vec3d, vec4f and vec4d volumes have)",
+                WarpCodegenTypeError,
+                node,
             )
+        if suffix == "w":  # the wide grids' builtins take a zero of the value type last
+            args = [*args, ast.copy_location(ast.Call(func=dtype_node, args=[], keywords=[]), node)]
         call = ast.Call(
             func=ast.Attribute(value=ast.Name("__wp_volume", ast.Load()), attr=target, ctx=ast.Load()),
             args=args,
@@ -129,20 +136,24 @@ def exports() -> dict[str, Any]:
         VolumeForm(
             "volume_lookup",
             4,
-            "(id: uint64, i: int32, j: int32, k: int32, dtype: float32 | vec3f | int32) -> dtype",
+            "(id: uint64, i: int32, j: int32, k: int32, "
+            "dtype: float32 | vec3f | int32 | float64 | vec3d | vec4f | vec4d) -> dtype",
             "Value of voxel (i, j, k) of a volume of value type ``dtype`` (background if it has no storage).",
         ),
         VolumeForm(
             "volume_sample",
             3,
-            "(id: uint64, uvw: vec3f, sampling_mode: int32, dtype: float32 | vec3f | int32) -> dtype",
+            "(id: uint64, uvw: vec3f, sampling_mode: int32, "
+            "dtype: float32 | vec3f | int32 | float64 | vec3d | vec4f | vec4d) -> dtype",
             "Sample a volume of value type ``dtype`` at index-space point uvw (CLOSEST or LINEAR).",
         ),
         VolumeForm(
             "volume_sample_grad",
             4,
-            "(id: uint64, uvw: vec3f, sampling_mode: int32, grad: vec3f, dtype: float32) -> float32",
-            "Sample a float volume and write the index-space gradient to ``grad`` (updates ``grad``).",
+            "(id: uint64, uvw: vec3f, sampling_mode: int32, grad: vec3f | vec3d | mat33d | mat43f | mat43d, "
+            "dtype: float32 | float64 | vec3d | vec4f | vec4d) -> dtype",
+            "Sample a volume and write the index-space gradient to ``grad`` (updates ``grad``): a 3-vector "
+            "for scalar volumes, an (n, 3) matrix, one row per component, for vector volumes.",
             grad=True,
         ),
     ]
