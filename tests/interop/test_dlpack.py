@@ -245,3 +245,13 @@ def test_producer_errors_are_reported_before_wrapping():
         wp.from_dlpack(OtherDevice())
     with pytest.raises(TypeError, match="Expected a valid DLPack capsule, got object"):
         wp.from_dlpack(NotACapsule())
+
+
+def test_incompatible_component_type_is_a_type_and_runtime_error_naming_both_types():
+    source = wp.zeros(1, dtype=wp.bool)
+    with pytest.raises(wp.errors.IncompatibleDataTypeError) as info:
+        wp.from_dlpack(wp.to_dlpack(source), dtype=wp.float32)
+    assert isinstance(info.value, TypeError) and isinstance(info.value, RuntimeError)
+    assert "Incompatible data types: DLPack bool8 and Warp float32" in str(info.value)
+    with pytest.raises(RuntimeError, match="DLPack float64 and Warp vec3f"):
+        wp.from_dlpack(np.zeros((2, 3), dtype=np.float64), dtype=wp.vec3)

@@ -76,5 +76,10 @@ class LaunchValueError(ValueError, RuntimeError):
     also a ``RuntimeError`` as in NVIDIA Warp."""
 
 
+class IncompatibleDataTypeError(TypeError, RuntimeError):
+    """Foreign data (DLPack, a tensor, an array interface) whose component type cannot be viewed
+    as the requested warp dtype; also a ``RuntimeError``, as NVIDIA Warp reports it."""
+
+
 class ArrayCopyError(ValueError, RuntimeError):
     """A ``wp.copy`` with bad offsets, count or arrays; also a ``RuntimeError`` as in NVIDIA Warp."""

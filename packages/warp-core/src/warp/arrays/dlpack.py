@@ -218,6 +218,12 @@ def _device_from_dl(device_type: int, device_id: int) -> Any:
     raise BufferError(f"from_dlpack: DLPack device type {device_type} is not supported (only CPU and CUDA)")
 
 
+def _dl_type_name(code: int, bits: int) -> str:
+    """A DLPack data type as DLPack spells it ("float32", "bool8", "bfloat16")."""
+    names = {KDL_INT: "int", KDL_UINT: "uint", KDL_FLOAT: "float", KDL_BOOL: "bool", KDL_BFLOAT: "bfloat"}
+    return f"{names.get(code, f'code{code}_')}{bits}"
+
+
 def _scalar_dtype(code: int, bits: int, lanes: int) -> Any:
     if code == KDL_BFLOAT and bits == 16 and lanes == 1:
         return bfloat16
@@ -275,7 +281,9 @@ def import_capsule(capsule: Any, dtype: Any = None) -> Any:
     if ndim == 0:
         shape, byte_strides = (1,), (comp,)
     target = scalar if dtype is None else resolve_dtype(dtype)
-    shape, byte_strides = fold_element_dims(shape, byte_strides, scalar, target, "from_dlpack")
+    shape, byte_strides = fold_element_dims(
+        shape, byte_strides, scalar, target, "from_dlpack", source=f"DLPack {_dl_type_name(code, bits)}"
+    )
     # Consume the capsule only once the tensor is known to be usable.
     fns = native()
     _CapsuleSetName(capsule, fns.name_used_versioned if versioned else fns.name_used)

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from warp.errors import IncompatibleDataTypeError
 from warp.types.array_type import MAX_DIMS
 from warp.types.scalars import (
     ScalarBase,
@@ -169,20 +170,22 @@ def same_size_integers(a: np.dtype, b: np.dtype) -> bool:
 
 
 def fold_element_dims(shape: tuple[int, ...], strides: tuple[int, ...], scalar: Any, target: Any,
-                      what: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+                      what: str, source: str | None = None) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """Fold trailing dimensions of ``scalar`` data into ``target`` elements.
 
     ``(n, 3)`` float32 data with ``target=vec3`` becomes ``n`` vec3 elements; ``shape`` and
     ``strides`` (bytes) describe the scalar data. Raises TypeError naming ``what`` when the
-    component types differ or the trailing dimensions are not the element's, contiguous.
-    Integer and bool components of one size view each other (int32 data as uint32, bool as
-    int8), as a NumPy ``view`` does.
+    component types differ (:class:`~warp.errors.IncompatibleDataTypeError`, naming the data's
+    type as ``source`` spells it, e.g. "DLPack bool8") or the trailing dimensions are not the
+    element's, contiguous. Integer and bool components of one size view each other (int32 data
+    as uint32, bool as int8), as a NumPy ``view`` does.
     """
     info = element_info(target)
     if not same_size_integers(np.dtype(info.np_dtype), np.dtype(dtype_to_numpy(scalar))):
-        raise TypeError(
-            f"{what}: cannot view data of type {type_repr(scalar)} as {type_repr(target)} "
-            "(the component types differ)"
+        source = source or f"data of type {type_repr(scalar)}"
+        raise IncompatibleDataTypeError(
+            f"{what}: Incompatible data types: {source} and Warp {type_repr(target)} "
+            f"(cannot view {type_repr(scalar)} data as {type_repr(target)}: the component types differ)"
         )
     k = len(info.inner_shape)
     if not k:
