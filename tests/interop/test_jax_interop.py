@@ -334,3 +334,47 @@ def test_results_vary_over_the_manual_axes_of_their_inputs():
 
 def lambda_double(x: wp.array(dtype=float), y: wp.array(dtype=float)):
     wp.launch(double, dim=x.shape, inputs=[x], outputs=[y])
+
+
+_TID_DEAD = wp.constant(False)
+
+
+@wp.kernel
+def _inc_1d(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    y[i] = x[i] + 1.0
+
+
+@wp.kernel
+def _inc_2d(x: wp.array2d(dtype=float), y: wp.array2d(dtype=float)):
+    i, j = wp.tid()
+    y[i, j] = x[i, j] + 1.0
+
+
+@wp.kernel
+def _dead_tid(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    if _TID_DEAD:
+        i = wp.tid()
+        y[i] = x[i]
+
+
+@pytest.mark.parametrize(
+    ("kernel", "launch_dims", "output_dims", "shape", "dim"),
+    [(_inc_1d, (2**31 + 1,), 1, (1,), 0), (_inc_2d, (1, 2**31 + 1), (1, 1), (1, 1), 1)],
+)
+def test_tid_extent_past_int32_is_refused_while_tracing(kernel, launch_dims, output_dims, shape, dim):
+    f = jax_kernel(kernel, launch_dims=launch_dims, output_dims=output_dims)
+    message = rf"Warp cannot launch a kernel using wp\.tid\(\) with extent 2147483649 in dimension {dim}"
+    with pytest.raises(ValueError, match=message):
+        jax.jit(lambda: f(jnp.ones(shape, dtype=jnp.float32))).lower()
+    # inferred from an input's shape (traced without allocating it)
+    g = jax_kernel(kernel, output_dims=output_dims)
+    big = list(shape)
+    big[dim] = 2**31 + 1
+    with pytest.raises(ValueError, match=message):
+        jax.jit(lambda x: g(x)).lower(jax.ShapeDtypeStruct(tuple(big), jnp.float32))
+
+
+def test_oversized_launch_of_a_kernel_whose_tid_is_folded_away_is_accepted():
+    f = jax_kernel(_dead_tid, launch_dims=(2**31 + 1,), output_dims=1)
+    assert jax.jit(lambda: f(jnp.ones(1, dtype=jnp.float32))).lower() is not None

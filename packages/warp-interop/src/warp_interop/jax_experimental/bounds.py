@@ -15,6 +15,9 @@ from typing import Any, Sequence
 from warp.compiler import ir
 from warp.compiler.frontend.translator import build_kernel
 
+MAX_TID_EXTENT = 2**31 - 1
+MAX_DIMS = 4
+
 _ELEMENT_ACCESS = {"array_load", "array_store", "atomic_add", "atomic_sub", "atomic_min", "atomic_max",
                    "atomic_exch", "atomic_cas", "address", "view"}
 
@@ -47,6 +50,32 @@ def thread_indexed_dims(kernel: Any) -> dict[int, set[tuple[int, int]]]:
             if k is not None:
                 out.setdefault(n, set()).add((pos, k))
     return out
+
+
+def tid_launch_dims(kernel: Any) -> set[int]:
+    """The launch dimensions that ``wp.tid()`` results of the kernel run over (a scalar
+    ``wp.tid()``: dimension 0 and every other); empty when the kernel never calls ``wp.tid()``
+    (after compile-time constant branches are folded) or cannot be analysed."""
+    try:
+        fn = build_kernel(kernel)
+    except Exception:  # noqa: BLE001 - generic or not translatable here: nothing to check
+        return set()
+    dims: set[int] = set()
+    for op in ir.walk(fn.body):
+        if op.kind == "call" and op.attrs["overload"].name == "tid":
+            dims.update(range(len(op.results)) if len(op.results) > 1 else range(MAX_DIMS))
+    return dims
+
+
+def check_tid_extents(what: str, dims: Sequence[int], tid_dims: set[int]) -> None:
+    """``ValueError`` if a launch dimension that ``wp.tid()`` runs over exceeds the int32 range of
+    thread indices (NVIDIA Warp's wording)."""
+    for k, n in enumerate(dims):
+        if k in tid_dims and n > MAX_TID_EXTENT:
+            raise ValueError(
+                f"{what}: Warp cannot launch a kernel using wp.tid() with extent {n} in dimension {k} "
+                f"(thread indices are int32: at most {MAX_TID_EXTENT})"
+            )
 
 
 def check_launch_fits(

@@ -21,7 +21,12 @@ from warp.arrays.layout import contiguous_strides, element_info
 from warp_interop.jax_experimental import xla_ffi
 from warp_interop.jax_experimental.call_device import call_device, zero_memory
 from warp_interop.jax_experimental.batching import BatchedArg, batch_args, batch_indices
-from warp_interop.jax_experimental.bounds import check_launch_fits, thread_indexed_dims
+from warp_interop.jax_experimental.bounds import (
+    check_launch_fits,
+    check_tid_extents,
+    thread_indexed_dims,
+    tid_launch_dims,
+)
 from warp_interop.jax_experimental.params import Param, normalize_dims, result_struct, split_params
 
 LAUNCH_DIMS_ATTR = "warp_launch_dims"
@@ -95,6 +100,7 @@ class FfiKernel:
         self.target = f"warp_kernel_{kernel.key}_{next(_ids)}"
         self._registered = False
         self._indexed: dict[int, set[tuple[int, int]]] | None = None  # see bounds.thread_indexed_dims
+        self._tid_dims: set[int] | None = None  # see bounds.tid_launch_dims
 
     # -- tracing side --------------------------------------------------------------------
     def __call__(self, *args: Any, output_dims: Any = None, launch_dims: Any = None,
@@ -132,7 +138,11 @@ class FfiKernel:
         return call(*arrays, **attrs)
 
     def _check_bounds(self, arrays: list[Any], dims: tuple[int, ...], result_specs: list[Any]) -> None:
-        """Refuse launch dimensions past the end of an array the kernel indexes by ``wp.tid()``."""
+        """Refuse launch dimensions past the int32 range of ``wp.tid()`` or past the end of an
+        array the kernel indexes by ``wp.tid()``."""
+        if self._tid_dims is None:
+            self._tid_dims = tid_launch_dims(self.kernel)
+        check_tid_extents(self.what, dims, self._tid_dims)
         if self._indexed is None:
             self._indexed = thread_indexed_dims(self.kernel)
         if not self._indexed:
