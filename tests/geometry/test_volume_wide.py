@@ -111,3 +111,44 @@ def test_sample_grad_of_an_int_volume_is_refused():
 
     with pytest.raises(wp.errors.WarpCodegenTypeError, match="int32 volumes have no gradients"):
         wp.launch(k, dim=1, inputs=[0, wp.zeros(1, dtype=int)])
+
+
+@wp.kernel
+def _vec3_grad(
+    vol: wp.uint64,
+    p: wp.array(dtype=wp.vec3),
+    data: wp.array(dtype=wp.vec3),
+    out: wp.array(dtype=wp.vec3),
+    jac: wp.array(dtype=wp.mat33),
+    same: wp.array(dtype=int),
+):
+    i = wp.tid()
+    g = wp.mat33()
+    out[i] = wp.volume_sample_grad(vol, p[i], wp.Volume.LINEAR, g, dtype=wp.vec3)
+    jac[i] = g
+    gi = wp.mat33()
+    vi = wp.volume_sample_grad_index(vol, p[i], wp.Volume.LINEAR, data, wp.vec3(-2.0), gi)
+    if vi == out[i] and gi == g:
+        same[i] = 1
+
+
+def test_vec3_volume_sample_grad_gives_the_jacobian_like_the_index_form():
+    vol = wp.Volume.allocate_by_tiles(
+        wp.array([[0, 0, 0], [8, 0, 0]], dtype=wp.int32), voxel_size=1.0, bg_value=(-2.0, -2.0, -2.0)
+    )
+    assert vol.dtype is wp.vec3f
+    J = np.arange(1.0, 10.0).reshape(3, 3)
+    ijk = vol.get_voxels()
+    values = wp.array(ijk.numpy().astype(np.float64) @ J.T, dtype=wp.vec3)
+    @wp.kernel(module="unique")
+    def store3(vol: wp.uint64, ijk: wp.array2d(dtype=wp.int32), v: wp.array(dtype=wp.vec3)):
+        i = wp.tid()
+        wp.volume_store(vol, ijk[i, 0], ijk[i, 1], ijk[i, 2], v[i])
+
+    wp.launch(store3, dim=ijk.shape[0], inputs=[vol.id, ijk, values])
+    pts = np.random.default_rng(4).uniform(1.0, 6.0, size=(16, 3)).astype(np.float32)
+    out, jac, same = wp.zeros(16, dtype=wp.vec3), wp.zeros(16, dtype=wp.mat33), wp.zeros(16, dtype=int)
+    wp.launch(_vec3_grad, dim=16, inputs=[vol.id, wp.array(pts, dtype=wp.vec3), values, out, jac, same])
+    np.testing.assert_allclose(out.numpy(), pts.astype(np.float64) @ J.T, rtol=1e-5)
+    np.testing.assert_allclose(jac.numpy(), np.broadcast_to(J, (16, 3, 3)), rtol=1e-5)
+    assert same.numpy().all()  # the grid and index forms compute the same bits

@@ -73,10 +73,10 @@ class VolumeForm:
         target = f"{self.name}_{suffix}"
         if self.name == "volume_sample" and suffix == "i":
             args = args[:2]  # volume_sample_i(id, uvw): integers are sampled at the closest voxel
-        if self.grad and suffix not in ("f", "w"):
+        if self.grad and suffix not in ("f", "v", "w"):
             raise builder.error(
                 f"wp.{self.name}: {type_repr(dtype)} volumes have no gradients "
-                "(float32, float64, vec3d, vec4f and vec4d volumes have)",
+                "(float32, vec3f, float64, vec3d, vec4f and vec4d volumes have)",
                 WarpCodegenTypeError,
                 node,
             )
@@ -150,8 +150,9 @@ def exports() -> dict[str, Any]:
         VolumeForm(
             "volume_sample_grad",
             4,
-            "(id: uint64, uvw: vec3f, sampling_mode: int32, grad: vec3f | vec3d | mat33d | mat43f | mat43d, "
-            "dtype: float32 | float64 | vec3d | vec4f | vec4d) -> dtype",
+            "(id: uint64, uvw: vec3f, sampling_mode: int32, "
+            "grad: vec3f | mat33f | vec3d | mat33d | mat43f | mat43d, "
+            "dtype: float32 | vec3f | float64 | vec3d | vec4f | vec4d) -> dtype",
             "Sample a volume and write the index-space gradient to ``grad`` (updates ``grad``): a 3-vector "
             "for scalar volumes, an (n, 3) matrix, one row per component, for vector volumes.",
             grad=True,

@@ -236,6 +236,45 @@ def volume_sample_grad_f_f(id: wp.uint64, uvw: wp.vec3, sampling_mode: int, grad
     return value, wp.vec3(dx, dy, dz)
 
 
+@wp.func
+def _lerp_v(a: wp.vec3, b: wp.vec3, t: float) -> wp.vec3:
+    return a * (1.0 - t) + b * t
+
+
+@wp.func
+def volume_sample_grad_v_f(id: wp.uint64, uvw: wp.vec3, sampling_mode: int, grad: wp.mat33):
+    """Value and index-space Jacobian (row r: the gradient of component r) of the trilinear
+    interpolant of a vec3 volume (CLOSEST: the nearest voxel's value), computed in the order of
+    ``volume_sample_grad_index``, so both give the same bits for the same data."""
+    v = wp.volume_get(id)
+    b = wp.vec3(wp.floor(uvw[0]), wp.floor(uvw[1]), wp.floor(uvw[2]))
+    t = uvw - b
+    i = int(b[0])
+    j = int(b[1])
+    k = int(b[2])
+    f000 = value_v(v, i, j, k)
+    f001 = value_v(v, i, j, k + 1)
+    f010 = value_v(v, i, j + 1, k)
+    f011 = value_v(v, i, j + 1, k + 1)
+    f100 = value_v(v, i + 1, j, k)
+    f101 = value_v(v, i + 1, j, k + 1)
+    f110 = value_v(v, i + 1, j + 1, k)
+    f111 = value_v(v, i + 1, j + 1, k + 1)
+    c00 = _lerp_v(f000, f001, t[2])
+    c01 = _lerp_v(f010, f011, t[2])
+    c10 = _lerp_v(f100, f101, t[2])
+    c11 = _lerp_v(f110, f111, t[2])
+    c0 = _lerp_v(c00, c01, t[1])
+    c1 = _lerp_v(c10, c11, t[1])
+    dx = c1 - c0
+    dy = _lerp_v(c01 - c00, c11 - c10, t[0])
+    dz = _lerp_v(_lerp_v(f001 - f000, f011 - f010, t[1]), _lerp_v(f101 - f100, f111 - f110, t[1]), t[0])
+    value = _lerp_v(c0, c1, t[0])
+    if sampling_mode == 0:
+        value = value_v(v, _nearest(uvw[0]), _nearest(uvw[1]), _nearest(uvw[2]))
+    return value, wp.matrix_from_cols(dx, dy, dz)
+
+
 # -- transforms -------------------------------------------------------------------------------
 @wp.func
 def volume_index_to_world_f(id: wp.uint64, uvw: wp.vec3) -> wp.vec3:
@@ -369,6 +408,16 @@ def register(registry: Any) -> None:
         (f32, v3),
         volume_sample_grad_f_f,
         "Sample a float volume and write the index-space gradient of its trilinear interpolant to ``grad``.",
+        diff=True,
+        mutated_args=(3,),
+    )
+    add(
+        "volume_sample_grad_v",
+        sample + [("grad", wp.mat33)],
+        (v3, wp.mat33),
+        volume_sample_grad_v_f,
+        "Sample a vec3 volume and write the index-space Jacobian of its trilinear interpolant to ``grad`` "
+        "(row r: the gradient of component r).",
         diff=True,
         mutated_args=(3,),
     )
