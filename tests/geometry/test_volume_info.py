@@ -114,3 +114,64 @@ def test_get_voxels_feeds_a_kernel_taking_an_int32_2d_array():
     wp.launch(_lookup_listed, dim=ijk.shape[0], inputs=[vol.id, ijk, out])
     # allocated voxels hold the background value until written
     np.testing.assert_array_equal(out.numpy(), np.full(ijk.shape[0], -1.0, dtype=np.float32))
+
+
+@wp.kernel
+def _lookup_index(vol: wp.uint64, ijk: wp.array2d(dtype=wp.int32), out: wp.array(dtype=int)):
+    t = wp.tid()
+    out[t] = wp.volume_lookup_index(vol, ijk[t, 0], ijk[t, 1], ijk[t, 2])
+
+
+def _parent_counts(voxels):
+    return tuple(len(np.unique((voxels // s) * s, axis=0)) for s in (8, 128, 4096))
+
+
+def test_allocate_by_voxels_activates_exactly_the_given_voxels():
+    pts = np.array([[-1, -2, -3], [0, 0, 0], [1, 2, 3], [1, 2, 3], [4, 5, 6], [128, 0, 0]], dtype=np.int32)
+    vol = wp.Volume.allocate_by_voxels(wp.array(pts, dtype=wp.int32), voxel_size=1.0)
+    unique = np.unique(pts, axis=0)
+    assert vol.is_index and not vol.is_rebuildable
+    assert vol.get_rebuild_info() == wp.Volume.RebuildInfo(None, 0, 0, 0, 0)
+    assert vol.get_voxel_count() == len(unique) == 5
+    assert vol.get_active_stats() == wp.Volume.ActiveStats(5, *_parent_counts(unique))
+    voxels = vol.get_voxels().numpy()
+    np.testing.assert_array_equal(np.unique(voxels, axis=0), unique)
+    # each listed voxel has the index of its position in get_voxels(); other voxels have none
+    probe = np.concatenate([voxels, [[2, 2, 2], [50, 50, 50]]]).astype(np.int32)
+    out = wp.zeros(len(probe), dtype=int)
+    wp.launch(_lookup_index, dim=len(probe), inputs=[vol.id, wp.array(probe, dtype=wp.int32), out])
+    np.testing.assert_array_equal(out.numpy(), [0, 1, 2, 3, 4, -1, -1])
+    # world positions go to the nearest voxel
+    world = wp.array(pts * 0.5 + np.array([-1.0, 2.0, -3.0]), dtype=wp.vec3)
+    vol_ws = wp.Volume.allocate_by_voxels(world, voxel_size=0.5, translation=wp.vec3(-1.0, 2.0, -3.0))
+    np.testing.assert_array_equal(np.unique(vol_ws.get_voxels().numpy(), axis=0), unique)
+
+
+def test_point_masks_skip_points_and_an_all_masked_volume_is_empty():
+    pts = wp.array([[0, 0, 0], [1, 2, 3], [1, 2, 3], [4, 5, 6], [7, 8, 9]], dtype=wp.int32)
+    mask = wp.array([1, 1, 0, 0, 1], dtype=wp.int32)
+    vol = wp.Volume.allocate_by_voxels(pts, voxel_size=1.0, point_mask=mask)
+    expected = [[0, 0, 0], [1, 2, 3], [7, 8, 9]]
+    np.testing.assert_array_equal(np.unique(vol.get_voxels().numpy(), axis=0), expected)
+    tiles = wp.array([[0, 0, 0], [8, 0, 0], [16, 0, 0], [16, 0, 0]], dtype=wp.int32)
+    tile_vol = wp.Volume.allocate_by_tiles(
+        tiles, voxel_size=1.0, bg_value=None, point_mask=wp.array([1, 0, 1, 0], dtype=wp.int32)
+    )
+    np.testing.assert_array_equal(np.unique(tile_vol.get_tiles().numpy(), axis=0), [[0, 0, 0], [16, 0, 0]])
+    assert tile_vol.get_voxel_count() == 2 * 512
+    none = wp.zeros(2, dtype=wp.int32)
+    two = wp.array([[0, 0, 0], [8, 0, 0]], dtype=wp.int32)
+    for empty in (
+        wp.Volume.allocate_by_voxels(two, voxel_size=1.0, point_mask=none),
+        wp.Volume.allocate_by_tiles(two, voxel_size=1.0, bg_value=1.0, point_mask=none),
+    ):
+        assert empty.get_active_stats() == wp.Volume.ActiveStats(0, 0, 0, 0)
+        assert empty.get_voxels().shape[0] == 0 and empty.get_tiles().shape[0] == 0
+    with pytest.raises(ValueError, match="point_mask has 3 entries for 2 points"):
+        wp.Volume.allocate_by_voxels(two, voxel_size=1.0, point_mask=wp.zeros(3, dtype=wp.int32))
+
+
+def test_bg_value_none_makes_an_index_grid():
+    vol = wp.Volume.allocate_by_tiles(wp.array([[0, 0, 0]], dtype=wp.int32), voxel_size=1.0, bg_value=None)
+    assert vol.is_index and vol.dtype is wp.uint64 and vol.get_grid_info().type_str == "Index"
+    assert vol.get_voxel_count() == 512

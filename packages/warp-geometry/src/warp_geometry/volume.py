@@ -125,6 +125,51 @@ def voxel_sizes(voxel_size: Any, owner: str) -> np.ndarray:
     return sizes
 
 
+class ActiveStats(NamedTuple):
+    """What :meth:`Volume.get_active_stats` reports: active voxels and allocated tree nodes."""
+
+    #: number of active voxels
+    voxel_count: int
+    #: number of leaf nodes (8^3 tiles)
+    leaf_count: int
+    #: number of lower internal nodes (128^3)
+    lower_node_count: int
+    #: number of upper internal nodes (4096^3)
+    upper_node_count: int
+
+
+class RebuildInfo(NamedTuple):
+    """What :meth:`Volume.get_rebuild_info` reports: the rebuild mode ("tiles", "voxels" or None
+    for a volume that cannot be rebuilt in place) and the capacities reserved for it."""
+
+    mode: str | None
+    max_voxels: int
+    max_tiles: int
+    max_lower_nodes: int
+    max_upper_nodes: int
+
+
+def _index_coords(points: Any, sizes: np.ndarray, translation: Any, point_mask: Any, owner: str,
+                  rounding: bool) -> np.ndarray:
+    """``(N, 3)`` int64 index coordinates of points: integer points are index coordinates, float
+    points world positions (floored, or rounded to the nearest voxel centre when ``rounding``);
+    points whose ``point_mask`` entry is 0 are dropped."""
+    pts = points.numpy() if isinstance(points, wp.array) else np.asarray(points)
+    pts = pts.reshape(-1, 3)
+    if np.issubdtype(pts.dtype, np.integer):
+        ijk = pts.astype(np.int64)
+    else:
+        scaled = (pts.astype(np.float64) - np.asarray(translation, np.float64)) / sizes
+        ijk = np.floor(scaled + (0.5 if rounding else 0.0)).astype(np.int64)
+    if point_mask is not None:
+        mask = point_mask.numpy() if isinstance(point_mask, wp.array) else np.asarray(point_mask)
+        mask = mask.reshape(-1)
+        if mask.shape[0] != ijk.shape[0]:
+            raise ValueError(f"{owner}: point_mask has {mask.shape[0]} entries for {ijk.shape[0]} points")
+        ijk = ijk[mask != 0]
+    return ijk
+
+
 class GridInfo(NamedTuple):
     """What :meth:`Volume.get_grid_info` reports about a volume's grid."""
 
@@ -159,6 +204,8 @@ class Volume(Releasable):
     #: sampling modes of ``volume_sample_*``
     CLOSEST = 0
     LINEAR = 1
+    ActiveStats = ActiveStats
+    RebuildInfo = RebuildInfo
 
     def __init__(self, data: Any, copy: bool = True, device: Any = None):
         if isinstance(data, nanovdb.GridArrays):
@@ -241,20 +288,46 @@ class Volume(Releasable):
         bg_value: Any = 0.0,
         translation: Any = (0.0, 0.0, 0.0),
         device: Any = None,
+        point_mask: Any = None,
     ) -> Volume:
-        """A volume with one leaf (8^3 tile) for each point: ``wp.vec3i`` points are index-space
-        voxel coordinates, ``wp.vec3`` points world positions."""
+        """A volume with one leaf (8^3 tile) for each point: integer points (``wp.vec3i`` or
+        ``(N, 3)`` int32) are index-space voxel coordinates, ``wp.vec3`` points world positions;
+        points whose ``point_mask`` entry is 0 are skipped. ``bg_value`` None makes an index grid."""
+        owner = "wp.Volume.allocate_by_tiles"
         if voxel_size is None:
-            raise ValueError("wp.Volume.allocate_by_tiles: voxel_size is required")
-        sizes = voxel_sizes(voxel_size, "wp.Volume.allocate_by_tiles")
-        pts = tile_points.numpy() if isinstance(tile_points, wp.array) else np.asarray(tile_points)
-        pts = pts.reshape(-1, 3)
-        if np.issubdtype(pts.dtype, np.integer):
-            ijk = pts.astype(np.int64)
-        else:
-            ijk = np.floor((pts - np.asarray(translation)) / sizes).astype(np.int64)
+            raise ValueError(f"{owner}: voxel_size is required")
+        sizes = voxel_sizes(voxel_size, owner)
+        ijk = _index_coords(tile_points, sizes, translation, point_mask, owner, rounding=False)
         origins = np.unique(ijk >> 3, axis=0) * 8
         return cls._from_leaves(origins, sizes, bg_value, translation, device)
+
+    @classmethod
+    def allocate_by_voxels(
+        cls,
+        voxel_points: Any,
+        voxel_size: Any = 1.0,
+        translation: Any = (0.0, 0.0, 0.0),
+        device: Any = None,
+        point_mask: Any = None,
+    ) -> Volume:
+        """An index volume whose active voxels are exactly the given ones (duplicates merged):
+        integer points (``wp.vec3i`` or ``(N, 3)`` int32) are index coordinates, ``wp.vec3``
+        points world positions (the nearest voxel); points whose ``point_mask`` entry is 0 are
+        skipped. Its voxels' indices follow :meth:`get_voxels`."""
+        owner = "wp.Volume.allocate_by_voxels"
+        sizes = voxel_sizes(voxel_size, owner)
+        ijk = _index_coords(voxel_points, sizes, translation, point_mask, owner, rounding=True)
+        ijk = np.unique(ijk, axis=0)
+        grid = grid_from_leaves(ijk >> 3 << 3, nanovdb.ON_INDEX, 0)
+        slots = np.zeros(len(grid.leaf_origin) * 512, bool)
+        if len(ijk):
+            leaf_of = {tuple(o): n for n, o in enumerate(np.asarray(grid.leaf_origin, np.int64))}
+            leaf = np.array([leaf_of[tuple(o)] for o in (ijk >> 3 << 3)], np.int64)
+            local = ijk & 7
+            slots[leaf * 512 + (local[:, 0] << 6) + (local[:, 1] << 3) + local[:, 2]] = True
+        grid.leaf_active = slots
+        grid.leaf_value = np.where(slots, np.cumsum(slots), 0).astype(np.uint64)
+        return cls._with_transform(grid, sizes, translation, device)
 
     @classmethod
     def load_from_numpy(
@@ -295,8 +368,18 @@ class Volume(Releasable):
     def _from_leaves(
         cls, origins: np.ndarray, sizes: np.ndarray, bg_value: Any, translation: Any, device: Any
     ) -> Volume:
-        grid_type, bg = _dtype_of_value(bg_value)
-        grid = grid_from_leaves(np.asarray(origins, np.int64), grid_type, bg)
+        if bg_value is None:  # an index grid: every voxel of the leaves has an index (1.., 0: none)
+            grid = grid_from_leaves(np.asarray(origins, np.int64), nanovdb.INDEX, 0)
+            grid.leaf_value = np.arange(1, len(grid.leaf_origin) * 512 + 1, dtype=np.uint64)
+        else:
+            grid_type, bg = _dtype_of_value(bg_value)
+            grid = grid_from_leaves(np.asarray(origins, np.int64), grid_type, bg)
+        return cls._with_transform(grid, sizes, translation, device)
+
+    @classmethod
+    def _with_transform(
+        cls, grid: nanovdb.GridArrays, sizes: np.ndarray, translation: Any, device: Any
+    ) -> Volume:
         grid.mat = np.diag(sizes)
         grid.vec = np.asarray(translation, np.float64).reshape(3)
         grid.voxel_size = sizes.copy()
@@ -396,6 +479,22 @@ class Volume(Releasable):
     def get_tile_count(self) -> int:
         """Number of leaves (8^3 tiles)."""
         return len(self._grid.leaf_origin)
+
+    @property
+    def is_rebuildable(self) -> bool:
+        """Whether :meth:`rebuild` can change the topology in place (never here: allocate a new volume)."""
+        return False
+
+    def get_rebuild_info(self) -> RebuildInfo:
+        """The rebuild mode and reserved capacities (``RebuildInfo(None, 0, 0, 0, 0)``: not rebuildable)."""
+        return RebuildInfo(None, 0, 0, 0, 0)
+
+    def get_active_stats(self) -> ActiveStats:
+        """Numbers of active voxels, leaves, lower and upper nodes."""
+        g = self._grid
+        return ActiveStats(
+            int(np.count_nonzero(g.leaf_active)), len(g.leaf_origin), len(g.lower_origin), len(g.upper_origin)
+        )
 
     def get_voxels(self) -> Any:
         """Index-space coordinates of the voxels that have storage (``get_voxel_count()`` of
