@@ -152,3 +152,17 @@ def test_vec3_volume_sample_grad_gives_the_jacobian_like_the_index_form():
     np.testing.assert_allclose(out.numpy(), pts.astype(np.float64) @ J.T, rtol=1e-5)
     np.testing.assert_allclose(jac.numpy(), np.broadcast_to(J, (16, 3, 3)), rtol=1e-5)
     assert same.numpy().all()  # the grid and index forms compute the same bits
+
+
+MAT34 = wp.types.matrix(shape=(3, 4), dtype=wp.float32)
+
+
+def test_sample_grad_names_the_expected_gradient_type():
+    @wp.kernel(module="unique")
+    def k(vol: wp.uint64, out: wp.array(dtype=wp.vec4f)):
+        grad = MAT34()
+        out[0] = wp.volume_sample_grad(vol, wp.vec3(), wp.Volume.LINEAR, grad, dtype=wp.vec4f)
+
+    message = "Incompatible gradient type, expected mat43f, got mat34f"
+    with pytest.raises(wp.errors.WarpCodegenTypeError, match=message):
+        wp.launch(k, dim=1, inputs=[0, wp.zeros(1, dtype=wp.vec4f)])

@@ -15,11 +15,41 @@ from typing import Any
 import warp as wp
 from warp.errors import WarpCodegenTypeError
 from warp.types.scalars import canonical_type, type_repr
+from warp_geometry.volume_wide import GRADIENT_TYPES
 
 GROUP = "Volumes"
 _SUFFIX = {wp.float32: "f", wp.vec3: "v", wp.int32: "i", wp.float64: "w", wp.vec3d: "w", wp.vec4f: "w",
            wp.vec4d: "w"}
 _ACCEPTED = "float, wp.vec3, wp.int32, wp.float64, wp.vec3d, wp.vec4f or wp.vec4d"
+#: value type -> the type of ``volume_sample_grad``'s ``grad`` (its index-space Jacobian)
+_GRADIENT = {wp.float32: wp.vec3, wp.vec3: wp.mat33, **GRADIENT_TYPES}
+
+
+def _short_name(t: Any) -> str:
+    """``mat43f`` for a 4x3 float32 matrix (Warp's spelling); other types as ``type_repr``."""
+    shape = getattr(t, "_shape_", None)
+    scalar = getattr(t, "_wp_scalar_type_", None)
+    suffix = {wp.float16: "h", wp.float32: "f", wp.float64: "d"}.get(scalar)
+    if shape is not None and len(shape) == 2 and suffix is not None:
+        return f"mat{shape[0]}{shape[1]}{suffix}"
+    return type_repr(t)
+
+
+def _check_gradient_type(builder: Any, node: ast.expr, dtype: Any, name: str) -> None:
+    """A variable passed as ``grad`` must have the gradient type of ``dtype`` volumes (a
+    3-vector for scalars, an (n, 3) matrix, one row per component, for n-vectors)."""
+    if not isinstance(node, ast.Name):
+        return  # other expressions are checked by overload resolution
+    value = builder.lookup_var(node.id)
+    given = getattr(value, "type", None)
+    expected = _GRADIENT[dtype]
+    if given is not None and given is not expected:
+        raise builder.error(
+            f"wp.{name}: Incompatible gradient type, expected {_short_name(expected)}, "
+            f"got {_short_name(given)} (the index-space gradient of a {type_repr(dtype)} volume)",
+            WarpCodegenTypeError,
+            node,
+        )
 
 
 def _dtype(builder: Any, node: ast.expr, name: str) -> tuple[str, Any]:
@@ -80,6 +110,8 @@ class VolumeForm:
                 WarpCodegenTypeError,
                 node,
             )
+        if self.grad:
+            _check_gradient_type(builder, args[3], dtype, self.name)
         if suffix == "w":  # the wide grids' builtins take a zero of the value type last
             args = [*args, ast.copy_location(ast.Call(func=dtype_node, args=[], keywords=[]), node)]
         call = ast.Call(
