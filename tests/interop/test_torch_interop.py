@@ -349,3 +349,17 @@ def test_view_capacity_is_the_rest_of_the_storage():
         a = wp.from_torch(view)
         assert a.capacity == expected
         np.testing.assert_array_equal(a.numpy(), view.numpy())
+
+
+def test_vector_and_matrix_slices_take_tensor_values():
+    v = wp.vec4()
+    v[1:] = torch.tensor([1.0, 2.0, 3.0])
+    assert list(v) == [0.0, 1.0, 2.0, 3.0]
+    m = wp.mat22()
+    m[0, 0:2] = torch.tensor([5.0, 6.0])
+    m[1] = torch.tensor([7.0, 8.0])
+    assert (m[0, 0], m[0, 1], m[1, 0], m[1, 1]) == (5.0, 6.0, 7.0, 8.0)
+    v[0:1] = torch.tensor(9.0)  # a 0-d tensor fills a one-component slice
+    assert v[0] == 9.0
+    with pytest.raises(ValueError, match="Can only assign sequence of same size"):
+        v[1:] = torch.tensor([1.0, 2.0])

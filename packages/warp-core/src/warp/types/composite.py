@@ -138,6 +138,10 @@ class CompositeBase:
                 raise ValueError(f"Can only assign sequence of same size (a block of shape {target.shape})")
             value = block.reshape(target.shape)
         elif isinstance(target, np.ndarray):  # a slice (or a matrix row): a sequence of scalars
+            if hasattr(value, "__array__") and not isinstance(value, (CompositeBase, np.ndarray)):
+                value = np.asarray(value)  # an array-like (a torch or JAX tensor): its values
+                if value.ndim == 0:
+                    value = value.item()
             items = list(value) if isinstance(value, (list, tuple, CompositeBase, np.ndarray)) else [value]
             for item in items:
                 if not _is_number(item):
