@@ -175,3 +175,35 @@ def test_bg_value_none_makes_an_index_grid():
     vol = wp.Volume.allocate_by_tiles(wp.array([[0, 0, 0]], dtype=wp.int32), voxel_size=1.0, bg_value=None)
     assert vol.is_index and vol.dtype is wp.uint64 and vol.get_grid_info().type_str == "Index"
     assert vol.get_voxel_count() == 512
+
+
+def _with_blind_data(grid: bytes, arrays: list[np.ndarray]) -> bytes:
+    """``grid`` with blind data arrays appended (NanoVDB GridBlindMetaData entries, then the data)."""
+    meta_at = (len(grid) + 31) // 32 * 32
+    data_at = meta_at + 288 * len(arrays)
+    metas, blobs = b"", b""
+    for n, a in enumerate(arrays):
+        offset = data_at + len(blobs) - (meta_at + 288 * n)
+        metas += struct.pack("<qQIIII256s", offset, a.size, a.itemsize, 0, 0, 0, f"feature{n}".encode())
+        blobs += a.tobytes()
+    buf = bytearray(grid.ljust(meta_at, b"\0") + metas + blobs)
+    struct.pack_into("<Q", buf, 32, len(buf))  # mGridSize
+    struct.pack_into("<qI", buf, 640, meta_at, len(arrays))  # mBlindMetadataOffset, mBlindMetadataCount
+    return bytes(buf)
+
+
+def test_feature_arrays_are_the_grids_blind_data():
+    allocated = wp.Volume.allocate(min=[0, 0, 0], max=[7, 7, 7], voxel_size=1.0, bg_value=0.0)
+    grid = allocated.array().numpy().tobytes()
+    first = np.array([3, 512, 2, 3], dtype=np.uint64)
+    second = np.arange(10, dtype=np.float32)
+    vol = wp.Volume(_with_blind_data(grid, [first, second]))
+    assert vol.get_feature_array_count() == 2
+    a = vol.feature_array(0, dtype=wp.uint64)
+    assert a.dtype is wp.uint64 and a.device == vol.device
+    np.testing.assert_array_equal(a.numpy(), first)
+    np.testing.assert_array_equal(vol.feature_array(1, dtype=wp.float32).numpy(), second)
+    assert vol.feature_array(1).shape == (40,)  # bytes by default
+    with pytest.raises(IndexError, match="index 2 out of range"):
+        vol.feature_array(2)
+    assert wp.Volume(grid).get_feature_array_count() == 0

@@ -413,6 +413,33 @@ def _index_bbox(g: GridArrays) -> tuple[list[int], list[int]]:
     return [0, 0, 0], [0, 0, 0]
 
 
+# -- blind data -------------------------------------------------------------------------------
+#: GridData: offset of mBlindMetadataOffset (int64, from the grid's start) and mBlindMetadataCount
+_BLIND_OFFSET, _BLIND_COUNT = 640, 648
+#: GridBlindMetaData: mDataOffset (int64, from the metadata entry), mValueCount (uint64),
+#: mValueSize (uint32), mSemantic, mDataClass, mDataType (uint32), mName (char[256])
+_BLIND_META = struct.Struct("<qQIIII256s")
+
+
+def blind_data(buf: bytes) -> list[bytes]:
+    """The blind data arrays of a grid buffer ("feature arrays"), in metadata order."""
+    if len(buf) < GRID_SIZE:
+        return []
+    (offset,) = struct.unpack_from("<q", buf, _BLIND_OFFSET)
+    (count,) = struct.unpack_from("<I", buf, _BLIND_COUNT)
+    out = []
+    for n in range(count):
+        at = offset + n * _BLIND_META.size
+        if at < 0 or at + _BLIND_META.size > len(buf):
+            raise NanoVDBError(f"blind data entry {n} lies outside the grid buffer")
+        data_offset, value_count, value_size = _BLIND_META.unpack_from(buf, at)[:3]
+        start, size = at + data_offset, value_count * value_size
+        if start < 0 or start + size > len(buf):
+            raise NanoVDBError(f"blind data array {n} lies outside the grid buffer")
+        out.append(bytes(buf[start : start + size]))
+    return out
+
+
 # -- files ------------------------------------------------------------------------------------
 def is_grid_buffer(data: bytes) -> bool:
     """Whether ``data`` starts with a bare grid rather than an ``.nvdb`` file header.

@@ -208,11 +208,14 @@ class Volume(Releasable):
     RebuildInfo = RebuildInfo
 
     def __init__(self, data: Any, copy: bool = True, device: Any = None):
+        #: the grid's blind data arrays (NanoVDB "feature arrays"; none for allocated volumes)
+        self._features: list[bytes] = []
         if isinstance(data, nanovdb.GridArrays):
             grid = data
         else:
             raw = data.numpy().tobytes() if isinstance(data, wp.array) else bytes(data)
             grid = nanovdb.decode(raw)
+            self._features = nanovdb.blind_data(raw)
         self.device = wp.get_device(device if device is not None else getattr(data, "device", None))
         #: the ``.nvdb`` file's bytes the grid came from (None otherwise), the grid's position in
         #: it and the file's number of grids
@@ -495,6 +498,26 @@ class Volume(Releasable):
         return ActiveStats(
             int(np.count_nonzero(g.leaf_active)), len(g.leaf_origin), len(g.lower_origin), len(g.upper_origin)
         )
+
+    def get_feature_array_count(self) -> int:
+        """Number of blind data arrays ("feature arrays") the grid was loaded with."""
+        return len(self._features)
+
+    def feature_array(self, feature_index: int, dtype: Any = None) -> Any:
+        """Blind data array ``feature_index`` as a ``wp.array`` of ``dtype`` (default ``wp.uint8``)
+        on the volume's device: a copy of the bytes stored with the grid."""
+        if not 0 <= feature_index < len(self._features):
+            raise IndexError(
+                f"wp.Volume.feature_array: index {feature_index} out of range "
+                f"({len(self._features)} feature arrays)"
+            )
+        np_dtype = np.dtype(wp.types.dtype_to_numpy(dtype if dtype is not None else wp.uint8))
+        data = self._features[feature_index]
+        if len(data) % np_dtype.itemsize:
+            raise ValueError(
+                f"wp.Volume.feature_array: {len(data)} bytes are not a whole number of {np_dtype} values"
+            )
+        return wp.array(np.frombuffer(data, np_dtype), dtype=dtype or wp.uint8, device=self.device)
 
     def get_voxels(self) -> Any:
         """Index-space coordinates of the voxels that have storage (``get_voxel_count()`` of
