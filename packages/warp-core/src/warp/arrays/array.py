@@ -59,6 +59,9 @@ class array:
     _wp_array_class_ = True
     #: The packed kernel argument (None for annotations).
     _desc: bytes | None
+    #: The function given with ``ptr=`` that frees that external memory when the array is
+    #: collected (``deleter(ptr, capacity)``); None for memory warp allocates or views.
+    deleter: Callable[[int, int], None] | None = None
 
     def __init__(
         self,
@@ -174,6 +177,7 @@ class array:
             raise ValueError(f"strides {strides} do not match shape {shape}")
         self._setup(int(ptr), shape, strides, dtype, get_device(device), None, capacity)
         if deleter is not None:
+            self.deleter = deleter
             weakref.finalize(self, deleter, self._ptr, self._capacity)
 
     def _init_from_data(self, data: Any, dtype: Any, shape: Any, device: Any, copy: bool,
