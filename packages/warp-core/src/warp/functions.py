@@ -162,7 +162,7 @@ class Function:
         with self._lock:
             spec = self._specializations.get(key)
             if spec is None:
-                from warp.compiler.frontend import build_function
+                from warp.compiler.frontend.translator import build_function
 
                 spec = build_function(self, replay, list(arg_types))
                 spec.symbol += "_replay"
@@ -212,7 +212,7 @@ class Function:
         with self._lock:
             spec = self._specializations.get(key)
             if spec is None:
-                from warp.compiler.frontend import build_function
+                from warp.compiler.frontend.translator import build_function
 
                 if key in self._building:
                     raise WarpCodegenError(

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from warp.compiler.source import read_source
+from warp.compiler.frontend.type_handlers import call_hook
 from warp.compiler.static_values import outermost_static_calls, reads_locals, static_value
 from warp.types.scalars import ScalarBase, type_repr
 
@@ -172,7 +173,7 @@ class _Hasher:
             self.add("kernel", obj.key)
         elif isinstance(obj, type) or hasattr(obj, "array_type"):
             self.add("type", name, type_key(obj))
-        elif isinstance(obj, BuiltinName) or hasattr(obj, "_wp_call_"):
+        elif isinstance(obj, BuiltinName) or call_hook(obj) is not None:
             # a function (wp.types.vector) by its qualified name: its repr holds an address
             qualname = obj.__qualname__ if isinstance(obj, types.FunctionType) else None
             self.add("builtin", name, f"{obj.__module__}.{qualname}" if qualname else repr(obj))

@@ -14,6 +14,7 @@ from warp.compiler import ir
 from warp.compiler.frontend.builder import PyObj
 from warp.compiler.frontend.compile_time import CompileTimeMixin
 from warp.compiler.frontend.tuples import TuplesMixin
+from warp.compiler.frontend.type_handlers import call_hook, type_hook
 from warp.compiler.registry import builtin_registry
 from warp.errors import (
     WarpCodegenAttributeError,
@@ -167,7 +168,7 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
             from warp.compiler.frontend.kernel_forms import array_ptr
 
             return array_ptr(self, base)
-        handler = getattr(base.type, "_wp_getattr_", None)
+        handler = type_hook(base.type, "getattr")
         if handler is not None:
             return handler(self, base, node.attr, node)
         raise self.error(
@@ -382,7 +383,7 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
                 )
             name = "array_load" if len(indices) == base.type.ndim else "array_view"
             return self.call_builtin(name, [base, *indices], node).result
-        handler = getattr(base.type, "_wp_getitem_", None)
+        handler = type_hook(base.type, "getitem")
         if handler is not None:
             return handler(self, base, [self.component_index(i) for i in index_nodes], node)
         raise self.error(
@@ -490,7 +491,7 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
         ctor = canonical_type(target)
         if is_scalar_type(ctor):
             return self.call_scalar_constructor(ctor, node)
-        special = getattr(target, "_wp_call_", None)
+        special = call_hook(target)
         if special is not None:
             return special(self, node)
         raise self.error(

@@ -12,6 +12,7 @@ from warp.compiler.frontend.builder import LoopFrame, PyObj
 from warp.compiler.frontend.compile_time import uses_static_on
 from warp.compiler.frontend.expressions import BINARY_OPS, ExpressionsMixin
 from warp.compiler.frontend.names import assigned_names, rebound_names
+from warp.compiler.frontend.type_handlers import type_hook
 from warp.errors import WarpCodegenError, WarpCodegenTypeError, WarpCodegenValueError
 from warp.types.array_type import ArrayType, FixedArrayType
 from warp.types.composite import is_composite
@@ -147,7 +148,7 @@ class StatementsMixin(ExpressionsMixin):
                 )
             self.call_builtin("array_store", [base, *indices, value], node)
             return
-        handler = getattr(getattr(base, "type", None), "_wp_setitem_", None)
+        handler = type_hook(getattr(base, "type", None), "setitem")
         if handler is None:
             raise self.error(f"cannot assign to '{ast.unparse(target)}'", WarpCodegenTypeError, node)
         components = [self.component_index(i) for i in index_nodes]
@@ -156,7 +157,7 @@ class StatementsMixin(ExpressionsMixin):
     def store_attribute(self, target: ast.Attribute, value: ir.Value, node: ast.AST) -> None:
         """``base.attr = value``: an updated copy of a struct/composite, rebound upward."""
         base = self.expr(target.value)
-        handler = getattr(getattr(base, "type", None), "_wp_setattr_", None)
+        handler = type_hook(getattr(base, "type", None), "setattr")
         if handler is None:
             raise self.error(f"cannot assign to '{ast.unparse(target)}'", WarpCodegenTypeError, node)
         self.assign_to(target.value, handler(self, base, target.attr, value, node), node)
@@ -214,11 +215,11 @@ class StatementsMixin(ExpressionsMixin):
         fill = (-0.0 if name == "add" else 0.0) if scalar._kind_ == "float" else 0
         identity = self.const(tuple([fill] * math.prod(dtype._shape_)), dtype)
         if isinstance(target, ast.Attribute):
-            delta = dtype._wp_setattr_(self, identity, target.attr, self.value(node.value), node)
+            delta = type_hook(dtype, "setattr")(self, identity, target.attr, self.value(node.value), node)
         else:
             comp_nodes = target.slice.elts if isinstance(target.slice, ast.Tuple) else [target.slice]
             comp = [self.component_index(i) for i in comp_nodes]
-            delta = dtype._wp_setitem_(self, identity, comp, self.value(node.value), node)
+            delta = type_hook(dtype, "setitem")(self, identity, comp, self.value(node.value), node)
         self.call_builtin(f"atomic_{name}", [base, *indices, delta], node)
         return True
 
@@ -320,7 +321,7 @@ class StatementsMixin(ExpressionsMixin):
             if isinstance(iterate, PyObj) and isinstance(iterate.obj, tuple) and not backwards:
                 self.loop_over_tuple(iterate.obj, node)  # unrolled
                 return
-            handler = getattr(getattr(iterate, "type", None), "_wp_iterate_", None)
+            handler = type_hook(getattr(iterate, "type", None), "iterate")
             if handler is None or backwards:
                 raise self.error("kernels can only loop over range(...) or reversed(range(...))", node=it)
             handler(self, iterate, node)
