@@ -139,6 +139,10 @@ from warp.constants import *  # noqa: F401,F403  (wp.pi, wp.e, wp.tau, ...)
 from warp.types.struct import struct
 from warp.types.composite import matrix as _matrix_type, vector as _vector_type  # noqa: F401
 
+# NVIDIA Warp defines the array classes in warp.types; ours live above the type system
+types.array, types.array1d, types.array2d = array, array1d, array2d
+types.array3d, types.array4d = array3d, array4d
+
 
 
 def init() -> None:

@@ -17,6 +17,7 @@ from warp.decorators import kernel
 from warp.kernels import CustomAdjoint
 from warp.runtime.launch import launch
 from warp.types.scalars import float16, float32, float64
+from warp.runtime.python_builtins import PythonBuiltin
 
 __all__ = ["batched_matmul", "matmul"]
 
@@ -202,8 +203,6 @@ def matmul(
     evaluated in Python scope. ``allow_tf32x3_arith`` is accepted for compatibility (no effect).
     """
     if not isinstance(a, array):
-        from warp.runtime.python_builtins import PythonBuiltin
-
         args = [x for x in (a, b, c, d) if x is not None]
         return PythonBuiltin("matmul")(*args)
     _check("wp.matmul", a, b, c, d, 2)

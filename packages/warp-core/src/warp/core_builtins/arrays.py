@@ -16,6 +16,7 @@ from warp.compiler.registry import ArrayOf, BuiltinRegistry, TypeVar
 from warp.types.array_type import ArrayType
 from warp.types.composite import is_composite
 from warp.types.scalars import Int, bfloat16, int32, non_atomic_types, type_repr, type_size_in_bytes
+from warp.compiler import composite as lc
 
 GROUP = "Utility"
 T = TypeVar("T")
@@ -220,8 +221,6 @@ def _atomic_components(ctx: LowerContext, kind: str, ptr: ir.Value, dtype: Any, 
     """Atomic update of a vector/matrix element, one atomic operation per component (as in
     NVIDIA Warp: each component is updated atomically, not the element as a whole); returns the
     old element assembled from the components' old values."""
-    from warp.compiler import composite as lc
-
     b = ctx.builder
     scalar = dtype._wp_scalar_type_
     op = _rmw_op(kind, scalar)

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from warp.types import bfloat16_bits
+from warp.types.annotations import resolve_annotation
 from warp.types.array_type import ARRAY_DESC_SIZE, ArrayType
 from warp.types.packing import scalar_code
 from warp.types.scalars import bfloat16, canonical_type, is_scalar_type, type_repr
@@ -261,8 +262,6 @@ def _layout(fields: list[tuple[str, Any]]) -> tuple[list[int], int, int]:
 
 def struct(cls: type) -> type:
     """Decorator: turn an annotated class into a warp struct type (``@wp.struct``)."""
-    from warp.compiler.annotations import resolve_annotation
-
     module = sys.modules.get(cls.__module__)
     namespace = dict(vars(module)) if module is not None else {}
     fields = []

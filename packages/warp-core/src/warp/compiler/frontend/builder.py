@@ -22,6 +22,8 @@ from warp.plugins.install_hints import install_hint
 from warp.not_provided import NAMES as NOT_PROVIDED_NAMES
 from warp.types.composite import is_composite
 from warp.types.scalars import type_repr
+from warp.compiler.frontend.calls import accepts
+from warp.compiler.catalog import not_provided, providing_distribution
 
 
 @dataclass
@@ -146,8 +148,6 @@ class FunctionBuilder:
 
     def call_func_builtin(self, fn: Any, args: list[ir.Value], node: ast.AST | None) -> ir.Op:
         """A builtin implemented in the kernel language: call its ``@wp.func`` specialization."""
-        from warp.compiler.frontend.calls import accepts
-
         types = tuple(a.type for a in args)
         for overload in fn.overloads:
             if len(overload.param_types) == len(args) and all(
@@ -189,9 +189,6 @@ class FunctionBuilder:
         return resolution
 
     def missing_builtin(self, name: str, node: ast.AST | None = None) -> WarpCodegenError:
-        from warp.compiler.catalog import not_provided, providing_distribution
-        from warp.plugins.manager import plugin_distributions
-
         entry = NOT_PROVIDED_NAMES.get(name)
         if entry is not None:
             return self.error(

@@ -24,6 +24,7 @@ import llvmlite.ir as ll
 
 from warp.compiler import ir
 from warp.compiler.frontend.builder import PyObj
+from warp.compiler.frontend.builtin_names import BuiltinName
 from warp.compiler.lowering import types as lt
 from warp.compiler.registry import Overload
 from warp.errors import WarpCodegenTypeError, WarpCodegenValueError
@@ -157,14 +158,10 @@ def _arguments(builder: Any, node: ast.Call, names: tuple[str, ...], what: str) 
 
 def data_type(builder: Any, node: ast.expr, what: str) -> Any:
     """The warp type named by ``node`` at compile time (``float``, ``wp.vec3``, a struct)."""
-    from warp.compiler.frontend.expressions import BuiltinName
-
     item = builder.expr(node)
     obj = item.obj if isinstance(item, PyObj) else None
     if isinstance(obj, BuiltinName):  # wp.float32 reaches kernels as its conversion builtin
-        import warp
-
-        obj = getattr(warp, obj.name, None)
+        obj = obj.python_object()
     try:
         t = canonical_type(obj)
     except TypeError:  # unhashable: not a type
@@ -371,16 +368,29 @@ INPLACE_BUILTINS = {
 }
 
 
+#: Kernel translations of calls of Python-scope objects, keyed by the object (see
+#: :func:`register_kernel_form`).
+_KERNEL_FORMS: dict[int, tuple[Any, Callable[[Any, ast.Call], Any]]] = {}
+
+#: The kernel forms of the array functions, by their public name: ``wp.zeros(shape, dtype)`` and
+#: ``wp.empty`` make a local array, ``wp.copy(v)`` a copy of a value, ``wp.array(ptr=...)`` an
+#: array over a pointer. :mod:`warp.arrays` registers its functions under these names.
+ARRAY_FUNCTION_FORMS: dict[str, Callable[[Any, ast.Call], Any]] = {
+    "zeros": lambda builder, node: local_array(builder, node, zero=True),
+    "empty": lambda builder, node: local_array(builder, node, zero=False),
+    "copy": lambda builder, node: copy_value(builder, node),
+    "array": lambda builder, node: array_from_ptr(builder, node),
+}
+
+
+def register_kernel_form(obj: Any, form: Callable[[Any, ast.Call], Any]) -> None:
+    """Translate a call of Python-scope object ``obj`` in kernel code with ``form(builder, node)``
+    (for objects of the layers above the compiler, which cannot carry a ``_wp_call_`` of their
+    own without importing the compiler's frontend into their module)."""
+    _KERNEL_FORMS[id(obj)] = (obj, form)
+
+
 def kernel_form(target: Any) -> Callable[[Any, ast.Call], Any] | None:
     """The kernel translation of a call of Python-scope object ``target``, or None."""
-    import warp
-
-    if target is warp.zeros:
-        return lambda builder, node: local_array(builder, node, zero=True)
-    if target is warp.empty:
-        return lambda builder, node: local_array(builder, node, zero=False)
-    if target is warp.copy:
-        return copy_value
-    if target is warp.array:
-        return array_from_ptr
-    return None
+    entry = _KERNEL_FORMS.get(id(target))
+    return entry[1] if entry is not None and entry[0] is target else None

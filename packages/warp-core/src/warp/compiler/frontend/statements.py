@@ -19,6 +19,8 @@ from warp.types.composite import is_composite
 from warp.types.scalars import bool as wp_bool
 from warp.types.scalars import int32, is_int, is_scalar_type, type_repr
 from warp.compiler.options import max_unroll
+from warp.compiler.frontend.builtin_names import BuiltinName
+from warp.compiler.annotations import resolve_annotation
 
 
 class StatementsMixin(ExpressionsMixin):
@@ -60,16 +62,12 @@ class StatementsMixin(ExpressionsMixin):
         self.assign_to(target, self.expr(node.value), node)
 
     def is_tid_call(self, value: ast.expr) -> bool:
-        from warp.compiler.frontend.expressions import BuiltinName
-
         if not isinstance(value, ast.Call) or value.args or value.keywords:
             return False
         callee = self.expr(value.func)
         return isinstance(callee, PyObj) and isinstance(callee.obj, BuiltinName) and callee.obj.name == "tid"
 
     def stmt_AnnAssign(self, node: ast.AnnAssign) -> None:
-        from warp.compiler.annotations import resolve_annotation
-
         if node.value is None:
             raise self.error("a declaration needs a value (x: float = 0.0)", node=node)
         ann = resolve_annotation(ast.unparse(node.annotation), {**self.source.globals, **self.source.closure})
