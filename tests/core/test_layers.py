@@ -21,23 +21,42 @@ SRC = Path(__file__).resolve().parents[2] / "packages" / "warp-core" / "src"
 FLOORS: list[tuple[str, tuple[str, ...]]] = [
     ("leaves", (
         "warp.errors", "warp.config", "warp.constants", "warp.startup", "warp.not_provided",
-        "warp.timing", "warp.plugins.install_hints",
+        "warp.plugins.install_hints",
     )),
     ("types", ("warp.types",)),
     ("compiler", ("warp.compiler", "warp.plugins", "warp.core_builtins", "warp.core_plugin")),
     ("targets", ("warp.targets",)),
     ("runtime", ("warp.runtime",)),
     ("public API", (
-        "warp", "warp.runtime.launch", "warp.runtime.recorded_launch", "warp.runtime.python_builtins",
-        "warp.runtime.python_shims",
+        # the Python-scope front doors kept in runtime/: wp.launch, wp.Launch, wp.capture_*, builtins
+        # called from Python; they handle arrays and kernels, which sit on this floor
+        "warp", "warp.runtime.launch", "warp.runtime.launcher", "warp.runtime.recorded_launch",
+        "warp.runtime.capture", "warp.runtime.python_builtins", "warp.runtime.python_shims",
     )),
 ]
 
-#: Optional third-party packages: imports of these may stay inside functions.
-OPTIONAL_PACKAGES = frozenset({
-    "torch", "jax", "jaxlib", "paddle", "cupy", "cuda", "pxr", "pyglet", "OpenGL", "PIL", "imageio",
-    "usdrt", "matplotlib", "scipy", "ctypes.util",
-})
+#: Imports that still break the rules, each a known debt with its reason (docs/plugins.md, "How
+#: warp-core is layered"). The tests fail on any other break, and on an entry no longer needed.
+KNOWN_DEBT: dict[tuple[str, str], str] = {
+    # the Python-scope CUDA stream and peer-access API resolves device arguments ("cuda:1") with
+    # the runtime's device table, and a Device's .stream is that API's current stream
+    ("warp.targets.cuda.streams", "warp.runtime.devices"): "device arguments of wp.get_stream & co.",
+    ("warp.targets.cuda.streams", "warp.runtime"): "the package module of runtime.devices",
+    ("warp.targets.cuda.peer", "warp.runtime.devices"): "device arguments of wp.set_peer_access_*",
+    ("warp.targets.cuda.peer", "warp.runtime"): "the package module of runtime.devices",
+    # the array class's conversions (copy, clone, DLPack, CUDA array interface, a @ b) live in the
+    # modules that build on it; they are called from its methods
+    ("warp.arrays.array", "warp.arrays.creation"): "array(data=...) copies, .contiguous(), .to()",
+    ("warp.arrays.array", "warp.arrays.dlpack"): "array.__dlpack__",
+    ("warp.arrays.array", "warp.arrays.cuda_interface"): "array.__cuda_array_interface__",
+    ("warp.arrays.array", "warp.matmul"): "array.__matmul__ launches wp.matmul's kernels",
+    ("warp.arrays.dlpack", "warp.arrays.array"): "wp.from_dlpack makes arrays",
+    ("warp.arrays.dlpack", "warp.arrays.creation"): "__dlpack__(copy=True) clones",
+    # warp.matmul and warp.geometry are written in the kernel language against the `wp` namespace
+    # (like user code); the root package imports them last to publish wp.matmul, wp.MarchingCubes
+    ("warp", "warp.matmul"): "wp.matmul, wp.batched_matmul",
+    ("warp", "warp.geometry"): "wp.MarchingCubes, warp.geometry",
+}
 
 
 def _modules() -> dict[str, Path]:
@@ -170,48 +189,58 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
-def test_the_scan_sees_function_level_and_package_imports():
+def test_the_scan_sees_function_level_and_package_imports(tmp_path):
     graph = _graph()
     assert "warp.targets.cpu.jit" in graph["warp.targets.cpu.target"]
-    assert "warp.targets.cpu" in graph["warp.targets.cpu.target"]  # the package module runs first
-    source = "import os\nif TYPE_CHECKING:\n    import warp.a\ndef f():\n    import warp.b\n    import torch\n"
-    probe = Path(__file__).with_name("_layers_probe.py")
-    try:
-        probe.write_text(source, encoding="utf-8")
-        found, in_functions = _scan("warp.probe", probe, {"warp.b": probe})
-    finally:
-        probe.unlink()
+    assert "warp.compiler" in graph["warp.core_builtins.arrays"]  # the package module runs first
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        "import os\nif TYPE_CHECKING:\n    import warp.a\ndef f():\n    import warp.b\n    import torch\n",
+        encoding="utf-8",
+    )
+    found, in_functions = _scan("warp.probe", probe, {"warp.b": probe})
     assert found == {"warp.b"} and in_functions == [(5, "warp.b"), (6, "torch")]
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert floor_of("warp.types.scalars") < floor_of("warp.compiler.ir") < floor_of("warp.targets.base")
     assert floor_of("warp.runtime.devices") < floor_of("warp.runtime.launch") == floor_of("warp.arrays")
 
 
+def _report(found: set[tuple[str, str]], what: str) -> str:
+    new = sorted(found - set(KNOWN_DEBT))
+    return f"{what}:\n" + "\n".join(f"  {m} -> {t}" for m, t in new)
+
+
 def test_no_import_goes_up_a_floor():
     graph = _graph()
-    upward = sorted(
-        f"{m} ({FLOORS[floor_of(m)][0]}) -> {t} ({FLOORS[floor_of(t)][0]})"
-        for m, targets in graph.items() for t in targets if floor_of(t) > floor_of(m)
+    upward = {(m, t) for m, targets in graph.items() for t in targets if floor_of(t) > floor_of(m)}
+    assert not upward - set(KNOWN_DEBT), _report(upward, "imports going up the floors of warp-core") + (
+        "\n(floors: " + " < ".join(name for name, _ in FLOORS) + ")"
     )
-    assert not upward, "imports going up the floors of warp-core:\n" + "\n".join(upward)
 
 
 def test_no_import_cycles():
     graph = _graph()
-    cycles = _cycles(graph)
+    assert {edge for edge in KNOWN_DEBT if edge[1] not in graph.get(edge[0], set())} == set(), (
+        "a known debt is paid: remove it from KNOWN_DEBT"
+    )
+    acyclic = {m: {t for t in targets if (m, t) not in KNOWN_DEBT} for m, targets in graph.items()}
+    cycles = _cycles(acyclic)
     detail = []
     for component in cycles:
         members = set(component)
-        edges = sorted(f"  {m} -> {t}" for m in component for t in graph[m] if t in members)
+        edges = sorted(f"  {m} -> {t}" for m in component for t in acyclic[m] if t in members)
         detail.append(f"cycle of {len(component)} modules:\n" + "\n".join(edges))
     assert not cycles, "\n".join(detail)
 
 
-def test_imports_inside_functions_are_only_for_optional_packages():
+def test_no_warp_imports_inside_functions():
+    """Imports inside functions are left for optional packages (torch, jax, cuda, ...) and lazily
+    loaded standard modules; a warp module imported there would hide a dependency from this test."""
     modules = _modules()
-    hidden = sorted(
-        f"{m}:{line} imports {name}"
+    hidden = {
+        (m, _resolve(name, modules)): f"{m}:{line}"
         for m, path in modules.items() for line, name in _scan(m, path, modules)[1]
-        if name.split(".")[0] not in OPTIONAL_PACKAGES
-    )
-    assert not hidden, "imports inside functions (move them to the top of the module):\n" + "\n".join(hidden)
+        if name.split(".")[0] == "warp"
+    }
+    new = sorted(where for edge, where in hidden.items() if edge not in KNOWN_DEBT)
+    assert not new, "warp imports inside functions (move them to the top of the module):\n" + "\n".join(new)

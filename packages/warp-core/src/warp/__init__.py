@@ -113,6 +113,7 @@ from warp.compiler.frontend.kernel_forms import cast
 from warp.compiler.frontend.kernel_forms import INPLACE_BUILTINS as _INPLACE_BUILTINS
 from warp.compiler.frontend.expressions import tuple_ as tuple  # noqa: A001 - wp.tuple mirrors NVIDIA Warp
 from warp.compiler import hashing as _hashing
+from warp.compiler.registry import builtin_registry as _builtin_registry
 from warp.types.scalars import (
     Float,
     Int,
@@ -184,13 +185,11 @@ from warp.geometry import IsoSurfaceMarchingCubes as MarchingCubes  # noqa: E402
 
 
 def __getattr__(name: str) -> Any:
-    from warp.compiler.registry import builtin_registry
-
     if name == "__version__":  # from the installed metadata, looked up on first use (a few ms)
         return config.version
     if name in _plugin_exports:
         return _plugin_exports[name]
-    if name in builtin_registry:
+    if name in _builtin_registry:
         builtin = globals()[name] = _PythonBuiltin(name)  # later lookups skip __getattr__
         return builtin
     raise _missing.missing_attribute(name)
