@@ -11,7 +11,7 @@ import llvmlite.ir as ir
 from warp.compiler import abi
 from warp.compiler.lowering import bfloat16 as bf
 from warp.compiler.lowering import types as lt
-from warp.compiler.lowering.context import LowerContext
+from warp.compiler.lowering.context import LowerContext, Lowering
 from warp.compiler.registry import ArrayOf, BuiltinRegistry, TypeVar
 from warp.types.array_type import ArrayType
 from warp.types.composite import is_composite
@@ -195,7 +195,7 @@ _RMW: dict[str, tuple[str | None, str, str]] = {
 }
 
 
-def _atomic(kind: str):
+def _atomic(kind: str) -> Lowering:
     def lower(ctx: LowerContext, args: list, types: list) -> ir.Value:
         atype = types[0]
         ptr = element_pointer(ctx, args[0], atype, args[1:-1], types[1:-1])

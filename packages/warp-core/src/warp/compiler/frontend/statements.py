@@ -8,6 +8,7 @@ import math
 from typing import Any
 
 from warp.compiler import ir
+from warp.compiler.frontend import composite
 from warp.compiler.frontend.builder import LoopFrame, PyObj
 from warp.compiler.frontend.compile_time import uses_static_on
 from warp.compiler.frontend.expressions import BINARY_OPS, ExpressionsMixin
@@ -213,11 +214,11 @@ class StatementsMixin(ExpressionsMixin):
         fill = (-0.0 if name == "add" else 0.0) if scalar._kind_ == "float" else 0
         identity = self.const(tuple([fill] * math.prod(dtype._shape_)), dtype)
         if isinstance(target, ast.Attribute):
-            delta = type_hook(dtype, "setattr")(self, identity, target.attr, self.value(node.value), node)
+            delta = composite.setattr_(self, identity, target.attr, self.value(node.value), node)
         else:
             comp_nodes = target.slice.elts if isinstance(target.slice, ast.Tuple) else [target.slice]
             comp = [self.component_index(i) for i in comp_nodes]
-            delta = type_hook(dtype, "setitem")(self, identity, comp, self.value(node.value), node)
+            delta = composite.setitem(self, identity, comp, self.value(node.value), node)
         self.call_builtin(f"atomic_{name}", [base, *indices, delta], node)
         return True
 

@@ -9,7 +9,7 @@ The launch header and error record layouts are defined in :mod:`warp.compiler.ab
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import llvmlite.ir as ir
 from warp.compiler import abi
@@ -140,3 +140,9 @@ def type_suffix(ty: ir.Type) -> str:
     if isinstance(ty, ir.VectorType):
         return f"v{ty.count}{type_suffix(ty.element)}"
     raise TypeError(f"no intrinsic suffix for {ty}")
+
+
+#: A builtin's lowering (``lower=`` of :meth:`warp.compiler.registry.BuiltinRegistry.add`):
+#: ``lower(ctx, args, arg_types)`` emits LLVM IR at ``ctx.builder`` and returns the result's
+#: LLVM value (None for no result).
+Lowering = Callable[[LowerContext, list, list], Any]
