@@ -11,6 +11,7 @@ from typing import Any
 import llvmlite.ir as ir
 
 from warp.compiler.lowering import types as lt
+from warp.compiler.lowering.context import LowerContext
 
 
 #: LLVM type of a composite type (kept here under its old name).
@@ -73,7 +74,7 @@ def component_pointer(
     return builder.gep(slot, path)
 
 
-def print_format(ctx: Any, cls: Any, value: ir.Value) -> tuple[str, list[ir.Value]]:
+def print_format(ctx: LowerContext, cls: Any, value: ir.Value) -> tuple[str, list[ir.Value]]:
     """printf format and arguments printing a composite value as NVIDIA Warp's kernels do.
 
     Components print with ``%g`` after conversion to float32 (integer vectors too):
@@ -94,7 +95,7 @@ def print_format(ctx: Any, cls: Any, value: ir.Value) -> tuple[str, list[ir.Valu
     return "%g " * len(parts), parts
 
 
-def _as_printf_double(ctx: Any, part: ir.Value, scalar: Any) -> ir.Value:
+def _as_printf_double(ctx: LowerContext, part: ir.Value, scalar: Any) -> ir.Value:
     """``float(part)`` promoted to double, as a C varargs ``%g`` argument."""
     b = ctx.builder
     if scalar._kind_ == "float" and part.type == ir.FloatType():  # float32, bfloat16

@@ -17,6 +17,7 @@ import llvmlite.ir as ir
 
 from warp.compiler import composite as lc
 from warp.compiler import ir as wir
+from warp.compiler.lowering.context import LowerContext
 from warp.compiler.registry import Overload
 from warp.errors import WarpCodegenAttributeError, WarpCodegenTypeError, WarpCodegenValueError
 from warp.plugins.install_hints import install_hint
@@ -28,21 +29,21 @@ from warp.types.scalars import int32
 _ATTR_INDEX = {"x": 0, "y": 1, "z": 2, "w": 3}
 
 
-def _lower_components(ctx: Any, args: list, types: list) -> ir.Value:
-    cls = ctx.current_op.results[0].type
+def _lower_components(ctx: LowerContext, args: list, types: list) -> ir.Value:
+    cls = ctx.op.results[0].type
     parts: list[ir.Value] = []
     for a, t in zip(args, types):
         parts += lc.components(ctx.builder, t, a) if is_composite(t) else [a]
     return lc.assemble(ctx.builder, cls, parts)
 
 
-def _lower_fill(ctx: Any, args: list, types: list) -> ir.Value:
-    cls = ctx.current_op.results[0].type
+def _lower_fill(ctx: LowerContext, args: list, types: list) -> ir.Value:
+    cls = ctx.op.results[0].type
     return lc.assemble(ctx.builder, cls, [args[0]] * math.prod(cls._shape_))
 
 
-def _lower_convert(ctx: Any, args: list, types: list) -> ir.Value:
-    cls = ctx.current_op.results[0].type
+def _lower_convert(ctx: LowerContext, args: list, types: list) -> ir.Value:
+    cls = ctx.op.results[0].type
     src = types[0]
     parts = [
         convert(ctx, c, src._wp_scalar_type_, cls._wp_scalar_type_)

@@ -26,6 +26,7 @@ from warp.compiler import ir
 from warp.compiler.frontend.builder import PyObj
 from warp.compiler.frontend.builtin_names import BuiltinName
 from warp.compiler.lowering import types as lt
+from warp.compiler.lowering.context import LowerContext
 from warp.compiler.registry import Overload
 from warp.errors import WarpCodegenTypeError, WarpCodegenValueError
 from warp.types.array_type import MAX_DIMS, ArrayType, FixedArrayType
@@ -54,21 +55,21 @@ def _descriptor(b: ll.IRBuilder, data: ll.Value, shape: list[ll.Value], elem: in
     return view
 
 
-def _lower_local_array(ctx: Any, args: list, types: list) -> ll.Value:
-    t: FixedArrayType = ctx.current_op.results[0].type
+def _lower_local_array(ctx: LowerContext, args: list, types: list) -> ll.Value:
+    t: FixedArrayType = ctx.op.results[0].type
     size = math.prod(t.shape) * type_size_in_bytes(t.dtype)
     slot = ctx.alloca(ll.ArrayType(lt.I8, max(size, 1)), name="local_array")
     slot.align = 16
     b = ctx.builder
-    if ctx.current_op.attrs.get("zero", True):
+    if ctx.op.attrs.get("zero", True):
         memset = ctx.intrinsic("llvm.memset.p0.i64", lt.VOID, [lt.PTR, lt.I8, lt.I64, lt.I1])
         b.call(memset, [slot, ll.Constant(lt.I8, 0), ll.Constant(lt.I64, size), ll.Constant(lt.I1, 0)])
     dims = [ll.Constant(lt.I32, n) for n in t.shape]
     return _descriptor(b, slot, dims, type_size_in_bytes(t.dtype))
 
 
-def _lower_array_from_ptr(ctx: Any, args: list, types: list) -> ll.Value:
-    t: ArrayType = ctx.current_op.results[0].type
+def _lower_array_from_ptr(ctx: LowerContext, args: list, types: list) -> ll.Value:
+    t: ArrayType = ctx.op.results[0].type
     b = ctx.builder
     data = b.inttoptr(args[0], lt.PTR)
     dims = []
@@ -81,12 +82,12 @@ def _lower_array_from_ptr(ctx: Any, args: list, types: list) -> ll.Value:
     return _descriptor(b, data, dims, type_size_in_bytes(t.dtype))
 
 
-def _lower_array_ptr(ctx: Any, args: list, types: list) -> ll.Value:
+def _lower_array_ptr(ctx: LowerContext, args: list, types: list) -> ll.Value:
     return ctx.builder.ptrtoint(ctx.builder.extract_value(args[0], 0), lt.I64)
 
 
-def _lower_cast(ctx: Any, args: list, types: list) -> ll.Value:
-    src, dst = types[0], ctx.current_op.results[0].type
+def _lower_cast(ctx: LowerContext, args: list, types: list) -> ll.Value:
+    src, dst = types[0], ctx.op.results[0].type
     b = ctx.builder
     slot = ctx.alloca(lt.storage_type(src), name="cast")
     slot.align = 16

@@ -77,6 +77,14 @@ class LowerContext:
         self._alloca_builder.position_at_end(self.builder.function.entry_basic_block)
         self._alloca_builder.branch(body)
 
+    @property
+    def op(self) -> wir.Op:
+        """The IR op being lowered (a builtin's lowering runs inside one): its ``attrs`` and
+        ``results`` (result types) are there."""
+        if self.current_op is None:
+            raise RuntimeError("no IR op is being lowered here")
+        return self.current_op
+
     # -- declarations ---------------------------------------------------------------------
     def declare(self, name: str, ret: ir.Type, args: Sequence[ir.Type], var_arg: bool = False) -> ir.Function:
         """Get or declare an external function of the module."""
