@@ -23,7 +23,7 @@ from warp.plugins.manager import get_plugin_manager
 from warp.runtime import log
 from warp.targets import Target, get_target
 from warp.runtime.cache import kernel_cache_for
-from warp.compiler.pipeline import compile_kernel
+from warp.compiler import pipeline
 from warp.plugins.manager import load_plugins
 
 
@@ -118,7 +118,7 @@ def load_part(kernel: Any, device: Any, part: str, mode: str | None = None) -> K
     if loaded is None:
         status = "compiled"
         with log.compile_progress(kernel, part, device):
-            compiled_object = compile_kernel(kernel, options, target, device, store=cache)
+            compiled_object = pipeline.compile_kernel(kernel, options, target, device, store=cache)
         code, meta = compiled_object.obj, compiled_object.meta
         loaded = _load(target, kernel, device, code, meta)
         cache.put(key, code, meta)
