@@ -12,10 +12,7 @@ from typing import Any
 
 import llvmlite.ir as ir
 
-from warp.compiler import composite as lc
-from warp.core_builtins.operators import shift
-from warp.types.composite import matrix, vector
-from warp.types.scalars import bool as wp_bool
+from warp.extending import composite_values as lc, shift, matrix, vector, bool as wp_bool
 
 from warp_builtins.composite_ir import Emitter, Num, result_type, scalar_of
 from warp_builtins.composite_patterns import KINDS, B, F, I, S, Shaped, same

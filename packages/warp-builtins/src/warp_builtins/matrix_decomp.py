@@ -19,8 +19,7 @@ from typing import Any
 
 import llvmlite.ir as ir
 
-from warp.compiler import composite as lc
-from warp.types.composite import matrix, vector
+from warp.extending import composite_values as lc, matrix, vector
 
 from warp_builtins.composite_ir import Emitter, Num, counted_loop, helper_function, scalar_of
 from warp_builtins.composite_patterns import F, mat, vec

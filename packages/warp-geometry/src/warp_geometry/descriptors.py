@@ -20,9 +20,7 @@ import llvmlite.ir as ir
 import numpy as np
 
 import warp as wp
-from warp.compiler.lowering import types as lt
-from warp.compiler.registry import Overload
-from warp.types.scalars import uint64
+from warp.extending import lowering_types as lt, Overload, uint64
 from warp_geometry import live_ids
 
 

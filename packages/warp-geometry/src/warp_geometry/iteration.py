@@ -13,7 +13,7 @@ import ast
 import itertools
 from typing import Any
 
-from warp.types.scalars import int32
+from warp.extending import int32
 
 _counter = itertools.count()
 
@@ -23,7 +23,7 @@ def make_iterable(query_type: type, next_builtin: str) -> None:
 
     def iterate(builder: Any, value: Any, node: ast.For) -> None:
         import warp
-        from warp.compiler.frontend.builder import PyObj
+        from warp.extending import PyObj
 
         target = node.target.id
         n = next(_counter)

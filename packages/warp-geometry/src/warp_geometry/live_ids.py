@@ -17,9 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from warp.compiler import ir
-from warp.compiler.frontend.translator import build_kernel
-from warp.types.scalars import uint64
+from warp.extending import ir, build_kernel, uint64
 
 #: id -> descriptor (its struct type says which kind of object it belongs to)
 _live: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()

@@ -16,9 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 import warp as wp
-from warp.decorators import func
-from warp.types.named import quatd, quatf
-from warp.types.scalars import int32
+from warp.extending import func, quatd, quatf, int32
 
 from warp_autodiff.rules import derivative, derivative_from_func
 from warp_autodiff.rules.reference import rotate_xyzw
@@ -429,7 +427,7 @@ derivative_from_func("transform_wrench", transform_wrench_ref, applies=_kinds(T,
 @derivative("spatial_adjoint", applies=_kinds(M, M), primal_args=())
 def _spatial_adjoint(ctx: Any) -> list[Any]:
     """r = [[R, 0], [S, R]]: adj_R = adj_r[:3, :3] + adj_r[3:, 3:], adj_S = adj_r[3:, :3]."""
-    from warp.compiler.frontend.composite import CONSTRUCT
+    from warp.extending import CONSTRUCT
 
     e, g = ctx.e, ctx.adj_out
     r_type, s_type = ctx.op.args[0].type, ctx.op.args[1].type

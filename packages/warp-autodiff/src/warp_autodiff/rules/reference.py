@@ -11,8 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import warp as wp
-from warp.decorators import func
-from warp.types.named import mat33d, mat33f, quatd, quatf
+from warp.extending import func, mat33d, mat33f, quatd, quatf
 
 from warp_autodiff.rules import derivative, derivative_from_func
 
@@ -162,7 +161,7 @@ def _slice_rule(start: int):
     """transform_get_translation (components 0-2) / transform_get_rotation (3-6)."""
 
     def backward(ctx: Any) -> list[Any]:
-        from warp.types.scalars import int32
+        from warp.extending import int32
 
         e, g = ctx.e, ctx.adj_out
         t = ctx.op.args[0].type

@@ -24,10 +24,7 @@ import weakref
 from dataclasses import dataclass
 from typing import Any
 
-from warp.compiler import ir
-from warp.compiler.verify import verify_function
-from warp.types.array_type import FixedArrayType
-from warp.types.scalars import bool as wp_bool
+from warp.extending import ir, verify_function, FixedArrayType, bool as wp_bool
 
 from warp_autodiff import ops
 from warp_autodiff.transform.analysis import (
@@ -360,7 +357,7 @@ def custom_adjoint(fn: ir.Function) -> FuncAdjoint | None:
     grad = origin.custom_definition("grad", [p.type for p in fn.params])
     if grad is None:
         return None
-    from warp.compiler.frontend.custom_grad import build_custom_adjoint
+    from warp.extending import build_custom_adjoint
 
     diff_params = [k for k, p in enumerate(fn.params) if is_differentiable(p.type)]
     array_params = [k for k, p in enumerate(fn.params) if carries_arrays(p.type)]

@@ -5,11 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any, Sequence
 
-from warp.compiler import ir
-from warp.compiler.registry import Overload, builtin_registry
-from warp.errors import SourceLoc
-from warp.types.array_type import ArrayType
-from warp.types.scalars import is_scalar_type, type_repr
+from warp.extending import ir, Overload, builtin_registry, SourceLoc, ArrayType, is_scalar_type, type_repr
 
 from warp_autodiff import ops
 

@@ -21,8 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from warp.compiler import ir
-from warp.types.scalars import int64
+from warp.extending import ir, int64
 
 from warp_autodiff import loop_memory as mem
 from warp_autodiff.transform.analysis import free_values, has_effects
@@ -449,7 +448,7 @@ class LoopsMixin:
                 "iteration (exact, but quadratic in the number of iterations)",
             )
             return
-        from warp.types.scalars import type_size_in_bytes
+        from warp.extending import type_size_in_bytes
 
         size = sum(type_size_in_bytes(p.type) for p in stored)
         self.warn(

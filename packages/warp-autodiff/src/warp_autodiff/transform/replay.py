@@ -12,9 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from warp.compiler import ir
-from warp.types.array_type import FixedArrayType
-from warp.types.scalars import bool as wp_bool, int32, int64
+from warp.extending import ir, FixedArrayType, bool as wp_bool, int32, int64
 
 from warp_autodiff import ops
 from warp_autodiff.rules import lookup_rule
@@ -96,7 +94,7 @@ class ReplayMixin:
 
     def replay_call(self, op: ir.Op, em: Emitter, scope: Scope) -> None:
         ov = op.attrs["overload"]
-        rule = lookup_rule(ov.name, [a.type for a in op.args])
+        rule = lookup_rule(ov, [a.type for a in op.args])
         args = [scope.get(a) for a in op.args]
         local = bool(op.args) and isinstance(op.args[0].type, FixedArrayType)
         if rule is not None and rule.replay == "effect" and not local:  # thread-private: replayed

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from warp.compiler import ir
+from warp.extending import ir
 
 from warp_autodiff.rules import RuleContext, lookup_rule
 from warp_autodiff.transform.analysis import completes_normally, free_values, has_effects
@@ -29,7 +29,7 @@ from warp_autodiff.transform.scope import Frame, Level, Replay, Scope
 
 def specialize(func: Any, arg_types: list[Any]) -> ir.Function:
     """The IR of ``@wp.func`` ``func`` specialized for ``arg_types`` (first matching overload)."""
-    from warp.compiler.frontend.calls import accepts
+    from warp.extending import accepts
 
     probes = [ir.Value(t) for t in arg_types]
     for overload in func.overloads:
@@ -96,7 +96,7 @@ class ReverseMixin:
     # -- calls ------------------------------------------------------------------------------
     def reverse_call(self, op: ir.Op, em: Emitter, scope: Scope, adj: Adj) -> None:
         ov = op.attrs["overload"]
-        rule = lookup_rule(ov.name, [a.type for a in op.args])
+        rule = lookup_rule(ov, [a.type for a in op.args])
         adjoints = [adj.get(id(r)) for r in op.results]
         if rule is None:
             if any(a is not None for a in adjoints) and ov.differentiable and any(

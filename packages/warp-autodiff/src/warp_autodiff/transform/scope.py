@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from warp.compiler import ir
+from warp.extending import ir
 
 
 class Scope:

@@ -16,9 +16,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from warp.arrays.layout import element_info
-from warp.types.array_type import ArrayType
-from warp.types.scalars import bfloat16, is_scalar_type, type_repr
+from warp.extending import element_info, ArrayType, bfloat16, is_scalar_type, type_repr
 
 
 @dataclass(frozen=True)
