@@ -72,5 +72,5 @@ def test_the_latest_rule_whose_predicate_accepts_wins_and_can_be_removed():
 
 
 def test_a_bad_rule_target_is_a_type_error():
-    with pytest.raises(TypeError, match=r"derivative rule 'x': a target is a builtin name or an Overload, got int"):
+    with pytest.raises(TypeError, match=r"rule 'x': a target is a builtin name or an Overload, got int"):
         register_rule(DerivativeRule("x", lambda ctx: None), 3)
