@@ -134,7 +134,8 @@ def warp_submodules() -> dict[str, str]:  # type: ignore[empty-body]  # a spec: 
     both names, imported on first use, never at ``import warp`` (so a submodule may import a
     heavy framework). A name claimed by two plugins is reported as a warning; the first one
     stays. A documented submodule that no installed plugin provides raises
-    ``ModuleNotFoundError`` naming the distribution to install (``warp/compiler/catalog.py``).
+    ``ModuleNotFoundError`` naming the distribution to install when the distribution declares it
+    in its ``warp_provides.json`` (:mod:`warp.plugins.declarations`).
     """
 
 

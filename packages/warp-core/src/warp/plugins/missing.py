@@ -14,7 +14,7 @@ import sys
 from typing import Any
 
 from warp import not_provided
-from warp.compiler.catalog import providing_distribution, python_name_distribution, submodule_distribution
+from warp.plugins.declarations import providing_distribution, python_name_distribution, submodule_distribution
 from warp.plugins.install_hints import install_hint
 from warp.plugins.manager import disabled_plugins
 

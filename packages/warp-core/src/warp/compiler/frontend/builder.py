@@ -19,7 +19,8 @@ from warp.errors import (
 )
 from warp.plugins.manager import plugin_distributions
 from warp.plugins.install_hints import install_hint
-from warp.not_provided import NAMES as NOT_PROVIDED_NAMES
+from warp.not_provided import KERNEL_BUILTINS as NOT_PROVIDED_BUILTINS, NAMES as NOT_PROVIDED_NAMES
+from warp.plugins.declarations import providing_distribution
 from warp.types.composite import is_composite
 from warp.types.scalars import type_repr
 
@@ -189,9 +190,6 @@ class FunctionBuilder:
         return resolution
 
     def missing_builtin(self, name: str, node: ast.AST | None = None) -> WarpCodegenError:
-        from warp.compiler.catalog import not_provided, providing_distribution
-        from warp.plugins.manager import plugin_distributions
-
         entry = NOT_PROVIDED_NAMES.get(name)
         if entry is not None:
             return self.error(
@@ -201,7 +199,7 @@ class FunctionBuilder:
                 node,
             )
         dist = providing_distribution(name)
-        if not_provided(name) or (dist is not None and dist in plugin_distributions.values()):
+        if name in NOT_PROVIDED_BUILTINS or (dist is not None and dist in plugin_distributions.values()):
             return self.error(
                 f"'wp.{name}' is a kernel builtin of NVIDIA Warp that this implementation does not "
                 "provide; docs/coming-from-warp.md lists them",
