@@ -93,7 +93,7 @@ def _flat(a: _array) -> np.ndarray:
 def _store(a: _array, host: np.ndarray) -> None:
     """Make ``a`` hold ``host``, which came from ``a.numpy()`` and was changed: on the CPU that is
     the array's own memory (nothing to do); on another device a copy, uploaded here."""
-    if not a.device.is_cpu:
+    if a.device is not None and not a.device.is_cpu:
         a.assign(host)
 
 

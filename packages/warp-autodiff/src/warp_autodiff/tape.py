@@ -151,8 +151,10 @@ class Tape:
             if waiting:
                 self._save(array, waiting)
         for root, array, need in reads:
-            if need == "after" or array.ptr not in written:
-                self._pending.setdefault(array.ptr, []).append((record, root))
+            address = array.ptr
+            assert address is not None  # arrays without memory were skipped above
+            if need == "after" or address not in written:
+                self._pending.setdefault(address, []).append((record, root))
 
     def _save(self, array: _array, waiting: list[tuple[_Record, Root]]) -> None:
         """Copy ``array`` (about to be overwritten) for the adjoints of ``waiting``."""

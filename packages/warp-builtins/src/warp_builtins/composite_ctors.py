@@ -157,12 +157,17 @@ def _vector_kernel(builder: Any, node: ast.Call) -> wir.Value:
 
 
 # -- wp.matrix ---------------------------------------------------------------------------------
+def _shape2(shape: Any) -> tuple[int, int]:
+    """A matrix shape given as any sequence, as the tuple matrix types take (its length unchecked)."""
+    return tuple(shape)  # type: ignore[return-value]  # matrix() reports a wrong length
+
+
 def _matrix_python(*args: Any, shape: tuple[int, int] | None = None, dtype: Any = None) -> Any:
     """Python scope: the matrix type (no components given) or a matrix value."""
     if not args:
         if shape is None:
             raise TypeError("wp.matrix() needs shape= (and optionally dtype=)")
-        return matrix_type(tuple(shape), canonical_type(dtype or float32))
+        return matrix_type(_shape2(shape), canonical_type(dtype or float32))
     flat = np.concatenate(
         [
             np.ravel(np.asarray(a._data if isinstance(a, CompositeBase) else getattr(a, "value", a)))
@@ -175,7 +180,7 @@ def _matrix_python(*args: Any, shape: tuple[int, int] | None = None, dtype: Any 
             raise TypeError("wp.matrix() needs shape= unless given a square number of components")
         shape = (k, k)
     dt = canonical_type(dtype) if dtype is not None else _python_dtype(args)
-    cls = matrix_type(tuple(shape), dt)
+    cls = matrix_type(_shape2(shape), dt)
     return cls(*flat) if flat.size == math.prod(shape) else cls(flat[0])
 
 

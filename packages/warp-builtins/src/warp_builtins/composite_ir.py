@@ -180,7 +180,8 @@ class Emitter:
             from warp.extending import lower_div, lower_mod
 
             lower = lower_div if op == "div" else lower_mod
-            return Num(self, lower(_Ctx(bld), [a.v, b.v], [self.scalar, self.scalar]))
+            # the helpers read only ctx.builder, which _Ctx provides
+            return Num(self, lower(_Ctx(bld), [a.v, b.v], [self.scalar, self.scalar]))  # type: ignore[arg-type]
         fn = {"add": bld.add, "sub": bld.sub, "mul": bld.mul}[op]
         return Num(self, fn(a.v, b.v))
 

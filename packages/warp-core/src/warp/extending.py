@@ -89,7 +89,6 @@ from warp.types.composite import (
     transformation,
     vector,
 )
-from warp.types.named import mat33d, mat33f, quatd, quatf
 from warp.types.array_type import ArrayType, FixedArrayType
 
 # --- compiler ------------------------------------------------------------------------------
@@ -145,7 +144,7 @@ __all__ = [
     "uint16", "uint32", "uint64",
     "CompositeBase", "CompositePattern", "MatrixOf", "QuatOf", "TransformOf", "VectorOf", "is_composite",
     "is_placeholder", "matrix", "quaternion", "transformation", "vector",
-    "mat33d", "mat33f", "quatd", "quatf", "ArrayType", "FixedArrayType",
+    "ArrayType", "FixedArrayType",
     # compiler
     "composite_values", "assemble", "component_paths", "components", "ir", "HEADER_DIMS_OFFSET",
     "HEADER_SCRATCH_OFFSET", "resolve_annotation",

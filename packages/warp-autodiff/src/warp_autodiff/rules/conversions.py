@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 import warp as wp
-from warp.extending import func, quatd, quatf, int32
+from warp.extending import func, int32
 
 from warp_autodiff.rules import derivative, derivative_from_func
 from warp_autodiff.rules.reference import rotate_xyzw
@@ -185,12 +185,12 @@ def quat_to_euler_impl(q: Any, i: Any, j: Any, k: Any, eps: Any):
 
 
 @func
-def quat_to_euler_ref(q: quatf, i: Any, j: Any, k: Any):
+def quat_to_euler_ref(q: wp.quatf, i: Any, j: Any, k: Any):
     return quat_to_euler_impl(q, i, j, k, wp.float32(1e-4))
 
 
 @func  # noqa: F811 - the float64 overload (the builtin's tolerance depends on the precision)
-def quat_to_euler_ref(q: quatd, i: Any, j: Any, k: Any):  # noqa: F811
+def quat_to_euler_ref(q: wp.quatd, i: Any, j: Any, k: Any):  # noqa: F811
     return quat_to_euler_impl(q, i, j, k, wp.float64(1e-7))
 
 

@@ -25,7 +25,7 @@ where the decompositions are differentiable.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 import warp as wp
 from warp.extending import func
@@ -77,7 +77,7 @@ def qr3_adjoint(a: Any, q: Any, r: Any, adj_q: Any, adj_r: Any):
     return q * x * wp.transpose(wp.inverse(r))
 
 
-def _call_adjoint(ctx: Any, fn: Any, extra: list[Any] = ()) -> list[Any]:
+def _call_adjoint(ctx: Any, fn: Any, extra: Sequence[Any] = ()) -> list[Any]:
     from warp_autodiff.transform.reverse import specialize
 
     e = ctx.e

@@ -130,13 +130,13 @@ class AdjointBuilder(LoopsMixin, ReplayMixin, ReverseMixin):
         known = id(target) in self.nonnull
         if exclusive and self.no_alias is not None:
             kind = ops.ACCUMULATE_EXCLUSIVE_GUARDED_NONNULL if known else ops.ACCUMULATE_EXCLUSIVE_GUARDED
-            em.internal(kind, [self.no_alias, target, *indices, value])
+            em.effect(kind, [self.no_alias, target, *indices, value])
             return
         if exclusive:
             kind = ops.ACCUMULATE_EXCLUSIVE_NONNULL if known else ops.ACCUMULATE_EXCLUSIVE
         else:
             kind = ops.ACCUMULATE_NONNULL if known else ops.ACCUMULATE
-        em.internal(kind, [target, *indices, value])
+        em.effect(kind, [target, *indices, value])
 
     def array_adjoint_load(self, em: Emitter, scope: Scope, op: ir.Op, k: int, indices: list) -> Any:
         array = op.args[k]
@@ -147,7 +147,7 @@ class AdjointBuilder(LoopsMixin, ReplayMixin, ReverseMixin):
     def array_clear(self, em: Emitter, scope: Scope, op: ir.Op, k: int, indices: list) -> None:
         target = self.adjoint_array(em, scope, op.args[k])
         kind = ops.CLEAR_NONNULL if id(target) in self.nonnull else ops.CLEAR
-        em.internal(kind, [target, *indices])
+        em.effect(kind, [target, *indices])
 
     # -- functions --------------------------------------------------------------------------
     def _clone_params(self) -> tuple[list[ir.Value], Scope]:
@@ -191,10 +191,9 @@ class AdjointBuilder(LoopsMixin, ReplayMixin, ReverseMixin):
         checked = [a for p, a in zip(fn.params, adj_params) if id(p) in used]
         self.no_alias = self._alias_guard(em, adj_params, used)
         if checked:
-            flag = None
-            for a in checked:
-                exists = em.internal(ops.NONNULL, [a], wp_bool)
-                flag = exists if flag is None else em.call("logical_and", flag, exists)
+            flag = em.internal(ops.NONNULL, [checked[0]], wp_bool)
+            for a in checked[1:]:
+                flag = em.call("logical_and", flag, em.internal(ops.NONNULL, [a], wp_bool))
             fast, slow = ir.Region(), ir.Region()
             version(fast, {id(a) for a in checked})
             version(slow, set())

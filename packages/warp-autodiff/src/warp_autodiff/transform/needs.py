@@ -140,9 +140,9 @@ def needed_values(fn: ir.Function, extra: Iterable[ir.Value] = (), within: ir.Op
         where = defs.by_value.get(id(v))
         if where is None:
             continue
-        op, region, k = where
+        op, source_region, k = where
         if op.regions:
-            stack.extend(_sources(op, region, k))
+            stack.extend(_sources(op, source_region, k))
         else:
             stack.extend(op.args)
     return needed

@@ -18,6 +18,7 @@ from warp_autodiff import ops
 from warp_autodiff.rules import lookup_rule
 from warp_autodiff.transform.emit import Emitter, carries_arrays, is_array
 from warp_autodiff.transform.scope import Level, Replay, Scope
+from warp_autodiff.transform.host import BuilderHost
 
 
 def count_type(t: Any) -> Any:
@@ -25,7 +26,7 @@ def count_type(t: Any) -> Any:
     return int64 if getattr(t, "_bits_", 32) == 64 else int32
 
 
-class ReplayMixin:
+class ReplayMixin(BuilderHost):
     """Methods of :class:`~warp_autodiff.transform.adjoint.AdjointBuilder` that copy forward IR."""
 
     # -- regions ----------------------------------------------------------------------------
