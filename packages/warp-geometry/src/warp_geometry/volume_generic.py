@@ -74,14 +74,10 @@ class VolumeForm:
             raise builder.error(
                 f"wp.{self.name}: only float volumes have gradients", WarpCodegenTypeError, node
             )
-        call = ast.Call(
-            func=ast.Attribute(value=ast.Name("__wp_volume", ast.Load()), attr=target, ctx=ast.Load()),
-            args=args,
-            keywords=[],
-        )
-        ast.copy_location(call, node)
-        ast.copy_location(call.func, node)
-        ast.copy_location(call.func.value, node)
+        module = ast.Name("__wp_volume", ast.Load())
+        call = ast.Call(func=ast.Attribute(value=module, attr=target, ctx=ast.Load()), args=args, keywords=[])
+        for part in (call, call.func, module):
+            ast.copy_location(part, node)
         from warp.extending import PyObj
 
         builder.assign_var("__wp_volume", PyObj(wp))

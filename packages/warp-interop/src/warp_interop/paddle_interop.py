@@ -219,6 +219,8 @@ def stream_from_paddle(stream_or_device: Any = None) -> Any:
             raise RuntimeError(
                 f"stream_from_paddle: paddle device '{name}' has no CUDA stream (CUDA devices only)"
             )
+        if cuda is None:
+            raise RuntimeError(f"stream_from_paddle: this paddle build has no CUDA support (device '{name}')")
         stream = cuda.current_stream(device.ordinal)
     device = device_from_paddle(stream.place) if hasattr(stream, "place") else get_device("cuda")
     stream_type = getattr(warp, "Stream", None)

@@ -42,9 +42,9 @@ def thread_indexed_dims(kernel: Any) -> dict[int, set[tuple[int, int]]]:
         if n is None:
             continue
         for pos, index in enumerate(op.args[1 : 1 + op.args[0].type.ndim]):
-            k = coords.get(id(index))
-            if k is not None:
-                out.setdefault(n, set()).add((pos, k))
+            coord = coords.get(id(index))
+            if coord is not None:
+                out.setdefault(n, set()).add((pos, coord))
     return out
 
 

@@ -137,7 +137,7 @@ class FfiKernel:
         if not self._indexed:
             return
         names = list(self.kernel.arg_names)
-        shapes: dict[int, tuple[int, ...]] = {}
+        shapes: dict[int, Sequence[int]] = {}
         array_inputs = [p for p in self.inputs if p.is_array]
         for p, value in zip(array_inputs, arrays):
             shapes[names.index(p.name)] = p.warp_shape(value.shape)
