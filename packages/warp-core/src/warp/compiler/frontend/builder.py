@@ -18,7 +18,7 @@ from warp.errors import (
     WarpCodegenTypeError,
 )
 from warp.plugins.manager import plugin_distributions
-from warp.plugins.install_hints import install_hint
+from warp.plugins.install_hints import distribution_hint, install_hint
 from warp.not_provided import KERNEL_BUILTINS as NOT_PROVIDED_BUILTINS, NAMES as NOT_PROVIDED_NAMES
 from warp.plugins.declarations import providing_distribution
 from warp.types.composite import is_composite
@@ -209,7 +209,7 @@ class FunctionBuilder:
         if dist is not None:
             return self.error(
                 f"builtin 'wp.{name}' is provided by the '{dist}' package, which is not installed "
-                f"or is disabled; install it with: {install_hint(dist)}",
+                f"or is disabled; install it with: {distribution_hint(dist)}",
                 MissingPluginError,
                 node,
             )
