@@ -83,7 +83,7 @@ def test_plugin_builtins_callable_from_kernels(plugin_site: Path, tmp_path: Path
     assert broken and "failed to import" in broken[0] and "warp-broken-plugin" in broken[0]
 
 
-def test_a_disabled_third_party_plugin_is_named_from_its_declaration(plugin_site: Path, tmp_path: Path) -> None:
+def test_a_disabled_third_party_plugin_is_named_from_its_declaration(plugin_site: Path, tmp_path: Path):
     """warp_provides.json of an installed but disabled plugin names its distribution and the
     ordinary pip command (it is not one of this checkout's packages)."""
     result = run_python(
