@@ -8,9 +8,9 @@ its plugin known by declaring an entry point in the ``warp`` group of its ``pypr
     my_plugin = "my_package.warp_plugin"
 
 The named module implements any subset of the hooks below, each decorated with
-``warp.extending.hookimpl``
-(:mod:`warp.extending` holds everything else a plugin needs from warp-core). Hooks are called once per process, when ``warp`` loads its plugins
-(at ``import warp``), in no particular order: implementations must not depend on each other's
+``warp.extending.hookimpl`` (:mod:`warp.extending` holds everything else a plugin needs from
+warp-core). Hooks are called once per process, when ``warp`` loads its plugins (at ``import
+warp``), in no particular order: implementations must not depend on each other's
 order. A plugin module that fails to import, or whose hook raises, is reported with a
 ``RuntimeWarning`` naming it and is skipped; ``import warp`` still succeeds.
 
