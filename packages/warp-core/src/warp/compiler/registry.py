@@ -132,7 +132,7 @@ class Overload:
     lower_for: dict[str, Callable[..., Any]] = field(default_factory=dict)
     #: reverse-mode derivative rules of this overload, latest registered first (the first whose
     #: ``applies`` accepts a call's argument types is used); see :mod:`warp.compiler.derivatives`
-    derivative_rules: list[DerivativeRule] = field(default_factory=list)
+    derivative_rules: list[DerivativeRule] = field(default_factory=list, repr=False, compare=False)
 
     def attach_rule(self, rule: DerivativeRule) -> None:
         """Attach a derivative rule; it takes precedence over rules registered before it."""
