@@ -8,8 +8,9 @@ its plugin known by declaring an entry point in the ``warp`` group of its ``pypr
     my_plugin = "my_package.warp_plugin"
 
 The named module implements any subset of the hooks below, each decorated with
-``warp.plugins.hookimpl``. Hooks are called once per process, when ``warp`` loads its plugins
-(at ``import warp``), in no particular order: implementations must not depend on each other's
+``warp.extending.hookimpl`` (:mod:`warp.extending` holds everything else a plugin needs from
+warp-core). Hooks are called once per process, when ``warp`` loads its plugins (at ``import
+warp``), in no particular order: implementations must not depend on each other's
 order. A plugin module that fails to import, or whose hook raises, is reported with a
 ``RuntimeWarning`` naming it and is skipped; ``import warp`` still succeeds.
 
@@ -21,7 +22,7 @@ Example: a third-party package adding a kernel builtin::
 
     import llvmlite.ir as ir
     import warp as wp
-    from warp.plugins import hookimpl
+    from warp.extending import hookimpl
 
     @hookimpl
     def warp_register_builtins(registry):
@@ -138,7 +139,8 @@ def warp_submodules() -> dict[str, str]:  # type: ignore[empty-body]  # a spec: 
     both names, imported on first use, never at ``import warp`` (so a submodule may import a
     heavy framework). A name claimed by two plugins is reported as a warning; the first one
     stays. A documented submodule that no installed plugin provides raises
-    ``ModuleNotFoundError`` naming the distribution to install (``warp/compiler/catalog.py``).
+    ``ModuleNotFoundError`` naming the distribution to install when the distribution declares it
+    in its ``warp_provides.json`` (:mod:`warp.plugins.declarations`).
     """
 
 
