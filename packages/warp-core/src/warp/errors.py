@@ -83,3 +83,7 @@ class IncompatibleDataTypeError(TypeError, RuntimeError):
 
 class ArrayCopyError(ValueError, RuntimeError):
     """A ``wp.copy`` with bad offsets, count or arrays; also a ``RuntimeError`` as in NVIDIA Warp."""
+
+
+class NativeSnippetError(WarpCodegenError, NotImplementedError):
+    """A kernel calls a ``@wp.func_native`` function: C++/CUDA snippets cannot be compiled here."""

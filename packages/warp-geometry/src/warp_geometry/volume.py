@@ -262,7 +262,7 @@ class Volume(Releasable):
         cls,
         min: Any,
         max: Any,
-        voxel_size: float,
+        voxel_size: Any,
         bg_value: Any = 0.0,
         translation: Any = (0.0, 0.0, 0.0),
         points_in_world_space: bool = False,
@@ -287,7 +287,7 @@ class Volume(Releasable):
     def allocate_by_tiles(
         cls,
         tile_points: Any,
-        voxel_size: float = None,
+        voxel_size: float | None = None,
         bg_value: Any = 0.0,
         translation: Any = (0.0, 0.0, 0.0),
         device: Any = None,
@@ -361,6 +361,7 @@ class Volume(Releasable):
             + np.stack([n >> 6, (n >> 3) & 7, n & 7], axis=1)[np.tile(np.arange(512), len(g.leaf_origin))]
         )
         inside = np.all(ijk < np.array(a.shape[:3]), axis=1)
+        assert g.leaf_value is not None  # allocate() fills it
         vals = g.leaf_value.copy()
         vals[inside] = a[tuple(ijk[inside].T)]
         g.leaf_value = vals
@@ -444,9 +445,11 @@ class Volume(Releasable):
         """The grid with the current voxel values (kernels may have stored into them)."""
         g = self._grid
         if g.grid_type in _FIELDS:
+            assert g.leaf_value is not None  # grids of these types hold values
             suffix = _FIELDS[g.grid_type][0]
             g.leaf_value = self._arrays[f"leaf_{suffix}"].numpy().reshape(g.leaf_value.shape).copy()
         elif g.grid_type in WIDE:
+            assert g.leaf_value is not None  # grids of these types hold values
             n = WIDE[g.grid_type][0]
             rows = self._arrays["leaf_w"].numpy()[:, :n]
             g.leaf_value = rows.astype(g.value_dtype.base).reshape(g.leaf_value.shape)

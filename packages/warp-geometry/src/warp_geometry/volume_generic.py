@@ -13,8 +13,7 @@ import ast
 from typing import Any
 
 import warp as wp
-from warp.errors import WarpCodegenTypeError
-from warp.types.scalars import canonical_type, type_repr
+from warp.extending import WarpCodegenTypeError, canonical_type, type_repr
 from warp_geometry.volume_wide import GRADIENT_TYPES
 
 GROUP = "Volumes"
@@ -29,7 +28,8 @@ def _short_name(t: Any) -> str:
     """``mat43f`` for a 4x3 float32 matrix (Warp's spelling); other types as ``type_repr``."""
     shape = getattr(t, "_shape_", None)
     scalar = getattr(t, "_wp_scalar_type_", None)
-    suffix = {wp.float16: "h", wp.float32: "f", wp.float64: "d"}.get(scalar)
+    suffixes: dict[Any, str] = {wp.float16: "h", wp.float32: "f", wp.float64: "d"}
+    suffix = suffixes.get(scalar)
     if shape is not None and len(shape) == 2 and suffix is not None:
         return f"mat{shape[0]}{shape[1]}{suffix}"
     return type_repr(t)
@@ -53,8 +53,8 @@ def _check_gradient_type(builder: Any, node: ast.expr, dtype: Any, name: str) ->
 
 
 def _dtype(builder: Any, node: ast.expr, name: str) -> tuple[str, Any]:
-    from warp.compiler.frontend.builder import PyObj
-    from warp.compiler.frontend.expressions import BuiltinName
+    from warp.extending import PyObj
+    from warp.extending import BuiltinName
 
     item = builder.expr(node)
     obj = item.obj if isinstance(item, PyObj) else None
@@ -114,15 +114,11 @@ class VolumeForm:
             _check_gradient_type(builder, args[3], dtype, self.name)
         if suffix == "w":  # the wide grids' builtins take a zero of the value type last
             args = [*args, ast.copy_location(ast.Call(func=dtype_node, args=[], keywords=[]), node)]
-        call = ast.Call(
-            func=ast.Attribute(value=ast.Name("__wp_volume", ast.Load()), attr=target, ctx=ast.Load()),
-            args=args,
-            keywords=[],
-        )
-        ast.copy_location(call, node)
-        ast.copy_location(call.func, node)
-        ast.copy_location(call.func.value, node)
-        from warp.compiler.frontend.builder import PyObj
+        module = ast.Name("__wp_volume", ast.Load())
+        call = ast.Call(func=ast.Attribute(value=module, attr=target, ctx=ast.Load()), args=args, keywords=[])
+        for part in (call, call.func, module):
+            ast.copy_location(part, node)
+        from warp.extending import PyObj
 
         builder.assign_var("__wp_volume", PyObj(wp))
         return builder.expr(call)

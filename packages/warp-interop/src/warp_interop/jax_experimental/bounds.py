@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from warp.compiler import ir
-from warp.compiler.frontend.translator import build_kernel
+from warp.extending import ir, build_kernel
 
 MAX_TID_EXTENT = 2**31 - 1
 MAX_DIMS = 4
@@ -46,9 +45,9 @@ def thread_indexed_dims(kernel: Any) -> dict[int, set[tuple[int, int]]]:
         if n is None:
             continue
         for pos, index in enumerate(op.args[1 : 1 + op.args[0].type.ndim]):
-            k = coords.get(id(index))
-            if k is not None:
-                out.setdefault(n, set()).add((pos, k))
+            coord = coords.get(id(index))
+            if coord is not None:
+                out.setdefault(n, set()).add((pos, coord))
     return out
 
 
