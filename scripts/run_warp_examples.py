@@ -88,7 +88,9 @@ def last_error_line(text: str) -> str:
     return lines[-1][:200] if lines else ""
 
 
-def run_one(path: Path, work: Path, assets: str | None, device: str, timeout: float) -> tuple[str, str, float]:
+def run_one(
+    path: Path, work: Path, assets: str | None, device: str, timeout: float
+) -> tuple[str, str, float]:
     """Run one program; returns (result, detail, seconds)."""
     source = path.read_text()
     if uses_tiles(source):
@@ -130,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run every ``example_*.py`` of a folder and print the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("examples", type=Path, help="folder of example_*.py programs")
-    parser.add_argument("--assets", type=str, default=None, help="folder standing in for get_asset_directory()")
+    parser.add_argument("--assets", type=str, default=None, help="folder used for get_asset_directory()")
     parser.add_argument("--work", type=Path, default=None, help="work folder (default: a new temporary one)")
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds allowed to each program")
     parser.add_argument("--only", nargs="*", default=None, help="run only these example names")
@@ -143,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
     programs = sorted(ns.examples.glob("example_*.py"))
     if ns.only:
         programs = [p for p in programs if p.stem in ns.only or p.stem.removeprefix("example_") in ns.only]
-    print(f"| example | result | detail | seconds |\n|---|---|---|---|", flush=True)
+    print("| example | result | detail | seconds |\n|---|---|---|---|", flush=True)
     failures = 0
     for path in programs:
         result, detail, seconds = run_one(path, work, ns.assets, ns.device, ns.timeout)
