@@ -108,6 +108,7 @@ from warp.targets.cpu import jit as _cpu_jit  # noqa: F401
 from warp.runtime import log as _log
 from warp.runtime.python_builtins import PythonBuiltin as _PythonBuiltin
 from warp.compiler.frontend.expressions import printf
+from warp.compiler.frontend.gradients import grad
 from warp.compiler.frontend.compile_time import static
 from warp.compiler.frontend.kernel_forms import cast
 from warp.compiler.frontend.kernel_forms import INPLACE_BUILTINS as _INPLACE_BUILTINS

@@ -1,0 +1,129 @@
+"""``wp.grad(f)(*args)`` in kernel code: the derivative of a @wp.func's result with respect to each
+argument, computed in the forward launch (checked against analytic derivatives and finite
+differences), and clear errors where it cannot be formed."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import warp as wp
+
+
+@wp.func
+def square(x: float):
+    return x * x
+
+
+@wp.func
+def potential(d: wp.vec3):
+    return 2.0 / (wp.length(d) + 0.1)
+
+
+@wp.func
+def angle(y: float, x: float):
+    return wp.atan2(y, x)
+
+
+@wp.func
+def looped(x: float, n: int):
+    s = float(0.0)
+    for _ in range(n):
+        s += x * x
+    return s
+
+
+@wp.func
+def through_func(x: float):
+    return x + wp.grad(square)(x)
+
+
+@wp.func
+def piecewise(x: float):
+    r = x * x * x
+    if x < 0.0:
+        r = -x
+    return r
+
+
+@wp.kernel(enable_backward=False)
+def grads(
+    x: wp.array(dtype=float),
+    v: wp.array(dtype=wp.vec3),
+    g_square: wp.array(dtype=float),
+    g_pot: wp.array(dtype=wp.vec3),
+    g_y: wp.array(dtype=float),
+    g_x: wp.array(dtype=float),
+    z: wp.array(dtype=float),
+    g_piece: wp.array(dtype=float),
+):
+    i = wp.tid()
+    g_square[i] = wp.grad(square)(x[i])
+    g_pot[i] = wp.grad(potential)(v[i])
+    g = wp.grad(angle)
+    b, a = g(1.0, x[i])
+    g_y[i] = b
+    g_x[i] = a
+    z[i] = through_func(x[i])
+    g_piece[i] = wp.grad(piecewise)(x[i] - 2.0)
+
+
+def test_grad_matches_analytic_derivatives():
+    n = 6
+    rng = np.random.default_rng(3)
+    x_np = np.linspace(-1.5, 3.0, n).astype(np.float32)
+    v_np = rng.normal(size=(n, 3)).astype(np.float32)
+    outs = [wp.zeros(n), wp.zeros(n, dtype=wp.vec3), wp.zeros(n), wp.zeros(n), wp.zeros(n), wp.zeros(n)]
+    wp.launch(grads, n, inputs=[wp.array(x_np), wp.array(v_np, dtype=wp.vec3), *outs])
+    g_square, g_pot, g_y, g_x, z, g_piece = (o.numpy() for o in outs)
+    np.testing.assert_allclose(g_square, 2.0 * x_np, rtol=1e-6)
+    length = np.linalg.norm(v_np, axis=1, keepdims=True)
+    np.testing.assert_allclose(g_pot, -2.0 / (length + 0.1) ** 2 * v_np / length, rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(g_y, x_np / (x_np**2 + 1.0), rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(g_x, -1.0 / (x_np**2 + 1.0), rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(z, 3.0 * x_np, rtol=1e-6)
+    t = x_np.astype(np.float64) - 2.0
+    np.testing.assert_allclose(g_piece, np.where(t < 0.0, -1.0, 3.0 * t * t), rtol=1e-5)
+
+
+@wp.kernel(enable_backward=False)
+def grad_of_loop(x: wp.array(dtype=float), n: int, out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = wp.grad(looped)(x[i], n)
+
+
+def test_grad_of_function_with_int_parameter_is_refused_by_name():
+    with pytest.raises(wp.errors.WarpCodegenError, match=r"wp.grad\(looped\).*'n' \(int32\) is not"):
+        wp.launch(grad_of_loop, 1, inputs=[wp.zeros(1), 2, wp.zeros(1)])
+
+
+@wp.func
+def to_vec(x: float):
+    return wp.vec2(x, x)
+
+
+@wp.kernel(enable_backward=False)
+def grad_of_vector_result(x: wp.array(dtype=float), out: wp.array(dtype=float)):
+    out[0] = wp.grad(to_vec)(x[0])
+
+
+def test_grad_of_function_returning_a_vector_is_refused():
+    with pytest.raises(wp.errors.WarpCodegenTypeError, match=r"wp.grad\(to_vec\) needs a function returning"):
+        wp.launch(grad_of_vector_result, 1, inputs=[wp.zeros(1), wp.zeros(1)])
+
+
+@wp.kernel(enable_backward=False)
+def grad_of_builtin(x: wp.array(dtype=float), out: wp.array(dtype=float)):
+    out[0] = wp.grad(wp.sin)(x[0])
+
+
+def test_grad_of_a_builtin_says_to_wrap_it():
+    with pytest.raises(wp.errors.WarpCodegenTypeError, match="wrap the builtin in a @wp.func"):
+        wp.launch(grad_of_builtin, 1, inputs=[wp.zeros(1), wp.zeros(1)])
+
+
+def test_grad_in_python_scope_explains():
+    with pytest.raises(RuntimeError, match=r"wp.grad\(square\)\(...\) is evaluated in kernel code"):
+        wp.grad(square)(1.0)
+    with pytest.raises(TypeError, match="takes a @wp.func"):
+        wp.grad(np.sin)
