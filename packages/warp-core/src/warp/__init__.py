@@ -65,6 +65,7 @@ from warp.device_queries import (
     get_preferred_device,
     is_cpu_available,
     is_cuda_available,
+    is_device_available,
 )
 from warp.runtime.launch import launch
 from warp.runtime.recorded_launch import Launch
