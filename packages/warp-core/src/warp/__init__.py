@@ -67,6 +67,7 @@ from warp.device_queries import (
     is_cuda_available,
     is_device_available,
 )
+from warp.allocator_api import ScopedAllocator, get_device_allocator, set_device_allocator
 from warp.runtime.launch import launch
 from warp.runtime.recorded_launch import Launch
 from warp.timing import ScopedTimer

@@ -31,6 +31,7 @@ from warp.arrays.layout import (
 )
 from warp.plugins.manager import get_plugin_manager
 from warp.targets import get_target
+from warp.runtime.allocators import allocate_with, custom_allocator
 from warp.runtime.devices import Device, get_device
 from warp.types import bfloat16_bits
 from warp.types.array_type import ARRAY_DESC_FORMAT, MAX_DIMS, ArrayType
@@ -158,7 +159,11 @@ class array:
                 from warp.targets import target_for_kind
 
                 target = target_for_kind("cuda")
-        mem = target.allocate(device, nbytes, zero=zero, pinned=pinned)
+        custom = None if pinned else custom_allocator(device)  # wp.set_device_allocator
+        if custom is not None:
+            mem = allocate_with(custom, device, nbytes, zero)
+        else:
+            mem = target.allocate(device, nbytes, zero=zero, pinned=pinned)
         self._setup(mem.ptr, shape, contiguous_strides(shape, info.itemsize), dtype, device, mem, nbytes)
 
     def _init_from_ptr(self, ptr: int, dtype: Any, shape: Any, strides: Any, capacity: int | None,
