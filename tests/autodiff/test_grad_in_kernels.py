@@ -113,17 +113,38 @@ def test_grad_of_function_returning_a_vector_is_refused():
 
 
 @wp.kernel(enable_backward=False)
-def grad_of_builtin(x: wp.array(dtype=float), out: wp.array(dtype=float)):
-    out[0] = wp.grad(wp.sin)(x[0])
+def grad_of_builtins(x: wp.array(dtype=float), y: wp.array(dtype=float), gy: wp.array(dtype=float),
+                     gx: wp.array(dtype=float), gs: wp.array(dtype=float)):
+    i = wp.tid()
+    b, a = wp.grad(wp.atan2)(y[i], x[i])
+    gy[i] = b
+    gx[i] = a
+    gs[i] = wp.grad(wp.sqrt)(x[i])
 
 
-def test_grad_of_a_builtin_says_to_wrap_it():
-    with pytest.raises(wp.errors.WarpCodegenTypeError, match="wrap the builtin in a @wp.func"):
-        wp.launch(grad_of_builtin, 1, inputs=[wp.zeros(1), wp.zeros(1)])
+def test_grad_of_builtins_matches_analytic_derivatives():
+    x_np = np.array([0.5, 1.0, 2.0, 3.5], dtype=np.float32)
+    y_np = np.array([1.0, -0.5, 0.25, 2.0], dtype=np.float32)
+    gy, gx, gs = wp.zeros(4), wp.zeros(4), wp.zeros(4)
+    wp.launch(grad_of_builtins, 4, inputs=[wp.array(x_np), wp.array(y_np), gy, gx, gs])
+    r2 = x_np.astype(np.float64) ** 2 + y_np.astype(np.float64) ** 2
+    np.testing.assert_allclose(gy.numpy(), x_np / r2, rtol=1e-5)
+    np.testing.assert_allclose(gx.numpy(), -y_np / r2, rtol=1e-5)
+    np.testing.assert_allclose(gs.numpy(), 0.5 / np.sqrt(x_np.astype(np.float64)), rtol=1e-5)
+
+
+@wp.kernel(enable_backward=False)
+def grad_of_a_class(x: wp.array(dtype=float), out: wp.array(dtype=float)):
+    out[0] = wp.grad(wp.vec3)(x[0])
+
+
+def test_grad_of_something_else_is_refused():
+    with pytest.raises(wp.errors.WarpCodegenTypeError, match=r"a @wp.func function or a kernel builtin"):
+        wp.launch(grad_of_a_class, 1, inputs=[wp.zeros(1), wp.zeros(1)])
 
 
 def test_grad_in_python_scope_explains():
     with pytest.raises(RuntimeError, match=r"wp.grad\(square\)\(...\) is evaluated in kernel code"):
         wp.grad(square)(1.0)
-    with pytest.raises(TypeError, match="takes a @wp.func"):
+    with pytest.raises(TypeError, match="takes a @wp.func function or a kernel builtin"):
         wp.grad(np.sin)

@@ -20,7 +20,8 @@ class Translator(StatementsMixin):
         self.is_kernel = is_kernel
 
 
-def _symbol(prefix: str, name: str, arg_types: list[Any]) -> str:
+def function_symbol(prefix: str, name: str, arg_types: list[Any]) -> str:
+    """The LLVM symbol of function ``name`` specialized for ``arg_types`` (unique per types)."""
     from hashlib import sha256
 
     digest = sha256(repr([type_repr(t) for t in arg_types]).encode()).hexdigest()[:10]
@@ -60,7 +61,7 @@ def build_function(fn: Any, overload: Any, arg_types: list[Any], *, is_kernel: b
         return_types=list(t.return_types or []),
         is_kernel=is_kernel,
         loc=source.loc(source.tree),
-        symbol=_symbol(
+        symbol=function_symbol(
             "wp_kernel" if is_kernel else "wp_func",
             getattr(fn, "symbol_key", None) or getattr(fn, "key", fn.name),
             arg_types,
