@@ -148,3 +148,48 @@ def test_grad_in_python_scope_explains():
         wp.grad(square)(1.0)
     with pytest.raises(TypeError, match="takes a @wp.func function or a kernel builtin"):
         wp.grad(np.sin)
+
+
+@pytest.mark.parametrize("rebind", ["value", "tuple", "augassign", "other_grad"])
+def test_rebinding_a_grad_local_is_refused(rebind):
+    if rebind == "value":
+        @wp.kernel(enable_backward=False)
+        def k(out: wp.array(dtype=float)):
+            g = wp.grad(square)
+            g = 1.0
+            out[0] = g
+    elif rebind == "tuple":
+        @wp.kernel(enable_backward=False)
+        def k(out: wp.array(dtype=float)):
+            g = wp.grad(square)
+            g, x = (1.0, 2.0)
+            out[0] = x
+    elif rebind == "augassign":
+        @wp.kernel(enable_backward=False)
+        def k(out: wp.array(dtype=float)):
+            g = wp.grad(square)
+            g += 1.0
+            out[0] = 1.0
+    else:
+        @wp.kernel(enable_backward=False)
+        def k(out: wp.array(dtype=float)):
+            g = wp.grad(square)
+            g = wp.grad(piecewise)
+            out[0] = g(1.0)
+
+    expected = r"Cannot reassign local 'g': it is bound to wp.grad\(square\)"
+    with pytest.raises(wp.errors.WarpCodegenError, match=expected):
+        wp.launch(k, 1, inputs=[wp.zeros(1)])
+
+
+@wp.kernel(enable_backward=False)
+def grad_local_twice(x: wp.array(dtype=float), out: wp.array(dtype=float)):
+    g = wp.grad(square)
+    g = wp.grad(square)
+    out[0] = g(x[0])
+
+
+def test_binding_the_same_grad_again_is_fine():
+    out = wp.zeros(1)
+    wp.launch(grad_local_twice, 1, inputs=[wp.array([1.5], dtype=float), out])
+    assert out.numpy()[0] == 3.0

@@ -14,9 +14,8 @@ from typing import Any
 
 from warp.compiler import ir
 from warp.compiler.frontend.builder import PyObj
-from warp.compiler.frontend.calls import bind_user_call
+from warp.compiler.frontend.calls import bind_user_call, function_symbol
 from warp.compiler.frontend.expressions import BuiltinName
-from warp.compiler.frontend.translator import function_symbol
 from warp.compiler.verify import verify_function
 from warp.errors import WarpCodegenError, WarpCodegenTypeError
 from warp.functions import Function
@@ -131,4 +130,28 @@ class Grad:
 
 grad = Grad()
 
-__all__ = ["Grad", "GradientOf", "grad"]
+
+def check_function_rebind(builder: Any, name: str, previous: Any, value: Any, node: ast.AST) -> None:
+    """A local bound to a function (``f = my_func``, ``g = wp.grad(my_func)``) names that function
+    for the whole kernel: kernels have no function pointers, so binding it to another function
+    or to a value (``value``; None for an update such as ``g += 1.0``) is an error."""
+    old = previous.obj if isinstance(previous, PyObj) else None
+    new = value.obj if isinstance(value, PyObj) else None
+    if isinstance(old, GradientOf):
+        if not (isinstance(new, GradientOf) and new.function is old.function):
+            raise builder.error(
+                f"Cannot reassign local '{name}': it is bound to {old!r}, and kernels have no "
+                "function pointers; use another name",
+                WarpCodegenError,
+                node,
+            )
+    elif isinstance(old, Function) and new is not old:
+        what = "a different function" if isinstance(new, (Function, GradientOf)) else "a non-function value"
+        raise builder.error(
+            f"rebinding function-valued local '{name}' (bound to '{old.name}') to {what} is not "
+            "supported: kernels have no function pointers; use another name",
+            WarpCodegenError,
+            node,
+        )
+
+__all__ = ["Grad", "GradientOf", "check_function_rebind", "grad"]

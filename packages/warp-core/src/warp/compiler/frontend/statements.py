@@ -11,6 +11,7 @@ from warp.compiler import ir
 from warp.compiler.frontend.builder import LoopFrame, PyObj
 from warp.compiler.frontend.compile_time import uses_static_on
 from warp.compiler.frontend.expressions import BINARY_OPS, ExpressionsMixin
+from warp.compiler.frontend.gradients import check_function_rebind
 from warp.compiler.frontend.names import assigned_names, rebound_names
 from warp.errors import WarpCodegenError, WarpCodegenTypeError, WarpCodegenValueError
 from warp.types.array_type import ArrayType, FixedArrayType
@@ -120,6 +121,7 @@ class StatementsMixin(ExpressionsMixin):
 
     def bind_name(self, name: str, value: Any, node: ast.AST) -> None:
         previous = self.lookup_var(name)
+        check_function_rebind(self, name, previous, value, node)
         value = self.strong(value)
         if isinstance(value, ir.Value) and isinstance(previous, ir.Value) and previous.type != value.type:
             if value.is_const and _same_family(value.type, previous.type):
@@ -185,6 +187,8 @@ class StatementsMixin(ExpressionsMixin):
         if name in ("add", "sub") and isinstance(target, (ast.Subscript, ast.Attribute)):
             if self.component_atomic(target, name, node):
                 return
+        if isinstance(target, ast.Name):
+            check_function_rebind(self, target.id, self.lookup_var(target.id), None, node)
         current = self.value(target) if not isinstance(target, ast.Name) else self.expr(target)
         if not isinstance(current, ir.Value):
             raise self.error(f"'{ast.unparse(target)}' is not a variable", node=node)

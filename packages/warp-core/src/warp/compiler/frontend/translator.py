@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from warp.compiler import ir
+from warp.compiler.frontend.calls import function_symbol
 from warp.compiler.frontend.statements import StatementsMixin
 from warp.compiler.source import read_source
 from warp.errors import WarpCodegenError, WarpCodegenTypeError
@@ -18,14 +18,6 @@ class Translator(StatementsMixin):
     def __init__(self, source: Any, name: str, is_kernel: bool):
         super().__init__(source, name)
         self.is_kernel = is_kernel
-
-
-def function_symbol(prefix: str, name: str, arg_types: list[Any]) -> str:
-    """The LLVM symbol of function ``name`` specialized for ``arg_types`` (unique per types)."""
-    from hashlib import sha256
-
-    digest = sha256(repr([type_repr(t) for t in arg_types]).encode()).hexdigest()[:10]
-    return f"{prefix}_{re.sub(r'[^0-9A-Za-z_]', '_', name)}_{digest}"
 
 
 def build_function(fn: Any, overload: Any, arg_types: list[Any], *, is_kernel: bool = False) -> ir.Function:
