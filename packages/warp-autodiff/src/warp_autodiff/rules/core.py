@@ -28,6 +28,12 @@ def _add_sub(ctx: Any) -> list[Any]:
     return [g, second]
 
 
+@derivative("adj_add", primal_args=())
+def _adj_add(ctx: Any) -> list[Any]:
+    # the sums of adjoints inside an adjoint function (second derivatives: wp.grad(f) under a Tape)
+    return [ctx.adj_out, ctx.adj_out]
+
+
 @derivative("pos", primal_args=())
 def _pos(ctx: Any) -> list[Any]:
     return [ctx.adj_out]
