@@ -68,6 +68,7 @@ from warp.device_queries import (
     is_device_available,
 )
 from warp.allocator_api import ScopedAllocator, get_device_allocator, set_device_allocator
+from warp.runtime.memory_tracking import ScopedMemoryTracker, print_memory_report
 from warp.runtime.launch import launch
 from warp.runtime.recorded_launch import Launch
 from warp.timing import ScopedTimer

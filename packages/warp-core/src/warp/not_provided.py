@@ -30,8 +30,8 @@ _MEMPOOL = NotProvided(
     "no pool to configure: allocate with wp.empty/wp.zeros and free by dropping the array",
 )
 _ALLOCATORS = NotProvided(
-    "CUDA managed memory and memory tracking are not provided",
-    "wp.set_device_allocator(device, allocator) with an allocator that counts what it allocates",
+    "CUDA managed memory and the CUDA allocator switch are not provided",
+    "wp.set_device_allocator(device, allocator) for custom allocation; wp.ScopedMemoryTracker to track it",
 )
 _TIMING = NotProvided(
     "activity timing of kernels/memcpys/graphs (CUDA events per operation) is not provided",
@@ -98,8 +98,7 @@ NAMES: dict[str, NotProvided] = {
         "set_mempool_release_threshold", "get_mempool_used_mem_current", "get_mempool_used_mem_high",
     ], _MEMPOOL),
     **dict.fromkeys([
-        "set_cuda_allocator", "CudaManagedAllocator", "MemoryKind", "ScopedMemoryTracker",
-        "print_memory_report",
+        "set_cuda_allocator", "CudaManagedAllocator", "MemoryKind",
     ], _ALLOCATORS),
     **dict.fromkeys([
         "timing_begin", "timing_end", "TIMING_KERNEL", "TIMING_KERNEL_BUILTIN", "TIMING_MEMCPY",

@@ -33,6 +33,7 @@ from warp.plugins.manager import get_plugin_manager
 from warp.targets import get_target
 from warp.runtime.allocators import allocate_with, custom_allocator
 from warp.runtime.devices import Device, get_device
+from warp.runtime.memory_tracking import is_tracking, record_allocation
 from warp.types import bfloat16_bits
 from warp.types.array_type import ARRAY_DESC_FORMAT, MAX_DIMS, ArrayType
 from warp.types.scalars import is_scalar_type, type_repr
@@ -164,6 +165,9 @@ class array:
             mem = allocate_with(custom, device, nbytes, zero)
         else:
             mem = target.allocate(device, nbytes, zero=zero, pinned=pinned)
+        if is_tracking():  # wp.config.track_memory / wp.ScopedMemoryTracker
+            kind = "pinned host" if pinned else "host" if device.is_cpu else "device"
+            record_allocation(mem, f"array[{type_repr(dtype)}, {', '.join(map(str, shape))}]", kind)
         self._setup(mem.ptr, shape, contiguous_strides(shape, info.itemsize), dtype, device, mem, nbytes)
 
     def _init_from_ptr(self, ptr: int, dtype: Any, shape: Any, strides: Any, capacity: int | None,
