@@ -59,7 +59,8 @@ class Tape:
 
     Gradients accumulate into the ``.grad`` arrays of the arrays the recorded kernels use
     (those created with ``requires_grad=True``); arrays without a gradient are skipped.
-    :attr:`gradients` maps each array whose gradient the tape used to that gradient array.
+    :attr:`gradients` maps each array whose gradient the tape used to that gradient array, and
+    each struct argument to a struct of the same type holding its array fields' gradients.
     """
 
     def __init__(self) -> None:
@@ -201,7 +202,8 @@ class Tape:
             self.gradients[dest] = dest.grad
             dest_grad = _window(dest.grad, dest_offset, count)
             seed = dest_grad.numpy().copy()
-            dest_grad.zero_()
+            if not dest.retain_grad:  # consumed, unless retained
+                dest_grad.zero_()
             if src.grad is not None:
                 self.gradients[src] = src.grad
                 src_grad = _window(src.grad, src_offset, count)
@@ -211,12 +213,29 @@ class Tape:
         self._records.append(None)
 
     def record_scope_begin(self, scope_name: str, metadata: Any = None) -> None:
-        """Mark the start of a named group of launches (kept for visualization tools)."""
-        self.scopes.append((len(self.launches), scope_name, metadata))
+        """Mark the start of a named group of launches (kept for visualization tools):
+        ``scopes`` gets ``(launch index, scope_name, metadata or {})``."""
+        self.scopes.append((len(self.launches), scope_name, {} if metadata is None else metadata))
 
     def record_scope_end(self, remove_scope_if_empty: bool = True) -> None:
-        """Mark the end of the innermost named group of launches."""
-        self.scopes.append((len(self.launches), None, None))
+        """Mark the end of the innermost open scope: ``scopes`` gets ``(launch index, None, None)``,
+        or, with ``remove_scope_if_empty`` and no launch recorded since it began, the scope's
+        markers are removed. Raises ``RuntimeError`` when no scope is open."""
+        depth = 0
+        for k in range(len(self.scopes) - 1, -1, -1):
+            name = self.scopes[k][1]
+            if name is None:
+                depth += 1  # the end of a nested scope: skip its begin
+            elif depth == 0:
+                break
+            else:
+                depth -= 1
+        else:
+            raise RuntimeError("Warp: ended tape scope, but scope not present (no record_scope_begin is open)")
+        if remove_scope_if_empty and self.scopes[k][0] == len(self.launches):
+            del self.scopes[k:]  # nothing recorded in it (nor in the scopes nested in it)
+        else:
+            self.scopes.append((len(self.launches), None, None))
 
     # -- backward ---------------------------------------------------------------------------
     def backward(self, loss: Any = None, grads: dict[Any, Any] | None = None) -> None:
@@ -268,7 +287,9 @@ class Tape:
             self.gradients[a] = grad
             return grad
         if getattr(type(a), "_wp_kind_", "") == "struct":
-            return self._struct_adjoint(a)
+            adj = self._struct_adjoint(a)
+            self.gradients[a] = adj  # its array fields are in gradients too (zero() clears them)
+            return adj
         if any(hasattr(a, p) for p in _FOREIGN_ARRAY_PROTOCOLS):
             # a framework tensor or NumPy array viewed in place by the launch: it has no gradient
             # here, and passing it as its own adjoint would accumulate adjoints into its values

@@ -59,6 +59,8 @@ class array:
     _wp_array_class_ = True
     #: The packed kernel argument (None for annotations).
     _desc: bytes | None
+    #: Whether the adjoints of stores into this array leave its gradient in place (``retain_grad``).
+    _retain_grad: bool = False
 
     def __init__(
         self,
@@ -77,6 +79,7 @@ class array:
         grad: array | None = None,
         requires_grad: bool = False,
         length: int | None = None,
+        retain_grad: bool = False,
     ) -> None:
         fixed = self._fixed_ndim_
         if fixed is not None:
@@ -103,6 +106,8 @@ class array:
             self.grad = grad
         elif requires_grad:
             self._alloc_grad()
+        if retain_grad:
+            self.retain_grad = True
         self._update_desc()
 
     # -- construction ---------------------------------------------------------------------------
@@ -264,6 +269,7 @@ class array:
         view._setup(self._ptr + offset, shape, strides, self._dtype if dtype is None else dtype,
                     self._device, self)
         view._requires_grad = self._requires_grad
+        view._retain_grad = self._retain_grad
         view._grad = grad
         view._update_desc()
         return view
@@ -360,8 +366,28 @@ class array:
             self._alloc_grad()
         elif not value:
             self._grad = None
+            self._retain_grad = False
         self._requires_grad = bool(value)
         self._update_desc()
+
+    @property
+    def retain_grad(self) -> bool:
+        """Whether :attr:`grad` is left in place by the adjoints of writes to this array.
+
+        By default the adjoint of a store (and of ``wp.copy`` into the array) *consumes* the
+        gradient of the overwritten elements (zeroes it once propagated), so a value written
+        twice passes its gradient back only through the last write. With ``retain_grad`` the
+        gradient stays readable after ``Tape.backward`` (earlier writes then see it too).
+        Needs ``requires_grad``.
+        """
+        return self._retain_grad
+
+    @retain_grad.setter
+    def retain_grad(self, value: bool) -> None:
+        self._check_concrete("retain_grad")
+        if value and not self._requires_grad:
+            raise ValueError("retain_grad=True needs requires_grad=True (the array has no gradient to retain)")
+        self._retain_grad = bool(value)
 
     @property
     def grad(self) -> array | None:
@@ -374,6 +400,7 @@ class array:
         if value is None:
             self._grad = None
             self._requires_grad = False
+            self._retain_grad = False
         else:
             if not isinstance(value, array) or value._is_annotation:
                 raise TypeError(f"grad must be a warp array, got {type(value).__name__}")

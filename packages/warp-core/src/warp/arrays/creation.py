@@ -16,27 +16,44 @@ from warp.runtime.devices import get_device
 from warp.types.scalars import dtype_from_numpy, type_repr
 
 
-def _new(shape: Any, dtype: Any, device: Any, requires_grad: bool, zero: bool, pinned: bool = False) -> array:
+def _new(shape: Any, dtype: Any, device: Any, requires_grad: bool, zero: bool, pinned: bool = False,
+         retain_grad: bool = False) -> array:
+    if retain_grad and not requires_grad:
+        raise ValueError("retain_grad=True needs requires_grad=True (the array has no gradient to retain)")
     a = array.__new__(array)
     a._grad = None
     a._requires_grad = False
     a._init_new(resolve_dtype(dtype), normalize_shape(shape), get_device(device), zero=zero, pinned=pinned)
     if requires_grad:
         a._alloc_grad()
+        a._retain_grad = bool(retain_grad)
     a._update_desc()
     return a
 
 
+def _legacy_shape(shape: Any, n: int | None, length: int | None) -> Any:
+    """``shape``, or the length given by the older ``n=``/``length=`` keywords."""
+    if shape is None or (shape == 0 and (n is not None or length is not None)):
+        return n if n is not None else (length if length is not None else 0)
+    return shape
+
+
 def empty(shape: Any = 0, dtype: Any = float, device: Any = None, requires_grad: bool = False,
-          pinned: bool = False) -> array:
-    """An uninitialized array (``pinned``: page-locked host memory, with CUDA present)."""
-    return _new(shape, dtype, device, requires_grad, zero=False, pinned=pinned)
+          pinned: bool = False, retain_grad: bool = False, n: int | None = None,
+          length: int | None = None) -> array:
+    """An uninitialized array (``pinned``: page-locked host memory, with CUDA present;
+    ``n``/``length``: the older spelling of a 1-d ``shape``)."""
+    return _new(_legacy_shape(shape, n, length), dtype, device, requires_grad, zero=False, pinned=pinned,
+                retain_grad=retain_grad)
 
 
 def zeros(shape: Any = 0, dtype: Any = float, device: Any = None, requires_grad: bool = False,
-          pinned: bool = False) -> array:
-    """A zero-initialized array (``pinned``: page-locked host memory, with CUDA present)."""
-    return _new(shape, dtype, device, requires_grad, zero=True, pinned=pinned)
+          pinned: bool = False, retain_grad: bool = False, n: int | None = None,
+          length: int | None = None) -> array:
+    """A zero-initialized array (``pinned``: page-locked host memory, with CUDA present;
+    ``n``/``length``: the older spelling of a 1-d ``shape``)."""
+    return _new(_legacy_shape(shape, n, length), dtype, device, requires_grad, zero=True, pinned=pinned,
+                retain_grad=retain_grad)
 
 
 def _infer_fill_dtype(value: Any) -> Any:
@@ -64,19 +81,19 @@ def _infer_fill_dtype(value: Any) -> Any:
 
 
 def full(shape: Any = 0, value: Any = 0, dtype: Any = None, device: Any = None, requires_grad: bool = False,
-         pinned: bool = False) -> array:
+         pinned: bool = False, retain_grad: bool = False) -> array:
     """An array with every element set to ``value`` (dtype inferred from it when not given)."""
     if dtype is None:
         dtype = _infer_fill_dtype(value)
-    a = _new(shape, dtype, device, requires_grad, zero=False, pinned=pinned)
+    a = _new(shape, dtype, device, requires_grad, zero=False, pinned=pinned, retain_grad=retain_grad)
     a.fill_(value)
     return a
 
 
 def ones(shape: Any = 0, dtype: Any = float, device: Any = None, requires_grad: bool = False,
-         pinned: bool = False) -> array:
+         pinned: bool = False, retain_grad: bool = False) -> array:
     """An array of ones (every component of composite elements is 1)."""
-    return full(shape, 1, dtype, device, requires_grad, pinned)
+    return full(shape, 1, dtype, device, requires_grad, pinned, retain_grad)
 
 
 def _like(src: array, device: Any, requires_grad: bool | None) -> tuple[Any, bool]:

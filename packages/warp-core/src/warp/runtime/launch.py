@@ -26,7 +26,7 @@ import numpy as np
 from warp import config
 from warp.arrays import array as Array
 from warp.arrays import as_array
-from warp.arrays.descriptor import ArrayDescriptor
+from warp.arrays.descriptor import ArrayDescriptor, retained_adjoint
 from warp.compiler.abi import buffer_format, decode_error_record
 from warp.decorators import Kernel
 from warp.errors import LaunchTypeError, LaunchValueError, SourceLoc, WarpCodegenError
@@ -516,6 +516,9 @@ def launch(
         adj = [_zero_adjoint(t) if a is None else a for a, t in zip(adj, adj_launcher.kernel.arg_types)]
         n_in = len(adj_inputs)
         adj[n_in:] = [_unaliased(a) for a in adj[n_in:]]
+        for k, a in enumerate(fwd):  # retain_grad: stores' adjoints leave the gradient in place
+            if isinstance(a, Array) and a._retain_grad and adj[k] is a.grad and a.grad is not None:
+                adj[k] = retained_adjoint(a.grad)
         adj_launcher.launch([*fwd, *adj], dim, stream, _blocks(block_dim, max_blocks))
         return
     try:
