@@ -231,7 +231,7 @@ class Tape:
             else:
                 depth -= 1
         else:
-            raise RuntimeError("Warp: ended tape scope, but scope not present (no record_scope_begin is open)")
+            raise RuntimeError("Warp: ended tape scope, but scope not present (no open record_scope_begin)")
         if remove_scope_if_empty and self.scopes[k][0] == len(self.launches):
             del self.scopes[k:]  # nothing recorded in it (nor in the scopes nested in it)
         else:

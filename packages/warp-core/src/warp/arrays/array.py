@@ -386,7 +386,7 @@ class array:
     def retain_grad(self, value: bool) -> None:
         self._check_concrete("retain_grad")
         if value and not self._requires_grad:
-            raise ValueError("retain_grad=True needs requires_grad=True (the array has no gradient to retain)")
+            raise ValueError("retain_grad=True needs requires_grad=True (the array has no gradient)")
         self._retain_grad = bool(value)
 
     @property
