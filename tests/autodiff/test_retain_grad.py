@@ -116,3 +116,9 @@ def test_retain_grad_needs_requires_grad():
 def test_zeros_accepts_the_older_length_keyword():
     assert wp.zeros(n=3, dtype=float).shape == (3,)
     assert wp.empty(length=2, dtype=wp.int32).shape == (2,)
+
+
+def test_zeros_takes_a_numpy_shape():
+    assert wp.zeros(np.array([2, 3], dtype=np.int32), dtype=float).shape == (2, 3)
+    with pytest.raises(TypeError, match="either shape or n/length"):
+        wp.zeros((2, 3), n=4)

@@ -33,9 +33,11 @@ def _new(shape: Any, dtype: Any, device: Any, requires_grad: bool, zero: bool, p
 
 def _legacy_shape(shape: Any, n: int | None, length: int | None) -> Any:
     """``shape``, or the length given by the older ``n=``/``length=`` keywords."""
-    if shape is None or (shape == 0 and (n is not None or length is not None)):
-        return n if n is not None else (length if length is not None else 0)
-    return shape
+    if n is None and length is None:
+        return 0 if shape is None else shape
+    if shape is None or (isinstance(shape, int) and shape == 0):
+        return n if n is not None else length
+    raise TypeError(f"pass either shape or n/length, not both (got shape={shape!r}, n={n!r}, length={length!r})")
 
 
 def empty(shape: Any = 0, dtype: Any = float, device: Any = None, requires_grad: bool = False,
