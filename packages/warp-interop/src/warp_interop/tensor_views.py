@@ -53,7 +53,7 @@ def wrap_tensor(t: Any, layout: Layout, grad: Any, return_ctype: bool,
     """
     ptr, shape, strides, target, device = layout
     if return_ctype:
-        grad_ptr = 0 if grad is None else (grad.ptr if isinstance(grad, array) else grad.data_ptr())
+        grad_ptr = 0 if grad is None else ((grad.ptr or 0) if isinstance(grad, array) else grad.data_ptr())
         return make_descriptor(ptr, shape, strides, target, device, (t, grad), grad_ptr)
     grad_array = None
     if grad is not None:

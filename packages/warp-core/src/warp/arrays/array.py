@@ -28,6 +28,7 @@ from warp.arrays.layout import (
     normalize_shape,
     resolve_dtype,
     span_in_bytes,
+    view_layout,
 )
 from warp.plugins.manager import get_plugin_manager
 from warp.targets import get_target
@@ -96,7 +97,8 @@ class array:
         elif ptr is not None:
             self._init_from_ptr(ptr, dtype, shape, strides, capacity, device, deleter)
         elif shape is not None:
-            self._init_new(dtype, normalize_shape(shape), get_device(device), zero=False, pinned=pinned)
+            self._init_new(dtype, normalize_shape(shape), get_device(device), zero=False, pinned=pinned,
+                           strides=strides)
         else:
             self._init_annotation(dtype, 1 if ndim is None else ndim)
             return
@@ -148,13 +150,21 @@ class array:
         self._desc = None
 
     def _init_new(self, dtype: Any, shape: tuple[int, ...], device: Device, zero: bool,
-                  pinned: bool = False) -> None:
+                  pinned: bool = False, strides: Any = None) -> None:
         if is_generic_dtype(dtype):
             raise TypeError(
                 f"cannot allocate an array of generic dtype {type_repr(dtype)}; pass a concrete dtype"
             )
         info = element_info(dtype)
-        nbytes = math.prod(shape) * info.itemsize
+        if strides is None:
+            strides = contiguous_strides(shape, info.itemsize)
+        else:  # a layout of the caller's (e.g. transposed): memory for the span it addresses
+            strides = tuple(int(s) for s in strides)
+            if len(strides) != len(shape) or any(s < 0 for s in strides):
+                raise ValueError(
+                    f"strides {strides} do not fit shape {shape} (one non-negative stride per dimension)"
+                )
+        nbytes = span_in_bytes(shape, strides, info.itemsize)
         target = get_target(device)
         if pinned and device.is_cpu:
             from warp.runtime.devices import is_cuda_available
@@ -164,7 +174,7 @@ class array:
 
                 target = target_for_kind("cuda")
         mem = target.allocate(device, nbytes, zero=zero, pinned=pinned)
-        self._setup(mem.ptr, shape, contiguous_strides(shape, info.itemsize), dtype, device, mem, nbytes)
+        self._setup(mem.ptr, shape, strides, dtype, device, mem, nbytes)
 
     def _init_from_ptr(self, ptr: int, dtype: Any, shape: Any, strides: Any, capacity: int | None,
                        device: Any, deleter: Callable[[int, int], None] | None) -> None:
@@ -297,8 +307,8 @@ class array:
 
     @property
     def ptr(self) -> int | None:
-        """Address of the first element (None for annotations)."""
-        return self._ptr
+        """Address of the first element (None for annotations and arrays without elements)."""
+        return self._ptr if self._size else None
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -653,7 +663,7 @@ class array:
     def reshape(self, shape: Any) -> array:
         """A view with a new shape (one dimension may be -1); the array must be contiguous."""
         self._check_concrete("reshape()")
-        new_shape = resolve_reshape(shape, self._size)
+        new_shape = resolve_reshape(shape, self._size, self._shape)
         if not self._is_contiguous:
             raise RuntimeError("reshaping non-contiguous arrays is unsupported; call .contiguous() first")
         grad = self._grad.reshape(new_shape) if self._grad is not None else None
@@ -667,16 +677,14 @@ class array:
         return self.reshape(-1)
 
     def view(self, dtype: Any) -> array:
-        """Reinterpret the memory as another dtype of the same byte size."""
+        """Reinterpret the memory as another dtype: one of the same byte size, the scalar type of
+        a vector/matrix dtype (adds its dimensions), or a vector/matrix of the scalar dtype
+        (folds the matching trailing dimensions)."""
         self._check_concrete("view()")
         dtype = resolve_dtype(dtype)
-        if element_info(dtype).itemsize != self._info.itemsize:
-            raise RuntimeError(
-                f"cannot view an array of {type_repr(self._dtype)} as {type_repr(dtype)}: "
-                "element sizes differ"
-            )
+        shape, strides = view_layout(self._shape, self._strides, self._dtype, dtype)
         grad = self._grad.view(dtype) if self._grad is not None else None
-        return self._make_view(0, self._shape, self._strides, dtype=dtype, grad=grad)
+        return self._make_view(0, shape, strides, dtype=dtype, grad=grad)
 
     def transpose(self, axes: Any = None) -> array:
         """A view with permuted dimensions (reversed by default)."""

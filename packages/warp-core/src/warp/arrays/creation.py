@@ -17,13 +17,14 @@ from warp.types.scalars import dtype_from_numpy, type_repr
 
 
 def _new(shape: Any, dtype: Any, device: Any, requires_grad: bool, zero: bool, pinned: bool = False,
-         retain_grad: bool = False) -> array:
+         retain_grad: bool = False, strides: Any = None) -> array:
     if retain_grad and not requires_grad:
         raise ValueError("retain_grad=True needs requires_grad=True (the array has no gradient to retain)")
     a = array.__new__(array)
     a._grad = None
     a._requires_grad = False
-    a._init_new(resolve_dtype(dtype), normalize_shape(shape), get_device(device), zero=zero, pinned=pinned)
+    a._init_new(resolve_dtype(dtype), normalize_shape(shape), get_device(device), zero=zero, pinned=pinned,
+                strides=strides)
     if requires_grad:
         a._alloc_grad()
         a._retain_grad = bool(retain_grad)
@@ -37,25 +38,29 @@ def _legacy_shape(shape: Any, n: int | None, length: int | None) -> Any:
         return 0 if shape is None else shape
     if shape is None or (isinstance(shape, int) and shape == 0):
         return n if n is not None else length
-    raise TypeError(f"pass either shape or n/length, not both (got shape={shape!r}, n={n!r}, length={length!r})")
+    raise TypeError(
+        f"pass either shape or n/length, not both (got shape={shape!r}, n={n!r}, length={length!r})"
+    )
 
 
 def empty(shape: Any = 0, dtype: Any = float, device: Any = None, requires_grad: bool = False,
           pinned: bool = False, retain_grad: bool = False, n: int | None = None,
-          length: int | None = None) -> array:
+          length: int | None = None, strides: Any = None) -> array:
     """An uninitialized array (``pinned``: page-locked host memory, with CUDA present;
-    ``n``/``length``: the older spelling of a 1-d ``shape``)."""
+    ``n``/``length``: the older spelling of a 1-d ``shape``; ``strides``: a byte layout of
+    one's own, e.g. transposed)."""
     return _new(_legacy_shape(shape, n, length), dtype, device, requires_grad, zero=False, pinned=pinned,
-                retain_grad=retain_grad)
+                retain_grad=retain_grad, strides=strides)
 
 
 def zeros(shape: Any = 0, dtype: Any = float, device: Any = None, requires_grad: bool = False,
           pinned: bool = False, retain_grad: bool = False, n: int | None = None,
-          length: int | None = None) -> array:
+          length: int | None = None, strides: Any = None) -> array:
     """A zero-initialized array (``pinned``: page-locked host memory, with CUDA present;
-    ``n``/``length``: the older spelling of a 1-d ``shape``)."""
+    ``n``/``length``: the older spelling of a 1-d ``shape``; ``strides``: a byte layout of
+    one's own, e.g. transposed)."""
     return _new(_legacy_shape(shape, n, length), dtype, device, requires_grad, zero=True, pinned=pinned,
-                retain_grad=retain_grad)
+                retain_grad=retain_grad, strides=strides)
 
 
 def _infer_fill_dtype(value: Any) -> Any:
@@ -152,7 +157,7 @@ def copy(dest: array, src: array, dest_offset: int = 0, src_offset: int = 0, cou
     _check_array(dest, "dest")
     _check_array(src, "src")
     assert dest.device is not None and src.device is not None  # not annotations (checked above)
-    assert dest.ptr is not None and src.ptr is not None
+    assert dest._ptr is not None and src._ptr is not None  # (an empty array's ptr says None)
     for what, v in (("Destination offset", dest_offset), ("Source offset", src_offset), ("count", count)):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
             raise ArrayCopyError(f"copy: offsets and count must be integers, got {what} {v!r}")

@@ -87,5 +87,5 @@ def make_descriptor(ptr: int, shape: tuple[int, ...], strides: tuple[int, ...], 
 def retained_adjoint(grad: array) -> ArrayDescriptor:
     """``grad`` as the adjoint argument of a ``retain_grad`` array: the same memory, its grad
     field holding :data:`ADJOINT_RETAIN_MARK` so that the adjoints of stores leave it in place."""
-    return make_descriptor(grad.ptr, grad.shape, grad.strides, grad.dtype, grad.device, owner=grad,
+    return make_descriptor(grad._ptr or 0, grad.shape, grad.strides, grad.dtype, grad.device, owner=grad,
                            grad_ptr=ADJOINT_RETAIN_MARK)
