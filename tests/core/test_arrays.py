@@ -839,3 +839,26 @@ def test_allocation_with_strides_of_ones_own():
     np.testing.assert_array_equal(a.numpy(), values)
     with pytest.raises(ValueError, match="do not fit shape"):
         wp.empty((2, 2), dtype=float, strides=(4,))
+
+
+def test_matrix_fill_from_flat_components():
+    a = wp.zeros(3, dtype=wp.mat22)
+    a.fill_(np.arange(4, dtype=np.float32))
+    np.testing.assert_array_equal(a.numpy(), np.tile(np.arange(4.0), 3).reshape(3, 2, 2))
+    b = wp.full(2, [1, 2, 3, 4], dtype=wp.mat22)
+    np.testing.assert_array_equal(b.numpy()[1], [[1, 2], [3, 4]])
+
+
+def test_composite_array_from_rows_of_components():
+    data = np.arange(24, dtype=np.float32).reshape(4, 6)
+    v = wp.array(data, dtype=wp.vec3)  # two vectors per row
+    assert v.shape == (4, 2)
+    np.testing.assert_array_equal(v.numpy(), data.reshape(4, 2, 3))
+    m = wp.array(data[:, :4].copy(), dtype=wp.mat22)  # one matrix per row
+    assert m.shape == (4,)
+    np.testing.assert_array_equal(m.numpy(), data[:, :4].reshape(4, 2, 2))
+    strided = wp.array(np.arange(14, dtype=np.float32).reshape(2, 7))[:, 1:]
+    np.testing.assert_array_equal(wp.array(strided, dtype=wp.vec3).numpy(),
+                                  np.arange(14, dtype=np.float32).reshape(2, 7)[:, 1:].reshape(2, 2, 3))
+    with pytest.raises(ValueError, match="expected trailing dimensions"):
+        wp.array(np.zeros((2, 5), dtype=np.float32), dtype=wp.vec3)
