@@ -18,6 +18,7 @@ from typing import Any, Callable
 import numpy as np
 
 from warp.arrays.arithmetic import elementwise
+from warp.arrays.capture_guard import refuse_while_capturing
 from warp.arrays.conversion import element_value, is_bfloat16_element, prepare_data, value_to_numpy
 from warp.arrays.indexing import resolve_index, resolve_reshape
 from warp.arrays.layout import (
@@ -605,7 +606,9 @@ class array:
         if self._is_contiguous:
             nbytes = self._size * self._info.itemsize
             get_target(self._device).memset(self._device, self._ptr, 0, nbytes, keep=self)
-        elif not self._device.is_cpu:
+            return
+        refuse_while_capturing(self._device, "zero_() of a non-contiguous array")
+        if not self._device.is_cpu:
             host = self.numpy()
             host[...] = 0
             self._upload(host)
@@ -622,6 +625,7 @@ class array:
         info = self._info
         try:
             if not self._is_contiguous:
+                refuse_while_capturing(self._device, "fill_() of a non-contiguous array")
                 host = self.numpy()
                 host[...] = value_to_numpy(value, info, self._dtype)
                 if not self._device.is_cpu:

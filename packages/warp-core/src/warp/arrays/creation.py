@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from warp.arrays.array import array
+from warp.arrays.capture_guard import refuse_while_capturing
 from warp.arrays.conversion import as_numpy
 from warp.arrays.layout import element_info, infer_scalar_dtype, normalize_shape, resolve_dtype
 from warp.errors import ArrayCopyError
@@ -192,6 +193,8 @@ def copy(dest: array, src: array, dest_offset: int = 0, src_offset: int = 0, cou
             count * itemsize, keep=(dest, src),
         )
         return
+    for device in {dest.device, src.device}:
+        refuse_while_capturing(device, "a converting wp.copy() (between different dtypes)")
     d = dest.numpy().reshape((dest.size, *element_info(dest.dtype).inner_shape))
     s = src.numpy().reshape((src.size, *element_info(src.dtype).inner_shape))
     _copy_values(d[dest_offset: dest_offset + count], s[src_offset: src_offset + count], dest, src)
@@ -229,6 +232,8 @@ def _copy_strided(dest: array, src: array, dest_offset: int, src_offset: int, co
         window_src = src[src_offset: src_offset + count]
     if count == 0:
         return
+    for device in {dest.device, src.device}:
+        refuse_while_capturing(device, "wp.copy() of a non-contiguous array")
     get_plugin_manager().hook.warp_array_copied(
         dest=dest, src=src, dest_offset=dest_offset, src_offset=src_offset, count=count
     )
