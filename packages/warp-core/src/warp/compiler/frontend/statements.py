@@ -16,7 +16,7 @@ from warp.errors import WarpCodegenError, WarpCodegenTypeError, WarpCodegenValue
 from warp.types.array_type import ArrayType, FixedArrayType
 from warp.types.composite import is_composite
 from warp.types.scalars import bool as wp_bool
-from warp.types.scalars import int32, is_int, is_scalar_type, type_repr
+from warp.types.scalars import int32, is_int, is_scalar_type, non_atomic_types, type_repr
 from warp.compiler.options import max_unroll
 
 
@@ -175,8 +175,10 @@ class StatementsMixin(ExpressionsMixin):
         target = node.target
         if isinstance(target, ast.Subscript):
             base = self.expr(target.value)
-            if isinstance(base, ir.Value) and isinstance(base.type, ArrayType) and name in ("add", "sub"):
-                # a[i] += x is an atomic update, as in NVIDIA Warp
+            if (isinstance(base, ir.Value) and isinstance(base.type, ArrayType) and name in ("add", "sub")
+                    and not _narrow_integer_elements(base.type.dtype)):
+                # a[i] += x is an atomic update, as in NVIDIA Warp (8/16-bit integers, which have
+                # no atomics, are read, updated and written back, as there)
                 index_nodes = target.slice.elts if isinstance(target.slice, ast.Tuple) else [target.slice]
                 indices = [self.index_value(i) for i in index_nodes]
                 value = self.value(node.value)
@@ -584,3 +586,8 @@ def _has_jumps(stmts: list[ast.stmt]) -> bool:
             if isinstance(child, (ast.Break, ast.Continue)):
                 return True
     return False
+
+
+def _narrow_integer_elements(dtype: object) -> bool:
+    """Whether array elements of ``dtype`` are (vectors/matrices of) 8- or 16-bit integers."""
+    return getattr(dtype, "_wp_scalar_type_", dtype) in non_atomic_types
