@@ -513,3 +513,21 @@ def test_inplace_add_on_arrays_without_atomics_reads_and_writes_back(dtype):
     y = wp.full(4, value=2, dtype=dtype)
     wp.launch(_narrow_inplace, 4, inputs=[x, y])
     np.testing.assert_array_equal(x.numpy(), np.full_like(x.numpy(), 3))  # 5 + 2 - 4
+
+
+@wp.kernel(module="unique")
+def _array_truth(a: wp.array(dtype=float), b: wp.array2d(dtype=float), out: wp.array(dtype=int)):
+    out[0] = int(not a)
+    if b:
+        out[1] = 1
+    if a and b:
+        out[2] = 1
+
+
+def test_array_truth_value_in_kernels_is_whether_it_has_data():
+    out = wp.zeros(3, dtype=int)
+    wp.launch(_array_truth, 1, inputs=[None, wp.zeros((2, 2)), out])
+    np.testing.assert_array_equal(out.numpy(), [1, 1, 0])
+    out = wp.zeros(3, dtype=int)
+    wp.launch(_array_truth, 1, inputs=[wp.zeros(2), wp.zeros((1, 1)), out])
+    np.testing.assert_array_equal(out.numpy(), [0, 1, 1])

@@ -15,6 +15,7 @@ from warp.compiler.lowering.context import LowerContext
 from warp.compiler.registry import ArrayOf, BuiltinRegistry, TypeVar
 from warp.types.array_type import ArrayType
 from warp.types.composite import is_composite
+from warp.types.scalars import bool as wp_bool
 from warp.types.scalars import Int, bfloat16, float16, int32, non_atomic_types, type_repr, type_size_in_bytes
 
 GROUP = "Utility"
@@ -370,6 +371,12 @@ def _explain_atomic(kind: str) -> Callable[[Sequence[Any]], str | None]:
     return explain
 
 
+def _is_null_array(ctx: LowerContext, arr: ir.Value) -> ir.Value:
+    """Whether array value ``arr`` has no data (its data pointer is null)."""
+    b = ctx.builder
+    return b.icmp_unsigned("==", b.ptrtoint(b.extract_value(arr, 0), lt.I64), ir.Constant(lt.I64, 0))
+
+
 def _view_result(ndim: int) -> Callable[[Sequence[Any]], ArrayType]:
     """Result-type rule of a view: an array of the viewed array's dtype with ``ndim`` dimensions."""
     return lambda types: ArrayType(types[0].dtype, ndim)
@@ -426,3 +433,9 @@ def register(registry: BuiltinRegistry) -> None:
     registry.add("len", params=[("a", ArrayOf(T))], result=int32, group=GROUP,
                  lower=lambda ctx, args, types: _shape(ctx, args[0], 0),
                  doc="Size of the first dimension of an array.")
+    registry.add("bool", params=[("a", ArrayOf(T))], result=wp_bool, group=GROUP,
+                 lower=lambda ctx, args, types: ctx.builder.not_(_is_null_array(ctx, args[0])),
+                 doc="True unless the array is null (an array argument passed as None); ``if a:``.")
+    registry.add("unot", params=[("a", ArrayOf(T))], result=wp_bool, group=GROUP,
+                 lower=lambda ctx, args, types: _is_null_array(ctx, args[0]),
+                 doc="True if the array is null (an array argument passed as None); ``not a``.")
