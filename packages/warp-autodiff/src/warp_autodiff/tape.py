@@ -20,11 +20,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from warp import not_provided as _not_provided
 from warp.arrays import array as _array
 from warp.plugins import get_plugin_manager, hookimpl
 
 from warp_autodiff.array_access import Root, kernel_access
+from warp_autodiff.tape_graph import tape_to_dot
 
 _active: list[Tape] = []
 
@@ -323,9 +323,28 @@ class Tape:
         self.saved_bytes = 0
         self.zero()
 
-    def visualize(self, *args: Any, **kwargs: Any) -> str:
-        """Not provided (Warp draws the tape as a GraphViz graph): raises NotImplementedError."""
-        raise _not_provided.attribute_error("Tape", "visualize")
+    def visualize(
+        self,
+        filename: str | None = None,
+        simplify_graph: bool = True,
+        hide_readonly_arrays: bool = False,
+        array_labels: dict[Any, str] | None = None,
+        ignore_graph_scopes: bool = False,
+        graph_direction: str = "LR",
+    ) -> str:
+        """The recorded launches as GraphViz DOT text (also written to ``filename`` if given).
+
+        Launches are nodes linked to the arrays they read and write (``array_labels`` names
+        arrays; ``hide_readonly_arrays`` leaves out arrays no launch writes); ``simplify_graph``
+        merges consecutive identical launches into one ``repeated Nx`` node; named scopes are
+        clusters unless ``ignore_graph_scopes``. ``graph_direction``: GraphViz ``rankdir``.
+        """
+        text = tape_to_dot(self, simplify_graph, hide_readonly_arrays, array_labels, ignore_graph_scopes,
+                           graph_direction)
+        if filename is not None:
+            with open(filename, "w", encoding="utf-8") as f:
+                f.write(text)
+        return text
 
     def __repr__(self) -> str:
         return f"<warp.Tape launches={len(self.launches)} gradients={len(self.gradients)}>"
