@@ -120,7 +120,8 @@ def _clusters(body: dict[tuple[int, ...], list[str]], scopes: list[tuple[int, An
     def emit(prefix: tuple[int, ...], depth: int) -> None:
         pad = "  " * (depth + 1)
         out.extend(pad + line for line in body.get(prefix, []))
-        children = sorted({p[len(prefix)] for p in body if len(p) > len(prefix) and p[: len(prefix)] == prefix})
+        n = len(prefix)
+        children = sorted({p[n] for p in body if len(p) > n and p[:n] == prefix})
         for k in children:
             out.append(f"{pad}subgraph cluster_{k} {{")
             out.append(f"{pad}  label={_quote(str(scopes[k][1]))};")
