@@ -862,3 +862,15 @@ def test_composite_array_from_rows_of_components():
                                   np.arange(14, dtype=np.float32).reshape(2, 7)[:, 1:].reshape(2, 2, 3))
     with pytest.raises(ValueError, match="expected trailing dimensions"):
         wp.array(np.zeros((2, 5), dtype=np.float32), dtype=wp.vec3)
+
+
+def test_object_with_host_and_cuda_interfaces_makes_a_cpu_array():
+    class BothInterfaces:
+        def __init__(self, data):
+            self.data = np.array(data, dtype=np.float32)
+            self.__array_interface__ = self.data.__array_interface__
+            self.__cuda_array_interface__ = self.data.__array_interface__
+
+    a = wp.array(BothInterfaces([1, 2, 3, 4]), dtype=wp.mat22, device="cpu")
+    assert a.shape == (1,) and a.ptr
+    np.testing.assert_array_equal(a.numpy(), [[[1, 2], [3, 4]]])

@@ -199,7 +199,9 @@ class array:
                 raise TypeError("cannot create an array from an array annotation")
             if is_generic_dtype(dtype):
                 dtype = data._dtype
-        elif not isinstance(data, (np.ndarray, list, tuple)) and hasattr(data, "__cuda_array_interface__"):
+        elif (not isinstance(data, (np.ndarray, list, tuple)) and hasattr(data, "__cuda_array_interface__")
+              and not (hasattr(data, "__array_interface__") and get_device(device).is_cpu)):
+            # (an object offering both interfaces is read through the host one for a CPU array)
             from warp.arrays.cuda_interface import import_interface
 
             ptr, shape, strides, dtype, device = import_interface(data, dtype, shape, device)
