@@ -40,7 +40,7 @@ def test_repeated_launches_merge_and_scopes_are_clusters(tmp_path):
     assert dot.startswith("digraph") and dot.rstrip().endswith("}")
     assert dot.count("_dot") == 1 and "repeated 5x" in dot
     assert 'subgraph cluster_0 {' in dot and 'label="my loop"' in dot
-    assert '"loss"' in dot
+    assert '"loss"' in dot and 'tooltip="array: dtype=float32, shape=(4,)"' in dot
     # four arrays, two launch nodes; x feeds both launches, z and w are written
     assert len(re.findall(r"arr_\d+ \[", dot)) == 4
     assert len(re.findall(r"launch_\d+ \[", dot)) == 2

@@ -580,6 +580,9 @@ def test_view_between_composites_and_scalars():
         m.view(wp.float64)
     with pytest.raises(TypeError, match="target scalar dtype float64 has size 8 bytes"):
         array(n.reshape(4, 4), dtype=wp.float32).view(wp.vec4d)
+    one = array(np.arange(4, dtype=np.float32)).view(wp.vec4)  # a single vector: shape (1,)
+    assert one.shape == (1,)
+    np.testing.assert_array_equal(one.numpy(), [[0, 1, 2, 3]])
     with pytest.raises(TypeError, match="trailing dimensions must be contiguous and of shape"):
         array(n.reshape(8, 2), dtype=wp.float32).view(wp.vec4)
 
@@ -837,8 +840,10 @@ def test_allocation_with_strides_of_ones_own():
     values = np.arange(72, dtype=np.float32).reshape(4, 3, 2, 3)
     a.assign(values)
     np.testing.assert_array_equal(a.numpy(), values)
-    with pytest.raises(ValueError, match="do not fit shape"):
+    with pytest.raises(ValueError, match="Invalid number of strides, expected 2 strides, got 1"):
         wp.empty((2, 2), dtype=float, strides=(4,))
+    with pytest.raises(NotImplementedError, match="Negative strides"):
+        wp.empty((3, 3), dtype=wp.int32, strides=(16, -4))
 
 
 def test_matrix_fill_from_flat_components():

@@ -93,7 +93,8 @@ def tape_to_dot(
         label = labels.get(a) if _hashable(a) and a in labels else None
         if label is None:
             label = f"a{n}: {type_repr(a.dtype)}{list(a.shape)}"
-        lines.append(f"  arr_{key} [shape=box, style=rounded, label={_quote(label)}];")
+        tip = f"array: dtype={type_repr(a.dtype)}, shape={tuple(a.shape)}"
+        lines.append(f"  arr_{key} [shape=box, style=rounded, label={_quote(label)}, tooltip={_quote(tip)}];")
     paths = _scope_paths([] if ignore_graph_scopes else list(tape.scopes), len(tape.launches))
     body: dict[tuple[int, ...], list[str]] = {}
     for n, s in enumerate(steps):

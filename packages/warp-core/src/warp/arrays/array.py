@@ -161,9 +161,15 @@ class array:
             strides = contiguous_strides(shape, info.itemsize)
         else:  # a layout of the caller's (e.g. transposed): memory for the span it addresses
             strides = tuple(int(s) for s in strides)
-            if len(strides) != len(shape) or any(s < 0 for s in strides):
+            if len(strides) != len(shape):
                 raise ValueError(
-                    f"strides {strides} do not fit shape {shape} (one non-negative stride per dimension)"
+                    f"Invalid number of strides, expected {len(shape)} strides, got {len(strides)} "
+                    f"(strides {strides} for shape {shape})"
+                )
+            if any(s < 0 for s in strides):
+                raise NotImplementedError(
+                    f"Negative strides are not supported when allocating an array (strides {strides}); "
+                    "allocate it contiguous and take a reversed view (a[::-1])"
                 )
         nbytes = span_in_bytes(shape, strides, info.itemsize)
         target = get_target(device)

@@ -235,11 +235,13 @@ def view_layout(shape: tuple[int, ...], strides: tuple[int, ...], src: Any, dst:
             )
         k = len(dst_inner)
         packed = contiguous_strides(dst_inner, src_size)
-        if len(shape) <= k or shape[-k:] != dst_inner or strides[-k:] != packed:
+        if len(shape) < k or shape[-k:] != dst_inner or strides[-k:] != packed:
             raise ArrayViewError(
                 f"{where}: the trailing dimensions must be contiguous and of shape {dst_inner}, "
                 f"got shape {shape}"
             )
+        if len(shape) == k:  # a single element: arrays have at least one dimension
+            return (1,), (dst_size,)
         return shape[:-k], strides[:-k]
     raise ArrayViewError(
         f"{where}: source dtype has size {src_size} bytes, but target dtype has size {dst_size} bytes"
