@@ -25,12 +25,17 @@ from __future__ import annotations
 from typing import Any
 
 import llvmlite.ir as ir
-from warp.compiler.lowering import types as lt
-from warp.compiler.registry import Overload
-from warp.core_builtins.arrays import atomic_bfloat16, element_pointer, lower_view
-from warp.core_builtins.thread import inner_launch_size
-from warp.types.array_type import ADJOINT_RETAIN_MARK
-from warp.types.scalars import bfloat16, is_scalar_type
+from warp.extending import (
+    ADJOINT_RETAIN_MARK,
+    lowering_types as lt,
+    Overload,
+    atomic_bfloat16,
+    element_pointer,
+    lower_view,
+    inner_launch_size,
+    bfloat16,
+    is_scalar_type,
+)
 
 
 def _is_null(ctx: Any, arr: ir.Value) -> ir.Value:
@@ -40,7 +45,7 @@ def _is_null(ctx: Any, arr: ir.Value) -> ir.Value:
 
 
 def _component_paths(t: Any) -> list[list[int]]:
-    from warp.compiler.composite import component_paths
+    from warp.extending import component_paths
 
     return component_paths(t)
 
@@ -210,7 +215,7 @@ def _map_components(ctx: Any, t: Any, fn: Any, *values: ir.Value) -> ir.Value:
     """Apply ``fn`` to matching scalar components of composite values (or to scalars)."""
     if is_scalar_type(t):
         return fn(*values)
-    from warp.compiler.composite import assemble, components
+    from warp.extending import assemble, components
 
     b = ctx.builder
     cols = [components(b, t, v) for v in values]
@@ -240,7 +245,7 @@ def _lower_add(ctx: Any, args: list, types: list) -> ir.Value:
 
 def _lower_inner(ctx: Any, args: list, types: list) -> ir.Value:
     """Sum of component-wise products of two composites of one type (dot / double dot)."""
-    from warp.compiler.composite import components
+    from warp.extending import components
 
     b = ctx.builder
     total = None

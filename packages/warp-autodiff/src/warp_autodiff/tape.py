@@ -20,8 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from warp.arrays import array as _array
-from warp.plugins import get_plugin_manager, hookimpl
+from warp.extending import array as _array, get_plugin_manager, hookimpl
 
 from warp_autodiff.array_access import Root, kernel_access
 from warp_autodiff.tape_graph import tape_to_dot
@@ -154,12 +153,14 @@ class Tape:
             if waiting:
                 self._save(array, waiting)
         for root, array, need in reads:
-            if need == "after" or array.ptr not in written:
-                self._pending.setdefault(array.ptr, []).append((record, root))
+            address = array.ptr
+            assert address is not None  # arrays without memory were skipped above
+            if need == "after" or address not in written:
+                self._pending.setdefault(address, []).append((record, root))
 
     def _save(self, array: _array, waiting: list[tuple[_Record, Root]]) -> None:
         """Copy ``array`` (about to be overwritten) for the adjoints of ``waiting``."""
-        from warp.arrays import clone
+        from warp.extending import clone
 
         self._saving = True  # the tape's own copy is not a copy of the program's to differentiate
         try:
@@ -262,7 +263,7 @@ class Tape:
                 else:
                     a.grad.assign(g)
                 self.gradients[a] = a.grad
-        from warp.runtime.launch import launch
+        from warp.extending import launch
 
         refused = [r.refused for r in self._records if r is not None and r.refused]
         if refused:

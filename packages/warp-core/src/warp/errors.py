@@ -87,3 +87,7 @@ class ArrayShapeError(ValueError, RuntimeError):
 class ArrayViewError(TypeError, RuntimeError):
     """An array view to a dtype whose size does not fit the source's; a ``TypeError`` as in NVIDIA
     Warp (and a ``RuntimeError``)."""
+
+
+class NativeSnippetError(WarpCodegenError, NotImplementedError):
+    """A kernel calls a ``@wp.func_native`` function: C++/CUDA snippets cannot be compiled here."""

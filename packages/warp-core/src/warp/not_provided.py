@@ -211,6 +211,16 @@ GEOMETRY_NAMES: dict[str, NotProvided] = {
 ATTRIBUTES: dict[str, NotProvided] = {}
 
 
+#: Kernel builtins of NVIDIA Warp's reference that no package of this implementation provides
+#: (code generation helpers, ``breakpoint``, ``dense_*``): a kernel calling one is told so rather
+#: than told to install a package. ``NAMES`` gives some of them a specific message.
+KERNEL_BUILTINS = frozenset({
+    "address", "breakpoint", "dense_chol", "dense_chol_batched", "dense_gemm", "dense_gemm_batched",
+    "dense_solve", "dense_solve_batched", "dense_subs", "index", "indexref", "iter_next", "load",
+    "slice", "store", "transform_add_inplace", "transform_sub_inplace",
+})
+
+
 def message(qualified: str, entry: NotProvided) -> str:
     """The error text for ``qualified`` (``wp.tile_load``, ``warp.fem``, ``Tape.visualize``)."""
     return f"{qualified} is not provided by warp-suite ({entry.what}); instead: {entry.instead}"

@@ -37,6 +37,8 @@ from warp.runtime.devices import Device, get_device
 from warp.types import bfloat16_bits
 from warp.types.array_type import ARRAY_DESC_FORMAT, MAX_DIMS, ArrayType
 from warp.types.scalars import is_scalar_type, type_repr
+from warp.runtime.devices import is_cuda_available
+from warp.targets import target_for_kind
 
 _desc_struct = struct.Struct(ARRAY_DESC_FORMAT)
 _array_types: dict[tuple[Any, int], ArrayType] = {}
@@ -174,11 +176,7 @@ class array:
         nbytes = span_in_bytes(shape, strides, info.itemsize)
         target = get_target(device)
         if pinned and device.is_cpu:
-            from warp.runtime.devices import is_cuda_available
-
             if is_cuda_available():  # page-locked host memory comes from the CUDA driver
-                from warp.targets import target_for_kind
-
                 target = target_for_kind("cuda")
         mem = target.allocate(device, nbytes, zero=zero, pinned=pinned)
         self._setup(mem.ptr, shape, strides, dtype, device, mem, nbytes)

@@ -15,6 +15,7 @@ from warp.plugins.manager import get_plugin_manager
 from warp.targets import get_target
 from warp.runtime.devices import get_device
 from warp.types.scalars import dtype_from_numpy, type_repr
+from warp import types as wp_types
 
 
 def _new(shape: Any, dtype: Any, device: Any, requires_grad: bool, zero: bool, pinned: bool = False,
@@ -79,8 +80,6 @@ def _infer_fill_dtype(value: Any) -> Any:
     elif values.dtype.kind == "i" and not isinstance(value, np.ndarray):
         scalar = resolve_dtype(int)
     try:
-        from warp import types as wp_types
-
         if values.ndim == 1:
             return wp_types.vector(length=values.shape[0], dtype=scalar)  # type: ignore[attr-defined]
         return wp_types.matrix(shape=values.shape, dtype=scalar)  # type: ignore[attr-defined]
@@ -265,8 +264,6 @@ def from_numpy(arr: np.ndarray, dtype: Any = None, shape: Any = None, device: An
         dtype = scalar
         if shape is None and arr.ndim in (2, 3):
             try:
-                from warp import types as wp_types
-
                 if arr.ndim == 2:
                     dtype = wp_types.vector(length=arr.shape[1], dtype=scalar)  # type: ignore[attr-defined]
                 else:

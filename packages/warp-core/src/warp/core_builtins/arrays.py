@@ -11,12 +11,13 @@ import llvmlite.ir as ir
 from warp.compiler import abi
 from warp.compiler.lowering import bfloat16 as bf
 from warp.compiler.lowering import types as lt
-from warp.compiler.lowering.context import LowerContext
+from warp.compiler.lowering.context import LowerContext, Lowering
 from warp.compiler.registry import ArrayOf, BuiltinRegistry, TypeVar
 from warp.types.array_type import ArrayType
 from warp.types.composite import is_composite
 from warp.types.scalars import bool as wp_bool
 from warp.types.scalars import Int, bfloat16, float16, int32, non_atomic_types, type_repr, type_size_in_bytes
+from warp.compiler import composite as lc
 
 GROUP = "Utility"
 T = TypeVar("T")
@@ -195,7 +196,7 @@ _RMW: dict[str, tuple[str | None, str, str]] = {
 }
 
 
-def _atomic(kind: str):
+def _atomic(kind: str) -> Lowering:
     def lower(ctx: LowerContext, args: list, types: list) -> ir.Value:
         atype = types[0]
         ptr = element_pointer(ctx, args[0], atype, args[1:-1], types[1:-1])
@@ -221,8 +222,6 @@ def _atomic_components(ctx: LowerContext, kind: str, ptr: ir.Value, dtype: Any, 
     """Atomic update of a vector/matrix element, one atomic operation per component (as in
     NVIDIA Warp: each component is updated atomically, not the element as a whole); returns the
     old element assembled from the components' old values."""
-    from warp.compiler import composite as lc
-
     b = ctx.builder
     scalar = dtype._wp_scalar_type_
     op = _rmw_op(kind, scalar)
