@@ -12,8 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from warp.arrays import array as _array
-from warp.types.scalars import type_repr
+from warp.extending import array as _array, type_repr
 
 
 @dataclass

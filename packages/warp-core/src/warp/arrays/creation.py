@@ -188,7 +188,7 @@ def copy(dest: array, src: array, dest_offset: int = 0, src_offset: int = 0, cou
         # The target of the non-host side copies (host <-> device, device <-> device, host <-> host).
         target = get_target(src.device if dest.device.is_cpu else dest.device)
         target.copy(
-            dest.ptr + dest_offset * itemsize, dest.device, src.ptr + src_offset * itemsize, src.device,
+            dest._ptr + dest_offset * itemsize, dest.device, src._ptr + src_offset * itemsize, src.device,
             count * itemsize, keep=(dest, src),
         )
         return
