@@ -8,8 +8,7 @@ stored iterations (the per-thread memory of an adjoint launch does not exist in 
 
 from __future__ import annotations
 
-from warp.compiler import ir
-from warp.types.scalars import type_repr
+from warp.extending import ir, type_repr
 
 from warp_autodiff.loop_memory import TapeLayout
 from warp_autodiff.transform.adjoint import FunctionAdjoints

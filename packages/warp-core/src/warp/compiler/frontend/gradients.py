@@ -18,7 +18,7 @@ from warp.compiler.frontend.calls import bind_user_call, function_symbol
 from warp.compiler.frontend.expressions import BuiltinName
 from warp.compiler.verify import verify_function
 from warp.errors import WarpCodegenError, WarpCodegenTypeError
-from warp.functions import Function
+from warp.compiler.callables import UserFunction as Function
 from warp.plugins.install_hints import install_hint
 from warp.plugins.manager import get_plugin_manager
 from warp.types.scalars import is_float, type_repr
