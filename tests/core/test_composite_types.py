@@ -288,3 +288,34 @@ def test_component_type_errors_in_kernels():
     for k in (assign_double_component, constant_index_out_of_range):
         with pytest.raises(wp.WarpCodegenError):
             wp.launch(k, dim=1, inputs=[wp.zeros(1, dtype=wp.vec3)])
+
+
+def test_named_literal_keeps_full_precision_in_typed_constructors():
+    # ``x = 0.1`` binds a float32 name; a float64 constructor converts it from its Python value
+    # (as it does a literal), and the name itself is left as it was
+    @wp.kernel
+    def named_literals(values: wp.array(dtype=wp.float64), counts: wp.array(dtype=wp.int32)):
+        x = 0.1
+        n = 3
+        d = wp.vec3d(x, 0.0, wp.float64(n))
+        values[0] = d[0]
+        values[1] = wp.float64(x)
+        values[2] = d[2]
+        f = wp.vec3f(4.0, 5.0, 6.0)
+        counts[0] = n
+        counts[1] = wp.int32(f[0:n][2])
+
+    values, counts = wp.zeros(3, dtype=wp.float64), wp.zeros(2, dtype=wp.int32)
+    wp.launch(named_literals, dim=1, inputs=[values, counts])
+    np.testing.assert_array_equal(values.numpy(), np.array([0.1, 0.1, 3.0], dtype=np.float64))
+    np.testing.assert_array_equal(counts.numpy(), [3, 6])
+
+
+def test_named_float_constant_is_not_an_integer_component():
+    @wp.kernel
+    def float_into_int_vector(out: wp.array(dtype=wp.vec2i)):
+        x = 1.5
+        out[0] = wp.vec2i(x, 2)
+
+    with pytest.raises(wp.WarpCodegenError, match=r"vec2i got a float32 component"):
+        wp.launch(float_into_int_vector, dim=1, inputs=[wp.zeros(1, dtype=wp.vec2i)])

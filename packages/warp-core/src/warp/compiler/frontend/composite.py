@@ -220,6 +220,9 @@ def _component(
 ) -> wir.Value:
     if value.weak:
         value = builder.coerce(value, scalar) if _family_ok(value.type, scalar) else value
+    elif _named_constant(value) and value.type is not scalar and _family_ok(value.type, scalar):
+        # a name bound to a literal (``x = 0.1``) converts from its Python value, as a literal does
+        value = builder.const(_convert_scalar(value.const, scalar), scalar)
     if value.type is not scalar:
         role = f"the value used to fill this {_what(cls)} is" if fill else (
             f"all values used to initialize this {_what(cls)} are"
@@ -231,6 +234,15 @@ def _component(
             node,
         )
     return value
+
+
+def _named_constant(value: wir.Value) -> bool:
+    """A literal held by a name (``x = 0.1``: its type was fixed when it was bound)."""
+    return value.literal and hasattr(value.type, "_kind_") and value.type._kind_ != "bool"
+
+
+def _convert_scalar(value: Any, target: Any) -> Any:
+    return float(value) if target._kind_ == "float" else int(value)
 
 
 def _family_ok(literal: Any, target: Any) -> bool:

@@ -23,7 +23,16 @@ from warp.errors import (
     WarpCodegenValueError,
 )
 from warp.types.array_type import ArrayType, FixedArrayType
-from warp.types.scalars import ScalarBase, bool as wp_bool, float32, int32, int64, is_scalar_type, type_repr
+from warp.types.scalars import (
+    ScalarBase,
+    bool as wp_bool,
+    float32,
+    int32,
+    int64,
+    is_scalar_type,
+    scalar_and_bool_types,
+    type_repr,
+)
 
 BINARY_OPS = {
     ast.Add: "add",
@@ -527,7 +536,12 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
         )
 
     def call_named_builtin(self, name: str, node: ast.Call) -> Any:
-        op = self.call_builtin(name, self.builtin_call_args(name, node), node)
+        args = self.builtin_call_args(name, node)
+        ctor = _SCALARS_BY_NAME.get(name)
+        if ctor is not None and ctor._kind_ == "float" and len(args) == 1 and _named_number(args[0]):
+            # wp.float64(x) of ``x = 0.1`` converts the Python value (full precision), as of a literal
+            return self.const(float(args[0].const), ctor)
+        op = self.call_builtin(name, args, node)
         results = op.results
         overload = op.attrs.get("overload") or op.attrs.get("builtin")
         updated = overload.updated_args() if overload is not None else ()
@@ -590,6 +604,14 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
         texts = [p if isinstance(p, str) else None for p in parts]
         self.emit("print", values, [], pieces=texts)
         return PyObj(None)
+
+
+#: ``wp.float64``, ``wp.uint8``, ... by the name the kernel uses for them
+_SCALARS_BY_NAME = {t.__name__: t for t in scalar_and_bool_types}
+
+def _named_number(value: ir.Value) -> bool:
+    """A numeric literal bound to a name (typed when bound, its Python value kept)."""
+    return value.literal and not value.weak and getattr(value.type, "_kind_", None) in ("float", "int", "uint")
 
 
 #: type kinds an untyped literal of a kind may adopt (as in binary operators: an int literal
