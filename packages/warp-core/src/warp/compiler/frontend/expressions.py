@@ -611,7 +611,8 @@ _SCALARS_BY_NAME = {t.__name__: t for t in scalar_and_bool_types}
 
 def _named_number(value: ir.Value) -> bool:
     """A numeric literal bound to a name (typed when bound, its Python value kept)."""
-    return value.literal and not value.weak and getattr(value.type, "_kind_", None) in ("float", "int", "uint")
+    kind = getattr(value.type, "_kind_", None)
+    return value.literal and not value.weak and kind in ("float", "int", "uint")
 
 
 #: type kinds an untyped literal of a kind may adopt (as in binary operators: an int literal
