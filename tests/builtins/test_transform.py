@@ -267,7 +267,8 @@ def test_compose_float16_scales_the_rounded_rotation_matrix():
                                            wp.array(s, dtype=wp.vec3h), out, rot])
     R = rot.numpy()
     # the rotation matrix itself is right to float16 precision
-    np.testing.assert_allclose(R.astype(np.float64), Rotation.from_quat(r.astype(np.float64)).as_matrix(), atol=4e-3)
+    reference = Rotation.from_quat(r.astype(np.float64)).as_matrix()
+    np.testing.assert_allclose(R.astype(np.float64), reference, atol=4e-3)
     expected = np.tile(np.eye(4, dtype=np.float16), (n, 1, 1))
     expected[:, :3, :3] = R * s[:, None, :]  # float16 products, each rounded once
     expected[:, :3, 3] = p
