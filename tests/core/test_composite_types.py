@@ -319,3 +319,53 @@ def test_named_float_constant_is_not_an_integer_component():
 
     with pytest.raises(wp.WarpCodegenError, match=r"vec2i got a float32 component"):
         wp.launch(float_into_int_vector, dim=1, inputs=[wp.zeros(1, dtype=wp.vec2i)])
+
+
+MAT32D = wp.types.matrix(shape=(3, 2), dtype=wp.float64)
+
+
+def test_typed_constructors_take_keywords_restating_their_type():
+    @wp.kernel
+    def restated(out: wp.array(dtype=MAT32D), vout: wp.array(dtype=wp.vec3)):
+        c = MAT32D(wp.float64(1.5))
+        out[0] = MAT32D(c, shape=(3, 2), dtype=wp.float64)
+        vout[0] = wp.vec3(1.0, 2.0, 3.0, length=3, dtype=float)
+
+    out, vout = wp.zeros(1, dtype=MAT32D), wp.zeros(1, dtype=wp.vec3)
+    wp.launch(restated, dim=1, inputs=[out, vout])
+    np.testing.assert_array_equal(out.numpy()[0], np.full((3, 2), 1.5))
+    np.testing.assert_array_equal(vout.numpy()[0], [1.0, 2.0, 3.0])
+
+
+@wp.kernel(module="unique")
+def _other_shape():
+    c = MAT32D()
+    d = MAT32D(c, shape=(2, 3))  # noqa: F841
+
+
+@wp.kernel(module="unique")
+def _other_dtype():
+    c = MAT32D()
+    d = MAT32D(c, dtype=wp.float32)  # noqa: F841
+
+
+@wp.kernel(module="unique")
+def _other_keyword():
+    v = wp.vec3(1.0, shape=(3,))  # noqa: F841
+
+
+@pytest.mark.parametrize(
+    "kernel, message",
+    [
+        (
+            _other_shape,
+            r"matrix\(shape=\(3, 2\), dtype=float64\)\(\) got shape=\(2, 3\), "
+            r"but the type's shape is \(3, 2\)",
+        ),
+        (_other_dtype, r"got dtype=float32, but the type's dtype is float64"),
+        (_other_keyword, r"vec3f\(\) got an unexpected keyword argument 'shape'"),
+    ],
+)
+def test_typed_constructor_keywords_must_match_the_type(kernel, message):
+    with pytest.raises(wp.WarpCodegenError, match=message):
+        wp.launch(kernel, dim=1, inputs=[])
