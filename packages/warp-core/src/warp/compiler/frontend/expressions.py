@@ -12,6 +12,7 @@ import numpy as np
 
 from warp.compiler import ir
 from warp.compiler.frontend.builder import PyObj
+from warp.compiler.frontend.structs import struct_operator
 from warp.compiler.frontend.compile_time import CompileTimeMixin
 from warp.compiler.frontend.tuples import TuplesMixin
 from warp.compiler.registry import builtin_registry
@@ -23,6 +24,7 @@ from warp.errors import (
     WarpCodegenValueError,
 )
 from warp.types.array_type import ArrayType, FixedArrayType
+from warp.types.helpers import type_is_struct
 from warp.types.scalars import (
     ScalarBase,
     bool as wp_bool,
@@ -216,6 +218,8 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
         if name is None:
             raise self.error(f"operator {type(node.op).__name__} is not supported", node=node)
         lhs, rhs = self.value(node.left), self.value(node.right)
+        if type_is_struct(lhs.type) or type_is_struct(rhs.type):
+            return struct_operator(self, name, [lhs, rhs], node)  # overloaded by a @wp.func
         return self.call_builtin(name, [lhs, rhs], node).result
 
     def expr_UnaryOp(self, node: ast.UnaryOp) -> ir.Value:
