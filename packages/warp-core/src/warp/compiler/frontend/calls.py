@@ -59,6 +59,13 @@ def bind_user_call(builder: Any, fn: Any, node: ast.Call) -> tuple[Any, list[ir.
         )
     positional = [builder.value(a) for a in node.args]
     keywords = {k.arg: builder.value(k.value) for k in node.keywords if k.arg is not None}
+    return bind_values(builder, fn, positional, keywords, node)
+
+
+def bind_values(
+    builder: Any, fn: Any, positional: list[ir.Value], keywords: dict[str, ir.Value], node: ast.AST
+) -> tuple[Any, list[ir.Value]]:
+    """The overload of ``fn`` accepting these argument values, with the values it takes."""
     errors = []
     for overload in fn.ordered_overloads():
         bound = _bind(builder, overload, positional, keywords)

@@ -26,12 +26,15 @@ from warp.errors import (
     WarpCodegenValueError,
 )
 from warp.types.array_type import ArrayType, FixedArrayType
+from warp.types.helpers import type_is_struct
 from warp.types.scalars import (
     ScalarBase, canonical_type, comparison_type, dtype_from_numpy, float32, int32, int64, is_float, is_int,
     is_scalar_type, type_repr,
 )
+from warp.types.scalars import scalar_and_bool_types
 from warp.types.scalars import bool as wp_bool
 from warp.compiler.frontend.calls import bind_user_call
+from warp.compiler.frontend.structs import struct_operator
 
 BINARY_OPS = {
     ast.Add: "add",
@@ -212,6 +215,8 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
         if name is None:
             raise self.error(f"operator {type(node.op).__name__} is not supported", node=node)
         lhs, rhs = self.value(node.left), self.value(node.right)
+        if type_is_struct(lhs.type) or type_is_struct(rhs.type):
+            return struct_operator(self, name, [lhs, rhs], node)  # overloaded by a @wp.func
         return self.call_builtin(name, [lhs, rhs], node).result
 
     def expr_UnaryOp(self, node: ast.UnaryOp) -> ir.Value:
@@ -536,7 +541,12 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
         )
 
     def call_named_builtin(self, name: str, node: ast.Call) -> Any:
-        op = self.call_builtin(name, self.builtin_call_args(name, node), node)
+        args = self.builtin_call_args(name, node)
+        ctor = _SCALARS_BY_NAME.get(name)
+        if ctor is not None and ctor._kind_ == "float" and len(args) == 1 and _named_number(args[0]):
+            # wp.float64(x) of ``x = 0.1`` converts the Python value (full precision), as of a literal
+            return self.const(float(args[0].const), ctor)
+        op = self.call_builtin(name, args, node)
         results = op.results
         overload = op.attrs.get("overload") or op.attrs.get("builtin")
         updated = overload.updated_args() if overload is not None else ()
@@ -597,6 +607,15 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
         texts = [p if isinstance(p, str) else None for p in parts]
         self.emit("print", values, [], pieces=texts)
         return PyObj(None)
+
+
+#: ``wp.float64``, ``wp.uint8``, ... by the name the kernel uses for them
+_SCALARS_BY_NAME = {t.__name__: t for t in scalar_and_bool_types}
+
+def _named_number(value: ir.Value) -> bool:
+    """A numeric literal bound to a name (typed when bound, its Python value kept)."""
+    kind = getattr(value.type, "_kind_", None)
+    return value.literal and not value.weak and kind in ("float", "int", "uint")
 
 
 #: type kinds an untyped literal of a kind may adopt (as in binary operators: an int literal
