@@ -62,8 +62,9 @@ def mat_point(m: Sequence[Num], x: Sequence[Num], w: float) -> list[Num]:
 
 
 def compose(em: Emitter, p: Sequence[Num], q: Sequence[Num], s: Sequence[Num]) -> list[Num]:
-    """Row-major 4x4 matrix [R(q) diag(s) | p; 0 0 0 1]."""
-    r = qto_matrix(q)
+    """Row-major 4x4 matrix [R(q) diag(s) | p; 0 0 0 1]; R is quat_to_matrix(q) as that builtin
+    returns it (float16: rounded before scaling, as multiplying its result would)."""
+    r = [em.stored(v) for v in qto_matrix(q)]
     out: list[Any] = []
     for i in range(3):
         out += [r[3 * i] * s[0], r[3 * i + 1] * s[1], r[3 * i + 2] * s[2], p[i]]

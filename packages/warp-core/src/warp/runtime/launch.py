@@ -10,7 +10,7 @@ from typing import Any, Sequence
 
 from warp import config
 from warp.arrays import array as Array
-from warp.arrays.descriptor import ArrayDescriptor
+from warp.arrays.descriptor import ArrayDescriptor, retained_adjoint
 from warp.errors import LaunchTypeError, WarpCodegenError
 from warp.kernels import Kernel
 from warp.plugins import manager as _plugins
@@ -93,6 +93,9 @@ def launch(
         adj = [_zero_adjoint(t) if a is None else a for a, t in zip(adj, adj_launcher.kernel.arg_types)]
         n_in = len(adj_inputs)
         adj[n_in:] = [_unaliased(a) for a in adj[n_in:]]
+        for k, a in enumerate(fwd):  # retain_grad: stores' adjoints leave the gradient in place
+            if isinstance(a, Array) and a._retain_grad and adj[k] is a.grad and a.grad is not None:
+                adj[k] = retained_adjoint(a.grad)
         adj_launcher.launch([*fwd, *adj], dim, stream, _blocks(block_dim, max_blocks))
         return
     try:

@@ -70,12 +70,8 @@ class StructBase:
         body = ", ".join(f"{n}={getattr(self, n)!r}" for n, _ in self._fields_)
         return f"{type(self).__name__}({body})"
 
-    def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
-            return False
-        return all(_equal(getattr(self, n), getattr(other, n)) for n, _ in self._fields_)
-
-    __hash__ = None  # type: ignore[assignment]  # mutable, so unhashable (the usual idiom)
+    # Struct values compare and hash by identity, as NVIDIA Warp's do: an instance can key a dict
+    # (``Tape.gradients[s]`` holds the struct of its arrays' gradients).
 
     # -- storage ------------------------------------------------------------------------
     @classmethod
@@ -240,12 +236,6 @@ def _convert_field(struct_name: str, name: str, t: Any, value: Any) -> Any:
             raise TypeError(f"{where} expects struct {t.__name__}, got {type(value).__name__}")
         return value
     return value if type(value) is t else t(value)
-
-
-def _equal(a: Any, b: Any) -> bool:
-    if hasattr(a, "ptr") or hasattr(b, "ptr"):
-        return a is b
-    return bool(a == b)
 
 
 def _layout(fields: list[tuple[str, Any]]) -> tuple[list[int], int, int]:

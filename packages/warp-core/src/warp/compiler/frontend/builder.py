@@ -122,7 +122,7 @@ class FunctionBuilder:
         """A literal value of the given type."""
         op = self.emit("const", [], [type_], value=value)
         op.result.const = value
-        op.result.weak = weak
+        op.result.weak = op.result.literal = weak
         return op.result
 
     def call_builtin(self, name: str, args: list[ir.Value], node: ast.AST | None = None) -> ir.Op:
@@ -223,7 +223,9 @@ class FunctionBuilder:
     def strong(self, value: Any) -> Any:
         """A weak literal made into a typed constant (done when a literal is bound to a name)."""
         if isinstance(value, ir.Value) and value.weak:
-            return self.const(value.const, value.type)
+            typed = self.const(value.const, value.type)
+            typed.literal = True
+            return typed
         return value
 
 

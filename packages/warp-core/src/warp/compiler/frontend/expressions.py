@@ -26,11 +26,15 @@ from warp.errors import (
     WarpCodegenValueError,
 )
 from warp.types.array_type import ArrayType, FixedArrayType
+from warp.types.helpers import type_is_struct
 from warp.types.scalars import (
-    ScalarBase, canonical_type, dtype_from_numpy, float32, int32, int64, is_scalar_type, type_repr,
+    ScalarBase, canonical_type, comparison_type, dtype_from_numpy, float32, int32, int64, is_float, is_int,
+    is_scalar_type, type_repr,
 )
+from warp.types.scalars import scalar_and_bool_types
 from warp.types.scalars import bool as wp_bool
 from warp.compiler.frontend.calls import bind_user_call
+from warp.compiler.frontend.structs import struct_operator
 
 BINARY_OPS = {
     ast.Add: "add",
@@ -69,6 +73,11 @@ WARP_PYTHON_ALIASES = {
     "range": builtins.range,
     "reversed": builtins.reversed,
 }
+
+
+def is_int_or_float(t: Any) -> bool:
+    """True for a numeric scalar type (not bool)."""
+    return is_int(t) or is_float(t)
 
 
 class ArrayShape:
@@ -206,6 +215,8 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
         if name is None:
             raise self.error(f"operator {type(node.op).__name__} is not supported", node=node)
         lhs, rhs = self.value(node.left), self.value(node.right)
+        if type_is_struct(lhs.type) or type_is_struct(rhs.type):
+            return struct_operator(self, name, [lhs, rhs], node)  # overloaded by a @wp.func
         return self.call_builtin(name, [lhs, rhs], node).result
 
     def expr_UnaryOp(self, node: ast.UnaryOp) -> ir.Value:
@@ -342,7 +353,8 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
 
     def compared_literals(self, left: ir.Value, right: ir.Value) -> list[ir.Value]:
         """Operands of a comparison, an integer literal compared with a float taking the float's
-        type (``x == 1`` for a float ``x``: exact for every integer literal a float can hold)."""
+        type (``x == 1`` for a float ``x``: exact for every integer literal a float can hold), and
+        two different numeric types converted to the one they compare in (``comparison_type``)."""
         out = [left, right]
         for i, (value, other) in enumerate(((left, right), (right, left))):
             if (
@@ -354,6 +366,15 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
                 and is_scalar_type(other.type)
             ):
                 out[i] = self.const(float(value.const), other.type)
+        a, b = (v.type for v in out)
+        if a is not b and is_int_or_float(a) and is_int_or_float(b) and is_float(a) != is_float(b) or (
+            a is not b and is_int_or_float(a) and is_int_or_float(b) and not (out[0].weak or out[1].weak)
+        ):
+            # float < int compares as floats, int32 < int64 as int64 (as in NVIDIA Warp); a literal
+            # of the other's family takes the other's type instead (handled by overload resolution)
+            out = [self.strong(v) for v in out]
+            common = comparison_type(a, b)
+            out = [v if v.type is common else self.call_builtin(common.__name__, [v]).result for v in out]
         return out
 
     def expr_IfExp(self, node: ast.IfExp) -> ir.Value:
@@ -520,7 +541,12 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
         )
 
     def call_named_builtin(self, name: str, node: ast.Call) -> Any:
-        op = self.call_builtin(name, self.builtin_call_args(name, node), node)
+        args = self.builtin_call_args(name, node)
+        ctor = _SCALARS_BY_NAME.get(name)
+        if ctor is not None and ctor._kind_ == "float" and len(args) == 1 and _named_number(args[0]):
+            # wp.float64(x) of ``x = 0.1`` converts the Python value (full precision), as of a literal
+            return self.const(float(args[0].const), ctor)
+        op = self.call_builtin(name, args, node)
         results = op.results
         overload = op.attrs.get("overload") or op.attrs.get("builtin")
         updated = overload.updated_args() if overload is not None else ()
@@ -581,6 +607,15 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
         texts = [p if isinstance(p, str) else None for p in parts]
         self.emit("print", values, [], pieces=texts)
         return PyObj(None)
+
+
+#: ``wp.float64``, ``wp.uint8``, ... by the name the kernel uses for them
+_SCALARS_BY_NAME = {t.__name__: t for t in scalar_and_bool_types}
+
+def _named_number(value: ir.Value) -> bool:
+    """A numeric literal bound to a name (typed when bound, its Python value kept)."""
+    kind = getattr(value.type, "_kind_", None)
+    return value.literal and not value.weak and kind in ("float", "int", "uint")
 
 
 #: type kinds an untyped literal of a kind may adopt (as in binary operators: an int literal

@@ -12,13 +12,14 @@ from warp.compiler.frontend import composite
 from warp.compiler.frontend.builder import LoopFrame, PyObj
 from warp.compiler.frontend.compile_time import uses_static_on
 from warp.compiler.frontend.expressions import BINARY_OPS, ExpressionsMixin
+from warp.compiler.frontend.gradients import check_function_rebind
 from warp.compiler.frontend.names import assigned_names, rebound_names
 from warp.compiler.frontend.type_handlers import type_hook
 from warp.errors import WarpCodegenError, WarpCodegenTypeError, WarpCodegenValueError
 from warp.types.array_type import ArrayType, FixedArrayType
 from warp.types.composite import is_composite
 from warp.types.scalars import bool as wp_bool
-from warp.types.scalars import int32, is_int, is_scalar_type, type_repr
+from warp.types.scalars import int32, is_int, is_scalar_type, non_atomic_types, type_repr
 from warp.compiler.options import max_unroll
 from warp.compiler.frontend.builtin_names import BuiltinName
 from warp.compiler.annotations import resolve_annotation
@@ -120,6 +121,7 @@ class StatementsMixin(ExpressionsMixin):
 
     def bind_name(self, name: str, value: Any, node: ast.AST) -> None:
         previous = self.lookup_var(name)
+        check_function_rebind(self, name, previous, value, node)
         value = self.strong(value)
         if isinstance(value, ir.Value) and isinstance(previous, ir.Value) and previous.type != value.type:
             if value.is_const and _same_family(value.type, previous.type):
@@ -175,8 +177,10 @@ class StatementsMixin(ExpressionsMixin):
         target = node.target
         if isinstance(target, ast.Subscript):
             base = self.expr(target.value)
-            if isinstance(base, ir.Value) and isinstance(base.type, ArrayType) and name in ("add", "sub"):
-                # a[i] += x is an atomic update, as in NVIDIA Warp
+            if (isinstance(base, ir.Value) and isinstance(base.type, ArrayType) and name in ("add", "sub")
+                    and not _narrow_integer_elements(base.type.dtype)):
+                # a[i] += x is an atomic update, as in NVIDIA Warp (8/16-bit integers, which have
+                # no atomics, are read, updated and written back, as there)
                 index_nodes = target.slice.elts if isinstance(target.slice, ast.Tuple) else [target.slice]
                 indices = [self.index_value(i) for i in index_nodes]
                 value = self.value(node.value)
@@ -185,6 +189,8 @@ class StatementsMixin(ExpressionsMixin):
         if name in ("add", "sub") and isinstance(target, (ast.Subscript, ast.Attribute)):
             if self.component_atomic(target, name, node):
                 return
+        if isinstance(target, ast.Name):
+            check_function_rebind(self, target.id, self.lookup_var(target.id), None, node)
         current = self.value(target) if not isinstance(target, ast.Name) else self.expr(target)
         if not isinstance(current, ir.Value):
             raise self.error(f"'{ast.unparse(target)}' is not a variable", node=node)
@@ -584,3 +590,8 @@ def _has_jumps(stmts: list[ast.stmt]) -> bool:
             if isinstance(child, (ast.Break, ast.Continue)):
                 return True
     return False
+
+
+def _narrow_integer_elements(dtype: object) -> bool:
+    """Whether array elements of ``dtype`` are (vectors/matrices of) 8- or 16-bit integers."""
+    return getattr(dtype, "_wp_scalar_type_", dtype) in non_atomic_types
