@@ -363,3 +363,10 @@ def test_vector_and_matrix_slices_take_tensor_values():
     assert v[0] == 9.0
     with pytest.raises(ValueError, match="Can only assign sequence of same size"):
         v[1:] = torch.tensor([1.0, 2.0])
+
+
+def test_empty_arrays_convert_to_torch():
+    t = wp.to_torch(wp.zeros((1, 0), dtype=wp.vec2f))
+    assert tuple(t.shape) == (1, 0, 2) and t.dtype == torch.float32
+    with pytest.raises(TypeError, match="to_torch: expected a warp array"):
+        wp.to_torch(wp.array(dtype=float))  # an annotation

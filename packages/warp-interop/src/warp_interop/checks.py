@@ -12,5 +12,5 @@ def check_warp_array(a: Any, what: str) -> None:
     if isinstance(a, ArrayDescriptor):
         raise TypeError(f"{what}: expected a warp array, got an array descriptor (return_ctype=True), "
                         "which can only be passed to kernel launches")
-    if not isinstance(a, array) or a.ptr is None:
+    if not isinstance(a, array) or a._is_annotation:  # an empty array has no pointer but is one
         raise TypeError(f"{what}: expected a warp array, got {type(a).__name__}")
