@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from warp.extending import not_provided as _not_provided, array as _array, get_plugin_manager, hookimpl
+from warp.extending import array as _array, get_plugin_manager, hookimpl, not_provided as _not_provided
 
 from warp_autodiff.array_access import Root, kernel_access
 

@@ -11,17 +11,17 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from warp.extending import (
-    TypeVar,
-    MatrixOf,
-    QuatOf,
-    TransformOf,
-    VectorOf,
-    matrix,
-    quaternion,
-    transformation as xform_type,
-    vector,
-    is_placeholder,
     Float,
+    is_placeholder,
+    matrix,
+    MatrixOf,
+    quaternion,
+    QuatOf,
+    transformation as xform_type,
+    TransformOf,
+    TypeVar,
+    vector,
+    VectorOf,
 )
 from warp_builtins.irexpr import Emitter, Num, add, formula, length, mark_mutating, neg, scale
 from warp_builtins.quaternion import qconj, qfrom_matrix, qmul, qrotate, qto_matrix

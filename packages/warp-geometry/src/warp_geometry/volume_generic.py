@@ -13,7 +13,7 @@ import ast
 from typing import Any
 
 import warp as wp
-from warp.extending import WarpCodegenTypeError, canonical_type, type_repr
+from warp.extending import canonical_type, type_repr, WarpCodegenTypeError
 
 GROUP = "Volumes"
 _SUFFIX = {wp.float32: "f", wp.vec3: "v", wp.int32: "i"}

@@ -24,7 +24,7 @@ import weakref
 from dataclasses import dataclass
 from typing import Any
 
-from warp.extending import ir, verify_function, FixedArrayType, bool as wp_bool
+from warp.extending import bool as wp_bool, FixedArrayType, ir, verify_function
 
 from warp_autodiff import ops
 from warp_autodiff.transform.analysis import (

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from warp.extending import ir, build_kernel
+from warp.extending import build_kernel, ir
 
 _ELEMENT_ACCESS = {"array_load", "array_store", "atomic_add", "atomic_sub", "atomic_min", "atomic_max",
                    "atomic_exch", "atomic_cas", "address", "view"}
