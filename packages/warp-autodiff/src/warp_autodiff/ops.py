@@ -26,6 +26,7 @@ from typing import Any
 
 import llvmlite.ir as ir
 from warp.extending import (
+    ADJOINT_RETAIN_MARK,
     atomic_bfloat16,
     bfloat16,
     element_pointer,
@@ -172,8 +173,16 @@ def _load(checked: bool):
     return lower
 
 
+def _is_retained(ctx: Any, arr: ir.Value) -> ir.Value:
+    """Whether adjoint array ``arr`` is a ``retain_grad`` gradient (its grad field holds the mark)."""
+    b = ctx.builder
+    grad = b.extract_value(arr, 1)
+    return b.icmp_unsigned("==", b.ptrtoint(grad, lt.I64), ir.Constant(lt.I64, ADJOINT_RETAIN_MARK))
+
+
 def _clear(checked: bool):
-    """Lowering of ``arr[idx] = 0`` (skipped for a null array when ``checked``)."""
+    """Lowering of ``arr[idx] = 0`` (skipped for a null array when ``checked``, and for a
+    ``retain_grad`` gradient always)."""
 
     def store(ctx: Any, arr: ir.Value, atype: Any, idx: list, itypes: list) -> None:
         ptr = element_pointer(ctx, arr, atype, idx, itypes)
@@ -182,10 +191,10 @@ def _clear(checked: bool):
 
     def lower(ctx: Any, args: list, types: list) -> None:
         b = ctx.builder
-        if not checked:
-            store(ctx, args[0], types[0], args[1:], types[1:])
-            return
-        with b.if_then(b.not_(_is_null(ctx, args[0])), likely=True):
+        skip = _is_retained(ctx, args[0])
+        if checked:
+            skip = b.or_(skip, _is_null(ctx, args[0]))
+        with b.if_then(b.not_(skip), likely=True):
             store(ctx, args[0], types[0], args[1:], types[1:])
 
     return lower

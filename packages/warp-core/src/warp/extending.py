@@ -89,7 +89,7 @@ from warp.types.composite import (
     transformation,
     vector,
 )
-from warp.types.array_type import ArrayType, FixedArrayType
+from warp.types.array_type import ADJOINT_RETAIN_MARK, ArrayType, FixedArrayType
 
 # --- compiler ------------------------------------------------------------------------------
 from warp.compiler import composite as composite_values, ir
@@ -144,7 +144,7 @@ __all__ = [
     "uint16", "uint32", "uint64",
     "CompositeBase", "CompositePattern", "MatrixOf", "QuatOf", "TransformOf", "VectorOf", "is_composite",
     "is_placeholder", "matrix", "quaternion", "transformation", "vector",
-    "ArrayType", "FixedArrayType",
+    "ADJOINT_RETAIN_MARK", "ArrayType", "FixedArrayType",
     # compiler
     "composite_values", "assemble", "component_paths", "components", "ir", "HEADER_DIMS_OFFSET",
     "HEADER_SCRATCH_OFFSET", "resolve_annotation",

@@ -208,12 +208,7 @@ GEOMETRY_NAMES: dict[str, NotProvided] = {
 }
 
 #: Attributes of warp-suite classes that Warp has and warp-suite does not.
-ATTRIBUTES: dict[str, NotProvided] = {
-    "Tape.visualize": NotProvided(
-        "drawing the tape as a GraphViz graph is not provided",
-        "repr(tape) and tape.launches list the recorded launches in order",
-    ),
-}
+ATTRIBUTES: dict[str, NotProvided] = {}
 
 
 #: Kernel builtins of NVIDIA Warp's reference that no package of this implementation provides

@@ -68,7 +68,7 @@ class Descriptor:
 def _lower_getter(struct_type: Any, element: int = 0):  # a @wp.struct class
     def lower(ctx: Any, args: list, types: list) -> ir.Value:
         b = ctx.builder
-        llty = struct_type._wp_llvm_type_()
+        llty = ctx.llvm_type(struct_type)
         address = args[0]
         if element:
             size = struct_type.numpy_dtype().itemsize * element

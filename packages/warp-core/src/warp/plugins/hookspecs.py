@@ -48,7 +48,9 @@ import pluggy
 
 if TYPE_CHECKING:  # the hooks' argument types only
     from warp.compiler import ir
+    from warp.compiler.callables import UserKernel
     from warp.compiler.registry import BuiltinRegistry
+    from warp.runtime.devices import Device
 
 PROJECT_NAME = "warp"
 
@@ -91,7 +93,7 @@ def warp_adjoint_function(function: ir.Function) -> ir.Function | None:
 
 
 @hookspec
-def warp_check_launch(kernel: Any, args: Any, device: Any) -> None:
+def warp_check_launch(kernel: UserKernel, args: Any, device: Device) -> None:
     """Check a launch in debug mode (``wp.config.mode == "debug"``) before it runs; raise to refuse it.
 
     ``kernel`` is the kernel that runs (a generic kernel's instance), ``args`` its argument
@@ -103,7 +105,9 @@ def warp_check_launch(kernel: Any, args: Any, device: Any) -> None:
 
 
 @hookspec
-def warp_record_launch(kernel: Any, dim: Any, inputs: list[Any], outputs: list[Any], device: Any) -> None:
+def warp_record_launch(
+    kernel: UserKernel, dim: Any, inputs: list[Any], outputs: list[Any], device: Device
+) -> None:
     """Told of a forward kernel launch about to run (``wp.launch(..., record_tape=True)``, the default);
     may return a callable, called without arguments if the launch is then refused before it runs.
 

@@ -23,6 +23,7 @@ from warp.not_provided import KERNEL_BUILTINS as NOT_PROVIDED_BUILTINS, NAMES as
 from warp.plugins.declarations import providing_distribution
 from warp.types.composite import is_composite
 from warp.types.scalars import type_repr
+from warp.compiler.frontend.calls import accepts
 
 
 @dataclass
@@ -147,8 +148,6 @@ class FunctionBuilder:
 
     def call_func_builtin(self, fn: Any, args: list[ir.Value], node: ast.AST | None) -> ir.Op:
         """A builtin implemented in the kernel language: call its ``@wp.func`` specialization."""
-        from warp.compiler.frontend.calls import accepts
-
         types = tuple(a.type for a in args)
         for overload in fn.overloads:
             if len(overload.param_types) == len(args) and all(
