@@ -124,3 +124,20 @@ def test_printf_needs_a_literal_format():
 
     with pytest.raises(wp.WarpCodegenTypeError, match="format of wp.printf must be a string literal"):
         wp.launch(k, dim=1, inputs=[1.0])
+
+
+def test_float64_constructor_keeps_literal_precision():
+    # wp.float64(<python float>) converts the literal's exact value, not a float32 rounding of it
+    @wp.kernel
+    def f64_literals(out: wp.array(dtype=wp.float64)):
+        out[0] = out[0] + wp.float64(3.141592653589793)
+        out[1] = wp.float64(wp.PI) + wp.float64(1.0)
+        x = 0.1  # a float32 variable: converting it keeps its float32 value
+        out[2] = wp.float64(x)
+
+    out = wp.zeros(3, dtype=wp.float64)
+    wp.launch(f64_literals, dim=1, inputs=[out])
+    got = out.numpy()
+    assert got[0] == np.pi
+    assert got[1] == np.pi + 1.0
+    assert got[2] == np.float64(np.float32(0.1))

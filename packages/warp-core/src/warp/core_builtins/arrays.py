@@ -16,6 +16,7 @@ from warp.compiler.registry import ArrayOf, BuiltinRegistry, TypeVar
 from warp.types.array_type import ArrayType
 from warp.types.composite import is_composite
 from warp.types.scalars import Int, bfloat16, int32, non_atomic_types, type_repr, type_size_in_bytes
+from warp.types.scalars import bool as wp_bool
 
 GROUP = "Utility"
 T = TypeVar("T")
@@ -364,6 +365,12 @@ def _explain_atomic(kind: str) -> Callable[[Sequence[Any]], str | None]:
     return explain
 
 
+def _null_test(ctx: LowerContext, arr: ir.Value, op: str) -> ir.Value:
+    """Compare an array's data pointer with null (``if a:`` / ``if not a:`` in kernels)."""
+    data = ctx.builder.extract_value(arr, 0)
+    return ctx.builder.icmp_unsigned(op, data, ir.Constant(data.type, None))
+
+
 def _view_result(ndim: int) -> Callable[[Sequence[Any]], ArrayType]:
     """Result-type rule of a view: an array of the viewed array's dtype with ``ndim`` dimensions."""
     return lambda types: ArrayType(types[0].dtype, ndim)
@@ -413,6 +420,12 @@ def register(registry: BuiltinRegistry) -> None:
                          "return the old value.")
     for kind in ("add", "sub", "min", "max", "exch", "and", "or", "xor", "cas"):
         registry.explain(f"atomic_{kind}", _explain_atomic(kind))
+    registry.add("bool", params=[("a", ArrayOf(T))], result=wp_bool, group=GROUP,
+                 lower=lambda ctx, args, types: _null_test(ctx, args[0], "!="),
+                 doc="True when the array is not None (a launch argument given as None is null).")
+    registry.add("unot", params=[("a", ArrayOf(T))], result=wp_bool, group=GROUP,
+                 lower=lambda ctx, args, types: _null_test(ctx, args[0], "=="),
+                 doc="not a: true when the array is None (null).")
     registry.add("len", params=[("a", ArrayOf(T))], result=int32, group=GROUP,
                  lower=lambda ctx, args, types: _shape(ctx, args[0], 0),
                  doc="Size of the first dimension of an array.")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import math
 import sys
 import types
 from typing import Any
@@ -23,7 +24,16 @@ from warp.errors import (
     WarpCodegenValueError,
 )
 from warp.types.array_type import ArrayType, FixedArrayType
-from warp.types.scalars import ScalarBase, bool as wp_bool, float32, int32, int64, is_scalar_type, type_repr
+from warp.types.scalars import (
+    ScalarBase,
+    bool as wp_bool,
+    canonical_type,
+    float32,
+    int32,
+    int64,
+    is_scalar_type,
+    type_repr,
+)
 
 BINARY_OPS = {
     ast.Add: "add",
@@ -265,7 +275,7 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
                 WarpCodegenTypeError,
                 node,
             )
-        merged = self.merge_branches(before, [then_scope, else_scope], node)
+        merged = self.merge_branches(before, [then_scope, else_scope], node, [then_region, else_region])
         for region, scope, value in ((then_region, then_scope, a), (else_region, else_scope, b)):
             region.ops.append(
                 ir.Op("yield", [value, *(scope.vars[n] for n, _ in merged)], loc=self.loc(node))
@@ -286,18 +296,24 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
             return self.const(_literal_as(value.const, target), target)
 
     def merge_branches(
-        self, before: dict[str, Any], scopes: list[Any], node: ast.AST
+        self, before: dict[str, Any], scopes: list[Any], node: ast.AST, regions: list[ir.Region]
     ) -> list[tuple[str, Any]]:
-        """Variables whose value after a branch depends on the branch taken, with their types."""
-        live = [s for s in scopes if not s.terminated]
+        """Variables whose value after a branch depends on the branch taken, with their types.
+
+        A scalar or vector/matrix variable first assigned in some branches only stays visible
+        after the branch (as in Python); on the paths that do not assign it, it is zero.
+        """
+        live = [(s, r) for s, r in zip(scopes, regions) if not s.terminated]
         names: list[str] = []
-        for s in live:
+        for s, _ in live:
             names += [n for n in s.assigned if n not in names]
         merged = []
         for name in sorted(names):
-            values = [s.vars.get(name) for s in live]
+            values = [s.vars.get(name) for s, _ in live]
+            if any(v is None for v in values) and name not in before:
+                values = self.zero_where_unassigned(name, live, values)
             if any(v is None for v in values):
-                continue  # defined in one branch only: not visible after the if
+                continue  # defined in one branch only, with no zero value: not visible after the if
             if not all(isinstance(v, ir.Value) for v in values):
                 continue
             if all(v is values[0] for v in values) and name in before:
@@ -312,6 +328,30 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
                 )
             merged.append((name, values[0].type))
         return merged
+
+    def zero_where_unassigned(
+        self, name: str, live: list[tuple[Any, ir.Region]], values: list[Any]
+    ) -> list[Any]:
+        """``values`` of ``name`` per branch, a zero of its type built in the branches lacking it
+        (unchanged when the type has no zero constant: structs, arrays, Python objects)."""
+        known = next(v for v in values if v is not None)
+        if not isinstance(known, ir.Value):
+            return values
+        type_ = known.type
+        if is_scalar_type(type_):
+            zero: Any = type_(0).value
+        elif getattr(type_, "_wp_scalar_type_", None) is not None and hasattr(type_, "_shape_"):
+            zero = (0,) * math.prod(type_._shape_)
+        else:
+            return values
+        out = []
+        for (scope, region), value in zip(live, values):
+            if value is None:
+                with self.enter(region, scope.vars):
+                    value = self.const(zero, type_)
+                scope.vars[name] = value
+            out.append(value)
+        return out
 
     def as_bool(self, value: ir.Value, node: ast.AST) -> ir.Value:
         """``value`` converted to ``bool`` (non-zero test) for conditions."""
@@ -475,6 +515,9 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
             if length is not None:
                 return length
         if isinstance(target, BuiltinName):
+            ctor = canonical_type(getattr(sys.modules["warp"], target.name, None))
+            if is_scalar_type(ctor) and not node.keywords:
+                return self.call_scalar_constructor(ctor, node)  # wp.float64(literal): exact
             return self.call_named_builtin(target.name, node)
         from warp.compiler.frontend.kernel_forms import kernel_form
 
@@ -485,8 +528,6 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
             return self.call_named_builtin(PYTHON_BUILTINS[target], node)
         if target is builtins.range:
             raise self.error("range() may only be used as the iterable of a for loop", node=node)
-        from warp.types.scalars import canonical_type
-
         ctor = canonical_type(target)
         if is_scalar_type(ctor):
             return self.call_scalar_constructor(ctor, node)
@@ -565,7 +606,9 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
             raise self.error(f"{type_repr(ctor)}() takes one argument", WarpCodegenTypeError, node)
         arg = args[0]
         if arg.is_const and is_scalar_type(arg.type):
-            return self.const(ctor(arg.const).value, ctor)
+            # a literal converts from its exact value; a typed constant from its typed value
+            value = arg.const if arg.weak else arg.type(arg.const).value
+            return self.const(_folded_cast(value, arg.type, ctor), ctor)
         return self.call_builtin(ctor.__name__, [arg], node).result
 
     def call_user_function(self, fn: Any, node: ast.Call) -> Any:
@@ -595,6 +638,18 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
 #: type kinds an untyped literal of a kind may adopt (as in binary operators: an int literal
 #: does not become a float)
 _LITERAL_FAMILIES = {"int": ("int", "uint"), "float": ("float",), "bool": ("bool",)}
+
+
+def _folded_cast(value: Any, src: Any, dst: Any) -> Any:
+    """``dst(value)`` at compile time with the runtime conversion's rules (a float converted to
+    an integer type truncates and saturates, NaN gives 0)."""
+    if src._kind_ == "float" and dst._kind_ in ("int", "uint"):
+        if value != value:
+            return 0
+        bits = dst._bits_
+        lo, hi = (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1) if dst._kind_ == "int" else (0, 2**bits - 1)
+        return int(min(max(value, lo), hi)) if math.isfinite(value) else (hi if value > 0 else lo)
+    return dst(value).value
 
 
 def _literal_as(value: Any, target: Any) -> Any:

@@ -286,7 +286,7 @@ class StatementsMixin(ExpressionsMixin):
         with self.enter(else_region, before) as else_scope:
             self.block(node.orelse)
         self.node = node
-        merged = self.merge_branches(before, [then_scope, else_scope], node)
+        merged = self.merge_branches(before, [then_scope, else_scope], node, [then_region, else_region])
         types = [t for _, t in merged]
         for region, scope in ((then_region, then_scope), (else_region, else_scope)):
             if not scope.terminated:
