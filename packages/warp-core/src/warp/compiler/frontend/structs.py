@@ -20,18 +20,29 @@ SET_FIELD = Overload(
 
 
 def construct(builder: Any, cls: type[StructBase], node: ast.Call) -> wir.Value:
-    """``S()`` (all fields zero) or ``S(field=value, ...)``."""
-    if node.args:
+    """``S()`` (all fields zero), ``S(a, b)`` (fields in declaration order) or ``S(field=value, ...)``."""
+    if len(node.args) > len(cls._fields_):
         raise builder.error(
-            f"struct {cls.__name__}() takes keyword arguments only", WarpCodegenTypeError, node
+            f"struct {cls.__name__}() takes at most {len(cls._fields_)} positional arguments "
+            f"(its fields), got {len(node.args)}",
+            WarpCodegenTypeError,
+            node,
         )
     value = builder.const(None, cls)
+    given = set()
+    for (name, _), arg in zip(cls._fields_, node.args):
+        value = set_field(builder, value, name, builder.value(arg), arg)
+        given.add(name)
     for kw in node.keywords:
         if kw.arg is None:
             raise builder.error(
                 f"struct {cls.__name__}() takes field=value arguments, not **mapping",
                 WarpCodegenTypeError,
                 node,
+            )
+        if kw.arg in given:
+            raise builder.error(
+                f"struct {cls.__name__}() got multiple values for field '{kw.arg}'", WarpCodegenTypeError, node
             )
         value = set_field(builder, value, kw.arg, builder.value(kw.value), node)
     return value
