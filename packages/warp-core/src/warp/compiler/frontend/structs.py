@@ -42,7 +42,9 @@ def construct(builder: Any, cls: type[StructBase], node: ast.Call) -> wir.Value:
             )
         if kw.arg in given:
             raise builder.error(
-                f"struct {cls.__name__}() got multiple values for field '{kw.arg}'", WarpCodegenTypeError, node
+                f"struct {cls.__name__}() got multiple values for field '{kw.arg}'",
+                WarpCodegenTypeError,
+                node,
             )
         value = set_field(builder, value, kw.arg, builder.value(kw.value), node)
     return value
