@@ -141,3 +141,28 @@ def test_float64_constructor_keeps_literal_precision():
     assert got[0] == np.pi
     assert got[1] == np.pi + 1.0
     assert got[2] == np.float64(np.float32(0.1))
+
+
+def test_printf_takes_at_most_32_values(capfd):
+    @wp.kernel
+    def thirty_two():
+        wp.printf(
+            "%d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d "
+            "%d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d\n",
+            0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+            16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31,
+        )  # fmt: skip
+
+    @wp.kernel
+    def thirty_three():
+        wp.printf(
+            "%d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d "
+            "%d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d\n",
+            0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+            16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32,
+        )  # fmt: skip
+
+    wp.launch(thirty_two, dim=1)
+    assert capfd.readouterr().out.strip() == " ".join(str(i) for i in range(32))
+    with pytest.raises(RuntimeError, match=r"variadic arguments that can be passed to `printf` is 32$"):
+        wp.launch(thirty_three, dim=1)

@@ -658,6 +658,11 @@ def _literal_as(value: Any, target: Any) -> Any:
     )
 
 
+#: most values one wp.printf call takes after its format (NVIDIA Warp's limit, kept so that
+#: kernels written here also compile there)
+MAX_PRINTF_ARGS = 32
+
+
 class Printf:
     """``wp.printf(fmt, *args)``: C printf from kernels (the format must be a string literal)."""
 
@@ -671,6 +676,13 @@ class Printf:
         if not (isinstance(fmt, PyObj) and isinstance(fmt.obj, str)):
             raise builder.error(
                 "the format of wp.printf must be a string literal", WarpCodegenTypeError, node
+            )
+        if len(node.args) - 1 > MAX_PRINTF_ARGS:
+            raise builder.error(
+                "the maximum number of variadic arguments that can be passed to `printf` is "
+                f"{MAX_PRINTF_ARGS}",
+                WarpCodegenValueError,
+                node,
             )
         values = [builder.strong(builder.value(a)) for a in node.args[1:]]
         for v, a in zip(values, node.args[1:]):
