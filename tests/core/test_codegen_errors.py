@@ -201,6 +201,32 @@ def test_kernel_cannot_return_a_value():
     with pytest.raises(wp.WarpCodegenError, match="returns_value"):
         launch1(returns_value, wp.zeros(1, dtype=float))
 
+    message = r"Warp kernels cannot return values\. Write results to output arguments"
+
+    @wp.kernel
+    def returns_none(out: wp.array(dtype=float)):
+        out[0] = 1.0
+        return None  # a value-returning statement all the same
+
+    with pytest.raises(wp.WarpCodegenTypeError, match=message):
+        launch1(returns_none, wp.zeros(1, dtype=float))
+
+    @wp.kernel
+    def annotated(out: wp.array(dtype=float)) -> float:  # refused when compiled, not when defined
+        out[0] = 1.0
+
+    with pytest.raises(wp.WarpCodegenTypeError, match=message):
+        launch1(annotated, wp.zeros(1, dtype=float))
+
+    @wp.kernel
+    def bare_return(out: wp.array(dtype=float)) -> None:
+        out[0] = 2.0
+        return
+
+    out = wp.zeros(1, dtype=float)
+    launch1(bare_return, out)
+    assert out.numpy()[0] == 2.0
+
 
 # -- calls of user functions ---------------------------------------------------------------------------
 

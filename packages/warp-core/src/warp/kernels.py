@@ -16,7 +16,6 @@ from typing import Any, Callable, Protocol, Sequence
 from warp.compiler.annotations import is_generic, specialize_type
 from warp.compiler.frontend.compile_time import evaluate_statics
 from warp.compiler.options import launch_bounds_of
-from warp.errors import WarpCodegenTypeError
 from warp.functions import FunctionOverload
 from warp.types.scalars import type_repr
 
@@ -106,12 +105,6 @@ class Kernel:
         self.template = template
         self.module = module
         self.overload = overload
-        ret = self.overload.return_annotation
-        if ret not in (None, type(None)):
-            raise WarpCodegenTypeError(
-                f"kernel '{self.name}' must not return a value (annotated -> {type_repr(ret)})",
-                function=self.name,
-            )
         self.is_generic = self.overload.generic
         #: instances of a generic kernel: concrete argument types -> Kernel
         self.overloads: dict[tuple[Any, ...], Kernel] = {}

@@ -19,6 +19,12 @@ from warp.types.scalars import bool as wp_bool
 from warp.types.scalars import int32, is_int, is_scalar_type, type_repr
 from warp.compiler.options import max_unroll
 
+#: the error for a kernel that returns a value or declares a return type (NVIDIA Warp's words)
+KERNEL_RETURN_ERROR = (
+    "Warp kernels cannot return values. Write results to output arguments, "
+    "and omit the return annotation or use `-> None`."
+)
+
 
 class StatementsMixin(ExpressionsMixin):
     """Visitor methods for statements."""
@@ -223,6 +229,8 @@ class StatementsMixin(ExpressionsMixin):
         return True
 
     def stmt_Return(self, node: ast.Return) -> None:
+        if self.is_kernel and node.value is not None:  # `return None` included
+            raise self.error(KERNEL_RETURN_ERROR, WarpCodegenTypeError, node)
         if node.value is None:
             values: list[ir.Value] = []
         else:
@@ -235,9 +243,7 @@ class StatementsMixin(ExpressionsMixin):
 
     def check_return(self, values: list[ir.Value], node: ast.AST) -> list[ir.Value]:
         if self.is_kernel and values:
-            raise self.error(
-                "kernels cannot return values; write results to an array", WarpCodegenTypeError, node
-            )
+            raise self.error(KERNEL_RETURN_ERROR, WarpCodegenTypeError, node)
         for v in values:
             if isinstance(v.type, FixedArrayType):
                 raise self.error(

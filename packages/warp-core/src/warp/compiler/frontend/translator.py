@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 from warp.compiler import ir
-from warp.compiler.frontend.statements import StatementsMixin
+from warp.compiler.frontend.statements import KERNEL_RETURN_ERROR, StatementsMixin
 from warp.compiler.source import read_source
 from warp.errors import WarpCodegenError, WarpCodegenTypeError
 from warp.types.scalars import type_repr
@@ -82,4 +82,6 @@ def build_kernel(kernel: Any) -> ir.Function:
                 f"kernel parameter '{name}' has a generic type ({type_repr(t)}); kernels need concrete types",
                 function=kernel.name,
             )
+    if kernel.overload.return_annotation not in (None, type(None)):
+        raise WarpCodegenTypeError(KERNEL_RETURN_ERROR, function=kernel.name)
     return build_function(kernel, kernel.overload, list(kernel.arg_types), is_kernel=True)
