@@ -485,3 +485,12 @@ def test_located_errors_put_the_location_first_and_end_with_the_message():
     assert first.endswith(f"{__file__}:{bad.func.__code__.co_firstlineno + 2}:")
     assert source.strip() == "a[0] = undefined_name_here  # noqa: F821"
     assert text.endswith(info.value.raw_message) and "undefined_name_here" in info.value.raw_message
+
+
+def test_mixed_operand_types_are_named():
+    @wp.kernel
+    def mixed(out: wp.array(dtype=float)):
+        out[0] = float(1 * 1.0)
+
+    with pytest.raises(wp.WarpCodegenTypeError, match=r"Input types must be the same, got \['int32', 'float32'\]"):
+        launch1(mixed, wp.zeros(1, dtype=float))

@@ -176,11 +176,13 @@ class FunctionBuilder:
                     MissingPluginError,
                     node,
                 )
+            same = _same_types_hint(name, [a.type for a in args])
+            same = "" if same is None else f": {same}"
             options = "\n      ".join(o.signature() for o in builtin.overloads[:8])
             more = "" if len(builtin.overloads) <= 8 else f"\n      ... {len(builtin.overloads) - 8} more"
             hint = next((o.mismatch_hint for o in builtin.overloads if o.mismatch_hint), "")
             raise self.error(
-                f"no overload of '{name}' accepts arguments ({got}); note that warp does not "
+                f"no overload of '{name}' accepts arguments ({got}){same}; note that warp does not "
                 f"convert between numeric types implicitly, cast explicitly (e.g. float(x), wp.int64(i))"
                 f"\n    candidates:\n      {options}{more}" + (f"\n{hint}" if hint else ""),
                 WarpCodegenTypeError,
@@ -228,6 +230,19 @@ class FunctionBuilder:
         if isinstance(value, ir.Value) and value.weak:
             return self.const(value.const, value.type)
         return value
+
+
+def _same_types_hint(name: str, arg_types: list[Any]) -> str | None:
+    """NVIDIA Warp's words when ``name`` would accept its arguments if they all had one of their
+    types (``1 * 1.0``, ``wp.dot(vec2f, vec2h)``), else None."""
+    distinct = list(dict.fromkeys(arg_types))
+    if len(arg_types) < 2 or len(distinct) < 2:
+        return None
+    if not any(builtin_registry.resolve(name, [t] * len(arg_types)) is not None for t in distinct):
+        return None
+    exactly = "exactly " if any(is_composite(t) for t in arg_types) else ""
+    names = ", ".join(repr(type_repr(t)) for t in arg_types)
+    return f"Input types must be {exactly}the same, got [{names}]"
 
 
 def _composite_math_missing(arg_types: list[Any]) -> bool:
