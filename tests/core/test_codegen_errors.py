@@ -492,5 +492,6 @@ def test_mixed_operand_types_are_named():
     def mixed(out: wp.array(dtype=float)):
         out[0] = float(1 * 1.0)
 
-    with pytest.raises(wp.WarpCodegenTypeError, match=r"Input types must be the same, got \['int32', 'float32'\]"):
+    message = r"Input types must be the same, got \['int32', 'float32'\]"
+    with pytest.raises(wp.WarpCodegenTypeError, match=message):
         launch1(mixed, wp.zeros(1, dtype=float))
