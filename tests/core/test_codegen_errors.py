@@ -495,3 +495,46 @@ def test_mixed_operand_types_are_named():
     message = r"Input types must be the same, got \['int32', 'float32'\]"
     with pytest.raises(wp.WarpCodegenTypeError, match=message):
         launch1(mixed, wp.zeros(1, dtype=float))
+
+
+@wp.func
+def _annotated_int16(x: wp.int32) -> wp.int16:
+    return wp.int8(x)
+
+
+@wp.func
+def _annotated_pair(x: int) -> tuple[int, int]:
+    return (x, 1.23)
+
+
+@wp.func
+def _annotated_triple(x: int) -> tuple[int, int, int]:
+    return (x + x, x * x)
+
+
+def test_returns_not_matching_the_annotation_are_named():
+    @wp.kernel
+    def single(out: wp.array(dtype=int)):
+        out[0] = int(_annotated_int16(123))
+
+    @wp.kernel
+    def pair(out: wp.array(dtype=int)):
+        a, b = _annotated_pair(1)
+        out[0] = a
+
+    @wp.kernel
+    def triple(out: wp.array(dtype=int)):
+        a, b, c = _annotated_triple(1)
+        out[0] = a
+
+    out = wp.zeros(1, dtype=int)
+    head = "The function `_annotated_{}` has its return type annotated as "
+    cases = [
+        (single, head.format("int16") + "`int16` but the code returns a value of type `int8`."),
+        (pair, head.format("pair") + r"`tuple\[int, int\]` but the code returns a tuple with types "
+         r"`\(int32, float32\)`"),
+        (triple, head.format("triple") + "a tuple of 3 elements but the code returns 2 values."),
+    ]
+    for kernel, message in cases:
+        with pytest.raises(wp.WarpCodegenTypeError, match=message):
+            launch1(kernel, out)

@@ -58,6 +58,9 @@ class FunctionBuilder:
         self.loops: list[LoopFrame] = []
         self.node: ast.AST | None = None
         self.return_types: list[Any] | None = None
+        #: the declared return annotation as written (``int16``, ``tuple[int, int]``) when
+        #: ``return_types`` come from it, for error messages; None when inferred from returns
+        self.return_annotation: str | None = None
         #: while translating an augmented assignment: AST node -> its value, so that the parts
         #: of the target (``a[f()].x *= 2``) are evaluated once although read and written
         self.memo: dict[ast.AST, Any] | None = None

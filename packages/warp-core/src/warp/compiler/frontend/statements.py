@@ -258,21 +258,37 @@ class StatementsMixin(ExpressionsMixin):
             return values
         expected = self.return_types
         if len(values) != len(expected):
-            raise self.error(
-                f"returns {len(values)} values here but {len(expected)} elsewhere", WarpCodegenTypeError, node
-            )
+            message = self.return_mismatch(values)
+            message = message or f"returns {len(values)} values here but {len(expected)} elsewhere"
+            raise self.error(message, WarpCodegenTypeError, node)
         out = []
         for v, t in zip(values, expected):
             if v.type != t and v.is_const and _same_family(v.type, t):
                 v = self.const(v.const, t)
-            if v.type != t:
-                raise self.error(
-                    f"returns {type_repr(v.type)} here but {type_repr(t)} is expected",
-                    WarpCodegenTypeError,
-                    node,
-                )
             out.append(v)
+        for v, t in zip(out, expected):
+            if v.type != t:
+                message = self.return_mismatch(out)
+                message = message or f"returns {type_repr(v.type)} here but {type_repr(t)} is expected"
+                raise self.error(message, WarpCodegenTypeError, node)
         return out
+
+    def return_mismatch(self, values: list[ir.Value]) -> str | None:
+        """NVIDIA Warp's words for a return that does not match the declared annotation (None
+        when the return types were inferred from an earlier return)."""
+        if self.return_annotation is None or self.return_types is None:
+            return None
+        head = f"The function `{self.name}` has its return type annotated as"
+        expected = self.return_types
+        if len(values) != len(expected):
+            n = len(expected)
+            what = f"`{self.return_annotation}`" if n == 1 else f"a tuple of {n} elements"
+            return f"{head} {what} but the code returns {len(values)} values."
+        if len(values) == 1:
+            got = type_repr(values[0].type)
+            return f"{head} `{self.return_annotation}` but the code returns a value of type `{got}`."
+        types = ", ".join(type_repr(v.type) for v in values)
+        return f"{head} `{self.return_annotation}` but the code returns a tuple with types `({types})`."
 
     # -- if -------------------------------------------------------------------------------
     def stmt_If(self, node: ast.If) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 from typing import Any
 
@@ -40,6 +41,9 @@ def build_function(fn: Any, overload: Any, arg_types: list[Any], *, is_kernel: b
         declared = list(declared) if isinstance(declared, tuple) else [declared]
         if not any(is_generic(d) for d in declared):  # -> Any (generic functions): inferred
             t.return_types = declared
+            returns = getattr(source.tree, "returns", None)
+            if returns is not None:
+                t.return_annotation = re.sub(r"\b(wp|warp)\.", "", ast.unparse(returns))
     t.node = source.tree
     with t.enter(body, dict(zip(overload.param_names, params))) as scope:
         t.block(source.tree.body)
