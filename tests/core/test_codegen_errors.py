@@ -538,3 +538,43 @@ def test_returns_not_matching_the_annotation_are_named():
     for kernel, message in cases:
         with pytest.raises(wp.WarpCodegenTypeError, match=message):
             launch1(kernel, out)
+
+
+_CAPTURED_VEC = wp.vec3(1.0, 2.0, 3.0)
+
+
+def test_unknown_names_and_attributes_in_kernels():
+    @wp.kernel
+    def through_unknown_namespace():
+        wp.foo.bar.tid()
+
+    @wp.kernel
+    def unknown_function_of_a_module():
+        wp.types.tid()
+
+    @wp.kernel
+    def unknown_warp_function():
+        wp.nonexistent_func()
+
+    @wp.kernel
+    def unknown_attribute_of_a_value(out: wp.array(dtype=float)):
+        out[0] = _CAPTURED_VEC.foo
+
+    @wp.kernel
+    def undefined_symbol(out: wp.array(dtype=float)):
+        out[0] = missing_symbol  # noqa: F821
+
+    out = wp.zeros(1, dtype=float)
+    cases = [
+        (through_unknown_namespace, AttributeError, "`foo` is not an attribute of 'warp'"),
+        (unknown_function_of_a_module, AttributeError, "Could not find function wp.types.tid"),
+        (unknown_warp_function, AttributeError, "Could not find function wp.nonexistent_func"),
+        (unknown_attribute_of_a_value, AttributeError, "`foo` is not an attribute of 'vec3f' values"),
+        (undefined_symbol, KeyError, "Referencing undefined symbol: missing_symbol"),
+    ]
+    for kernel, error, message in cases:
+        with pytest.raises(error, match=message) as info:
+            wp.launch(kernel, dim=1, inputs=[out] if kernel.arg_names else [])
+        assert isinstance(info.value, wp.WarpCodegenError)
+    with pytest.raises(wp.WarpCodegenNameError, match=r"name 'missing_symbol' is not defined\)$"):
+        wp.launch(undefined_symbol, dim=1, inputs=[out])

@@ -13,6 +13,7 @@ from warp.compiler.source import SourceInfo
 from warp.errors import (
     MissingPluginError,
     SourceLoc,
+    WarpCodegenAttributeError,
     WarpCodegenError,
     WarpCodegenNameError,
     WarpCodegenTypeError,
@@ -22,6 +23,18 @@ from warp.plugins.install_hints import install_hint
 from warp.not_provided import NAMES as NOT_PROVIDED_NAMES
 from warp.types.composite import is_composite
 from warp.types.scalars import type_repr
+
+
+class UnknownAttributeError(WarpCodegenAttributeError):
+    """``obj.name`` in kernel code where a module or other Python object has no ``name``."""
+
+
+class UndefinedNameError(WarpCodegenNameError, KeyError):
+    """A name in kernel code that is neither a local, a global of the function's module nor a
+    name of warp (a ``KeyError`` too, as NVIDIA Warp raises for it)."""
+
+    def __str__(self) -> str:  # the message itself, not KeyError's repr of it
+        return self._format()
 
 
 @dataclass
@@ -193,7 +206,11 @@ class FunctionBuilder:
             )
         return resolution
 
-    def missing_builtin(self, name: str, node: ast.AST | None = None) -> WarpCodegenError:
+    def missing_builtin(
+        self, name: str, node: ast.AST | None = None, *, as_attribute: bool = False
+    ) -> WarpCodegenError:
+        """The error for kernel builtin ``name`` that does not exist (``as_attribute``: met as
+        ``wp.name``, where a name nothing provides is an unknown attribute of warp)."""
         from warp.compiler.catalog import not_provided, providing_distribution
         from warp.plugins.manager import plugin_distributions
 
@@ -218,6 +235,12 @@ class FunctionBuilder:
                 f"builtin 'wp.{name}' is provided by the '{dist}' package, which is not installed "
                 f"or is disabled; install it with: {install_hint(dist)}",
                 MissingPluginError,
+                node,
+            )
+        if as_attribute:
+            return self.error(
+                f"`{name}` is not an attribute of 'warp' ('{name}' is not a kernel builtin)",
+                UnknownAttributeError,
                 node,
             )
         return self.error(f"'{name}' is not a kernel builtin", WarpCodegenNameError, node)

@@ -12,14 +12,13 @@ from typing import Any
 import numpy as np
 
 from warp.compiler import ir
-from warp.compiler.frontend.builder import PyObj
+from warp.compiler.frontend.builder import PyObj, UndefinedNameError, UnknownAttributeError
 from warp.compiler.frontend.compile_time import CompileTimeMixin
 from warp.compiler.frontend.tuples import TuplesMixin
 from warp.compiler.registry import builtin_registry
 from warp.errors import (
     WarpCodegenAttributeError,
     WarpCodegenError,
-    WarpCodegenNameError,
     WarpCodegenTypeError,
     WarpCodegenValueError,
 )
@@ -162,7 +161,11 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
             return PyObj(BuiltinName(node.id))
         obj = getattr(sys.modules["warp"], node.id, None)
         if obj is None or isinstance(obj, types.ModuleType):
-            raise self.error(f"name '{node.id}' is not defined", WarpCodegenNameError, node)
+            raise self.error(
+                f"Referencing undefined symbol: {node.id} (name '{node.id}' is not defined)",
+                UndefinedNameError,
+                node,
+            )
         return self.from_python(obj)
 
     def expr_Attribute(self, node: ast.Attribute) -> Any:
@@ -200,9 +203,9 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
             if obj is warp and node.attr in WARP_PYTHON_ALIASES:
                 return PyObj(WARP_PYTHON_ALIASES[node.attr])  # wp.print(x), for i in wp.range(n)
             if obj is warp:
-                raise self.missing_builtin(node.attr, node) from None
+                raise self.missing_builtin(node.attr, node, as_attribute=True) from None
             raise self.error(
-                f"'{_describe(PyObj(obj))}' has no attribute '{node.attr}'", WarpCodegenAttributeError, node
+                f"`{node.attr}` is not an attribute of '{_describe(PyObj(obj))}'", UnknownAttributeError, node
             ) from None
         return self.from_python(attr)
 
@@ -492,10 +495,24 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
     def expr_Call(self, node: ast.Call) -> Any:
         if any(isinstance(a, ast.Starred) for a in node.args):
             node = self.starred_call(node)  # f(*t): the tuple's items as arguments
-        callee = self.expr(node.func)
+        callee = self.callee(node.func)
         if not isinstance(callee, PyObj):
             raise self.error(f"'{ast.unparse(node.func)}' is not callable", WarpCodegenTypeError, node)
         return self.call_object(callee.obj, node)
+
+    def callee(self, func: ast.expr) -> Any:
+        """What a call calls; ``wp.name(...)`` / ``module.name(...)`` naming nothing is reported as
+        a function that cannot be found."""
+        if not isinstance(func, ast.Attribute):
+            return self.expr(func)
+        base = self.expr(func.value)
+        if not isinstance(base, PyObj):
+            return self.expr(func)
+        try:
+            return self.python_attribute(base.obj, func)
+        except UnknownAttributeError as exc:
+            message = f"Could not find function {ast.unparse(func)} ({exc.raw_message})"
+            raise self.error(message, WarpCodegenAttributeError, func) from None
 
     def call_object(self, target: Any, node: ast.Call) -> Any:
         from warp.decorators import Function, Kernel
