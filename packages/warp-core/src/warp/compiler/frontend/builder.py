@@ -42,6 +42,11 @@ class LoopFrame:
     """An enclosing loop: the names whose values it carries from iteration to iteration."""
 
     carried: list[str]
+    #: for a loop unrolled at compile time: the scope its iterations are translated in (a
+    #: break/continue must be reached in it, i.e. under compile-time conditions only)
+    unrolled_scope: Any = None
+    #: the break/continue that ended the iteration being unrolled, if any
+    jumped: str | None = None
 
 
 @dataclass

@@ -357,15 +357,7 @@ class StatementsMixin(ExpressionsMixin):
                 raise self.error(
                     f"the loop variable '{node.target.id}' is used in wp.static(...), so the loop must be "
                     "unrolled, but its range is not known at compile time", WarpCodegenValueError, node)
-            if _has_jumps(node.body):
-                raise self.error(
-                    f"the loop variable '{node.target.id}' is used in wp.static(...), so the loop must be "
-                    "unrolled, and unrolled loops cannot contain break/continue", WarpCodegenError, node)
-            for i in builtins.range(start.const, stop.const, step.const):
-                self.assign_var(node.target.id, self.const(i, start.type))
-                self.block(node.body)
-                if self.scope.terminated:
-                    break
+            self.unrolled_loop(node, start, stop, step)
             return
         if constant and not _has_jumps(node.body):
             count = len(builtins.range(start.const, stop.const, step.const))
@@ -377,6 +369,25 @@ class StatementsMixin(ExpressionsMixin):
                         break
                 return
         self.dynamic_loop("for", node, [start, stop, step], induction=(node.target.id, start.type))
+
+    def unrolled_loop(self, node: ast.For, start: ir.Value, stop: ir.Value, step: ir.Value) -> None:
+        """Translate the body once per iteration; a break/continue under compile-time
+        conditions (``if wp.static(i % 2 == 0): continue``) ends the unrolling / the iteration."""
+        frame = LoopFrame([], unrolled_scope=self.scope)
+        self.loops.append(frame)
+        try:
+            for i in builtins.range(start.const, stop.const, step.const):
+                self.assign_var(node.target.id, self.const(i, start.type))
+                self.block(node.body)
+                jumped, frame.jumped = frame.jumped, None
+                if jumped is not None:
+                    self.scope.terminated = False
+                    if jumped == "break":
+                        break
+                elif self.scope.terminated:
+                    break  # return
+        finally:
+            self.loops.pop()
 
     def range_bounds(self, it: ast.Call) -> tuple[ir.Value, ir.Value, ir.Value]:
         """(start, stop, step) of a ``range(...)`` call, as values of one integer type."""
@@ -587,6 +598,18 @@ class StatementsMixin(ExpressionsMixin):
     def loop_jump(self, kind: str, node: ast.AST) -> None:
         if not self.loops:
             raise self.error(f"'{kind}' outside a loop", node=node)
+        frame = self.loops[-1]
+        if frame.unrolled_scope is not None:
+            if self.scope is not frame.unrolled_scope:
+                raise self.error(
+                    f"this loop is unrolled (its variable is used in wp.static(...)), so a '{kind}' in it "
+                    "must depend on compile-time conditions only (if wp.static(...):)",
+                    WarpCodegenError,
+                    node,
+                )
+            frame.jumped = kind
+            self.scope.terminated = True
+            return
         self.emit(kind, self.carried_values(node))
         self.scope.terminated = True
 
