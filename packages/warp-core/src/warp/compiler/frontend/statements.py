@@ -16,7 +16,7 @@ from warp.errors import WarpCodegenError, WarpCodegenTypeError, WarpCodegenValue
 from warp.types.array_type import ArrayType, FixedArrayType
 from warp.types.composite import is_composite
 from warp.types.scalars import bool as wp_bool
-from warp.types.scalars import int32, is_int, is_scalar_type, type_repr
+from warp.types.scalars import int32, is_int, is_scalar_type, non_atomic_types, type_repr
 from warp.compiler.options import max_unroll
 
 #: the error for a kernel that returns a value or declares a return type (NVIDIA Warp's words)
@@ -186,6 +186,13 @@ class StatementsMixin(ExpressionsMixin):
                 index_nodes = target.slice.elts if isinstance(target.slice, ast.Tuple) else [target.slice]
                 indices = [self.index_value(i) for i in index_nodes]
                 value = self.value(node.value)
+                scalar = getattr(base.type.dtype, "_wp_scalar_type_", base.type.dtype)
+                if len(indices) == base.type.ndim and scalar in non_atomic_types:
+                    # 8/16-bit integers have no atomics: a plain read-modify-write, as in NVIDIA Warp
+                    current = self.call_builtin("array_load", [base, *indices], node).result
+                    result = self.call_builtin(name, [current, value], node).result
+                    self.call_builtin("array_store", [base, *indices, result], node)
+                    return
                 self.call_builtin(f"atomic_{name}", [base, *indices, value], node)
                 return
         if name in ("add", "sub") and isinstance(target, (ast.Subscript, ast.Attribute)):
