@@ -578,3 +578,23 @@ def test_unknown_names_and_attributes_in_kernels():
         assert isinstance(info.value, wp.WarpCodegenError)
     with pytest.raises(wp.WarpCodegenNameError, match=r"name 'missing_symbol' is not defined\)$"):
         wp.launch(undefined_symbol, dim=1, inputs=[out])
+
+
+def test_return_annotation_resolved_at_definition_is_checked_despite_the_cache():
+    # two kernels with the same source whose `-> Ret` means different things: the second one
+    # must not reuse the first one's compiled code (the annotation is part of its cache key)
+    Ret = None
+
+    @wp.kernel(module="unique")
+    def aliased(x: float) -> Ret:
+        return
+
+    wp.launch(aliased, dim=1, inputs=[3.0])
+    Ret = float  # noqa: F841 (read by the annotation below)
+
+    @wp.kernel(module="unique")
+    def aliased(x: float) -> Ret:  # noqa: F811
+        return
+
+    with pytest.raises(wp.WarpCodegenTypeError, match="Warp kernels cannot return values"):
+        wp.launch(aliased, dim=1, inputs=[3.0])
