@@ -1,81 +1,18 @@
-"""Turning Python annotations of kernel/function parameters into compiler types."""
+"""Kernel types from Python annotations: the names of :mod:`warp.types.annotations`, kept at
+their old path (plugins import them from here)."""
 
 from __future__ import annotations
 
-import typing
-from typing import Any
+from warp.types.annotations import (
+    GENERIC_PLACEHOLDERS,
+    is_generic,
+    is_value_type,
+    resolve_annotation,
+    return_annotation,
+    specialize_type,
+)
 
-from warp.types.array_type import ArrayType
-from warp.types.scalars import Float, Int, Scalar, canonical_type, is_scalar_type
-
-#: Placeholders that make a function generic (specialized per call).
-GENERIC_PLACEHOLDERS = (typing.Any, Scalar, Float, Int)
-
-
-def resolve_annotation(annotation: Any, namespace: dict[str, Any]) -> Any:
-    """The compiler type an annotation denotes; strings are evaluated in ``namespace``."""
-    if isinstance(annotation, str):
-        annotation = eval(annotation, namespace)  # noqa: S307 - annotations are user code
-    annotation = canonical_type(annotation)
-    array_type = getattr(annotation, "array_type", None)
-    if isinstance(array_type, ArrayType):
-        return array_type
-    return annotation
-
-
-def is_generic(t: Any) -> bool:
-    """True if ``t`` is (or contains) a generic placeholder."""
-    if t in GENERIC_PLACEHOLDERS or t is None:
-        return True
-    if isinstance(t, ArrayType):
-        return is_generic(t.dtype)
-    return bool(getattr(t, "_wp_generic_", False))
-
-
-def is_value_type(t: Any) -> bool:
-    """True for types a kernel parameter or variable may have."""
-    return (
-        is_scalar_type(t)
-        or isinstance(t, ArrayType)
-        or getattr(t, "_wp_type_", False) is True
-    )
-
-
-def specialize_type(pattern: Any, actual: Any) -> Any:
-    """The concrete type a parameter annotated ``pattern`` takes for an argument of type ``actual``.
-
-    Returns None when ``actual`` does not fit. A concrete ``pattern`` fits only itself; a generic
-    array needs the same number of dimensions and an element type matching its dtype pattern.
-    """
-    from warp.compiler.registry import match_type
-
-    if actual is None:
-        return None
-    if isinstance(pattern, ArrayType):
-        if not isinstance(actual, ArrayType) or actual.ndim != pattern.ndim:
-            return None
-        if is_generic(pattern.dtype):
-            return actual if match_type(pattern.dtype, actual.dtype, {}) else None
-        return pattern if actual.dtype == pattern.dtype else None
-    if is_generic(pattern):
-        return actual if match_type(pattern, actual, {}) else None
-    return pattern if canonical_type(actual) == pattern else None
-
-
-def return_annotation(annotation: Any, namespace: dict[str, Any]) -> Any:
-    """The return type an annotation denotes: a type, ``type(None)``, or a tuple of types.
-
-    Tuples are written ``tuple[int, float]``, ``typing.Tuple[int, float]`` or ``(int, float)``.
-    """
-    if isinstance(annotation, str):
-        annotation = eval(annotation, namespace)  # noqa: S307 - annotations are user code
-    if annotation is None:
-        return type(None)
-    if typing.get_origin(annotation) is tuple:
-        items = typing.get_args(annotation)
-        if Ellipsis in items:
-            raise TypeError("a function returns a fixed number of values; tuple[T, ...] is not supported")
-        return tuple(resolve_annotation(a, namespace) for a in items)
-    if isinstance(annotation, tuple):
-        return tuple(resolve_annotation(a, namespace) for a in annotation)
-    return resolve_annotation(annotation, namespace)
+__all__ = [
+    "GENERIC_PLACEHOLDERS", "is_generic", "is_value_type", "resolve_annotation", "return_annotation",
+    "specialize_type",
+]

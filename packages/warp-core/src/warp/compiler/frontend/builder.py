@@ -19,10 +19,12 @@ from warp.errors import (
     WarpCodegenTypeError,
 )
 from warp.plugins.manager import plugin_distributions
-from warp.plugins.install_hints import install_hint
-from warp.not_provided import NAMES as NOT_PROVIDED_NAMES
+from warp.plugins.install_hints import distribution_hint, install_hint
+from warp.not_provided import KERNEL_BUILTINS as NOT_PROVIDED_BUILTINS, NAMES as NOT_PROVIDED_NAMES
+from warp.plugins.declarations import providing_distribution
 from warp.types.composite import is_composite
 from warp.types.scalars import type_repr
+from warp.compiler.frontend.calls import accepts
 
 
 class UnknownAttributeError(WarpCodegenAttributeError):
@@ -167,8 +169,6 @@ class FunctionBuilder:
 
     def call_func_builtin(self, fn: Any, args: list[ir.Value], node: ast.AST | None) -> ir.Op:
         """A builtin implemented in the kernel language: call its ``@wp.func`` specialization."""
-        from warp.compiler.frontend.calls import accepts
-
         types = tuple(a.type for a in args)
         for overload in fn.overloads:
             if len(overload.param_types) == len(args) and all(
@@ -216,9 +216,6 @@ class FunctionBuilder:
     ) -> WarpCodegenError:
         """The error for kernel builtin ``name`` that does not exist (``as_attribute``: met as
         ``wp.name``, where a name nothing provides is an unknown attribute of warp)."""
-        from warp.compiler.catalog import not_provided, providing_distribution
-        from warp.plugins.manager import plugin_distributions
-
         entry = NOT_PROVIDED_NAMES.get(name)
         if entry is not None:
             return self.error(
@@ -228,7 +225,7 @@ class FunctionBuilder:
                 node,
             )
         dist = providing_distribution(name)
-        if not_provided(name) or (dist is not None and dist in plugin_distributions.values()):
+        if name in NOT_PROVIDED_BUILTINS or (dist is not None and dist in plugin_distributions.values()):
             return self.error(
                 f"'wp.{name}' is a kernel builtin of NVIDIA Warp that this implementation does not "
                 "provide; docs/coming-from-warp.md lists them",
@@ -238,7 +235,7 @@ class FunctionBuilder:
         if dist is not None:
             return self.error(
                 f"builtin 'wp.{name}' is provided by the '{dist}' package, which is not installed "
-                f"or is disabled; install it with: {install_hint(dist)}",
+                f"or is disabled; install it with: {distribution_hint(dist)}",
                 MissingPluginError,
                 node,
             )
