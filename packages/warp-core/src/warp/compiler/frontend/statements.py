@@ -20,7 +20,8 @@ from warp.types.composite import is_composite
 from warp.types.scalars import bool as wp_bool
 from warp.types.scalars import int32, is_int, is_scalar_type, non_atomic_types, type_repr
 from warp.compiler.options import max_unroll
-from warp.compiler.frontend.builtin_names import BuiltinName
+from warp.compiler.callables import UserFunction
+from warp.compiler.frontend.builtin_names import BuiltinName, warp_namespace
 from warp.compiler.annotations import resolve_annotation
 
 #: the error for a kernel that returns a value or declares a return type (NVIDIA Warp's words)
@@ -127,6 +128,15 @@ class StatementsMixin(ExpressionsMixin):
     def bind_name(self, name: str, value: Any, node: ast.AST) -> None:
         previous = self.lookup_var(name)
         value = self.strong(value)
+        if _is_function(previous) and not (isinstance(value, PyObj) and value.obj is previous.obj):
+            # kernels have no function pointers: which function a name calls is fixed
+            what = "a different function" if _is_function(value) else "a non-function value"
+            raise self.error(
+                f"rebinding function-valued local '{name}' to {what} is not supported: a local bound "
+                "to a function keeps that function (use another name)",
+                WarpCodegenError,
+                node,
+            )
         if isinstance(value, ir.Value) and isinstance(previous, ir.Value) and previous.type != value.type:
             if value.is_const and _same_family(value.type, previous.type):
                 value = self.const(value.const, previous.type)
@@ -617,6 +627,15 @@ class StatementsMixin(ExpressionsMixin):
 
     def stmt_Assert(self, node: ast.Assert) -> None:
         raise self.error("assert is not supported in kernels yet", WarpCodegenError, node)
+
+
+def _is_function(value: Any) -> bool:
+    """Whether a bound name holds a function (a ``@wp.func`` or a kernel builtin)."""
+    if not isinstance(value, PyObj):
+        return False
+    if isinstance(value.obj, BuiltinName):  # wp.sin, not a type such as wp.float32
+        return not isinstance(getattr(warp_namespace(), value.obj.name, None), type)
+    return isinstance(value.obj, UserFunction)
 
 
 def _same_family(a: Any, b: Any) -> bool:
