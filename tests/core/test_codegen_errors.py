@@ -48,7 +48,6 @@ def test_float_plus_int_is_a_type_error_with_location():
     "float_literal_with_int",
     "assign_float_to_int_var",
     "store_float_in_int_array",
-    "compare_int_float",
     "float_index",
     "bitwise_on_float",
 ])
@@ -92,12 +91,6 @@ def test_strict_typing_errors(body):
         a[i] = f[i]
 
     @wp.kernel
-    def compare_int_float(a: wp.array(dtype=int), f: wp.array(dtype=float)):
-        i = wp.tid()
-        if a[i] < f[i]:
-            a[i] = 1
-
-    @wp.kernel
     def float_index(a: wp.array(dtype=int), f: wp.array(dtype=float)):
         a[0] = a[f[0]]
 
@@ -115,7 +108,6 @@ def test_strict_typing_errors(body):
             float_literal_with_int,
             assign_float_to_int_var,
             store_float_in_int_array,
-            compare_int_float,
             float_index,
             bitwise_on_float,
         )

@@ -75,8 +75,10 @@ class Draws:
 
 
 def _randn(em: Emitter, d: Draws) -> Num:
-    """Standard normal (Box-Muller); uses two draws."""
-    u1 = 1.0 - d.unit(em)  # (0, 1]: the logarithm stays finite
+    """Standard normal (Box-Muller, NVIDIA Warp's draws: radius from the first, angle from the
+    second); uses two draws. A first draw of exactly 0 (chance 2**-24) is taken as 2**-25 so the
+    logarithm stays finite."""
+    u1 = em.max(d.unit(em), 1.0 / 33554432.0)
     u2 = d.unit(em)
     return em.sqrt(em.log(u1) * -2.0) * em.cos(u2 * (2.0 * math.pi))
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+import re
+from hashlib import sha256
 from typing import Any
 
 from warp.compiler import ir
@@ -97,3 +99,9 @@ def _bind(builder: Any, overload: Any, positional: list[ir.Value], keywords: dic
             return f"argument '{name}' expects {type_repr(ptype)}, got {type_repr(arg.type)}"
         args.append(builder.coerce(arg, final) if arg.weak else arg)
     return args
+
+
+def function_symbol(prefix: str, name: str, arg_types: list[Any]) -> str:
+    """The LLVM symbol of function ``name`` specialized for ``arg_types`` (unique per types)."""
+    digest = sha256(repr([type_repr(t) for t in arg_types]).encode()).hexdigest()[:10]
+    return f"{prefix}_{re.sub(r'[^0-9A-Za-z_]', '_', name)}_{digest}"

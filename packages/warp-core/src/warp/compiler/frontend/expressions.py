@@ -27,7 +27,8 @@ from warp.errors import (
 )
 from warp.types.array_type import ArrayType, FixedArrayType
 from warp.types.scalars import (
-    ScalarBase, canonical_type, dtype_from_numpy, float32, int32, int64, is_scalar_type, type_repr,
+    ScalarBase, canonical_type, comparison_type, dtype_from_numpy, float32, int32, int64, is_float, is_int,
+    is_scalar_type, type_repr,
 )
 from warp.types.scalars import bool as wp_bool
 from warp.compiler.frontend.calls import bind_user_call
@@ -69,6 +70,11 @@ WARP_PYTHON_ALIASES = {
     "range": builtins.range,
     "reversed": builtins.reversed,
 }
+
+
+def is_int_or_float(t: Any) -> bool:
+    """True for a numeric scalar type (not bool)."""
+    return is_int(t) or is_float(t)
 
 
 class ArrayShape:
@@ -376,7 +382,8 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
 
     def compared_literals(self, left: ir.Value, right: ir.Value) -> list[ir.Value]:
         """Operands of a comparison, an integer literal compared with a float taking the float's
-        type (``x == 1`` for a float ``x``: exact for every integer literal a float can hold)."""
+        type (``x == 1`` for a float ``x``: exact for every integer literal a float can hold), and
+        two different numeric types converted to the one they compare in (``comparison_type``)."""
         out = [left, right]
         for i, (value, other) in enumerate(((left, right), (right, left))):
             if (
@@ -388,6 +395,15 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
                 and is_scalar_type(other.type)
             ):
                 out[i] = self.const(float(value.const), other.type)
+        a, b = (v.type for v in out)
+        if a is not b and is_int_or_float(a) and is_int_or_float(b) and is_float(a) != is_float(b) or (
+            a is not b and is_int_or_float(a) and is_int_or_float(b) and not (out[0].weak or out[1].weak)
+        ):
+            # float < int compares as floats, int32 < int64 as int64 (as in NVIDIA Warp); a literal
+            # of the other's family takes the other's type instead (handled by overload resolution)
+            out = [self.strong(v) for v in out]
+            common = comparison_type(a, b)
+            out = [v if v.type is common else self.call_builtin(common.__name__, [v]).result for v in out]
         return out
 
     def expr_IfExp(self, node: ast.IfExp) -> ir.Value:

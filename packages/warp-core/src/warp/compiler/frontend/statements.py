@@ -12,6 +12,7 @@ from warp.compiler.frontend import composite
 from warp.compiler.frontend.builder import LoopFrame, PyObj
 from warp.compiler.frontend.compile_time import uses_static_on
 from warp.compiler.frontend.expressions import BINARY_OPS, ExpressionsMixin
+from warp.compiler.frontend.gradients import check_function_rebind
 from warp.compiler.frontend.names import assigned_names, rebound_names
 from warp.compiler.frontend.type_handlers import type_hook
 from warp.errors import WarpCodegenError, WarpCodegenTypeError, WarpCodegenValueError
@@ -20,8 +21,7 @@ from warp.types.composite import is_composite
 from warp.types.scalars import bool as wp_bool
 from warp.types.scalars import int32, is_int, is_scalar_type, non_atomic_types, type_repr
 from warp.compiler.options import max_unroll
-from warp.compiler.callables import UserFunction
-from warp.compiler.frontend.builtin_names import BuiltinName, warp_namespace
+from warp.compiler.frontend.builtin_names import BuiltinName
 from warp.compiler.annotations import resolve_annotation
 
 #: the error for a kernel that returns a value or declares a return type (NVIDIA Warp's words)
@@ -127,16 +127,8 @@ class StatementsMixin(ExpressionsMixin):
 
     def bind_name(self, name: str, value: Any, node: ast.AST) -> None:
         previous = self.lookup_var(name)
+        check_function_rebind(self, name, previous, value, node)
         value = self.strong(value)
-        if _is_function(previous) and not (isinstance(value, PyObj) and value.obj is previous.obj):
-            # kernels have no function pointers: which function a name calls is fixed
-            what = "a different function" if _is_function(value) else "a non-function value"
-            raise self.error(
-                f"rebinding function-valued local '{name}' to {what} is not supported: a local bound "
-                "to a function keeps that function (use another name)",
-                WarpCodegenError,
-                node,
-            )
         if isinstance(value, ir.Value) and isinstance(previous, ir.Value) and previous.type != value.type:
             if value.is_const and _same_family(value.type, previous.type):
                 value = self.const(value.const, previous.type)
@@ -203,6 +195,8 @@ class StatementsMixin(ExpressionsMixin):
         if name in ("add", "sub") and isinstance(target, (ast.Subscript, ast.Attribute)):
             if self.component_atomic(target, name, node):
                 return
+        if isinstance(target, ast.Name):
+            check_function_rebind(self, target.id, self.lookup_var(target.id), None, node)
         current = self.value(target) if not isinstance(target, ast.Name) else self.expr(target)
         if not isinstance(current, ir.Value):
             raise self.error(f"'{ast.unparse(target)}' is not a variable", node=node)
@@ -627,15 +621,6 @@ class StatementsMixin(ExpressionsMixin):
 
     def stmt_Assert(self, node: ast.Assert) -> None:
         raise self.error("assert is not supported in kernels yet", WarpCodegenError, node)
-
-
-def _is_function(value: Any) -> bool:
-    """Whether a bound name holds a function (a ``@wp.func`` or a kernel builtin)."""
-    if not isinstance(value, PyObj):
-        return False
-    if isinstance(value.obj, BuiltinName):  # wp.sin, not a type such as wp.float32
-        return not isinstance(getattr(warp_namespace(), value.obj.name, None), type)
-    return isinstance(value.obj, UserFunction)
 
 
 def _same_family(a: Any, b: Any) -> bool:

@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 from warp.compiler import ir
+from warp.compiler.frontend.calls import function_symbol
 from warp.compiler.frontend.statements import KERNEL_RETURN_ERROR, StatementsMixin
 from warp.compiler.source import read_source
 from warp.errors import WarpCodegenError, WarpCodegenTypeError
@@ -21,13 +22,6 @@ class Translator(StatementsMixin):
     def __init__(self, source: Any, name: str, is_kernel: bool):
         super().__init__(source, name)
         self.is_kernel = is_kernel
-
-
-def _symbol(prefix: str, name: str, arg_types: list[Any]) -> str:
-    from hashlib import sha256
-
-    digest = sha256(repr([type_repr(t) for t in arg_types]).encode()).hexdigest()[:10]
-    return f"{prefix}_{re.sub(r'[^0-9A-Za-z_]', '_', name)}_{digest}"
 
 
 def build_function(fn: Any, overload: Any, arg_types: list[Any], *, is_kernel: bool = False) -> ir.Function:
@@ -64,7 +58,7 @@ def build_function(fn: Any, overload: Any, arg_types: list[Any], *, is_kernel: b
         return_types=list(t.return_types or []),
         is_kernel=is_kernel,
         loc=source.loc(source.tree),
-        symbol=_symbol(
+        symbol=function_symbol(
             "wp_kernel" if is_kernel else "wp_func",
             getattr(fn, "symbol_key", None) or getattr(fn, "key", fn.name),
             arg_types,
