@@ -132,15 +132,18 @@ def test_float64_constructor_keeps_literal_precision():
     def f64_literals(out: wp.array(dtype=wp.float64)):
         out[0] = out[0] + wp.float64(3.141592653589793)
         out[1] = wp.float64(wp.PI) + wp.float64(1.0)
-        x = 0.1  # a float32 variable: converting it keeps its float32 value
+        x = 0.1  # a name bound to a literal converts from the literal's value (as in Warp)
         out[2] = wp.float64(x)
+        y = wp.float32(0.1)  # a typed float32 value keeps its float32 value
+        out[3] = wp.float64(y)
 
-    out = wp.zeros(3, dtype=wp.float64)
+    out = wp.zeros(4, dtype=wp.float64)
     wp.launch(f64_literals, dim=1, inputs=[out])
     got = out.numpy()
     assert got[0] == np.pi
     assert got[1] == np.pi + 1.0
-    assert got[2] == np.float64(np.float32(0.1))
+    assert got[2] == 0.1
+    assert got[3] == np.float64(np.float32(0.1))
 
 
 def test_printf_takes_at_most_32_values(capfd):
