@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+import re
+from hashlib import sha256
 from typing import Any
 
 from warp.compiler import ir
@@ -57,6 +59,13 @@ def bind_user_call(builder: Any, fn: Any, node: ast.Call) -> tuple[Any, list[ir.
         )
     positional = [builder.value(a) for a in node.args]
     keywords = {k.arg: builder.value(k.value) for k in node.keywords if k.arg is not None}
+    return bind_values(builder, fn, positional, keywords, node)
+
+
+def bind_values(
+    builder: Any, fn: Any, positional: list[ir.Value], keywords: dict[str, ir.Value], node: ast.AST
+) -> tuple[Any, list[ir.Value]]:
+    """The overload of ``fn`` accepting these argument values, with the values it takes."""
     errors = []
     for overload in fn.ordered_overloads():
         bound = _bind(builder, overload, positional, keywords)
@@ -97,3 +106,9 @@ def _bind(builder: Any, overload: Any, positional: list[ir.Value], keywords: dic
             return f"argument '{name}' expects {type_repr(ptype)}, got {type_repr(arg.type)}"
         args.append(builder.coerce(arg, final) if arg.weak else arg)
     return args
+
+
+def function_symbol(prefix: str, name: str, arg_types: list[Any]) -> str:
+    """The LLVM symbol of function ``name`` specialized for ``arg_types`` (unique per types)."""
+    digest = sha256(repr([type_repr(t) for t in arg_types]).encode()).hexdigest()[:10]
+    return f"{prefix}_{re.sub(r'[^0-9A-Za-z_]', '_', name)}_{digest}"
