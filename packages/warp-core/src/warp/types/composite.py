@@ -301,12 +301,12 @@ def _vector_component(i: int, name: str) -> property:
         return AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def get(self: VectorBase) -> Any:
-        if i >= self._data.shape[0]:
+        if i >= len(self._data):
             raise missing(self)
         return self._data[i].item()
 
     def set(self: VectorBase, value: Any) -> None:
-        if i >= self._data.shape[0]:
+        if i >= len(self._data):
             raise missing(self)
         self._data[i] = _unwrap(value)
 

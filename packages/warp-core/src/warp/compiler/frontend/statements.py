@@ -379,6 +379,7 @@ class StatementsMixin(ExpressionsMixin):
     def unrolled_loop(self, node: ast.For, start: ir.Value, stop: ir.Value, step: ir.Value) -> None:
         """Translate the body once per iteration; a break/continue under compile-time
         conditions (``if wp.static(i % 2 == 0): continue``) ends the unrolling / the iteration."""
+        assert isinstance(node.target, ast.Name)  # stmt_For refuses other loop variables
         frame = LoopFrame([], unrolled_scope=self.scope)
         self.loops.append(frame)
         try:
