@@ -369,3 +369,20 @@ def _other_keyword():
 def test_typed_constructor_keywords_must_match_the_type(kernel, message):
     with pytest.raises(wp.WarpCodegenError, match=message):
         wp.launch(kernel, dim=1, inputs=[])
+
+
+def test_vector_component_names_beyond_the_length_are_not_attributes():
+    v2 = wp.vec2(1.0, 2.0)
+    assert (v2.x, v2.y) == (1.0, 2.0)
+    assert not hasattr(v2, "z") and not hasattr(v2, "w")
+    with pytest.raises(AttributeError, match="no attribute 'z'$"):
+        v2.z = 9.0
+    v3 = wp.vec3(1.0, 2.0, 3.0)
+    for name in ("xy", "xyz", "foo"):
+        with pytest.raises(AttributeError, match=f"no attribute '{name}'$"):
+            getattr(v3, name)
+    with pytest.raises(AttributeError, match="no attribute 'xy'$"):
+        v3.xy = 9.0  # a swizzle name is not an ordinary attribute
+    v3.z = 7.0
+    v3.foo = 9  # other names are ordinary Python attributes
+    assert v3.foo == 9 and list(v3) == [1.0, 2.0, 7.0]

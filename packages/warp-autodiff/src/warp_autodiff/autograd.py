@@ -18,7 +18,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from warp.extending import array as _array, Kernel, is_scalar_type
+from warp.extending import array as _array, is_scalar_type, Kernel
 
 from warp_autodiff.tape import Tape
 

@@ -27,14 +27,14 @@ from typing import Any
 import llvmlite.ir as ir
 from warp.extending import (
     ADJOINT_RETAIN_MARK,
+    atomic_bfloat16,
+    bfloat16,
+    element_pointer,
+    inner_launch_size,
+    is_scalar_type,
+    lower_view,
     lowering_types as lt,
     Overload,
-    atomic_bfloat16,
-    element_pointer,
-    lower_view,
-    inner_launch_size,
-    bfloat16,
-    is_scalar_type,
 )
 
 

@@ -10,17 +10,17 @@ from typing import Any
 
 import llvmlite.ir as ir
 from warp.extending import (
-    components,
-    lowering_types as lt,
     ArrayOf,
-    TypeVar,
+    components,
+    Float,
+    int32,
+    is_composite,
+    lowering_types as lt,
     MatrixOf,
     QuatOf,
-    VectorOf,
-    is_composite,
-    Float,
     Scalar,
-    int32,
+    TypeVar,
+    VectorOf,
 )
 
 GROUP = "Utility"

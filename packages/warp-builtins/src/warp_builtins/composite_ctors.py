@@ -29,19 +29,19 @@ import numpy as np
 
 from warp.extending import (
     build_composite,
+    canonical_type,
+    CompositeBase,
+    float32,
     ir as wir,
-    PyObj,
+    is_composite,
+    is_scalar_type,
+    matrix as matrix_type,
     Overload,
+    PyObj,
+    type_repr,
+    vector as vector_type,
     WarpCodegenTypeError,
     WarpCodegenValueError,
-    CompositeBase,
-    is_composite,
-    matrix as matrix_type,
-    vector as vector_type,
-    canonical_type,
-    float32,
-    is_scalar_type,
-    type_repr,
 )
 
 from warp_builtins.composite_ir import Emitter, result_type, scalar_of

@@ -28,7 +28,7 @@ from typing import Any, Iterable, Sequence
 
 import llvmlite.ir as ir
 
-from warp.extending import composite_values as lc, lowering_types as lt, float32
+from warp.extending import composite_values as lc, float32, lowering_types as lt
 
 
 #: fast-math flags per float operation of composite arithmetic (see the module docstring)

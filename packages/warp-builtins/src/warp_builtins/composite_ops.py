@@ -12,7 +12,7 @@ from typing import Any
 
 import llvmlite.ir as ir
 
-from warp.extending import composite_values as lc, shift, matrix, vector, bool as wp_bool
+from warp.extending import bool as wp_bool, composite_values as lc, matrix, shift, vector
 
 from warp_builtins.composite_ir import Emitter, Num, result_type, scalar_of
 from warp_builtins.composite_patterns import KINDS, B, F, I, S, Shaped, same

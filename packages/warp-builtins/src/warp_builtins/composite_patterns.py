@@ -12,15 +12,15 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from warp.extending import (
-    TypeVar,
-    match_type,
     ANY_SCALAR,
     CompositePattern,
-    is_composite,
     Float,
     Int,
+    is_composite,
+    match_type,
     Scalar,
     type_repr,
+    TypeVar,
 )
 
 #: scalar type variables: S any numeric scalar, F float, I integer, B any scalar incl. bool

@@ -24,7 +24,7 @@ from typing import Any, Callable, Sequence
 
 import llvmlite.ir as ir
 
-from warp.extending import composite_values as lc, lowering_types as lt, is_composite, float32, is_scalar_type
+from warp.extending import composite_values as lc, float32, is_composite, is_scalar_type, lowering_types as lt
 from warp_builtins.lowering import float_op
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from warp.extending import WarpCodegenTypeError, matrix, vector
+from warp.extending import matrix, vector, WarpCodegenTypeError
 
 from warp_builtins.composite_ir import Emitter, Num, result_type, scalar_of
 from warp_builtins.composite_patterns import F, S, mat, of_kind, same, square, vec

@@ -16,7 +16,7 @@ from typing import Any, Sequence
 
 import llvmlite.ir as ir
 
-from warp.extending import vector, float32, int32, uint32
+from warp.extending import float32, int32, uint32, vector
 from warp_builtins.irexpr import Emitter, Num, while_loop
 from warp_builtins.random import U32, _u32, pcg
 

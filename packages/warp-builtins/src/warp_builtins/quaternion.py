@@ -13,16 +13,16 @@ from typing import Any, Sequence
 import llvmlite.ir as ir
 
 from warp.extending import (
-    TypeVar,
-    MatrixOf,
-    QuatOf,
-    VectorOf,
-    matrix,
-    quaternion as quat_type,
-    vector,
-    is_placeholder,
     Float,
     Int,
+    is_placeholder,
+    matrix,
+    MatrixOf,
+    quaternion as quat_type,
+    QuatOf,
+    TypeVar,
+    vector,
+    VectorOf,
 )
 from warp_builtins.irexpr import Emitter, Num, add, cross, dot, formula, length, normalize, scale
 from warp_builtins.special_forms import SpecialForm, constructor_kernel, identity_kernel, python_dtype

@@ -21,7 +21,7 @@ from typing import Any, Callable
 
 import llvmlite.ir as ir
 
-from warp.extending import lowering_types as lt, ArrayOf, vector, Int, float32, float64, int32, uint32
+from warp.extending import ArrayOf, float32, float64, Int, int32, lowering_types as lt, uint32, vector
 from warp_builtins.irexpr import Emitter, Num, branch, mark_mutating, while_loop
 
 GROUP = "Random"

@@ -15,7 +15,7 @@ import math
 from typing import Any
 
 from llvmlite import ir
-from warp.extending import bfloat16, float16, float32, float64, int32, int_types, bool as wp_bool
+from warp.extending import bfloat16, bool as wp_bool, float16, float32, float64, int32, int_types
 
 from warp_builtins.lowering import (
     const,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from warp.extending import TypeVar, MatrixOf, TransformOf, VectorOf, matrix, vector, Float
+from warp.extending import Float, matrix, MatrixOf, TransformOf, TypeVar, vector, VectorOf
 from warp_builtins.irexpr import Num, add, cross, dot, formula
 from warp_builtins.quaternion import qrotate
 

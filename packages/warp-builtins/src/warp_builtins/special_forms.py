@@ -16,14 +16,14 @@ import ast
 from typing import Any, Callable
 
 from warp.extending import (
-    ir,
     BuiltinName,
-    WarpCodegenTypeError,
-    is_composite,
     canonical_type,
     float32,
+    ir,
+    is_composite,
     is_scalar_type,
     type_repr,
+    WarpCodegenTypeError,
 )
 
 

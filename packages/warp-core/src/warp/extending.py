@@ -19,9 +19,10 @@ Sections:
 - **Kernel-visible types**: scalar types and families (``Scalar``, ``Float``, ``Int``), composite
   types and their patterns (``VectorOf``, ``MatrixOf``, ``QuatOf``, ``TransformOf``), array types,
   and type helpers (``canonical_type``, ``is_scalar_type``, ``type_repr``, ...).
-- **Compiler**: the typed IR (:mod:`ir <warp.compiler.ir>`), LLVM types of warp types
-  (``lowering_types``), LLVM composite values (``composite_values``), core lowerings that plugin
-  lowerings reuse (``element_pointer``, ``lower_view``, ...), the special IR operations of
+- **Compiler**: the typed IR (:mod:`ir <warp.compiler.ir>`), the context a lowering receives
+  (:class:`LowerContext`), LLVM types of warp types (``lowering_types``), LLVM composite values
+  (``composite_values``), core lowerings that plugin lowerings reuse (``element_pointer``,
+  ``lower_view``, ...), the special IR operations of
   composite and struct values (``CONSTRUCT``, ``GET_FIELD``, ...), and frontend entry points for
   builtins that act at translation time (``PyObj``, ``BuiltinName``, ``build_composite``).
 - **Runtime shims**: arrays made from foreign memory (``wrap_memory``, ``ArrayDescriptor``, ...),
@@ -97,6 +98,7 @@ from warp.compiler.composite import assemble, component_paths, components
 from warp.compiler.abi import HEADER_DIMS_OFFSET, HEADER_SCRATCH_OFFSET
 from warp.compiler.annotations import resolve_annotation
 from warp.compiler.lowering import types as lowering_types
+from warp.compiler.lowering.context import LowerContext
 from warp.compiler.verify import verify_function
 from warp.compiler.frontend.builder import PyObj
 from warp.compiler.frontend.calls import accepts
@@ -148,7 +150,8 @@ __all__ = [
     # compiler
     "composite_values", "assemble", "component_paths", "components", "ir", "HEADER_DIMS_OFFSET",
     "HEADER_SCRATCH_OFFSET", "resolve_annotation",
-    "lowering_types", "verify_function", "PyObj", "accepts", "CONSTRUCT", "CONVERT", "FILL",
+    "lowering_types", "LowerContext", "verify_function", "PyObj", "accepts", "CONSTRUCT", "CONVERT",
+    "FILL",
     "build_composite", "build_custom_adjoint", "BuiltinName", "GET_FIELD", "SET_FIELD", "build_kernel",
     "atomic_bfloat16", "element_pointer", "lower_view", "lower_div", "lower_mod", "shift",
     "inner_launch_size",

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from warp.extending import ir, build_kernel, uint64
+from warp.extending import build_kernel, ir, uint64
 
 #: id -> descriptor (its struct type says which kind of object it belongs to)
 _live: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()

@@ -13,7 +13,7 @@ import ast
 from typing import Any
 
 import warp as wp
-from warp.extending import WarpCodegenTypeError, canonical_type, type_repr
+from warp.extending import canonical_type, type_repr, WarpCodegenTypeError
 from warp_geometry.volume_wide import GRADIENT_TYPES
 
 GROUP = "Volumes"

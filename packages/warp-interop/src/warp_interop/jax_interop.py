@@ -10,7 +10,7 @@ from __future__ import annotations
 import enum
 from typing import Any
 
-from warp.extending import from_dlpack, resolve_dtype, Device, get_device, type_repr
+from warp.extending import Device, from_dlpack, get_device, resolve_dtype, type_repr
 
 from warp_interop.checks import check_warp_array
 from warp_interop.frameworks import require

@@ -13,12 +13,12 @@ from typing import Any
 
 from warp.extending import (
     ArrayDescriptor,
-    resolve_dtype,
     Device,
     get_device,
     int16,
     int32,
     int64,
+    resolve_dtype,
     type_repr,
     uint16,
     uint32,

@@ -13,12 +13,12 @@ from typing import Any, Callable, Sequence
 from warp.extending import (
     array,
     ArrayDescriptor,
-    make_descriptor,
-    wrap_memory,
+    Device,
     fold_element_dims,
     is_generic_dtype,
+    make_descriptor,
     resolve_dtype,
-    Device,
+    wrap_memory,
 )
 
 #: ``(ptr, shape, byte_strides, warp dtype, device)`` of a tensor viewed as warp elements

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from warp.extending import ArrayDescriptor, resolve_dtype, Device, get_device, type_repr
+from warp.extending import ArrayDescriptor, Device, get_device, resolve_dtype, type_repr
 
 from warp_interop.checks import check_warp_array
 from warp_interop.frameworks import require

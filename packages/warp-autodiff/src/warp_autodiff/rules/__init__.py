@@ -34,9 +34,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from warp.extending import (
-    DerivativeRule,
     derivative,
     derivative_from_func,
+    DerivativeRule,
     lookup_rule,
     register_rule,
     rule_names,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from warp.extending import CONSTRUCT, CONVERT, FILL, GET_FIELD, SET_FIELD, is_scalar_type
+from warp.extending import CONSTRUCT, CONVERT, FILL, GET_FIELD, is_scalar_type, SET_FIELD
 
 from warp_autodiff import ops
 from warp_autodiff.rules import derivative, zero_derivative

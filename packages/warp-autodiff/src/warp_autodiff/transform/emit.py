@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any, Sequence
 
-from warp.extending import ir, Overload, builtin_registry, SourceLoc, ArrayType, is_scalar_type, type_repr
+from warp.extending import ArrayType, builtin_registry, ir, is_scalar_type, Overload, SourceLoc, type_repr
 
 from warp_autodiff import ops
 

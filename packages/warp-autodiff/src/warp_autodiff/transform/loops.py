@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from warp.extending import ir, int64
+from warp.extending import int64, ir
 
 from warp_autodiff import loop_memory as mem
 from warp_autodiff.transform.analysis import free_values, has_effects

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from warp.extending import ir, FixedArrayType, bool as wp_bool, int32, int64
+from warp.extending import bool as wp_bool, FixedArrayType, int32, int64, ir
 
 from warp_autodiff import ops
 from warp_autodiff.rules import lookup_rule

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from warp.extending import ir, verify_function, bool as wp_bool, int64
+from warp.extending import bool as wp_bool, int64, ir, verify_function
 
 from warp_autodiff import loop_memory as mem
 from warp_autodiff.transform.emit import Emitter

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from warp.extending import ir, build_kernel
+from warp.extending import build_kernel, ir
 
 MAX_TID_EXTENT = 2**31 - 1
 MAX_DIMS = 4

@@ -15,7 +15,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from warp.extending import wrap_memory, contiguous_strides, element_info
+from warp.extending import contiguous_strides, element_info, wrap_memory
 
 from warp_interop.jax_experimental import xla_ffi
 from warp_interop.jax_experimental.batching import BatchedArg, batch_args, batch_indices

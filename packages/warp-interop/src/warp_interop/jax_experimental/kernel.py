@@ -15,7 +15,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from warp.extending import make_descriptor, contiguous_strides, element_info
+from warp.extending import contiguous_strides, element_info, make_descriptor
 
 from warp_interop.jax_experimental import xla_ffi
 from warp_interop.jax_experimental.call_device import call_device, zero_memory

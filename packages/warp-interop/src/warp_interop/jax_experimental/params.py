@@ -16,7 +16,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from warp.extending import element_info, ArrayType, bfloat16, is_scalar_type, type_repr
+from warp.extending import ArrayType, bfloat16, element_info, is_scalar_type, type_repr
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from warp.compiler.source import SourceInfo
 from warp.errors import (
     MissingPluginError,
     SourceLoc,
+    WarpCodegenAttributeError,
     WarpCodegenError,
     WarpCodegenNameError,
     WarpCodegenTypeError,
@@ -26,11 +27,28 @@ from warp.types.scalars import type_repr
 from warp.compiler.frontend.calls import accepts
 
 
+class UnknownAttributeError(WarpCodegenAttributeError):
+    """``obj.name`` in kernel code where a module or other Python object has no ``name``."""
+
+
+class UndefinedNameError(WarpCodegenNameError, KeyError):
+    """A name in kernel code that is neither a local, a global of the function's module nor a
+    name of warp (a ``KeyError`` too, as NVIDIA Warp raises for it)."""
+
+    def __str__(self) -> str:  # the message itself, not KeyError's repr of it
+        return self._format()
+
+
 @dataclass
 class LoopFrame:
     """An enclosing loop: the names whose values it carries from iteration to iteration."""
 
     carried: list[str]
+    #: for a loop unrolled at compile time: the scope its iterations are translated in (a
+    #: break/continue must be reached in it, i.e. under compile-time conditions only)
+    unrolled_scope: Any = None
+    #: the break/continue that ended the iteration being unrolled, if any
+    jumped: str | None = None
 
 
 @dataclass
@@ -60,6 +78,9 @@ class FunctionBuilder:
         self.loops: list[LoopFrame] = []
         self.node: ast.AST | None = None
         self.return_types: list[Any] | None = None
+        #: the declared return annotation as written (``int16``, ``tuple[int, int]``) when
+        #: ``return_types`` come from it, for error messages; None when inferred from returns
+        self.return_annotation: str | None = None
         #: while translating an augmented assignment: AST node -> its value, so that the parts
         #: of the target (``a[f()].x *= 2``) are evaluated once although read and written
         self.memo: dict[ast.AST, Any] | None = None
@@ -176,11 +197,13 @@ class FunctionBuilder:
                     MissingPluginError,
                     node,
                 )
+            same = _same_types_hint(name, [a.type for a in args])
+            same = "" if same is None else f": {same}"
             options = "\n      ".join(o.signature() for o in builtin.overloads[:8])
             more = "" if len(builtin.overloads) <= 8 else f"\n      ... {len(builtin.overloads) - 8} more"
             hint = next((o.mismatch_hint for o in builtin.overloads if o.mismatch_hint), "")
             raise self.error(
-                f"no overload of '{name}' accepts arguments ({got}); note that warp does not "
+                f"no overload of '{name}' accepts arguments ({got}){same}; note that warp does not "
                 f"convert between numeric types implicitly, cast explicitly (e.g. float(x), wp.int64(i))"
                 f"\n    candidates:\n      {options}{more}" + (f"\n{hint}" if hint else ""),
                 WarpCodegenTypeError,
@@ -188,7 +211,11 @@ class FunctionBuilder:
             )
         return resolution
 
-    def missing_builtin(self, name: str, node: ast.AST | None = None) -> WarpCodegenError:
+    def missing_builtin(
+        self, name: str, node: ast.AST | None = None, *, as_attribute: bool = False
+    ) -> WarpCodegenError:
+        """The error for kernel builtin ``name`` that does not exist (``as_attribute``: met as
+        ``wp.name``, where a name nothing provides is an unknown attribute of warp)."""
         entry = NOT_PROVIDED_NAMES.get(name)
         if entry is not None:
             return self.error(
@@ -212,6 +239,12 @@ class FunctionBuilder:
                 MissingPluginError,
                 node,
             )
+        if as_attribute:
+            return self.error(
+                f"`{name}` is not an attribute of 'warp' ('{name}' is not a kernel builtin)",
+                UnknownAttributeError,
+                node,
+            )
         return self.error(f"'{name}' is not a kernel builtin", WarpCodegenNameError, node)
 
     def coerce(self, value: ir.Value, type_: Any) -> ir.Value:
@@ -227,6 +260,19 @@ class FunctionBuilder:
             typed.literal = True
             return typed
         return value
+
+
+def _same_types_hint(name: str, arg_types: list[Any]) -> str | None:
+    """NVIDIA Warp's words when ``name`` would accept its arguments if they all had one of their
+    types (``1 * 1.0``, ``wp.dot(vec2f, vec2h)``), else None."""
+    distinct = list(dict.fromkeys(arg_types))
+    if len(arg_types) < 2 or len(distinct) < 2:
+        return None
+    if not any(builtin_registry.resolve(name, [t] * len(arg_types)) is not None for t in distinct):
+        return None
+    exactly = "exactly " if any(is_composite(t) for t in arg_types) else ""
+    names = ", ".join(repr(type_repr(t)) for t in arg_types)
+    return f"Input types must be {exactly}the same, got [{names}]"
 
 
 def _composite_math_missing(arg_types: list[Any]) -> bool:

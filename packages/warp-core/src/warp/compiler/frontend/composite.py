@@ -483,7 +483,11 @@ def getattr_(builder: Any, value: wir.Value, attr: str, node: ast.AST) -> Any:
         return builder.call_builtin(name, [value], node).result
     if t._wp_kind_ != "matrix" and attr in _ATTR_INDEX and _ATTR_INDEX[attr] < t._shape_[0]:
         return builder.call_builtin("extract", [value, builder.const(_ATTR_INDEX[attr], int32)], node).result
-    raise builder.error(f"{type_repr(t)} has no attribute '{attr}'", WarpCodegenAttributeError, node)
+    raise builder.error(
+        f"`{attr}` is not an attribute of '{type_repr(t)}' values ({type_repr(t)} has no attribute '{attr}')",
+        WarpCodegenAttributeError,
+        node,
+    )
 
 
 def setattr_(builder: Any, value: wir.Value, attr: str, new: wir.Value, node: ast.AST) -> wir.Value:

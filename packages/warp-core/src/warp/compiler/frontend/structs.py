@@ -24,14 +24,14 @@ def construct(builder: Any, cls: type[StructBase], node: ast.Call) -> wir.Value:
     """``S()`` (all fields zero), ``S(a, b)`` (fields in declaration order) or ``S(field=value, ...)``."""
     if len(node.args) > len(cls._fields_):
         raise builder.error(
-            f"struct {cls.__name__}() takes at most {len(cls._fields_)} positional arguments (its fields), "
-            f"got {len(node.args)}",
+            f"struct {cls.__name__}() takes at most {len(cls._fields_)} positional arguments "
+            f"(its fields), got {len(node.args)}",
             WarpCodegenTypeError,
             node,
         )
     value = builder.const(None, cls)
     for (name, _), arg in zip(cls._fields_, node.args):
-        value = set_field(builder, value, name, builder.value(arg), node)
+        value = set_field(builder, value, name, builder.value(arg), arg)
     given = {name for name, _ in cls._fields_[: len(node.args)]}
     for kw in node.keywords:
         if kw.arg in given:

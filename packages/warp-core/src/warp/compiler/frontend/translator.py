@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import ast
+import re
 from typing import Any
 
 from warp.compiler import ir
 from warp.compiler.frontend.calls import function_symbol
-from warp.compiler.frontend.statements import StatementsMixin
+from warp.compiler.frontend.statements import KERNEL_RETURN_ERROR, StatementsMixin
 from warp.compiler.source import read_source
 from warp.errors import WarpCodegenError, WarpCodegenTypeError
 from warp.types.scalars import type_repr
@@ -33,6 +35,9 @@ def build_function(fn: Any, overload: Any, arg_types: list[Any], *, is_kernel: b
         declared = list(declared) if isinstance(declared, tuple) else [declared]
         if not any(is_generic(d) for d in declared):  # -> Any (generic functions): inferred
             t.return_types = declared
+            returns = getattr(source.tree, "returns", None)
+            if returns is not None:
+                t.return_annotation = re.sub(r"\b(wp|warp)\.", "", ast.unparse(returns))
     t.node = source.tree
     with t.enter(body, dict(zip(overload.param_names, params))) as scope:
         t.block(source.tree.body)
@@ -72,4 +77,6 @@ def build_kernel(kernel: Any) -> ir.Function:
                 f"kernel parameter '{name}' has a generic type ({type_repr(t)}); kernels need concrete types",
                 function=kernel.name,
             )
+    if kernel.overload.return_annotation not in (None, type(None)):
+        raise WarpCodegenTypeError(KERNEL_RETURN_ERROR, function=kernel.name)
     return build_function(kernel, kernel.overload, list(kernel.arg_types), is_kernel=True)
