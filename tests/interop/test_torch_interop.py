@@ -370,3 +370,36 @@ def test_empty_arrays_convert_to_torch():
     assert tuple(t.shape) == (1, 0, 2) and t.dtype == torch.float32
     with pytest.raises(TypeError, match="to_torch: expected a warp array"):
         wp.to_torch(wp.array(dtype=float))  # an annotation
+
+
+@wp.kernel
+def _scaled_store(x: wp.array(dtype=float), y: wp.array(dtype=float), s: float):
+    i = wp.tid()
+    y[i] = s * x[i]
+
+
+@pytest.mark.parametrize("retain", [False, True])
+def test_from_torch_retain_grad_keeps_the_gradient_of_overwritten_writes(retain):
+    """from_torch(retain_grad=True): the adjoints of both writes into the tensor see its gradient,
+    which stays in the shared torch .grad (default: the dead first write gets none)."""
+    n = 4
+    x_a = wp.ones(n, dtype=float, requires_grad=True)
+    x_b = wp.ones(n, dtype=float, requires_grad=True)
+    t = torch.zeros(n, dtype=torch.float32, requires_grad=True)
+    y = wp.from_torch(t, requires_grad=True, retain_grad=retain)
+    assert y.retain_grad is retain
+    with wp.Tape() as tape:
+        wp.launch(_scaled_store, dim=n, inputs=[x_a, y, 2.0])
+        wp.launch(_scaled_store, dim=n, inputs=[x_b, y, 3.0])
+    tape.backward(grads={y: wp.ones_like(y)})
+    np.testing.assert_array_equal(x_a.grad.numpy(), np.full(n, 2.0 if retain else 0.0))
+    np.testing.assert_array_equal(x_b.grad.numpy(), np.full(n, 3.0))
+    np.testing.assert_array_equal(t.grad.numpy(), np.full(n, 1.0 if retain else 0.0))
+
+
+def test_from_torch_retain_grad_needs_a_gradient_and_an_array():
+    t = torch.zeros(3)
+    with pytest.raises(ValueError, match="retain_grad=True needs requires_grad=True"):
+        wp.from_torch(t, requires_grad=False, retain_grad=True)
+    with pytest.raises(ValueError, match="retain_grad=True needs a wp.array, not return_ctype=True"):
+        wp.from_torch(t, requires_grad=True, retain_grad=True, return_ctype=True)

@@ -134,7 +134,7 @@ def _grad_tensor(t: Any, requires_grad: bool | None, grad: Any, torch: Any) -> A
 
 
 def from_torch(t: Any, dtype: Any = None, requires_grad: bool | None = None, grad: Any = None,
-               return_ctype: bool = False) -> Any:
+               return_ctype: bool = False, retain_grad: bool = False) -> Any:
     """Wrap a torch tensor as a ``wp.array`` without copying.
 
     ``dtype`` may be a vector/matrix type whose shape matches the tensor's trailing dimensions
@@ -142,15 +142,21 @@ def from_torch(t: Any, dtype: Any = None, requires_grad: bool | None = None, gra
     (default: ``t.requires_grad``) the array's gradient wraps ``t.grad``, which is allocated
     (zeros) when missing; ``grad`` (a tensor or warp array) supplies the gradient explicitly.
     ``return_ctype=True`` returns a cheaper descriptor that only kernel launches accept.
+    ``retain_grad=True`` sets the array's ``retain_grad`` (it needs a gradient).
     """
     torch = _torch("from_torch")
     if not isinstance(t, torch.Tensor):
         raise TypeError(f"from_torch: expected a torch.Tensor, got {type(t).__name__}")
+    if retain_grad and return_ctype:
+        raise ValueError("from_torch: retain_grad=True needs a wp.array, not return_ctype=True")
     layout = _tensor_layout(t, dtype, "from_torch")
     g = _grad_tensor(t, requires_grad, grad, torch)
-    return wrap_tensor(t, layout, g, return_ctype,
-                       lambda g, target: from_torch(g, dtype=target, requires_grad=False),
-                       _storage_capacity(t))
+    result = wrap_tensor(t, layout, g, return_ctype,
+                         lambda g, target: from_torch(g, dtype=target, requires_grad=False),
+                         _storage_capacity(t))
+    if retain_grad:
+        result.retain_grad = True
+    return result
 
 
 def _storage_capacity(t: Any) -> int | None:
