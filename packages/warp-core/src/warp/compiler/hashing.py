@@ -106,7 +106,7 @@ def value_key(obj: Any, depth: int = 0) -> str | None:
     if custom is not None:
         return f"value:{custom(obj)}"
     if isinstance(obj, StructBase):
-        fields = ", ".join(f"{n}={value_key(getattr(obj, n), depth + 1)}" for n, _ in obj._fields_)
+        fields = ", ".join(f"{n}={value_key(getattr(obj, n), depth + 1)}" for n, _ in type(obj)._fields_)
         return f"{type_key(type(obj), depth + 1)}({fields})"
     return None
 
