@@ -44,7 +44,7 @@ def test_assigning_the_bad_field_names_it():
 def test_layout_raises_naming_the_field():
     with pytest.raises(TypeError, match="field 's' of struct HasBadField has unsupported type"):
         _ = HasBadField._size_in_bytes_
-    with pytest.raises(TypeError, match="field 'inner' of struct HoldsBadStruct: field 's' of struct HasBadField"):
+    with pytest.raises(TypeError, match="field 'inner' of struct HoldsBadStruct: field 's' of struct"):
         _ = HoldsBadStruct._offsets_
 
 
