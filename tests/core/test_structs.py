@@ -187,3 +187,47 @@ def test_integer_fields_out_of_range_raise(field, value):
     ):
         setattr(s, field, value)
     assert getattr(s, field) == 0
+
+
+@wp.struct
+class Positional:
+    a: float
+    v: wp.vec3
+    n: int
+
+
+@wp.func
+def make_positional(x: float) -> Positional:
+    return Positional(x, wp.vec3(1.0, 2.0, 3.0), n=4)
+
+
+@wp.kernel
+def positional_kernel(out: wp.array(dtype=float)):
+    s = make_positional(2.5)
+    t = Positional(1.5)
+    out[0] = s.a + s.v[2] + float(s.n)
+    out[1] = t.a + t.v[0] + float(t.n)
+
+
+def test_positional_struct_constructor_in_kernel():
+    out = wp.zeros(2, dtype=float, device="cpu")
+    wp.launch(positional_kernel, dim=1, inputs=[out], device="cpu")
+    np.testing.assert_allclose(out.numpy(), [2.5 + 3.0 + 4.0, 1.5])
+
+
+def test_positional_struct_constructor_errors():
+    @wp.kernel
+    def too_many(out: wp.array(dtype=float)):
+        s = Positional(1.0, wp.vec3(), 2, 3)
+        out[0] = s.a
+
+    with pytest.raises(wp.WarpCodegenTypeError, match=r"at most 3 positional arguments \(a, v, n\), got 4"):
+        wp.launch(too_many, dim=1, inputs=[wp.zeros(1, dtype=float, device="cpu")], device="cpu")
+
+    @wp.kernel
+    def twice(out: wp.array(dtype=float)):
+        s = Positional(1.0, a=2.0)
+        out[0] = s.a
+
+    with pytest.raises(wp.WarpCodegenTypeError, match="multiple values for field 'a'"):
+        wp.launch(twice, dim=1, inputs=[wp.zeros(1, dtype=float, device="cpu")], device="cpu")

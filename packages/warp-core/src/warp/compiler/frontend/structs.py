@@ -20,13 +20,31 @@ SET_FIELD = Overload(
 
 
 def construct(builder: Any, cls: type[StructBase], node: ast.Call) -> wir.Value:
-    """``S()`` (all fields zero) or ``S(field=value, ...)``."""
-    if node.args:
+    """``S()`` (all fields zero), ``S(v0, v1, ...)`` (fields in declaration order) or
+    ``S(field=value, ...)``; positional and keyword arguments may be mixed as in a Python call."""
+    names = [name for name, _ in cls._fields_]
+    if len(node.args) > len(names):
         raise builder.error(
-            f"struct {cls.__name__}() takes keyword arguments only", WarpCodegenTypeError, node
+            f"struct {cls.__name__}() takes at most {len(names)} positional arguments "
+            f"({', '.join(names)}), got {len(node.args)}",
+            WarpCodegenTypeError,
+            node,
         )
     value = builder.const(None, cls)
+    for name, arg in zip(names, node.args):
+        if isinstance(arg, ast.Starred):
+            raise builder.error(
+                f"struct {cls.__name__}() takes its fields as separate arguments, not *sequence",
+                WarpCodegenTypeError,
+                node,
+            )
+        value = set_field(builder, value, name, builder.value(arg), node)
+    positional = set(names[: len(node.args)])
     for kw in node.keywords:
+        if kw.arg in positional:
+            raise builder.error(
+                f"struct {cls.__name__}() got multiple values for field '{kw.arg}'", WarpCodegenTypeError, node
+            )
         if kw.arg is None:
             raise builder.error(
                 f"struct {cls.__name__}() takes field=value arguments, not **mapping",
