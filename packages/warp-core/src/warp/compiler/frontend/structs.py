@@ -43,7 +43,9 @@ def construct(builder: Any, cls: type[StructBase], node: ast.Call) -> wir.Value:
     for kw in node.keywords:
         if kw.arg in positional:
             raise builder.error(
-                f"struct {cls.__name__}() got multiple values for field '{kw.arg}'", WarpCodegenTypeError, node
+                f"struct {cls.__name__}() got multiple values for field '{kw.arg}'",
+                WarpCodegenTypeError,
+                node,
             )
         if kw.arg is None:
             raise builder.error(
