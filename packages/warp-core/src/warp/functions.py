@@ -7,7 +7,14 @@ import inspect
 import threading
 from typing import Any, Callable
 
-from warp.compiler.annotations import is_generic, resolve_annotation
+from warp.compiler.annotations import (
+    TupleParam,
+    is_generic,
+    is_value_type,
+    param_annotation,
+    resolve_annotation,
+    return_annotation,
+)
 from warp.compiler.frontend.compile_time import evaluate_statics
 from warp.compiler.source import capture_source
 from warp.errors import SourceLoc, WarpCodegenError, WarpCodegenTypeError
@@ -59,12 +66,10 @@ class FunctionOverload:
     @staticmethod
     def _resolve(pyfunc: Callable[..., Any], what: str, annotation: Any, ns: dict[str, Any]) -> Any:
         """Resolve one annotation; failures name the function, the parameter and the location."""
-        from warp.compiler.annotations import is_value_type, return_annotation
-
         where = SourceLoc(pyfunc.__code__.co_filename, pyfunc.__code__.co_firstlineno)
         label = "the return type" if what == "return" else f"parameter '{what}'"
         try:
-            t = return_annotation(annotation, ns) if what == "return" else resolve_annotation(annotation, ns)
+            t = return_annotation(annotation, ns) if what == "return" else param_annotation(annotation, ns)
         except Exception as exc:
             raise WarpCodegenError(
                 f"cannot resolve the annotation of {label} ({annotation!r}): {type(exc).__name__}: {exc}",
@@ -78,6 +83,8 @@ class FunctionOverload:
         )
         if what == "return" and isinstance(t, tuple):
             ok = all(is_value_type(e) or is_generic(e) for e in t)
+        if isinstance(t, TupleParam):
+            ok = all(is_value_type(e) or is_generic(e) for e in t.items)
         if not ok:
             raise WarpCodegenTypeError(
                 f"{label} is annotated {annotation!r}, which is not a warp type (use a scalar type such as "

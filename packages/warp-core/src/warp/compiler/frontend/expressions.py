@@ -88,7 +88,10 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
 
     def value(self, node: ast.expr) -> ir.Value:
         """Translate ``node`` and require a runtime value (compile-time Python numbers become constants)."""
-        result = self.expr(node)
+        return self.as_value(self.expr(node), node)
+
+    def as_value(self, result: Any, node: ast.expr) -> ir.Value:
+        """``result`` (what ``node`` translated to) as a runtime value, or a located error."""
         if isinstance(result, ir.Value):
             return result
         converted = self.python_value(result.obj if isinstance(result, PyObj) else result)
@@ -572,8 +575,11 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
         from warp.compiler.frontend.calls import bind_user_call
 
         overload, args = bind_user_call(self, fn, node)
-        spec = fn.specialization(overload, tuple(a.type for a in args))
-        op = self.emit("call_func", args, spec.return_types, func=spec)
+        # a tuple argument's type is the tuple of its items' types; its items pass one by one
+        types = tuple(tuple(a.type for a in arg) if isinstance(arg, tuple) else arg.type for arg in args)
+        flat = [a for arg in args for a in (arg if isinstance(arg, tuple) else (arg,))]
+        spec = fn.specialization(overload, types)
+        op = self.emit("call_func", flat, spec.return_types, func=spec)
         if len(op.results) == 1:
             return op.result
         return PyObj(tuple(op.results)) if op.results else PyObj(None)
