@@ -12,7 +12,6 @@ from warp.compiler.annotations import (
     is_generic,
     is_value_type,
     param_annotation,
-    resolve_annotation,
     return_annotation,
 )
 from warp.compiler.frontend.compile_time import evaluate_statics
