@@ -575,11 +575,12 @@ def vector(length: int, dtype: Any) -> type:
         raise ValueError(f"vector length must be a non-negative integer, got {length!r}")
     length = int(length)
     suffix = _VEC_SUFFIX.get(dtype)
-    name = (
-        f"vec{length}{suffix}"
-        if suffix and 2 <= length <= 4
-        else f"vector(length={length}, dtype={dtype.__name__})"
-    )
+    if suffix and 2 <= length <= 4:
+        name = f"vec{length}{suffix}"
+    elif length == 6 and dtype in _SUFFIX:  # the type of wp.spatial_vectorf & co., named as in Warp
+        name = f"spatial_vector{_SUFFIX[dtype]}"
+    else:
+        name = f"vector(length={length}, dtype={dtype.__name__})"
     return _make(VectorBase, ("vector", length, dtype), name, (length,), dtype)
 
 
@@ -592,9 +593,12 @@ def matrix(shape: tuple[int, int], dtype: Any) -> type:
     if rows < 0 or cols < 0:
         raise ValueError(f"matrix shape must be non-negative, got {shape!r}")
     suffix = _SUFFIX.get(dtype)
-    name = f"mat{rows}{cols}{suffix}" if suffix and rows == cols and 2 <= rows <= 4 else (
-        f"matrix(shape=({rows}, {cols}), dtype={dtype.__name__})"
-    )
+    if suffix and rows == cols and 2 <= rows <= 4:
+        name = f"mat{rows}{cols}{suffix}"
+    elif suffix and rows == cols == 6:  # the type of wp.spatial_matrixf & co., named as in Warp
+        name = f"spatial_matrix{suffix}"
+    else:
+        name = f"matrix(shape=({rows}, {cols}), dtype={dtype.__name__})"
     return _make(MatrixBase, ("matrix", rows, cols, dtype), name, (rows, cols), dtype)
 
 
