@@ -92,12 +92,13 @@ def value_key(obj: Any, depth: int = 0, *, by_content: bool = False) -> str | No
         return "..."
     if obj is None or isinstance(obj, (bool, int, float, complex, str, bytes, np.generic, ScalarBase)):
         return f"{type(obj).__name__}:{obj!r}"
+    inner = functools.partial(value_key, depth=depth + 1, by_content=by_content)
     if isinstance(obj, (tuple, list)):
-        items = ", ".join(value_key(v, depth + 1, by_content=by_content) or "?" for v in obj)
+        items = ", ".join(inner(v) or "?" for v in obj)
         return f"{type(obj).__name__}[{items}]"
     if isinstance(obj, dict):
         items = ", ".join(
-            f"{value_key(k, depth + 1, by_content=by_content)}: {value_key(v, depth + 1, by_content=by_content)}" for k, v in sorted(obj.items(), key=repr)
+            f"{inner(k)}: {inner(v)}" for k, v in sorted(obj.items(), key=repr)
         )
         return f"dict{{{items}}}"
     if isinstance(obj, np.ndarray):
@@ -109,7 +110,7 @@ def value_key(obj: Any, depth: int = 0, *, by_content: bool = False) -> str | No
     if custom is not None:
         return f"value:{custom(obj)}"
     if isinstance(obj, StructBase):
-        fields = ", ".join(f"{n}={value_key(getattr(obj, n), depth + 1, by_content=by_content)}" for n, _ in type(obj)._fields_)
+        fields = ", ".join(f"{n}={inner(getattr(obj, n))}" for n, _ in type(obj)._fields_)
         return f"{type_key(type(obj), depth + 1, by_content=by_content)}({fields})"
     return None
 
