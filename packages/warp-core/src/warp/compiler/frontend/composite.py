@@ -17,10 +17,11 @@ import llvmlite.ir as ir
 
 from warp.compiler import composite as lc
 from warp.compiler import ir as wir
+from warp.compiler.frontend.builder import PyObj
 from warp.compiler.registry import Overload
 from warp.errors import WarpCodegenAttributeError, WarpCodegenTypeError, WarpCodegenValueError
 from warp.plugins.install_hints import install_hint
-from warp.types.composite import CompositeBase, is_composite, matrix, quaternion, vector
+from warp.types.composite import CompositeBase, is_composite, matrix, quaternion, transformation, vector
 from warp.types.scalars import is_scalar_type, type_repr
 
 _ATTR_INDEX = {"x": 0, "y": 1, "z": 2, "w": 3}
@@ -65,6 +66,9 @@ def generic_constructor(builder: Any, name: str, node: ast.Call) -> Any:
     The type factories of :mod:`warp.types` double as the generic constructors in kernels, as in
     NVIDIA Warp; their kernel form is the one published as ``wp.<name>`` (by warp-builtins).
     """
+    if not node.args and node.keywords and {kw.arg for kw in node.keywords} <= _TYPE_KEYWORDS:
+        # wp.types.vector(length=2, dtype=type(x)): the type itself (its length/dtype at compile time)
+        return PyObj(_type_from_factory(builder, name, node))
     form = getattr(sys.modules["warp"], name, None)
     hook = getattr(form, "_wp_call_", None)
     if hook is None:
@@ -75,6 +79,31 @@ def generic_constructor(builder: Any, name: str, node: ast.Call) -> Any:
             node,
         )
     return hook(builder, node)
+
+
+#: the keywords of the type factories (a call with only these makes a type, not a value)
+_TYPE_KEYWORDS = {"length", "shape", "dtype"}
+_FACTORIES = {"vector": vector, "matrix": matrix, "quaternion": quaternion, "transformation": transformation}
+
+
+def _type_from_factory(builder: Any, name: str, node: ast.Call) -> type:
+    kwargs = {}
+    for kw in node.keywords:
+        item = builder.expr(kw.value)
+        if isinstance(item, PyObj):
+            kwargs[kw.arg] = item.obj
+        elif isinstance(item, wir.Value) and item.is_const:
+            kwargs[kw.arg] = item.const
+        else:
+            raise builder.error(
+                f"wp.types.{name}(): '{kw.arg}' must be known at compile time to make a type",
+                WarpCodegenTypeError,
+                node,
+            )
+    try:
+        return _FACTORIES[name](**kwargs)
+    except (TypeError, ValueError) as exc:
+        raise builder.error(f"wp.types.{name}(): {exc}", WarpCodegenTypeError, node) from None
 
 
 def construct(builder: Any, cls: type[CompositeBase], node: ast.Call) -> wir.Value:
@@ -422,8 +451,10 @@ class IndexError_(WarpCodegenTypeError, IndexError):
 
 
 def getattr_(builder: Any, value: wir.Value, attr: str, node: ast.AST) -> Any:
-    """``v.x`` ... ``v.w``; ``t.p``/``t.q`` of transforms."""
+    """``v.x`` ... ``v.w``; ``t.p``/``t.q`` of transforms; ``v.dtype`` (the scalar type)."""
     t = value.type
+    if attr == "dtype":
+        return PyObj(t._wp_scalar_type_)
     if t._wp_kind_ == "transform" and attr in ("p", "q"):
         name = "transform_get_translation" if attr == "p" else "transform_get_rotation"
         return builder.call_builtin(name, [value], node).result

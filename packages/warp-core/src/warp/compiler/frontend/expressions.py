@@ -187,6 +187,8 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
 
             if node.attr in builtin_registry:
                 return PyObj(BuiltinName(node.attr))
+        if isinstance(obj, type) and hasattr(obj, "_shape_") and node.attr in COMPOSITE_TYPE_ATTRS:
+            return self.from_python(getattr(obj, COMPOSITE_TYPE_ATTRS[node.attr]))  # type(v).dtype
         try:
             attr = getattr(obj, node.attr)
         except AttributeError:
@@ -596,6 +598,11 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
         texts = [p if isinstance(p, str) else None for p in parts]
         self.emit("print", values, [], pieces=texts)
         return PyObj(None)
+
+
+#: attributes of vector/matrix/quaternion/transform types in kernels (``type(v).dtype``,
+#: ``v.dtype``, ``vec_t.length``: the scalar type and the number of components)
+COMPOSITE_TYPE_ATTRS = {"dtype": "_wp_scalar_type_", "length": "_length_"}
 
 
 #: type kinds an untyped literal of a kind may adopt (as in binary operators: an int literal
