@@ -231,3 +231,39 @@ def test_positional_struct_constructor_errors():
 
     with pytest.raises(wp.WarpCodegenTypeError, match="multiple values for field 'a'"):
         wp.launch(twice, dim=1, inputs=[wp.zeros(1, dtype=float, device="cpu")], device="cpu")
+
+
+@wp.struct
+class EmptyRecord:
+    pass
+
+
+@wp.struct
+class AfterEmpties:
+    a: EmptyRecord
+    b: EmptyRecord
+    c: EmptyRecord
+    z: int
+    w: float
+
+
+@wp.kernel
+def empties_kernel(s: AfterEmpties, items: wp.array(dtype=AfterEmpties), out: wp.array(dtype=float)):
+    out[0] = float(s.z) + s.w
+    t = items[0]
+    out[1] = float(t.z) + t.w
+    t.z = t.z + 1
+    items[1] = t
+
+
+def test_empty_nested_structs_keep_later_fields_in_place():
+    assert AfterEmpties._offsets_ == [0, 1, 2, 4, 8]
+    s = AfterEmpties()
+    s.z = 42
+    s.w = 0.5
+    items = wp.array([s, AfterEmpties()], dtype=AfterEmpties, device="cpu")
+    out = wp.zeros(2, dtype=float, device="cpu")
+    wp.launch(empties_kernel, dim=1, inputs=[s, items, out], device="cpu")
+    np.testing.assert_allclose(out.numpy(), [42.5, 42.5])
+    assert items.numpy()[1]["z"] == 43
+    assert items.numpy()[1]["w"] == 0.5

@@ -15,7 +15,13 @@ from warp.types.scalars import is_scalar_type
 
 
 def llvm_type(cls: Any) -> ir.Type:
-    """LLVM literal struct type of a warp struct (same layout as its NumPy dtype)."""
+    """LLVM literal struct type of a warp struct (same layout as its NumPy dtype).
+
+    A struct without fields occupies one byte, as in C++ (and in its NumPy dtype and argument
+    packing): its LLVM type is ``{i8}``, not ``{}`` (of size 0, which would move the fields after
+    it in an enclosing struct)."""
+    if not cls._fields_:
+        return ir.LiteralStructType([lt.I8])
     return ir.LiteralStructType([lt.storage_type(t) for _, t in cls._fields_])
 
 
@@ -27,7 +33,7 @@ def llvm_zero(cls: Any) -> ir.Constant:
 def llvm_constant(cls: Any, value: Any) -> ir.Constant:
     """The LLVM constant of a struct instance (``wp.static(make_struct(...))``, a global instance);
     ``None`` gives the zero value. Array fields must be unset (an array is not a constant)."""
-    if value is None:
+    if value is None or not cls._fields_:
         return llvm_zero(cls)
     parts = []
     for name, t in cls._fields_:
