@@ -267,3 +267,38 @@ def test_empty_nested_structs_keep_later_fields_in_place():
     np.testing.assert_allclose(out.numpy(), [42.5, 42.5])
     assert items.numpy()[1]["z"] == 43
     assert items.numpy()[1]["w"] == 0.5
+
+
+def test_python_scope_composite_field_assignment_rules():
+    @wp.struct
+    class Fields:
+        v: wp.vec3
+        q: wp.quat
+
+    s = Fields()
+    for value in (3, 1.5, wp.float32(2.0)):
+        with pytest.raises(TypeError, match=r"Struct field 'q' expects quatf but got a single value"):
+            s.q = value
+    with pytest.warns(DeprecationWarning, match=r"`float32` to the `vec3f` struct field 'v'.*deprecated"):
+        s.v = np.float32(1.5)
+    np.testing.assert_allclose(np.array(s.v), [1.5, 1.5, 1.5])
+    s.v = (7.0, 8.0, 9.0)
+    np.testing.assert_allclose(np.array(s.v), [7.0, 8.0, 9.0])
+    s.v = None
+    np.testing.assert_allclose(np.array(s.v), [0.0, 0.0, 0.0])
+
+
+def test_struct_type_cls_inheritance_and_missing_field_message():
+    assert isinstance(Params(), Params.cls)
+    with pytest.raises(RuntimeError, match=r"Warp structs must be defined as base classes$"):
+
+        @wp.struct
+        class Child(Params):
+            extra: int
+
+    @wp.kernel
+    def reads_missing(p: Params):
+        _ = p.nonexisting
+
+    with pytest.raises(AttributeError, match=r"`nonexisting` is not an attribute of 'p' \([\w.]+\.Params\)$"):
+        wp.launch(reads_missing, dim=1, inputs=[Params()], device="cpu")

@@ -69,6 +69,8 @@ def type_key(t: Any, depth: int = 0, *, by_content: bool = False) -> str:
         t = array_type
     if isinstance(t, ArrayType):
         return f"array({type_key(t.dtype, depth + 1, by_content=by_content)}, ndim={t.ndim})"
+    if isinstance(t, type) and issubclass(t, StructBase) and t._wp_struct_error_ is not None:
+        return f"unusable struct {t.__qualname__} ({t._wp_struct_error_})"  # compiling it reports the error
     if isinstance(t, type) and issubclass(t, StructBase):
         fields = ", ".join(
             f"{name}@{offset}: {type_key(ft, depth + 1, by_content=by_content)}"

@@ -20,6 +20,8 @@ def llvm_type(cls: Any) -> ir.Type:
     A struct without fields occupies one byte, as in C++ (and in its NumPy dtype and argument
     packing): its LLVM type is ``{i8}``, not ``{}`` (of size 0, which would move the fields after
     it in an enclosing struct)."""
+    if cls._wp_struct_error_ is not None:  # a field of a type that is not a warp type
+        raise WarpCodegenTypeError(cls._wp_struct_error_)
     if not cls._fields_:
         return ir.LiteralStructType([lt.I8])
     return ir.LiteralStructType([lt.storage_type(t) for _, t in cls._fields_])

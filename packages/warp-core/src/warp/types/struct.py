@@ -9,6 +9,7 @@ agree. Booleans are stored as one byte; array fields are 64-byte array descripto
 from __future__ import annotations
 
 import sys
+import warnings
 from typing import Any
 
 import numpy as np
@@ -16,7 +17,7 @@ import numpy as np
 from warp.compiler.abi import scalar_code
 from warp.types import bfloat16_bits
 from warp.types.array_type import ARRAY_DESC_SIZE, ArrayType
-from warp.types.scalars import bfloat16, canonical_type, is_scalar_type, type_repr
+from warp.types.scalars import ScalarBase, bfloat16, canonical_type, is_scalar_type, type_repr
 
 
 def _alignment(t: Any) -> int:
@@ -59,6 +60,11 @@ class StructType(type):
 
     #: why the struct has no layout (set by :func:`struct` on such a struct), else None
     _wp_struct_error_: str | None = None
+
+    @property
+    def cls(cls) -> type:
+        """The class of the struct's Python instances (NVIDIA Warp's ``Struct.cls``): the type itself."""
+        return cls
 
     def __getattr__(cls, name: str) -> Any:
         error = type.__getattribute__(cls, "_wp_struct_error_")
@@ -266,6 +272,22 @@ def _convert_field(struct_name: str, name: str, t: Any, value: Any) -> Any:
     where = f"field '{name}' of struct {struct_name}"
     if not (is_scalar_type(t) or isinstance(t, ArrayType) or getattr(t, "_wp_type_", False)):
         raise TypeError(f"{where} has unsupported type {type_repr(t)}")
+    if value is None and not isinstance(t, ArrayType):
+        return _default(t)  # None resets a field to zero
+    if getattr(t, "_shape_", None) and _is_bool_or_numpy_scalar(value):
+        warnings.warn(
+            f"assigning a single value of type `{type(value).__name__}` to the `{type_repr(t)}` struct field "
+            f"'{name}' of struct {struct_name} fills every component; this is deprecated: assign a "
+            f"{type_repr(t)}",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+        return t(float(getattr(value, "value", value)))
+    if getattr(t, "_shape_", None) and isinstance(value, (int, float, ScalarBase)):
+        raise TypeError(
+            f"Struct field '{name}' expects {type_repr(t)} but got a single value ({value!r}); "
+            f"assign a {type_repr(t)} or a sequence of its components ({where})"
+        )
     if isinstance(t, ArrayType):
         if value is None:
             return None
@@ -299,6 +321,12 @@ def _convert_field(struct_name: str, name: str, t: Any, value: Any) -> Any:
     return value if type(value) is t else t(value)
 
 
+def _is_bool_or_numpy_scalar(value: Any) -> bool:
+    if isinstance(value, (bool, np.bool_, np.number)):
+        return True
+    return isinstance(value, ScalarBase) and type(value)._kind_ == "bool"
+
+
 def _equal(a: Any, b: Any) -> bool:
     if hasattr(a, "ptr") or hasattr(b, "ptr"):
         return a is b
@@ -321,6 +349,8 @@ def struct(cls: type) -> type:
     """Decorator: turn an annotated class into a warp struct type (``@wp.struct``)."""
     from warp.compiler.annotations import resolve_annotation
 
+    if any(base is not object for base in cls.__bases__):
+        raise RuntimeError("Warp structs must be defined as base classes")
     module = sys.modules.get(cls.__module__)
     namespace = dict(vars(module)) if module is not None else {}
     fields = []
