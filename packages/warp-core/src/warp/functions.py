@@ -13,10 +13,12 @@ from warp.compiler.annotations import (
     is_value_type,
     param_annotation,
     return_annotation,
+    specialize_type,
 )
 from warp.compiler.frontend.compile_time import evaluate_statics
 from warp.compiler.source import capture_source
 from warp.errors import SourceLoc, WarpCodegenError, WarpCodegenTypeError
+from warp.types.inference import infer_type
 from warp.types.scalars import type_repr
 
 
@@ -235,11 +237,36 @@ class Function:
             return spec
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        """Python-scope call: runs the original Python function (useful for testing)."""
-        return self.func(*args, **kwargs)
+        """Python-scope call: runs the Python function of the first overload (in resolution order)
+        whose parameter types the arguments have; ``RuntimeError`` if none has them.
+
+        An argument whose warp type cannot be told (a list, a tuple, any Python object) fits any
+        parameter; a Python ``float`` is a ``float32`` and an ``int`` an ``int32``, as in launches.
+        """
+        for overload in self.ordered_overloads():
+            if _python_call_fits(overload, args, kwargs):
+                return overload.pyfunc(*args, **kwargs)
+        raise RuntimeError(f"Error calling function '{self.name}', no overload found for arguments {args!r}")
 
     def __repr__(self) -> str:
         return f"<warp function {self.key}>"
+
+
+def _python_call_fits(overload: FunctionOverload, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+    """True if a Python-scope call with ``args``/``kwargs`` matches the parameters of ``overload``."""
+    names = overload.param_names
+    if len(args) > len(names) or any(k not in names for k in kwargs):
+        return False
+    bound = {**dict(zip(names, args)), **kwargs}
+    if any(n not in bound and n not in overload.defaults for n in names):
+        return False
+    for name, pattern in zip(names, overload.param_types):
+        if name not in bound or isinstance(pattern, TupleParam):
+            continue
+        actual = infer_type(bound[name])
+        if actual is not None and specialize_type(pattern, actual) is None:
+            return False
+    return True
 
 
 class NativeSnippetError(WarpCodegenError, NotImplementedError):
