@@ -1,6 +1,8 @@
 """Kernel language: @wp.func calls, return values, multiple returns, default and keyword
 arguments, nested calls, array parameters and row slices passed to funcs."""
 
+import typing
+
 import numpy as np
 import pytest
 
@@ -346,3 +348,23 @@ def test_python_scope_call_without_matching_overload_raises():
     expected = r"^Error calling function 'halve64', no overload found for arguments \(1.0,\)$"
     with pytest.raises(RuntimeError, match=expected):
         halve64(1.0)
+
+
+def test_parameterized_func_decorator():
+    @wp.func(module="unique")
+    def plus_one(x: float):
+        return x + 1.0
+
+    @wp.func()
+    def twice_plus_one(x: float):
+        return plus_one(x) * 2.0
+
+    @wp.kernel
+    def apply(a: wp.array(dtype=float)):
+        a[0] = twice_plus_one(a[0])
+
+    a = wp.ones(1, dtype=float, device="cpu")
+    wp.launch(apply, dim=1, inputs=[a], device="cpu")
+    assert a.numpy()[0] == 4.0
+    assert ".unique" in plus_one.module.name
+    assert len(typing.get_overloads(wp.func)) >= 2

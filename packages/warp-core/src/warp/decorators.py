@@ -11,13 +11,17 @@ from __future__ import annotations
 import re
 import sys
 import types
-from typing import Any, Callable
+import typing
+from typing import Any, Callable, ParamSpec, TypeVar
 
 from warp.errors import SourceLoc, WarpCodegenError
 from warp.functions import Function, FunctionOverload, define_function
 from warp.kernels import Kernel
 from warp.modules import get_module_options, set_module_options
 from warp.types import helpers as wp_types
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
 
 __all__ = [
     "Function",
@@ -47,14 +51,30 @@ def _scope_of(frame: types.FrameType) -> tuple[dict[str, Any], dict[str, Any] | 
     return scope, scope
 
 
-def func(pyfunc: Callable[..., Any]) -> Function:
-    """Decorator: make a Python function callable from kernels (``@wp.func``).
+@typing.overload
+def func(pyfunc: Callable[_P, _R]) -> Callable[_P, _R]: ...
+
+
+@typing.overload
+def func(*, module: Any = None) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]: ...
+
+
+def func(pyfunc: Callable[..., Any] | None = None, *, module: Any = None) -> Any:
+    """Decorator: make a Python function callable from kernels (``@wp.func`` or ``@wp.func(...)``).
 
     Defining another ``@wp.func`` of the same name in the same namespace with other parameter
-    types adds an overload; calls pick the overload matching their argument types.
+    types adds an overload; calls pick the overload matching their argument types. ``module``
+    is a module name, a Python module or ``"unique"`` (a module of its own), as for kernels.
     """
+    if pyfunc is None:
+
+        def decorate(f: Callable[..., Any]) -> Function:
+            namespace, scope = _scope_of(sys._getframe(1))
+            return define_function(f, namespace, scope, module)
+
+        return decorate
     namespace, scope = _scope_of(_defining_frame())
-    return define_function(pyfunc, namespace, scope)
+    return define_function(pyfunc, namespace, scope, module)
 
 
 def kernel(

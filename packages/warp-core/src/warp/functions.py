@@ -118,7 +118,7 @@ class Function:
         #: Names this function's code (its compiled symbols): distinct for each closure of a key.
         self.symbol_key = self.key if ordinal == 0 else f"{self.key}#{ordinal}"
         self.name = pyfunc.__name__
-        self.module = module_of(pyfunc) if module is None else module
+        self.module = module_of(pyfunc, module)
         self.overloads: list[FunctionOverload] = [FunctionOverload(pyfunc, scope)]
         #: ``@wp.func_grad`` / ``@wp.func_replay`` definitions: param types -> FunctionOverload
         self.custom_grads: list[FunctionOverload] = []
@@ -274,7 +274,7 @@ class NativeSnippetError(WarpCodegenError, NotImplementedError):
 
 
 def define_function(
-    pyfunc: Callable[..., Any], namespace: dict[str, Any], scope: dict[str, Any] | None
+    pyfunc: Callable[..., Any], namespace: dict[str, Any], scope: dict[str, Any] | None, module: Any = None
 ) -> Function:
     """The Function for a new ``@wp.func`` definition made in ``namespace`` (globals or locals).
 
@@ -290,4 +290,4 @@ def define_function(
         if any(o.param_types != new.param_types for o in existing.overloads):
             existing.add_overload(pyfunc, scope)
             return existing
-    return Function(pyfunc, scope)
+    return Function(pyfunc, scope, module)
