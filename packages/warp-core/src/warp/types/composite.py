@@ -17,10 +17,12 @@ Compiler hooks (``_wp_llvm_type_``, ``_wp_call_``, ``_wp_getitem_``, ...) delega
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 import numpy as np
 
+from warp.errors import LaunchTypeError
 from warp.types import bfloat16_bits
 from warp.types import scalars as _s
 from warp.types.transform_args import compose, transform_components
@@ -283,6 +285,22 @@ class CompositeBase:
 
     @classmethod
     def _wp_check_arg_(cls, where: str, value: Any) -> Any:
+        if isinstance(value, (bool, np.bool_, np.number)) or (
+            isinstance(value, _s.ScalarBase) and type(value)._kind_ == "bool"
+        ):
+            warnings.warn(
+                f"passing a single value of type `{type(value).__name__}` for the `{type_repr(cls)}` "
+                f"{where.replace('argument', 'kernel parameter')} fills every component; this is deprecated: "
+                f"pass a {type_repr(cls)}",
+                DeprecationWarning,
+                stacklevel=5,
+            )
+            return cls(float(getattr(value, "value", value)))
+        if isinstance(value, (int, float, _s.ScalarBase)):
+            raise LaunchTypeError(
+                f"{where} expects {type_repr(cls)} but got a single value ({value!r}); pass a "
+                f"{type_repr(cls)} or a sequence of its components"
+            )
         try:
             converted = value if type(value) is cls else cls(value)
         except (ValueError, TypeError) as exc:

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from warp.compiler.abi import scalar_code
+from warp.errors import LaunchTypeError
 from warp.types import bfloat16_bits
 from warp.types.array_type import ARRAY_DESC_SIZE, ArrayType
 from warp.types.scalars import ScalarBase, bfloat16, canonical_type, is_scalar_type, type_repr
@@ -201,7 +202,10 @@ class StructBase(metaclass=StructType):
     @classmethod
     def _wp_check_arg_(cls, where: str, value: Any) -> Any:
         if type(value) is not cls:
-            raise TypeError(f"{where}: expected struct {cls.__name__}, got {type(value).__name__}")
+            got = "None" if value is None else type(value).__name__
+            raise LaunchTypeError(
+                f"{where} expects {cls.__name__} but got {got} (pass a {cls.__name__} instance)"
+            )
         return value
 
     @classmethod
