@@ -454,3 +454,44 @@ def test_type_factory_with_runtime_keyword_is_an_error():
 
     with pytest.raises(wp.WarpCodegenTypeError, match="'length' must be known at compile time"):
         wp.launch(bad, dim=1, inputs=[3, wp.zeros(1, dtype=float, device="cpu")], device="cpu")
+
+
+# -- wp.overload stubs whose name no longer names the kernel -------------------------------------
+
+
+def test_overload_stub_found_by_qualified_name():
+    def stubbed(x: Any, out: wp.array(dtype=float)):
+        out[0] = float(x) * 2.0
+
+    generic = wp.kernel(stubbed)
+
+    def stubbed(x: float, out: wp.array(dtype=float)) -> type(None): ...  # noqa: F811 - the stub
+
+    assert wp.overload(stubbed) is generic
+    assert len(generic.overloads) == 1
+    out = wp.zeros(1, dtype=float, device="cpu")
+    wp.launch(generic, dim=1, inputs=[1.5, out], device="cpu")
+    assert out.numpy()[0] == 3.0
+
+
+def test_overload_stub_errors():
+    def returning(x: Any):
+        return
+
+    wp.kernel(returning)
+
+    def returning(x: float) -> float: ...  # noqa: F811 - the stub
+
+    with pytest.raises(TypeError, match=r"Return annotations are not allowed on @wp\.overload stubs"):
+        wp.overload(returning)
+
+    def shared(x: Any):
+        return
+
+    wp.kernel(name="shared_a")(shared)
+    wp.kernel(name="shared_b")(shared)
+
+    def shared(x: float): ...  # noqa: F811 - the stub
+
+    with pytest.raises(RuntimeError, match="Ambiguous kernel lookup"):
+        wp.overload(shared)

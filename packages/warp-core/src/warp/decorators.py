@@ -17,7 +17,7 @@ from typing import Any, Callable, ParamSpec, TypeVar
 from warp.errors import SourceLoc, WarpCodegenError
 from warp.functions import Function, FunctionOverload, define_function
 from warp.kernels import Kernel
-from warp.modules import get_module_options, set_module_options
+from warp.modules import get_module, get_module_options, set_module_options
 from warp.types import helpers as wp_types
 
 _P = ParamSpec("_P")
@@ -153,7 +153,15 @@ def overload(kernel: Any, arg_types: Any = None) -> Kernel:
     if callable(kernel) and arg_types is None:
         stub = kernel
         namespace, scope = _scope_of(_defining_frame())
+        returns = getattr(stub, "__annotations__", {}).get("return", None)
+        if returns not in (None, type(None), "None"):
+            raise TypeError(
+                f"@wp.overload stub '{stub.__qualname__}' is annotated -> {returns!r}: Return annotations "
+                "are not allowed on @wp.overload stubs (kernels return nothing)"
+            )
         generic = namespace.get(stub.__name__)
+        if not isinstance(generic, Kernel):
+            generic = _registered_generic_kernel(stub)
         if not isinstance(generic, Kernel):
             raise WarpCodegenError(
                 f"@wp.overload on '{stub.__qualname__}': no generic kernel named '{stub.__name__}' is "
@@ -167,6 +175,23 @@ def overload(kernel: Any, arg_types: Any = None) -> Kernel:
     raise TypeError(
         f"wp.overload expects a @wp.kernel (or a stub function as a decorator), got {type(kernel).__name__}"
     )
+
+
+def _registered_generic_kernel(stub: Callable[..., Any]) -> Kernel | None:
+    """The generic kernel of the stub's module defined by a function of the stub's qualified name
+    (when the stub's name no longer names it); ``RuntimeError`` if several kernels qualify."""
+    found = {
+        id(k): k
+        for k in get_module(stub.__module__).kernels.values()
+        if k.is_generic and getattr(k.func, "__qualname__", None) == stub.__qualname__
+    }
+    if len(found) > 1:
+        keys = ", ".join(sorted(k.key for k in found.values()))
+        raise RuntimeError(
+            f"Ambiguous kernel lookup for @wp.overload stub '{stub.__qualname__}': kernels {keys} are all "
+            "defined by a function of that name; use wp.overload(kernel, arg_types) on the one meant"
+        )
+    return next(iter(found.values()), None)
 
 
 def _forward_function(forward: Any, what: str) -> Function:
