@@ -18,8 +18,8 @@ from warp.compiler.registry import builtin_registry
 from warp.errors import (
     WarpCodegenAttributeError,
     WarpCodegenError,
-    WarpCodegenNameError,
     WarpCodegenTypeError,
+    WarpCodegenUndefinedNameError,
     WarpCodegenValueError,
 )
 from warp.types.array_type import ArrayType, FixedArrayType
@@ -155,7 +155,11 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
             return PyObj(BuiltinName(node.id))
         obj = getattr(sys.modules["warp"], node.id, None)
         if obj is None or isinstance(obj, types.ModuleType):
-            raise self.error(f"name '{node.id}' is not defined", WarpCodegenNameError, node)
+            raise self.error(
+                f"name '{node.id}' is not defined (Referencing undefined symbol: {node.id})",
+                WarpCodegenUndefinedNameError,
+                node,
+            )
         return self.from_python(obj)
 
     def expr_Attribute(self, node: ast.Attribute) -> Any:
