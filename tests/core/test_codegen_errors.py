@@ -467,6 +467,6 @@ def test_store_with_wrong_index_count_into_array_view():
         out[0][2, 2] = 6.0
 
     m = wp.zeros((1, 1), dtype=wp.mat44, device="cpu")
-    expected = r"Incorrect number of indices specified for array indexing: a store into a 1-d array needs 1 indices"
+    expected = r"Incorrect number of indices specified for array indexing: a store into a 1-d array needs 1"
     with pytest.raises(wp.WarpCodegenError, match=expected):
         wp.launch(assign_view, dim=[1, 1], inputs=[m], device="cpu")
