@@ -92,3 +92,31 @@ def test_spatial_type_names():
     assert wp.types.vector(6, wp.float64) is wp.spatial_vectord
     assert wp.spatial_matrixh.__name__ == "spatial_matrixh"
     assert wp.types.vector(6, wp.int32).__name__ == "vector(length=6, dtype=int32)"
+
+
+def make_unique_kernel(v: float):
+    @wp.kernel(module="unique")
+    def scaled(a: wp.array(dtype=wp.float32)):
+        tid = wp.tid()
+        a[tid] = wp.static(v * 2.0)
+
+    return scaled
+
+
+def test_unique_kernel_redeclared_with_same_content_is_the_same_kernel():
+    k1, k2 = make_unique_kernel(1.0), make_unique_kernel(2.0)
+    assert k1 is not k2
+    a = wp.zeros(2, dtype=float, device="cpu")
+    wp.launch(k1, dim=2, inputs=[a], device="cpu")
+    assert a.numpy()[0] == 2.0
+    wp.launch(k2, dim=2, inputs=[a], device="cpu")
+    assert a.numpy()[0] == 4.0
+    assert make_unique_kernel(1.0) is k1
+
+
+def test_content_hash_ignores_globals_named_like_locals(tmp_path):
+    source = TEMPLATE.format(value=5.0)
+    m1 = load(tmp_path, source, "cb2_hash_locals_a")
+    before = m1.hash_module()
+    sys.modules["cb2_hash_locals_a"].a = wp.zeros(3, dtype=float)  # a global named like k's parameter
+    assert m1.hash_module() == before

@@ -12,8 +12,10 @@ import re
 import sys
 import types
 import typing
+import weakref
 from typing import Any, Callable, ParamSpec, TypeVar
 
+from warp.compiler.hashing import kernel_content_hash
 from warp.errors import SourceLoc, WarpCodegenError
 from warp.functions import Function, FunctionOverload, define_function
 from warp.kernels import Kernel
@@ -112,9 +114,33 @@ def kernel(
         )
         if module_options:
             k.module.options.update(module_options)
+        if module == "unique":
+            return _same_unique_kernel(k)
         return k
 
     return make if f is None else make(f)
+
+
+#: kernels declared with ``module="unique"``, by (code object, content hash)
+_unique_kernels: weakref.WeakValueDictionary[tuple[Any, str], Kernel] = weakref.WeakValueDictionary()
+
+
+def _same_unique_kernel(k: Kernel) -> Kernel:
+    """An earlier ``module="unique"`` kernel of the same code and content (the same ``wp.static``
+    values, captured constants, types and options) if there is one, else ``k``: as in NVIDIA Warp,
+    redeclaring an identical kernel (a factory called again with the same values) gives the same
+    kernel, while each different one has a module of its own."""
+    try:
+        digest = kernel_content_hash(k, {**k.module.options.copy(), **k.options})
+    except Exception:  # noqa: BLE001 - not hashable yet (e.g. a static that fails): compiling reports it
+        return k
+    key = (k.func.__code__, digest)
+    earlier = _unique_kernels.get(key)
+    if earlier is not None:
+        k.module.kernels.pop(k.key, None)
+        return earlier
+    _unique_kernels[key] = k
+    return k
 
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

@@ -142,8 +142,12 @@ class _Hasher:
             id(c) for c in outermost_static_calls(info.tree, is_static) if not reads_locals(pyfunc, c.args[0])
         }
         namespace = {**info.globals, **info.closure}
+        # parameters and assigned names are the function's own: a global of the same name is not read
+        local_names = {n.arg for n in ast.walk(info.tree) if isinstance(n, ast.arg)} | {
+            n.id for n in ast.walk(info.tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+        }
         for node in _walk_outside(info.tree, statics):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in local_names:
                 found, obj = info.lookup(node.id)
                 if found:
                     self.reference(node.id, obj)
