@@ -1,4 +1,4 @@
-"""Quality gates of the repository: ``ruff check`` on every package, ``mypy`` on warp-core.
+"""Quality gates of the repository: ``ruff check`` and ``mypy`` on every package.
 
 Both tools come with the ``dev`` extra (``pip install -e ".[dev]"``, which CI installs) and run
 as ``python -m ruff`` / ``python -m mypy`` of this interpreter, with the configuration of
@@ -30,7 +30,17 @@ def test_ruff_check_is_clean():
     assert proc.returncode == 0, f"ruff check reports violations:\n{proc.stdout}{proc.stderr}"
 
 
-def test_mypy_on_warp_core_is_clean():
+#: the source folders of the five distributions that mypy checks together
+MYPY_SOURCES = (
+    "packages/warp-core/src/warp",
+    "packages/warp-builtins/src/warp_builtins",
+    "packages/warp-autodiff/src/warp_autodiff",
+    "packages/warp-geometry/src/warp_geometry",
+    "packages/warp-interop/src/warp_interop",
+)
+
+
+def test_mypy_on_every_package_is_clean():
     # the cache (.mypy_cache in the repository root, ignored by git) keeps repeated runs fast
-    proc = _run_tool("mypy", "packages/warp-core/src/warp")
-    assert proc.returncode == 0, f"mypy reports errors in warp-core:\n{proc.stdout}{proc.stderr}"
+    proc = _run_tool("mypy", *MYPY_SOURCES)
+    assert proc.returncode == 0, f"mypy reports errors:\n{proc.stdout}{proc.stderr}"

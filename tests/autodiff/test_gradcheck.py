@@ -150,4 +150,4 @@ def test_rule_for_composite_types_can_be_added_next_to_scalar_one():
         assert warp_autodiff.lookup_rule("mul", [wp.vec3d, F]) is marker
         assert warp_autodiff.lookup_rule("mul", [F, F]) is scalar_rule
     finally:
-        warp_autodiff.rules._RULES["mul"].remove(marker)
+        warp_autodiff.rules.unregister_rule(marker)

@@ -542,8 +542,11 @@ def test_reshape_and_flatten():
     np.testing.assert_array_equal(r2.numpy(), np.arange(12).reshape(2, 6))
     f = r.flatten()
     assert f.shape == (12,) and f.ptr == a.ptr
-    with pytest.raises(ValueError, match="cannot reshape array of size 12 into shape"):
+    reshape_error = r"cannot reshape array of shape \(12,\) \(size 12\) into shape \(5, 3\) \(size 15\)"
+    with pytest.raises(ValueError, match=reshape_error):
         a.reshape((5, 3))
+    with pytest.raises(RuntimeError, match="cannot reshape"):  # NVIDIA Warp's exception type
+        a.reshape((5, -1))
     with pytest.raises(ValueError, match="1 to 4 dimensions"):
         a.reshape((1, 1, 1, 2, 6))
     with pytest.raises(RuntimeError, match="non-contiguous"):
@@ -557,8 +560,31 @@ def test_view_dtype():
     v = a.view(wp.uint32)
     assert v.ptr == a.ptr and v.dtype is wp.uint32
     assert v.list() == np.array([1.0, 2.0], dtype=np.float32).view(np.uint32).tolist()
-    with pytest.raises(RuntimeError, match="element sizes differ"):
+    view_error = ("cannot create an array view with dtype float64 from source dtype float32: "
+                  "source dtype has size 4 bytes, but target dtype has size 8 bytes")
+    with pytest.raises(TypeError, match=view_error):
         a.view(wp.float64)
+
+
+def test_view_between_composites_and_scalars():
+    n = np.arange(16, dtype=np.float32).reshape(4, 2, 2)
+    m = array(n, dtype=wp.mat22)
+    s = m.view(wp.float32)  # the components become dimensions
+    assert s.shape == (4, 2, 2) and s.ptr == m.ptr
+    np.testing.assert_array_equal(s.numpy(), n)
+    v = array(n.reshape(4, 4), dtype=wp.float32).view(wp.vec4)  # trailing dimension folded
+    assert v.shape == (4,)
+    np.testing.assert_array_equal(v.numpy(), n.reshape(4, 4))
+    np.testing.assert_array_equal(m.view(wp.quat).numpy(), n.reshape(4, 4))  # same size
+    with pytest.raises(TypeError, match="source scalar dtype float32 has size 4 bytes, but target dtype"):
+        m.view(wp.float64)
+    with pytest.raises(TypeError, match="target scalar dtype float64 has size 8 bytes"):
+        array(n.reshape(4, 4), dtype=wp.float32).view(wp.vec4d)
+    one = array(np.arange(4, dtype=np.float32)).view(wp.vec4)  # a single vector: shape (1,)
+    assert one.shape == (1,)
+    np.testing.assert_array_equal(one.numpy(), [[0, 1, 2, 3]])
+    with pytest.raises(TypeError, match="trailing dimensions must be contiguous and of shape"):
+        array(n.reshape(8, 2), dtype=wp.float32).view(wp.vec4)
 
 
 def test_transpose_and_contiguous():
@@ -787,3 +813,69 @@ def test_python_floats_beyond_float32_range_store_inf():
     with np.errstate(over="ignore"):
         a = wp.array([1e300, -1e300, 1.0], dtype=wp.float32)
     assert a.numpy().tolist() == [np.inf, -np.inf, 1.0]
+
+
+def test_empty_arrays_have_no_pointer_but_a_numpy_view():
+    a = wp.empty((0, 3), dtype=wp.vec2f, requires_grad=True)
+    assert a.ptr is None and a.grad.ptr is None and a.size == 0
+    a.zero_()
+    a.fill_(wp.vec2f(1.0, 2.0))
+    assert a.list() == [] and a.numpy().shape == (0, 3, 2)
+    b = wp.clone(a)
+    wp.copy(a, b)
+    a.assign(b)
+    z = wp.zeros((1, 0), dtype=wp.vec2f)
+    assert z.__array_interface__["data"][0] != 0  # NumPy refuses a null pointer
+    n = np.asarray(z)
+    assert n.shape == (1, 0, 2) and n.strides == (0, 8, 4)
+
+
+def test_allocation_with_strides_of_ones_own():
+    shape = (2, 3, 4)
+    strides = wp.types.strides_from_shape(shape, wp.vec3)
+    assert strides == (144, 48, 12)
+    a = wp.zeros(shape[::-1], dtype=wp.vec3, strides=strides[::-1])  # a transposed layout
+    assert a.strides == strides[::-1] and not a.is_contiguous
+    assert a.capacity == wp.zeros(shape, dtype=wp.vec3).capacity
+    values = np.arange(72, dtype=np.float32).reshape(4, 3, 2, 3)
+    a.assign(values)
+    np.testing.assert_array_equal(a.numpy(), values)
+    with pytest.raises(ValueError, match="Invalid number of strides, expected 2 strides, got 1"):
+        wp.empty((2, 2), dtype=float, strides=(4,))
+    with pytest.raises(NotImplementedError, match="Negative strides"):
+        wp.empty((3, 3), dtype=wp.int32, strides=(16, -4))
+
+
+def test_matrix_fill_from_flat_components():
+    a = wp.zeros(3, dtype=wp.mat22)
+    a.fill_(np.arange(4, dtype=np.float32))
+    np.testing.assert_array_equal(a.numpy(), np.tile(np.arange(4.0), 3).reshape(3, 2, 2))
+    b = wp.full(2, [1, 2, 3, 4], dtype=wp.mat22)
+    np.testing.assert_array_equal(b.numpy()[1], [[1, 2], [3, 4]])
+
+
+def test_composite_array_from_rows_of_components():
+    data = np.arange(24, dtype=np.float32).reshape(4, 6)
+    v = wp.array(data, dtype=wp.vec3)  # two vectors per row
+    assert v.shape == (4, 2)
+    np.testing.assert_array_equal(v.numpy(), data.reshape(4, 2, 3))
+    m = wp.array(data[:, :4].copy(), dtype=wp.mat22)  # one matrix per row
+    assert m.shape == (4,)
+    np.testing.assert_array_equal(m.numpy(), data[:, :4].reshape(4, 2, 2))
+    strided = wp.array(np.arange(14, dtype=np.float32).reshape(2, 7))[:, 1:]
+    np.testing.assert_array_equal(wp.array(strided, dtype=wp.vec3).numpy(),
+                                  np.arange(14, dtype=np.float32).reshape(2, 7)[:, 1:].reshape(2, 2, 3))
+    with pytest.raises(ValueError, match="expected trailing dimensions"):
+        wp.array(np.zeros((2, 5), dtype=np.float32), dtype=wp.vec3)
+
+
+def test_object_with_host_and_cuda_interfaces_makes_a_cpu_array():
+    class BothInterfaces:
+        def __init__(self, data):
+            self.data = np.array(data, dtype=np.float32)
+            self.__array_interface__ = self.data.__array_interface__
+            self.__cuda_array_interface__ = self.data.__array_interface__
+
+    a = wp.array(BothInterfaces([1, 2, 3, 4]), dtype=wp.mat22, device="cpu")
+    assert a.shape == (1,) and a.ptr
+    np.testing.assert_array_equal(a.numpy(), [[[1, 2], [3, 4]]])

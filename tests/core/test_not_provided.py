@@ -41,12 +41,6 @@ def test_from_import_of_submodule():
         from warp.sparse import bsr_mv  # noqa: F401
 
 
-@pytest.mark.needs_plugin("autodiff")
-def test_tape_visualize():
-    with pytest.raises(NotImplementedError, match=r"^Tape\.visualize is not provided by warp-suite"):
-        wp.Tape().visualize("tape.dot")
-
-
 def test_kernel_builtin_not_provided_is_a_located_compile_error():
     @wp.kernel
     def uses_tiles(a: wp.array(dtype=float)):

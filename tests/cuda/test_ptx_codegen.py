@@ -60,8 +60,9 @@ def _atomic_kernel(T):
     def body(a: wp.array(dtype=T), v: T):
         wp.atomic_add(a, 0, v)
         wp.atomic_sub(a, 1, v)
-        wp.atomic_min(a, 2, v)
-        wp.atomic_max(a, 3, v)
+        if wp.static(T is not wp.float16):  # atomic_min/max have no float16 form (as in Warp)
+            wp.atomic_min(a, 2, v)
+            wp.atomic_max(a, 3, v)
         wp.atomic_exch(a, 4, v)
         wp.atomic_cas(a, 5, v, v)
         a[6] += v

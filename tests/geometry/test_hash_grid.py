@@ -152,3 +152,17 @@ def test_errors():
         grid.build(wp.zeros(3, dtype=float), 0.1)
     with pytest.raises(ValueError, match="num_points"):
         grid.reserve(-1)
+
+
+@wp.kernel
+def _query_loop_with_two_names(grid: wp.uint64, points: wp.array(dtype=wp.vec3), out: wp.array(dtype=int)):
+    for i, j in wp.hash_grid_query(grid, points[0], 1.0):
+        out[0] = i + j
+
+
+def test_a_query_loop_variable_must_be_one_name():
+    points = wp.zeros(1, dtype=wp.vec3)
+    out = wp.zeros(1, dtype=int)
+    with pytest.raises(wp.WarpCodegenError, match=r"the loop variable must be a single name") as info:
+        wp.launch(_query_loop_with_two_names, dim=1, inputs=[wp.uint64(0), points, out])
+    assert "for i, j in wp.hash_grid_query" in str(info.value)

@@ -13,8 +13,7 @@ import numpy as np
 import pytest
 
 import warp as wp
-from warp.compiler.registry import TypeVar, builtin_registry
-from warp.types import Float
+from warp.extending import Float, Overload, TypeVar, builtin_registry, derivative, derivative_from_func
 
 pytestmark = pytest.mark.needs_plugin("autodiff", "builtins")
 
@@ -33,21 +32,20 @@ def softsign_reference(x: float):
     return x / (1.0 + wp.abs(x))
 
 
-def _register(name: str, **how: Any) -> None:
+def _register(name: str, **how: Any) -> Overload:
     if name not in builtin_registry:
-        builtin_registry.add(name, params=[("x", F)], result=F, doc="x / (1 + |x|)", **how)
+        return builtin_registry.add(name, params=[("x", F)], result=F, doc="x / (1 + |x|)", **how)
+    return builtin_registry.get(name).overloads[0]
 
 
 _register("doc_softsign_func", func=softsign_reference)
-_register("doc_softsign_rule", lower=_lower_softsign)
+SOFTSIGN_RULE = _register("doc_softsign_rule", lower=_lower_softsign)
 _register("doc_softsign_ref", lower=_lower_softsign)
 _register("doc_softsign_none", lower=_lower_softsign)
 
 
 def _rules() -> None:
-    from warp_autodiff import derivative, derivative_from_func
-
-    @derivative("doc_softsign_rule", primal_args=(0,))
+    @derivative(SOFTSIGN_RULE, primal_args=(0,))  # attached to the overload registry.add returned
     def _softsign_adjoint(ctx):
         (x,) = ctx.args
         e = ctx.e

@@ -83,6 +83,39 @@ def test_plugin_builtins_callable_from_kernels(plugin_site: Path, tmp_path: Path
     assert broken and "failed to import" in broken[0] and "warp-broken-plugin" in broken[0]
 
 
+def test_a_disabled_third_party_plugin_is_named_from_its_declaration(plugin_site: Path, tmp_path: Path):
+    """warp_provides.json of an installed but disabled plugin names its distribution and the
+    ordinary pip command (it is not one of this checkout's packages)."""
+    result = run_python(
+        """
+        import warp as wp
+
+        @wp.kernel
+        def k(x: wp.array(dtype=float)):
+            x[0] = wp.smooth_relu(x[0])
+
+        try:
+            wp.launch(k, dim=1, inputs=[wp.zeros(1, dtype=float)])
+        except wp.MissingPluginError as e:
+            print("ERROR:", e)
+        try:
+            wp.EXAMPLE_PLUGIN_VERSION
+        except AttributeError as e:
+            print("ATTR:", e)
+        """,
+        tmp_path,
+        plugin_site,
+        WARP_DISABLE_PLUGINS="example",
+    )
+    assert result.returncode == 0, result.stderr
+    assert (
+        "builtin 'wp.smooth_relu' is provided by the 'warp-plugin-example' package, which is not installed "
+        "or is disabled; install it with: pip install warp-plugin-example" in result.stdout
+    ), result.stdout
+    assert "ATTR: module 'warp' has no attribute 'EXAMPLE_PLUGIN_VERSION': it is provided by the " \
+        "'warp-plugin-example' package" in result.stdout, result.stdout
+
+
 def test_missing_builtin_package_names_the_distribution(tmp_path: Path) -> None:
     result = run_python(
         """

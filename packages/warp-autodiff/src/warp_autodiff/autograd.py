@@ -18,9 +18,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from warp.arrays import array as _array
-from warp.decorators import Kernel
-from warp.types.scalars import is_scalar_type
+from warp.extending import array as _array, Kernel, is_scalar_type
 
 from warp_autodiff.tape import Tape
 
@@ -80,7 +78,7 @@ class _Evaluator:
         for o in self.resettable:
             o.zero_()
         if isinstance(self.function, Kernel):
-            from warp.runtime.launch import launch
+            from warp.extending import launch
 
             launch(self.function, self.dim, self.inputs, self.outputs, device=self.device,
                    max_blocks=self.max_blocks, block_dim=self.block_dim)
@@ -95,7 +93,7 @@ def _flat(a: _array) -> np.ndarray:
 def _store(a: _array, host: np.ndarray) -> None:
     """Make ``a`` hold ``host``, which came from ``a.numpy()`` and was changed: on the CPU that is
     the array's own memory (nothing to do); on another device a copy, uploaded here."""
-    if not a.device.is_cpu:
+    if a.device is not None and not a.device.is_cpu:
         a.assign(host)
 
 
@@ -310,13 +308,13 @@ def gradcheck_tape(
 
 
 def _zeros_like(a: _array) -> _array:
-    from warp.arrays import zeros_like
+    from warp.extending import zeros_like
 
     return zeros_like(a)
 
 
 def _to_warp(values: np.ndarray, like: _array) -> _array:
-    from warp.arrays import array as make
+    from warp.extending import array as make
 
     scalar = like.dtype if is_scalar_type(like.dtype) else like.dtype._wp_scalar_type_
     return make(values.astype(scalar._np_dtype_), dtype=scalar)

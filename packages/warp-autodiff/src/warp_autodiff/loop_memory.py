@@ -28,10 +28,13 @@ from typing import Any
 
 import llvmlite.ir as ir
 
-from warp.compiler.abi import HEADER_DIMS_OFFSET, HEADER_SCRATCH_OFFSET
-from warp.compiler.lowering import types as lt
-from warp.compiler.registry import Overload
-from warp.types.scalars import type_size_in_bytes
+from warp.extending import (
+    HEADER_DIMS_OFFSET,
+    HEADER_SCRATCH_OFFSET,
+    lowering_types as lt,
+    Overload,
+    type_size_in_bytes,
+)
 
 #: checkpoints kept per loop site (binary checkpointing needs log2(trip count / leaf) of them)
 STACK_DEPTH = 32

@@ -25,11 +25,17 @@ from __future__ import annotations
 from typing import Any
 
 import llvmlite.ir as ir
-from warp.compiler.lowering import types as lt
-from warp.compiler.registry import Overload
-from warp.core_builtins.arrays import atomic_bfloat16, element_pointer, lower_view
-from warp.core_builtins.thread import inner_launch_size
-from warp.types.scalars import bfloat16, is_scalar_type
+from warp.extending import (
+    ADJOINT_RETAIN_MARK,
+    lowering_types as lt,
+    Overload,
+    atomic_bfloat16,
+    element_pointer,
+    lower_view,
+    inner_launch_size,
+    bfloat16,
+    is_scalar_type,
+)
 
 
 def _is_null(ctx: Any, arr: ir.Value) -> ir.Value:
@@ -39,7 +45,7 @@ def _is_null(ctx: Any, arr: ir.Value) -> ir.Value:
 
 
 def _component_paths(t: Any) -> list[list[int]]:
-    from warp.compiler.composite import component_paths
+    from warp.extending import component_paths
 
     return component_paths(t)
 
@@ -167,8 +173,16 @@ def _load(checked: bool):
     return lower
 
 
+def _is_retained(ctx: Any, arr: ir.Value) -> ir.Value:
+    """Whether adjoint array ``arr`` is a ``retain_grad`` gradient (its grad field holds the mark)."""
+    b = ctx.builder
+    grad = b.extract_value(arr, 1)
+    return b.icmp_unsigned("==", b.ptrtoint(grad, lt.I64), ir.Constant(lt.I64, ADJOINT_RETAIN_MARK))
+
+
 def _clear(checked: bool):
-    """Lowering of ``arr[idx] = 0`` (skipped for a null array when ``checked``)."""
+    """Lowering of ``arr[idx] = 0`` (skipped for a null array when ``checked``, and for a
+    ``retain_grad`` gradient always)."""
 
     def store(ctx: Any, arr: ir.Value, atype: Any, idx: list, itypes: list) -> None:
         ptr = element_pointer(ctx, arr, atype, idx, itypes)
@@ -177,10 +191,10 @@ def _clear(checked: bool):
 
     def lower(ctx: Any, args: list, types: list) -> None:
         b = ctx.builder
-        if not checked:
-            store(ctx, args[0], types[0], args[1:], types[1:])
-            return
-        with b.if_then(b.not_(_is_null(ctx, args[0])), likely=True):
+        skip = _is_retained(ctx, args[0])
+        if checked:
+            skip = b.or_(skip, _is_null(ctx, args[0]))
+        with b.if_then(b.not_(skip), likely=True):
             store(ctx, args[0], types[0], args[1:], types[1:])
 
     return lower
@@ -201,7 +215,7 @@ def _map_components(ctx: Any, t: Any, fn: Any, *values: ir.Value) -> ir.Value:
     """Apply ``fn`` to matching scalar components of composite values (or to scalars)."""
     if is_scalar_type(t):
         return fn(*values)
-    from warp.compiler.composite import assemble, components
+    from warp.extending import assemble, components
 
     b = ctx.builder
     cols = [components(b, t, v) for v in values]
@@ -231,7 +245,7 @@ def _lower_add(ctx: Any, args: list, types: list) -> ir.Value:
 
 def _lower_inner(ctx: Any, args: list, types: list) -> ir.Value:
     """Sum of component-wise products of two composites of one type (dot / double dot)."""
-    from warp.compiler.composite import components
+    from warp.extending import components
 
     b = ctx.builder
     total = None

@@ -10,7 +10,7 @@ import sys
 import warnings
 from typing import Any
 
-from warp.plugins import hookimpl
+from warp.extending import hookimpl
 
 from warp_autodiff import autograd
 from warp_autodiff.tape import Tape, recording_tape

@@ -20,11 +20,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from warp import not_provided as _not_provided
-from warp.arrays import array as _array
-from warp.plugins import get_plugin_manager, hookimpl
+from warp.extending import array as _array, get_plugin_manager, hookimpl
 
 from warp_autodiff.array_access import Root, kernel_access
+from warp_autodiff.tape_graph import tape_to_dot
 
 _active: list[Tape] = []
 
@@ -59,7 +58,8 @@ class Tape:
 
     Gradients accumulate into the ``.grad`` arrays of the arrays the recorded kernels use
     (those created with ``requires_grad=True``); arrays without a gradient are skipped.
-    :attr:`gradients` maps each array whose gradient the tape used to that gradient array.
+    :attr:`gradients` maps each array whose gradient the tape used to that gradient array, and
+    each struct argument to a struct of the same type holding its array fields' gradients.
     """
 
     def __init__(self) -> None:
@@ -153,12 +153,14 @@ class Tape:
             if waiting:
                 self._save(array, waiting)
         for root, array, need in reads:
-            if need == "after" or array.ptr not in written:
-                self._pending.setdefault(array.ptr, []).append((record, root))
+            address = array.ptr
+            assert address is not None  # arrays without memory were skipped above
+            if need == "after" or address not in written:
+                self._pending.setdefault(address, []).append((record, root))
 
     def _save(self, array: _array, waiting: list[tuple[_Record, Root]]) -> None:
         """Copy ``array`` (about to be overwritten) for the adjoints of ``waiting``."""
-        from warp.arrays import clone
+        from warp.extending import clone
 
         self._saving = True  # the tape's own copy is not a copy of the program's to differentiate
         try:
@@ -201,7 +203,8 @@ class Tape:
             self.gradients[dest] = dest.grad
             dest_grad = _window(dest.grad, dest_offset, count)
             seed = dest_grad.numpy().copy()
-            dest_grad.zero_()
+            if not dest.retain_grad:  # consumed, unless retained
+                dest_grad.zero_()
             if src.grad is not None:
                 self.gradients[src] = src.grad
                 src_grad = _window(src.grad, src_offset, count)
@@ -211,12 +214,29 @@ class Tape:
         self._records.append(None)
 
     def record_scope_begin(self, scope_name: str, metadata: Any = None) -> None:
-        """Mark the start of a named group of launches (kept for visualization tools)."""
-        self.scopes.append((len(self.launches), scope_name, metadata))
+        """Mark the start of a named group of launches (kept for visualization tools):
+        ``scopes`` gets ``(launch index, scope_name, metadata or {})``."""
+        self.scopes.append((len(self.launches), scope_name, {} if metadata is None else metadata))
 
     def record_scope_end(self, remove_scope_if_empty: bool = True) -> None:
-        """Mark the end of the innermost named group of launches."""
-        self.scopes.append((len(self.launches), None, None))
+        """Mark the end of the innermost open scope: ``scopes`` gets ``(launch index, None, None)``,
+        or, with ``remove_scope_if_empty`` and no launch recorded since it began, the scope's
+        markers are removed. Raises ``RuntimeError`` when no scope is open."""
+        depth = 0
+        for k in range(len(self.scopes) - 1, -1, -1):
+            name = self.scopes[k][1]
+            if name is None:
+                depth += 1  # the end of a nested scope: skip its begin
+            elif depth == 0:
+                break
+            else:
+                depth -= 1
+        else:
+            raise RuntimeError("Warp: ended tape scope, but scope not present (no open record_scope_begin)")
+        if remove_scope_if_empty and self.scopes[k][0] == len(self.launches):
+            del self.scopes[k:]  # nothing recorded in it (nor in the scopes nested in it)
+        else:
+            self.scopes.append((len(self.launches), None, None))
 
     # -- backward ---------------------------------------------------------------------------
     def backward(self, loss: Any = None, grads: dict[Any, Any] | None = None) -> None:
@@ -243,7 +263,7 @@ class Tape:
                 else:
                     a.grad.assign(g)
                 self.gradients[a] = a.grad
-        from warp.runtime.launch import launch
+        from warp.extending import launch
 
         refused = [r.refused for r in self._records if r is not None and r.refused]
         if refused:
@@ -268,7 +288,9 @@ class Tape:
             self.gradients[a] = grad
             return grad
         if getattr(type(a), "_wp_kind_", "") == "struct":
-            return self._struct_adjoint(a)
+            adj = self._struct_adjoint(a)
+            self.gradients[a] = adj  # its array fields are in gradients too (zero() clears them)
+            return adj
         if any(hasattr(a, p) for p in _FOREIGN_ARRAY_PROTOCOLS):
             # a framework tensor or NumPy array viewed in place by the launch: it has no gradient
             # here, and passing it as its own adjoint would accumulate adjoints into its values
@@ -302,9 +324,28 @@ class Tape:
         self.saved_bytes = 0
         self.zero()
 
-    def visualize(self, *args: Any, **kwargs: Any) -> str:
-        """Not provided (Warp draws the tape as a GraphViz graph): raises NotImplementedError."""
-        raise _not_provided.attribute_error("Tape", "visualize")
+    def visualize(
+        self,
+        filename: str | None = None,
+        simplify_graph: bool = True,
+        hide_readonly_arrays: bool = False,
+        array_labels: dict[Any, str] | None = None,
+        ignore_graph_scopes: bool = False,
+        graph_direction: str = "LR",
+    ) -> str:
+        """The recorded launches as GraphViz DOT text (also written to ``filename`` if given).
+
+        Launches are nodes linked to the arrays they read and write (``array_labels`` names
+        arrays; ``hide_readonly_arrays`` leaves out arrays no launch writes); ``simplify_graph``
+        merges consecutive identical launches into one ``repeated Nx`` node; named scopes are
+        clusters unless ``ignore_graph_scopes``. ``graph_direction``: GraphViz ``rankdir``.
+        """
+        text = tape_to_dot(self, simplify_graph, hide_readonly_arrays, array_labels, ignore_graph_scopes,
+                           graph_direction)
+        if filename is not None:
+            with open(filename, "w", encoding="utf-8") as f:
+                f.write(text)
+        return text
 
     def __repr__(self) -> str:
         return f"<warp.Tape launches={len(self.launches)} gradients={len(self.gradients)}>"

@@ -9,11 +9,19 @@ from __future__ import annotations
 from typing import Any
 
 import llvmlite.ir as ir
-from warp.compiler.composite import components
-from warp.compiler.lowering import types as lt
-from warp.compiler.registry import ArrayOf, TypeVar
-from warp.types.composite import MatrixOf, QuatOf, VectorOf, is_composite
-from warp.types.scalars import Float, Scalar, int32
+from warp.extending import (
+    components,
+    lowering_types as lt,
+    ArrayOf,
+    TypeVar,
+    MatrixOf,
+    QuatOf,
+    VectorOf,
+    is_composite,
+    Float,
+    Scalar,
+    int32,
+)
 
 GROUP = "Utility"
 V = TypeVar("V")
@@ -76,7 +84,7 @@ def _lower_expect_near_default(ctx: Any, args: list, types: list) -> None:
 def _lower_lower_bound(ctx: Any, args: list, types: list) -> ir.Value:
     """Index of the first element >= value in a sorted 1-d array (binary search); a value past
     the last element gives the last index, as in NVIDIA Warp (an index that can be read)."""
-    from warp.core_builtins.arrays import element_pointer
+    from warp.extending import element_pointer
 
     b = ctx.builder
     arr, value = args

@@ -27,13 +27,22 @@ from typing import Any
 
 import numpy as np
 
-from warp.compiler import ir as wir
-from warp.compiler.frontend import composite as fc
-from warp.compiler.frontend.builder import PyObj
-from warp.compiler.registry import Overload
-from warp.errors import WarpCodegenTypeError, WarpCodegenValueError
-from warp.types.composite import CompositeBase, is_composite, matrix as matrix_type, vector as vector_type
-from warp.types.scalars import canonical_type, float32, is_scalar_type, type_repr
+from warp.extending import (
+    build_composite,
+    ir as wir,
+    PyObj,
+    Overload,
+    WarpCodegenTypeError,
+    WarpCodegenValueError,
+    CompositeBase,
+    is_composite,
+    matrix as matrix_type,
+    vector as vector_type,
+    canonical_type,
+    float32,
+    is_scalar_type,
+    type_repr,
+)
 
 from warp_builtins.composite_ir import Emitter, result_type, scalar_of
 from warp_builtins.composite_ops import quat_rotate
@@ -125,7 +134,7 @@ def _vector_kernel(builder: Any, node: ast.Call) -> wir.Value:
             raise builder.error(
                 "wp.vector() without components: the `length` argument must be specified when "
                 "zero-initializing a vector", WarpCodegenTypeError, node)
-        return fc.build(builder, vector_type(length, dtype or float32), [], node)
+        return build_composite(builder, vector_type(length, dtype or float32), [], node)
     scalars = [a for a in args if not is_composite(a.type)]
     if dtype is None and len({(a.type, a.weak) for a in scalars}) > 1:
         raise builder.error(
@@ -144,16 +153,21 @@ def _vector_kernel(builder: Any, node: ast.Call) -> wir.Value:
         raise builder.error(
             f"incompatible number of values given ({count}) when constructing a vector of length {length}",
             WarpCodegenTypeError, node)
-    return fc.build(builder, vector_type(length, dtype), args, node)
+    return build_composite(builder, vector_type(length, dtype), args, node)
 
 
 # -- wp.matrix ---------------------------------------------------------------------------------
+def _shape2(shape: Any) -> tuple[int, int]:
+    """A matrix shape given as any sequence, as the tuple matrix types take (its length unchecked)."""
+    return tuple(shape)  # type: ignore[return-value]  # matrix() reports a wrong length
+
+
 def _matrix_python(*args: Any, shape: tuple[int, int] | None = None, dtype: Any = None) -> Any:
     """Python scope: the matrix type (no components given) or a matrix value."""
     if not args:
         if shape is None:
             raise TypeError("wp.matrix() needs shape= (and optionally dtype=)")
-        return matrix_type(tuple(shape), canonical_type(dtype or float32))
+        return matrix_type(_shape2(shape), canonical_type(dtype or float32))
     flat = np.concatenate(
         [
             np.ravel(np.asarray(a._data if isinstance(a, CompositeBase) else getattr(a, "value", a)))
@@ -166,7 +180,7 @@ def _matrix_python(*args: Any, shape: tuple[int, int] | None = None, dtype: Any 
             raise TypeError("wp.matrix() needs shape= unless given a square number of components")
         shape = (k, k)
     dt = canonical_type(dtype) if dtype is not None else _python_dtype(args)
-    cls = matrix_type(tuple(shape), dt)
+    cls = matrix_type(_shape2(shape), dt)
     return cls(*flat) if flat.size == math.prod(shape) else cls(flat[0])
 
 
@@ -183,7 +197,7 @@ def _matrix_kernel(builder: Any, node: ast.Call) -> wir.Value:
             raise builder.error(
                 "wp.matrix() without components: the `shape` argument must be specified when "
                 "zero-initializing a matrix", WarpCodegenTypeError, node)
-        return fc.build(builder, matrix_type(shape, dtype or float32), [], node)
+        return build_composite(builder, matrix_type(shape, dtype or float32), [], node)
     if dtype is None:
         dtype = _infer_dtype(builder, args, node)
     if shape is None:
@@ -194,7 +208,7 @@ def _matrix_kernel(builder: Any, node: ast.Call) -> wir.Value:
                 f"wp.matrix() with {count} components (not a square number): the `shape` argument "
                 "must be specified when initializing a matrix by value", WarpCodegenTypeError, node)
         shape = (k, k)
-    return fc.build(builder, matrix_type(shape, dtype), args, node)
+    return build_composite(builder, matrix_type(shape, dtype), args, node)
 
 
 def _trs_matrix(builder: Any, args: list[wir.Value], dtype: Any, node: ast.AST) -> wir.Value:

@@ -28,9 +28,7 @@ from typing import Any, Iterable, Sequence
 
 import llvmlite.ir as ir
 
-from warp.compiler import composite as lc
-from warp.compiler.lowering import types as lt
-from warp.types.scalars import float32
+from warp.extending import composite_values as lc, lowering_types as lt, float32
 
 
 #: fast-math flags per float operation of composite arithmetic (see the module docstring)
@@ -179,10 +177,11 @@ class Emitter:
             fn = {"add": bld.fadd, "sub": bld.fsub, "mul": bld.fmul, "div": bld.fdiv, "mod": bld.frem}[op]
             return Num(self, fn(a.v, b.v, flags=FLOAT_FLAGS.get(op, ())))
         if op in ("div", "mod"):
-            from warp.core_builtins.operators import lower_div, lower_mod
+            from warp.extending import lower_div, lower_mod
 
             lower = lower_div if op == "div" else lower_mod
-            return Num(self, lower(_Ctx(bld), [a.v, b.v], [self.scalar, self.scalar]))
+            # the helpers read only ctx.builder, which _Ctx provides
+            return Num(self, lower(_Ctx(bld), [a.v, b.v], [self.scalar, self.scalar]))  # type: ignore[arg-type]
         fn = {"add": bld.add, "sub": bld.sub, "mul": bld.mul}[op]
         return Num(self, fn(a.v, b.v))
 

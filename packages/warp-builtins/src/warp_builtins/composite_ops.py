@@ -12,10 +12,7 @@ from typing import Any
 
 import llvmlite.ir as ir
 
-from warp.compiler import composite as lc
-from warp.core_builtins.operators import shift
-from warp.types.composite import matrix, vector
-from warp.types.scalars import bool as wp_bool
+from warp.extending import composite_values as lc, shift, matrix, vector, bool as wp_bool
 
 from warp_builtins.composite_ir import Emitter, Num, result_type, scalar_of
 from warp_builtins.composite_patterns import KINDS, B, F, I, S, Shaped, same
@@ -30,7 +27,9 @@ def _cw_binary(op: str):
         e = Emitter(ctx.builder, scalar_of(out))
         a = e.parts(types[0], args[0]) if types[0] is out else None
         b = e.parts(types[1], args[1]) if types[1] is out else None
-        n = len(a if a is not None else b)
+        parts = a if a is not None else b
+        assert parts is not None  # one operand at least is of the result type
+        n = len(parts)
         a = a if a is not None else [Num(e, args[0])] * n
         b = b if b is not None else [Num(e, args[1])] * n
         return e.build(out, [e.binop(op, x, y) for x, y in zip(a, b)])

@@ -11,10 +11,17 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from warp.compiler.registry import TypeVar, match_type
-from warp.core_builtins.patterns import ANY_SCALAR
-from warp.types.composite import CompositePattern, is_composite
-from warp.types.scalars import Float, Int, Scalar, type_repr
+from warp.extending import (
+    TypeVar,
+    match_type,
+    ANY_SCALAR,
+    CompositePattern,
+    is_composite,
+    Float,
+    Int,
+    Scalar,
+    type_repr,
+)
 
 #: scalar type variables: S any numeric scalar, F float, I integer, B any scalar incl. bool
 S = TypeVar("S", Scalar)

@@ -24,10 +24,7 @@ from typing import Any, Callable, Sequence
 
 import llvmlite.ir as ir
 
-from warp.compiler import composite as lc
-from warp.compiler.lowering import types as lt
-from warp.types.composite import is_composite
-from warp.types.scalars import float32, is_scalar_type
+from warp.extending import composite_values as lc, lowering_types as lt, is_composite, float32, is_scalar_type
 from warp_builtins.lowering import float_op
 
 

@@ -19,8 +19,7 @@ from typing import Any
 
 import llvmlite.ir as ir
 
-from warp.compiler import composite as lc
-from warp.types.composite import matrix, vector
+from warp.extending import composite_values as lc, matrix, vector
 
 from warp_builtins.composite_ir import Emitter, Num, counted_loop, helper_function, scalar_of
 from warp_builtins.composite_patterns import F, mat, vec
@@ -66,7 +65,7 @@ def jacobi_eigen(e: Emitter, sym: list[list[Num]], sweeps: int) -> tuple[list[Nu
 
     def sweep(builder: ir.IRBuilder, state: list[ir.Value]) -> list[ir.Value]:
         vals = e.nums(state)
-        a = [[None] * n for _ in range(n)]
+        a: list[list[Any]] = [[None] * n for _ in range(n)]  # every entry is set below
         for k, (i, j) in enumerate(upper):
             a[i][j] = a[j][i] = vals[k]
         flat_v = vals[len(upper):]

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from warp.errors import WarpCodegenTypeError
-from warp.types.composite import matrix, vector
+from warp.extending import WarpCodegenTypeError, matrix, vector
 
 from warp_builtins.composite_ir import Emitter, Num, result_type, scalar_of
 from warp_builtins.composite_patterns import F, S, mat, of_kind, same, square, vec

@@ -16,8 +16,7 @@ from typing import Any, Sequence
 
 import llvmlite.ir as ir
 
-from warp.types.composite import vector
-from warp.types.scalars import float32, int32, uint32
+from warp.extending import vector, float32, int32, uint32
 from warp_builtins.irexpr import Emitter, Num, while_loop
 from warp_builtins.random import U32, _u32, pcg
 
@@ -85,7 +84,9 @@ def gradient_noise(
                 part = dw * ramp + w * g[j]
                 grad[j] = part if grad[j] is None else grad[j] + part
     scale = _SCALE[n]
-    return value * scale, [gj * scale for gj in grad] if derivative else []
+    summed = [gj for gj in grad if gj is not None]  # every corner adds to each component
+    assert value is not None and len(summed) == (n if derivative else 0)
+    return value * scale, [gj * scale for gj in summed]
 
 
 def _product(em: Emitter, parts: Sequence[Any]) -> Num:

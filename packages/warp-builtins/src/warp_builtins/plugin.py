@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from warp.plugins import hookimpl
+from warp.extending import hookimpl
 from warp_builtins.mathlib import trig_lanes
 from warp_builtins import (
     checks,

@@ -12,10 +12,18 @@ from typing import Any, Sequence
 
 import llvmlite.ir as ir
 
-from warp.compiler.registry import TypeVar
-from warp.types.composite import MatrixOf, QuatOf, VectorOf, matrix, quaternion as quat_type, vector
-from warp.types.composite import is_placeholder
-from warp.types.scalars import Float, Int
+from warp.extending import (
+    TypeVar,
+    MatrixOf,
+    QuatOf,
+    VectorOf,
+    matrix,
+    quaternion as quat_type,
+    vector,
+    is_placeholder,
+    Float,
+    Int,
+)
 from warp_builtins.irexpr import Emitter, Num, add, cross, dot, formula, length, normalize, scale
 from warp_builtins.special_forms import SpecialForm, constructor_kernel, identity_kernel, python_dtype
 

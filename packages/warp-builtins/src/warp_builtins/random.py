@@ -21,10 +21,7 @@ from typing import Any, Callable
 
 import llvmlite.ir as ir
 
-from warp.compiler.lowering import types as lt
-from warp.compiler.registry import ArrayOf
-from warp.types.composite import vector
-from warp.types.scalars import Int, float32, float64, int32, uint32
+from warp.extending import lowering_types as lt, ArrayOf, vector, Int, float32, float64, int32, uint32
 from warp_builtins.irexpr import Emitter, Num, branch, mark_mutating, while_loop
 
 GROUP = "Random"
@@ -194,7 +191,7 @@ def _log_factorial(em: Emitter, k: Num) -> Num:
 
 def _sample_cdf(ctx: Any, state: ir.Value, arr: ir.Value, atype: Any) -> tuple[ir.Value, ir.Value]:
     """Index of the first cdf entry >= u for a uniform u (binary search)."""
-    from warp.core_builtins.arrays import element_pointer
+    from warp.extending import element_pointer
 
     b = ctx.builder
     em = Emitter(ctx, float32)

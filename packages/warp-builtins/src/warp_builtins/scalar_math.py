@@ -15,8 +15,7 @@ import math
 from typing import Any
 
 from llvmlite import ir
-from warp.types.scalars import bfloat16, float16, float32, float64, int32, int_types
-from warp.types.scalars import bool as wp_bool
+from warp.extending import bfloat16, float16, float32, float64, int32, int_types, bool as wp_bool
 
 from warp_builtins.lowering import (
     const,

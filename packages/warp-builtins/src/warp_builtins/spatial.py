@@ -10,9 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from warp.compiler.registry import TypeVar
-from warp.types.composite import MatrixOf, TransformOf, VectorOf, matrix, vector
-from warp.types.scalars import Float
+from warp.extending import TypeVar, MatrixOf, TransformOf, VectorOf, matrix, vector, Float
 from warp_builtins.irexpr import Num, add, cross, dot, formula
 from warp_builtins.quaternion import qrotate
 

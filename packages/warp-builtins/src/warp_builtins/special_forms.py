@@ -15,11 +15,16 @@ from __future__ import annotations
 import ast
 from typing import Any, Callable
 
-from warp.compiler import ir
-from warp.compiler.frontend.expressions import BuiltinName
-from warp.errors import WarpCodegenTypeError
-from warp.types.composite import is_composite
-from warp.types.scalars import canonical_type, float32, is_scalar_type, type_repr
+from warp.extending import (
+    ir,
+    BuiltinName,
+    WarpCodegenTypeError,
+    is_composite,
+    canonical_type,
+    float32,
+    is_scalar_type,
+    type_repr,
+)
 
 
 class SpecialForm:
@@ -53,7 +58,7 @@ class SpecialForm:
 
 def compile_time_type(builder: Any, node: ast.expr) -> Any:
     """The type named by ``node`` (``wp.float64``, ``float``, ``wp.quatd``) at compile time."""
-    from warp.compiler.frontend.builder import PyObj
+    from warp.extending import PyObj
 
     item = builder.expr(node)
     obj = item.obj if isinstance(item, PyObj) else None
@@ -134,10 +139,10 @@ def constructor_kernel(name: str, make_type: Callable[[Any], type]) -> Callable[
     """Kernel form of ``name(*values, dtype=...)``: a ``make_type(dtype)`` value; dtype may be inferred."""
 
     def kernel(builder: Any, node: ast.Call) -> Any:
-        from warp.compiler.frontend import composite
+        from warp.extending import build_composite
 
         arg_nodes, dtype = split_call(builder, node, name)
         values = [builder.value(a) for a in arg_nodes]
-        return composite.build(builder, make_type(dtype or inferred_dtype(values)), values, node)
+        return build_composite(builder, make_type(dtype or inferred_dtype(values)), values, node)
 
     return kernel

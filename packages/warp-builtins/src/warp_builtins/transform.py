@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from warp.compiler.registry import TypeVar
-from warp.types.composite import (
+from warp.extending import (
+    TypeVar,
     MatrixOf,
     QuatOf,
     TransformOf,
@@ -20,9 +20,9 @@ from warp.types.composite import (
     quaternion,
     transformation as xform_type,
     vector,
+    is_placeholder,
+    Float,
 )
-from warp.types.composite import is_placeholder
-from warp.types.scalars import Float
 from warp_builtins.irexpr import Emitter, Num, add, formula, length, mark_mutating, neg, scale
 from warp_builtins.quaternion import qconj, qfrom_matrix, qmul, qrotate, qto_matrix
 from warp_builtins.special_forms import SpecialForm, constructor_kernel, identity_kernel, python_dtype

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from llvmlite import ir
-from warp.types.scalars import bfloat16, float16, float32, float64
+from warp.extending import bfloat16, float16, float32, float64
 
 from warp_builtins.lowering import const
 

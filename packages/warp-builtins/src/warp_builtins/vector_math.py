@@ -16,10 +16,7 @@ from typing import Any
 
 import llvmlite.ir as ir
 
-from warp.compiler.registry import TypeVar
-from warp.core_builtins.patterns import ANY_SCALAR
-from warp.types.composite import matrix
-from warp.types.scalars import bool as wp_bool, int32, uint32
+from warp.extending import TypeVar, ANY_SCALAR, matrix, bool as wp_bool, int32, uint32
 
 from warp_builtins.composite_ir import Emitter, Num, result_type, scalar_of
 from warp_builtins.composite_ops import cross

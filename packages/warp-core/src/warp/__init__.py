@@ -113,6 +113,7 @@ from warp.compiler.frontend.kernel_forms import cast
 from warp.compiler.frontend.kernel_forms import INPLACE_BUILTINS as _INPLACE_BUILTINS
 from warp.compiler.frontend.expressions import tuple_ as tuple  # noqa: A001 - wp.tuple mirrors NVIDIA Warp
 from warp.compiler import hashing as _hashing
+from warp.compiler.registry import builtin_registry as _builtin_registry
 from warp.types.scalars import (
     Float,
     Int,
@@ -138,6 +139,10 @@ from warp.types.named import *  # noqa: F401,F403  (vec3, mat33, quat, transform
 from warp.constants import *  # noqa: F401,F403  (wp.pi, wp.e, wp.tau, ...)
 from warp.types.struct import struct
 from warp.types.composite import matrix as _matrix_type, vector as _vector_type  # noqa: F401
+
+# NVIDIA Warp defines the array classes in warp.types; ours live above the type system
+types.array, types.array1d, types.array2d = array, array1d, array2d
+types.array3d, types.array4d = array3d, array4d
 
 
 
@@ -180,13 +185,11 @@ from warp.geometry import IsoSurfaceMarchingCubes as MarchingCubes  # noqa: E402
 
 
 def __getattr__(name: str) -> Any:
-    from warp.compiler.registry import builtin_registry
-
     if name == "__version__":  # from the installed metadata, looked up on first use (a few ms)
         return config.version
     if name in _plugin_exports:
         return _plugin_exports[name]
-    if name in builtin_registry:
+    if name in _builtin_registry:
         builtin = globals()[name] = _PythonBuiltin(name)  # later lookups skip __getattr__
         return builtin
     raise _missing.missing_attribute(name)

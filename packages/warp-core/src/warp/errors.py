@@ -86,3 +86,16 @@ class LaunchValueError(ValueError, RuntimeError):
 
 class ArrayCopyError(ValueError, RuntimeError):
     """A ``wp.copy`` with bad offsets, count or arrays; also a ``RuntimeError`` as in NVIDIA Warp."""
+
+
+class ArrayShapeError(ValueError, RuntimeError):
+    """An array reshape to an incompatible shape; also a ``RuntimeError`` as in NVIDIA Warp."""
+
+
+class ArrayViewError(TypeError, RuntimeError):
+    """An array view to a dtype whose size does not fit the source's; a ``TypeError`` as in NVIDIA
+    Warp (and a ``RuntimeError``)."""
+
+
+class NativeSnippetError(WarpCodegenError, NotImplementedError):
+    """A kernel calls a ``@wp.func_native`` function: C++/CUDA snippets cannot be compiled here."""

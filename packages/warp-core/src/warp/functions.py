@@ -10,16 +10,19 @@ from typing import Any, Callable
 from warp.compiler.annotations import (
     TupleParam,
     is_generic,
-    is_value_type,
     param_annotation,
-    return_annotation,
-    specialize_type,
 )
+from warp.compiler.callables import UserFunction
 from warp.compiler.frontend.compile_time import evaluate_statics
 from warp.compiler.source import capture_source
 from warp.errors import SourceLoc, WarpCodegenError, WarpCodegenTypeError
 from warp.types.inference import infer_type
 from warp.types.scalars import type_repr
+from warp.compiler.annotations import is_value_type, return_annotation
+from warp.modules import module_of
+from warp.compiler.annotations import specialize_type
+from warp.compiler.frontend.translator import build_function
+from warp.compiler.options import max_unroll
 
 
 class FunctionOverload:
@@ -96,7 +99,7 @@ class FunctionOverload:
         return t
 
 
-class Function:
+class Function(UserFunction):
     """A ``@wp.func``: callable from kernels, specialized per argument types.
 
     Several ``@wp.func`` definitions of one name in one namespace become overloads of one
@@ -109,8 +112,6 @@ class Function:
     _count_lock = threading.Lock()
 
     def __init__(self, pyfunc: Callable[..., Any], scope: dict[str, Any] | None = None, module: Any = None):
-        from warp.modules import module_of
-
         self.key = f"{pyfunc.__module__}.{pyfunc.__qualname__}"
         with Function._count_lock:
             ordinal = Function._key_counts.get(self.key, 0)
@@ -151,8 +152,6 @@ class Function:
     def custom_definition(self, kind: str, arg_types: list[Any]) -> FunctionOverload | None:
         """The ``@wp.func_grad`` (``kind="grad"``) or ``@wp.func_replay`` (``"replay"``) definition
         whose leading parameter types accept ``arg_types``, if any (the latest one wins)."""
-        from warp.compiler.annotations import specialize_type
-
         candidates = self.custom_grads if kind == "grad" else self.custom_replays
         for ov in reversed(candidates):
             if len(ov.param_types) >= len(arg_types) and all(
@@ -170,8 +169,6 @@ class Function:
         with self._lock:
             spec = self._specializations.get(key)
             if spec is None:
-                from warp.compiler.frontend import build_function
-
                 spec = build_function(self, replay, list(arg_types))
                 spec.symbol += "_replay"
                 self._specializations[key] = spec
@@ -214,14 +211,10 @@ class Function:
 
     def specialization(self, overload: FunctionOverload, arg_types: tuple[Any, ...]) -> Any:
         """The IR function of ``overload`` for these argument types (built once per code options)."""
-        from warp.compiler.options import max_unroll
-
         key = (id(overload), arg_types, max_unroll())  # the IR depends on the unrolling limit
         with self._lock:
             spec = self._specializations.get(key)
             if spec is None:
-                from warp.compiler.frontend import build_function
-
                 if key in self._building:
                     raise WarpCodegenError(
                         f"'{self.name}' calls itself (directly or through other functions); recursive "
@@ -267,10 +260,6 @@ def _python_call_fits(overload: FunctionOverload, args: tuple[Any, ...], kwargs:
         if actual is not None and specialize_type(pattern, actual) is None:
             return False
     return True
-
-
-class NativeSnippetError(WarpCodegenError, NotImplementedError):
-    """A kernel calls a ``@wp.func_native`` function: C++/CUDA snippets cannot be compiled here."""
 
 
 def define_function(

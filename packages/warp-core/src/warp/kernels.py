@@ -14,11 +14,17 @@ import threading
 from typing import Any, Callable, Protocol, Sequence
 
 from warp.compiler.annotations import is_generic, specialize_type
+from warp.compiler.callables import UserKernel
 from warp.compiler.frontend.compile_time import evaluate_statics
 from warp.compiler.options import launch_bounds_of
 from warp.errors import WarpCodegenTypeError
 from warp.functions import FunctionOverload
 from warp.types.scalars import type_repr
+from warp.modules import module_of
+from warp.types.inference import infer_type
+from warp.compiler.annotations import resolve_annotation
+from warp import config
+from warp.runtime.kernel_loader import load_kernel
 
 
 def default_kernel_key(func: Callable[..., Any]) -> str:
@@ -44,7 +50,7 @@ class CustomAdjoint(Protocol):
     ) -> None: ...
 
 
-class Kernel:
+class Kernel(UserKernel):
     """A ``@wp.kernel``: compiled on first launch per device, cached on disk.
 
     ``wp.Kernel(func, key=None, module=None, options=None)`` builds one directly from a Python
@@ -65,8 +71,6 @@ class Kernel:
         launch_bounds: Any = None,
         scope: dict[str, Any] | None = None,
     ):
-        from warp.modules import module_of
-
         if code_transformers:
             raise NotImplementedError("wp.Kernel(code_transformers=...) is not supported")
         if source is not None:
@@ -145,8 +149,6 @@ class Kernel:
     # -- generic kernels ------------------------------------------------------------------
     def infer_argument_types(self, args: Sequence[Any]) -> list[Any]:
         """Concrete parameter types for launch arguments ``args`` (errors name the parameter)."""
-        from warp.types.inference import infer_type
-
         if len(args) != len(self.arg_names):
             raise TypeError(
                 f"kernel '{self.name}' takes {len(self.arg_names)} arguments ({', '.join(self.arg_names)}) "
@@ -171,8 +173,6 @@ class Kernel:
 
     def add_overload(self, arg_types: Sequence[Any] | dict[str, Any]) -> Kernel:
         """The instance of this generic kernel for ``arg_types`` (a list, or a dict by name)."""
-        from warp.compiler.annotations import resolve_annotation
-
         if not self.is_generic:
             raise TypeError(
                 f"kernel '{self.name}' is not generic; wp.overload needs a kernel with Any-typed parameters"
@@ -267,8 +267,6 @@ class Kernel:
     # -- loading --------------------------------------------------------------------------
     def compiled(self, device: Any) -> Any:
         """The loaded machine code of this kernel for ``device`` (compiling or loading from cache)."""
-        from warp import config
-
         if self.is_generic:
             raise TypeError(
                 f"kernel '{self.name}' is generic: it is compiled per argument types at launch "
@@ -281,8 +279,6 @@ class Kernel:
         with self._lock:
             hit = self._compiled.get(key)
             if hit is None:
-                from warp.runtime.kernel_loader import load_kernel
-
                 try:
                     hit = load_kernel(self, device)
                 except Exception:

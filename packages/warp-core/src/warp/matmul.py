@@ -17,6 +17,7 @@ from warp.decorators import kernel
 from warp.kernels import CustomAdjoint
 from warp.runtime.launch import launch
 from warp.types.scalars import float16, float32, float64
+from warp.runtime.python_builtins import PythonBuiltin
 
 __all__ = ["batched_matmul", "matmul"]
 
@@ -31,7 +32,7 @@ def _gemm(
     d: array(dtype=Any, ndim=2),
     alpha: Any,
     beta: Any,
-):
+) -> None:
     i, j = wp.tid()
     s = d.dtype(0)
     for k in range(a.shape[1]):
@@ -42,7 +43,7 @@ def _gemm(
 @kernel(enable_backward=False)
 def _gemm_adj_a(
     b: array(dtype=Any, ndim=2), adj_a: array(dtype=Any, ndim=2), adj_d: array(dtype=Any, ndim=2), alpha: Any
-):
+) -> None:
     i, k = wp.tid()
     s = adj_a.dtype(0)
     for j in range(b.shape[1]):
@@ -53,7 +54,7 @@ def _gemm_adj_a(
 @kernel(enable_backward=False)
 def _gemm_adj_b(
     a: array(dtype=Any, ndim=2), adj_b: array(dtype=Any, ndim=2), adj_d: array(dtype=Any, ndim=2), alpha: Any
-):
+) -> None:
     k, j = wp.tid()
     s = adj_b.dtype(0)
     for i in range(a.shape[0]):
@@ -62,7 +63,9 @@ def _gemm_adj_b(
 
 
 @kernel(enable_backward=False)
-def _gemm_adj_c(adj_c: array(dtype=Any, ndim=2), adj_d: array(dtype=Any, ndim=2), beta: Any, in_place: int):
+def _gemm_adj_c(
+    adj_c: array(dtype=Any, ndim=2), adj_d: array(dtype=Any, ndim=2), beta: Any, in_place: int
+) -> None:
     i, j = wp.tid()
     if in_place != 0:
         adj_c[i, j] = beta * adj_d[i, j]  # c is d: the gradient of the old d replaces the new one's
@@ -78,7 +81,7 @@ def _batched_gemm(
     d: array(dtype=Any, ndim=3),
     alpha: Any,
     beta: Any,
-):
+) -> None:
     n, i, j = wp.tid()
     s = d.dtype(0)
     for k in range(a.shape[2]):
@@ -89,7 +92,7 @@ def _batched_gemm(
 @kernel(enable_backward=False)
 def _batched_gemm_adj_a(
     b: array(dtype=Any, ndim=3), adj_a: array(dtype=Any, ndim=3), adj_d: array(dtype=Any, ndim=3), alpha: Any
-):
+) -> None:
     n, i, k = wp.tid()
     s = adj_a.dtype(0)
     for j in range(b.shape[2]):
@@ -100,7 +103,7 @@ def _batched_gemm_adj_a(
 @kernel(enable_backward=False)
 def _batched_gemm_adj_b(
     a: array(dtype=Any, ndim=3), adj_b: array(dtype=Any, ndim=3), adj_d: array(dtype=Any, ndim=3), alpha: Any
-):
+) -> None:
     n, k, j = wp.tid()
     s = adj_b.dtype(0)
     for i in range(a.shape[1]):
@@ -111,7 +114,7 @@ def _batched_gemm_adj_b(
 @kernel(enable_backward=False)
 def _batched_gemm_adj_c(
     adj_c: array(dtype=Any, ndim=3), adj_d: array(dtype=Any, ndim=3), beta: Any, in_place: int
-):
+) -> None:
     n, i, j = wp.tid()
     if in_place != 0:
         adj_c[n, i, j] = beta * adj_d[n, i, j]
@@ -202,8 +205,6 @@ def matmul(
     evaluated in Python scope. ``allow_tf32x3_arith`` is accepted for compatibility (no effect).
     """
     if not isinstance(a, array):
-        from warp.runtime.python_builtins import PythonBuiltin
-
         args = [x for x in (a, b, c, d) if x is not None]
         return PythonBuiltin("matmul")(*args)
     _check("wp.matmul", a, b, c, d, 2)

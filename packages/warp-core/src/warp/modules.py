@@ -20,6 +20,7 @@ from typing import Any, Callable, Iterable, Iterator
 from warp import config
 from warp.compiler.hashing import kernel_content_hash
 from warp.runtime import log
+from warp.runtime.devices import get_device, get_devices
 
 
 def default_module_options() -> dict[str, Any]:
@@ -134,8 +135,6 @@ class Module:
 
     def load(self, device: Any = None) -> bool:
         """Compile or load from the cache every concrete kernel of the module for ``device``."""
-        from warp.runtime.devices import get_device
-
         dev = get_device(device)
         with log.module_load(self.name, dev):
             for k in self.all_kernels():
@@ -218,8 +217,6 @@ def get_module_options(module: Any = None) -> dict[str, Any]:
 
 
 def _devices(device: Any) -> list[Any]:
-    from warp.runtime.devices import get_device, get_devices
-
     if device is None:
         return list(get_devices())
     if isinstance(device, (list, tuple)):

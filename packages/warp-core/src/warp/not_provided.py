@@ -208,12 +208,17 @@ GEOMETRY_NAMES: dict[str, NotProvided] = {
 }
 
 #: Attributes of warp-suite classes that Warp has and warp-suite does not.
-ATTRIBUTES: dict[str, NotProvided] = {
-    "Tape.visualize": NotProvided(
-        "drawing the tape as a GraphViz graph is not provided",
-        "repr(tape) and tape.launches list the recorded launches in order",
-    ),
-}
+ATTRIBUTES: dict[str, NotProvided] = {}
+
+
+#: Kernel builtins of NVIDIA Warp's reference that no package of this implementation provides
+#: (code generation helpers, ``breakpoint``, ``dense_*``): a kernel calling one is told so rather
+#: than told to install a package. ``NAMES`` gives some of them a specific message.
+KERNEL_BUILTINS = frozenset({
+    "address", "breakpoint", "dense_chol", "dense_chol_batched", "dense_gemm", "dense_gemm_batched",
+    "dense_solve", "dense_solve_batched", "dense_subs", "index", "indexref", "iter_next", "load",
+    "slice", "store", "transform_add_inplace", "transform_sub_inplace",
+})
 
 
 def message(qualified: str, entry: NotProvided) -> str:

@@ -18,6 +18,7 @@ import io
 import pstats
 import time
 from typing import Any, Callable
+from warp.runtime.devices import synchronize
 
 
 class ScopedTimer:
@@ -74,8 +75,6 @@ class ScopedTimer:
 
     def _sync(self) -> None:
         if self.synchronize:
-            from warp.runtime.devices import synchronize
-
             synchronize()
 
     def __enter__(self) -> ScopedTimer:

@@ -30,7 +30,7 @@ class BvhNode:
 
 def packed_nodes(tree: bvh_build.BvhTree) -> np.ndarray:
     """The nodes of ``tree`` as a NumPy structured array of :class:`BvhNode` records."""
-    nodes = np.zeros(tree.num_nodes, dtype=BvhNode.numpy_dtype())
+    nodes: np.ndarray = np.zeros(tree.num_nodes, dtype=BvhNode.numpy_dtype())  # type: ignore[attr-defined]
     nodes["lower"] = tree.lower
     nodes["upper"] = tree.upper
     nodes["count"] = tree.count

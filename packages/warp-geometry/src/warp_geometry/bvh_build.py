@@ -153,6 +153,7 @@ def build(
         by_group = multi[split]
         spatial = ~by_group if method != "lbvh" else np.zeros(len(s), bool)
         if by_group.any():
+            assert gkey is not None  # multi (hence by_group) is set only with groups
             mid[by_group] = _group_splits(gkey, lists[-1], s[by_group], e[by_group])
         if spatial.any():
             seg, pos = _segments(s[spatial], e[spatial])

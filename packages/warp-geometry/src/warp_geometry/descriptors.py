@@ -20,9 +20,7 @@ import llvmlite.ir as ir
 import numpy as np
 
 import warp as wp
-from warp.compiler.lowering import types as lt
-from warp.compiler.registry import Overload
-from warp.types.scalars import uint64
+from warp.extending import lowering_types as lt, Overload, uint64
 from warp_geometry import live_ids
 
 
@@ -34,19 +32,21 @@ class Descriptor:
     differentiation reads through the getter's ``adjoint_source`` (see :func:`register_getter`).
     """
 
-    def __init__(self, struct_type: type, device: Any = None):
+    def __init__(self, struct_type: Any, device: Any = None):  # a @wp.struct class
         self.struct_type = struct_type
         self.value = struct_type()
         self.storage = wp.zeros(2, dtype=struct_type, device=device)
         #: the two records as written last, on the host: on a CUDA device ``storage.numpy()`` is a
         #: copy, so records are composed here and the pair is copied to ``storage`` as a whole
-        self._records = np.zeros(2, dtype=struct_type.numpy_dtype())  # type: ignore[attr-defined]
+        self._records = np.zeros(2, dtype=struct_type.numpy_dtype())
         live_ids.register(self)  # debug-mode launches check ids against the live objects
 
     @property
     def address(self) -> int:
         """Address of the struct in memory: the ``uint64`` id kernels receive."""
-        return int(self.storage.ptr)
+        ptr = self.storage.ptr
+        assert ptr is not None  # two records are always allocated
+        return int(ptr)
 
     def update(self, **fields: Any) -> None:
         """Set fields and write the whole struct to its memory."""
@@ -65,10 +65,10 @@ class Descriptor:
         self.storage.assign(self._records)
 
 
-def _lower_getter(struct_type: type, element: int = 0):
+def _lower_getter(struct_type: Any, element: int = 0):  # a @wp.struct class
     def lower(ctx: Any, args: list, types: list) -> ir.Value:
         b = ctx.builder
-        llty = struct_type._wp_llvm_type_()
+        llty = ctx.llvm_type(struct_type)
         address = args[0]
         if element:
             size = struct_type.numpy_dtype().itemsize * element
@@ -93,7 +93,7 @@ def add_builtin(registry: Any, name: str, **options: Any) -> Any:
     return registry.add(name, export=False, **options)
 
 
-def register_getter(registry: Any, name: str, struct_type: type, doc: str, group: str) -> None:
+def register_getter(registry: Any, name: str, struct_type: Any, doc: str, group: str) -> None:
     """Register builtin ``name(id: uint64) -> struct_type`` reading the descriptor at ``id``;
     its ``adjoint_source`` reads the adjoint descriptor after it (the gradient arrays)."""
     overload = add_builtin(

@@ -13,18 +13,20 @@ import ast
 import itertools
 from typing import Any
 
-from warp.types.scalars import int32
+from warp.extending import int32
 
 _counter = itertools.count()
 
 
-def make_iterable(query_type: type, next_builtin: str) -> None:
+def make_iterable(query_type: Any, next_builtin: str) -> None:
     """Let kernel code loop over values of ``query_type`` with builtin ``next_builtin``."""
 
     def iterate(builder: Any, value: Any, node: ast.For) -> None:
         import warp
-        from warp.compiler.frontend.builder import PyObj
+        from warp.extending import PyObj
 
+        if not isinstance(node.target, ast.Name):  # the frontend refuses other targets before
+            raise builder.error("the loop variable must be a single name", node=node)
         target = node.target.id
         n = next(_counter)
         query_var, module_var = f"__query{n}", f"__wp{n}"

@@ -17,9 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from warp.compiler import ir
-from warp.compiler.frontend.translator import build_kernel
-from warp.types.scalars import uint64
+from warp.extending import ir, build_kernel, uint64
 
 #: id -> descriptor (its struct type says which kind of object it belongs to)
 _live: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
@@ -86,7 +84,7 @@ def _getter_uses(
         elif op.kind == "call_func" and depth < 8:
             callee = op.attrs.get("func")
             params = getattr(callee, "params", None)
-            if params is None:
+            if callee is None or params is None:
                 continue
             inner = {id(p): tracked[id(a)] for a, p in zip(op.args, params) if id(a) in tracked}
             if inner:
@@ -111,7 +109,9 @@ def id_parameters(kernel: Any) -> list[Use]:
         except Exception:  # noqa: BLE001 - a kernel that cannot be rebuilt here is not checked
             fn = None
     if fn is not None:
-        tracked = {id(p): (k, ()) for k, p in enumerate(fn.params) if _may_hold_ids(p.type)}
+        tracked: dict[int, Source] = {
+            id(p): (k, ()) for k, p in enumerate(fn.params) if _may_hold_ids(p.type)
+        }
         _getter_uses(fn, tracked, None, found)
     _uses[kernel] = found
     return found
@@ -158,7 +158,8 @@ def check_launch(kernel: Any, args: Any) -> None:
             what = _CLASSES.get(struct_name, struct_name)
             name = kernel.arg_names[index] + path
             where = f" at {loc}" if loc is not None else ""
-            text = f"\n    {loc.text.strip()}" if loc is not None and getattr(loc, "text", "") else ""
+            line: str = getattr(loc, "text", "") if loc is not None else ""
+            text = f"\n    {line.strip()}" if line else ""
             raise ValueError(
                 f"kernel '{kernel.name}', argument '{name}' = {value} is not the id of a live {what} "
                 f"(freed, or not a {what} id; debug-mode check of {builtin}){where}{text}"

@@ -112,7 +112,7 @@ class Mesh:
         self._tri_upper = wp.array(hi, dtype=wp.vec3, device=self.device)
         self._bvh_descriptor = Descriptor(BvhData, self.device)
         self._descriptor = Descriptor(MeshData, self.device)
-        self._winding = None
+        self._winding: winding.WindingData | None = None
         self._write(pts)
 
     def _leaf_corners(self, pts: np.ndarray) -> np.ndarray:

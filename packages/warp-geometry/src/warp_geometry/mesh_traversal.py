@@ -44,7 +44,7 @@ class TraversalArgs:
     dist_sq: wp.float32
 
 
-TraversalArgs._wp_differentiable_ = False
+TraversalArgs._wp_differentiable_ = False  # type: ignore[attr-defined]  # the type protocol's flag
 
 INV_FOUR_PI = wp.constant(1.0 / (4.0 * math.pi))
 

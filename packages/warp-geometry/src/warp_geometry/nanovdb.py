@@ -38,13 +38,13 @@ GRID_SIZE, TREE_SIZE = 672, 64
 
 #: per grid type: root (background, size, tile value offset, tile size), table stride of inner
 #: nodes, (table offset, node size) of upper, lower and leaf nodes -- NanoVDB's layout tables
-_SCALAR32_LAYOUT = dict(
+_SCALAR32_LAYOUT: dict[str, Any] = dict(
     bg=28, root=64, tile_val=20, tile=32, stride=8, upper=(8256, 270400), lower=(1088, 33856), leaf=(96, 2144)
 )
-_INDEX_LAYOUT = dict(
+_INDEX_LAYOUT: dict[str, Any] = dict(
     bg=32, root=96, tile_val=24, tile=32, stride=8, upper=(8256, 270400), lower=(1088, 33856), leaf=(80, 96)
 )
-_LAYOUT = {
+_LAYOUT: dict[int, dict[str, Any]] = {
     FLOAT: _SCALAR32_LAYOUT,
     INT32: _SCALAR32_LAYOUT,
     VEC3F: dict(

@@ -125,7 +125,7 @@ HashGridQuery.__class_getitem__ = staticmethod(_hash_grid_query_of)  # type: ign
 
 # iterator states carry no gradients (the result records do: u, v, t, normal, sign)
 for _t in (BvhQuery, MeshQueryAABB, HashGridQuery):
-    _t._wp_differentiable_ = False
+    _t._wp_differentiable_ = False  # type: ignore[union-attr]  # the type protocol's flag
 
 make_iterable(BvhQuery, "bvh_query_next")
 make_iterable(MeshQueryAABB, "mesh_query_next")

@@ -181,7 +181,7 @@ class Volume:
         cls,
         min: Any,
         max: Any,
-        voxel_size: float,
+        voxel_size: Any,
         bg_value: Any = 0.0,
         translation: Any = (0.0, 0.0, 0.0),
         points_in_world_space: bool = False,
@@ -206,7 +206,7 @@ class Volume:
     def allocate_by_tiles(
         cls,
         tile_points: Any,
-        voxel_size: float = None,
+        voxel_size: float | None = None,
         bg_value: Any = 0.0,
         translation: Any = (0.0, 0.0, 0.0),
         device: Any = None,
@@ -254,6 +254,7 @@ class Volume:
             + np.stack([n >> 6, (n >> 3) & 7, n & 7], axis=1)[np.tile(np.arange(512), len(g.leaf_origin))]
         )
         inside = np.all(ijk < np.array(a.shape[:3]), axis=1)
+        assert g.leaf_value is not None  # allocate() fills it
         vals = g.leaf_value.copy()
         vals[inside] = a[tuple(ijk[inside].T)]
         g.leaf_value = vals
@@ -317,6 +318,7 @@ class Volume:
         """The grid with the current voxel values (kernels may have stored into them)."""
         g = self._grid
         if g.grid_type in _FIELDS:
+            assert g.leaf_value is not None  # grids of these types hold values
             suffix = _FIELDS[g.grid_type][0]
             g.leaf_value = self._arrays[f"leaf_{suffix}"].numpy().reshape(g.leaf_value.shape).copy()
         return g

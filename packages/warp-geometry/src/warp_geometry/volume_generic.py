@@ -13,16 +13,15 @@ import ast
 from typing import Any
 
 import warp as wp
-from warp.errors import WarpCodegenTypeError
-from warp.types.scalars import canonical_type, type_repr
+from warp.extending import WarpCodegenTypeError, canonical_type, type_repr
 
 GROUP = "Volumes"
 _SUFFIX = {wp.float32: "f", wp.vec3: "v", wp.int32: "i"}
 
 
 def _dtype(builder: Any, node: ast.expr, name: str) -> str:
-    from warp.compiler.frontend.builder import PyObj
-    from warp.compiler.frontend.expressions import BuiltinName
+    from warp.extending import PyObj
+    from warp.extending import BuiltinName
 
     item = builder.expr(node)
     obj = item.obj if isinstance(item, PyObj) else None
@@ -75,15 +74,11 @@ class VolumeForm:
             raise builder.error(
                 f"wp.{self.name}: only float volumes have gradients", WarpCodegenTypeError, node
             )
-        call = ast.Call(
-            func=ast.Attribute(value=ast.Name("__wp_volume", ast.Load()), attr=target, ctx=ast.Load()),
-            args=args,
-            keywords=[],
-        )
-        ast.copy_location(call, node)
-        ast.copy_location(call.func, node)
-        ast.copy_location(call.func.value, node)
-        from warp.compiler.frontend.builder import PyObj
+        module = ast.Name("__wp_volume", ast.Load())
+        call = ast.Call(func=ast.Attribute(value=module, attr=target, ctx=ast.Load()), args=args, keywords=[])
+        for part in (call, call.func, module):
+            ast.copy_location(part, node)
+        from warp.extending import PyObj
 
         builder.assign_var("__wp_volume", PyObj(wp))
         return builder.expr(call)

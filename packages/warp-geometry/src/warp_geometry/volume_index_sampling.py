@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 import warp as wp
-from warp.compiler.registry import ArrayOf, TypeVar
+from warp.extending import ArrayOf, TypeVar
 from warp_geometry.descriptors import add_builtin
 from warp_geometry.volume import VolumeData
 from warp_geometry.volume_queries import locate

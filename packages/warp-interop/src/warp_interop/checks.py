@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from warp.arrays.array import array
-from warp.arrays.descriptor import ArrayDescriptor
+from warp.extending import array, ArrayDescriptor
 
 
 def check_warp_array(a: Any, what: str) -> None:

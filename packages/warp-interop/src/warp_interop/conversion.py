@@ -39,11 +39,11 @@ def convert(obj: Any, dtype: Any, device: Any) -> Any:
 
         return from_jax(obj, dtype=dtype)
     if hasattr(obj, "__cuda_array_interface__"):
-        from warp.arrays.array import array
+        from warp.extending import array
 
         return array(obj, dtype=dtype if dtype is not None else Any, device=device, copy=False)
     if hasattr(obj, "__dlpack__") and not hasattr(obj, "__array_interface__"):
-        from warp.arrays.dlpack import from_dlpack
+        from warp.extending import from_dlpack
 
         return from_dlpack(obj, dtype=dtype)
     return None

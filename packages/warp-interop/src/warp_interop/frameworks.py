@@ -6,7 +6,7 @@ import importlib
 import sys
 from types import ModuleType
 
-from warp.plugins.install_hints import install_hint
+from warp.extending import install_hint
 
 #: framework module -> the umbrella extra that installs it (the command: warp.plugins.missing.install_hint)
 EXTRAS = {"torch": "torch", "jax": "jax", "paddle": "paddle"}

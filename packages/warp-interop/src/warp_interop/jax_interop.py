@@ -10,10 +10,7 @@ from __future__ import annotations
 import enum
 from typing import Any
 
-from warp.arrays.dlpack import from_dlpack
-from warp.arrays.layout import resolve_dtype
-from warp.runtime.devices import Device, get_device
-from warp.types.scalars import type_repr
+from warp.extending import from_dlpack, resolve_dtype, Device, get_device, type_repr
 
 from warp_interop.checks import check_warp_array
 from warp_interop.frameworks import require

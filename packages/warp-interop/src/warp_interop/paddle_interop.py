@@ -11,10 +11,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from warp.arrays.descriptor import ArrayDescriptor
-from warp.arrays.layout import resolve_dtype
-from warp.runtime.devices import Device, get_device
-from warp.types.scalars import int16, int32, int64, type_repr, uint16, uint32, uint64
+from warp.extending import (
+    ArrayDescriptor,
+    resolve_dtype,
+    Device,
+    get_device,
+    int16,
+    int32,
+    int64,
+    type_repr,
+    uint16,
+    uint32,
+    uint64,
+)
 
 from warp_interop.checks import check_warp_array
 from warp_interop.frameworks import require
@@ -210,6 +219,8 @@ def stream_from_paddle(stream_or_device: Any = None) -> Any:
             raise RuntimeError(
                 f"stream_from_paddle: paddle device '{name}' has no CUDA stream (CUDA devices only)"
             )
+        if cuda is None:
+            raise RuntimeError(f"stream_from_paddle: this paddle build has no CUDA support (device '{name}')")
         stream = cuda.current_stream(device.ordinal)
     device = device_from_paddle(stream.place) if hasattr(stream, "place") else get_device("cuda")
     stream_type = getattr(warp, "Stream", None)

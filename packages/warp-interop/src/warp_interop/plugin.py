@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from warp.plugins import hookimpl
+from warp.extending import hookimpl
 
 from warp_interop import conversion, jax_interop, paddle_interop, torch_interop
 

@@ -10,11 +10,16 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-from warp.arrays.array import array
-from warp.arrays.descriptor import ArrayDescriptor, make_descriptor
-from warp.arrays.foreign import wrap_memory
-from warp.arrays.layout import fold_element_dims, is_generic_dtype, resolve_dtype
-from warp.runtime.devices import Device
+from warp.extending import (
+    array,
+    ArrayDescriptor,
+    make_descriptor,
+    wrap_memory,
+    fold_element_dims,
+    is_generic_dtype,
+    resolve_dtype,
+    Device,
+)
 
 #: ``(ptr, shape, byte_strides, warp dtype, device)`` of a tensor viewed as warp elements
 Layout = tuple[int, tuple[int, ...], tuple[int, ...], Any, Device]
@@ -53,7 +58,7 @@ def wrap_tensor(t: Any, layout: Layout, grad: Any, return_ctype: bool,
     """
     ptr, shape, strides, target, device = layout
     if return_ctype:
-        grad_ptr = 0 if grad is None else (grad.ptr if isinstance(grad, array) else grad.data_ptr())
+        grad_ptr = 0 if grad is None else ((grad.ptr or 0) if isinstance(grad, array) else grad.data_ptr())
         return make_descriptor(ptr, shape, strides, target, device, (t, grad), grad_ptr)
     grad_array = None
     if grad is not None:

@@ -1,4 +1,4 @@
-"""Derivative rules: a table keyed by builtin name (JAX's ``primitive_transposes`` is the model).
+"""Derivative rules of builtins (JAX's ``primitive_transposes`` is the model).
 
 A rule receives a :class:`RuleContext` for one forward ``call`` op: the replayed primal
 arguments and results, the adjoints of the results, and an :class:`Emitter` placing new ops in
@@ -9,8 +9,8 @@ the reverse sweep. It returns one adjoint contribution per argument (``None`` fo
         (x,) = ctx.args
         return [ctx.e.mul(ctx.adj_out, ctx.e.call("cos", x))]
 
-Several rules may share a name: each may carry a predicate on the argument types, and the most
-recently registered rule whose predicate accepts the types wins (vector and matrix rules for
+Several rules may share an overload: each may carry a predicate on the argument types, and the
+most recently registered rule whose predicate accepts the types wins (vector and matrix rules for
 ``mul`` can be added next to the scalar one without touching it). Fields of a rule:
 
 - ``primal_args``: indices of arguments whose *values* the rule reads (None: all; or a function
@@ -21,88 +21,45 @@ recently registered rule whose predicate accepts the types wins (vector and matr
 - ``always``: run even when the results carry no adjoint (rules of array writes read the
   adjoint array of their destination).
 
-Plugins add rules at import time of their plugin module with :func:`derivative` or
-:func:`register_rule` (rules are looked up when a kernel is compiled).
+Rules attach to builtin overloads (``Overload.derivative_rules``, kept by warp-core): a target
+of :func:`derivative` is an ``Overload`` or a builtin name standing for all its overloads, those
+registered already and those registered later. The registration functions live in warp-core
+(:mod:`warp.extending`) so a plugin can give its ``lower=`` builtins a rule whether or not this
+package is installed; they are re-exported here. Plugins add rules at import time of their plugin
+module (rules are looked up when a kernel is compiled).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from warp.extending import (
+    DerivativeRule,
+    derivative,
+    derivative_from_func,
+    lookup_rule,
+    register_rule,
+    rule_names,
+    unregister_rule,
+    zero_derivative,
+)
 
 if TYPE_CHECKING:
-    from warp.compiler import ir
+    from warp.extending import ir
 
     from warp_autodiff.transform.emit import Emitter
 
-
-@dataclass
-class DerivativeRule:
-    """The reverse-mode rule of one builtin (for the argument types ``applies`` accepts)."""
-
-    name: str
-    backward: Callable[[Any], Sequence[Any] | None]
-    applies: Callable[[list[Any]], bool] | None = None
-    primal_args: tuple[int, ...] | Callable[[Any], tuple[int, ...]] | None = None
-    replay: str = "keep"
-    always: bool = False
-    #: a ``@wp.func`` computing the same function in the kernel language: the adjoint of the
-    #: builtin is then the adjoint of that function (``backward`` is unused)
-    reference: Any = None
-
-
-_RULES: dict[str, list[DerivativeRule]] = {}
-
-
-def register_rule(rule: DerivativeRule) -> DerivativeRule:
-    """Add ``rule``; it takes precedence over earlier rules of the same name it overlaps."""
-    _RULES.setdefault(rule.name, []).insert(0, rule)
-    return rule
-
-
-def derivative(
-    *names: str,
-    applies: Callable[[list[Any]], bool] | None = None,
-    primal_args: tuple[int, ...] | Callable[[Any], tuple[int, ...]] | None = None,
-    replay: str = "keep",
-    always: bool = False,
-) -> Callable[[Callable[[Any], Any]], Callable[[Any], Any]]:
-    """Decorator registering a backward function as the rule of builtins ``names``."""
-
-    def wrap(fn: Callable[[Any], Any]) -> Callable[[Any], Any]:
-        for name in names:
-            register_rule(DerivativeRule(name, fn, applies, primal_args, replay, always))
-        return fn
-
-    return wrap
-
-
-def derivative_from_func(name: str, func: Any, *, applies: Callable[[list[Any]], bool] | None = None) -> None:
-    """Differentiate builtin ``name`` as if it were the ``@wp.func`` ``func`` (same arguments).
-
-    The forward pass still runs the builtin's own lowering; only its adjoint is derived from
-    ``func``'s body. Useful for builtins whose derivative is tedious to write by hand.
-    """
-    register_rule(DerivativeRule(name, lambda ctx: None, applies, None, "keep", False, func))
-
-
-def zero_derivative(*names: str, replay: str = "keep") -> None:
-    """Builtins whose derivative is zero everywhere it exists (comparisons, floor, sign, ...)."""
-    for name in names:
-        register_rule(DerivativeRule(name, lambda ctx: None, None, (), replay, False))
-
-
-def lookup_rule(name: str, arg_types: list[Any]) -> DerivativeRule | None:
-    """The rule for builtin ``name`` with these argument types, or None."""
-    for rule in _RULES.get(name, ()):
-        if rule.applies is None or rule.applies(arg_types):
-            return rule
-    return None
-
-
-def rule_names() -> list[str]:
-    """Names of all builtins that have a derivative rule."""
-    return sorted(_RULES)
+__all__ = [
+    "DerivativeRule",
+    "RuleContext",
+    "derivative",
+    "derivative_from_func",
+    "lookup_rule",
+    "register_rule",
+    "rule_names",
+    "unregister_rule",
+    "zero_derivative",
+]
 
 
 class RuleContext:

@@ -16,9 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 import warp as wp
-from warp.decorators import func
-from warp.types.named import quatd, quatf
-from warp.types.scalars import int32
+from warp.extending import func, int32
 
 from warp_autodiff.rules import derivative, derivative_from_func
 from warp_autodiff.rules.reference import rotate_xyzw
@@ -187,12 +185,12 @@ def quat_to_euler_impl(q: Any, i: Any, j: Any, k: Any, eps: Any):
 
 
 @func
-def quat_to_euler_ref(q: quatf, i: Any, j: Any, k: Any):
+def quat_to_euler_ref(q: wp.quatf, i: Any, j: Any, k: Any):
     return quat_to_euler_impl(q, i, j, k, wp.float32(1e-4))
 
 
 @func  # noqa: F811 - the float64 overload (the builtin's tolerance depends on the precision)
-def quat_to_euler_ref(q: quatd, i: Any, j: Any, k: Any):  # noqa: F811
+def quat_to_euler_ref(q: wp.quatd, i: Any, j: Any, k: Any):  # noqa: F811
     return quat_to_euler_impl(q, i, j, k, wp.float64(1e-7))
 
 
@@ -429,7 +427,7 @@ derivative_from_func("transform_wrench", transform_wrench_ref, applies=_kinds(T,
 @derivative("spatial_adjoint", applies=_kinds(M, M), primal_args=())
 def _spatial_adjoint(ctx: Any) -> list[Any]:
     """r = [[R, 0], [S, R]]: adj_R = adj_r[:3, :3] + adj_r[3:, 3:], adj_S = adj_r[3:, :3]."""
-    from warp.compiler.frontend.composite import CONSTRUCT
+    from warp.extending import CONSTRUCT
 
     e, g = ctx.e, ctx.adj_out
     r_type, s_type = ctx.op.args[0].type, ctx.op.args[1].type

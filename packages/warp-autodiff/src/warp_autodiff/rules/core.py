@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from warp.types.scalars import is_scalar_type
+from warp.extending import CONSTRUCT, CONVERT, FILL, GET_FIELD, SET_FIELD, is_scalar_type
 
 from warp_autodiff.rules import derivative, zero_derivative
 
@@ -82,7 +82,7 @@ zero_derivative("floordiv")  # piecewise constant
 
 # -- comparisons, logic, bit operations: no derivative ------------------------------------------
 zero_derivative("lt", "le", "gt", "ge", "eq", "ne", "unot", "logical_and", "logical_or", "bit_and", "bit_or",
-                "bit_xor", "invert", "lshift", "rshift", "tid", "array_shape", "len", "array_view")
+                "bit_xor", "invert", "lshift", "rshift", "tid", "array_shape", "len", "array_view", "view")
 
 # -- scalar conversions -------------------------------------------------------------------------
 
@@ -162,8 +162,6 @@ def _where_equal(ctx: Any, a: Any, b: Any, g: Any) -> Any:
     e = ctx.e
     if is_scalar_type(a.type):
         return e.select(_same(e, a, b), g, e.zero(g.type))
-    from warp.compiler.frontend.composite import CONSTRUCT
-
     count = math.prod(a.type._shape_)
     parts = []
     for k in range(count):
@@ -178,7 +176,7 @@ zero_derivative("atomic_exch", "atomic_cas", replay="effect")
 # -- composite values (vectors, matrices, quaternions, transforms) ------------------------------
 
 def _int_consts(ctx: Any, values: list[int]) -> list[Any]:
-    from warp.types.scalars import int32
+    from warp.extending import int32
 
     return [ctx.e.const(v, int32) for v in values]
 
@@ -215,11 +213,9 @@ def _components_of(ctx: Any, value: Any, t: Any, start: int, count: int) -> list
     ]
 
 
-@derivative("construct", primal_args=())
+@derivative(CONSTRUCT, primal_args=())
 def _construct(ctx: Any) -> list[Any]:
     """r = T(c0, c1, ...) from scalars and/or composites, flattened row-major."""
-    from warp.compiler.frontend.composite import CONSTRUCT
-
     g, rtype = ctx.adj_out, ctx.op.results[0].type
     out: list[Any] = []
     flat = 0
@@ -236,7 +232,7 @@ def _construct(ctx: Any) -> list[Any]:
     return out
 
 
-@derivative("construct_fill", primal_args=())
+@derivative(FILL, primal_args=())
 def _construct_fill(ctx: Any) -> list[Any]:
     """r = T(x) (every component x): adj_x += sum of adj_r's components."""
     rtype = ctx.op.results[0].type
@@ -247,24 +243,20 @@ def _construct_fill(ctx: Any) -> list[Any]:
     return [total]
 
 
-@derivative("construct_convert", primal_args=())
+@derivative(CONVERT, primal_args=())
 def _construct_convert(ctx: Any) -> list[Any]:
     """r = T(v) converting component types: adj_v += convert(adj_r)."""
-    from warp.compiler.frontend.composite import CONVERT
-
     return [ctx.e.internal(CONVERT, [ctx.adj_out], ctx.op.args[0].type)]
 
 
 # -- structs --------------------------------------------------------------------------------------
 
 def _field_op(ctx: Any, overload_name: str, args: list, result_type: Any) -> Any:
-    from warp.compiler.frontend.structs import GET_FIELD, SET_FIELD
-
     overload = GET_FIELD if overload_name == "struct_get" else SET_FIELD
     return ctx.e.op("call", args, [result_type], overload=overload, field=ctx.op.attrs["field"]).result
 
 
-@derivative("struct_get", primal_args=())
+@derivative(GET_FIELD, primal_args=())
 def _struct_get(ctx: Any) -> list[Any]:
     """r = s.f: adj_s.f += adj_r."""
     from warp_autodiff.transform.emit import is_differentiable
@@ -276,7 +268,7 @@ def _struct_get(ctx: Any) -> list[Any]:
     return [_field_op(ctx, "struct_set", [ctx.e.zero(s_type), ctx.adj_out], s_type)]
 
 
-@derivative("struct_set", primal_args=())
+@derivative(SET_FIELD, primal_args=())
 def _struct_set(ctx: Any) -> list[Any]:
     """r = s with s.f = v: adj_s += adj_r with f cleared, adj_v += adj_r.f."""
     from warp_autodiff.transform.emit import is_differentiable

@@ -25,10 +25,10 @@ where the decompositions are differentiable.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 import warp as wp
-from warp.decorators import func
+from warp.extending import func
 
 from warp_autodiff.rules import derivative
 
@@ -77,7 +77,7 @@ def qr3_adjoint(a: Any, q: Any, r: Any, adj_q: Any, adj_r: Any):
     return q * x * wp.transpose(wp.inverse(r))
 
 
-def _call_adjoint(ctx: Any, fn: Any, extra: list[Any] = ()) -> list[Any]:
+def _call_adjoint(ctx: Any, fn: Any, extra: Sequence[Any] = ()) -> list[Any]:
     from warp_autodiff.transform.reverse import specialize
 
     e = ctx.e
@@ -96,7 +96,7 @@ def _eig3(ctx: Any) -> list[Any]:
 
 @derivative("svd3", "svd2", primal_args=(0,))
 def _svd(ctx: Any) -> list[Any]:
-    from warp.types.scalars import int32
+    from warp.extending import int32
 
     n = ctx.op.args[0].type._shape_[0]
     return _call_adjoint(ctx, svd_adjoint, [ctx.e.const(n, int32)])

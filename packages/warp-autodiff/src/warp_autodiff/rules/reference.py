@@ -11,8 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import warp as wp
-from warp.decorators import func
-from warp.types.named import mat33d, mat33f, quatd, quatf
+from warp.extending import func
 
 from warp_autodiff.rules import derivative, derivative_from_func
 
@@ -96,13 +95,13 @@ def transform_inverse_ref(t: Any):
 
 
 @func
-def quat_to_matrix_ref(q: quatf):
+def quat_to_matrix_ref(q: wp.quatf):
     x = q[0]
     y = q[1]
     z = q[2]
     w = q[3]
     c = 2.0 * w * w - 1.0  # columns are quat_rotate(q, e_j), as the builtin computes them
-    return mat33f(
+    return wp.mat33f(
         c + 2.0 * x * x, 2.0 * (x * y - z * w), 2.0 * (x * z + y * w),
         2.0 * (x * y + z * w), c + 2.0 * y * y, 2.0 * (y * z - x * w),
         2.0 * (x * z - y * w), 2.0 * (y * z + x * w), c + 2.0 * z * z,
@@ -110,13 +109,13 @@ def quat_to_matrix_ref(q: quatf):
 
 
 @func  # noqa: F811 - a second overload of the same function (float64)
-def quat_to_matrix_ref(q: quatd):  # noqa: F811
+def quat_to_matrix_ref(q: wp.quatd):  # noqa: F811
     x = q[0]
     y = q[1]
     z = q[2]
     w = q[3]
     c = 2.0 * w * w - 1.0  # columns are quat_rotate(q, e_j), as the builtin computes them
-    return mat33d(
+    return wp.mat33d(
         c + 2.0 * x * x, 2.0 * (x * y - z * w), 2.0 * (x * z + y * w),
         2.0 * (x * y + z * w), c + 2.0 * y * y, 2.0 * (y * z - x * w),
         2.0 * (x * z - y * w), 2.0 * (y * z + x * w), c + 2.0 * z * z,
@@ -162,7 +161,7 @@ def _slice_rule(start: int):
     """transform_get_translation (components 0-2) / transform_get_rotation (3-6)."""
 
     def backward(ctx: Any) -> list[Any]:
-        from warp.types.scalars import int32
+        from warp.extending import int32
 
         e, g = ctx.e, ctx.adj_out
         t = ctx.op.args[0].type

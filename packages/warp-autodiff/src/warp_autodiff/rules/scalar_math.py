@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from warp.types.scalars import is_scalar_type
+from warp.extending import is_scalar_type
 
 from warp_autodiff.rules import derivative, zero_derivative
 

@@ -24,10 +24,7 @@ import weakref
 from dataclasses import dataclass
 from typing import Any
 
-from warp.compiler import ir
-from warp.compiler.verify import verify_function
-from warp.types.array_type import FixedArrayType
-from warp.types.scalars import bool as wp_bool
+from warp.extending import ir, verify_function, FixedArrayType, bool as wp_bool
 
 from warp_autodiff import ops
 from warp_autodiff.transform.analysis import (
@@ -133,13 +130,13 @@ class AdjointBuilder(LoopsMixin, ReplayMixin, ReverseMixin):
         known = id(target) in self.nonnull
         if exclusive and self.no_alias is not None:
             kind = ops.ACCUMULATE_EXCLUSIVE_GUARDED_NONNULL if known else ops.ACCUMULATE_EXCLUSIVE_GUARDED
-            em.internal(kind, [self.no_alias, target, *indices, value])
+            em.effect(kind, [self.no_alias, target, *indices, value])
             return
         if exclusive:
             kind = ops.ACCUMULATE_EXCLUSIVE_NONNULL if known else ops.ACCUMULATE_EXCLUSIVE
         else:
             kind = ops.ACCUMULATE_NONNULL if known else ops.ACCUMULATE
-        em.internal(kind, [target, *indices, value])
+        em.effect(kind, [target, *indices, value])
 
     def array_adjoint_load(self, em: Emitter, scope: Scope, op: ir.Op, k: int, indices: list) -> Any:
         array = op.args[k]
@@ -150,7 +147,7 @@ class AdjointBuilder(LoopsMixin, ReplayMixin, ReverseMixin):
     def array_clear(self, em: Emitter, scope: Scope, op: ir.Op, k: int, indices: list) -> None:
         target = self.adjoint_array(em, scope, op.args[k])
         kind = ops.CLEAR_NONNULL if id(target) in self.nonnull else ops.CLEAR
-        em.internal(kind, [target, *indices])
+        em.effect(kind, [target, *indices])
 
     # -- functions --------------------------------------------------------------------------
     def _clone_params(self) -> tuple[list[ir.Value], Scope]:
@@ -194,10 +191,9 @@ class AdjointBuilder(LoopsMixin, ReplayMixin, ReverseMixin):
         checked = [a for p, a in zip(fn.params, adj_params) if id(p) in used]
         self.no_alias = self._alias_guard(em, adj_params, used)
         if checked:
-            flag = None
-            for a in checked:
-                exists = em.internal(ops.NONNULL, [a], wp_bool)
-                flag = exists if flag is None else em.call("logical_and", flag, exists)
+            flag = em.internal(ops.NONNULL, [checked[0]], wp_bool)
+            for a in checked[1:]:
+                flag = em.call("logical_and", flag, em.internal(ops.NONNULL, [a], wp_bool))
             fast, slow = ir.Region(), ir.Region()
             version(fast, {id(a) for a in checked})
             version(slow, set())
@@ -360,7 +356,7 @@ def custom_adjoint(fn: ir.Function) -> FuncAdjoint | None:
     grad = origin.custom_definition("grad", [p.type for p in fn.params])
     if grad is None:
         return None
-    from warp.compiler.frontend.custom_grad import build_custom_adjoint
+    from warp.extending import build_custom_adjoint
 
     diff_params = [k for k, p in enumerate(fn.params) if is_differentiable(p.type)]
     array_params = [k for k, p in enumerate(fn.params) if carries_arrays(p.type)]

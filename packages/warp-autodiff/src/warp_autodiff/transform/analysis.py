@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from warp.compiler import ir
+from warp.extending import ir
 
 from warp_autodiff.rules import lookup_rule
 from warp_autodiff.transform.emit import carries_arrays
@@ -62,7 +62,7 @@ def has_effects(op: ir.Op) -> bool:
             if inner.kind == "call_func" and any(carries_arrays(a.type) for a in inner.args):
                 return True
             if inner.kind == "call":
-                rule = lookup_rule(inner.attrs["overload"].name, [a.type for a in inner.args])
+                rule = lookup_rule(inner.attrs["overload"], [a.type for a in inner.args])
                 if rule is not None and rule.always:
                     return True
     return False
@@ -79,7 +79,7 @@ def has_side_effects(fn: ir.Function, _seen: set[int] | None = None) -> bool:
             return True
         if op.kind == "call":
             ov = op.attrs["overload"]
-            rule = lookup_rule(ov.name, [a.type for a in op.args])
+            rule = lookup_rule(ov, [a.type for a in op.args])
             if rule is not None and rule.replay == "effect":
                 return True
         if op.kind == "call_func" and has_side_effects(op.attrs["func"], seen):

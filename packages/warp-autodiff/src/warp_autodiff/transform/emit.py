@@ -5,11 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any, Sequence
 
-from warp.compiler import ir
-from warp.compiler.registry import Overload, builtin_registry
-from warp.errors import SourceLoc
-from warp.types.array_type import ArrayType
-from warp.types.scalars import is_scalar_type, type_repr
+from warp.extending import ir, Overload, builtin_registry, SourceLoc, ArrayType, is_scalar_type, type_repr
 
 from warp_autodiff import ops
 
@@ -104,14 +100,22 @@ class Emitter:
     def zero(self, t: Any) -> ir.Value:
         return self.const(zero_value(t), t)
 
+    def or_zero(self, value: ir.Value | None, t: Any) -> ir.Value:
+        """``value``, or the zero of type ``t`` when it is None (an adjoint nothing contributed to)."""
+        return value if value is not None else self.zero(t)
+
     def scalar(self, value: float, like: ir.Value) -> ir.Value:
         """A float constant of the scalar type of ``like`` (its component type for composites)."""
         t = like.type if is_scalar_type(like.type) else like.type._wp_scalar_type_
         return self.const(float(value) if t._kind_ == "float" else int(value), t)
 
-    def internal(self, overload: Overload, args: Sequence[ir.Value], result: Any = None) -> ir.Value | None:
-        op = self.op("call", args, [result] if result is not None else [], overload=overload)
-        return op.results[0] if op.results else None
+    def internal(self, overload: Overload, args: Sequence[ir.Value], result: Any) -> ir.Value:
+        """Call ``overload`` (an operation outside the registry) returning a value of type ``result``."""
+        return self.op("call", args, [result], overload=overload).results[0]
+
+    def effect(self, overload: Overload, args: Sequence[ir.Value]) -> None:
+        """Call ``overload`` (an operation outside the registry) for its effect; it has no result."""
+        self.op("call", args, [], overload=overload)
 
     def call(self, name: str, *args: ir.Value) -> ir.Value:
         """Call builtin ``name`` (overload resolved by argument types) and return its result."""

@@ -21,14 +21,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from warp.compiler import ir
-from warp.types.scalars import int64
+from warp.extending import ir, int64
 
 from warp_autodiff import loop_memory as mem
 from warp_autodiff.transform.analysis import free_values, has_effects
 from warp_autodiff.transform.emit import Emitter, carries_arrays, is_differentiable
 from warp_autodiff.transform.needs import loop_exits, needed_values
 from warp_autodiff.transform.scope import Frame, Level, Replay, Scope
+from warp_autodiff.transform.host import BuilderHost
 from warp_autodiff.transform.variants import trip_count
 
 Adj = dict
@@ -58,7 +58,7 @@ def _tracked(op: ir.Op) -> list[ir.Value]:
     return [v for v in free_values(op.regions) if is_differentiable(v.type) and not v.is_const]
 
 
-class LoopsMixin:
+class LoopsMixin(BuilderHost):
     """Methods of :class:`~warp_autodiff.transform.adjoint.AdjointBuilder` reversing loops."""
 
     # -- analysis ---------------------------------------------------------------------------
@@ -102,7 +102,7 @@ class LoopsMixin:
             dcar,
             tracked,
             scope.env[("count", id(op))],
-            [result_adj[j] if result_adj[j] is not None else em.zero(carried[j].type) for j in dcar],
+            [em.or_zero(result_adj[j], carried[j].type) for j in dcar],
             [adj[id(v)] if id(v) in adj else em.zero(v.type) for v in tracked],
         )
         strategy = self.loop_strategy(op, carried)
@@ -189,7 +189,8 @@ class LoopsMixin:
     def reverse_stored(self, spec: LoopReverse, em: Emitter, scope: Scope) -> list[ir.Value]:
         """The ``"stored"`` strategy: record in the replay, then a fast or a checkpointed reverse."""
         stored = self.stored_indices(spec.carried)
-        site = self.layout.add_site([spec.carried[j].type for j in stored], self.where(spec.op), key=spec.op)
+        types = [spec.carried[j].type for j in stored]
+        site = self.tape_layout().add_site(types, self.where(spec.op), key=spec.op)
         self._record_in_replay(spec, scope, site, stored)
         leaf = self._tape(em, mem.LEAF, [], int64, site)
         n64 = em.cast(spec.count, int64)
@@ -449,7 +450,7 @@ class LoopsMixin:
                 "iteration (exact, but quadratic in the number of iterations)",
             )
             return
-        from warp.types.scalars import type_size_in_bytes
+        from warp.extending import type_size_in_bytes
 
         size = sum(type_size_in_bytes(p.type) for p in stored)
         self.warn(

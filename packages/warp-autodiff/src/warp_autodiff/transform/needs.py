@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator
 
-from warp.compiler import ir
+from warp.extending import ir
 
 from warp_autodiff.rules import lookup_rule
 from warp_autodiff.transform.analysis import free_values
@@ -30,7 +30,7 @@ from warp_autodiff.transform.analysis import free_values
 def direct_needs(op: ir.Op) -> list[ir.Value]:
     """Operands of ``op`` whose primal values the reverse reads directly."""
     if op.kind == "call":
-        rule = lookup_rule(op.attrs["overload"].name, [a.type for a in op.args])
+        rule = lookup_rule(op.attrs["overload"], [a.type for a in op.args])
         if rule is None:
             return []
         wanted = rule.primal_args(op) if callable(rule.primal_args) else rule.primal_args
@@ -140,9 +140,9 @@ def needed_values(fn: ir.Function, extra: Iterable[ir.Value] = (), within: ir.Op
         where = defs.by_value.get(id(v))
         if where is None:
             continue
-        op, region, k = where
+        op, source_region, k = where
         if op.regions:
-            stack.extend(_sources(op, region, k))
+            stack.extend(_sources(op, source_region, k))
         else:
             stack.extend(op.args)
     return needed

@@ -12,14 +12,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from warp.compiler import ir
-from warp.types.array_type import FixedArrayType
-from warp.types.scalars import bool as wp_bool, int32, int64
+from warp.extending import ir, FixedArrayType, bool as wp_bool, int32, int64
 
 from warp_autodiff import ops
 from warp_autodiff.rules import lookup_rule
 from warp_autodiff.transform.emit import Emitter, carries_arrays, is_array
 from warp_autodiff.transform.scope import Level, Replay, Scope
+from warp_autodiff.transform.host import BuilderHost
 
 
 def count_type(t: Any) -> Any:
@@ -27,7 +26,7 @@ def count_type(t: Any) -> Any:
     return int64 if getattr(t, "_bits_", 32) == 64 else int32
 
 
-class ReplayMixin:
+class ReplayMixin(BuilderHost):
     """Methods of :class:`~warp_autodiff.transform.adjoint.AdjointBuilder` that copy forward IR."""
 
     # -- regions ----------------------------------------------------------------------------
@@ -96,7 +95,7 @@ class ReplayMixin:
 
     def replay_call(self, op: ir.Op, em: Emitter, scope: Scope) -> None:
         ov = op.attrs["overload"]
-        rule = lookup_rule(ov.name, [a.type for a in op.args])
+        rule = lookup_rule(ov, [a.type for a in op.args])
         args = [scope.get(a) for a in op.args]
         local = bool(op.args) and isinstance(op.args[0].type, FixedArrayType)
         if rule is not None and rule.replay == "effect" and not local:  # thread-private: replayed

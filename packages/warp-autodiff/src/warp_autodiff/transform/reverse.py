@@ -19,17 +19,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from warp.compiler import ir
+from warp.extending import ir
 
 from warp_autodiff.rules import RuleContext, lookup_rule
 from warp_autodiff.transform.analysis import completes_normally, free_values, has_effects
 from warp_autodiff.transform.emit import Emitter, RuleError, is_differentiable
 from warp_autodiff.transform.scope import Frame, Level, Replay, Scope
+from warp_autodiff.transform.host import BuilderHost
 
 
 def specialize(func: Any, arg_types: list[Any]) -> ir.Function:
     """The IR of ``@wp.func`` ``func`` specialized for ``arg_types`` (first matching overload)."""
-    from warp.compiler.frontend.calls import accepts
+    from warp.extending import accepts
 
     probes = [ir.Value(t) for t in arg_types]
     for overload in func.overloads:
@@ -51,7 +52,7 @@ def _tracked(op: ir.Op, exclude: tuple[ir.Value, ...] = ()) -> list[ir.Value]:
     ]
 
 
-class ReverseMixin:
+class ReverseMixin(BuilderHost):
     """Methods of :class:`~warp_autodiff.transform.adjoint.AdjointBuilder` emitting adjoints."""
 
     def accumulate(self, adj: Adj, value: ir.Value, contribution: Any, em: Emitter) -> None:
@@ -96,7 +97,7 @@ class ReverseMixin:
     # -- calls ------------------------------------------------------------------------------
     def reverse_call(self, op: ir.Op, em: Emitter, scope: Scope, adj: Adj) -> None:
         ov = op.attrs["overload"]
-        rule = lookup_rule(ov.name, [a.type for a in op.args])
+        rule = lookup_rule(ov, [a.type for a in op.args])
         adjoints = [adj.get(id(r)) for r in op.results]
         if rule is None:
             if any(a is not None for a in adjoints) and ov.differentiable and any(
@@ -129,7 +130,7 @@ class ReverseMixin:
 
     def reverse_through(self, fn: ir.Function, op: ir.Op, em: Emitter, scope: Scope, adj: Adj) -> None:
         """Adjoint of ``op`` (a call of ``fn``, or a builtin computing what ``fn`` computes)."""
-        info = self.funcs.adjoint(fn, self.layout)
+        info = self.funcs.adjoint(fn, self.tape_layout())
         if info is None:
             return
         adjoints = [adj.get(id(r)) for r in op.results]
@@ -138,7 +139,7 @@ class ReverseMixin:
         args = [scope.get(a) for a in op.args]
         args += [self.adjoint_carrier(em, scope, op.args[k]) for k in info.array_params]
         args += [
-            adjoints[j] if adjoints[j] is not None else em.zero(op.results[j].type) for j in info.diff_results
+            em.or_zero(adjoints[j], op.results[j].type) for j in info.diff_results
         ]
         call = em.op("call_func", args, [op.args[k].type for k in info.diff_params], func=info.function)
         for k, r in zip(info.diff_params, call.results):

@@ -16,14 +16,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from warp.compiler import ir
+from warp.extending import ir
 
 
 class Scope:
     """Replayed values and adjoint arrays visible at one point of the adjoint being built."""
 
-    def __init__(self, env: dict[Any, ir.Value] | None = None, aenv: dict[int, ir.Value] | None = None):
-        self.env: dict[Any, ir.Value] = env if env is not None else {}
+    def __init__(self, env: dict[Any, Any] | None = None, aenv: dict[int, ir.Value] | None = None):
+        #: forward value id -> replayed value; also ``("clone", id(loop))`` -> (region, params,
+        #: counter) of a cloned loop
+        self.env: dict[Any, Any] = env if env is not None else {}
         self.aenv: dict[int, ir.Value] = aenv if aenv is not None else {}
 
     def child(self) -> Scope:

@@ -19,10 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from warp.compiler import ir
-from warp.compiler.verify import verify_function
-from warp.types.scalars import bool as wp_bool
-from warp.types.scalars import int64
+from warp.extending import ir, verify_function, bool as wp_bool, int64
 
 from warp_autodiff import loop_memory as mem
 from warp_autodiff.transform.emit import Emitter

@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Sequence
+from typing import TypeAlias
 
 from llvmlite import ir
 
-Value = ir.Value
+#: an LLVM value (llvmlite's ``ir.Value``)
+Value: TypeAlias = ir.Value
 
 #: Properties of the supported floating point types: (bits, mantissa bits, exponent bias).
 _FORMATS = {"float": (32, 23, 127), "double": (64, 52, 1023)}

@@ -18,6 +18,7 @@ from typing import Any, Callable
 import numpy as np
 
 from warp.arrays.arithmetic import elementwise
+from warp.arrays.capture_guard import refuse_while_capturing
 from warp.arrays.conversion import element_value, is_bfloat16_element, prepare_data, value_to_numpy
 from warp.arrays.indexing import resolve_index, resolve_reshape
 from warp.arrays.layout import (
@@ -28,6 +29,7 @@ from warp.arrays.layout import (
     normalize_shape,
     resolve_dtype,
     span_in_bytes,
+    view_layout,
 )
 from warp.plugins.manager import get_plugin_manager
 from warp.targets import get_target
@@ -35,6 +37,8 @@ from warp.runtime.devices import Device, get_device
 from warp.types import bfloat16_bits
 from warp.types.array_type import ARRAY_DESC_FORMAT, MAX_DIMS, ArrayType
 from warp.types.scalars import is_scalar_type, type_repr
+from warp.runtime.devices import is_cuda_available
+from warp.targets import target_for_kind
 
 _desc_struct = struct.Struct(ARRAY_DESC_FORMAT)
 _array_types: dict[tuple[Any, int], ArrayType] = {}
@@ -59,6 +63,8 @@ class array:
     _wp_array_class_ = True
     #: The packed kernel argument (None for annotations).
     _desc: bytes | None
+    #: Whether the adjoints of stores into this array leave its gradient in place (``retain_grad``).
+    _retain_grad: bool = False
 
     def __init__(
         self,
@@ -77,6 +83,7 @@ class array:
         grad: array | None = None,
         requires_grad: bool = False,
         length: int | None = None,
+        retain_grad: bool = False,
     ) -> None:
         fixed = self._fixed_ndim_
         if fixed is not None:
@@ -93,7 +100,8 @@ class array:
         elif ptr is not None:
             self._init_from_ptr(ptr, dtype, shape, strides, capacity, device, deleter)
         elif shape is not None:
-            self._init_new(dtype, normalize_shape(shape), get_device(device), zero=False, pinned=pinned)
+            self._init_new(dtype, normalize_shape(shape), get_device(device), zero=False, pinned=pinned,
+                           strides=strides)
         else:
             self._init_annotation(dtype, 1 if ndim is None else ndim)
             return
@@ -103,6 +111,8 @@ class array:
             self.grad = grad
         elif requires_grad:
             self._alloc_grad()
+        if retain_grad:
+            self.retain_grad = True
         self._update_desc()
 
     # -- construction ---------------------------------------------------------------------------
@@ -143,23 +153,33 @@ class array:
         self._desc = None
 
     def _init_new(self, dtype: Any, shape: tuple[int, ...], device: Device, zero: bool,
-                  pinned: bool = False) -> None:
+                  pinned: bool = False, strides: Any = None) -> None:
         if is_generic_dtype(dtype):
             raise TypeError(
                 f"cannot allocate an array of generic dtype {type_repr(dtype)}; pass a concrete dtype"
             )
         info = element_info(dtype)
-        nbytes = math.prod(shape) * info.itemsize
+        if strides is None:
+            strides = contiguous_strides(shape, info.itemsize)
+        else:  # a layout of the caller's (e.g. transposed): memory for the span it addresses
+            strides = tuple(int(s) for s in strides)
+            if len(strides) != len(shape):
+                raise ValueError(
+                    f"Invalid number of strides, expected {len(shape)} strides, got {len(strides)} "
+                    f"(strides {strides} for shape {shape})"
+                )
+            if any(s < 0 for s in strides):
+                raise NotImplementedError(
+                    f"Negative strides are not supported when allocating an array (strides {strides}); "
+                    "allocate it contiguous and take a reversed view (a[::-1])"
+                )
+        nbytes = span_in_bytes(shape, strides, info.itemsize)
         target = get_target(device)
         if pinned and device.is_cpu:
-            from warp.runtime.devices import is_cuda_available
-
             if is_cuda_available():  # page-locked host memory comes from the CUDA driver
-                from warp.targets import target_for_kind
-
                 target = target_for_kind("cuda")
         mem = target.allocate(device, nbytes, zero=zero, pinned=pinned)
-        self._setup(mem.ptr, shape, contiguous_strides(shape, info.itemsize), dtype, device, mem, nbytes)
+        self._setup(mem.ptr, shape, strides, dtype, device, mem, nbytes)
 
     def _init_from_ptr(self, ptr: int, dtype: Any, shape: Any, strides: Any, capacity: int | None,
                        device: Any, deleter: Callable[[int, int], None] | None) -> None:
@@ -183,7 +203,9 @@ class array:
                 raise TypeError("cannot create an array from an array annotation")
             if is_generic_dtype(dtype):
                 dtype = data._dtype
-        elif not isinstance(data, (np.ndarray, list, tuple)) and hasattr(data, "__cuda_array_interface__"):
+        elif (not isinstance(data, (np.ndarray, list, tuple)) and hasattr(data, "__cuda_array_interface__")
+              and not (hasattr(data, "__array_interface__") and get_device(device).is_cpu)):
+            # (an object offering both interfaces is read through the host one for a CPU array)
             from warp.arrays.cuda_interface import import_interface
 
             ptr, shape, strides, dtype, device = import_interface(data, dtype, shape, device)
@@ -264,6 +286,7 @@ class array:
         view._setup(self._ptr + offset, shape, strides, self._dtype if dtype is None else dtype,
                     self._device, self)
         view._requires_grad = self._requires_grad
+        view._retain_grad = self._retain_grad
         view._grad = grad
         view._update_desc()
         return view
@@ -291,8 +314,8 @@ class array:
 
     @property
     def ptr(self) -> int | None:
-        """Address of the first element (None for annotations)."""
-        return self._ptr
+        """Address of the first element (None for annotations and arrays without elements)."""
+        return self._ptr if self._size else None
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -360,8 +383,28 @@ class array:
             self._alloc_grad()
         elif not value:
             self._grad = None
+            self._retain_grad = False
         self._requires_grad = bool(value)
         self._update_desc()
+
+    @property
+    def retain_grad(self) -> bool:
+        """Whether :attr:`grad` is left in place by the adjoints of writes to this array.
+
+        By default the adjoint of a store (and of ``wp.copy`` into the array) *consumes* the
+        gradient of the overwritten elements (zeroes it once propagated), so a value written
+        twice passes its gradient back only through the last write. With ``retain_grad`` the
+        gradient stays readable after ``Tape.backward`` (earlier writes then see it too).
+        Needs ``requires_grad``.
+        """
+        return self._retain_grad
+
+    @retain_grad.setter
+    def retain_grad(self, value: bool) -> None:
+        self._check_concrete("retain_grad")
+        if value and not self._requires_grad:
+            raise ValueError("retain_grad=True needs requires_grad=True (the array has no gradient)")
+        self._retain_grad = bool(value)
 
     @property
     def grad(self) -> array | None:
@@ -374,6 +417,7 @@ class array:
         if value is None:
             self._grad = None
             self._requires_grad = False
+            self._retain_grad = False
         else:
             if not isinstance(value, array) or value._is_annotation:
                 raise TypeError(f"grad must be a warp array, got {type(value).__name__}")
@@ -568,7 +612,9 @@ class array:
         if self._is_contiguous:
             nbytes = self._size * self._info.itemsize
             get_target(self._device).memset(self._device, self._ptr, 0, nbytes, keep=self)
-        elif not self._device.is_cpu:
+            return
+        refuse_while_capturing(self._device, "zero_() of a non-contiguous array")
+        if not self._device.is_cpu:
             host = self.numpy()
             host[...] = 0
             self._upload(host)
@@ -585,6 +631,7 @@ class array:
         info = self._info
         try:
             if not self._is_contiguous:
+                refuse_while_capturing(self._device, "fill_() of a non-contiguous array")
                 host = self.numpy()
                 host[...] = value_to_numpy(value, info, self._dtype)
                 if not self._device.is_cpu:
@@ -626,7 +673,7 @@ class array:
     def reshape(self, shape: Any) -> array:
         """A view with a new shape (one dimension may be -1); the array must be contiguous."""
         self._check_concrete("reshape()")
-        new_shape = resolve_reshape(shape, self._size)
+        new_shape = resolve_reshape(shape, self._size, self._shape)
         if not self._is_contiguous:
             raise RuntimeError("reshaping non-contiguous arrays is unsupported; call .contiguous() first")
         grad = self._grad.reshape(new_shape) if self._grad is not None else None
@@ -640,16 +687,14 @@ class array:
         return self.reshape(-1)
 
     def view(self, dtype: Any) -> array:
-        """Reinterpret the memory as another dtype of the same byte size."""
+        """Reinterpret the memory as another dtype: one of the same byte size, the scalar type of
+        a vector/matrix dtype (adds its dimensions), or a vector/matrix of the scalar dtype
+        (folds the matching trailing dimensions)."""
         self._check_concrete("view()")
         dtype = resolve_dtype(dtype)
-        if element_info(dtype).itemsize != self._info.itemsize:
-            raise RuntimeError(
-                f"cannot view an array of {type_repr(self._dtype)} as {type_repr(dtype)}: "
-                "element sizes differ"
-            )
+        shape, strides = view_layout(self._shape, self._strides, self._dtype, dtype)
         grad = self._grad.view(dtype) if self._grad is not None else None
-        return self._make_view(0, self._shape, self._strides, dtype=dtype, grad=grad)
+        return self._make_view(0, shape, strides, dtype=dtype, grad=grad)
 
     def transpose(self, axes: Any = None) -> array:
         """A view with permuted dimensions (reversed by default)."""

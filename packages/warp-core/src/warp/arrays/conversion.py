@@ -143,8 +143,10 @@ def _fit_shape(arr: np.ndarray, dtype: Any, shape: Any) -> np.ndarray:
             pass
         elif arr.shape == inner:
             arr = arr.reshape((1, *inner))
-        elif arr.ndim == 1 and arr.size % info.inner_size == 0:
-            arr = arr.reshape((-1, *inner))
+        elif arr.ndim >= 1 and arr.shape[-1] == info.inner_size:  # one element per row, flattened
+            arr = arr.reshape((*arr.shape[:-1], *inner))
+        elif arr.ndim >= 1 and arr.shape[-1] % info.inner_size == 0:  # several elements per row
+            arr = arr.reshape((*arr.shape[:-1], arr.shape[-1] // info.inner_size, *inner))
         else:
             raise ValueError(
                 f"data of shape {arr.shape} is incompatible with dtype {type_repr(dtype)}: "
@@ -219,7 +221,10 @@ def value_to_numpy(value: Any, info: ElementInfo, dtype: Any = None) -> Any:
         return value.numpy_value()
     if info.np_dtype.fields is not None:
         return value
-    return np.asarray(value, dtype=info.np_dtype)
+    values = np.asarray(value, dtype=info.np_dtype)
+    if len(info.inner_shape) > 1 and values.shape == (math.prod(info.inner_shape),):
+        return values.reshape(info.inner_shape)  # a matrix given by its components in row order
+    return values
 
 
 def _is_float_value(value: Any) -> bool:

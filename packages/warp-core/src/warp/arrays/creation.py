@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from warp.arrays.array import array
+from warp.arrays.capture_guard import refuse_while_capturing
 from warp.arrays.conversion import as_numpy
 from warp.arrays.layout import element_info, infer_scalar_dtype, normalize_shape, resolve_dtype
 from warp.errors import ArrayCopyError
@@ -14,29 +15,54 @@ from warp.plugins.manager import get_plugin_manager
 from warp.targets import get_target
 from warp.runtime.devices import get_device
 from warp.types.scalars import dtype_from_numpy, type_repr
+from warp import types as wp_types
 
 
-def _new(shape: Any, dtype: Any, device: Any, requires_grad: bool, zero: bool, pinned: bool = False) -> array:
+def _new(shape: Any, dtype: Any, device: Any, requires_grad: bool, zero: bool, pinned: bool = False,
+         retain_grad: bool = False, strides: Any = None) -> array:
+    if retain_grad and not requires_grad:
+        raise ValueError("retain_grad=True needs requires_grad=True (the array has no gradient to retain)")
     a = array.__new__(array)
     a._grad = None
     a._requires_grad = False
-    a._init_new(resolve_dtype(dtype), normalize_shape(shape), get_device(device), zero=zero, pinned=pinned)
+    a._init_new(resolve_dtype(dtype), normalize_shape(shape), get_device(device), zero=zero, pinned=pinned,
+                strides=strides)
     if requires_grad:
         a._alloc_grad()
+        a._retain_grad = bool(retain_grad)
     a._update_desc()
     return a
 
 
+def _legacy_shape(shape: Any, n: int | None, length: int | None) -> Any:
+    """``shape``, or the length given by the older ``n=``/``length=`` keywords."""
+    if n is None and length is None:
+        return 0 if shape is None else shape
+    if shape is None or (isinstance(shape, int) and shape == 0):
+        return n if n is not None else length
+    raise TypeError(
+        f"pass either shape or n/length, not both (got shape={shape!r}, n={n!r}, length={length!r})"
+    )
+
+
 def empty(shape: Any = 0, dtype: Any = float, device: Any = None, requires_grad: bool = False,
-          pinned: bool = False) -> array:
-    """An uninitialized array (``pinned``: page-locked host memory, with CUDA present)."""
-    return _new(shape, dtype, device, requires_grad, zero=False, pinned=pinned)
+          pinned: bool = False, retain_grad: bool = False, n: int | None = None,
+          length: int | None = None, strides: Any = None) -> array:
+    """An uninitialized array (``pinned``: page-locked host memory, with CUDA present;
+    ``n``/``length``: the older spelling of a 1-d ``shape``; ``strides``: a byte layout of
+    one's own, e.g. transposed)."""
+    return _new(_legacy_shape(shape, n, length), dtype, device, requires_grad, zero=False, pinned=pinned,
+                retain_grad=retain_grad, strides=strides)
 
 
 def zeros(shape: Any = 0, dtype: Any = float, device: Any = None, requires_grad: bool = False,
-          pinned: bool = False) -> array:
-    """A zero-initialized array (``pinned``: page-locked host memory, with CUDA present)."""
-    return _new(shape, dtype, device, requires_grad, zero=True, pinned=pinned)
+          pinned: bool = False, retain_grad: bool = False, n: int | None = None,
+          length: int | None = None, strides: Any = None) -> array:
+    """A zero-initialized array (``pinned``: page-locked host memory, with CUDA present;
+    ``n``/``length``: the older spelling of a 1-d ``shape``; ``strides``: a byte layout of
+    one's own, e.g. transposed)."""
+    return _new(_legacy_shape(shape, n, length), dtype, device, requires_grad, zero=True, pinned=pinned,
+                retain_grad=retain_grad, strides=strides)
 
 
 def _infer_fill_dtype(value: Any) -> Any:
@@ -54,8 +80,6 @@ def _infer_fill_dtype(value: Any) -> Any:
     elif values.dtype.kind == "i" and not isinstance(value, np.ndarray):
         scalar = resolve_dtype(int)
     try:
-        from warp import types as wp_types
-
         if values.ndim == 1:
             return wp_types.vector(length=values.shape[0], dtype=scalar)  # type: ignore[attr-defined]
         return wp_types.matrix(shape=values.shape, dtype=scalar)  # type: ignore[attr-defined]
@@ -64,19 +88,19 @@ def _infer_fill_dtype(value: Any) -> Any:
 
 
 def full(shape: Any = 0, value: Any = 0, dtype: Any = None, device: Any = None, requires_grad: bool = False,
-         pinned: bool = False) -> array:
+         pinned: bool = False, retain_grad: bool = False) -> array:
     """An array with every element set to ``value`` (dtype inferred from it when not given)."""
     if dtype is None:
         dtype = _infer_fill_dtype(value)
-    a = _new(shape, dtype, device, requires_grad, zero=False, pinned=pinned)
+    a = _new(shape, dtype, device, requires_grad, zero=False, pinned=pinned, retain_grad=retain_grad)
     a.fill_(value)
     return a
 
 
 def ones(shape: Any = 0, dtype: Any = float, device: Any = None, requires_grad: bool = False,
-         pinned: bool = False) -> array:
+         pinned: bool = False, retain_grad: bool = False) -> array:
     """An array of ones (every component of composite elements is 1)."""
-    return full(shape, 1, dtype, device, requires_grad, pinned)
+    return full(shape, 1, dtype, device, requires_grad, pinned, retain_grad)
 
 
 def _like(src: array, device: Any, requires_grad: bool | None) -> tuple[Any, bool]:
@@ -133,7 +157,7 @@ def copy(dest: array, src: array, dest_offset: int = 0, src_offset: int = 0, cou
     _check_array(dest, "dest")
     _check_array(src, "src")
     assert dest.device is not None and src.device is not None  # not annotations (checked above)
-    assert dest.ptr is not None and src.ptr is not None
+    assert dest._ptr is not None and src._ptr is not None  # (an empty array's ptr says None)
     for what, v in (("Destination offset", dest_offset), ("Source offset", src_offset), ("count", count)):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
             raise ArrayCopyError(f"copy: offsets and count must be integers, got {what} {v!r}")
@@ -164,10 +188,12 @@ def copy(dest: array, src: array, dest_offset: int = 0, src_offset: int = 0, cou
         # The target of the non-host side copies (host <-> device, device <-> device, host <-> host).
         target = get_target(src.device if dest.device.is_cpu else dest.device)
         target.copy(
-            dest.ptr + dest_offset * itemsize, dest.device, src.ptr + src_offset * itemsize, src.device,
+            dest._ptr + dest_offset * itemsize, dest.device, src._ptr + src_offset * itemsize, src.device,
             count * itemsize, keep=(dest, src),
         )
         return
+    for device in {dest.device, src.device}:
+        refuse_while_capturing(device, "a converting wp.copy() (between different dtypes)")
     d = dest.numpy().reshape((dest.size, *element_info(dest.dtype).inner_shape))
     s = src.numpy().reshape((src.size, *element_info(src.dtype).inner_shape))
     _copy_values(d[dest_offset: dest_offset + count], s[src_offset: src_offset + count], dest, src)
@@ -205,6 +231,8 @@ def _copy_strided(dest: array, src: array, dest_offset: int, src_offset: int, co
         window_src = src[src_offset: src_offset + count]
     if count == 0:
         return
+    for device in {dest.device, src.device}:
+        refuse_while_capturing(device, "wp.copy() of a non-contiguous array")
     get_plugin_manager().hook.warp_array_copied(
         dest=dest, src=src, dest_offset=dest_offset, src_offset=src_offset, count=count
     )
@@ -236,8 +264,6 @@ def from_numpy(arr: np.ndarray, dtype: Any = None, shape: Any = None, device: An
         dtype = scalar
         if shape is None and arr.ndim in (2, 3):
             try:
-                from warp import types as wp_types
-
                 if arr.ndim == 2:
                     dtype = wp_types.vector(length=arr.shape[1], dtype=scalar)  # type: ignore[attr-defined]
                 else:

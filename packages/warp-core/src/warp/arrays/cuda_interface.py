@@ -21,6 +21,7 @@ from warp.arrays.layout import (
     resolve_dtype,
 )
 from warp.types.scalars import dtype_from_numpy
+from warp.runtime.devices import get_device
 
 
 def export_interface(arr: Any) -> dict[str, Any]:
@@ -43,8 +44,6 @@ def import_interface(obj: Any, dtype: Any, shape: Any, device: Any
     The data stays where it is: ``device`` must be a CUDA device (default: the current one).
     ``dtype`` may reinterpret trailing dimensions as vector/matrix elements; ``shape`` must match.
     """
-    from warp.runtime.devices import get_device
-
     if device is not None and get_device(device).is_cpu:
         raise ValueError(
             f"{type(obj).__name__} holds CUDA memory (__cuda_array_interface__) and cannot be used on "

@@ -14,7 +14,7 @@ from typing import Any
 
 from warp.arrays.array import _array_type, array
 from warp.arrays.layout import element_info, is_contiguous_layout
-from warp.types.array_type import ARRAY_DESC_FORMAT, MAX_DIMS
+from warp.types.array_type import ADJOINT_RETAIN_MARK, ARRAY_DESC_FORMAT, MAX_DIMS
 from warp.types.scalars import type_repr
 
 _pack = struct.Struct(ARRAY_DESC_FORMAT).pack
@@ -82,3 +82,10 @@ def make_descriptor(ptr: int, shape: tuple[int, ...], strides: tuple[int, ...], 
     d._requires_grad = False
     d._owner = owner
     return d
+
+
+def retained_adjoint(grad: array) -> ArrayDescriptor:
+    """``grad`` as the adjoint argument of a ``retain_grad`` array: the same memory, its grad
+    field holding :data:`ADJOINT_RETAIN_MARK` so that the adjoints of stores leave it in place."""
+    return make_descriptor(grad._ptr or 0, grad.shape, grad.strides, grad.dtype, grad.device, owner=grad,
+                           grad_ptr=ADJOINT_RETAIN_MARK)

@@ -26,7 +26,11 @@ from typing import Any
 import numpy as np
 
 from warp.arrays.layout import element_info
+from warp.targets.cuda.streams import get_stream
 from warp.types.scalars import bfloat16, dtype_from_numpy
+from warp.arrays.dlpack_native import native
+from warp.runtime.devices import get_device
+from warp.arrays.layout import contiguous_strides, fold_element_dims, resolve_dtype
 
 #: DLDeviceType codes
 KDL_CPU, KDL_CUDA, KDL_CUDA_HOST, KDL_CUDA_MANAGED = 1, 2, 3, 13
@@ -90,8 +94,6 @@ def _dl_dtype(np_dtype: np.dtype, what: str) -> tuple[int, int]:
 def export_capsule(arr: Any, *, versioned: bool, version: tuple[int, int] = DLPACK_VERSION,
                    copied: bool = False) -> Any:
     """A DLPack capsule viewing ``arr``'s memory; the capsule keeps ``arr`` alive until released."""
-    from warp.arrays.dlpack_native import native
-
     fns = native()
     info = element_info(arr.dtype)
     if getattr(arr.dtype, "_wp_scalar_type_", arr.dtype) is bfloat16:
@@ -199,18 +201,11 @@ def _capsule_from(source: Any) -> Any:
 
 def _consumer_stream(device_id: int) -> Any:
     """The stream a CUDA producer must synchronize with: the current warp stream of that device."""
-    import warp
-
-    get_stream = getattr(warp, "get_stream", None)
-    if get_stream is None:
-        return 1  # the legacy default stream
     stream = get_stream(f"cuda:{device_id}")
     return getattr(stream, "cuda_stream", 1)
 
 
 def _device_from_dl(device_type: int, device_id: int) -> Any:
-    from warp.runtime.devices import get_device
-
     if device_type in (KDL_CPU, KDL_CUDA_HOST):
         return get_device("cpu")
     if device_type in (KDL_CUDA, KDL_CUDA_MANAGED):
@@ -234,9 +229,6 @@ def _scalar_dtype(code: int, bits: int, lanes: int) -> Any:
 def import_capsule(capsule: Any, dtype: Any = None) -> Any:
     """A ``wp.array`` aliasing the memory of a DLPack capsule (which is marked as consumed)."""
     from warp.arrays.array import array
-    from warp.arrays.dlpack_native import native
-    from warp.arrays.layout import contiguous_strides, fold_element_dims, resolve_dtype
-
     name = _CapsuleGetName(capsule)
     if name in (b"used_dltensor", b"used_dltensor_versioned"):
         raise BufferError("from_dlpack: this DLPack capsule was already consumed")

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
+from warp.targets.cpu import jit as cpu_jit
 
 # Offsets in DLManagedTensor (dl_tensor: 48 bytes, manager_ctx, deleter) and
 # DLManagedTensorVersioned (version: 8 bytes, manager_ctx, deleter, flags, dl_tensor).
@@ -143,8 +144,6 @@ def native() -> NativeFunctions:
         return _native
     with _lock:
         if _native is None:
-            from warp.targets.cpu import jit as cpu_jit
-
             obj = cpu_jit.compile_ir(_IR, opt_level=2, name="warp_dlpack")
             _module = cpu_jit.load_object(obj, _SYMBOLS, name="warp_dlpack")
             _native = NativeFunctions(*(_module.address(s) for s in _SYMBOLS))

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from warp.arrays.layout import MAX_DIMS
+from warp.errors import ArrayShapeError
 
 
 @dataclass
@@ -81,8 +82,9 @@ def resolve_index(key: Any, shape: tuple[int, ...], strides: tuple[int, ...]) ->
     return IndexResult(offset, tuple(new_shape), tuple(new_strides), None)
 
 
-def resolve_reshape(shape: Any, size: int) -> tuple[int, ...]:
-    """Resolve a target shape for ``reshape`` (one dimension may be -1)."""
+def resolve_reshape(shape: Any, size: int, old_shape: tuple[int, ...] | None = None) -> tuple[int, ...]:
+    """Resolve a target shape for ``reshape`` of ``size`` elements (of shape ``old_shape``) (one
+    dimension may be -1); :class:`ArrayShapeError` when the sizes differ."""
     dims = [int(shape)] if isinstance(shape, (int, np.integer)) else [int(d) for d in shape]
     if not 1 <= len(dims) <= MAX_DIMS:
         raise ValueError(
@@ -93,11 +95,12 @@ def resolve_reshape(shape: Any, size: int) -> tuple[int, ...]:
         raise ValueError("can only specify one unknown dimension (-1) in reshape")
     if any(d < -1 for d in dims):
         raise ValueError(f"invalid shape {tuple(dims)} for reshape")
+    source = f"array of size {size}" if old_shape is None else f"array of shape {old_shape} (size {size})"
     if unknown:
         known = math.prod(d for d in dims if d != -1)
         if known == 0 or size % known != 0:
-            raise ValueError(f"cannot reshape array of size {size} into shape {tuple(dims)}")
+            raise ArrayShapeError(f"cannot reshape {source} into shape {tuple(dims)}")
         dims[unknown[0]] = size // known
     if math.prod(dims) != size:
-        raise ValueError(f"cannot reshape array of size {size} into shape {tuple(dims)}")
+        raise ArrayShapeError(f"cannot reshape {source} into shape {tuple(dims)} (size {math.prod(dims)})")
     return tuple(dims)

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from warp.errors import ArrayViewError
 from warp.types.array_type import MAX_DIMS
 from warp.types.scalars import (
     ScalarBase,
@@ -117,12 +118,13 @@ def normalize_shape(shape: Any) -> tuple[int, ...]:
 
 
 def contiguous_strides(shape: tuple[int, ...], itemsize: int) -> tuple[int, ...]:
-    """Row-major (C order) byte strides for ``shape``."""
+    """Row-major (C order) byte strides for ``shape`` (as NVIDIA Warp computes them: the
+    dimensions in front of an empty one get stride 0)."""
     strides = [0] * len(shape)
     step = itemsize
     for i in range(len(shape) - 1, -1, -1):
         strides[i] = step
-        step *= max(shape[i], 1)
+        step *= shape[i]
     return tuple(strides)
 
 
@@ -195,3 +197,52 @@ def fold_element_dims(shape: tuple[int, ...], strides: tuple[int, ...], scalar: 
         )
     outer = tuple(shape[: len(shape) - k])
     return (outer or (1,)), (tuple(strides[: len(strides) - k]) or (info.itemsize,))
+
+
+def view_layout(shape: tuple[int, ...], strides: tuple[int, ...], src: Any, dst: Any) -> tuple[
+        tuple[int, ...], tuple[int, ...]]:
+    """(shape, byte strides) of a view of elements of dtype ``src`` as dtype ``dst``.
+
+    Same-size dtypes keep the layout; a vector/matrix viewed as its scalar size gains its
+    component dimensions; scalars viewed as a vector/matrix of their size fold the trailing
+    (contiguous) dimensions that match its shape. Anything else raises :class:`ArrayViewError`.
+    """
+    src_size, dst_size = type_size_in_bytes(src), type_size_in_bytes(dst)
+    if src_size == dst_size:
+        return shape, strides
+    where = f"cannot create an array view with dtype {type_repr(dst)} from source dtype {type_repr(src)}"
+    src_inner = tuple(getattr(src, "_shape_", ()) or ())
+    dst_inner = tuple(getattr(dst, "_shape_", ()) or ())
+    if src_inner and is_scalar_type(dst):
+        scalar = src._wp_scalar_type_
+        if type_size_in_bytes(scalar) != dst_size:
+            raise ArrayViewError(
+                f"{where}: source scalar dtype {type_repr(scalar)} has size {type_size_in_bytes(scalar)} "
+                f"bytes, but target dtype has size {dst_size} bytes"
+            )
+        new_shape = shape + src_inner
+        if len(new_shape) > MAX_DIMS:
+            raise ArrayViewError(
+                f"{where}: the view would have {len(new_shape)} dimensions (at most {MAX_DIMS})"
+            )
+        return new_shape, strides + contiguous_strides(src_inner, dst_size)
+    if dst_inner and is_scalar_type(src):
+        scalar = dst._wp_scalar_type_
+        if type_size_in_bytes(scalar) != src_size:
+            raise ArrayViewError(
+                f"{where}: source dtype has size {src_size} bytes, but target scalar dtype "
+                f"{type_repr(scalar)} has size {type_size_in_bytes(scalar)} bytes"
+            )
+        k = len(dst_inner)
+        packed = contiguous_strides(dst_inner, src_size)
+        if len(shape) < k or shape[-k:] != dst_inner or strides[-k:] != packed:
+            raise ArrayViewError(
+                f"{where}: the trailing dimensions must be contiguous and of shape {dst_inner}, "
+                f"got shape {shape}"
+            )
+        if len(shape) == k:  # a single element: arrays have at least one dimension
+            return (1,), (dst_size,)
+        return shape[:-k], strides[:-k]
+    raise ArrayViewError(
+        f"{where}: source dtype has size {src_size} bytes, but target dtype has size {dst_size} bytes"
+    )

@@ -29,7 +29,8 @@ from typing import Any
 
 from warp.errors import WarpCodegenTypeError
 from warp.types.array_type import ARRAY_DESC_SIZE, ArrayType
-from warp.types.scalars import bfloat16, is_scalar_type, type_repr
+from warp.types.packing import scalar_code
+from warp.types.scalars import is_scalar_type, type_repr
 
 HEADER_FORMAT = "<4qQQ"  # dims[4], error record pointer, scratch pointer
 HEADER_SIZE = struct.calcsize(HEADER_FORMAT)
@@ -74,21 +75,6 @@ def decode_error_record(data: Any) -> ErrorRecord | None:
     index = struct.unpack_from(f"<{ndim}q", data, ERROR_INDEX_OFFSET)
     shape = struct.unpack_from(f"<{ndim}q", data, ERROR_SHAPE_OFFSET)
     return ErrorRecord(site, index, shape)
-
-_SCALAR_CODES = {
-    "bool": {8: "?"},
-    "int": {8: "b", 16: "h", 32: "i", 64: "q"},
-    "uint": {8: "B", 16: "H", 32: "I", 64: "Q"},
-    "float": {16: "e", 32: "f", 64: "d"},
-}
-
-
-def scalar_code(t: Any) -> str:
-    """The struct format character of a scalar type (bfloat16: its bit pattern, ``H``)."""
-    if t is bfloat16:
-        return "H"
-    return _SCALAR_CODES[t._kind_][t._bits_]
-
 
 def _round8(n: int) -> int:
     return (n + 7) & ~7

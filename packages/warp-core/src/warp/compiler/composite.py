@@ -11,15 +11,11 @@ from typing import Any
 import llvmlite.ir as ir
 
 from warp.compiler.lowering import types as lt
+from warp.compiler.lowering.context import LowerContext
 
 
-def llvm_type(cls: Any) -> ir.Type:
-    """LLVM type of a composite type."""
-    scalar = lt.llvm_type(cls._wp_scalar_type_)
-    if cls._wp_kind_ == "matrix":
-        rows, cols = cls._shape_
-        return ir.ArrayType(ir.ArrayType(scalar, cols), rows)
-    return ir.ArrayType(scalar, cls._shape_[0])
+#: LLVM type of a composite type (kept here under its old name).
+llvm_type = lt.composite_type
 
 
 def component_paths(cls: Any) -> list[list[int]]:
@@ -30,23 +26,8 @@ def component_paths(cls: Any) -> list[list[int]]:
     return [[i] for i in range(cls._shape_[0])]
 
 
-def llvm_constant(cls: Any, value: Any) -> ir.Constant:
-    """An LLVM constant from a flat sequence of component values."""
-    flat = list(value)
-    scalar = cls._wp_scalar_type_
-    if cls._wp_kind_ == "matrix":
-        rows, cols = cls._shape_
-        return ir.Constant(
-            llvm_type(cls),
-            [
-                ir.Constant(
-                    ir.ArrayType(lt.llvm_type(scalar), cols),
-                    [lt.constant(scalar, v) for v in flat[r * cols:(r + 1) * cols]],
-                )
-                for r in range(rows)
-            ],
-        )
-    return ir.Constant(llvm_type(cls), [lt.constant(scalar, v) for v in flat])
+#: An LLVM constant from a flat sequence of component values (kept here under its old name).
+llvm_constant = lt.composite_constant
 
 
 def components(builder: ir.IRBuilder, cls: Any, value: ir.Value) -> list[ir.Value]:
@@ -93,7 +74,7 @@ def component_pointer(
     return builder.gep(slot, path)
 
 
-def print_format(ctx: Any, cls: Any, value: ir.Value) -> tuple[str, list[ir.Value]]:
+def print_format(ctx: LowerContext, cls: Any, value: ir.Value) -> tuple[str, list[ir.Value]]:
     """printf format and arguments printing a composite value as NVIDIA Warp's kernels do.
 
     Components print with ``%g`` after conversion to float32 (integer vectors too):
@@ -114,7 +95,7 @@ def print_format(ctx: Any, cls: Any, value: ir.Value) -> tuple[str, list[ir.Valu
     return "%g " * len(parts), parts
 
 
-def _as_printf_double(ctx: Any, part: ir.Value, scalar: Any) -> ir.Value:
+def _as_printf_double(ctx: LowerContext, part: ir.Value, scalar: Any) -> ir.Value:
     """``float(part)`` promoted to double, as a C varargs ``%g`` argument."""
     b = ctx.builder
     if scalar._kind_ == "float" and part.type == ir.FloatType():  # float32, bfloat16

@@ -17,9 +17,16 @@ from typing import Any
 
 import numpy as np
 
+from warp.compiler.callables import UserFunction, UserKernel
 from warp.compiler.source import read_source
+from warp.compiler.frontend.type_handlers import call_hook
 from warp.compiler.static_values import outermost_static_calls, reads_locals, static_value
 from warp.types.scalars import ScalarBase, type_repr
+from warp.plugins.manager import get_plugin_manager
+from warp.types.array_type import ArrayType
+from warp.types.struct import StructBase
+from warp.compiler.frontend.compile_time import static
+from warp.compiler.frontend.builtin_names import BuiltinName
 
 _compiler_fingerprint: str | None = None
 
@@ -28,8 +35,6 @@ def compiler_fingerprint() -> str:
     """Hash of the compiler's and plugins' code files (path, size, mtime): changes invalidate the cache."""
     global _compiler_fingerprint
     if _compiler_fingerprint is None:
-        from warp.plugins.manager import get_plugin_manager
-
         roots = {os.path.dirname(os.path.dirname(os.path.abspath(__file__)))}
         for _, plugin in get_plugin_manager().list_name_plugin():
             file = getattr(plugin, "__file__", None)
@@ -59,9 +64,6 @@ def type_key(t: Any, depth: int = 0, *, by_content: bool = False) -> str:
     With ``by_content`` a struct is named without its module (the same declaration in two
     modules gives the same key).
     """
-    from warp.types.array_type import ArrayType
-    from warp.types.struct import StructBase
-
     if depth > _MAX_DEPTH:
         return "..."
     array_type = getattr(t, "array_type", None) if not isinstance(t, type) else None
@@ -88,8 +90,6 @@ def type_key(t: Any, depth: int = 0, *, by_content: bool = False) -> str:
 
 def value_key(obj: Any, depth: int = 0, *, by_content: bool = False) -> str | None:
     """A description of a Python value a kernel may read (None for values that cannot affect code)."""
-    from warp.types.struct import StructBase
-
     if depth > _MAX_DEPTH:
         return "..."
     if obj is None or isinstance(obj, (bool, int, float, complex, str, bytes, np.generic, ScalarBase)):
@@ -168,23 +168,20 @@ class _Hasher:
     def reference(self, name: str, obj: Any, depth: int = 0) -> None:
         """Hash what the kernel sees under ``name``: functions by their code, types by their layout,
         containers item by item, values (scalars, arrays, structs, vectors) by their contents."""
-        from warp.compiler.frontend.expressions import BuiltinName
-        from warp.decorators import Function, Kernel
-
         if isinstance(obj, types.ModuleType):
             return  # `wp`, `math`, ...: what is used through them is hashed as an attribute chain
-        if isinstance(obj, Function):
+        if isinstance(obj, UserFunction):
             self.add("func", obj.name if self.by_content else obj.key)
             for overload in obj.overloads:
                 self.function(overload.pyfunc)
             for custom in (*obj.custom_grads, *obj.custom_replays):  # @wp.func_grad / @wp.func_replay
                 self.add("custom", custom.pyfunc.__qualname__)
                 self.function(custom.pyfunc)
-        elif isinstance(obj, Kernel):
+        elif isinstance(obj, UserKernel):
             self.add("kernel", obj.key)
         elif isinstance(obj, type) or hasattr(obj, "array_type"):
             self.add("type", name, type_key(obj, by_content=self.by_content))
-        elif isinstance(obj, BuiltinName) or hasattr(obj, "_wp_call_"):
+        elif isinstance(obj, BuiltinName) or call_hook(obj) is not None:
             # a function (wp.types.vector) by its qualified name: its repr holds an address
             qualname = obj.__qualname__ if isinstance(obj, types.FunctionType) else None
             self.add("builtin", name, f"{obj.__module__}.{qualname}" if qualname else repr(obj))
@@ -219,8 +216,6 @@ def _walk_outside(tree: ast.AST, statics: set[int]) -> Any:
 
 
 def _static() -> Any:
-    from warp.compiler.frontend.compile_time import static
-
     return static
 
 

@@ -118,9 +118,7 @@ def launch_bounds_of(value: Any, kernel_name: str = "?") -> tuple[int, int] | No
 def module_options_of(kernel: Any) -> dict[str, Any]:
     """The options set with ``wp.set_module_options`` for the module of ``kernel``, overridden by
     the kernel's own (``wp.Kernel(options=...)``, ``@wp.kernel(enable_backward=...)``)."""
-    from warp.modules import get_module
-
-    return {**get_module(kernel.module).options.explicit(), **getattr(kernel, "options", {})}
+    return {**kernel.module.options.explicit(), **getattr(kernel, "options", {})}
 
 
 def resolve_options(

@@ -18,6 +18,10 @@ from typing import TYPE_CHECKING, Any
 from warp.compiler import ir
 from warp.compiler.options import CompileOptions, compiling
 from warp.plugins.install_hints import install_hint
+from warp.compiler.frontend.translator import build_kernel
+from warp.compiler.lowering.kernel import lower_kernel
+from warp.compiler.verify import verify_function
+from warp.plugins.manager import get_plugin_manager
 
 if TYPE_CHECKING:  # targets build on the compiler: the types only
     from warp.targets.base import CodeStore, Target
@@ -36,11 +40,6 @@ def compile_kernel(
 ) -> CompiledObject:
     """Compile ``options.part`` of ``kernel`` with ``options`` into ``target``'s code (``store``:
     where the target may keep pieces between processes, see :meth:`warp.targets.base.Target.compile`)."""
-    from warp.compiler.frontend.translator import build_kernel
-    from warp.compiler.lowering.kernel import lower_kernel
-    from warp.compiler.verify import verify_function
-    from warp.plugins.manager import get_plugin_manager
-
     with compiling(options):
         function: ir.Function = build_kernel(kernel)
         if options.part == "adjoint":

@@ -29,6 +29,7 @@ from warp.compiler.registry import Resolution
 from warp.compiler.source import SourceInfo
 from warp.errors import SourceLoc
 from warp.types.scalars import bfloat16, float16, is_scalar_type, type_repr
+from warp.compiler.verify import verify_function
 
 if TYPE_CHECKING:  # targets build on the compiler: the type only
     from warp.targets.base import Target
@@ -102,8 +103,6 @@ def build_shim_function(name: str, resolution: Resolution) -> ir.Function:
         is_kernel=False,
         symbol=f"wp_python_{name}",
     )
-    from warp.compiler.verify import verify_function
-
     verify_function(fn)
     return fn
 

@@ -29,66 +29,12 @@ names a ``@wp.func`` written in the kernel language, compiled like a user functi
 
 from __future__ import annotations
 
-import typing
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from warp.types.scalars import Float, Int, Scalar, canonical_type, is_float, is_int, is_scalar_type, type_repr
-
-
-class TypeVar:
-    """A named type variable in a builtin signature, bound on first match."""
-
-    def __init__(self, name: str, bound: Any = typing.Any):
-        self.name = name
-        self.bound = bound
-
-    def __repr__(self) -> str:
-        return self.name
-
-
-class ArrayOf:
-    """Pattern matching ``wp.array`` types by dtype pattern and (optionally) dimension count."""
-
-    def __init__(self, dtype: Any = typing.Any, ndim: int | None = None):
-        self.dtype = dtype
-        self.ndim = ndim
-
-    def match(self, actual: Any, bindings: dict[str, Any]) -> bool:
-        if not getattr(actual, "is_array_type", False):
-            return False
-        if self.ndim is not None and actual.ndim != self.ndim:
-            return False
-        return match_type(self.dtype, actual.dtype, bindings)
-
-    def __repr__(self) -> str:
-        return f"array(dtype={type_repr(self.dtype)}, ndim={self.ndim or 'any'})"
-
-
-def match_type(pattern: Any, actual: Any, bindings: dict[str, Any]) -> bool:
-    """True if ``actual`` matches ``pattern``; type variables are recorded in ``bindings``."""
-    if pattern is typing.Any:
-        return True
-    if isinstance(pattern, TypeVar):
-        if pattern.name in bindings:
-            return bindings[pattern.name] == actual
-        if not match_type(pattern.bound, actual, bindings):
-            return False
-        bindings[pattern.name] = actual
-        return True
-    if pattern is Scalar:
-        return is_scalar_type(actual) and actual._kind_ != "bool"
-    if pattern is Float:
-        return is_float(actual)
-    if pattern is Int:
-        return is_int(actual)
-    matcher = getattr(pattern, "match", None)
-    if matcher is not None and not isinstance(pattern, type):
-        return matcher(actual, bindings)
-    generic_match = getattr(pattern, "__match_type__", None)
-    if generic_match is not None:
-        return generic_match(actual, bindings)
-    return canonical_type(pattern) == actual
+from warp.types.patterns import ArrayOf, TypeVar, match_type  # noqa: F401  (re-exported: plugins name them here)
+from warp.types.scalars import canonical_type, is_float, is_int, is_scalar_type, type_repr
+from warp.compiler.derivative_rule import DerivativeRule
 
 
 @dataclass
@@ -129,6 +75,28 @@ class Overload:
     adjoint_source: Overload | None = None
     #: lowerings for particular targets, by target name (``lower`` serves the others)
     lower_for: dict[str, Callable[..., Any]] = field(default_factory=dict)
+    #: reverse-mode derivative rules of this overload, latest registered first (the first whose
+    #: ``applies`` accepts a call's argument types is used); see :mod:`warp.compiler.derivatives`
+    derivative_rules: list[DerivativeRule] = field(default_factory=list, repr=False, compare=False)
+
+    def attach_rule(self, rule: DerivativeRule) -> None:
+        """Attach a derivative rule; it takes precedence over rules registered before it."""
+        if any(r is rule for r in self.derivative_rules):
+            return
+        self.derivative_rules.append(rule)
+        self.derivative_rules.sort(key=lambda r: -r.order)
+
+    def detach_rule(self, rule: DerivativeRule) -> None:
+        """Remove a derivative rule attached before (no error if it is not attached)."""
+        self.derivative_rules[:] = [r for r in self.derivative_rules if r is not rule]
+
+    def derivative_rule(self, arg_types: Sequence[Any]) -> DerivativeRule | None:
+        """The derivative rule for a call with these argument types, or None."""
+        types = list(arg_types)
+        for rule in self.derivative_rules:
+            if rule.accepts(types):
+                return rule
+        return None
 
     def lowering_for(self, target_name: str) -> Callable[..., Any]:
         """The lowering of this overload on the target named ``target_name``."""
@@ -229,6 +197,9 @@ class BuiltinRegistry:
         self.current_package: str | None = None
         #: target name -> LLVM intrinsic name -> definer, see :meth:`add_late_intrinsic`
         self.late_intrinsics: dict[str, dict[str, LateDefinition]] = {}
+        #: derivative rules given by builtin name: attached to every overload of that name,
+        #: those registered already and those registered later (see :meth:`attach_rule`)
+        self.rules_by_name: dict[str, list[DerivativeRule]] = {}
 
     def add_late_intrinsic(self, name: str, define: LateDefinition, *, target: str = "cpu") -> None:
         """Define LLVM's intrinsic ``llvm.<name>.*`` after vectorization, on the target named
@@ -294,8 +265,26 @@ class BuiltinRegistry:
             export=export,
             lower_for=dict(lower_for or {}),
         )
+        for rule in self.rules_by_name.get(name, ()):
+            overload.attach_rule(rule)
         self.builtins.setdefault(name, Builtin(name)).overloads.append(overload)
         return overload
+
+    def attach_rule(self, name: str, rule: DerivativeRule) -> None:
+        """Attach ``rule`` to every overload of builtin ``name``, now and when one is added later."""
+        self.rules_by_name.setdefault(name, []).append(rule)
+        builtin = self.builtins.get(name)
+        for overload in builtin.overloads if builtin is not None else ():
+            overload.attach_rule(rule)
+
+    def detach_rule(self, rule: DerivativeRule) -> None:
+        """Remove ``rule`` from the name table and from every overload it was attached to."""
+        for name, rules in self.rules_by_name.items():
+            if any(r is rule for r in rules):
+                rules[:] = [r for r in rules if r is not rule]
+                builtin = self.builtins.get(name)
+                for overload in builtin.overloads if builtin is not None else ():
+                    overload.detach_rule(rule)
 
     def explain(self, name: str, explain: Callable[[Sequence[Any]], str | None]) -> None:
         """Give builtin ``name`` (registered before) a specific message for arguments no overload

@@ -11,11 +11,13 @@ import llvmlite.ir as ir
 from warp.compiler import abi
 from warp.compiler.lowering import bfloat16 as bf
 from warp.compiler.lowering import types as lt
-from warp.compiler.lowering.context import LowerContext
+from warp.compiler.lowering.context import LowerContext, Lowering
 from warp.compiler.registry import ArrayOf, BuiltinRegistry, TypeVar
 from warp.types.array_type import ArrayType
 from warp.types.composite import is_composite
-from warp.types.scalars import Int, bfloat16, int32, non_atomic_types, type_repr, type_size_in_bytes
+from warp.types.scalars import bool as wp_bool
+from warp.types.scalars import Int, bfloat16, float16, int32, non_atomic_types, type_repr, type_size_in_bytes
+from warp.compiler import composite as lc
 
 GROUP = "Utility"
 T = TypeVar("T")
@@ -194,7 +196,7 @@ _RMW: dict[str, tuple[str | None, str, str]] = {
 }
 
 
-def _atomic(kind: str):
+def _atomic(kind: str) -> Lowering:
     def lower(ctx: LowerContext, args: list, types: list) -> ir.Value:
         atype = types[0]
         ptr = element_pointer(ctx, args[0], atype, args[1:-1], types[1:-1])
@@ -220,8 +222,6 @@ def _atomic_components(ctx: LowerContext, kind: str, ptr: ir.Value, dtype: Any, 
     """Atomic update of a vector/matrix element, one atomic operation per component (as in
     NVIDIA Warp: each component is updated atomically, not the element as a whole); returns the
     old element assembled from the components' old values."""
-    from warp.compiler import composite as lc
-
     b = ctx.builder
     scalar = dtype._wp_scalar_type_
     op = _rmw_op(kind, scalar)
@@ -325,26 +325,32 @@ def lower_cas(ctx: LowerContext, args: list, types: list) -> ir.Value:
 class _AtomicElement:
     """Element types atomics support: 32/64-bit ints and floats, float16, bfloat16 (ints only if
     ``ints_only``); with ``composites``, also vectors/matrices/quaternions/transforms of those
-    (updated component by component)."""
+    (updated component by component); scalar types in ``exclude`` are refused as well."""
 
-    def __init__(self, ints_only: bool = False, composites: bool = False):
+    def __init__(self, ints_only: bool = False, composites: bool = False, exclude: tuple[Any, ...] = ()):
         self.kinds = ("int", "uint") if ints_only else ("int", "uint", "float")
         self.composites = composites
+        self.exclude = non_atomic_types + tuple(exclude)
 
     def match(self, actual: Any, bindings: dict[str, Any]) -> bool:
         if self.composites and is_composite(actual):
             actual = actual._wp_scalar_type_
         if getattr(actual, "_kind_", None) not in self.kinds:
             return False
-        return actual not in non_atomic_types
+        return actual not in self.exclude
 
 
 def _explain_atomic(kind: str) -> Callable[[Sequence[Any]], str | None]:
     """The error of ``atomic_<kind>`` on an array whose element type atomics do not support."""
     bitwise = kind in ("and", "or", "xor")
-    supported = (
-        "[u]int32 or [u]int64" if bitwise else "[u]int32, [u]int64, float16, bfloat16, float32, or float64"
-    )
+    ordered = kind in ("min", "max")
+    if bitwise:
+        supported = "[u]int32 or [u]int64"
+    elif ordered:
+        supported = "[u]int32, [u]int64, bfloat16, float32, or float64"
+    else:
+        supported = "[u]int32, [u]int64, float16, bfloat16, float32, or float64"
+    refused = non_atomic_types + ((float16,) if ordered else ())
 
     def explain(arg_types: Sequence[Any]) -> str | None:
         if not arg_types or not isinstance(arg_types[0], ArrayType):
@@ -354,7 +360,7 @@ def _explain_atomic(kind: str) -> Callable[[Sequence[Any]], str | None]:
         kinds = ("int", "uint") if bitwise else ("int", "uint", "float")
         if is_composite(dtype) and kind == "cas":
             return f"atomic_cas() operates on arrays of scalars, got an array of {type_repr(dtype)}"
-        if getattr(scalar, "_kind_", None) in kinds and scalar not in non_atomic_types:
+        if getattr(scalar, "_kind_", None) in kinds and scalar not in refused:
             return None  # a supported element type: the other arguments are wrong
         return (
             f"atomic_{kind}() operations only work on arrays with {supported} as the underlying "
@@ -362,6 +368,12 @@ def _explain_atomic(kind: str) -> Callable[[Sequence[Any]], str | None]:
         )
 
     return explain
+
+
+def _is_null_array(ctx: LowerContext, arr: ir.Value) -> ir.Value:
+    """Whether array value ``arr`` has no data (its data pointer is null)."""
+    b = ctx.builder
+    return b.icmp_unsigned("==", b.ptrtoint(b.extract_value(arr, 0), lt.I64), ir.Constant(lt.I64, 0))
 
 
 def _view_result(ndim: int) -> Callable[[Sequence[Any]], ArrayType]:
@@ -374,6 +386,8 @@ def register(registry: BuiltinRegistry) -> None:
     atom = TypeVar("T", _AtomicElement())
     atom_any = TypeVar("T", _AtomicElement(composites=True))
     atom_int = TypeVar("T", _AtomicElement(ints_only=True, composites=True))
+    # atomic_min/max have no float16 form (NVIDIA Warp refuses them too)
+    atom_ordered = TypeVar("T", _AtomicElement(composites=True, exclude=(float16,)))
     for ndim in range(1, 5):
         arr = ("arr", ArrayOf(T, ndim))
         idx = [(n, Int) for n in "ijkl"[:ndim]]
@@ -396,8 +410,10 @@ def register(registry: BuiltinRegistry) -> None:
                      group=GROUP, doc="Size of dimension dim of an array (a.shape[dim]).")
         aarr = ("arr", ArrayOf(atom, ndim))
         carr = ("arr", ArrayOf(atom_any, ndim))
+        oarr = ("arr", ArrayOf(atom_ordered, ndim))
         for kind in ("add", "sub", "min", "max", "exch"):
-            registry.add(f"atomic_{kind}", params=[carr, *idx, ("value", atom_any)], result=atom_any,
+            elem, elem_arr = (atom_ordered, oarr) if kind in ("min", "max") else (atom_any, carr)
+            registry.add(f"atomic_{kind}", params=[elem_arr, *idx, ("value", elem)], result=elem,
                          lower=_atomic(kind), group=GROUP, side_effects=True,
                          differentiable=kind in ("add", "sub", "min", "max"),
                          doc=f"Atomically {kind} value into arr[i, ...] and return the old value "
@@ -416,3 +432,9 @@ def register(registry: BuiltinRegistry) -> None:
     registry.add("len", params=[("a", ArrayOf(T))], result=int32, group=GROUP,
                  lower=lambda ctx, args, types: _shape(ctx, args[0], 0),
                  doc="Size of the first dimension of an array.")
+    registry.add("bool", params=[("a", ArrayOf(T))], result=wp_bool, group=GROUP,
+                 lower=lambda ctx, args, types: ctx.builder.not_(_is_null_array(ctx, args[0])),
+                 doc="True unless the array is null (an array argument passed as None); ``if a:``.")
+    registry.add("unot", params=[("a", ArrayOf(T))], result=wp_bool, group=GROUP,
+                 lower=lambda ctx, args, types: _is_null_array(ctx, args[0]),
+                 doc="True if the array is null (an array argument passed as None); ``not a``.")

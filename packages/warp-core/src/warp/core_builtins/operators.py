@@ -6,7 +6,7 @@ from typing import Any
 
 import llvmlite.ir as ir
 
-from warp.compiler.lowering.context import LowerContext
+from warp.compiler.lowering.context import LowerContext, Lowering
 from warp.compiler.registry import BuiltinRegistry
 from warp.core_builtins.patterns import ANY_SCALAR, B, I, T
 from warp.types.scalars import bool as wp_bool
@@ -25,7 +25,7 @@ def _signed(t: Any) -> bool:
     return t._kind_ == "int"
 
 
-def _arith(float_op: str, int_op: str):
+def _arith(float_op: str, int_op: str) -> Lowering:
     def lower(ctx: LowerContext, args: list, types: list) -> ir.Value:
         a, b = args
         op = float_op if _is_float(types[0]) else int_op
@@ -94,7 +94,7 @@ def lower_mod(ctx: LowerContext, args: list, types: list) -> ir.Value:
 _FCMP = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
 
 
-def _compare(name: str):
+def _compare(name: str) -> Lowering:
     sym = _FCMP[name]
 
     def lower(ctx: LowerContext, args: list, types: list) -> ir.Value:
@@ -142,7 +142,7 @@ def shift(bld: ir.IRBuilder, kind: str, a: ir.Value, b: ir.Value, t: Any) -> ir.
     return bld.ashr(a, amount) if _signed(t) else bld.lshr(a, amount)
 
 
-def _shift(kind: str):
+def _shift(kind: str) -> Lowering:
     def lower(ctx: LowerContext, args: list, types: list) -> ir.Value:
         return shift(ctx.builder, kind, args[0], args[1], types[0])
 

@@ -88,6 +88,7 @@ def register(registry: BuiltinRegistry) -> None:
         lower_for={"cuda": lower_block_dim_cuda},
         doc="Threads per block of the launch (CPU launches run one thread per block, so 1 there).",
         group="Utility",
+        differentiable=False,
     )
     registry.add(
         "tid",

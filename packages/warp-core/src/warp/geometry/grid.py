@@ -25,7 +25,9 @@ def axis_step(d: int32) -> vec3i:
 
 
 @warp.kernel
-def edge_flags(field: warp.array3d(dtype=float32), threshold: float32, flags: warp.array(dtype=int32)):
+def edge_flags(
+    field: warp.array3d(dtype=float32), threshold: float32, flags: warp.array(dtype=int32)
+) -> None:
     d, i, j, k = warp.tid()
     nx = field.shape[0]
     ny = field.shape[1]

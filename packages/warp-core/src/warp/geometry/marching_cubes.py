@@ -35,7 +35,7 @@ def _edge_vertices(
     lower: vec3,
     spacing: vec3,
     verts: warp.array(dtype=vec3),
-):
+) -> None:
     d, i, j, k = warp.tid()
     nx = field.shape[0]
     ny = field.shape[1]
@@ -64,7 +64,7 @@ def _cell_cases(
     tri_range: warp.array(dtype=int32),
     cases: warp.array(dtype=int32),
     counts: warp.array(dtype=int32),
-):
+) -> None:
     i, j, k = warp.tid()
     ny1 = field.shape[1] - 1
     nz1 = field.shape[2] - 1
@@ -87,7 +87,7 @@ def _cell_triangles(
     edge_base: warp.array2d(dtype=int32),
     vertex_of_edge: warp.array(dtype=int32),
     indices: warp.array(dtype=int32),
-):
+) -> None:
     i, j, k = warp.tid()
     nx = field.shape[0]
     ny = field.shape[1]

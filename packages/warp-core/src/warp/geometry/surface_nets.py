@@ -31,7 +31,7 @@ def _active_cells(
     quads: warp.array(dtype=int32),
     edges_of_cell: warp.array2d(dtype=int32),
     active: warp.array(dtype=int32),
-):
+) -> None:
     # a cell gets a vertex when one of its edges carries a quad (a crossed edge with all four
     # cells around it inside the grid); crossings on the grid's boundary alone make no vertex
     i, j, k = warp.tid()
@@ -57,7 +57,7 @@ def _cell_vertices(
     lower: vec3,
     spacing: vec3,
     verts: warp.array(dtype=vec3),
-):
+) -> None:
     i, j, k = warp.tid()
     cell = (i * (field.shape[1] - 1) + j) * (field.shape[2] - 1) + k
     if active[cell] != 0:
@@ -90,7 +90,7 @@ def _cell_vertices(
 
 
 @warp.func
-def _quad_frame(d: int):
+def _quad_frame(d: int) -> tuple[int, int, int, int, int, int]:
     # the two axes after d in cyclic order: (u, v) with u x v = +d
     ux = 0
     uy = 0
@@ -113,7 +113,7 @@ def _quad_frame(d: int):
 @warp.kernel
 def _edge_quads(
     field: warp.array3d(dtype=float32), flags: warp.array(dtype=int32), quads: warp.array(dtype=int32)
-):
+) -> None:
     d, i, j, k = warp.tid()
     nx = field.shape[0]
     ny = field.shape[1]
@@ -139,7 +139,7 @@ def _emit_quads(
     vertex_of_cell: warp.array(dtype=int32),
     triangles: int,
     indices: warp.array(dtype=int32),
-):
+) -> None:
     d, i, j, k = warp.tid()
     nx = field.shape[0]
     ny = field.shape[1]

@@ -14,7 +14,7 @@ def _adam_kernel(param_t: Any, state_t: Any) -> Any:
     @warp.kernel
     def adam_step(g: warp.array(dtype=param_t), m: warp.array(dtype=state_t), v: warp.array(dtype=state_t),
                   params: warp.array(dtype=param_t), lr: state_t, beta1: state_t, beta2: state_t,
-                  bias1: state_t, bias2: state_t, eps: state_t):
+                  bias1: state_t, bias2: state_t, eps: state_t) -> None:
         i = warp.tid()
         gi = state_t(g[i])
         mi = beta1 * m[i] + (state_t(1.0) - beta1) * gi

@@ -16,7 +16,7 @@ def _sgd_kernel(param_t: Any, state_t: Any) -> Any:
     def sgd_step(g: warp.array(dtype=param_t), b: warp.array(dtype=state_t),
                  params: warp.array(dtype=param_t),
                  lr: state_t, weight_decay: state_t, momentum: state_t, dampening: state_t, nesterov: int,
-                 first: int):
+                 first: int) -> None:
         i = warp.tid()
         p = state_t(params[i])
         gi = state_t(g[i]) + weight_decay * p

@@ -8,8 +8,9 @@ its plugin known by declaring an entry point in the ``warp`` group of its ``pypr
     my_plugin = "my_package.warp_plugin"
 
 The named module implements any subset of the hooks below, each decorated with
-``warp.plugins.hookimpl``. Hooks are called once per process, when ``warp`` loads its plugins
-(at ``import warp``), in no particular order: implementations must not depend on each other's
+``warp.extending.hookimpl`` (:mod:`warp.extending` holds everything else a plugin needs from
+warp-core). Hooks are called once per process, when ``warp`` loads its plugins (at ``import
+warp``), in no particular order: implementations must not depend on each other's
 order. A plugin module that fails to import, or whose hook raises, is reported with a
 ``RuntimeWarning`` naming it and is skipped; ``import warp`` still succeeds.
 
@@ -21,7 +22,7 @@ Example: a third-party package adding a kernel builtin::
 
     import llvmlite.ir as ir
     import warp as wp
-    from warp.plugins import hookimpl
+    from warp.extending import hookimpl
 
     @hookimpl
     def warp_register_builtins(registry):
@@ -47,7 +48,9 @@ import pluggy
 
 if TYPE_CHECKING:  # the hooks' argument types only
     from warp.compiler import ir
+    from warp.compiler.callables import UserKernel
     from warp.compiler.registry import BuiltinRegistry
+    from warp.runtime.devices import Device
 
 PROJECT_NAME = "warp"
 
@@ -90,7 +93,7 @@ def warp_adjoint_function(function: ir.Function) -> ir.Function | None:
 
 
 @hookspec
-def warp_check_launch(kernel: Any, args: Any, device: Any) -> None:
+def warp_check_launch(kernel: UserKernel, args: Any, device: Device) -> None:
     """Check a launch in debug mode (``wp.config.mode == "debug"``) before it runs; raise to refuse it.
 
     ``kernel`` is the kernel that runs (a generic kernel's instance), ``args`` its argument
@@ -102,7 +105,9 @@ def warp_check_launch(kernel: Any, args: Any, device: Any) -> None:
 
 
 @hookspec
-def warp_record_launch(kernel: Any, dim: Any, inputs: list[Any], outputs: list[Any], device: Any) -> None:
+def warp_record_launch(
+    kernel: UserKernel, dim: Any, inputs: list[Any], outputs: list[Any], device: Device
+) -> None:
     """Told of a forward kernel launch about to run (``wp.launch(..., record_tape=True)``, the default);
     may return a callable, called without arguments if the launch is then refused before it runs.
 
@@ -134,7 +139,8 @@ def warp_submodules() -> dict[str, str]:  # type: ignore[empty-body]  # a spec: 
     both names, imported on first use, never at ``import warp`` (so a submodule may import a
     heavy framework). A name claimed by two plugins is reported as a warning; the first one
     stays. A documented submodule that no installed plugin provides raises
-    ``ModuleNotFoundError`` naming the distribution to install (``warp/compiler/catalog.py``).
+    ``ModuleNotFoundError`` naming the distribution to install when the distribution declares it
+    in its ``warp_provides.json`` (:mod:`warp.plugins.declarations`).
     """
 
 

@@ -55,6 +55,14 @@ INSTALL_COMMANDS: dict[str, InstallCommand] = {
 }
 
 
+def distribution_hint(distribution: str) -> str:
+    """The install command for a plugin distribution: this checkout's command for its own packages
+    (:data:`INSTALL_COMMANDS`), ``pip install <name>`` for any other (a third-party plugin that
+    declares what it provides, see :mod:`warp.plugins.declarations`)."""
+    command = INSTALL_COMMANDS.get(distribution)
+    return command.text() if command is not None else f"pip install {distribution}"
+
+
 def install_hint(what: str) -> str:
     """The install command(s) for ``what`` (a key of :data:`INSTALL_COMMANDS`)."""
     try:

@@ -13,6 +13,8 @@ from typing import Any
 import pluggy
 
 from warp.plugins import hookspecs
+from warp.compiler.registry import builtin_registry
+from warp.plugins import submodules
 
 _lock = threading.RLock()
 _manager: pluggy.PluginManager | None = None
@@ -114,8 +116,6 @@ def call_each(hook_name: str, **kwargs: Any) -> list[tuple[str, Any]]:
 
 
 def _run_registration(pm: pluggy.PluginManager) -> None:
-    from warp.compiler.registry import builtin_registry
-
     for impl in reversed(pm.hook.warp_register_builtins.get_hookimpls()):
         builtin_registry.current_package = plugin_distributions.get(impl.plugin_name, impl.plugin_name)
         try:
@@ -134,8 +134,6 @@ def _run_registration(pm: pluggy.PluginManager) -> None:
                 )
                 continue
             exports[name] = obj
-    from warp.plugins import submodules
-
     for plugin_name, names in call_each("warp_submodules"):
         submodules.register(dict(names or {}), plugin_name)
     submodules.install()

@@ -14,15 +14,15 @@ import sys
 from typing import Any
 
 from warp import not_provided
-from warp.compiler.catalog import providing_distribution, python_name_distribution, submodule_distribution
-from warp.plugins.install_hints import install_hint
+from warp.plugins.declarations import providing_distribution, python_name_distribution, submodule_distribution
+from warp.plugins.install_hints import distribution_hint
 from warp.plugins.manager import disabled_plugins
 
 
 def _hint(dist: str) -> str:
     disabled = disabled_plugins()
     extra = f"; plugins disabled by WARP_DISABLE_PLUGINS: {', '.join(sorted(disabled))}" if disabled else ""
-    return f"it is provided by the '{dist}' package (install it with: {install_hint(dist)}){extra}"
+    return f"it is provided by the '{dist}' package (install it with: {distribution_hint(dist)}){extra}"
 
 
 def missing_attribute(name: str) -> AttributeError:

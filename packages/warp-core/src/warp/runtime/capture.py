@@ -16,6 +16,7 @@ from typing import Any
 
 from warp.runtime import devices
 from warp.targets import get_target
+from warp import modules
 
 
 class Graph:
@@ -61,9 +62,7 @@ def capture_begin(
         raise RuntimeError("capture_begin(external=True) needs a CUDA stream captured outside Warp; "
                            "the CPU has no external captures")
     if force_module_load:
-        from warp.modules import force_load
-
-        force_load(device=dev)
+        modules.force_load(device=dev)
     get_target(dev).capture_begin(dev, stream)
 
 

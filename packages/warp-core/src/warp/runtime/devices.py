@@ -17,6 +17,14 @@ import threading
 from typing import Any, Union
 
 from warp.targets.registry import parse_device, target_for_kind, target_names
+from warp.targets.cuda.driver import device_count
+from warp.targets.cuda.context import device_info
+from warp.targets.cuda.driver import unavailable_reason
+from warp.targets.cuda.context import initialized_ordinals
+from warp.targets.cuda.memory import memory_info
+from warp.targets.cuda.streams import get_stream
+from warp.targets.cuda.streams import set_stream
+from warp.targets import get_target
 
 
 class Device:
@@ -38,8 +46,6 @@ class Device:
 
     # -- properties (CUDA devices ask the driver on first use) --------------------------------
     def _info(self) -> Any:
-        from warp.targets.cuda.context import device_info
-
         return device_info(self.ordinal)
 
     @property
@@ -69,8 +75,6 @@ class Device:
         """Free device memory in bytes (CUDA devices; 0 for the CPU)."""
         if not self.is_cuda:
             return 0
-        from warp.targets.cuda.memory import memory_info
-
         return memory_info(self)[0]
 
     @property
@@ -101,14 +105,10 @@ class Device:
     @property
     def stream(self) -> Any:
         """The device's current stream (CUDA devices only)."""
-        from warp.targets.cuda.streams import get_stream
-
         return get_stream(self)
 
     @stream.setter
     def stream(self, stream: Any) -> None:
-        from warp.targets.cuda.streams import set_stream
-
         set_stream(stream, self)
 
     @property
@@ -124,8 +124,6 @@ class Device:
     @property
     def target(self) -> Any:
         """The :class:`~warp.targets.base.Target` that runs kernels and allocates memory here."""
-        from warp.targets import get_target
-
         return get_target(self)
 
     def __str__(self) -> str:
@@ -165,8 +163,6 @@ _default_device: Device | None = None
 
 def _query_cuda_device_count() -> int:
     """Ask the CUDA driver for the number of devices; 0 when cuda-python or a driver is missing."""
-    from warp.targets.cuda.driver import device_count
-
     return device_count()
 
 
@@ -200,8 +196,6 @@ def get_cuda_devices() -> list[Device]:
 
 def _cuda_name(ordinal: int) -> str | None:
     try:
-        from warp.targets.cuda.context import device_info
-
         return device_info(ordinal).name
     except Exception:  # the name is informative only
         return None
@@ -246,8 +240,6 @@ def get_preferred_device() -> Device:
 
 
 def _cuda_unavailable(alias: str) -> RuntimeError:
-    from warp.targets.cuda.driver import unavailable_reason
-
     return RuntimeError(f"CUDA device '{alias}' requested but CUDA is not available ({unavailable_reason()})")
 
 
@@ -296,8 +288,6 @@ def set_device(ident: Devicelike) -> None:
 def synchronize() -> None:
     """Wait for all outstanding work on every CUDA device in use; a no-op on CPU-only machines."""
     if _cuda_devices:
-        from warp.targets.cuda.context import initialized_ordinals
-
         for ordinal in initialized_ordinals():
             _cuda_devices[ordinal].target.synchronize(_cuda_devices[ordinal])
 

@@ -19,8 +19,12 @@ from warp.compiler.hashing import kernel_hash
 from warp.compiler.options import CompileOptions, resolve_options
 from warp.errors import WarpCodegenError
 from warp.plugins.install_hints import install_hint
+from warp.plugins.manager import get_plugin_manager
 from warp.runtime import log
 from warp.targets import Target, get_target
+from warp.runtime.cache import kernel_cache_for
+from warp.compiler import pipeline
+from warp.plugins.manager import load_plugins
 
 
 @dataclass
@@ -68,13 +72,10 @@ class CompiledKernel:
 
 def backward_enabled(kernel: Any) -> bool:
     """Whether adjoint code may be generated for ``kernel`` (kernel flag, module option, config)."""
-    from warp.decorators import get_module_options
-    from warp.plugins.manager import get_plugin_manager
-
     if kernel.enable_backward is not None:
         wanted = kernel.enable_backward
     else:
-        wanted = get_module_options(kernel.module).get("enable_backward", config.enable_backward)
+        wanted = kernel.module.options.copy().get("enable_backward", config.enable_backward)
     return bool(wanted) and bool(get_plugin_manager().hook.warp_adjoint_function.get_hookimpls())
 
 
@@ -99,8 +100,6 @@ def _load(target: Target, kernel: Any, device: Any, code: bytes, meta: dict[str,
 
 def load_part(kernel: Any, device: Any, part: str, mode: str | None = None) -> KernelPart:
     """Load one part of ``kernel`` on ``device``, compiling it on a cache miss (reported by :mod:`.log`)."""
-    from warp.runtime.cache import kernel_cache_for
-
     start = time.perf_counter()
     target = get_target(device)
     options = resolve_options(kernel, target=target, part=part, mode=mode)
@@ -117,11 +116,9 @@ def load_part(kernel: Any, device: Any, part: str, mode: str | None = None) -> K
             loaded = None
     reason = log.compile_reason(kernel, part, device, options, hit=loaded is not None)
     if loaded is None:
-        from warp.compiler.pipeline import compile_kernel
-
         status = "compiled"
         with log.compile_progress(kernel, part, device):
-            compiled_object = compile_kernel(kernel, options, target, device, store=cache)
+            compiled_object = pipeline.compile_kernel(kernel, options, target, device, store=cache)
         code, meta = compiled_object.obj, compiled_object.meta
         loaded = _load(target, kernel, device, code, meta)
         cache.put(key, code, meta)
@@ -142,8 +139,6 @@ def load_part(kernel: Any, device: Any, part: str, mode: str | None = None) -> K
 
 def load_kernel(kernel: Any, device: Any) -> CompiledKernel:
     """Load the forward code of ``kernel`` for ``device`` (through the device's target)."""
-    from warp.plugins.manager import load_plugins
-
     target = get_target(device)
     load_plugins()
     log.announce()

@@ -26,6 +26,7 @@ from typing import Any, Iterator
 from warp import config
 from warp.runtime.cache import cache_directory, kernel_cache_for
 from warp.startup import banner
+from warp.runtime.devices import get_devices
 
 #: seconds a compile runs before a progress line (on stderr, as a status message: the program's
 #: own output on stdout stays as it would be without it) says what is being compiled
@@ -40,8 +41,6 @@ _local = threading.local()
 
 
 def _device_rows() -> list[tuple[str, str]]:
-    from warp.runtime.devices import get_devices
-
     rows = []
     for device in get_devices():
         name = (platform.machine() or "cpu") if device.is_cpu else device.name

@@ -30,6 +30,10 @@ from warp.types import bfloat16_bits
 from warp.types.composite import CompositeBase
 from warp.types.scalars import ScalarBase, bfloat16, float32, int32, is_scalar_type, type_repr
 from warp.types.scalars import bool as wp_bool
+from warp.types.scalars import dtype_from_numpy
+from warp.runtime.python_shims import load_shim
+from warp.compiler.python_shim import returns_by_value, slots
+from warp.types.scalars import _coerce
 
 #: Builtins that read the launch (thread index, block size): meaningless outside a kernel.
 NEEDS_LAUNCH = frozenset({"tid", "block_dim"})
@@ -55,8 +59,6 @@ def python_arg_type(value: Any) -> tuple[Any, bool]:
     if issubclass(cls, (ScalarBase, CompositeBase)):
         return cls, False
     if isinstance(value, np.generic):
-        from warp.types.scalars import dtype_from_numpy
-
         return dtype_from_numpy(value.dtype), False
     raise TypeError(f"{type(value).__name__} is not a warp value")
 
@@ -183,8 +185,6 @@ def _same_family(literal: Any, param: Any) -> bool:
 
 def _make_call(name: str, args: tuple) -> Callable[[tuple], Any]:
     """Compile (or load) the shim of the overload these arguments select; return its caller."""
-    from warp.runtime.python_shims import load_shim
-
     resolution = _resolve(name, args)
     shim = load_shim(name, resolution)
     call = _generate_caller(name, resolution, shim.function, shim.result_types)
@@ -196,8 +196,6 @@ def _generate_caller(
     name: str, resolution: Resolution, fn: Any, result_types: list[Any]
 ) -> Callable[[tuple], Any]:
     """A function ``call(args)`` packing ``args`` for ``fn`` and converting its results."""
-    from warp.compiler.python_shim import returns_by_value, slots
-
     arg_types = resolution.arg_types
     n = len(arg_types)
     env: dict[str, Any] = {"fn": fn, "frombuffer": np.frombuffer}
@@ -295,8 +293,6 @@ def _bfloat16_bits_of(value: Any) -> int:
 def _checked_packer(name: str, arg_types: list[Any], packer: struct.Struct) -> Callable[[tuple], bytes]:
     """Slow path of packing: floats beyond a type's range become inf (as a C cast gives, and
     Warp stores), integers out of range raise an ``OverflowError`` naming the argument."""
-    from warp.types.scalars import _coerce
-
     def pack(args: tuple) -> bytes:
         fields: list[Any] = []
         for i, (t, a) in enumerate(zip(arg_types, args)):

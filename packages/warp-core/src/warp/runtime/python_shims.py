@@ -13,6 +13,11 @@ from typing import Any
 
 from warp import config
 from warp.compiler.registry import Resolution
+from warp.compiler.hashing import compiler_fingerprint
+from warp.compiler.python_shim import SHIM_SYMBOL, build_shim_function, lower_shim, shim_key
+from warp.runtime.cache import kernel_cache_for
+from warp.targets import target_for_kind
+from warp.targets.cpu.jit import compile_ir, load_object, target_fingerprint
 
 
 @dataclass
@@ -26,12 +31,6 @@ class LoadedShim:
 
 def load_shim(name: str, resolution: Resolution) -> LoadedShim:
     """The shim computing builtin ``name`` for ``resolution``, from the cache or freshly compiled."""
-    from warp.compiler.hashing import compiler_fingerprint
-    from warp.compiler.python_shim import SHIM_SYMBOL, build_shim_function, lower_shim, shim_key
-    from warp.runtime.cache import kernel_cache_for
-    from warp.targets import target_for_kind
-    from warp.targets.cpu.jit import compile_ir, load_object, target_fingerprint
-
     key = shim_key(resolution, f"cpu:{target_fingerprint()}", compiler_fingerprint())
     cache = kernel_cache_for(config.kernel_cache_dir)
     fn = build_shim_function(name, resolution)  # cheap; also gives the result types

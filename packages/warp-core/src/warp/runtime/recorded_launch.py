@@ -10,6 +10,9 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from warp.runtime import devices
+from warp.runtime.launcher import get_launcher, launch_dims
+
 
 class Launch:
     """All the data of one kernel launch, so that it can be replayed quickly.
@@ -31,14 +34,11 @@ class Launch:
         block_dim: int = 256,
         adjoint: bool = False,
     ):
-        from warp.runtime import devices
-        from warp.runtime.launch import _get_launcher
-
         if params_addr is not None:
             raise NotImplementedError("wp.Launch(params_addr=...): pass params (Python values) instead")
         self.device = devices.get_device(device)
         forward = list(params or [])[: len(kernel.arg_names)] if params is not None else []
-        self._launcher = _get_launcher(kernel, self.device, adjoint=adjoint, args=forward)
+        self._launcher = get_launcher(kernel, self.device, adjoint=adjoint, args=forward)
         self.kernel = self._launcher.kernel
         self.hooks = hooks
         self.max_blocks = max_blocks
@@ -118,8 +118,6 @@ class Launch:
     # -- grid and launch -------------------------------------------------------------------
     def set_dim(self, dim: Any) -> None:
         """Set the launch grid (an int or a tuple of 1 to 4 ints), validated as ``wp.launch`` does."""
-        from warp.runtime.launch import launch_dims
-
         self._dims = launch_dims(dim, self.kernel.name)
         self.bounds = tuple(self._dims[0][: 1 if isinstance(dim, int) else len(tuple(dim))])
         self._buffer = None

@@ -32,6 +32,7 @@ import llvmlite.ir as ir
 from warp.compiler import ir as wir
 from warp.compiler.lowering.kernel import EntryVariant
 from warp.compiler.options import CompileOptions
+from warp.compiler.abi import ERROR_RECORD_SIZE
 
 if TYPE_CHECKING:
     from warp.compiler.lowering.context import LowerContext
@@ -285,8 +286,6 @@ class HostErrorRecord(ErrorRecordBuffer):
 
     def __init__(self) -> None:
         import ctypes
-
-        from warp.compiler.abi import ERROR_RECORD_SIZE
 
         self._buf = ctypes.create_string_buffer(ERROR_RECORD_SIZE)
         self.address = ctypes.addressof(self._buf)

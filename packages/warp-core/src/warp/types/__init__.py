@@ -22,18 +22,10 @@ from warp.types.scalars import Float, Int, Scalar, dtype_from_numpy, dtype_to_nu
 from warp.types.helpers import *  # type: ignore[assignment]  # noqa: F401,F403
 from warp.types.type_codes import get_type_code, types_equal_generic  # noqa: F401
 
-
-_ARRAY_NAMES = ("array", "array1d", "array2d", "array3d", "array4d")
-
-
-def __getattr__(name: str) -> Any:
-    """``wp.types.array`` & co. (NVIDIA Warp defines the array class in ``warp.types``).
-
-    The array classes live in :mod:`warp.arrays`, which depends on this package; they are
-    looked up when first asked for, so that importing the type system never imports arrays.
-    """
-    if name in _ARRAY_NAMES:
-        import warp.arrays
-
-        return getattr(warp.arrays, name)
-    raise AttributeError(f"module 'warp.types' has no attribute '{name}'")
+# ``wp.types.array`` & co. (NVIDIA Warp defines the array classes in ``warp.types``): the array
+# classes live in :mod:`warp.arrays`, above the type system; ``warp/__init__`` publishes them here.
+array: Any
+array1d: Any
+array2d: Any
+array3d: Any
+array4d: Any

@@ -19,6 +19,10 @@ MAX_DIMS = 4
 #: shape[4] as int32, strides[4] in bytes as int64. 64 bytes.
 ARRAY_DESC_FORMAT = "<QQ4i4q"
 ARRAY_DESC_SIZE = 64
+#: Value of the grad pointer field of an *adjoint* array argument (adjoint arrays have no
+#: gradient of their own) marking a ``retain_grad`` array's gradient: the adjoints of stores
+#: leave its elements in place instead of consuming (zeroing) them. Never a valid address.
+ADJOINT_RETAIN_MARK = 1
 
 
 @dataclass(frozen=True)

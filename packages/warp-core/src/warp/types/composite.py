@@ -10,8 +10,9 @@ NumPy array; the class itself is the type the compiler sees. Class attributes:
 - ``_wp_scalar_type_``: the component scalar type
 - ``_size_in_bytes_``: storage size (components packed, no padding)
 
-Compiler hooks (``_wp_llvm_type_``, ``_wp_call_``, ``_wp_getitem_``, ...) delegate to
-:mod:`warp.compiler.composite`, keeping this module free of compiler details.
+What these types do in kernels (LLVM form, constructors, indexing, swizzles, printing) is the
+compiler's business: :mod:`warp.compiler.frontend.type_handlers` and
+:mod:`warp.compiler.lowering.types` key it on ``_wp_kind_``. This module imports no compiler code.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ import numpy as np
 from warp.errors import LaunchTypeError
 from warp.types import bfloat16_bits
 from warp.types import scalars as _s
+from warp.types.packing import scalar_code
+from warp.types.patterns import match_type
 from warp.types.transform_args import compose, transform_components
 from warp.types.scalars import (
     Float,
@@ -257,23 +260,9 @@ class CompositeBase:
             items = [f"{scalar.__name__}({x!r})" for x in self._data.tolist()]
         return f"{type(self).__name__}([{', '.join(items)}])"
 
-    # -- compiler hooks -----------------------------------------------------------------
-    @classmethod
-    def _wp_llvm_type_(cls) -> Any:
-        from warp.compiler import composite
-
-        return composite.llvm_type(cls)
-
-    @classmethod
-    def _wp_llvm_constant_(cls, value: Any) -> Any:
-        from warp.compiler import composite
-
-        return composite.llvm_constant(cls, value)
-
+    # -- launch and cache hooks (kernel-language behaviour: warp.compiler.frontend.type_handlers) --
     @classmethod
     def _wp_abi_format_(cls) -> str:
-        from warp.compiler.abi import scalar_code
-
         return f"{math.prod(cls._shape_)}{scalar_code(cls._wp_scalar_type_)}"
 
     @classmethod
@@ -308,48 +297,6 @@ class CompositeBase:
                 f"{where}: expected {type_repr(cls)}, got {type(value).__name__} ({exc})"
             ) from None
         return converted
-
-    @classmethod
-    def _wp_call_(cls, builder: Any, node: Any) -> Any:
-        from warp.compiler.frontend import composite
-
-        return composite.construct(builder, cls, node)
-
-    @classmethod
-    def _wp_getitem_(cls, builder: Any, value: Any, indices: list, node: Any) -> Any:
-        from warp.compiler.frontend import composite
-
-        return composite.getitem(builder, value, indices, node)
-
-    @classmethod
-    def _wp_setitem_(cls, builder: Any, value: Any, indices: list, new: Any, node: Any) -> Any:
-        from warp.compiler.frontend import composite
-
-        return composite.setitem(builder, value, indices, new, node)
-
-    @classmethod
-    def _wp_getattr_(cls, builder: Any, value: Any, attr: str, node: Any) -> Any:
-        from warp.compiler.frontend import composite
-
-        return composite.getattr_(builder, value, attr, node)
-
-    @classmethod
-    def _wp_setattr_(cls, builder: Any, value: Any, attr: str, new: Any, node: Any) -> Any:
-        from warp.compiler.frontend import composite
-
-        return composite.setattr_(builder, value, attr, new, node)
-
-    @classmethod
-    def _wp_iterate_(cls, builder: Any, value: Any, node: Any) -> None:
-        from warp.compiler.frontend import composite
-
-        composite.iterate(builder, value, node)
-
-    @classmethod
-    def _wp_print_(cls, ctx: Any, value: Any) -> tuple[str, list[Any]]:
-        from warp.compiler import composite
-
-        return composite.print_format(ctx, cls, value)
 
     @classmethod
     def _wp_hash_(cls) -> str:
@@ -644,21 +591,6 @@ def transformation(dtype: Any = float32) -> type:
     )
 
 
-def _kernel_constructor(name: str) -> Any:
-    """The kernel hook of factory ``name``: in kernels, ``wp.types.vector(1.0, 2.0)`` builds a value."""
-
-    def call(builder: Any, node: Any) -> Any:
-        from warp.compiler.frontend import composite
-
-        return composite.generic_constructor(builder, name, node)
-
-    return call
-
-
-for _factory in (vector, matrix, quaternion, transformation):
-    setattr(_factory, "_wp_call_", _kernel_constructor(_factory.__name__))  # noqa: B010
-
-
 def is_composite(t: Any) -> bool:
     """True for vector, matrix, quaternion and transform types."""
     return isinstance(t, type) and issubclass(t, CompositeBase) and t._wp_scalar_type_ is not None
@@ -673,8 +605,6 @@ class CompositePattern:
         self.dtype = dtype
 
     def match(self, actual: Any, bindings: dict[str, Any]) -> bool:
-        from warp.compiler.registry import match_type
-
         if not is_composite(actual) or actual._wp_kind_ != self.kind:
             return False
         if self.shape is not None:
@@ -713,8 +643,6 @@ class GenericComposite:
 
     @classmethod
     def __match_type__(cls, actual: Any, bindings: dict[str, Any]) -> bool:
-        from warp.compiler.registry import match_type
-
         if not is_composite(actual) or actual._wp_kind_ != cls._wp_kind_:
             return False
         if len(actual._shape_) != len(cls._shape_):

@@ -26,6 +26,7 @@ from warp.types.scalars import (
     is_scalar_type,
     scalar_and_bool_types,
     scalar_types,
+    type_size_in_bytes,
 )
 from warp.types.struct import StructBase
 
@@ -274,6 +275,16 @@ def is_struct(x: Any) -> builtins.bool:
     return isinstance(x, StructBase)
 
 
+def strides_from_shape(shape: tuple[int, ...], dtype: Any) -> tuple[int, ...]:
+    """Row-major (C order) byte strides of a contiguous array of ``shape`` and element ``dtype``."""
+    strides = [0] * len(shape)
+    step = type_size_in_bytes(dtype)
+    for i in range(len(shape) - 1, -1, -1):
+        strides[i] = step
+        step *= int(shape[i])
+    return tuple(strides)
+
+
 __all__ = [
     "float_types",
     "int_types",
@@ -292,6 +303,7 @@ __all__ = [
     "np_dtype_to_warp_type",
     "scalar_and_bool_types",
     "scalar_types",
+    "strides_from_shape",
     "type_ctype",
     "type_is_array",
     "type_is_composite",

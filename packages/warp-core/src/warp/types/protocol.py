@@ -1,12 +1,16 @@
 """The protocol of kernel-visible types: what a Python class provides to be usable in kernels.
 
-Scalars, arrays, vectors/matrices (:mod:`warp.types.composite`) and ``@wp.struct`` types
-(:mod:`warp.types.struct`) implement it, and so can a type contributed by a plugin. The
-compiler, the launcher and the kernel cache reach a type only through these class-level
-methods and attributes (never ``isinstance`` checks on plugin classes), so a plugin adds a new
-kind of kernel value by defining a class that implements the subset it needs. Every member is
-optional except ``_wp_type_`` and ``_wp_llvm_type_``; a missing member means "not supported"
-and the compiler reports a located error when kernel code needs it.
+Scalars and arrays are known to the compiler directly. Vectors/matrices/quaternions/transforms
+(:mod:`warp.types.composite`) and ``@wp.struct`` types (:mod:`warp.types.struct`) are *core
+kinds* (:mod:`warp.types.kinds`): their kernel-language behaviour (LLVM form, constructors,
+indexing, field access, printing) lives in the compiler's tables keyed by ``_wp_kind_``
+(:mod:`warp.compiler.frontend.type_handlers`, :mod:`warp.compiler.lowering.types`,
+:mod:`warp.compiler.lowering.printing`), so the type classes import no compiler code. A type
+contributed by a plugin, of a kind of its own, implements the members below that it needs as
+``_wp_*_`` class attributes; so may a core-kind type, to add or override one behaviour (its own
+hook wins over the table). Every member is optional except ``_wp_type_``, and ``_wp_llvm_type_``
+for a type whose kind the compiler does not handle; a missing member means "not supported" and
+the compiler reports a located error when kernel code needs it.
 
 The simplest way to add a record type is to build it with ``@wp.struct`` (layout, launch
 packing, field access, constructors, hashing and adjoints come with it) and to attach the
@@ -65,23 +69,20 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
+from warp.types.kinds import is_core_kind
+
 
 @runtime_checkable
 class KernelType(Protocol):
     """Structural type of a class usable in kernels (see the module docstring for every hook)."""
 
     _wp_type_: ClassVar[bool]
-
-    @classmethod
-    def _wp_llvm_type_(cls) -> Any:
-        """LLVM type of an SSA value of this type."""
-        ...
+    _wp_kind_: ClassVar[str]
 
 
 class KernelRecordType(KernelType, Protocol):
     """A kernel type with fields, passable to kernels and storable in arrays (``@wp.struct``)."""
 
-    _wp_kind_: ClassVar[str]
     _wp_alignment_: ClassVar[int]
     _size_in_bytes_: ClassVar[int]
 
@@ -93,11 +94,6 @@ class KernelRecordType(KernelType, Protocol):
     @classmethod
     def _wp_pack_(cls, value: Any) -> list[Any]:
         """Values filling :meth:`_wp_abi_format_` for the Python object ``value``."""
-        ...
-
-    @classmethod
-    def _wp_getattr_(cls, builder: Any, value: Any, attr: str, node: Any) -> Any:
-        """IR value of ``value.attr`` in kernel code."""
         ...
 
     @classmethod
@@ -118,8 +114,11 @@ PROTOCOL_MEMBERS = frozenset({
 
 
 def is_kernel_type(t: Any) -> bool:
-    """Whether ``t`` declares itself a kernel type (``_wp_type_``) and gives its LLVM type."""
-    return isinstance(t, type) and bool(getattr(t, "_wp_type_", False)) and hasattr(t, "_wp_llvm_type_")
+    """Whether ``t`` declares itself a kernel type (``_wp_type_``) that the compiler can lower:
+    one of the core kinds, or a type giving its own ``_wp_llvm_type_``."""
+    if not (isinstance(t, type) and bool(getattr(t, "_wp_type_", False))):
+        return False
+    return is_core_kind(t) or hasattr(t, "_wp_llvm_type_")
 
 
 __all__ = ["PROTOCOL_MEMBERS", "KernelRecordType", "KernelType", "is_kernel_type"]

@@ -14,10 +14,11 @@ from typing import Any
 
 import numpy as np
 
-from warp.compiler.abi import scalar_code
 from warp.errors import LaunchTypeError
 from warp.types import bfloat16_bits
+from warp.types.annotations import resolve_annotation
 from warp.types.array_type import ARRAY_DESC_SIZE, ArrayType
+from warp.types.packing import scalar_code
 from warp.types.scalars import ScalarBase, bfloat16, canonical_type, is_scalar_type, type_repr
 
 
@@ -96,12 +97,8 @@ class StructBase(metaclass=StructType):
         body = ", ".join(f"{n}={getattr(self, n)!r}" for n, _ in type(self)._fields_)
         return f"{type(self).__name__}({body})"
 
-    def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
-            return False
-        return all(_equal(getattr(self, n), getattr(other, n)) for n, _ in type(self)._fields_)
-
-    __hash__ = None  # type: ignore[assignment]  # mutable, so unhashable (the usual idiom)
+    # Struct values compare and hash by identity, as NVIDIA Warp's do: an instance can key a dict
+    # (``Tape.gradients[s]`` holds the struct of its arrays' gradients).
 
     # -- storage ------------------------------------------------------------------------
     @classmethod
@@ -209,45 +206,9 @@ class StructBase(metaclass=StructType):
         return value
 
     @classmethod
-    def _wp_llvm_type_(cls) -> Any:
-        from warp.compiler.struct_lowering import llvm_type
-
-        return llvm_type(cls)
-
-    @classmethod
-    def _wp_llvm_constant_(cls, value: Any) -> Any:
-        from warp.compiler.struct_lowering import llvm_constant
-
-        return llvm_constant(cls, value if isinstance(value, cls) else None)
-
-    @classmethod
     def _wp_constant_(cls, builder: Any, obj: Any) -> Any:
         """A struct instance met in kernel code (``wp.static(make())``, a global) is a constant."""
         return builder.const(obj, cls)
-
-    @classmethod
-    def _wp_call_(cls, builder: Any, node: Any) -> Any:
-        from warp.compiler.frontend.structs import construct
-
-        return construct(builder, cls, node)
-
-    @classmethod
-    def _wp_getattr_(cls, builder: Any, value: Any, attr: str, node: Any) -> Any:
-        from warp.compiler.frontend.structs import get_field
-
-        return get_field(builder, value, attr, node)
-
-    @classmethod
-    def _wp_setattr_(cls, builder: Any, value: Any, attr: str, new: Any, node: Any) -> Any:
-        from warp.compiler.frontend.structs import set_field
-
-        return set_field(builder, value, attr, new, node)
-
-    @classmethod
-    def _wp_print_(cls, ctx: Any, value: Any) -> tuple[str, list[Any]]:
-        from warp.compiler.struct_lowering import print_format
-
-        return print_format(ctx, cls, value)
 
     @classmethod
     def _wp_hash_(cls) -> str:
@@ -331,12 +292,6 @@ def _is_bool_or_numpy_scalar(value: Any) -> bool:
     return isinstance(value, ScalarBase) and type(value)._kind_ == "bool"
 
 
-def _equal(a: Any, b: Any) -> bool:
-    if hasattr(a, "ptr") or hasattr(b, "ptr"):
-        return a is b
-    return bool(a == b)
-
-
 def _layout(fields: list[tuple[str, Any]]) -> tuple[list[int], int, int]:
     offsets, offset, max_align = [], 0, 1
     for _, t in fields:
@@ -351,8 +306,6 @@ def _layout(fields: list[tuple[str, Any]]) -> tuple[list[int], int, int]:
 
 def struct(cls: type) -> type:
     """Decorator: turn an annotated class into a warp struct type (``@wp.struct``)."""
-    from warp.compiler.annotations import resolve_annotation
-
     if any(base is not object for base in cls.__bases__):
         raise RuntimeError("Warp structs must be defined as base classes")
     module = sys.modules.get(cls.__module__)

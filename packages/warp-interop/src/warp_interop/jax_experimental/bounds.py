@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from warp.compiler import ir
-from warp.compiler.frontend.translator import build_kernel
+from warp.extending import ir, build_kernel
 
 _ELEMENT_ACCESS = {"array_load", "array_store", "atomic_add", "atomic_sub", "atomic_min", "atomic_max",
                    "atomic_exch", "atomic_cas", "address", "view"}
@@ -43,9 +42,9 @@ def thread_indexed_dims(kernel: Any) -> dict[int, set[tuple[int, int]]]:
         if n is None:
             continue
         for pos, index in enumerate(op.args[1 : 1 + op.args[0].type.ndim]):
-            k = coords.get(id(index))
-            if k is not None:
-                out.setdefault(n, set()).add((pos, k))
+            coord = coords.get(id(index))
+            if coord is not None:
+                out.setdefault(n, set()).add((pos, coord))
     return out
 
 

@@ -14,7 +14,7 @@ import threading
 from contextlib import contextmanager
 from typing import Any, Iterator
 
-from warp.runtime.devices import get_device
+from warp.extending import get_device
 
 from warp_interop.jax_experimental.xla_ffi import ExecutionContext
 

@@ -15,8 +15,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from warp.arrays.foreign import wrap_memory
-from warp.arrays.layout import contiguous_strides, element_info
+from warp.extending import wrap_memory, contiguous_strides, element_info
 
 from warp_interop.jax_experimental import xla_ffi
 from warp_interop.jax_experimental.batching import BatchedArg, batch_args, batch_indices
@@ -29,7 +28,7 @@ _ids = itertools.count()
 
 
 def _annotated_params(func: Callable[..., Any], what: str) -> tuple[list[str], list[Any]]:
-    from warp.compiler.annotations import resolve_annotation
+    from warp.extending import resolve_annotation
 
     names, types = [], []
     namespace = dict(getattr(func, "__globals__", {}))

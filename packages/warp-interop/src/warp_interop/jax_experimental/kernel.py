@@ -15,8 +15,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from warp.arrays.descriptor import make_descriptor
-from warp.arrays.layout import contiguous_strides, element_info
+from warp.extending import make_descriptor, contiguous_strides, element_info
 
 from warp_interop.jax_experimental import xla_ffi
 from warp_interop.jax_experimental.call_device import call_device, zero_memory
@@ -70,7 +69,7 @@ class FfiKernel:
                  launch_dims: Any = None, output_dims: Any = None,
                  in_out_argnames: Sequence[str] | None = None, enable_backward: bool = False,
                  block_dim: int | None = None):
-        from warp.kernels import Kernel
+        from warp.extending import Kernel
 
         if not isinstance(kernel, Kernel):
             raise TypeError(f"jax_kernel expects a @wp.kernel, got {type(kernel).__name__}")
@@ -138,7 +137,7 @@ class FfiKernel:
         if not self._indexed:
             return
         names = list(self.kernel.arg_names)
-        shapes: dict[int, tuple[int, ...]] = {}
+        shapes: dict[int, Sequence[int]] = {}
         array_inputs = [p for p in self.inputs if p.is_array]
         for p, value in zip(array_inputs, arrays):
             shapes[names.index(p.name)] = p.warp_shape(value.shape)

@@ -16,9 +16,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from warp.arrays.layout import element_info
-from warp.types.array_type import ArrayType
-from warp.types.scalars import bfloat16, is_scalar_type, type_repr
+from warp.extending import element_info, ArrayType, bfloat16, is_scalar_type, type_repr
 
 
 @dataclass(frozen=True)
@@ -160,6 +158,7 @@ def result_struct(shape: Sequence[int], dtype: Any, inputs: Sequence[Any]) -> An
         aval = jax.typeof(a) if hasattr(jax, "typeof") else None
         manual = getattr(aval, "manual_axis_type", None)
         if manual is not None and manual.varying:
+            assert aval is not None  # manual_axis_type was read from it
             manual_type, mesh = type(manual), aval.sharding.mesh
             varying |= frozenset(manual.varying)
         varying |= frozenset(getattr(aval, "vma", None) or ())
@@ -167,7 +166,8 @@ def result_struct(shape: Sequence[int], dtype: Any, inputs: Sequence[Any]) -> An
     if not varying:
         return jax.ShapeDtypeStruct(shape, dtype)
     if manual_type is not None:
+        assert mesh is not None  # set with manual_type
         sharding = jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec(*([None] * len(shape))))
         return jax.ShapeDtypeStruct(shape, dtype, sharding=sharding,
                                     manual_axis_type=manual_type(varying=varying))
-    return jax.ShapeDtypeStruct(shape, dtype, vma=varying)
+    return jax.ShapeDtypeStruct(shape, dtype, vma=varying)  # type: ignore[call-arg]  # JAX >= 0.7

@@ -6,9 +6,7 @@ from typing import Any
 
 import llvmlite.ir as ir
 
-from warp.compiler.registry import TypeVar
-from warp.plugins import hookimpl
-from warp.types import Float
+from warp.extending import Float, TypeVar, hookimpl
 
 F = TypeVar("F", Float)
 

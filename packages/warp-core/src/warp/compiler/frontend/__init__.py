@@ -1,7 +1,7 @@
-"""Frontend: Python AST of a kernel or function -> typed IR (:mod:`warp.compiler.ir`)."""
+"""Frontend: Python AST of a kernel or function -> typed IR (:mod:`warp.compiler.ir`).
 
-from __future__ import annotations
-
-from warp.compiler.frontend.translator import build_function
-
-__all__ = ["build_function"]
+The entry points are :func:`warp.compiler.frontend.translator.build_kernel` and
+:func:`~warp.compiler.frontend.translator.build_function`. This package module imports none of
+its modules, so that importing one of them (``type_handlers``, ``composite``) does not pull in
+the whole frontend.
+"""

@@ -18,10 +18,13 @@ from warp.errors import (
     WarpCodegenTypeError,
 )
 from warp.plugins.manager import plugin_distributions
-from warp.plugins.install_hints import install_hint
-from warp.not_provided import NAMES as NOT_PROVIDED_NAMES
+from warp.plugins.install_hints import distribution_hint, install_hint
+from warp.not_provided import KERNEL_BUILTINS as NOT_PROVIDED_BUILTINS, NAMES as NOT_PROVIDED_NAMES
+from warp.plugins.declarations import providing_distribution
 from warp.types.composite import is_composite
 from warp.types.scalars import type_repr
+from warp.compiler.frontend.calls import accepts
+from warp.compiler.frontend.pyobj import PyObj  # noqa: F401 - re-exported: the frontend's modules import it here
 
 
 @dataclass
@@ -29,13 +32,6 @@ class LoopFrame:
     """An enclosing loop: the names whose values it carries from iteration to iteration."""
 
     carried: list[str]
-
-
-@dataclass
-class PyObj:
-    """A compile-time Python object met in kernel code (module, type, function, string, tuple)."""
-
-    obj: Any
 
 
 @dataclass
@@ -146,8 +142,6 @@ class FunctionBuilder:
 
     def call_func_builtin(self, fn: Any, args: list[ir.Value], node: ast.AST | None) -> ir.Op:
         """A builtin implemented in the kernel language: call its ``@wp.func`` specialization."""
-        from warp.compiler.frontend.calls import accepts
-
         types = tuple(a.type for a in args)
         for overload in fn.overloads:
             if len(overload.param_types) == len(args) and all(
@@ -189,9 +183,6 @@ class FunctionBuilder:
         return resolution
 
     def missing_builtin(self, name: str, node: ast.AST | None = None) -> WarpCodegenError:
-        from warp.compiler.catalog import not_provided, providing_distribution
-        from warp.plugins.manager import plugin_distributions
-
         entry = NOT_PROVIDED_NAMES.get(name)
         if entry is not None:
             return self.error(
@@ -201,7 +192,7 @@ class FunctionBuilder:
                 node,
             )
         dist = providing_distribution(name)
-        if not_provided(name) or (dist is not None and dist in plugin_distributions.values()):
+        if name in NOT_PROVIDED_BUILTINS or (dist is not None and dist in plugin_distributions.values()):
             return self.error(
                 f"'wp.{name}' is a kernel builtin of NVIDIA Warp that this implementation does not "
                 "provide; docs/coming-from-warp.md lists them",
@@ -211,7 +202,7 @@ class FunctionBuilder:
         if dist is not None:
             return self.error(
                 f"builtin 'wp.{name}' is provided by the '{dist}' package, which is not installed "
-                f"or is disabled; install it with: {install_hint(dist)}",
+                f"or is disabled; install it with: {distribution_hint(dist)}",
                 MissingPluginError,
                 node,
             )

@@ -7,9 +7,9 @@ from typing import Any
 
 from warp.compiler import ir
 from warp.compiler.annotations import TupleParam, is_generic
-from warp.compiler.frontend.builder import PyObj
+from warp.compiler.frontend.pyobj import PyObj
 from warp.compiler.registry import match_type
-from warp.errors import WarpCodegenTypeError
+from warp.errors import NativeSnippetError, WarpCodegenTypeError
 from warp.types.array_type import ArrayType
 from warp.types.scalars import type_repr
 
@@ -56,8 +56,6 @@ _LITERAL_TARGETS: dict[str | None, tuple[str, ...]] = {"float": ("float",), "int
 def bind_user_call(builder: Any, fn: Any, node: ast.Call) -> tuple[Any, list[ir.Value]]:
     """Pick the overload of ``fn`` matching the call and return it with the final argument values."""
     if getattr(fn, "native_snippet", None) is not None:
-        from warp.functions import NativeSnippetError
-
         raise builder.error(
             f"'{fn.name}' is a @wp.func_native function (a C++/CUDA snippet); native snippets cannot be "
             "compiled by this implementation (kernels are compiled from Python source through LLVM): "

@@ -18,12 +18,14 @@ from typing import TYPE_CHECKING, Any
 
 from warp.compiler import ir
 from warp.compiler.frontend.builder import FunctionBuilder, PyObj
+from warp.compiler.frontend.builtin_names import BuiltinName
 from warp.compiler.source import read_source
 from warp.compiler.static_values import outermost_static_calls, reads_locals, static_value
 from warp.errors import WarpCodegenError, WarpCodegenTypeError, WarpCodegenValueError
 from warp.types.array_type import ArrayType
 from warp.types.scalars import type_repr
 from warp.types.struct import StructBase
+from warp.types.scalars import ScalarBase
 
 _COMPARE = {
     ast.Eq: operator.eq,
@@ -38,10 +40,8 @@ _COMPARE = {
 def python_object(item: Any) -> Any:
     """The Python object a PyObj stands for (``wp.float64`` met as a builtin name is the type)."""
     obj = item.obj if isinstance(item, PyObj) else item
-    if type(obj).__name__ == "BuiltinName":
-        import warp
-
-        resolved = getattr(warp, obj.name, None)
+    if isinstance(obj, BuiltinName):
+        resolved = obj.python_object()
         if isinstance(resolved, type):
             return resolved
     return obj
@@ -283,8 +283,6 @@ static = Static()
 def _is_constant_like(obj: Any) -> bool:
     """Objects the frontend turns into IR constants (numbers, warp scalars and composites)."""
     import numpy as np
-
-    from warp.types.scalars import ScalarBase
 
     return isinstance(obj, (bool, int, float, ScalarBase, np.generic)) or hasattr(type(obj), "_wp_constant_")
 

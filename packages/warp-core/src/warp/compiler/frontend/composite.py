@@ -18,32 +18,33 @@ import llvmlite.ir as ir
 from warp.compiler import composite as lc
 from warp.compiler import ir as wir
 from warp.compiler.frontend.builder import PyObj
+from warp.compiler.lowering.context import LowerContext
 from warp.compiler.registry import Overload
 from warp.errors import WarpCodegenAttributeError, WarpCodegenTypeError, WarpCodegenValueError
 from warp.plugins.install_hints import install_hint
 from warp.types.composite import CompositeBase, is_composite, matrix, quaternion, transformation, vector
 from warp.types.scalars import is_scalar_type, type_repr
+from warp.core_builtins.casts import convert
+from warp.types.scalars import int32
 
 _ATTR_INDEX = {"x": 0, "y": 1, "z": 2, "w": 3}
 
 
-def _lower_components(ctx: Any, args: list, types: list) -> ir.Value:
-    cls = ctx.current_op.results[0].type
+def _lower_components(ctx: LowerContext, args: list, types: list) -> ir.Value:
+    cls = ctx.op.results[0].type
     parts: list[ir.Value] = []
     for a, t in zip(args, types):
         parts += lc.components(ctx.builder, t, a) if is_composite(t) else [a]
     return lc.assemble(ctx.builder, cls, parts)
 
 
-def _lower_fill(ctx: Any, args: list, types: list) -> ir.Value:
-    cls = ctx.current_op.results[0].type
+def _lower_fill(ctx: LowerContext, args: list, types: list) -> ir.Value:
+    cls = ctx.op.results[0].type
     return lc.assemble(ctx.builder, cls, [args[0]] * math.prod(cls._shape_))
 
 
-def _lower_convert(ctx: Any, args: list, types: list) -> ir.Value:
-    from warp.core_builtins.casts import convert
-
-    cls = ctx.current_op.results[0].type
+def _lower_convert(ctx: LowerContext, args: list, types: list) -> ir.Value:
+    cls = ctx.op.results[0].type
     src = types[0]
     parts = [
         convert(ctx, c, src._wp_scalar_type_, cls._wp_scalar_type_)
@@ -230,8 +231,6 @@ def _vector_columns(
         DeprecationWarning,
         stacklevel=2,
     )
-    from warp.types.scalars import int32
-
     components = [
         getitem(builder, args[c], [builder.const(r, int32)], node) for r in range(rows) for c in range(cols)
     ]
@@ -351,8 +350,6 @@ def _sliced_type(t: Any, selection: list[Any]) -> Any:
 
 def _positions(builder: Any, selection: list[Any]) -> list[list[wir.Value]]:
     """Index lists of the selected components, row-major over the sliced dimensions."""
-    from warp.types.scalars import int32
-
     combos: list[list[wir.Value]] = [[]]
     for s in selection:
         options = [builder.const(k, int32) for k in s] if isinstance(s, list) else [s]
@@ -408,8 +405,6 @@ def _set_slice(
     if _is_whole_row(t, selection):
         row = new if new.type is want else builder.emit("call", [new], [want], overload=CONVERT).result
         return builder.call_builtin("assign_copy", [value, selection[0], row], node).result
-    from warp.types.scalars import int32
-
     paths = [[i] for i in range(want._shape_[0])] if len(want._shape_) == 1 else [
         [i, j] for i in range(want._shape_[0]) for j in range(want._shape_[1])]
     for position, path in zip(_positions(builder, selection), paths):
@@ -459,8 +454,6 @@ def getattr_(builder: Any, value: wir.Value, attr: str, node: ast.AST) -> Any:
         name = "transform_get_translation" if attr == "p" else "transform_get_rotation"
         return builder.call_builtin(name, [value], node).result
     if t._wp_kind_ != "matrix" and attr in _ATTR_INDEX and _ATTR_INDEX[attr] < t._shape_[0]:
-        from warp.types.scalars import int32
-
         return builder.call_builtin("extract", [value, builder.const(_ATTR_INDEX[attr], int32)], node).result
     raise builder.error(f"{type_repr(t)} has no attribute '{attr}'", WarpCodegenAttributeError, node)
 
@@ -472,8 +465,6 @@ def setattr_(builder: Any, value: wir.Value, attr: str, new: wir.Value, node: as
         name = "transform_set_translation_copy" if attr == "p" else "transform_set_rotation_copy"
         return builder.call_builtin(name, [value, new], node).result
     if t._wp_kind_ != "matrix" and attr in _ATTR_INDEX and _ATTR_INDEX[attr] < t._shape_[0]:
-        from warp.types.scalars import int32
-
         return setitem(builder, value, [builder.const(_ATTR_INDEX[attr], int32)], new, node)
     raise builder.error(
         f"cannot assign attribute '{attr}' of {type_repr(t)}", WarpCodegenAttributeError, node

@@ -21,6 +21,8 @@ from warp.compiler import ir
 from warp.compiler.source import SourceInfo, read_source
 from warp.errors import WarpCodegenError, WarpCodegenTypeError
 from warp.types.scalars import is_scalar_type, type_repr
+from warp.compiler.frontend.translator import Translator
+from warp.compiler.verify import verify_function
 
 
 class Adjoint:
@@ -93,9 +95,6 @@ def build_custom_adjoint(
     ``(*params, *adj arrays of array_params, *adj of diff_results)`` and returns the adjoints of
     ``diff_params`` (autodiff's calling convention for user-function adjoints).
     """
-    from warp.compiler.frontend.translator import Translator
-    from warp.compiler.verify import verify_function
-
     names = list(forward.param_names)
     n, results = len(names), forward.return_types
     extra = grad.param_names[n:]

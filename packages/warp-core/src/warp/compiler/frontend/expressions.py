@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import ast
 import builtins
-import sys
 import types
 from typing import Any
 
 import numpy as np
 
 from warp.compiler import ir
+from warp.compiler.callables import UserFunction, UserKernel
 from warp.compiler.frontend.builder import PyObj
+from warp.compiler.frontend.builtin_names import BuiltinName, is_warp_namespace, warp_namespace
 from warp.compiler.frontend.compile_time import CompileTimeMixin
+from warp.compiler.frontend.kernel_forms import array_ptr, kernel_form
 from warp.compiler.frontend.tuples import TuplesMixin
+from warp.compiler.frontend.type_handlers import call_hook, type_hook
 from warp.compiler.registry import builtin_registry
 from warp.errors import (
     WarpCodegenAttributeError,
@@ -23,7 +26,11 @@ from warp.errors import (
     WarpCodegenValueError,
 )
 from warp.types.array_type import ArrayType, FixedArrayType
-from warp.types.scalars import ScalarBase, bool as wp_bool, float32, int32, int64, is_scalar_type, type_repr
+from warp.types.scalars import (
+    ScalarBase, canonical_type, dtype_from_numpy, float32, int32, int64, is_scalar_type, type_repr,
+)
+from warp.types.scalars import bool as wp_bool
+from warp.compiler.frontend.calls import bind_user_call
 
 BINARY_OPS = {
     ast.Add: "add",
@@ -114,8 +121,6 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
         if isinstance(obj, ScalarBase):
             return self.const(obj.value, type(obj))
         if isinstance(obj, np.generic):
-            from warp.types.scalars import dtype_from_numpy
-
             t = dtype_from_numpy(obj.dtype)
             return self.const(obj.item(), t)
         to_ir = getattr(type(obj), "_wp_constant_", None)
@@ -153,7 +158,7 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
         ``warp`` (``expect_eq``, ``vec3``, ``mat44``): resolved as ``wp.<name>``, as NVIDIA Warp does."""
         if node.id in builtin_registry:
             return PyObj(BuiltinName(node.id))
-        obj = getattr(sys.modules["warp"], node.id, None)
+        obj = getattr(warp_namespace(), node.id, None)
         if obj is None or isinstance(obj, types.ModuleType):
             raise self.error(
                 f"name '{node.id}' is not defined (Referencing undefined symbol: {node.id})",
@@ -171,10 +176,8 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
         if isinstance(base.type, ArrayType) and node.attr == "dtype":
             return PyObj(base.type.dtype)  # the element type: a.dtype(0), type comparisons
         if isinstance(base.type, ArrayType) and node.attr == "ptr":
-            from warp.compiler.frontend.kernel_forms import array_ptr
-
             return array_ptr(self, base)
-        handler = getattr(base.type, "_wp_getattr_", None)
+        handler = type_hook(base.type, "getattr")
         if handler is not None:
             return handler(self, base, node.attr, node)
         raise self.error(
@@ -184,11 +187,7 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
         )
 
     def python_attribute(self, obj: Any, node: ast.Attribute) -> Any:
-        import warp
-
-        if obj is warp:
-            from warp.compiler.registry import builtin_registry
-
+        if is_warp_namespace(obj):
             if node.attr in builtin_registry:
                 return PyObj(BuiltinName(node.attr))
         if isinstance(obj, type) and hasattr(obj, "_shape_") and node.attr in COMPOSITE_TYPE_ATTRS:
@@ -196,9 +195,9 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
         try:
             attr = getattr(obj, node.attr)
         except AttributeError:
-            if obj is warp and node.attr in WARP_PYTHON_ALIASES:
+            if is_warp_namespace(obj) and node.attr in WARP_PYTHON_ALIASES:
                 return PyObj(WARP_PYTHON_ALIASES[node.attr])  # wp.print(x), for i in wp.range(n)
-            if obj is warp:
+            if is_warp_namespace(obj):
                 raise self.missing_builtin(node.attr, node) from None
             raise self.error(
                 f"'{_describe(PyObj(obj))}' has no attribute '{node.attr}'", WarpCodegenAttributeError, node
@@ -391,7 +390,7 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
                 )
             name = "array_load" if len(indices) == base.type.ndim else "array_view"
             return self.call_builtin(name, [base, *indices], node).result
-        handler = getattr(base.type, "_wp_getitem_", None)
+        handler = type_hook(base.type, "getitem")
         if handler is not None:
             return handler(self, base, [self.component_index(i) for i in index_nodes], node)
         raise self.error(
@@ -467,11 +466,9 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
         return self.call_object(callee.obj, node)
 
     def call_object(self, target: Any, node: ast.Call) -> Any:
-        from warp.decorators import Function, Kernel
-
-        if isinstance(target, Function):
+        if isinstance(target, UserFunction):
             return self.call_user_function(target, node)
-        if isinstance(target, Kernel):
+        if isinstance(target, UserKernel):
             raise self.error(
                 f"kernel '{target.name}' cannot be called from kernel code; make it a @wp.func", node=node
             )
@@ -485,8 +482,6 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
                 return length
         if isinstance(target, BuiltinName):
             return self.call_named_builtin(target.name, node)
-        from warp.compiler.frontend.kernel_forms import kernel_form
-
         form = kernel_form(target)  # wp.zeros, wp.empty, wp.copy, wp.array(ptr=...) in kernels
         if form is not None:
             return form(self, node)
@@ -494,12 +489,10 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
             return self.call_named_builtin(PYTHON_BUILTINS[target], node)
         if target is builtins.range:
             raise self.error("range() may only be used as the iterable of a for loop", node=node)
-        from warp.types.scalars import canonical_type
-
         ctor = canonical_type(target)
         if is_scalar_type(ctor):
             return self.call_scalar_constructor(ctor, node)
-        special = getattr(target, "_wp_call_", None)
+        special = call_hook(target)
         if special is not None:
             return special(self, node)
         raise self.error(
@@ -578,8 +571,6 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
         return self.call_builtin(ctor.__name__, [arg], node).result
 
     def call_user_function(self, fn: Any, node: ast.Call) -> Any:
-        from warp.compiler.frontend.calls import bind_user_call
-
         overload, args = bind_user_call(self, fn, node)
         # a tuple argument's type is the tuple of its items' types; its items pass one by one
         types = tuple(tuple(a.type for a in arg) if isinstance(arg, tuple) else arg.type for arg in args)
@@ -666,24 +657,6 @@ class TupleConstructor:
 
 
 tuple_ = TupleConstructor()
-
-
-class BuiltinName:
-    """Reference to a kernel builtin by name (``wp.sin`` resolved through the registry)."""
-
-    __slots__ = ("name",)
-
-    def __init__(self, name: str):
-        self.name = name
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        raise TypeError(
-            f"wp.{self.name} is a kernel builtin: call it inside a @wp.kernel or @wp.func "
-            "(calling it from Python scope is not supported)"
-        )
-
-    def __repr__(self) -> str:
-        return f"wp.{self.name}"
 
 
 class IndexErrorCodegen(WarpCodegenError, IndexError):

@@ -24,7 +24,9 @@ import llvmlite.ir as ll
 
 from warp.compiler import ir
 from warp.compiler.frontend.builder import PyObj
+from warp.compiler.frontend.builtin_names import BuiltinName
 from warp.compiler.lowering import types as lt
+from warp.compiler.lowering.context import LowerContext
 from warp.compiler.registry import Overload
 from warp.errors import WarpCodegenTypeError, WarpCodegenValueError
 from warp.types.array_type import MAX_DIMS, ArrayType, FixedArrayType
@@ -53,21 +55,21 @@ def _descriptor(b: ll.IRBuilder, data: ll.Value, shape: list[ll.Value], elem: in
     return view
 
 
-def _lower_local_array(ctx: Any, args: list, types: list) -> ll.Value:
-    t: FixedArrayType = ctx.current_op.results[0].type
+def _lower_local_array(ctx: LowerContext, args: list, types: list) -> ll.Value:
+    t: FixedArrayType = ctx.op.results[0].type
     size = math.prod(t.shape) * type_size_in_bytes(t.dtype)
     slot = ctx.alloca(ll.ArrayType(lt.I8, max(size, 1)), name="local_array")
     slot.align = 16
     b = ctx.builder
-    if ctx.current_op.attrs.get("zero", True):
+    if ctx.op.attrs.get("zero", True):
         memset = ctx.intrinsic("llvm.memset.p0.i64", lt.VOID, [lt.PTR, lt.I8, lt.I64, lt.I1])
         b.call(memset, [slot, ll.Constant(lt.I8, 0), ll.Constant(lt.I64, size), ll.Constant(lt.I1, 0)])
     dims = [ll.Constant(lt.I32, n) for n in t.shape]
     return _descriptor(b, slot, dims, type_size_in_bytes(t.dtype))
 
 
-def _lower_array_from_ptr(ctx: Any, args: list, types: list) -> ll.Value:
-    t: ArrayType = ctx.current_op.results[0].type
+def _lower_array_from_ptr(ctx: LowerContext, args: list, types: list) -> ll.Value:
+    t: ArrayType = ctx.op.results[0].type
     b = ctx.builder
     data = b.inttoptr(args[0], lt.PTR)
     dims = []
@@ -80,12 +82,12 @@ def _lower_array_from_ptr(ctx: Any, args: list, types: list) -> ll.Value:
     return _descriptor(b, data, dims, type_size_in_bytes(t.dtype))
 
 
-def _lower_array_ptr(ctx: Any, args: list, types: list) -> ll.Value:
+def _lower_array_ptr(ctx: LowerContext, args: list, types: list) -> ll.Value:
     return ctx.builder.ptrtoint(ctx.builder.extract_value(args[0], 0), lt.I64)
 
 
-def _lower_cast(ctx: Any, args: list, types: list) -> ll.Value:
-    src, dst = types[0], ctx.current_op.results[0].type
+def _lower_cast(ctx: LowerContext, args: list, types: list) -> ll.Value:
+    src, dst = types[0], ctx.op.results[0].type
     b = ctx.builder
     slot = ctx.alloca(lt.storage_type(src), name="cast")
     slot.align = 16
@@ -157,14 +159,10 @@ def _arguments(builder: Any, node: ast.Call, names: tuple[str, ...], what: str) 
 
 def data_type(builder: Any, node: ast.expr, what: str) -> Any:
     """The warp type named by ``node`` at compile time (``float``, ``wp.vec3``, a struct)."""
-    from warp.compiler.frontend.expressions import BuiltinName
-
     item = builder.expr(node)
     obj = item.obj if isinstance(item, PyObj) else None
     if isinstance(obj, BuiltinName):  # wp.float32 reaches kernels as its conversion builtin
-        import warp
-
-        obj = getattr(warp, obj.name, None)
+        obj = obj.python_object()
     try:
         t = canonical_type(obj)
     except TypeError:  # unhashable: not a type
@@ -371,16 +369,29 @@ INPLACE_BUILTINS = {
 }
 
 
+#: Kernel translations of calls of Python-scope objects, keyed by the object (see
+#: :func:`register_kernel_form`).
+_KERNEL_FORMS: dict[int, tuple[Any, Callable[[Any, ast.Call], Any]]] = {}
+
+#: The kernel forms of the array functions, by their public name: ``wp.zeros(shape, dtype)`` and
+#: ``wp.empty`` make a local array, ``wp.copy(v)`` a copy of a value, ``wp.array(ptr=...)`` an
+#: array over a pointer. :mod:`warp.arrays` registers its functions under these names.
+ARRAY_FUNCTION_FORMS: dict[str, Callable[[Any, ast.Call], Any]] = {
+    "zeros": lambda builder, node: local_array(builder, node, zero=True),
+    "empty": lambda builder, node: local_array(builder, node, zero=False),
+    "copy": lambda builder, node: copy_value(builder, node),
+    "array": lambda builder, node: array_from_ptr(builder, node),
+}
+
+
+def register_kernel_form(obj: Any, form: Callable[[Any, ast.Call], Any]) -> None:
+    """Translate a call of Python-scope object ``obj`` in kernel code with ``form(builder, node)``
+    (for objects of the layers above the compiler, which cannot carry a ``_wp_call_`` of their
+    own without importing the compiler's frontend into their module)."""
+    _KERNEL_FORMS[id(obj)] = (obj, form)
+
+
 def kernel_form(target: Any) -> Callable[[Any, ast.Call], Any] | None:
     """The kernel translation of a call of Python-scope object ``target``, or None."""
-    import warp
-
-    if target is warp.zeros:
-        return lambda builder, node: local_array(builder, node, zero=True)
-    if target is warp.empty:
-        return lambda builder, node: local_array(builder, node, zero=False)
-    if target is warp.copy:
-        return copy_value
-    if target is warp.array:
-        return array_from_ptr
-    return None
+    entry = _KERNEL_FORMS.get(id(target))
+    return entry[1] if entry is not None and entry[0] is target else None

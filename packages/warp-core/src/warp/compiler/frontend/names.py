@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from warp.compiler.registry import builtin_registry
 
 
 def assigned_names(stmts: list[ast.stmt]) -> list[str]:
@@ -49,8 +50,6 @@ _INPLACE = frozenset(
 def _updated_arguments(call: ast.Call) -> list[str]:
     """Variables a builtin call updates: ``state`` of ``wp.randf(state)``, the outputs of
     ``wp.mesh_query_point(id, p, d, inside, face, u, v)``, the query of ``wp.*_query_next``."""
-    from warp.compiler.registry import builtin_registry
-
     func = call.func
     name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
     if name in _INPLACE and call.args:

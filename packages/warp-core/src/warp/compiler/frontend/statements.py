@@ -8,16 +8,20 @@ import math
 from typing import Any
 
 from warp.compiler import ir
+from warp.compiler.frontend import composite
 from warp.compiler.frontend.builder import LoopFrame, PyObj
 from warp.compiler.frontend.compile_time import uses_static_on
 from warp.compiler.frontend.expressions import BINARY_OPS, ExpressionsMixin
 from warp.compiler.frontend.names import assigned_names, rebound_names
+from warp.compiler.frontend.type_handlers import type_hook
 from warp.errors import WarpCodegenError, WarpCodegenTypeError, WarpCodegenValueError
 from warp.types.array_type import ArrayType, FixedArrayType
 from warp.types.composite import is_composite
 from warp.types.scalars import bool as wp_bool
-from warp.types.scalars import int32, is_int, is_scalar_type, type_repr
+from warp.types.scalars import int32, is_int, is_scalar_type, non_atomic_types, type_repr
 from warp.compiler.options import max_unroll
+from warp.compiler.frontend.builtin_names import BuiltinName
+from warp.compiler.annotations import resolve_annotation
 
 
 class StatementsMixin(ExpressionsMixin):
@@ -59,16 +63,12 @@ class StatementsMixin(ExpressionsMixin):
         self.assign_to(target, self.expr(node.value), node)
 
     def is_tid_call(self, value: ast.expr) -> bool:
-        from warp.compiler.frontend.expressions import BuiltinName
-
         if not isinstance(value, ast.Call) or value.args or value.keywords:
             return False
         callee = self.expr(value.func)
         return isinstance(callee, PyObj) and isinstance(callee.obj, BuiltinName) and callee.obj.name == "tid"
 
     def stmt_AnnAssign(self, node: ast.AnnAssign) -> None:
-        from warp.compiler.annotations import resolve_annotation
-
         if node.value is None:
             raise self.error("a declaration needs a value (x: float = 0.0)", node=node)
         ann = resolve_annotation(ast.unparse(node.annotation), {**self.source.globals, **self.source.closure})
@@ -147,7 +147,7 @@ class StatementsMixin(ExpressionsMixin):
                 )
             self.call_builtin("array_store", [base, *indices, value], node)
             return
-        handler = getattr(getattr(base, "type", None), "_wp_setitem_", None)
+        handler = type_hook(getattr(base, "type", None), "setitem")
         if handler is None:
             raise self.error(f"cannot assign to '{ast.unparse(target)}'", WarpCodegenTypeError, node)
         components = [self.component_index(i) for i in index_nodes]
@@ -156,7 +156,7 @@ class StatementsMixin(ExpressionsMixin):
     def store_attribute(self, target: ast.Attribute, value: ir.Value, node: ast.AST) -> None:
         """``base.attr = value``: an updated copy of a struct/composite, rebound upward."""
         base = self.expr(target.value)
-        handler = getattr(getattr(base, "type", None), "_wp_setattr_", None)
+        handler = type_hook(getattr(base, "type", None), "setattr")
         if handler is None:
             raise self.error(f"cannot assign to '{ast.unparse(target)}'", WarpCodegenTypeError, node)
         self.assign_to(target.value, handler(self, base, target.attr, value, node), node)
@@ -175,8 +175,10 @@ class StatementsMixin(ExpressionsMixin):
         target = node.target
         if isinstance(target, ast.Subscript):
             base = self.expr(target.value)
-            if isinstance(base, ir.Value) and isinstance(base.type, ArrayType) and name in ("add", "sub"):
-                # a[i] += x is an atomic update, as in NVIDIA Warp
+            if (isinstance(base, ir.Value) and isinstance(base.type, ArrayType) and name in ("add", "sub")
+                    and not _narrow_integer_elements(base.type.dtype)):
+                # a[i] += x is an atomic update, as in NVIDIA Warp (8/16-bit integers, which have
+                # no atomics, are read, updated and written back, as there)
                 index_nodes = target.slice.elts if isinstance(target.slice, ast.Tuple) else [target.slice]
                 indices = [self.index_value(i) for i in index_nodes]
                 value = self.value(node.value)
@@ -214,11 +216,11 @@ class StatementsMixin(ExpressionsMixin):
         fill = (-0.0 if name == "add" else 0.0) if scalar._kind_ == "float" else 0
         identity = self.const(tuple([fill] * math.prod(dtype._shape_)), dtype)
         if isinstance(target, ast.Attribute):
-            delta = dtype._wp_setattr_(self, identity, target.attr, self.value(node.value), node)
+            delta = composite.setattr_(self, identity, target.attr, self.value(node.value), node)
         else:
             comp_nodes = target.slice.elts if isinstance(target.slice, ast.Tuple) else [target.slice]
             comp = [self.component_index(i) for i in comp_nodes]
-            delta = dtype._wp_setitem_(self, identity, comp, self.value(node.value), node)
+            delta = composite.setitem(self, identity, comp, self.value(node.value), node)
         self.call_builtin(f"atomic_{name}", [base, *indices, delta], node)
         return True
 
@@ -320,7 +322,7 @@ class StatementsMixin(ExpressionsMixin):
             if isinstance(iterate, PyObj) and isinstance(iterate.obj, tuple) and not backwards:
                 self.loop_over_tuple(iterate.obj, node)  # unrolled
                 return
-            handler = getattr(getattr(iterate, "type", None), "_wp_iterate_", None)
+            handler = type_hook(getattr(iterate, "type", None), "iterate")
             if handler is None or backwards:
                 raise self.error("kernels can only loop over range(...) or reversed(range(...))", node=it)
             handler(self, iterate, node)
@@ -584,3 +586,8 @@ def _has_jumps(stmts: list[ast.stmt]) -> bool:
             if isinstance(child, (ast.Break, ast.Continue)):
                 return True
     return False
+
+
+def _narrow_integer_elements(dtype: object) -> bool:
+    """Whether array elements of ``dtype`` are (vectors/matrices of) 8- or 16-bit integers."""
+    return getattr(dtype, "_wp_scalar_type_", dtype) in non_atomic_types

@@ -11,6 +11,8 @@ from warp.compiler.frontend.statements import StatementsMixin
 from warp.compiler.source import read_source
 from warp.errors import WarpCodegenError, WarpCodegenTypeError
 from warp.types.scalars import type_repr
+from warp.compiler.verify import verify_function
+from warp.compiler.annotations import is_generic
 
 
 class Translator(StatementsMixin):
@@ -36,8 +38,6 @@ def build_function(fn: Any, overload: Any, arg_types: list[Any], *, is_kernel: b
     body = ir.Region(params=[])
     declared = overload.return_annotation
     if declared is not None and declared is not type(None):
-        from warp.compiler.annotations import is_generic
-
         declared = list(declared) if isinstance(declared, tuple) else [declared]
         if not any(is_generic(d) for d in declared):  # -> Any (generic functions): inferred
             t.return_types = declared
@@ -68,8 +68,6 @@ def build_function(fn: Any, overload: Any, arg_types: list[Any], *, is_kernel: b
         ),
         origin=None if is_kernel else fn,
     )
-    from warp.compiler.verify import verify_function
-
     verify_function(result)
     return result
 
@@ -95,7 +93,6 @@ def _parameters(names: list[str], arg_types: list[Any]) -> tuple[list[ir.Value],
 
 def build_kernel(kernel: Any) -> ir.Function:
     """Translate a ``@wp.kernel`` (or an instance of a generic one) with its concrete parameter types."""
-    from warp.compiler.annotations import is_generic
     for name, t in zip(kernel.arg_names, kernel.arg_types):
         if is_generic(t):
             raise WarpCodegenError(

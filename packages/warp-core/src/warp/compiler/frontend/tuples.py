@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from warp.compiler import ir
 from warp.compiler.frontend.builder import FunctionBuilder, PyObj
+from warp.compiler.frontend.type_handlers import type_hook
 from warp.errors import WarpCodegenTypeError, WarpCodegenValueError
 from warp.types.array_type import ArrayType
 from warp.types.scalars import int32, type_repr
@@ -53,7 +54,7 @@ class TuplesMixin(FunctionBuilder):
             return item.obj
         t = getattr(item, "type", None)
         shape = getattr(t, "_shape_", None)
-        getitem = getattr(t, "_wp_getitem_", None)
+        getitem = type_hook(t, "getitem")
         if isinstance(item, ir.Value) and shape and getitem is not None:
             return tuple(getitem(self, item, [self.const(i, int32)], node) for i in range(shape[0]))
         what = type_repr(t) if t is not None else type(getattr(item, "obj", item)).__name__

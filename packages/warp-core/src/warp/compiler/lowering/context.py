@@ -9,7 +9,7 @@ The launch header and error record layouts are defined in :mod:`warp.compiler.ab
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import llvmlite.ir as ir
 from warp.compiler import abi
@@ -77,6 +77,14 @@ class LowerContext:
         self._alloca_builder.position_at_end(self.builder.function.entry_basic_block)
         self._alloca_builder.branch(body)
 
+    @property
+    def op(self) -> wir.Op:
+        """The IR op being lowered (a builtin's lowering runs inside one): its ``attrs`` and
+        ``results`` (result types) are there."""
+        if self.current_op is None:
+            raise RuntimeError("no IR op is being lowered here")
+        return self.current_op
+
     # -- declarations ---------------------------------------------------------------------
     def declare(self, name: str, ret: ir.Type, args: Sequence[ir.Type], var_arg: bool = False) -> ir.Function:
         """Get or declare an external function of the module."""
@@ -140,3 +148,9 @@ def type_suffix(ty: ir.Type) -> str:
     if isinstance(ty, ir.VectorType):
         return f"v{ty.count}{type_suffix(ty.element)}"
     raise TypeError(f"no intrinsic suffix for {ty}")
+
+
+#: A builtin's lowering (``lower=`` of :meth:`warp.compiler.registry.BuiltinRegistry.add`):
+#: ``lower(ctx, args, arg_types)`` emits LLVM IR at ``ctx.builder`` and returns the result's
+#: LLVM value (None for no result).
+Lowering = Callable[[LowerContext, list, list], Any]

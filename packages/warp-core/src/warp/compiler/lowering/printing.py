@@ -7,12 +7,14 @@ the CPU, ``vprintf`` with packed arguments on CUDA); arguments are promoted as C
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import llvmlite.ir as ir
 
+from warp.compiler import composite as lc
 from warp.compiler.lowering import types as lt
 from warp.compiler.lowering.context import LowerContext
+from warp.types import kinds
 from warp.types.array_type import ArrayType
 from warp.types.scalars import is_scalar_type, type_repr
 
@@ -42,10 +44,32 @@ def format_value(ctx: LowerContext, value: ir.Value, t: Any) -> tuple[str, list[
     if isinstance(t, ArrayType):
         data = ctx.builder.extract_value(value, 0)
         return f"array(dtype={type_repr(t.dtype)}, ptr=%p)", [data]
+    kind_format = _KIND_FORMATS.get(kinds.kind_of(t)) if kinds.is_core_kind(t) else None
+    if kind_format is not None:
+        return kind_format(ctx, t, value)
     hook = getattr(t, "_wp_print_", None)
     if hook is not None:
         return hook(ctx, value)
     return f"<{type_repr(t)}>", []
+
+
+def struct_format(ctx: LowerContext, cls: Any, value: ir.Value) -> tuple[str, list[ir.Value]]:
+    """printf format and arguments printing a struct as ``Name(field=value, ...)`` (fields in
+    their own kernel print format; NVIDIA Warp does not document how it prints structs)."""
+    pieces, args = [], []
+    for index, (name, t) in enumerate(cls._fields_):
+        field = lt.from_storage(ctx.builder, t, ctx.builder.extract_value(value, index))
+        fmt, vals = format_value(ctx, field, t)
+        pieces.append(f"{name}={fmt}")
+        args += vals
+    return f"{cls.__name__}(" + ", ".join(pieces) + ")", args
+
+
+#: How a value of each core kind prints.
+_KIND_FORMATS: dict[str, Callable[[LowerContext, Any, ir.Value], tuple[str, list[ir.Value]]]] = {
+    **{kind: lc.print_format for kind in kinds.COMPOSITE_KINDS},
+    kinds.STRUCT: struct_format,
+}
 
 
 def lower_print(ctx: LowerContext, pieces: list[str | None], values: list[tuple[ir.Value, Any]]) -> None:

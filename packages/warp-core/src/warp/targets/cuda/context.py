@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from warp.targets.cuda import driver as drv
+from warp.targets.cuda.ptx import choose_target
 
 
 @dataclass
@@ -66,8 +67,6 @@ def device_info(ordinal: int) -> DeviceInfo:
 
 
 def _query(ordinal: int) -> DeviceInfo:
-    from warp.targets.cuda.ptx import choose_target
-
     cu = drv.driver()
     dev = drv.check(cu.cuDeviceGet(ordinal), "cuDeviceGet")
     context = drv.check(cu.cuDevicePrimaryCtxRetain(dev), "cuDevicePrimaryCtxRetain")

@@ -40,6 +40,12 @@ from warp.targets.cuda import ptx
 from warp.targets.cuda.context import device_info, make_current
 from warp.targets.cuda.entry import define_entry, with_byval_args
 from warp.targets.cuda.lowering import emit_vprintf
+from warp.targets.cuda.streams import get_stream
+from warp.targets.cuda import context as ctx_module
+from warp.targets.cuda import streams as streams_module
+from warp.targets.cuda.memory import allocate_device
+from warp.targets.cuda.memory import allocate_pinned
+from warp.targets.cuda.memory import fill_pattern
 
 #: threads per block of launches that do not say (``wp.launch(block_dim=256)``, as NVIDIA Warp)
 BLOCK_DIM = 256
@@ -62,8 +68,6 @@ def ptx_target(device: Any) -> tuple[int, int]:
 
 
 def _stream_handle(device: Any, stream: Any) -> Any:
-    from warp.targets.cuda.streams import get_stream
-
     if stream is None:
         return get_stream(device).handle
     if stream.device != device:
@@ -261,9 +265,6 @@ class CudaTarget(Target):
         ``CU_LAUNCH_PARAM_BUFFER_SIZE``, size, ``CU_LAUNCH_PARAM_END``) are made once per thread;
         the driver copies the parameters when ``cuLaunchKernel`` is called, so reuse is safe.
         """
-        from warp.targets.cuda import context as ctx_module
-        from warp.targets.cuda import streams as streams_module
-
         launch_kernel = drv.driver().cuLaunchKernel
         function = entry.function
         ordinal = device.ordinal
@@ -334,11 +335,7 @@ class CudaTarget(Target):
     def allocate(self, device: Any, nbytes: int, *, zero: bool = False, pinned: bool = False) -> Allocation:
         nbytes = int(nbytes)
         if getattr(device, "is_cpu", False):
-            from warp.targets.cuda.memory import allocate_pinned
-
             return allocate_pinned(device, nbytes, zero=zero)
-        from warp.targets.cuda.memory import allocate_device
-
         mem = allocate_device(device, nbytes, self._stream_for_alloc(device))
         if zero and nbytes:
             self.memset(device, mem.ptr, 0, nbytes)
@@ -384,8 +381,6 @@ class CudaTarget(Target):
     def fill(
         self, device: Any, ptr: int, pattern: bytes, count: int, stream: Any = None, keep: Any = None
     ) -> None:
-        from warp.targets.cuda.memory import fill_pattern
-
         if count > 0 and pattern:
             make_current(device.ordinal)
             fill_pattern(ptr, pattern, count, _stream_handle(device, stream))

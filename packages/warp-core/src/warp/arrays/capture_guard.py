@@ -1,0 +1,23 @@
+"""Array operations that graph capture cannot record.
+
+Contiguous copies, fills and zeroing go through the target's memory commands, which a capture
+records and a replay repeats. The host-side paths (non-contiguous arrays, converting copies)
+would run once, while capturing, and never on replay: they are refused instead, with
+``NotImplementedError`` as in NVIDIA Warp.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from warp.targets import get_target
+
+
+def refuse_while_capturing(device: Any, what: str) -> None:
+    """Raise ``NotImplementedError`` if a graph capture is active on ``device`` in this thread."""
+    if get_target(device).is_capturing(device):
+        raise NotImplementedError(
+            f"{what} cannot be recorded by graph capture on device '{device}' (it would run only "
+            "while capturing, not on replay); make the arrays contiguous (.contiguous()) or do it "
+            "outside the capture"
+        )

@@ -1,0 +1,35 @@
+"""Graph capture refuses the array operations it cannot record (they would not replay)."""
+
+import numpy as np
+import pytest
+
+import warp as wp
+
+
+def test_contiguous_fill_and_copy_replay():
+    a = wp.zeros(4, dtype=wp.int32)
+    src = wp.array(np.arange(4, dtype=np.int32))
+    with wp.ScopedCapture(device="cpu") as cap:
+        a.fill_(7)
+        wp.copy(a, src, dest_offset=1, count=2)
+    a.zero_()
+    src.assign(np.arange(4, dtype=np.int32) * 10)
+    wp.capture_launch(cap.graph)
+    np.testing.assert_array_equal(a.numpy(), [7, 0, 10, 7])
+
+
+@pytest.mark.parametrize("op", ["fill", "zero", "copy", "convert"])
+def test_host_side_array_operations_are_refused_while_capturing(op):
+    arr = wp.zeros((4, 4), dtype=wp.int32)
+    col = arr[:, 0]
+    src = wp.array(np.arange(16, dtype=np.int32).reshape(4, 4))
+    run = {
+        "fill": lambda: col.fill_(42),
+        "zero": lambda: col.zero_(),
+        "copy": lambda: wp.copy(col, src[:, 0]),
+        "convert": lambda: wp.copy(wp.zeros(4, dtype=float), wp.zeros(4, dtype=wp.float64)),
+    }[op]
+    with wp.ScopedCapture(device="cpu"):
+        with pytest.raises(NotImplementedError, match="cannot be recorded by graph capture on device 'cpu'"):
+            run()
+    run()  # outside a capture it works

@@ -1,0 +1,246 @@
+"""warp-core is layered without cycles, read from the source with ``ast``.
+
+Every ``import`` counts, those inside functions included (only those under
+``if TYPE_CHECKING:`` are left out: they never run). Importing ``warp.a.b`` also runs the package
+module ``warp.a`` (``warp/a/__init__.py``), so that is an edge too, except from a module inside
+that package (its package module has run before it) and for the root ``warp``, which every
+import runs. The floors, lowest first, are those of docs/plugins.md
+("How warp-core is layered"); a module may import its own floor and those below, never above,
+and the graph may hold no cycle at all.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parents[2] / "packages" / "warp-core" / "src"
+
+#: Floors, lowest first: (name, module prefixes). A module sits on the floor of its longest
+#: matching prefix; a module no prefix matches is on the public-API floor.
+FLOORS: list[tuple[str, tuple[str, ...]]] = [
+    ("leaves", (
+        "warp.errors", "warp.config", "warp.constants", "warp.startup", "warp.not_provided",
+        "warp.plugins.install_hints",
+    )),
+    ("types", ("warp.types",)),
+    ("compiler", ("warp.compiler", "warp.plugins", "warp.core_builtins", "warp.core_plugin")),
+    ("targets", ("warp.targets",)),
+    ("runtime", ("warp.runtime",)),
+    ("public API", (
+        # the Python-scope front doors kept in runtime/: wp.launch, wp.Launch, wp.capture_*, builtins
+        # called from Python; they handle arrays and kernels, which sit on this floor
+        "warp", "warp.runtime.launch", "warp.runtime.launcher", "warp.runtime.recorded_launch",
+        "warp.runtime.capture", "warp.runtime.python_builtins", "warp.runtime.python_shims",
+    )),
+]
+
+#: Imports that still break the rules, each a known debt with its reason (docs/plugins.md, "How
+#: warp-core is layered"). The tests fail on any other break, and on an entry no longer needed.
+KNOWN_DEBT: dict[tuple[str, str], str] = {
+    # the Python-scope CUDA stream and peer-access API resolves device arguments ("cuda:1") with
+    # the runtime's device table, and a Device's .stream is that API's current stream
+    ("warp.targets.cuda.streams", "warp.runtime.devices"): "device arguments of wp.get_stream & co.",
+    ("warp.targets.cuda.streams", "warp.runtime"): "the package module of runtime.devices",
+    ("warp.targets.cuda.peer", "warp.runtime.devices"): "device arguments of wp.set_peer_access_*",
+    ("warp.targets.cuda.peer", "warp.runtime"): "the package module of runtime.devices",
+    # the array class's conversions (copy, clone, DLPack, CUDA array interface, a @ b) live in the
+    # modules that build on it; they are called from its methods
+    ("warp.arrays.array", "warp.arrays.creation"): "array(data=...) copies, .contiguous(), .to()",
+    ("warp.arrays.array", "warp.arrays.dlpack"): "array.__dlpack__",
+    ("warp.arrays.array", "warp.arrays.cuda_interface"): "array.__cuda_array_interface__",
+    ("warp.arrays.array", "warp.matmul"): "array.__matmul__ launches wp.matmul's kernels",
+    ("warp.arrays.dlpack", "warp.arrays.array"): "wp.from_dlpack makes arrays",
+    ("warp.arrays.dlpack", "warp.arrays.creation"): "__dlpack__(copy=True) clones",
+    # warp.matmul and warp.geometry are written in the kernel language against the `wp` namespace
+    # (like user code); the root package imports them last to publish wp.matmul, wp.MarchingCubes
+    ("warp", "warp.matmul"): "wp.matmul, wp.batched_matmul",
+    ("warp", "warp.geometry"): "wp.MarchingCubes, warp.geometry",
+}
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for path in (SRC / "warp").rglob("*.py"):
+        parts = list(path.relative_to(SRC).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        found[".".join(parts)] = path
+    return found
+
+
+def _is_type_checking(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _scan(module: str, path: Path, modules: dict[str, Path]) -> tuple[set[str], list[tuple[int, str]]]:
+    """The warp modules ``module`` imports at run time, and the imports placed inside functions
+    (line, imported name)."""
+    found: set[str] = set()
+    in_functions: list[tuple[int, str]] = []
+    package = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
+
+    def names(node: ast.Import | ast.ImportFrom) -> list[str]:
+        if isinstance(node, ast.Import):
+            return [alias.name for alias in node.names]
+        base = node.module or ""
+        if node.level:
+            base = ".".join(package[: len(package) - node.level + 1] + ([base] if base else []))
+        return [f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base for a in node.names]
+
+    def visit(node: ast.AST, in_function: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.If) and _is_type_checking(child):
+                for other in child.orelse:
+                    visit_node(other, in_function)
+            else:
+                visit_node(child, in_function)
+
+    def visit_node(node: ast.AST, in_function: bool) -> None:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            for name in names(node):
+                if name == "warp" or name.startswith("warp."):
+                    found.add(name)
+                if in_function:
+                    in_functions.append((node.lineno, name))
+        else:
+            visit(node, in_function or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)))
+
+    visit(ast.parse(path.read_text(encoding="utf-8")), False)
+    return found, in_functions
+
+
+def _resolve(name: str, modules: dict[str, Path]) -> str:
+    while name not in modules and "." in name:
+        name = name.rpartition(".")[0]
+    return name
+
+
+def _graph() -> dict[str, set[str]]:
+    """Module -> the warp modules it runs on import or call (package modules included)."""
+    modules = _modules()
+    graph: dict[str, set[str]] = {}
+    for module, path in modules.items():
+        targets = set()
+        for name in _scan(module, path, modules)[0]:
+            target = _resolve(name, modules)
+            targets.add(target)
+            parts = target.split(".")
+            for package in (".".join(parts[:i]) for i in range(2, len(parts))):
+                if not (module + ".").startswith(package + "."):  # a package of the importer ran already
+                    targets.add(package)
+        targets.discard(module)
+        graph[module] = {t for t in targets if t in modules}
+    return graph
+
+
+def floor_of(module: str) -> int:
+    """Index in :data:`FLOORS` of the floor ``module`` sits on."""
+    best, best_len = len(FLOORS) - 1, -1
+    for index, (_, prefixes) in enumerate(FLOORS):
+        for prefix in prefixes:
+            if (module == prefix or module.startswith(prefix + ".")) and len(prefix) > best_len:
+                best, best_len = index, len(prefix)
+    return best
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return found
+
+
+def test_the_scan_sees_function_level_and_package_imports(tmp_path):
+    graph = _graph()
+    assert "warp.targets.cpu.jit" in graph["warp.targets.cpu.target"]
+    assert "warp.compiler" in graph["warp.core_builtins.arrays"]  # the package module runs first
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        "import os\nif TYPE_CHECKING:\n    import warp.a\ndef f():\n    import warp.b\n    import torch\n",
+        encoding="utf-8",
+    )
+    found, in_functions = _scan("warp.probe", probe, {"warp.b": probe})
+    assert found == {"warp.b"} and in_functions == [(5, "warp.b"), (6, "torch")]
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert floor_of("warp.types.scalars") < floor_of("warp.compiler.ir") < floor_of("warp.targets.base")
+    assert floor_of("warp.runtime.devices") < floor_of("warp.runtime.launch") == floor_of("warp.arrays")
+
+
+def _report(found: set[tuple[str, str]], what: str) -> str:
+    new = sorted(found - set(KNOWN_DEBT))
+    return f"{what}:\n" + "\n".join(f"  {m} -> {t}" for m, t in new)
+
+
+def test_no_import_goes_up_a_floor():
+    graph = _graph()
+    upward = {(m, t) for m, targets in graph.items() for t in targets if floor_of(t) > floor_of(m)}
+    assert not upward - set(KNOWN_DEBT), _report(upward, "imports going up the floors of warp-core") + (
+        "\n(floors: " + " < ".join(name for name, _ in FLOORS) + ")"
+    )
+
+
+def test_no_import_cycles():
+    graph = _graph()
+    assert {edge for edge in KNOWN_DEBT if edge[1] not in graph.get(edge[0], set())} == set(), (
+        "a known debt is paid: remove it from KNOWN_DEBT"
+    )
+    acyclic = {m: {t for t in targets if (m, t) not in KNOWN_DEBT} for m, targets in graph.items()}
+    cycles = _cycles(acyclic)
+    detail = []
+    for component in cycles:
+        members = set(component)
+        edges = sorted(f"  {m} -> {t}" for m in component for t in acyclic[m] if t in members)
+        detail.append(f"cycle of {len(component)} modules:\n" + "\n".join(edges))
+    assert not cycles, "\n".join(detail)
+
+
+def test_no_warp_imports_inside_functions():
+    """Imports inside functions are left for optional packages (torch, jax, cuda, ...) and lazily
+    loaded standard modules; a warp module imported there would hide a dependency from this test."""
+    modules = _modules()
+    hidden = {
+        (m, _resolve(name, modules)): f"{m}:{line}"
+        for m, path in modules.items() for line, name in _scan(m, path, modules)[1]
+        if name.split(".")[0] == "warp"
+    }
+    new = sorted(where for edge, where in hidden.items() if edge not in KNOWN_DEBT)
+    assert not new, "warp imports inside functions (move them to the top of the module):\n" + "\n".join(new)

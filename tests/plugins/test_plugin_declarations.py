@@ -1,0 +1,109 @@
+"""Each plugin distribution declares what it provides (``warp_provides.json``), and core reads it.
+
+The declarations replace a table in warp-core: they name the package to install when a builtin,
+a ``wp.<name>`` or a ``warp.<module>`` is missing. These tests keep each declaration in step with
+what its plugin registers and exports, and check how core reads a declaration file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import warp  # noqa: F401 - loads the plugins
+from warp.extending import builtin_registry
+from warp.plugins import declarations
+from warp.plugins.manager import exports, plugin_distributions
+
+REPO_DISTRIBUTIONS = {"warp-builtins", "warp-geometry", "warp-autodiff", "warp-interop"}
+
+
+def _declared() -> dict[str, declarations.Declaration]:
+    return {d.distribution: d for d in declarations.declarations()}
+
+
+def test_every_plugin_distribution_of_the_repository_declares_what_it_provides():
+    assert REPO_DISTRIBUTIONS <= set(_declared())
+
+
+def test_a_builtin_only_a_plugin_registers_is_declared_by_that_plugin():
+    declared = _declared()
+    undeclared = []
+    for name in builtin_registry.names():
+        packages = {o.package for o in builtin_registry.get(name).overloads}
+        if len(packages) == 1 and (dist := packages.pop()) in REPO_DISTRIBUTIONS:
+            if not declared[dist].provides_builtin(name):
+                undeclared.append(f"{dist}: {name}")
+    assert not undeclared, "add these to the distribution's warp_provides.json:\n" + "\n".join(undeclared)
+
+
+def test_declared_python_names_and_submodules_are_provided_when_the_plugin_is_loaded():
+    loaded = set(plugin_distributions.values())
+    for dist, declaration in _declared().items():
+        if dist not in loaded or dist not in REPO_DISTRIBUTIONS:
+            continue
+        for name in declaration.python_names:
+            # warp.jax_experimental is a submodule, reached as an attribute once imported
+            assert name in exports or name == "jax_experimental", f"{dist} declares wp.{name}, not exported"
+        for module in declaration.submodules:
+            assert module.startswith("warp."), f"{dist} declares submodule {module!r} outside warp"
+
+
+def test_lookups_name_the_declaring_distribution():
+    assert declarations.providing_distribution("sin") == "warp-builtins"
+    assert declarations.providing_distribution("mesh_query_point") == "warp-geometry"
+    assert declarations.providing_distribution("mesh_anything_new") == "warp-geometry"  # by prefix
+    assert declarations.providing_distribution("no_such_builtin") is None
+    assert declarations.python_name_distribution("Tape") == "warp-autodiff"
+    assert declarations.submodule_distribution("warp.jax_experimental.ffi") == "warp-interop"
+    assert declarations.submodule_distribution("warp.nothing") is None
+
+
+def test_a_declaration_file_is_read_without_importing_the_package(tmp_path):
+    package = tmp_path / "decl_probe_pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("raise RuntimeError('imported')\n")
+    (package / declarations.FILE_NAME).write_text(
+        json.dumps({"builtins": ["probe_fn"], "builtin_prefixes": ["probe_"], "python_names": ["Probe"]})
+    )
+    code = textwrap.dedent(
+        """
+        import sys
+        from warp.plugins import declarations as d
+        path = d._declaration_file("decl_probe_pkg.plugin")
+        decl = d._read("probe-dist", path)
+        print(path.name, decl.provides_builtin("probe_fn"), decl.provides_builtin("probe_x"),
+              decl.provides_builtin("other"), sorted(decl.python_names), "decl_probe_pkg" in sys.modules)
+        """
+    )
+    env = dict(os.environ, PYTHONPATH=str(tmp_path) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["warp_provides.json", "True", "True", "False", "['Probe']", "False"]
+
+
+def test_a_geometry_builtin_with_geometry_disabled_names_the_package(tmp_path):
+    script = tmp_path / "k.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            import warp as wp
+
+            @wp.kernel
+            def k(mesh: wp.uint64, out: wp.array(dtype=float)):
+                out[0] = wp.mesh_get_point(mesh, 0)[0]
+
+            try:
+                wp.launch(k, dim=1, inputs=[wp.uint64(0), wp.zeros(1, dtype=float)])
+            except wp.MissingPluginError as e:
+                print("ERROR:", e)
+            """
+        )
+    )
+    env = dict(os.environ, WARP_DISABLE_PLUGINS="geometry")
+    proc = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "builtin 'wp.mesh_get_point' is provided by the 'warp-geometry' package" in proc.stdout
