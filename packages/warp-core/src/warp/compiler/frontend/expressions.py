@@ -13,7 +13,8 @@ from warp.compiler import ir
 from warp.compiler.callables import UserFunction, UserKernel
 from warp.compiler.frontend.builder import PyObj
 from warp.compiler.frontend.builtin_names import BuiltinName, is_warp_namespace, warp_namespace
-from warp.compiler.frontend.compile_time import CompileTimeMixin
+from warp.compiler.frontend.compile_time import CompileTimeMixin, static
+from warp.compiler.static_values import has_static_value
 from warp.compiler.frontend.kernel_forms import array_ptr, kernel_form
 from warp.compiler.frontend.tuples import TuplesMixin
 from warp.compiler.frontend.type_handlers import call_hook, type_hook
@@ -460,6 +461,8 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
     def expr_Call(self, node: ast.Call) -> Any:
         if any(isinstance(a, ast.Starred) for a in node.args):
             node = self.starred_call(node)  # f(*t): the tuple's items as arguments
+        if len(node.args) == 1 and not node.keywords and has_static_value(self.source.func, node.args[0]):
+            return static._wp_call_(self, node)  # resolved at declaration, whatever the name means now
         callee = self.expr(node.func)
         if not isinstance(callee, PyObj):
             raise self.error(f"'{ast.unparse(node.func)}' is not callable", WarpCodegenTypeError, node)
