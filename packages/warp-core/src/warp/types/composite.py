@@ -467,7 +467,16 @@ def _operand(other: Any, like: CompositeBase) -> np.ndarray:
 
 def _composite_product(a: Any, b: Any) -> Any:
     """Matrix-vector / matrix-matrix products (and quaternion products, transform composition)
-    in Python scope."""
+    in Python scope. As in kernels, both operands must have the same scalar type."""
+    if (
+        isinstance(a, CompositeBase)
+        and isinstance(b, CompositeBase)
+        and a._wp_scalar_type_ is not b._wp_scalar_type_
+    ):
+        raise RuntimeError(
+            f"Couldn't find a function 'mul' compatible with the arguments "
+            f"'{type_repr(type(a))}, {type_repr(type(b))}'"
+        )
     if isinstance(a, TransformBase) and isinstance(b, TransformBase):
         return a._like(compose(a._data.astype(np.float64), b._data.astype(np.float64)))
     if isinstance(a, QuaternionBase) and isinstance(b, QuaternionBase):
