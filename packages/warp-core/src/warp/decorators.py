@@ -13,7 +13,7 @@ import sys
 import types
 import typing
 import weakref
-from typing import Any, Callable, ParamSpec, TypeVar
+from typing import Any, Callable, TypeVar
 
 from warp.compiler.hashing import kernel_content_hash
 from warp.errors import SourceLoc, WarpCodegenError
@@ -22,7 +22,6 @@ from warp.kernels import Kernel
 from warp.modules import get_module, get_module_options, set_module_options
 from warp.types import helpers as wp_types
 
-_P = ParamSpec("_P")
 _R = TypeVar("_R")
 
 __all__ = [
@@ -53,12 +52,14 @@ def _scope_of(frame: types.FrameType) -> tuple[dict[str, Any], dict[str, Any] | 
     return scope, scope
 
 
+# For static checkers: the decorated function keeps its return type. Its parameters are not
+# checked (kernel code passes warp scalars to parameters annotated ``float``/``int``).
 @typing.overload
-def func(pyfunc: Callable[_P, _R]) -> Callable[_P, _R]: ...
+def func(pyfunc: Callable[..., _R]) -> Callable[..., _R]: ...
 
 
 @typing.overload
-def func(*, module: Any = None) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]: ...
+def func(*, module: Any = None) -> Callable[[Callable[..., _R]], Callable[..., _R]]: ...
 
 
 def func(pyfunc: Callable[..., Any] | None = None, *, module: Any = None) -> Any:

@@ -11,7 +11,7 @@ import ast
 import math
 import sys
 import warnings
-from typing import Any
+from typing import Any, Callable
 
 import llvmlite.ir as ir
 
@@ -84,17 +84,20 @@ def generic_constructor(builder: Any, name: str, node: ast.Call) -> Any:
 
 #: the keywords of the type factories (a call with only these makes a type, not a value)
 _TYPE_KEYWORDS = {"length", "shape", "dtype"}
-_FACTORIES = {"vector": vector, "matrix": matrix, "quaternion": quaternion, "transformation": transformation}
+_FACTORIES: dict[str, Callable[..., type]] = {
+    "vector": vector, "matrix": matrix, "quaternion": quaternion, "transformation": transformation,
+}
 
 
 def _type_from_factory(builder: Any, name: str, node: ast.Call) -> type:
-    kwargs = {}
+    kwargs: dict[str, Any] = {}
     for kw in node.keywords:
+        key = str(kw.arg)  # the caller checked every keyword is named (length/shape/dtype)
         item = builder.expr(kw.value)
         if isinstance(item, PyObj):
-            kwargs[kw.arg] = item.obj
+            kwargs[key] = item.obj
         elif isinstance(item, wir.Value) and item.is_const:
-            kwargs[kw.arg] = item.const
+            kwargs[key] = item.const
         else:
             raise builder.error(
                 f"wp.types.{name}(): '{kw.arg}' must be known at compile time to make a type",
