@@ -316,3 +316,47 @@ def test_native_snippets_are_a_clear_not_implemented_error():
         wp.launch(k, dim=1, inputs=[wp.zeros(1, dtype=float), wp.zeros(1, dtype=float)])
     assert isinstance(info.value, wp.WarpCodegenError)
     assert "native_double(a, b, wp.tid())" in str(info.value)
+
+
+@wp.struct
+class _GradStruct:
+    scalar: float
+    vec: wp.vec3
+
+
+@wp.func
+def _struct_fn(x: _GradStruct):
+    return x.vec[0] * x.vec[1] * 4.0, x.scalar * 2.0
+
+
+@wp.func_grad(_struct_fn)
+def _struct_fn_grad(x: _GradStruct, adj_ret0: float, adj_ret1: float):
+    # wp.adjoint[...] of fields of a struct input (and components of those fields)
+    wp.adjoint[x.scalar] += adj_ret1 * 3.0
+    wp.adjoint[x.vec][0] += adj_ret0 * x.vec[1] * 5.0
+    wp.adjoint[x.vec][2] += adj_ret0 * 7.0
+
+
+@wp.kernel
+def _run_struct_fn(xs: wp.array(dtype=_GradStruct), out: wp.array(dtype=float)):
+    i = wp.tid()
+    a, b = _struct_fn(xs[i])
+    out[i] = a + b
+
+
+def test_custom_grad_writes_adjoints_of_struct_fields():
+    values = []
+    for v, s in (((1.0, 2.0, 3.0), 4.0), ((5.0, 6.0, 7.0), -1.0)):
+        x = _GradStruct()
+        x.vec = wp.vec3(*v)
+        x.scalar = s
+        values.append(x)
+    xs = wp.array(values, dtype=_GradStruct, requires_grad=True)
+    out = wp.zeros(2, dtype=float, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(_run_struct_fn, dim=2, inputs=[xs], outputs=[out])
+    tape.backward(grads={out: wp.ones(2, dtype=float)})
+    g = xs.grad.numpy()
+    np.testing.assert_allclose(g["scalar"], [3.0, 3.0])
+    np.testing.assert_allclose(g["vec"], [[2.0 * 5.0, 0.0, 7.0], [6.0 * 5.0, 0.0, 7.0]])

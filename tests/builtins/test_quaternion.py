@@ -234,13 +234,31 @@ def test_euler(dtype, axes):
                   rng.uniform(-3, 3, N)], axis=1)
     q, back = wp.zeros(N, dtype=quat_t), wp.zeros(N, dtype=vec3_t)
     ax = wp.array(np.tile(np.array(axes, np.int32), (N, 1)), dtype=wp.vec3i)
-    wp.launch(kernels(dtype)["euler"], dim=N, inputs=[arr(e.astype(_np(dtype)), vec3_t), ax, q, back])
-    seq = "".join("XYZ"[a] for a in axes)
+    # e holds each axis's angle in that axis's component (a proper sequence's third angle in the
+    # component neither axis names): e above lists the angles in rotation order, so scatter them
+    i, j, k = axes
+    slots = [i, j, 3 - i - j if proper else k]
+    e_by_axis = np.empty_like(e)
+    e_by_axis[:, slots] = e
+    wp.launch(kernels(dtype)["euler"], dim=N, inputs=[arr(e_by_axis.astype(_np(dtype)), vec3_t), ax, q, back])
+    seq = "".join("xyz"[a] for a in axes)  # extrinsic: about the fixed axes i, then j, then k
     tol = TOL[dtype] * 10
     assert same_rotation(q.numpy(), Rotation.from_euler(seq, e).as_quat(), tol)
     np.testing.assert_allclose(
-        back.numpy(), Rotation.from_quat(q.numpy().astype(np.float64)).as_euler(seq), atol=tol * 100
+        back.numpy()[:, slots], Rotation.from_quat(q.numpy().astype(np.float64)).as_euler(seq), atol=tol * 100
     )
+
+
+def test_euler_matches_warps_values():
+    # NVIDIA Warp's quat_from_euler((0.4, -0.2, 0.3), 2, 1, 0) and a single-axis decomposition
+    quat_t, vec3_t, _ = _types(wp.float32)
+    e = np.array([[0.4, -0.2, 0.3], [0.2, 0.0, 0.0]], dtype=np.float32)
+    q, back = wp.zeros(2, dtype=quat_t), wp.zeros(2, dtype=vec3_t)
+    ax = wp.array(np.array([[2, 1, 0], [2, 1, 0]], np.int32), dtype=wp.vec3i)
+    wp.launch(kernels(wp.float32)["euler"], dim=2, inputs=[arr(e, vec3_t), ax, q, back])
+    assert same_rotation(q.numpy()[:1], np.array([[0.18083558, -0.12628517, 0.12611651, 0.96718415]]), 1e-6)
+    # a rotation about x alone decomposes into (angle, 0, 0): the x angle sits in component 0
+    np.testing.assert_allclose(back.numpy(), e, atol=1e-6)
 
 
 def test_euler_gimbal_lock_round_trip():
@@ -250,7 +268,7 @@ def test_euler_gimbal_lock_round_trip():
     q, back = wp.zeros(n, dtype=quat_t), wp.zeros(n, dtype=vec3_t)
     ax = wp.array(np.tile(np.array([0, 1, 2], np.int32), (n, 1)), dtype=wp.vec3i)
     wp.launch(kernels(wp.float64)["euler"], dim=n, inputs=[arr(e, vec3_t), ax, q, back])
-    again = Rotation.from_euler("XYZ", back.numpy()).as_quat()
+    again = Rotation.from_euler("xyz", back.numpy()).as_quat()
     assert same_rotation(again, q.numpy(), 1e-6)
 
 

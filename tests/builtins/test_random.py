@@ -59,6 +59,29 @@ def test_normal():
 
 
 @wp.kernel
+def normal_from_two_uniforms(n: wp.array(dtype=float), u: wp.array2d(dtype=float)):
+    tid = wp.tid()
+    state = wp.rand_init(tid)
+    n[tid] = wp.randn(state)
+    state = wp.rand_init(tid)
+    u[tid, 0] = wp.randf(state)
+    u[tid, 1] = wp.randf(state)
+
+
+def test_normal_is_box_muller_of_the_next_two_uniform_draws():
+    # randn(state) = sqrt(-2 log(u1 + FLT_EPSILON)) cos(2 pi u2) for the two randf draws it
+    # consumes, as NVIDIA Warp samples it, so seeded programs give Warp's values
+    count = 1000
+    n, u = wp.zeros(count, dtype=float), wp.zeros((count, 2), dtype=float)
+    wp.launch(normal_from_two_uniforms, dim=count, inputs=[n, u])
+    u1, u2 = u.numpy().astype(np.float64).T
+    expected = np.sqrt(-2.0 * np.log(u1 + np.finfo(np.float32).eps)) * np.cos(2.0 * np.pi * u2)
+    np.testing.assert_allclose(n.numpy(), expected, rtol=2e-5, atol=2e-6)
+    # Warp's first values for rand_init(0..3)
+    np.testing.assert_allclose(n.numpy()[:4], [-1.8213255, 0.27881497, -1.1122388, 0.5936895], atol=1e-5)
+
+
+@wp.kernel
 def samplers(
     seed: int,
     disk: wp.array(dtype=wp.vec2),
@@ -379,3 +402,26 @@ def test_curlnoise_is_divergence_free_and_matches_the_potential():
     ]
     grad = np.stack([(fx[0] - fx[1]) / (2 * h), (fx[2] - fx[3]) / (2 * h)], axis=1)
     np.testing.assert_allclose(c2.numpy(), np.stack([grad[:, 1], -grad[:, 0]], axis=1), atol=0.02)
+
+
+@wp.kernel
+def normal_and_uniform_pairs(n: wp.array(dtype=float), u1: wp.array(dtype=float), u2: wp.array(dtype=float)):
+    tid = wp.tid()
+    s = wp.rand_init(tid)
+    n[tid] = wp.randn(s)
+    t = wp.rand_init(tid)
+    u1[tid] = wp.randf(t)
+    u2[tid] = wp.randf(t)
+
+
+def test_randn_is_box_muller_of_the_next_two_uniform_draws_as_in_warp():
+    """randn(state) = sqrt(-2 log(u1 + FLT_EPSILON)) cos(2 pi u2) with u1, u2 the next two randf draws (NVIDIA
+    Warp's sequence: the same seeds give the same normal samples)."""
+    count = 4096
+    n, u1, u2 = (wp.zeros(count) for _ in range(3))
+    wp.launch(normal_and_uniform_pairs, count, inputs=[n, u1, u2])
+    a, b = u1.numpy().astype(np.float64), u2.numpy().astype(np.float64)
+    expected = np.sqrt(-2.0 * np.log(a + 2.0**-23)) * np.cos(2.0 * np.pi * b)
+    np.testing.assert_allclose(n.numpy(), expected, rtol=2e-5, atol=2e-6)
+    # the first samples of seeds 0, 1, 2 (values NVIDIA Warp documents for wp.rand_init(tid))
+    np.testing.assert_allclose(n.numpy()[:3], [-1.8213255, 0.27881497, -1.1122388], atol=1e-4)

@@ -244,3 +244,32 @@ def test_transform_p_and_q_attributes_read_and_write():
     expected[:, :3] += [1.0, 2.0, 3.0]
     expected[:, 3:] = [0.0, 0.0, 0.0, 1.0]
     np.testing.assert_allclose(out.numpy(), expected)
+
+
+def test_compose_float16_scales_the_rounded_rotation_matrix():
+    # transform_compose in half precision equals quat_to_matrix's (float16) result scaled by s,
+    # product by product: R is rounded to float16 before scaling, as multiplying its result does
+    @wp.kernel
+    def compose_half(p: wp.array(dtype=wp.vec3h), r: wp.array(dtype=wp.quath), s: wp.array(dtype=wp.vec3h),
+                     out: wp.array(dtype=wp.mat44h), rot: wp.array(dtype=wp.mat33h)):
+        i = wp.tid()
+        out[i] = wp.transform_compose(p[i], r[i], s[i])
+        rot[i] = wp.quat_to_matrix(r[i])
+
+    n = 64
+    rng = np.random.default_rng(123)
+    p = rng.standard_normal((n, 3)).astype(np.float16)
+    r = rng.standard_normal((n, 4))
+    r = (r / np.linalg.norm(r, axis=1, keepdims=True)).astype(np.float16)
+    s = rng.standard_normal((n, 3)).astype(np.float16)
+    out, rot = wp.zeros(n, dtype=wp.mat44h), wp.zeros(n, dtype=wp.mat33h)
+    wp.launch(compose_half, dim=n, inputs=[wp.array(p, dtype=wp.vec3h), wp.array(r, dtype=wp.quath),
+                                           wp.array(s, dtype=wp.vec3h), out, rot])
+    R = rot.numpy()
+    # the rotation matrix itself is right to float16 precision
+    reference = Rotation.from_quat(r.astype(np.float64)).as_matrix()
+    np.testing.assert_allclose(R.astype(np.float64), reference, atol=4e-3)
+    expected = np.tile(np.eye(4, dtype=np.float16), (n, 1, 1))
+    expected[:, :3, :3] = R * s[:, None, :]  # float16 products, each rounded once
+    expected[:, :3, 3] = p
+    np.testing.assert_array_equal(out.numpy(), expected)

@@ -135,3 +135,28 @@ def test_expect_near_of_quaternions_and_matrices(capfd):
     assert out.numpy()[0] == 1 and "Expect failed" not in capfd.readouterr().out
     wp.expect_near(wp.quat(0.0, 0.0, 0.0, 1.0), wp.quat(0.0, 0.0, 0.5, 1.0), 1e-3)
     assert capfd.readouterr().out.count("Expect failed") == 1
+
+
+def test_transformation_takes_p_and_q_by_keyword():
+    @wp.kernel
+    def by_keyword(
+        vs: wp.array(dtype=wp.vec3), qs: wp.array(dtype=wp.quat), out: wp.array(dtype=wp.transform)
+    ):
+        out[0] = wp.transformation(p=vs[0], q=qs[0])
+        out[1] = wp.transformation(vs[0], q=qs[0])
+        out[2] = wp.transformation(q=qs[0], p=vs[0], dtype=float)
+
+    vs = wp.array([wp.vec3(2.0, 3.0, 4.0)], dtype=wp.vec3)
+    qs = wp.array([wp.quat(5.0, 6.0, 7.0, 8.0)], dtype=wp.quat)
+    out = wp.zeros(3, dtype=wp.transform)
+    wp.launch(by_keyword, dim=1, inputs=[vs, qs, out])
+    np.testing.assert_array_equal(out.numpy(), [[2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]] * 3)
+    t = wp.transformation(p=wp.vec3(1.0, 2.0, 3.0), q=wp.quat(0.0, 0.0, 0.0, 1.0))
+    assert list(t) == [1.0, 2.0, 3.0, 0.0, 0.0, 0.0, 1.0]
+
+    @wp.kernel
+    def only_p(vs: wp.array(dtype=wp.vec3), out: wp.array(dtype=wp.transform)):
+        out[0] = wp.transformation(p=vs[0])
+
+    with pytest.raises(wp.WarpCodegenError, match="needs both p and q"):
+        wp.launch(only_p, dim=1, inputs=[vs, out])

@@ -83,3 +83,41 @@ def test_target_sub_expressions_run_once():
     np.testing.assert_allclose(got["mass"], 5.0 * np.arange(1, n + 1))
     np.testing.assert_allclose(got["pos"][:, 2], -v0[:, 2])
     np.testing.assert_allclose(out.numpy(), np.tile([1.0 + 13.0, 2.0 * 7.0, 3.0], (n, 1)))
+
+
+@wp.func
+def _counted_int16(counter: wp.array(dtype=int), v: wp.int16):
+    wp.atomic_add(counter, 0, 1)
+    return v
+
+
+@wp.func
+def _counted_vec3s(counter: wp.array(dtype=int), v: wp.vec3s):
+    wp.atomic_add(counter, 0, 1)
+    return v
+
+
+@pytest.mark.needs_plugin("builtins")  # vec3s + vec3s
+def test_augassign_on_arrays_of_small_integers_is_a_plain_update():
+    # 8/16-bit integers have no atomics: a[i] += x reads, adds and writes (x evaluated once)
+    @wp.kernel
+    def small_ints(
+        counter: wp.array(dtype=int),
+        i16: wp.array(dtype=wp.int16),
+        v16: wp.array(dtype=wp.vec3s),
+        u8: wp.array(dtype=wp.uint8),
+    ):
+        i = wp.tid()
+        i16[i] += _counted_int16(counter, wp.int16(10))
+        v16[i] += _counted_vec3s(counter, wp.vec3s(wp.int16(1), wp.int16(2), wp.int16(3)))
+        u8[i] -= wp.uint8(3)
+
+    counter = wp.zeros(1, dtype=int)
+    i16 = wp.array([5, -7], dtype=wp.int16)
+    v16 = wp.array(np.array([[10, 20, 30], [0, 0, 0]]), dtype=wp.vec3s)
+    u8 = wp.array([1, 200], dtype=wp.uint8)
+    wp.launch(small_ints, dim=2, inputs=[counter, i16, v16, u8])
+    assert counter.numpy()[0] == 4
+    np.testing.assert_array_equal(i16.numpy(), [15, 3])
+    np.testing.assert_array_equal(v16.numpy(), [[11, 22, 33], [1, 2, 3]])
+    np.testing.assert_array_equal(u8.numpy(), [254, 197])

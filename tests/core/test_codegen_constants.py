@@ -124,3 +124,48 @@ def test_printf_needs_a_literal_format():
 
     with pytest.raises(wp.WarpCodegenTypeError, match="format of wp.printf must be a string literal"):
         wp.launch(k, dim=1, inputs=[1.0])
+
+
+def test_float64_constructor_keeps_literal_precision():
+    # wp.float64(<python float>) converts the literal's exact value, not a float32 rounding of it
+    @wp.kernel
+    def f64_literals(out: wp.array(dtype=wp.float64)):
+        out[0] = out[0] + wp.float64(3.141592653589793)
+        out[1] = wp.float64(wp.PI) + wp.float64(1.0)
+        x = 0.1  # a name bound to a literal converts from the literal's value (as in Warp)
+        out[2] = wp.float64(x)
+        y = wp.float32(0.1)  # a typed float32 value keeps its float32 value
+        out[3] = wp.float64(y)
+
+    out = wp.zeros(4, dtype=wp.float64)
+    wp.launch(f64_literals, dim=1, inputs=[out])
+    got = out.numpy()
+    assert got[0] == np.pi
+    assert got[1] == np.pi + 1.0
+    assert got[2] == 0.1
+    assert got[3] == np.float64(np.float32(0.1))
+
+
+def test_printf_takes_at_most_32_values(capfd):
+    @wp.kernel
+    def thirty_two():
+        wp.printf(
+            "%d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d "
+            "%d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d\n",
+            0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+            16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31,
+        )  # fmt: skip
+
+    @wp.kernel
+    def thirty_three():
+        wp.printf(
+            "%d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d "
+            "%d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d %d\n",
+            0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+            16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32,
+        )  # fmt: skip
+
+    wp.launch(thirty_two, dim=1)
+    assert capfd.readouterr().out.strip() == " ".join(str(i) for i in range(32))
+    with pytest.raises(RuntimeError, match=r"variadic arguments that can be passed to `printf` is 32$"):
+        wp.launch(thirty_three, dim=1)

@@ -471,3 +471,23 @@ def test_names_bound_in_a_dynamic_loop_are_visible_after_it():
     for n in (5, 3, 0):  # a loop that never runs leaves them zero
         wp.launch(_names_bound_in_loops, 1, inputs=[wp.array(gates, dtype=int), n, out])
         assert out.numpy().tolist() == _names_bound_in_loops_reference(gates, n)
+
+
+def test_variable_first_assigned_in_one_branch_is_zero_on_the_other_path():
+    # as in Python the name stays visible after the if; paths that skip the assignment see zero
+    @wp.kernel
+    def branch_only(
+        flags: wp.array(dtype=wp.bool), out: wp.array(dtype=float), vout: wp.array(dtype=wp.vec3)
+    ):
+        i = wp.tid()
+        if flags[i]:
+            x = 123.0
+            v = wp.vec3(1.0, 2.0, 3.0)
+        out[i] = x
+        vout[i] = v
+
+    flags = wp.array([True, False], dtype=wp.bool)
+    out, vout = wp.zeros(2, dtype=float), wp.zeros(2, dtype=wp.vec3)
+    wp.launch(branch_only, dim=2, inputs=[flags, out, vout])
+    np.testing.assert_array_equal(out.numpy(), [123.0, 0.0])
+    np.testing.assert_array_equal(vout.numpy(), [[1.0, 2.0, 3.0], [0.0, 0.0, 0.0]])

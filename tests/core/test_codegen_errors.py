@@ -48,7 +48,6 @@ def test_float_plus_int_is_a_type_error_with_location():
     "float_literal_with_int",
     "assign_float_to_int_var",
     "store_float_in_int_array",
-    "compare_int_float",
     "float_index",
     "bitwise_on_float",
 ])
@@ -92,12 +91,6 @@ def test_strict_typing_errors(body):
         a[i] = f[i]
 
     @wp.kernel
-    def compare_int_float(a: wp.array(dtype=int), f: wp.array(dtype=float)):
-        i = wp.tid()
-        if a[i] < f[i]:
-            a[i] = 1
-
-    @wp.kernel
     def float_index(a: wp.array(dtype=int), f: wp.array(dtype=float)):
         a[0] = a[f[0]]
 
@@ -115,7 +108,6 @@ def test_strict_typing_errors(body):
             float_literal_with_int,
             assign_float_to_int_var,
             store_float_in_int_array,
-            compare_int_float,
             float_index,
             bitwise_on_float,
         )
@@ -200,6 +192,32 @@ def test_kernel_cannot_return_a_value():
 
     with pytest.raises(wp.WarpCodegenError, match="returns_value"):
         launch1(returns_value, wp.zeros(1, dtype=float))
+
+    message = r"Warp kernels cannot return values\. Write results to output arguments"
+
+    @wp.kernel
+    def returns_none(out: wp.array(dtype=float)):
+        out[0] = 1.0
+        return None  # a value-returning statement all the same
+
+    with pytest.raises(wp.WarpCodegenTypeError, match=message):
+        launch1(returns_none, wp.zeros(1, dtype=float))
+
+    @wp.kernel
+    def annotated(out: wp.array(dtype=float)) -> float:  # refused when compiled, not when defined
+        out[0] = 1.0
+
+    with pytest.raises(wp.WarpCodegenTypeError, match=message):
+        launch1(annotated, wp.zeros(1, dtype=float))
+
+    @wp.kernel
+    def bare_return(out: wp.array(dtype=float)) -> None:
+        out[0] = 2.0
+        return
+
+    out = wp.zeros(1, dtype=float)
+    launch1(bare_return, out)
+    assert out.numpy()[0] == 2.0
 
 
 # -- calls of user functions ---------------------------------------------------------------------------
@@ -470,3 +488,114 @@ def test_store_with_wrong_index_count_into_array_view():
     expected = r"Incorrect number of indices specified for array indexing: a store into a 1-d array needs 1"
     with pytest.raises(wp.WarpCodegenError, match=expected):
         wp.launch(assign_view, dim=[1, 1], inputs=[m], device="cpu")
+def test_mixed_operand_types_are_named():
+    @wp.kernel
+    def mixed(out: wp.array(dtype=float)):
+        out[0] = float(1 * 1.0)
+
+    message = r"Input types must be the same, got \['int32', 'float32'\]"
+    with pytest.raises(wp.WarpCodegenTypeError, match=message):
+        launch1(mixed, wp.zeros(1, dtype=float))
+
+
+@wp.func
+def _annotated_int16(x: wp.int32) -> wp.int16:
+    return wp.int8(x)
+
+
+@wp.func
+def _annotated_pair(x: int) -> tuple[int, int]:
+    return (x, 1.23)
+
+
+@wp.func
+def _annotated_triple(x: int) -> tuple[int, int, int]:
+    return (x + x, x * x)
+
+
+def test_returns_not_matching_the_annotation_are_named():
+    @wp.kernel
+    def single(out: wp.array(dtype=int)):
+        out[0] = int(_annotated_int16(123))
+
+    @wp.kernel
+    def pair(out: wp.array(dtype=int)):
+        a, b = _annotated_pair(1)
+        out[0] = a
+
+    @wp.kernel
+    def triple(out: wp.array(dtype=int)):
+        a, b, c = _annotated_triple(1)
+        out[0] = a
+
+    out = wp.zeros(1, dtype=int)
+    head = "The function `_annotated_{}` has its return type annotated as "
+    cases = [
+        (single, head.format("int16") + "`int16` but the code returns a value of type `int8`."),
+        (pair, head.format("pair") + r"`tuple\[int, int\]` but the code returns a tuple with types "
+         r"`\(int32, float32\)`"),
+        (triple, head.format("triple") + "a tuple of 3 elements but the code returns 2 values."),
+    ]
+    for kernel, message in cases:
+        with pytest.raises(wp.WarpCodegenTypeError, match=message):
+            launch1(kernel, out)
+
+
+_CAPTURED_VEC = wp.vec3(1.0, 2.0, 3.0)
+
+
+def test_unknown_names_and_attributes_in_kernels():
+    @wp.kernel
+    def through_unknown_namespace():
+        wp.foo.bar.tid()
+
+    @wp.kernel
+    def unknown_function_of_a_module():
+        wp.types.tid()
+
+    @wp.kernel
+    def unknown_warp_function():
+        wp.nonexistent_func()
+
+    @wp.kernel
+    def unknown_attribute_of_a_value(out: wp.array(dtype=float)):
+        out[0] = _CAPTURED_VEC.foo
+
+    @wp.kernel
+    def undefined_symbol(out: wp.array(dtype=float)):
+        out[0] = missing_symbol  # noqa: F821
+
+    out = wp.zeros(1, dtype=float)
+    cases = [
+        (through_unknown_namespace, AttributeError, "`foo` is not an attribute of 'warp'"),
+        (unknown_function_of_a_module, AttributeError, "Could not find function wp.types.tid"),
+        (unknown_warp_function, AttributeError, "Could not find function wp.nonexistent_func"),
+        (unknown_attribute_of_a_value, AttributeError, "`foo` is not an attribute of 'vec3f' values"),
+        (undefined_symbol, KeyError, "Referencing undefined symbol: missing_symbol"),
+    ]
+    for kernel, error, message in cases:
+        with pytest.raises(error, match=message) as info:
+            wp.launch(kernel, dim=1, inputs=[out] if kernel.arg_names else [])
+        assert isinstance(info.value, wp.WarpCodegenError)
+    with pytest.raises(wp.WarpCodegenNameError, match=r"name 'missing_symbol' is not defined\)$"):
+        wp.launch(undefined_symbol, dim=1, inputs=[out])
+
+
+def test_return_annotation_resolved_at_definition_is_checked_despite_the_cache():
+    # two kernels with the same source whose `-> Ret` means different things: the second one
+    # must not reuse the first one's compiled code (the annotation is part of its cache key)
+    Ret = None
+
+    @wp.kernel(module="unique")
+    def aliased(x: float) -> Ret:
+        return
+
+    wp.launch(aliased, dim=1, inputs=[3.0])
+    Ret = float  # noqa: F841 (read by the annotation below)
+
+    @wp.kernel(module="unique")
+    def aliased(x: float) -> Ret:  # noqa: F811
+        return
+
+    with pytest.raises(wp.WarpCodegenTypeError, match="Warp kernels cannot return values"):
+        wp.launch(aliased, dim=1, inputs=[3.0])

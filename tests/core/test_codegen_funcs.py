@@ -368,3 +368,43 @@ def test_parameterized_func_decorator():
     assert a.numpy()[0] == 4.0
     assert ".unique" in plus_one.module.name
     assert len(typing.get_overloads(wp.func)) >= 2
+@wp.func
+def _double_it(x: float):
+    return x * 2.0
+
+
+@wp.func
+def _halve_it(x: float):
+    return x * 0.5
+
+
+def test_function_bound_to_a_local_cannot_be_rebound():
+    @wp.kernel
+    def same_function(out: wp.array(dtype=float)):
+        f = _double_it
+        f = _double_it
+        t = wp.float32
+        t = wp.float64  # type aliases are not functions
+        out[0] = f(3.0) + float(t(1.0))
+
+    out = wp.zeros(1, dtype=float)
+    wp.launch(same_function, dim=1, inputs=[out])
+    assert out.numpy()[0] == 7.0
+
+    @wp.kernel
+    def other_function(out: wp.array(dtype=float)):
+        f = _double_it
+        f = _halve_it
+        out[0] = f(3.0)
+
+    @wp.kernel
+    def to_a_value(out: wp.array(dtype=float)):
+        f = _double_it
+        f = 1.0
+        out[0] = f
+
+    message = "rebinding function-valued local 'f'.* to {}"
+    with pytest.raises(wp.WarpCodegenError, match=message.format("a different function")):
+        wp.launch(other_function, dim=1, inputs=[out])
+    with pytest.raises(wp.WarpCodegenError, match=message.format("a non-function value")):
+        wp.launch(to_a_value, dim=1, inputs=[out])

@@ -288,3 +288,101 @@ def test_component_type_errors_in_kernels():
     for k in (assign_double_component, constant_index_out_of_range):
         with pytest.raises(wp.WarpCodegenError):
             wp.launch(k, dim=1, inputs=[wp.zeros(1, dtype=wp.vec3)])
+
+
+def test_named_literal_keeps_full_precision_in_typed_constructors():
+    # ``x = 0.1`` binds a float32 name; a float64 constructor converts it from its Python value
+    # (as it does a literal), and the name itself is left as it was
+    @wp.kernel
+    def named_literals(values: wp.array(dtype=wp.float64), counts: wp.array(dtype=wp.int32)):
+        x = 0.1
+        n = 3
+        d = wp.vec3d(x, 0.0, wp.float64(n))
+        values[0] = d[0]
+        values[1] = wp.float64(x)
+        values[2] = d[2]
+        f = wp.vec3f(4.0, 5.0, 6.0)
+        counts[0] = n
+        counts[1] = wp.int32(f[0:n][2])
+
+    values, counts = wp.zeros(3, dtype=wp.float64), wp.zeros(2, dtype=wp.int32)
+    wp.launch(named_literals, dim=1, inputs=[values, counts])
+    np.testing.assert_array_equal(values.numpy(), np.array([0.1, 0.1, 3.0], dtype=np.float64))
+    np.testing.assert_array_equal(counts.numpy(), [3, 6])
+
+
+def test_named_float_constant_is_not_an_integer_component():
+    @wp.kernel
+    def float_into_int_vector(out: wp.array(dtype=wp.vec2i)):
+        x = 1.5
+        out[0] = wp.vec2i(x, 2)
+
+    with pytest.raises(wp.WarpCodegenError, match=r"vec2i got a float32 component"):
+        wp.launch(float_into_int_vector, dim=1, inputs=[wp.zeros(1, dtype=wp.vec2i)])
+
+
+MAT32D = wp.types.matrix(shape=(3, 2), dtype=wp.float64)
+
+
+def test_typed_constructors_take_keywords_restating_their_type():
+    @wp.kernel
+    def restated(out: wp.array(dtype=MAT32D), vout: wp.array(dtype=wp.vec3)):
+        c = MAT32D(wp.float64(1.5))
+        out[0] = MAT32D(c, shape=(3, 2), dtype=wp.float64)
+        vout[0] = wp.vec3(1.0, 2.0, 3.0, length=3, dtype=float)
+
+    out, vout = wp.zeros(1, dtype=MAT32D), wp.zeros(1, dtype=wp.vec3)
+    wp.launch(restated, dim=1, inputs=[out, vout])
+    np.testing.assert_array_equal(out.numpy()[0], np.full((3, 2), 1.5))
+    np.testing.assert_array_equal(vout.numpy()[0], [1.0, 2.0, 3.0])
+
+
+@wp.kernel(module="unique")
+def _other_shape():
+    c = MAT32D()
+    d = MAT32D(c, shape=(2, 3))  # noqa: F841
+
+
+@wp.kernel(module="unique")
+def _other_dtype():
+    c = MAT32D()
+    d = MAT32D(c, dtype=wp.float32)  # noqa: F841
+
+
+@wp.kernel(module="unique")
+def _other_keyword():
+    v = wp.vec3(1.0, shape=(3,))  # noqa: F841
+
+
+@pytest.mark.parametrize(
+    "kernel, message",
+    [
+        (
+            _other_shape,
+            r"matrix\(shape=\(3, 2\), dtype=float64\)\(\) got shape=\(2, 3\), "
+            r"but the type's shape is \(3, 2\)",
+        ),
+        (_other_dtype, r"got dtype=float32, but the type's dtype is float64"),
+        (_other_keyword, r"vec3f\(\) got an unexpected keyword argument 'shape'"),
+    ],
+)
+def test_typed_constructor_keywords_must_match_the_type(kernel, message):
+    with pytest.raises(wp.WarpCodegenError, match=message):
+        wp.launch(kernel, dim=1, inputs=[])
+
+
+def test_vector_component_names_beyond_the_length_are_not_attributes():
+    v2 = wp.vec2(1.0, 2.0)
+    assert (v2.x, v2.y) == (1.0, 2.0)
+    assert not hasattr(v2, "z") and not hasattr(v2, "w")
+    with pytest.raises(AttributeError, match="no attribute 'z'$"):
+        v2.z = 9.0
+    v3 = wp.vec3(1.0, 2.0, 3.0)
+    for name in ("xy", "xyz", "foo"):
+        with pytest.raises(AttributeError, match=f"no attribute '{name}'$"):
+            getattr(v3, name)
+    with pytest.raises(AttributeError, match="no attribute 'xy'$"):
+        v3.xy = 9.0  # a swizzle name is not an ordinary attribute
+    v3.z = 7.0
+    v3.foo = 9  # other names are ordinary Python attributes
+    assert v3.foo == 9 and list(v3) == [1.0, 2.0, 7.0]

@@ -114,3 +114,44 @@ def test_plain_x86_hosts_need_no_half_helpers(cpu):
         asm = _assembly_for(kernel, cpu, "")
         helpers = sorted(set(re.findall(r"__\w*hf\w*2\b", asm)))
         assert helpers == [], f"kernel '{kernel.key}' for {cpu} calls {helpers}"
+
+
+def test_unused_conversions_do_not_confuse_the_rewrite():
+    """Unused half conversions (dead code the optimizer removes later) are replaced too, and the
+    module stays valid. The pass keys replaced instructions by id: one freed during the pass could
+    lend its id to a helper defined after it, whose calls were then rewired to an unrelated value
+    ('Not a function: float' printing the module). Whether that happens depends on the allocator,
+    so this checks the outcome over many modules mixing dead and live conversions of every kind."""
+    import llvmlite.ir as ir
+
+    from warp.compiler.lowering.half import legalize_half_conversions
+
+    f32, f64, half = ir.FloatType(), ir.DoubleType(), ir.HalfType()
+    kinds = [
+        lambda b, h, v: b.fpext(h, f64),
+        lambda b, h, v: b.fptosi(h, ir.IntType(32)),
+        lambda b, h, v: b.fptoui(h, ir.IntType(64)),
+        lambda b, h, v: b.fptrunc(v, half),
+        lambda b, h, v: b.sitofp(b.fptosi(v, ir.IntType(32)), half),
+        lambda b, h, v: b.uitofp(b.fptoui(v, ir.IntType(16)), half),
+        lambda b, h, v: b.fptrunc(b.fpext(v, f64), half),
+        lambda b, h, v: b.fpext(h, f32),
+    ]
+    for _ in range(20):
+        module = ir.Module(name="dead_halves")
+        fn = ir.Function(module, ir.FunctionType(f32, [half, f32]), name="f")
+        b = ir.IRBuilder(fn.append_basic_block())
+        h, v = fn.args
+        total = ir.Constant(f32, 0.0)
+        for make in kinds:  # an unused conversion, then a used one, of each kind in turn
+            make(b, h, v)
+            used = make(b, h, v)
+            total = b.fadd(total, b.fpext(used, f32) if used.type == half else
+                           used if used.type == f32 else b.fptrunc(used, f32) if used.type == f64 else
+                           b.uitofp(used, f32))
+        b.ret(total)
+        legalize_half_conversions(module)
+        parsed = llvm.parse_assembly(str(module))
+        parsed.verify()
+        assert re.search(r"\b(fpext|fptrunc|sitofp|uitofp|fptosi|fptoui)\b[^\n]*\bhalf\b",
+                         str(parsed.get_function("f"))) is None

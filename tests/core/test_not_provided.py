@@ -79,3 +79,23 @@ def test_geometry_names_not_provided():
     assert not hasattr(warp.geometry, "sparse_marching_cubes")
     with pytest.raises(AttributeError, match=r"^module 'warp.geometry' has no attribute 'nothing_here'$"):
         warp.geometry.nothing_here  # noqa: B018
+
+
+@pytest.mark.parametrize(
+    "name", ["Logger", "ModuleBuildOptions", "bvh_query_sphere", "from_ptr", "transform_expand"]
+)
+def test_more_warp_names_say_what_to_use(name):
+    with pytest.raises(AttributeError, match=rf"^wp\.{name} is not provided by warp-suite .*; instead: "):
+        getattr(wp, name)
+
+
+def test_module_not_provided_as_attribute():
+    with pytest.raises(AttributeError, match=r"^warp\.sparse is not provided by warp-suite .*; instead: "):
+        wp.sparse  # noqa: B018
+    assert not hasattr(wp, "fem")
+
+
+def test_is_device_available():
+    assert wp.is_device_available("cpu") is True
+    assert wp.is_device_available(wp.get_device("cpu")) is True
+    assert wp.is_device_available(f"cuda:{wp.get_cuda_device_count() + 3}") is False

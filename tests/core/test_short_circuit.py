@@ -203,3 +203,22 @@ def test_in_place_builtin_in_right_operand_updates_state_only_when_run():
     first, second = ref.numpy().tolist()
     assert first != second
     assert out.numpy().tolist() == [-first, second]
+
+
+def test_array_truth_value_is_a_null_test():
+    # `if arr and arr[i] == 0`: an array argument passed as None is false, so arr[i] never runs
+    @wp.kernel
+    def guarded(arr: wp.array(dtype=int), result: wp.array(dtype=int)):
+        i = wp.tid()
+        if arr and arr[i] == 0:
+            result[i] = -1
+        elif not arr:
+            result[i] = 2
+        else:
+            result[i] = 1
+
+    result = wp.zeros(3, dtype=int)
+    wp.launch(guarded, dim=3, inputs=[None, result])
+    np.testing.assert_array_equal(result.numpy(), [2, 2, 2])
+    wp.launch(guarded, dim=3, inputs=[wp.array([0, 1, 0], dtype=int), result])
+    np.testing.assert_array_equal(result.numpy(), [-1, 1, -1])

@@ -510,3 +510,34 @@ def test_static_through_an_alias_keeps_its_declaration_value():
         assert out.numpy()[0] == 7
     finally:
         _static_alias = wp.static
+def test_compile_time_break_and_continue_in_unrolled_loops():
+    # the loop variable is read by wp.static, so the loop is unrolled; continue/break under
+    # wp.static conditions drop iterations at compile time
+    @wp.kernel
+    def odd_terms(x: wp.array(dtype=float), out: wp.array(dtype=float)):
+        tid = wp.tid()
+        value = float(0.0)
+        for i in range(20):
+            if wp.static(i % 2 == 0):
+                continue
+            if wp.static(i > 15):
+                break
+            value += float(i) * x[tid]
+        out[tid] = value
+
+    x = wp.full(2, 2.0, dtype=float)
+    out = wp.zeros(2, dtype=float)
+    wp.launch(odd_terms, dim=2, inputs=[x, out])
+    np.testing.assert_allclose(out.numpy(), [2.0 * sum(range(1, 16, 2))] * 2)
+
+    @wp.kernel
+    def runtime_continue(x: wp.array(dtype=float), out: wp.array(dtype=float)):
+        value = float(0.0)
+        for i in range(4):
+            if x[0] > wp.static(float(i)):
+                continue
+            value += x[0]
+        out[0] = value
+
+    with pytest.raises(wp.WarpCodegenError, match="must depend on compile-time conditions only"):
+        wp.launch(runtime_continue, dim=1, inputs=[x, out])

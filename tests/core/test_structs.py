@@ -302,3 +302,38 @@ def test_struct_type_cls_inheritance_and_missing_field_message():
 
     with pytest.raises(AttributeError, match=r"`nonexisting` is not an attribute of 'p' \([\w.]+\.Params\)$"):
         wp.launch(reads_missing, dim=1, inputs=[Params()], device="cpu")
+class _Pair:
+    a: float
+    n: int
+
+
+def test_struct_constructor_takes_fields_positionally_in_kernels():
+    @wp.kernel
+    def build(src: wp.array(dtype=float), out: wp.array(dtype=float)):
+        i = wp.tid()
+        p = _Pair(src[i], 3)  # fields in declaration order
+        q = _Pair(src[i] * 2.0, n=5)  # positional then keyword
+        out[i] = p.a + float(p.n) + q.a * float(q.n)
+
+    src = wp.array([1.0, 2.0], dtype=float)
+    out = wp.zeros(2, dtype=float)
+    wp.launch(build, dim=2, inputs=[src, out])
+    np.testing.assert_allclose(out.numpy(), [1.0 + 3.0 + 10.0, 2.0 + 3.0 + 20.0])
+
+
+def test_struct_constructor_rejects_extra_and_repeated_fields():
+    @wp.kernel
+    def too_many(out: wp.array(dtype=float)):
+        p = _Pair(1.0, 2, 3)
+        out[0] = p.a
+
+    with pytest.raises(wp.WarpCodegenTypeError, match="at most 2 positional arguments"):
+        wp.launch(too_many, dim=1, inputs=[wp.zeros(1, dtype=float)])
+
+    @wp.kernel
+    def repeated(out: wp.array(dtype=float)):
+        p = _Pair(1.0, a=2.0)
+        out[0] = p.a
+
+    with pytest.raises(wp.WarpCodegenTypeError, match="multiple values for field 'a'"):
+        wp.launch(repeated, dim=1, inputs=[wp.zeros(1, dtype=float)])

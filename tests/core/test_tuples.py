@@ -83,7 +83,8 @@ def test_declared_tuple_return_types_are_checked():
         x, y = wrong(1.0)
         out[0] = x + y
 
-    with pytest.raises(wp.WarpCodegenTypeError, match="returns float32 here but int32 is expected"):
+    message = r"annotated as `tuple\[float, int\]` but the code returns a tuple with types `\(float32, "
+    with pytest.raises(wp.WarpCodegenTypeError, match=message):
         wp.launch(k, dim=1, inputs=[wp.zeros(1, dtype=float)])
 
     with pytest.raises(wp.WarpCodegenError, match="tuple\\[T, ...\\] is not supported"):

@@ -53,4 +53,4 @@ def test_undefined_name_is_also_a_key_error():
     with pytest.raises(KeyError, match=r"Referencing undefined symbol: typez") as info:
         wp.launch(uses_undefined, dim=1, device="cpu")
     assert isinstance(info.value, wp.WarpCodegenNameError)
-    assert str(info.value).endswith("name 'typez' is not defined (Referencing undefined symbol: typez)")
+    assert "name 'typez' is not defined" in str(info.value)

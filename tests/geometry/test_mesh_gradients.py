@@ -209,3 +209,38 @@ def test_mesh_eval_gradients_are_the_barycentric_weights():
         )
     tape.backward(loss2)
     assert plain.points.grad is None
+
+
+@wp.func
+def _triangle_area(mesh_id: wp.uint64, tri: int):
+    m = wp.mesh_get(mesh_id)
+    i, j, k = m.indices[tri * 3 + 0], m.indices[tri * 3 + 1], m.indices[tri * 3 + 2]
+    a = m.points[i]
+    return wp.length(wp.cross(m.points[j] - a, m.points[k] - a)) * 0.5
+
+
+@wp.kernel
+def _area_loss(mesh_id: wp.uint64, loss: wp.array(dtype=float)):
+    wp.atomic_add(loss, 0, _triangle_area(mesh_id, wp.tid()))
+
+
+def test_gradients_reach_mesh_points_read_in_a_user_function():
+    # the function has no differentiable parameter (an id and an index), yet its adjoint must
+    # accumulate into the gradient of the mesh points it reads through wp.mesh_get
+    pts, tris = random_soup(6, seed=45)
+    points = wp.array(pts, dtype=wp.vec3, requires_grad=True)
+    mesh = wp.Mesh(points, wp.array(tris.reshape(-1), dtype=wp.int32))
+    loss = wp.zeros(1, dtype=float, requires_grad=True)
+    tape = wp.Tape()
+    with tape:
+        wp.launch(_area_loss, dim=len(tris), inputs=[mesh.id, loss])
+    tape.backward(loss)
+    expected = np.zeros((len(pts), 3))
+    p = pts.astype(np.float64)
+    for a, b, c in tris:  # d area / d vertex = 0.5 * n x (opposite edge), n the unit normal
+        n = np.cross(p[b] - p[a], p[c] - p[a])
+        n /= np.linalg.norm(n)
+        expected[a] += 0.5 * np.cross(n, p[c] - p[b])
+        expected[b] += 0.5 * np.cross(n, p[a] - p[c])
+        expected[c] += 0.5 * np.cross(n, p[b] - p[a])
+    np.testing.assert_allclose(points.grad.numpy(), expected, atol=1e-4)

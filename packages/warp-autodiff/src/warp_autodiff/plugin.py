@@ -1,6 +1,7 @@
 """warp-autodiff's plugin module (entry point ``autodiff`` in the ``warp`` group).
 
 - ``warp_adjoint_function``: the reverse-mode transform of a kernel's IR;
+- ``warp_function_gradient``: the adjoint of a user function for ``wp.grad(f)`` in kernels;
 - ``warp_exports``: ``wp.Tape`` and ``wp.autograd`` (gradient checks and Jacobians).
 """
 
@@ -14,7 +15,7 @@ from warp.extending import hookimpl
 
 from warp_autodiff import autograd
 from warp_autodiff.tape import Tape, recording_tape
-from warp_autodiff.transform import AdjointWarning, kernel_adjoint
+from warp_autodiff.transform import AdjointWarning, function_adjoints, function_gradient, kernel_adjoint
 
 # ``import warp.autograd`` works once the plugin is loaded (warp loads plugins at import)
 sys.modules.setdefault("warp.autograd", autograd)
@@ -34,6 +35,11 @@ def warp_adjoint_function(function: Any) -> Any:
             stacklevel=2,
         )
         return None
+
+
+@hookimpl
+def warp_function_gradient(function: Any) -> Any:
+    return function_gradient(function, function_adjoints)
 
 
 @hookimpl

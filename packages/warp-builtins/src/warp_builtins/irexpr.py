@@ -114,6 +114,13 @@ class Emitter:
         v = self.lift(x).v
         return self.b.fptrunc(v, self.store_ty) if v.type != self.store_ty else v
 
+    def stored(self, x: Any) -> Num:
+        """``x`` rounded to the storage precision (float16 intermediates kept as a value of that type)."""
+        n = self.lift(x)
+        if n.v.type == self.store_ty:
+            return n
+        return Num(self, self.b.fpext(self.b.fptrunc(n.v, self.store_ty), self.ty))
+
     def parts(self, cls: Any, value: ir.Value) -> list[Num]:
         """Components of a composite value, row-major."""
         return [self.wrap(c) for c in lc.components(self.b, cls, value)]

@@ -155,13 +155,31 @@ def pick(em: Emitter, values: Sequence[Num], index: Any) -> Num:
     return out
 
 
+def _third_slot(em: Emitter, i: Any, j: Any, k: Any) -> Any:
+    """The component of e holding the third angle: k, or for a proper sequence (k == i) the
+    component neither i nor j names."""
+    b = em.b
+    remaining = b.sub(b.sub(ir.Constant(i.type, 3), i), j)
+    return b.select(b.icmp_signed("==", k, i), remaining, k)
+
+
 def qfrom_euler(em: Emitter, e: Sequence[Num], i: Any, j: Any, k: Any) -> list[Num]:
-    """Intrinsic rotations: about axis i by e[0], then the new j by e[1], then the new k by e[2]."""
+    """Rotations about the fixed axes i, then j, then k (extrinsic), by the angle e holds for
+    each axis (e[i], e[j], e[k]), as NVIDIA Warp: q = q_k(e[k]) q_j(e[j]) q_i(e[i])."""
     i, j, k = (as_i32(em, n) for n in (i, j, k))
-    qi = qfrom_axis_angle(em, axis_vector(em, i), e[0])
-    qj = qfrom_axis_angle(em, axis_vector(em, j), e[1])
-    qk = qfrom_axis_angle(em, axis_vector(em, k), e[2])
-    return qmul(qmul(qi, qj), qk)
+    qi = qfrom_axis_angle(em, axis_vector(em, i), pick(em, e, i))
+    qj = qfrom_axis_angle(em, axis_vector(em, j), pick(em, e, j))
+    qk = qfrom_axis_angle(em, axis_vector(em, k), pick(em, e, _third_slot(em, i, j, k)))
+    return qmul(qmul(qk, qj), qi)
+
+
+def qto_euler(em: Emitter, q: Sequence[Num], i: Any, j: Any, k: Any) -> list[Num]:
+    """Inverse of :func:`qfrom_euler`: the angles about i, j, k, each in the component of its axis."""
+    i, j, k = (as_i32(em, n) for n in (i, j, k))
+    # extrinsic i, j, k by (a, b, c) is intrinsic k, j, i by (c, b, a)
+    c, b, a = _intrinsic_euler(em, q, k, j, i)
+    slot_k = _third_slot(em, i, j, k)
+    return [em.select(em.int_eq(slot_k, n), c, em.select(em.int_eq(j, n), b, a)) for n in range(3)]
 
 
 def _wrap_angle(em: Emitter, a: Num) -> Num:
@@ -171,13 +189,13 @@ def _wrap_angle(em: Emitter, a: Num) -> Num:
     return shifted - em.floor(shifted / two_pi) * two_pi - math.pi
 
 
-def qto_euler(em: Emitter, q: Sequence[Num], i: Any, j: Any, k: Any) -> list[Num]:
-    """Inverse of :func:`qfrom_euler` (Bernardes & Viollet's direct method, any axis sequence).
+def _intrinsic_euler(em: Emitter, q: Sequence[Num], i: Any, j: Any, k: Any) -> list[Num]:
+    """Angles (r0, r1, r2) with q = q_i(r0) q_j(r1) q_k(r2) (intrinsic i, j, k), by Bernardes &
+    Viollet's direct method (any axis sequence, i32 axis indices).
 
     Intrinsic (i, j, k) angles are the extrinsic angles of the sequence (k, j, i), reversed.
     """
     b = em.b
-    i, j, k = (as_i32(em, n) for n in (i, j, k))
     first, second = k, i  # extrinsic sequence (first, j, third)
     proper = b.icmp_signed("==", first, second)
     # for proper Euler sequences (x-y-x) the third axis is the remaining one
@@ -311,10 +329,12 @@ def register(registry: Any) -> None:
          "Spherical linear interpolation from a (t = 0) to b (t = 1).")
     _add(registry, "quat_from_euler", [("e", VEC3), ("i", Int), ("j", Int), ("k", Int)], quat_of(0),
          lambda em, e, i, j, k: qfrom_euler(em, e, i, j, k),
-         "Quaternion from Euler angles e about axes i, j, k (0 = x, 1 = y, 2 = z), intrinsic rotations.")
+         "Quaternion rotating about the fixed axes i, then j, then k (0 = x, 1 = y, 2 = z) by the angles "
+         "e[i], e[j], e[k] (for a proper sequence, k == i, the third angle is the remaining component).")
     _add(registry, "quat_to_euler", [("q", QUAT), ("i", Int), ("j", Int), ("k", Int)], vec3_of(0),
          lambda em, q, i, j, k: qto_euler(em, q, i, j, k),
-         "Euler angles about axes i, j, k (intrinsic) of a unit quaternion; inverse of quat_from_euler.")
+         "Euler angles of a unit quaternion about the fixed axes i, then j, then k, each in the "
+         "component of its axis (as quat_from_euler takes them); inverse of quat_from_euler.")
     _add(registry, "quat_twist", [("axis", VEC3), ("q", QUAT)], quat_of(1),
          lambda em, axis, q: qtwist(em, axis, q),
          "Twist part of q about axis (swing-twist decomposition), as a unit quaternion.")

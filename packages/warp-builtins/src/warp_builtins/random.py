@@ -75,10 +75,15 @@ class Draws:
 
 
 def _randn(em: Emitter, d: Draws) -> Num:
-    """Standard normal (Box-Muller); uses two draws."""
-    u1 = 1.0 - d.unit(em)  # (0, 1]: the logarithm stays finite
+    """Standard normal (Box-Muller) of two draws u1, u2 in [0, 1), as NVIDIA Warp samples it:
+    sqrt(-2 log(u1 + FLT_EPSILON)) cos(2 pi u2) (the epsilon keeps the logarithm finite)."""
+    u1 = d.unit(em) + _FLT_EPSILON
     u2 = d.unit(em)
     return em.sqrt(em.log(u1) * -2.0) * em.cos(u2 * (2.0 * math.pi))
+
+
+#: float32 machine epsilon (2**-23)
+_FLT_EPSILON = 2.0**-23
 
 
 def _disk(em: Emitter, d: Draws) -> list[Num]:

@@ -8,6 +8,8 @@ update the transform variable passed as first argument (the frontend rebinds it,
 
 from __future__ import annotations
 
+import ast
+
 from typing import Any, Sequence
 
 from warp.extending import (
@@ -62,8 +64,9 @@ def mat_point(m: Sequence[Num], x: Sequence[Num], w: float) -> list[Num]:
 
 
 def compose(em: Emitter, p: Sequence[Num], q: Sequence[Num], s: Sequence[Num]) -> list[Num]:
-    """Row-major 4x4 matrix [R(q) diag(s) | p; 0 0 0 1]."""
-    r = qto_matrix(q)
+    """Row-major 4x4 matrix [R(q) diag(s) | p; 0 0 0 1]; R is quat_to_matrix(q) as that builtin
+    returns it (float16: rounded before scaling, as multiplying its result would)."""
+    r = [em.stored(v) for v in qto_matrix(q)]
     out: list[Any] = []
     for i in range(3):
         out += [r[3 * i] * s[0], r[3 * i + 1] * s[1], r[3 * i + 2] * s[2], p[i]]
@@ -195,10 +198,38 @@ transform_identity = SpecialForm(
     signatures=["(dtype: Float = float32) -> transformation(dtype)"],
 )
 
+def _transformation_kernel(builder: Any, node: ast.Call) -> Any:
+    """``wp.transformation(p, q)`` in kernels, p and q also by keyword (``p=v, q=r``)."""
+    named = [kw for kw in node.keywords if kw.arg in ("p", "q")]
+    if not named:
+        return _positional_transformation(builder, node)
+    params = [n for n in ("p", "q") if n not in {kw.arg for kw in named}]
+    if len(node.args) > len(params) or (node.args and params[0] != "p"):
+        raise builder.error("transformation() got multiple values for 'p' or 'q'", node=node)
+    by_name = {kw.arg: kw.value for kw in named}
+    by_name.update(zip(params, node.args))
+    if set(by_name) != {"p", "q"}:
+        raise builder.error("transformation(p=..., q=...) needs both p and q", node=node)
+    rest = [kw for kw in node.keywords if kw.arg not in ("p", "q")]
+    call = ast.copy_location(ast.Call(func=node.func, args=[by_name["p"], by_name["q"]], keywords=rest), node)
+    return _positional_transformation(builder, call)
+
+
+_positional_transformation = constructor_kernel("transformation", xform_type)
+
+
+def _transformation_python(*args: Any, p: Any = None, q: Any = None, dtype: Any = None) -> Any:
+    if p is not None or q is not None:
+        if args or p is None or q is None:
+            raise TypeError("transformation() takes p and q, positionally or by keyword")
+        args = (p, q)
+    return _generic_or_value(xform_type, args, dtype)
+
+
 transformation = SpecialForm(
     "transformation",
-    kernel=constructor_kernel("transformation", xform_type),
-    python=lambda *args, dtype=None: _generic_or_value(xform_type, args, dtype),
+    kernel=_transformation_kernel,
+    python=_transformation_python,
     group=GROUP,
     doc="Transform from a translation p and a rotation q, or from its 7 components; all zeros with "
         "no arguments in kernels (the identity transform in Python scope).",

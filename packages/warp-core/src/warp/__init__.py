@@ -65,7 +65,10 @@ from warp.device_queries import (
     get_preferred_device,
     is_cpu_available,
     is_cuda_available,
+    is_device_available,
 )
+from warp.allocator_api import ScopedAllocator, get_device_allocator, set_device_allocator
+from warp.runtime.memory_tracking import ScopedMemoryTracker, print_memory_report
 from warp.runtime.launch import launch
 from warp.runtime.recorded_launch import Launch
 from warp.timing import ScopedTimer
@@ -108,6 +111,7 @@ from warp.targets.cpu import jit as _cpu_jit  # noqa: F401
 from warp.runtime import log as _log
 from warp.runtime.python_builtins import PythonBuiltin as _PythonBuiltin
 from warp.compiler.frontend.expressions import printf
+from warp.compiler.frontend.gradients import grad
 from warp.compiler.frontend.compile_time import static
 from warp.compiler.frontend.kernel_forms import cast
 from warp.compiler.frontend.kernel_forms import INPLACE_BUILTINS as _INPLACE_BUILTINS

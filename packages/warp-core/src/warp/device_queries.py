@@ -54,3 +54,14 @@ def get_preferred_device() -> Device:
     """``cuda:0`` when CUDA is available, else ``cpu``."""
     _log.announce()
     return _devices.get_preferred_device()
+
+
+def is_device_available(device: Devicelike) -> bool:
+    """True when ``device`` (a Device or a name such as ``"cuda:1"``) is one of this process's
+    devices; False for a well-formed name of a device that is not present."""
+    _log.announce()
+    try:
+        resolved = _devices.get_device(device)
+    except (ValueError, RuntimeError):
+        return False
+    return resolved in _devices.get_devices()

@@ -51,14 +51,6 @@ class WarpCodegenNameError(WarpCodegenError, NameError):
     """A name used in kernel code is not defined or not usable in kernels."""
 
 
-class WarpCodegenUndefinedNameError(WarpCodegenNameError, KeyError):
-    """A name used in kernel code is defined nowhere; also a ``KeyError``, as NVIDIA Warp reports
-    an undefined symbol."""
-
-    def __str__(self) -> str:  # the message itself, not KeyError's repr of it
-        return str(self.args[0]) if self.args else ""
-
-
 class WarpCodegenAttributeError(WarpCodegenError, AttributeError):
     """Attribute access in kernel code that the kernel language does not support."""
 

@@ -17,7 +17,6 @@ from warp.compiler.annotations import is_generic, specialize_type
 from warp.compiler.callables import UserKernel
 from warp.compiler.frontend.compile_time import evaluate_statics
 from warp.compiler.options import launch_bounds_of
-from warp.errors import WarpCodegenTypeError
 from warp.functions import FunctionOverload
 from warp.types.scalars import type_repr
 from warp.modules import module_of
@@ -110,12 +109,6 @@ class Kernel(UserKernel):
         self.template = template
         self.module = module
         self.overload = overload
-        ret = self.overload.return_annotation
-        if ret not in (None, type(None)):
-            raise WarpCodegenTypeError(
-                f"kernel '{self.name}' must not return a value (annotated -> {type_repr(ret)})",
-                function=self.name,
-            )
         self.is_generic = self.overload.generic
         #: instances of a generic kernel: concrete argument types -> Kernel
         self.overloads: dict[tuple[Any, ...], Kernel] = {}

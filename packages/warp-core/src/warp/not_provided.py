@@ -30,8 +30,8 @@ _MEMPOOL = NotProvided(
     "no pool to configure: allocate with wp.empty/wp.zeros and free by dropping the array",
 )
 _ALLOCATORS = NotProvided(
-    "custom allocators and memory tracking are not provided",
-    "allocate with wp.empty/wp.zeros; measure memory with the framework you share arrays with",
+    "CUDA managed memory and the CUDA allocator switch are not provided",
+    "wp.set_device_allocator(device, allocator) for custom allocation; wp.ScopedMemoryTracker to track it",
 )
 _TIMING = NotProvided(
     "activity timing of kernels/memcpys/graphs (CUDA events per operation) is not provided",
@@ -98,8 +98,7 @@ NAMES: dict[str, NotProvided] = {
         "set_mempool_release_threshold", "get_mempool_used_mem_current", "get_mempool_used_mem_high",
     ], _MEMPOOL),
     **dict.fromkeys([
-        "ScopedAllocator", "set_device_allocator", "get_device_allocator", "set_cuda_allocator",
-        "CudaManagedAllocator", "MemoryKind", "ScopedMemoryTracker", "print_memory_report",
+        "set_cuda_allocator", "CudaManagedAllocator", "MemoryKind",
     ], _ALLOCATORS),
     **dict.fromkeys([
         "timing_begin", "timing_end", "TIMING_KERNEL", "TIMING_KERNEL_BUILTIN", "TIMING_MEMCPY",
@@ -135,6 +134,42 @@ NAMES: dict[str, NotProvided] = {
         "transform_add_inplace", "transform_sub_inplace",
     ], _CODEGEN),
     **dict.fromkeys(["ref", "address_of"], _REF),
+    **dict.fromkeys(["Logger", "ScopedLogger", "ScopedLogLevel", "get_logger", "set_logger"], NotProvided(
+        "Warp's replaceable logger objects are not provided",
+        "wp.config.log_level (wp.config.LOG_DEBUG ... LOG_ERROR), wp.config.quiet and wp.config.verbose",
+    )),
+    "ModuleBuildOptions": NotProvided(
+        "extra C++/CUDA preambles for module builds do not exist here (kernels compile through LLVM)",
+        "wp.set_module_options({...}) for the options this project has (mode, max_unroll, enable_backward)",
+    ),
+    "WarpCodegenKeyError": NotProvided(
+        "this codegen error subclass is not raised here",
+        "catch wp.WarpCodegenError, the base of every kernel compile error",
+    ),
+    **dict.fromkeys(["bvh_query_sphere", "bvh_query_capsule"], NotProvided(
+        "sphere and capsule BVH queries are not provided",
+        "wp.bvh_query_aabb over the shape's bounding box, then test the distance to each hit",
+    )),
+    "can_access": NotProvided(
+        "unified (managed) memory access queries are not provided",
+        "array.device: CPU arrays are reachable from the CPU, CUDA arrays from their device",
+    ),
+    "clear_jax_callable_graph_cache": NotProvided(
+        "jax_callable keeps no cache of captured CUDA graphs here",
+        "nothing to clear: warp.jax_experimental.jax_callable launches the function each call",
+    ),
+    "from_ptr": NotProvided(
+        "the deprecated wp.from_ptr is not provided",
+        "wp.array(ptr=address, shape=..., dtype=..., device=...)",
+    ),
+    "transform_expand": NotProvided(
+        "the deprecated wp.transform_expand is not provided",
+        "wp.transform(p, q) or wp.transform(*values) from seven numbers",
+    ),
+    "stream_to_paddle": NotProvided(
+        "making a Paddle stream from a Warp stream is not provided",
+        "wp.stream_from_paddle(paddle_stream) in the other direction, or paddle's current stream",
+    ),
     "breakpoint": NotProvided(
         "debugger breakpoints inside kernels are not provided",
         "wp.printf / print in the kernel, or wp.config.mode = 'debug' for bounds checks",
@@ -230,7 +265,10 @@ def missing_name_error(name: str) -> AttributeError | None:
     """The ``AttributeError`` for ``wp.<name>`` if Warp has the name and warp-suite does not."""
     entry = NAMES.get(name)
     if entry is None:
-        return None
+        module = MODULES.get(f"warp.{name}")  # wp.sparse, wp.fem: modules not provided
+        if module is None:
+            return None
+        return AttributeError(message(f"warp.{name}", module), name=name)
     return AttributeError(message(f"wp.{name}", entry), name=name)
 
 

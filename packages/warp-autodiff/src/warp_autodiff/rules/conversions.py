@@ -124,11 +124,21 @@ def euler_axis_quat(index: Any, angle: Any):
 
 
 @func
+def euler_third_slot(i: int, j: int, k: int):
+    """The component of e holding the third angle (the remaining one for a proper sequence)."""
+    return wp.where(k == i, 3 - i - j, k)
+
+
+@func
 def quat_from_euler_ref(e: Any, i: Any, j: Any, k: Any):
-    qi = euler_axis_quat(wp.int32(i), e[0])
-    qj = euler_axis_quat(wp.int32(j), e[1])
-    qk = euler_axis_quat(wp.int32(k), e[2])
-    return (qi * qj) * qk
+    """Extrinsic rotations about i, j, k by e[i], e[j], e[k]: q_k q_j q_i (as the builtin)."""
+    ii = wp.int32(i)
+    jj = wp.int32(j)
+    kk = wp.int32(k)
+    qi = euler_axis_quat(ii, pick_xyz(e, ii))
+    qj = euler_axis_quat(jj, pick_xyz(e, jj))
+    qk = euler_axis_quat(kk, pick_xyz(e, euler_third_slot(ii, jj, kk)))
+    return (qk * qj) * qi
 
 
 @func
@@ -185,18 +195,34 @@ def quat_to_euler_impl(q: Any, i: Any, j: Any, k: Any, eps: Any):
 
 
 @func
+def quat_to_euler_by_axis(q: Any, i: Any, j: Any, k: Any, eps: Any):
+    """Angles about the fixed axes i, j, k, each in its axis's component (inverse of
+    quat_from_euler_ref): the intrinsic k, j, i angles, scattered."""
+    ii = wp.int32(i)
+    jj = wp.int32(j)
+    kk = wp.int32(k)
+    r = quat_to_euler_impl(q, kk, jj, ii, eps)
+    slot = euler_third_slot(ii, jj, kk)
+    return wp.vector(
+        wp.where(slot == 0, r[0], wp.where(jj == 0, r[1], r[2])),
+        wp.where(slot == 1, r[0], wp.where(jj == 1, r[1], r[2])),
+        wp.where(slot == 2, r[0], wp.where(jj == 2, r[1], r[2])),
+    )
+
+
+@func
 def quat_to_euler_ref(q: wp.quatf, i: Any, j: Any, k: Any):
-    return quat_to_euler_impl(q, i, j, k, wp.float32(1e-4))
+    return quat_to_euler_by_axis(q, i, j, k, wp.float32(1e-4))
 
 
 @func  # noqa: F811 - the float64 overload (the builtin's tolerance depends on the precision)
 def quat_to_euler_ref(q: wp.quatd, i: Any, j: Any, k: Any):  # noqa: F811
-    return quat_to_euler_impl(q, i, j, k, wp.float64(1e-7))
+    return quat_to_euler_by_axis(q, i, j, k, wp.float64(1e-7))
 
 
 @func  # noqa: F811 - float16 (computed in float32 by the builtin, with its tolerance)
 def quat_to_euler_ref(q: Any, i: Any, j: Any, k: Any):  # noqa: F811
-    return quat_to_euler_impl(q, i, j, k, q[3] * 0.0 + 1e-4)
+    return quat_to_euler_by_axis(q, i, j, k, q[3] * 0.0 + 1e-4)
 
 
 @func

@@ -7,6 +7,7 @@ from typing import Any
 
 from warp.extending import CONSTRUCT, CONVERT, FILL, GET_FIELD, SET_FIELD, is_scalar_type
 
+from warp_autodiff import ops
 from warp_autodiff.rules import derivative, zero_derivative
 
 
@@ -26,6 +27,12 @@ def _add_sub(ctx: Any) -> list[Any]:
     g = ctx.adj_out
     second = g if ctx.name == "add" else (ctx.e.neg(g) if ctx.wants(1) else None)
     return [g, second]
+
+
+@derivative(ops.ADD, primal_args=())
+def _adj_add(ctx: Any) -> list[Any]:
+    # the sums of adjoints inside an adjoint function (second derivatives: wp.grad(f) under a Tape)
+    return [ctx.adj_out, ctx.adj_out]
 
 
 @derivative("pos", primal_args=())

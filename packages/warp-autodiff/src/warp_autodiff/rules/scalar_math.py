@@ -14,6 +14,7 @@ from typing import Any
 
 from warp.extending import is_scalar_type
 
+from warp_autodiff import ops
 from warp_autodiff.rules import derivative, zero_derivative
 
 
@@ -269,6 +270,7 @@ def _select_like(true_index: int, false_index: int):
 
 derivative("where", primal_args=(0,))(_select_like(1, 2))  # where(cond, value_if_true, value_if_false)
 derivative("select", primal_args=(0,))(_select_like(2, 1))  # select(cond, value_if_false, value_if_true)
+derivative(ops.SELECT, primal_args=(0,))(_select_like(1, 2))  # in adjoint functions: cond ? a : b
 
 zero_derivative("floor", "ceil", "round", "rint", "trunc", "sign", "step", "nonzero", "isfinite", "isinf",
                 "isnan", "bit_count")

@@ -6,5 +6,6 @@ from warp_autodiff.transform.adjoint import (
     function_adjoints,
     kernel_adjoint,
 )
+from warp_autodiff.transform.gradient import function_gradient
 
-__all__ = ["AdjointWarning", "FunctionAdjoints", "function_adjoints", "kernel_adjoint"]
+__all__ = ["AdjointWarning", "FunctionAdjoints", "function_adjoints", "function_gradient", "kernel_adjoint"]

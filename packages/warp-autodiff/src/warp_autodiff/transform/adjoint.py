@@ -32,6 +32,7 @@ from warp_autodiff.transform.analysis import (
     exclusive_arrays,
     has_side_effects,
     is_thread_index,
+    reaches_gradient_arrays,
     tid_index_sets,
     used_values,
 )
@@ -240,7 +241,7 @@ class AdjointBuilder(LoopsMixin, ReplayMixin, ReverseMixin):
         diff_params = [k for k, p in enumerate(fn.params) if is_differentiable(p.type)]
         array_params = [k for k, p in enumerate(fn.params) if carries_arrays(p.type)]
         diff_results = [j for j, t in enumerate(fn.return_types) if is_differentiable(t)]
-        if not diff_params and not array_params:
+        if not diff_params and not array_params  and not reaches_gradient_arrays(fn):
             return None
         params, scope = self._clone_params()
         adj_arrays = [ir.Value(fn.params[k].type, f"adj_{fn.params[k].name}") for k in array_params]

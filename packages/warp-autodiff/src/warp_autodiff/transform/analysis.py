@@ -14,7 +14,7 @@ from typing import Any, Iterable
 from warp.extending import ir
 
 from warp_autodiff.rules import lookup_rule
-from warp_autodiff.transform.emit import carries_arrays
+from warp_autodiff.transform.emit import carries_arrays, is_differentiable
 
 
 def defined_in(region: ir.Region) -> set[int]:
@@ -85,6 +85,51 @@ def has_side_effects(fn: ir.Function, _seen: set[int] | None = None) -> bool:
         if op.kind == "call_func" and has_side_effects(op.attrs["func"], seen):
             return True
     return False
+
+
+def reaches_gradient_arrays(fn: ir.Function, _seen: set[int] | None = None) -> bool:
+    """Whether a result of ``fn`` depends, through values that can carry a gradient, on an array
+    that a builtin returned along with its gradient array (``wp.mesh_get(id).points``): the
+    adjoint of ``fn`` then accumulates into that gradient array even when no parameter of
+    ``fn`` carries a gradient. Dependence through conditions or integers (a BVH traversal
+    choosing a face) does not count."""
+    seen = _seen if _seen is not None else set()
+    if id(fn) in seen:
+        return False
+    seen.add(id(fn))
+    derived: set[int] = set()
+
+    def carries(v: ir.Value) -> bool:
+        return carries_arrays(v.type) or is_differentiable(v.type)
+
+    def feeds(op: ir.Op) -> bool:
+        if op.kind == "call" and op.attrs["overload"].adjoint_source is not None:
+            return True
+        if op.kind == "call_func" and reaches_gradient_arrays(op.attrs["func"], seen):
+            return True
+        args = op.args[1:] if op.kind == "if" else op.args  # not through the condition
+        if any(id(a) in derived for a in args):
+            return True
+        return any(
+            inner.kind in ir.TERMINATORS and any(id(a) in derived for a in inner.args)
+            for region in op.regions
+            for inner in ir.walk(region)
+        )
+
+    changed = True
+    while changed:
+        changed = False
+        for op in ir.walk(fn.body):
+            if op.kind in ir.TERMINATORS or not feeds(op):
+                continue
+            outs = list(op.results) + [p for region in op.regions for p in region.params]
+            for v in outs:
+                if carries(v) and id(v) not in derived:
+                    derived.add(id(v))
+                    changed = True
+    return any(
+        op.kind == "return" and any(id(a) in derived for a in op.args) for op in ir.walk(fn.body)
+    )
 
 
 def tid_index_sets(fn: ir.Function) -> dict[int, tuple[int, frozenset[int]]]:

@@ -23,7 +23,7 @@ from warp.extending import ir
 
 from warp_autodiff.rules import RuleContext, lookup_rule
 from warp_autodiff.transform.analysis import completes_normally, free_values, has_effects
-from warp_autodiff.transform.emit import Emitter, RuleError, is_differentiable
+from warp_autodiff.transform.emit import Emitter, RuleError, carries_arrays, is_differentiable
 from warp_autodiff.transform.scope import Frame, Level, Replay, Scope
 from warp_autodiff.transform.host import BuilderHost
 
@@ -130,11 +130,11 @@ class ReverseMixin(BuilderHost):
 
     def reverse_through(self, fn: ir.Function, op: ir.Op, em: Emitter, scope: Scope, adj: Adj) -> None:
         """Adjoint of ``op`` (a call of ``fn``, or a builtin computing what ``fn`` computes)."""
+        adjoints = [adj.get(id(r)) for r in op.results]
+        if all(a is None for a in adjoints) and not any(carries_arrays(a.type) for a in op.args):
+            return  # no gradient reaches the call: its adjoint is not needed (nor built)
         info = self.funcs.adjoint(fn, self.tape_layout())
         if info is None:
-            return
-        adjoints = [adj.get(id(r)) for r in op.results]
-        if not info.array_params and all(adjoints[j] is None for j in info.diff_results):
             return
         args = [scope.get(a) for a in op.args]
         args += [self.adjoint_carrier(em, scope, op.args[k]) for k in info.array_params]

@@ -33,7 +33,9 @@ from warp.arrays.layout import (
 )
 from warp.plugins.manager import get_plugin_manager
 from warp.targets import get_target
+from warp.runtime.allocators import allocate_with, custom_allocator
 from warp.runtime.devices import Device, get_device
+from warp.runtime.memory_tracking import is_tracking, record_allocation
 from warp.types import bfloat16_bits
 from warp.types.array_type import ARRAY_DESC_FORMAT, MAX_DIMS, ArrayType
 from warp.types.scalars import is_scalar_type, type_repr
@@ -178,7 +180,14 @@ class array:
         if pinned and device.is_cpu:
             if is_cuda_available():  # page-locked host memory comes from the CUDA driver
                 target = target_for_kind("cuda")
-        mem = target.allocate(device, nbytes, zero=zero, pinned=pinned)
+        custom = None if pinned else custom_allocator(device)  # wp.set_device_allocator
+        if custom is not None:
+            mem = allocate_with(custom, device, nbytes, zero)
+        else:
+            mem = target.allocate(device, nbytes, zero=zero, pinned=pinned)
+        if is_tracking():  # wp.config.track_memory / wp.ScopedMemoryTracker
+            kind = "pinned host" if pinned else "host" if device.is_cpu else "device"
+            record_allocation(mem, f"array[{type_repr(dtype)}, {', '.join(map(str, shape))}]", kind)
         self._setup(mem.ptr, shape, strides, dtype, device, mem, nbytes)
 
     def _init_from_ptr(self, ptr: int, dtype: Any, shape: Any, strides: Any, capacity: int | None,

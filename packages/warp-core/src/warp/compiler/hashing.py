@@ -255,6 +255,9 @@ def kernel_hash(kernel: Any, options: Any, target_fingerprint: str) -> str:
     hasher = _Hasher()
     hasher.add("warp-kernel-v2", kernel.key, target_fingerprint, options.cache_items())
     hasher.add("types", [type_key(t) for t in kernel.arg_types])
+    returns = kernel.overload.return_annotation  # resolved: `-> Ret` depends on what Ret is
+    if returns not in (None, type(None)):
+        hasher.add("returns", type_key(returns))  # refused when compiled: never a cache hit
     hasher.function(kernel.func)
     hasher.add("compiler", compiler_fingerprint())
     return hasher.h.hexdigest()

@@ -33,7 +33,7 @@ _ids = itertools.count()
 class Value:
     """An SSA value: its type and, for literals, the compile-time constant it holds."""
 
-    __slots__ = ("type", "name", "id", "const", "weak")
+    __slots__ = ("type", "name", "id", "const", "weak", "literal")
 
     def __init__(self, type: Any, name: str = "", const: Any = None, weak: bool = False):
         self.type = type
@@ -43,6 +43,8 @@ class Value:
         self.const = const
         #: True for an untyped literal that may adopt a partner operand's type
         self.weak = weak
+        #: True for a constant written as a Python literal, also once bound to a name (``x = 0.1``)
+        self.literal = weak
 
     @property
     def is_const(self) -> bool:

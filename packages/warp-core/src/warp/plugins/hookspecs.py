@@ -92,6 +92,18 @@ def warp_adjoint_function(function: ir.Function) -> ir.Function | None:
     """
 
 
+@hookspec(firstresult=True)
+def warp_function_gradient(function: ir.Function) -> ir.Function | None:
+    """Return the gradient of a user function for ``wp.grad(f)(...)`` in kernel code, or None.
+
+    ``function`` is the typed IR of one specialization of a ``@wp.func`` with one differentiable
+    result. The returned IR function takes the forward parameters followed by the adjoint of
+    the result (``1.0`` at the call site) and returns the adjoint of every parameter, in order.
+    Raise ``ValueError`` with the reason when the gradient cannot be formed (e.g. the function
+    takes arrays); the kernel's compile error carries the message.
+    """
+
+
 @hookspec
 def warp_check_launch(kernel: UserKernel, args: Any, device: Device) -> None:
     """Check a launch in debug mode (``wp.config.mode == "debug"``) before it runs; raise to refuse it.

@@ -16,6 +16,7 @@ import platform
 import threading
 from typing import Any, Union
 
+from warp.runtime import allocators
 from warp.targets.registry import parse_device, target_for_kind, target_names
 from warp.targets.cuda.driver import device_count
 from warp.targets.cuda.context import device_info
@@ -43,6 +44,16 @@ class Device:
         #: the device kind, which selects its target (:func:`warp.targets.registry.get_target`)
         self.kind: str = "cpu" if self.is_cpu else "cuda" if self.is_cuda else alias.split(":")[0]
         self.name: str = name or alias
+
+    # -- memory -------------------------------------------------------------------------------
+    @property
+    def default_allocator(self) -> allocators.TargetAllocator:
+        """The device's built-in allocator (``allocate(size) -> ptr``, ``deallocate(ptr, size)``)."""
+        return allocators.default_allocator(self)
+
+    def get_allocator(self) -> allocators.Allocator:
+        """The allocator new arrays on this device use (``wp.set_device_allocator`` changes it)."""
+        return allocators.current_allocator(self)
 
     # -- properties (CUDA devices ask the driver on first use) --------------------------------
     def _info(self) -> Any:

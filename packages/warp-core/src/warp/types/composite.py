@@ -311,13 +311,21 @@ class CompositeBase:
         return f"{cls._wp_hash_()}:{obj._data.reshape(-1).tolist()}"
 
 
-def _vector_component(i: int) -> property:
-    """The property reading and writing component ``i`` of a vector (``v.x`` is component 0)."""
+def _vector_component(i: int, name: str) -> property:
+    """The property reading and writing component ``i`` of a vector (``v.x`` is component 0);
+    on a vector with fewer components it does not exist (AttributeError, so hasattr is False)."""
+
+    def missing(self: VectorBase) -> AttributeError:
+        return AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def get(self: VectorBase) -> Any:
+        if i >= self._data.shape[0]:
+            raise missing(self)
         return self._data[i].item()
 
     def set(self: VectorBase, value: Any) -> None:
+        if i >= self._data.shape[0]:
+            raise missing(self)
         self._data[i] = _unwrap(value)
 
     return property(get, set)
@@ -329,10 +337,15 @@ class VectorBase(CompositeBase):
     _wp_kind_ = "vector"
     __slots__ = ()
 
-    x = _vector_component(0)
-    y = _vector_component(1)
-    z = _vector_component(2)
-    w = _vector_component(3)
+    x = _vector_component(0, "x")
+    y = _vector_component(1, "y")
+    z = _vector_component(2, "z")
+    w = _vector_component(3, "w")
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if len(name) > 1 and not name.strip("xyzw"):  # v.xy = ...: swizzles are not attributes
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+        object.__setattr__(self, name, value)
 
 
 class MatrixBase(CompositeBase):

@@ -297,6 +297,20 @@ def is_int(t: Any) -> builtins.bool:
     return is_scalar_type(t) and t._kind_ in ("int", "uint")
 
 
+def comparison_type(a: Any, b: Any) -> Any:
+    """The type two different numeric scalars are compared in (C's usual arithmetic conversions,
+    which NVIDIA Warp's comparisons follow): the wider float if either is a float; otherwise both
+    integers widened to at least 32 bits, the wider one winning, unsigned winning a tie."""
+    if is_float(a) or is_float(b):
+        floats = [t for t in (a, b) if is_float(t)]
+        widest = max(floats, key=lambda t: t._bits_)
+        return float32 if widest._bits_ == 16 and len(floats) == 2 and a is not b else widest
+    a, b = (t if t._bits_ >= 32 else int32 for t in (a, b))
+    if a._bits_ != b._bits_:
+        return a if a._bits_ > b._bits_ else b
+    return a if a._kind_ == "uint" else b
+
+
 def type_size_in_bytes(t: Any) -> int:
     """Size in bytes of one element of type ``t`` (scalar or composite)."""
     if is_scalar_type(t):

@@ -13,6 +13,7 @@ from warp.compiler.source import SourceInfo
 from warp.errors import (
     MissingPluginError,
     SourceLoc,
+    WarpCodegenAttributeError,
     WarpCodegenError,
     WarpCodegenNameError,
     WarpCodegenTypeError,
@@ -27,11 +28,28 @@ from warp.compiler.frontend.calls import accepts
 from warp.compiler.frontend.pyobj import PyObj  # noqa: F401 - re-exported: the frontend's modules import it here
 
 
+class UnknownAttributeError(WarpCodegenAttributeError):
+    """``obj.name`` in kernel code where a module or other Python object has no ``name``."""
+
+
+class UndefinedNameError(WarpCodegenNameError, KeyError):
+    """A name in kernel code that is neither a local, a global of the function's module nor a
+    name of warp (a ``KeyError`` too, as NVIDIA Warp raises for it)."""
+
+    def __str__(self) -> str:  # the message itself, not KeyError's repr of it
+        return self._format()
+
+
 @dataclass
 class LoopFrame:
     """An enclosing loop: the names whose values it carries from iteration to iteration."""
 
     carried: list[str]
+    #: for a loop unrolled at compile time: the scope its iterations are translated in (a
+    #: break/continue must be reached in it, i.e. under compile-time conditions only)
+    unrolled_scope: Any = None
+    #: the break/continue that ended the iteration being unrolled, if any
+    jumped: str | None = None
 
 
 @dataclass
@@ -54,6 +72,9 @@ class FunctionBuilder:
         self.loops: list[LoopFrame] = []
         self.node: ast.AST | None = None
         self.return_types: list[Any] | None = None
+        #: the declared return annotation as written (``int16``, ``tuple[int, int]``) when
+        #: ``return_types`` come from it, for error messages; None when inferred from returns
+        self.return_annotation: str | None = None
         #: while translating an augmented assignment: AST node -> its value, so that the parts
         #: of the target (``a[f()].x *= 2``) are evaluated once although read and written
         self.memo: dict[ast.AST, Any] | None = None
@@ -116,7 +137,7 @@ class FunctionBuilder:
         """A literal value of the given type."""
         op = self.emit("const", [], [type_], value=value)
         op.result.const = value
-        op.result.weak = weak
+        op.result.weak = op.result.literal = weak
         return op.result
 
     def call_builtin(self, name: str, args: list[ir.Value], node: ast.AST | None = None) -> ir.Op:
@@ -170,11 +191,13 @@ class FunctionBuilder:
                     MissingPluginError,
                     node,
                 )
+            same = _same_types_hint(name, [a.type for a in args])
+            same = "" if same is None else f": {same}"
             options = "\n      ".join(o.signature() for o in builtin.overloads[:8])
             more = "" if len(builtin.overloads) <= 8 else f"\n      ... {len(builtin.overloads) - 8} more"
             hint = next((o.mismatch_hint for o in builtin.overloads if o.mismatch_hint), "")
             raise self.error(
-                f"no overload of '{name}' accepts arguments ({got}); note that warp does not "
+                f"no overload of '{name}' accepts arguments ({got}){same}; note that warp does not "
                 f"convert between numeric types implicitly, cast explicitly (e.g. float(x), wp.int64(i))"
                 f"\n    candidates:\n      {options}{more}" + (f"\n{hint}" if hint else ""),
                 WarpCodegenTypeError,
@@ -182,7 +205,11 @@ class FunctionBuilder:
             )
         return resolution
 
-    def missing_builtin(self, name: str, node: ast.AST | None = None) -> WarpCodegenError:
+    def missing_builtin(
+        self, name: str, node: ast.AST | None = None, *, as_attribute: bool = False
+    ) -> WarpCodegenError:
+        """The error for kernel builtin ``name`` that does not exist (``as_attribute``: met as
+        ``wp.name``, where a name nothing provides is an unknown attribute of warp)."""
         entry = NOT_PROVIDED_NAMES.get(name)
         if entry is not None:
             return self.error(
@@ -206,6 +233,12 @@ class FunctionBuilder:
                 MissingPluginError,
                 node,
             )
+        if as_attribute:
+            return self.error(
+                f"`{name}` is not an attribute of 'warp' ('{name}' is not a kernel builtin)",
+                UnknownAttributeError,
+                node,
+            )
         return self.error(f"'{name}' is not a kernel builtin", WarpCodegenNameError, node)
 
     def coerce(self, value: ir.Value, type_: Any) -> ir.Value:
@@ -217,8 +250,23 @@ class FunctionBuilder:
     def strong(self, value: Any) -> Any:
         """A weak literal made into a typed constant (done when a literal is bound to a name)."""
         if isinstance(value, ir.Value) and value.weak:
-            return self.const(value.const, value.type)
+            typed = self.const(value.const, value.type)
+            typed.literal = True
+            return typed
         return value
+
+
+def _same_types_hint(name: str, arg_types: list[Any]) -> str | None:
+    """NVIDIA Warp's words when ``name`` would accept its arguments if they all had one of their
+    types (``1 * 1.0``, ``wp.dot(vec2f, vec2h)``), else None."""
+    distinct = list(dict.fromkeys(arg_types))
+    if len(arg_types) < 2 or len(distinct) < 2:
+        return None
+    if not any(builtin_registry.resolve(name, [t] * len(arg_types)) is not None for t in distinct):
+        return None
+    exactly = "exactly " if any(is_composite(t) for t in arg_types) else ""
+    names = ", ".join(repr(type_repr(t)) for t in arg_types)
+    return f"Input types must be {exactly}the same, got [{names}]"
 
 
 def _composite_math_missing(arg_types: list[Any]) -> bool:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+import re
+from hashlib import sha256
 from typing import Any
 
 from warp.compiler import ir
@@ -71,6 +73,14 @@ def bind_user_call(builder: Any, fn: Any, node: ast.Call) -> tuple[Any, list[ir.
         )
     positional = [_argument(builder, a) for a in node.args]
     keywords = {k.arg: _argument(builder, k.value) for k in node.keywords if k.arg is not None}
+    return bind_values(builder, fn, positional, keywords, node)
+
+
+def bind_values(
+    builder: Any, fn: Any, positional: list[Any], keywords: dict[str, Any], node: ast.AST
+) -> tuple[Any, list[Any]]:
+    """The overload of ``fn`` accepting these argument values (a tuple of values for a tuple
+    argument), with the values it takes."""
     errors = []
     for overload in fn.ordered_overloads():
         bound = _bind(builder, overload, positional, keywords)
@@ -141,3 +151,9 @@ def _type_text(arg: Any) -> str:
     if isinstance(arg, tuple):
         return f"tuple[{', '.join(type_repr(a.type) for a in arg)}]"
     return type_repr(arg.type)
+
+
+def function_symbol(prefix: str, name: str, arg_types: list[Any]) -> str:
+    """The LLVM symbol of function ``name`` specialized for ``arg_types`` (unique per types)."""
+    digest = sha256(repr([type_repr(t) for t in arg_types]).encode()).hexdigest()[:10]
+    return f"{prefix}_{re.sub(r'[^0-9A-Za-z_]', '_', name)}_{digest}"

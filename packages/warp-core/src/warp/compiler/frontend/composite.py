@@ -18,12 +18,13 @@ import llvmlite.ir as ir
 from warp.compiler import composite as lc
 from warp.compiler import ir as wir
 from warp.compiler.frontend.builder import PyObj
+from warp.compiler.frontend.builtin_names import BuiltinName
 from warp.compiler.lowering.context import LowerContext
 from warp.compiler.registry import Overload
 from warp.errors import WarpCodegenAttributeError, WarpCodegenTypeError, WarpCodegenValueError
 from warp.plugins.install_hints import install_hint
 from warp.types.composite import CompositeBase, is_composite, matrix, quaternion, transformation, vector
-from warp.types.scalars import is_scalar_type, type_repr
+from warp.types.scalars import canonical_type, is_scalar_type, type_repr
 from warp.core_builtins.casts import convert
 from warp.types.scalars import int32
 
@@ -114,10 +115,55 @@ def construct(builder: Any, cls: type[CompositeBase], node: ast.Call) -> wir.Val
     """Translate a constructor call of composite type ``cls``."""
     if cls._wp_kind_ == "transform":
         return _construct_transform(builder, cls, node)
-    if node.keywords:
-        raise builder.error(f"{cls.__name__}() takes no keyword arguments", WarpCodegenTypeError, node)
+    for kw in node.keywords:
+        _check_restated(builder, cls, kw)
     args = [builder.value(a) for a in node.args]
     return build(builder, cls, args, node)
+
+
+def _check_restated(builder: Any, cls: type[CompositeBase], kw: ast.keyword) -> None:
+    """``mat32d(c, shape=(3, 2))``, ``vec3(x, length=3, dtype=float)``: a keyword may restate
+    the type's own shape, length or dtype (as the generic constructors take them)."""
+    name = type_repr(cls)
+    matrix_kind = cls._wp_kind_ == "matrix"
+    allowed = ("shape", "dtype") if matrix_kind else ("length", "dtype")
+    if kw.arg not in allowed:
+        raise builder.error(
+            f"{name}() got an unexpected keyword argument '{kw.arg}' (it takes {' and '.join(allowed)}=, "
+            "which must match the type)",
+            WarpCodegenTypeError,
+            kw.value,
+        )
+    item = builder.expr(kw.value)
+    if kw.arg == "dtype":
+        got: Any = _static_type(item)
+        want: Any = cls._wp_scalar_type_
+    elif kw.arg == "shape":
+        parts = item.obj if isinstance(item, PyObj) and isinstance(item.obj, tuple) else (item,)
+        got = tuple(p.const if isinstance(p, wir.Value) and isinstance(p.const, int) else None for p in parts)
+        want = tuple(cls._shape_)
+    else:
+        got = item.const if isinstance(item, wir.Value) and isinstance(item.const, int) else None
+        want = cls._length_
+    if got != want:
+        shown = type_repr(got) if kw.arg == "dtype" and got is not None else got
+        raise builder.error(
+            f"{name}() got {kw.arg}={shown if got is not None else ast.unparse(kw.value)}, "
+            f"but the type's {kw.arg} is {type_repr(want) if kw.arg == 'dtype' else want}",
+            WarpCodegenTypeError,
+            kw.value,
+        )
+
+
+def _static_type(item: Any) -> Any:
+    """The scalar type a kernel expression names (``wp.float64``, ``float``), else None."""
+    if not isinstance(item, PyObj):
+        return None
+    obj = item.obj
+    if isinstance(obj, BuiltinName):  # wp.float64 met as the name of its conversion builtin
+        obj = obj.python_object() or obj
+    t = canonical_type(obj)
+    return t if is_scalar_type(t) else None
 
 
 def _construct_transform(builder: Any, cls: type[CompositeBase], node: ast.Call) -> wir.Value:
@@ -251,6 +297,9 @@ def _component(
 ) -> wir.Value:
     if value.weak:
         value = builder.coerce(value, scalar) if _family_ok(value.type, scalar) else value
+    elif _named_constant(value) and value.type is not scalar and _family_ok(value.type, scalar):
+        # a name bound to a literal (``x = 0.1``) converts from its Python value, as a literal does
+        value = builder.const(_convert_scalar(value.const, scalar), scalar)
     if value.type is not scalar:
         role = f"the value used to fill this {_what(cls)} is" if fill else (
             f"all values used to initialize this {_what(cls)} are"
@@ -262,6 +311,15 @@ def _component(
             node,
         )
     return value
+
+
+def _named_constant(value: wir.Value) -> bool:
+    """A literal held by a name (``x = 0.1``: its type was fixed when it was bound)."""
+    return value.literal and hasattr(value.type, "_kind_") and value.type._kind_ != "bool"
+
+
+def _convert_scalar(value: Any, target: Any) -> Any:
+    return float(value) if target._kind_ == "float" else int(value)
 
 
 def _family_ok(literal: Any, target: Any) -> bool:
@@ -458,7 +516,11 @@ def getattr_(builder: Any, value: wir.Value, attr: str, node: ast.AST) -> Any:
         return builder.call_builtin(name, [value], node).result
     if t._wp_kind_ != "matrix" and attr in _ATTR_INDEX and _ATTR_INDEX[attr] < t._shape_[0]:
         return builder.call_builtin("extract", [value, builder.const(_ATTR_INDEX[attr], int32)], node).result
-    raise builder.error(f"{type_repr(t)} has no attribute '{attr}'", WarpCodegenAttributeError, node)
+    raise builder.error(
+        f"`{attr}` is not an attribute of '{type_repr(t)}' values ({type_repr(t)} has no attribute '{attr}')",
+        WarpCodegenAttributeError,
+        node,
+    )
 
 
 def setattr_(builder: Any, value: wir.Value, attr: str, new: wir.Value, node: ast.AST) -> wir.Value:

@@ -62,12 +62,22 @@ class _Rewrite(ast.NodeTransformer):
 
     def visit_Subscript(self, node: ast.Subscript) -> ast.AST:
         if self._is_adjoint(node.value):
-            target = node.slice
-            if not (isinstance(target, ast.Name) and target.id in self.known):
+            adjoint_of = self._adjoint_of(node.slice, node.ctx)
+            if adjoint_of is None:
                 self.bad = self.bad or node
                 return node
-            return ast.copy_location(ast.Name(id=_adjoint_name(target.id), ctx=node.ctx), node)
+            return ast.copy_location(adjoint_of, node)
         return self.generic_visit(node)
+
+    def _adjoint_of(self, target: ast.expr, ctx: ast.expr_context) -> ast.expr | None:
+        """The adjoint variable of ``p`` (``__adj_p``) or of a field of a struct parameter
+        (``p.a.b`` -> ``__adj_p.a.b``: the adjoint of a struct is a struct of field adjoints)."""
+        if isinstance(target, ast.Name):
+            return ast.Name(id=_adjoint_name(target.id), ctx=ctx) if target.id in self.known else None
+        if isinstance(target, ast.Attribute):
+            base = self._adjoint_of(target.value, ast.Load())
+            return None if base is None else ast.Attribute(value=base, attr=target.attr, ctx=ctx)
+        return None
 
     def visit_Return(self, node: ast.Return) -> ast.AST:
         return ast.copy_location(_return_of(self.results), node)
@@ -164,6 +174,8 @@ def build_custom_adjoint(
 def _zero(t: Any, type_: Any, node: ast.AST) -> ir.Value:
     if is_scalar_type(type_):
         return t.const(type_(0).value, type_)
+    if getattr(type_, "_wp_kind_", "") == "struct":
+        return t.const(None, type_)  # every field zero
     shape = getattr(type_, "_shape_", None)
     if shape is not None and getattr(type_, "_wp_scalar_type_", None) is not None:
         import math

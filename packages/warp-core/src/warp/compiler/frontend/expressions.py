@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import math
 import types
 from typing import Any
 
@@ -11,7 +12,7 @@ import numpy as np
 
 from warp.compiler import ir
 from warp.compiler.callables import UserFunction, UserKernel
-from warp.compiler.frontend.builder import PyObj
+from warp.compiler.frontend.builder import PyObj, UndefinedNameError, UnknownAttributeError
 from warp.compiler.frontend.builtin_names import BuiltinName, is_warp_namespace, warp_namespace
 from warp.compiler.frontend.compile_time import CompileTimeMixin, static
 from warp.compiler.static_values import has_static_value
@@ -23,15 +24,18 @@ from warp.errors import (
     WarpCodegenAttributeError,
     WarpCodegenError,
     WarpCodegenTypeError,
-    WarpCodegenUndefinedNameError,
     WarpCodegenValueError,
 )
 from warp.types.array_type import ArrayType, FixedArrayType
+from warp.types.helpers import type_is_struct
 from warp.types.scalars import (
-    ScalarBase, canonical_type, dtype_from_numpy, float32, int32, int64, is_scalar_type, type_repr,
+    ScalarBase, canonical_type, comparison_type, dtype_from_numpy, float32, int32, int64, is_float, is_int,
+    is_scalar_type, type_repr,
 )
+from warp.types.scalars import scalar_and_bool_types
 from warp.types.scalars import bool as wp_bool
 from warp.compiler.frontend.calls import bind_user_call
+from warp.compiler.frontend.structs import struct_operator
 
 BINARY_OPS = {
     ast.Add: "add",
@@ -70,6 +74,11 @@ WARP_PYTHON_ALIASES = {
     "range": builtins.range,
     "reversed": builtins.reversed,
 }
+
+
+def is_int_or_float(t: Any) -> bool:
+    """True for a numeric scalar type (not bool)."""
+    return is_int(t) or is_float(t)
 
 
 class ArrayShape:
@@ -162,8 +171,8 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
         obj = getattr(warp_namespace(), node.id, None)
         if obj is None or isinstance(obj, types.ModuleType):
             raise self.error(
-                f"name '{node.id}' is not defined (Referencing undefined symbol: {node.id})",
-                WarpCodegenUndefinedNameError,
+                f"Referencing undefined symbol: {node.id} (name '{node.id}' is not defined)",
+                UndefinedNameError,
                 node,
             )
         return self.from_python(obj)
@@ -199,9 +208,9 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
             if is_warp_namespace(obj) and node.attr in WARP_PYTHON_ALIASES:
                 return PyObj(WARP_PYTHON_ALIASES[node.attr])  # wp.print(x), for i in wp.range(n)
             if is_warp_namespace(obj):
-                raise self.missing_builtin(node.attr, node) from None
+                raise self.missing_builtin(node.attr, node, as_attribute=True) from None
             raise self.error(
-                f"'{_describe(PyObj(obj))}' has no attribute '{node.attr}'", WarpCodegenAttributeError, node
+                f"`{node.attr}` is not an attribute of '{_describe(PyObj(obj))}'", UnknownAttributeError, node
             ) from None
         return self.from_python(attr)
 
@@ -216,6 +225,8 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
         if name is None:
             raise self.error(f"operator {type(node.op).__name__} is not supported", node=node)
         lhs, rhs = self.value(node.left), self.value(node.right)
+        if type_is_struct(lhs.type) or type_is_struct(rhs.type):
+            return struct_operator(self, name, [lhs, rhs], node)  # overloaded by a @wp.func
         return self.call_builtin(name, [lhs, rhs], node).result
 
     def expr_UnaryOp(self, node: ast.UnaryOp) -> ir.Value:
@@ -274,7 +285,7 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
                 WarpCodegenTypeError,
                 node,
             )
-        merged = self.merge_branches(before, [then_scope, else_scope], node)
+        merged = self.merge_branches(before, [then_scope, else_scope], node, [then_region, else_region])
         for region, scope, value in ((then_region, then_scope, a), (else_region, else_scope, b)):
             region.ops.append(
                 ir.Op("yield", [value, *(scope.vars[n] for n, _ in merged)], loc=self.loc(node))
@@ -295,18 +306,24 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
             return self.const(_literal_as(value.const, target), target)
 
     def merge_branches(
-        self, before: dict[str, Any], scopes: list[Any], node: ast.AST
+        self, before: dict[str, Any], scopes: list[Any], node: ast.AST, regions: list[ir.Region]
     ) -> list[tuple[str, Any]]:
-        """Variables whose value after a branch depends on the branch taken, with their types."""
-        live = [s for s in scopes if not s.terminated]
+        """Variables whose value after a branch depends on the branch taken, with their types.
+
+        A scalar or vector/matrix variable first assigned in some branches only stays visible
+        after the branch (as in Python); on the paths that do not assign it, it is zero.
+        """
+        live = [(s, r) for s, r in zip(scopes, regions) if not s.terminated]
         names: list[str] = []
-        for s in live:
+        for s, _ in live:
             names += [n for n in s.assigned if n not in names]
         merged = []
         for name in sorted(names):
-            values = [s.vars.get(name) for s in live]
+            values = [s.vars.get(name) for s, _ in live]
+            if any(v is None for v in values) and name not in before:
+                values = self.zero_where_unassigned(name, live, values)
             if any(v is None for v in values):
-                continue  # defined in one branch only: not visible after the if
+                continue  # defined in one branch only, with no zero value: not visible after the if
             if not all(isinstance(v, ir.Value) for v in values):
                 continue
             if all(v is values[0] for v in values) and name in before:
@@ -321,6 +338,30 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
                 )
             merged.append((name, values[0].type))
         return merged
+
+    def zero_where_unassigned(
+        self, name: str, live: list[tuple[Any, ir.Region]], values: list[Any]
+    ) -> list[Any]:
+        """``values`` of ``name`` per branch, a zero of its type built in the branches lacking it
+        (unchanged when the type has no zero constant: structs, arrays, Python objects)."""
+        known = next(v for v in values if v is not None)
+        if not isinstance(known, ir.Value):
+            return values
+        type_ = known.type
+        if is_scalar_type(type_):
+            zero: Any = type_(0).value
+        elif getattr(type_, "_wp_scalar_type_", None) is not None and hasattr(type_, "_shape_"):
+            zero = (0,) * math.prod(type_._shape_)
+        else:
+            return values
+        out = []
+        for (scope, region), value in zip(live, values):
+            if value is None:
+                with self.enter(region, scope.vars):
+                    value = self.const(zero, type_)
+                scope.vars[name] = value
+            out.append(value)
+        return out
 
     def as_bool(self, value: ir.Value, node: ast.AST) -> ir.Value:
         """``value`` converted to ``bool`` (non-zero test) for conditions."""
@@ -352,7 +393,8 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
 
     def compared_literals(self, left: ir.Value, right: ir.Value) -> list[ir.Value]:
         """Operands of a comparison, an integer literal compared with a float taking the float's
-        type (``x == 1`` for a float ``x``: exact for every integer literal a float can hold)."""
+        type (``x == 1`` for a float ``x``: exact for every integer literal a float can hold), and
+        two different numeric types converted to the one they compare in (``comparison_type``)."""
         out = [left, right]
         for i, (value, other) in enumerate(((left, right), (right, left))):
             if (
@@ -364,6 +406,15 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
                 and is_scalar_type(other.type)
             ):
                 out[i] = self.const(float(value.const), other.type)
+        a, b = (v.type for v in out)
+        if a is not b and is_int_or_float(a) and is_int_or_float(b) and is_float(a) != is_float(b) or (
+            a is not b and is_int_or_float(a) and is_int_or_float(b) and not (out[0].weak or out[1].weak)
+        ):
+            # float < int compares as floats, int32 < int64 as int64 (as in NVIDIA Warp); a literal
+            # of the other's family takes the other's type instead (handled by overload resolution)
+            out = [self.strong(v) for v in out]
+            common = comparison_type(a, b)
+            out = [v if v.type is common else self.call_builtin(common.__name__, [v]).result for v in out]
         return out
 
     def expr_IfExp(self, node: ast.IfExp) -> ir.Value:
@@ -463,10 +514,24 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
             node = self.starred_call(node)  # f(*t): the tuple's items as arguments
         if len(node.args) == 1 and not node.keywords and has_static_value(self.source.func, node.args[0]):
             return static._wp_call_(self, node)  # resolved at declaration, whatever the name means now
-        callee = self.expr(node.func)
+        callee = self.callee(node.func)
         if not isinstance(callee, PyObj):
             raise self.error(f"'{ast.unparse(node.func)}' is not callable", WarpCodegenTypeError, node)
         return self.call_object(callee.obj, node)
+
+    def callee(self, func: ast.expr) -> Any:
+        """What a call calls; ``wp.name(...)`` / ``module.name(...)`` naming nothing is reported as
+        a function that cannot be found."""
+        if not isinstance(func, ast.Attribute):
+            return self.expr(func)
+        base = self.expr(func.value)
+        if not isinstance(base, PyObj):
+            return self.expr(func)
+        try:
+            return self.python_attribute(base.obj, func)
+        except UnknownAttributeError as exc:
+            message = f"Could not find function {ast.unparse(func)} ({exc.raw_message})"
+            raise self.error(message, WarpCodegenAttributeError, func) from None
 
     def call_object(self, target: Any, node: ast.Call) -> Any:
         if isinstance(target, UserFunction):
@@ -484,6 +549,9 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
             if length is not None:
                 return length
         if isinstance(target, BuiltinName):
+            ctor = canonical_type(getattr(warp_namespace(), target.name, None))
+            if is_scalar_type(ctor) and not node.keywords:
+                return self.call_scalar_constructor(ctor, node)  # wp.float64(literal): exact
             return self.call_named_builtin(target.name, node)
         form = kernel_form(target)  # wp.zeros, wp.empty, wp.copy, wp.array(ptr=...) in kernels
         if form is not None:
@@ -532,7 +600,12 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
         )
 
     def call_named_builtin(self, name: str, node: ast.Call) -> Any:
-        op = self.call_builtin(name, self.builtin_call_args(name, node), node)
+        args = self.builtin_call_args(name, node)
+        ctor = _SCALARS_BY_NAME.get(name)
+        if ctor is not None and ctor._kind_ == "float" and len(args) == 1 and _named_number(args[0]):
+            # wp.float64(x) of ``x = 0.1`` converts the Python value (full precision), as of a literal
+            return self.const(float(args[0].const), ctor)
+        op = self.call_builtin(name, args, node)
         results = op.results
         overload = op.attrs.get("overload") or op.attrs.get("builtin")
         updated = overload.updated_args() if overload is not None else ()
@@ -570,7 +643,10 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
             raise self.error(f"{type_repr(ctor)}() takes one argument", WarpCodegenTypeError, node)
         arg = args[0]
         if arg.is_const and is_scalar_type(arg.type):
-            return self.const(ctor(arg.const).value, ctor)
+            # a literal (or a name bound to one) converts from its exact value; a typed constant
+            # from its typed value
+            value = arg.const if arg.weak or _named_number(arg) else arg.type(arg.const).value
+            return self.const(_folded_cast(value, arg.type, ctor), ctor)
         return self.call_builtin(ctor.__name__, [arg], node).result
 
     def call_user_function(self, fn: Any, node: ast.Call) -> Any:
@@ -602,16 +678,41 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
 #: ``v.dtype``, ``vec_t.length``: the scalar type and the number of components)
 COMPOSITE_TYPE_ATTRS = {"dtype": "_wp_scalar_type_", "length": "_length_"}
 
+#: ``wp.float64``, ``wp.uint8``, ... by the name the kernel uses for them
+_SCALARS_BY_NAME = {t.__name__: t for t in scalar_and_bool_types}
+
+def _named_number(value: ir.Value) -> bool:
+    """A numeric literal bound to a name (typed when bound, its Python value kept)."""
+    kind = getattr(value.type, "_kind_", None)
+    return value.literal and not value.weak and kind in ("float", "int", "uint")
+
 
 #: type kinds an untyped literal of a kind may adopt (as in binary operators: an int literal
 #: does not become a float)
 _LITERAL_FAMILIES = {"int": ("int", "uint"), "float": ("float",), "bool": ("bool",)}
 
 
+def _folded_cast(value: Any, src: Any, dst: Any) -> Any:
+    """``dst(value)`` at compile time with the runtime conversion's rules (a float converted to
+    an integer type truncates and saturates, NaN gives 0)."""
+    if src._kind_ == "float" and dst._kind_ in ("int", "uint"):
+        if value != value:
+            return 0
+        bits = dst._bits_
+        lo, hi = (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1) if dst._kind_ == "int" else (0, 2**bits - 1)
+        return int(min(max(value, lo), hi)) if math.isfinite(value) else (hi if value > 0 else lo)
+    return dst(value).value
+
+
 def _literal_as(value: Any, target: Any) -> Any:
     return (
         float(value) if target._kind_ == "float" else bool(value) if target._kind_ == "bool" else int(value)
     )
+
+
+#: most values one wp.printf call takes after its format (NVIDIA Warp's limit, kept so that
+#: kernels written here also compile there)
+MAX_PRINTF_ARGS = 32
 
 
 class Printf:
@@ -627,6 +728,13 @@ class Printf:
         if not (isinstance(fmt, PyObj) and isinstance(fmt.obj, str)):
             raise builder.error(
                 "the format of wp.printf must be a string literal", WarpCodegenTypeError, node
+            )
+        if len(node.args) - 1 > MAX_PRINTF_ARGS:
+            raise builder.error(
+                "the maximum number of variadic arguments that can be passed to `printf` is "
+                f"{MAX_PRINTF_ARGS}",
+                WarpCodegenValueError,
+                node,
             )
         values = [builder.strong(builder.value(a)) for a in node.args[1:]]
         for v, a in zip(values, node.args[1:]):

@@ -12,6 +12,7 @@ from warp.compiler.frontend import composite
 from warp.compiler.frontend.builder import LoopFrame, PyObj
 from warp.compiler.frontend.compile_time import uses_static_on
 from warp.compiler.frontend.expressions import BINARY_OPS, ExpressionsMixin
+from warp.compiler.frontend.gradients import check_function_rebind
 from warp.compiler.frontend.names import assigned_names, rebound_names
 from warp.compiler.frontend.type_handlers import type_hook
 from warp.errors import WarpCodegenError, WarpCodegenTypeError, WarpCodegenValueError
@@ -22,6 +23,12 @@ from warp.types.scalars import int32, is_int, is_scalar_type, non_atomic_types, 
 from warp.compiler.options import max_unroll
 from warp.compiler.frontend.builtin_names import BuiltinName
 from warp.compiler.annotations import resolve_annotation
+
+#: the error for a kernel that returns a value or declares a return type (NVIDIA Warp's words)
+KERNEL_RETURN_ERROR = (
+    "Warp kernels cannot return values. Write results to output arguments, "
+    "and omit the return annotation or use `-> None`."
+)
 
 
 class StatementsMixin(ExpressionsMixin):
@@ -120,6 +127,7 @@ class StatementsMixin(ExpressionsMixin):
 
     def bind_name(self, name: str, value: Any, node: ast.AST) -> None:
         previous = self.lookup_var(name)
+        check_function_rebind(self, name, previous, value, node)
         value = self.strong(value)
         if isinstance(value, ir.Value) and isinstance(previous, ir.Value) and previous.type != value.type:
             if value.is_const and _same_family(value.type, previous.type):
@@ -187,6 +195,8 @@ class StatementsMixin(ExpressionsMixin):
         if name in ("add", "sub") and isinstance(target, (ast.Subscript, ast.Attribute)):
             if self.component_atomic(target, name, node):
                 return
+        if isinstance(target, ast.Name):
+            check_function_rebind(self, target.id, self.lookup_var(target.id), None, node)
         current = self.value(target) if not isinstance(target, ast.Name) else self.expr(target)
         if not isinstance(current, ir.Value):
             raise self.error(f"'{ast.unparse(target)}' is not a variable", node=node)
@@ -225,6 +235,8 @@ class StatementsMixin(ExpressionsMixin):
         return True
 
     def stmt_Return(self, node: ast.Return) -> None:
+        if self.is_kernel and node.value is not None:  # `return None` included
+            raise self.error(KERNEL_RETURN_ERROR, WarpCodegenTypeError, node)
         if node.value is None:
             values: list[ir.Value] = []
         else:
@@ -237,9 +249,7 @@ class StatementsMixin(ExpressionsMixin):
 
     def check_return(self, values: list[ir.Value], node: ast.AST) -> list[ir.Value]:
         if self.is_kernel and values:
-            raise self.error(
-                "kernels cannot return values; write results to an array", WarpCodegenTypeError, node
-            )
+            raise self.error(KERNEL_RETURN_ERROR, WarpCodegenTypeError, node)
         for v in values:
             if isinstance(v.type, FixedArrayType):
                 raise self.error(
@@ -254,21 +264,37 @@ class StatementsMixin(ExpressionsMixin):
             return values
         expected = self.return_types
         if len(values) != len(expected):
-            raise self.error(
-                f"returns {len(values)} values here but {len(expected)} elsewhere", WarpCodegenTypeError, node
-            )
+            message = self.return_mismatch(values)
+            message = message or f"returns {len(values)} values here but {len(expected)} elsewhere"
+            raise self.error(message, WarpCodegenTypeError, node)
         out = []
         for v, t in zip(values, expected):
             if v.type != t and v.is_const and _same_family(v.type, t):
                 v = self.const(v.const, t)
-            if v.type != t:
-                raise self.error(
-                    f"returns {type_repr(v.type)} here but {type_repr(t)} is expected",
-                    WarpCodegenTypeError,
-                    node,
-                )
             out.append(v)
+        for v, t in zip(out, expected):
+            if v.type != t:
+                message = self.return_mismatch(out)
+                message = message or f"returns {type_repr(v.type)} here but {type_repr(t)} is expected"
+                raise self.error(message, WarpCodegenTypeError, node)
         return out
+
+    def return_mismatch(self, values: list[ir.Value]) -> str | None:
+        """NVIDIA Warp's words for a return that does not match the declared annotation (None
+        when the return types were inferred from an earlier return)."""
+        if self.return_annotation is None or self.return_types is None:
+            return None
+        head = f"The function `{self.name}` has its return type annotated as"
+        expected = self.return_types
+        if len(values) != len(expected):
+            n = len(expected)
+            what = f"`{self.return_annotation}`" if n == 1 else f"a tuple of {n} elements"
+            return f"{head} {what} but the code returns {len(values)} values."
+        if len(values) == 1:
+            got = type_repr(values[0].type)
+            return f"{head} `{self.return_annotation}` but the code returns a value of type `{got}`."
+        types = ", ".join(type_repr(v.type) for v in values)
+        return f"{head} `{self.return_annotation}` but the code returns a tuple with types `({types})`."
 
     # -- if -------------------------------------------------------------------------------
     def stmt_If(self, node: ast.If) -> None:
@@ -288,7 +314,7 @@ class StatementsMixin(ExpressionsMixin):
         with self.enter(else_region, before) as else_scope:
             self.block(node.orelse)
         self.node = node
-        merged = self.merge_branches(before, [then_scope, else_scope], node)
+        merged = self.merge_branches(before, [then_scope, else_scope], node, [then_region, else_region])
         types = [t for _, t in merged]
         for region, scope in ((then_region, then_scope), (else_region, else_scope)):
             if not scope.terminated:
@@ -337,15 +363,7 @@ class StatementsMixin(ExpressionsMixin):
                 raise self.error(
                     f"the loop variable '{node.target.id}' is used in wp.static(...), so the loop must be "
                     "unrolled, but its range is not known at compile time", WarpCodegenValueError, node)
-            if _has_jumps(node.body):
-                raise self.error(
-                    f"the loop variable '{node.target.id}' is used in wp.static(...), so the loop must be "
-                    "unrolled, and unrolled loops cannot contain break/continue", WarpCodegenError, node)
-            for i in builtins.range(start.const, stop.const, step.const):
-                self.assign_var(node.target.id, self.const(i, start.type))
-                self.block(node.body)
-                if self.scope.terminated:
-                    break
+            self.unrolled_loop(node, start, stop, step)
             return
         if constant and not _has_jumps(node.body):
             count = len(builtins.range(start.const, stop.const, step.const))
@@ -357,6 +375,25 @@ class StatementsMixin(ExpressionsMixin):
                         break
                 return
         self.dynamic_loop("for", node, [start, stop, step], induction=(node.target.id, start.type))
+
+    def unrolled_loop(self, node: ast.For, start: ir.Value, stop: ir.Value, step: ir.Value) -> None:
+        """Translate the body once per iteration; a break/continue under compile-time
+        conditions (``if wp.static(i % 2 == 0): continue``) ends the unrolling / the iteration."""
+        frame = LoopFrame([], unrolled_scope=self.scope)
+        self.loops.append(frame)
+        try:
+            for i in builtins.range(start.const, stop.const, step.const):
+                self.assign_var(node.target.id, self.const(i, start.type))
+                self.block(node.body)
+                jumped, frame.jumped = frame.jumped, None
+                if jumped is not None:
+                    self.scope.terminated = False
+                    if jumped == "break":
+                        break
+                elif self.scope.terminated:
+                    break  # return
+        finally:
+            self.loops.pop()
 
     def range_bounds(self, it: ast.Call) -> tuple[ir.Value, ir.Value, ir.Value]:
         """(start, stop, step) of a ``range(...)`` call, as values of one integer type."""
@@ -567,6 +604,18 @@ class StatementsMixin(ExpressionsMixin):
     def loop_jump(self, kind: str, node: ast.AST) -> None:
         if not self.loops:
             raise self.error(f"'{kind}' outside a loop", node=node)
+        frame = self.loops[-1]
+        if frame.unrolled_scope is not None:
+            if self.scope is not frame.unrolled_scope:
+                raise self.error(
+                    f"this loop is unrolled (its variable is used in wp.static(...)), so a '{kind}' in it "
+                    "must depend on compile-time conditions only (if wp.static(...):)",
+                    WarpCodegenError,
+                    node,
+                )
+            frame.jumped = kind
+            self.scope.terminated = True
+            return
         self.emit(kind, self.carried_values(node))
         self.scope.terminated = True
 

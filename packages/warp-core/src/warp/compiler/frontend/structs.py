@@ -7,6 +7,7 @@ from typing import Any
 
 from warp.compiler import ir as wir
 from warp.compiler import struct_lowering as sl
+from warp.compiler.frontend.calls import bind_values
 from warp.compiler.registry import Overload
 from warp.errors import WarpCodegenAttributeError, WarpCodegenTypeError
 from warp.types.struct import StructBase
@@ -20,28 +21,20 @@ SET_FIELD = Overload(
 
 
 def construct(builder: Any, cls: type[StructBase], node: ast.Call) -> wir.Value:
-    """``S()`` (all fields zero), ``S(v0, v1, ...)`` (fields in declaration order) or
-    ``S(field=value, ...)``; positional and keyword arguments may be mixed as in a Python call."""
-    names = [name for name, _ in cls._fields_]
-    if len(node.args) > len(names):
+    """``S()`` (all fields zero), ``S(a, b)`` (fields in declaration order) or ``S(field=value, ...)``."""
+    if len(node.args) > len(cls._fields_):
         raise builder.error(
-            f"struct {cls.__name__}() takes at most {len(names)} positional arguments "
-            f"({', '.join(names)}), got {len(node.args)}",
+            f"struct {cls.__name__}() takes at most {len(cls._fields_)} positional arguments "
+            f"(its fields), got {len(node.args)}",
             WarpCodegenTypeError,
             node,
         )
     value = builder.const(None, cls)
-    for name, arg in zip(names, node.args):
-        if isinstance(arg, ast.Starred):
-            raise builder.error(
-                f"struct {cls.__name__}() takes its fields as separate arguments, not *sequence",
-                WarpCodegenTypeError,
-                node,
-            )
-        value = set_field(builder, value, name, builder.value(arg), node)
-    positional = set(names[: len(node.args)])
+    for (name, _), arg in zip(cls._fields_, node.args):
+        value = set_field(builder, value, name, builder.value(arg), arg)
+    given = {name for name, _ in cls._fields_[: len(node.args)]}
     for kw in node.keywords:
-        if kw.arg in positional:
+        if kw.arg in given:
             raise builder.error(
                 f"struct {cls.__name__}() got multiple values for field '{kw.arg}'",
                 WarpCodegenTypeError,
@@ -87,3 +80,25 @@ def set_field(builder: Any, value: wir.Value, attr: str, new: wir.Value, node: a
             node,
         )
     return builder.emit("call", [value, new], [value.type], overload=SET_FIELD, field=index).result
+
+
+def struct_operator(builder: Any, name: str, args: list[wir.Value], node: ast.AST) -> wir.Value:
+    """``a + b`` on structs: the ``@wp.func`` named after the operator's builtin (``add``, ``mul``,
+    ...) that is visible where the kernel is defined, as NVIDIA Warp overloads operators."""
+    fn = builder.source.closure.get(name, builder.source.globals.get(name))
+    if not callable(getattr(fn, "ordered_overloads", None)):  # not a @wp.func
+        got = ", ".join(type_repr(a.type) for a in args)
+        raise builder.error(
+            f"operator '{name}' has no definition for ({got}): define a @wp.func named '{name}' taking "
+            "these types to overload it",
+            WarpCodegenTypeError,
+            node,
+        )
+    overload, values = bind_values(builder, fn, args, {}, node)
+    spec = fn.specialization(overload, tuple(a.type for a in values))
+    op = builder.emit("call_func", values, spec.return_types, func=spec)
+    if len(op.results) != 1:
+        raise builder.error(
+            f"'{name}' overloading an operator must return one value", WarpCodegenTypeError, node
+        )
+    return op.result

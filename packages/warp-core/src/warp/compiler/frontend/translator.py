@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import ast
 import re
 from typing import Any
 
 from warp.compiler import ir
 from warp.compiler.frontend.builder import PyObj
-from warp.compiler.frontend.statements import StatementsMixin
+from warp.compiler.frontend.calls import function_symbol
+from warp.compiler.frontend.statements import KERNEL_RETURN_ERROR, StatementsMixin
 from warp.compiler.source import read_source
 from warp.errors import WarpCodegenError, WarpCodegenTypeError
 from warp.types.scalars import type_repr
@@ -23,13 +25,6 @@ class Translator(StatementsMixin):
         self.is_kernel = is_kernel
 
 
-def _symbol(prefix: str, name: str, arg_types: list[Any]) -> str:
-    from hashlib import sha256
-
-    digest = sha256(repr([type_repr(t) for t in arg_types]).encode()).hexdigest()[:10]
-    return f"{prefix}_{re.sub(r'[^0-9A-Za-z_]', '_', name)}_{digest}"
-
-
 def build_function(fn: Any, overload: Any, arg_types: list[Any], *, is_kernel: bool = False) -> ir.Function:
     """Translate ``overload`` (a FunctionOverload of a Function or Kernel) for ``arg_types``."""
     source = read_source(overload.pyfunc)
@@ -41,6 +36,9 @@ def build_function(fn: Any, overload: Any, arg_types: list[Any], *, is_kernel: b
         declared = list(declared) if isinstance(declared, tuple) else [declared]
         if not any(is_generic(d) for d in declared):  # -> Any (generic functions): inferred
             t.return_types = declared
+            returns = getattr(source.tree, "returns", None)
+            if returns is not None:
+                t.return_annotation = re.sub(r"\b(wp|warp)\.", "", ast.unparse(returns))
     t.node = source.tree
     with t.enter(body, bound) as scope:
         t.block(source.tree.body)
@@ -61,7 +59,7 @@ def build_function(fn: Any, overload: Any, arg_types: list[Any], *, is_kernel: b
         return_types=list(t.return_types or []),
         is_kernel=is_kernel,
         loc=source.loc(source.tree),
-        symbol=_symbol(
+        symbol=function_symbol(
             "wp_kernel" if is_kernel else "wp_func",
             getattr(fn, "symbol_key", None) or getattr(fn, "key", fn.name),
             arg_types,
@@ -99,4 +97,6 @@ def build_kernel(kernel: Any) -> ir.Function:
                 f"kernel parameter '{name}' has a generic type ({type_repr(t)}); kernels need concrete types",
                 function=kernel.name,
             )
+    if kernel.overload.return_annotation not in (None, type(None)):
+        raise WarpCodegenTypeError(KERNEL_RETURN_ERROR, function=kernel.name)
     return build_function(kernel, kernel.overload, list(kernel.arg_types), is_kernel=True)

@@ -154,11 +154,16 @@ def legalize_half_conversions(module: ir.Module) -> int:
         if fn.is_declaration:
             continue
         replaced: dict[int, ir.Value] = {}
+        # the replaced instructions, kept alive while ``replaced`` is keyed by their ids: an unused
+        # one freed early would hand its id to a new object (a helper function, a call), which
+        # would then be taken for it
+        originals: list[ins.Instruction] = []
         for block in fn.blocks:
             for i, instr in enumerate(block.instructions):
                 found = _replacement(module, instr)
                 if found is not None:
                     helper, args = found
+                    originals.append(instr)
                     block.instructions[i] = replaced[id(instr)] = ins.CallInstr(block, helper, args)
         if not replaced:
             continue
