@@ -479,6 +479,15 @@ def test_located_errors_put_the_location_first_and_end_with_the_message():
     assert text.endswith(info.value.raw_message) and "undefined_name_here" in info.value.raw_message
 
 
+def test_store_with_wrong_index_count_into_array_view():
+    @wp.kernel
+    def assign_view(out: wp.array2d(dtype=wp.mat44)):
+        out[0][2, 2] = 6.0
+
+    m = wp.zeros((1, 1), dtype=wp.mat44, device="cpu")
+    expected = r"Incorrect number of indices specified for array indexing: a store into a 1-d array needs 1"
+    with pytest.raises(wp.WarpCodegenError, match=expected):
+        wp.launch(assign_view, dim=[1, 1], inputs=[m], device="cpu")
 def test_mixed_operand_types_are_named():
     @wp.kernel
     def mixed(out: wp.array(dtype=float)):

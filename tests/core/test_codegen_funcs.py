@@ -1,6 +1,8 @@
 """Kernel language: @wp.func calls, return values, multiple returns, default and keyword
 arguments, nested calls, array parameters and row slices passed to funcs."""
 
+import typing
+
 import numpy as np
 import pytest
 
@@ -312,6 +314,60 @@ def test_view_block_dim_and_tuple_builtins():
     assert dims.numpy().tolist() == [1, 1, 1]
 
 
+# -- Python-scope calls pick the overload the arguments fit --------------------------------------
+
+
+@wp.func
+def bump(x: int):
+    return x + 1
+
+
+@wp.func
+def bump(x: float):  # noqa: F811 - an overload
+    return x + 0.5
+
+
+@wp.func
+def bump(x: wp.vec2):  # noqa: F811 - an overload
+    return wp.vec2(x[0] * 2.0, x[1] * 2.0)
+
+
+@wp.func
+def halve64(x: wp.float64):
+    return x / wp.float64(2.0)
+
+
+def test_python_scope_call_picks_matching_overload():
+    assert bump(1) == 2
+    assert bump(1.0) == 1.5
+    assert list(bump(wp.vec2(1.0, 3.0))) == [2.0, 6.0]
+    assert float(halve64(wp.float64(3.0))) == 1.5
+
+
+def test_python_scope_call_without_matching_overload_raises():
+    expected = r"^Error calling function 'halve64', no overload found for arguments \(1.0,\)$"
+    with pytest.raises(RuntimeError, match=expected):
+        halve64(1.0)
+
+
+def test_parameterized_func_decorator():
+    @wp.func(module="unique")
+    def plus_one(x: float):
+        return x + 1.0
+
+    @wp.func()
+    def twice_plus_one(x: float):
+        return plus_one(x) * 2.0
+
+    @wp.kernel
+    def apply(a: wp.array(dtype=float)):
+        a[0] = twice_plus_one(a[0])
+
+    a = wp.ones(1, dtype=float, device="cpu")
+    wp.launch(apply, dim=1, inputs=[a], device="cpu")
+    assert a.numpy()[0] == 4.0
+    assert ".unique" in plus_one.module.name
+    assert len(typing.get_overloads(wp.func)) >= 2
 @wp.func
 def _double_it(x: float):
     return x * 2.0

@@ -412,3 +412,86 @@ def test_launch_signature_cache_follows_argument_types():
         wp.launch(store, dim=1, inputs=[i32, "text"])
     with pytest.raises(TypeError, match="takes 2 arguments"):
         wp.launch(store, dim=1, inputs=[i32])
+
+
+# -- type attributes of composite types in generic kernels --------------------------------------
+
+
+@wp.kernel
+def scaled_copy_kernel(a: wp.array(dtype=Any)):
+    zero = type(a[0])()
+    copy = type(a).dtype(a[0]) * a.dtype.dtype(2.0)
+    copy += zero
+    a[0] = copy
+
+
+@wp.kernel
+def identity_trace_kernel(a: Any, out: wp.array(dtype=Any)):
+    v = wp.types.vector(length=3, dtype=type(a))
+    m = wp.identity(n=v.length, dtype=v.dtype) * a
+    out[0] = wp.trace(m)
+    out[1] = type(a)(v.length)
+
+
+@pytest.mark.needs_plugin("builtins")
+def test_composite_type_dtype_and_length_in_kernels():
+    x = wp.array([[1.0, 2.0, 3.0]], dtype=wp.vec3f, device="cpu")
+    wp.launch(scaled_copy_kernel, dim=1, inputs=[x], device="cpu")
+    np.testing.assert_allclose(x.numpy(), [[2.0, 4.0, 6.0]])
+    m = wp.array([np.eye(2)], dtype=wp.mat22d, device="cpu")
+    wp.launch(scaled_copy_kernel, dim=1, inputs=[m], device="cpu")
+    np.testing.assert_allclose(m.numpy(), [2.0 * np.eye(2)])
+    out = wp.zeros(2, dtype=wp.float64, device="cpu")
+    wp.launch(identity_trace_kernel, dim=1, inputs=[wp.float64(1.5), out], device="cpu")
+    np.testing.assert_allclose(out.numpy(), [4.5, 3.0])
+
+
+def test_type_factory_with_runtime_keyword_is_an_error():
+    @wp.kernel
+    def bad(n: int, out: wp.array(dtype=float)):
+        v = wp.types.vector(length=n, dtype=float)
+        out[0] = float(v.length)
+
+    with pytest.raises(wp.WarpCodegenTypeError, match="'length' must be known at compile time"):
+        wp.launch(bad, dim=1, inputs=[3, wp.zeros(1, dtype=float, device="cpu")], device="cpu")
+
+
+# -- wp.overload stubs whose name no longer names the kernel -------------------------------------
+
+
+def test_overload_stub_found_by_qualified_name():
+    def stubbed(x: Any, out: wp.array(dtype=float)):
+        out[0] = float(x) * 2.0
+
+    generic = wp.kernel(stubbed)
+
+    def stubbed(x: float, out: wp.array(dtype=float)) -> type(None): ...  # noqa: F811 - the stub
+
+    assert wp.overload(stubbed) is generic
+    assert len(generic.overloads) == 1
+    out = wp.zeros(1, dtype=float, device="cpu")
+    wp.launch(generic, dim=1, inputs=[1.5, out], device="cpu")
+    assert out.numpy()[0] == 3.0
+
+
+def test_overload_stub_errors():
+    def returning(x: Any):
+        return
+
+    wp.kernel(returning)
+
+    def returning(x: float) -> float: ...  # noqa: F811 - the stub
+
+    with pytest.raises(TypeError, match=r"Return annotations are not allowed on @wp\.overload stubs"):
+        wp.overload(returning)
+
+    def shared(x: Any):
+        return
+
+    wp.kernel(name="shared_a")(shared)
+    wp.kernel(name="shared_b")(shared)
+
+    def shared(x: float): ...  # noqa: F811 - the stub
+
+    with pytest.raises(RuntimeError, match="Ambiguous kernel lookup"):
+        wp.overload(shared)

@@ -259,3 +259,44 @@ def test_python_floats_beyond_a_float_parameters_range_become_inf():
         assert out.numpy().tolist() == [sign * np.inf, sign * np.inf]
     wp.launch(_store_narrow_floats, dim=1, inputs=[3.0e38, 65504.0, out])
     assert out.numpy().tolist() == [float(np.float32(3.0e38)), 65504.0]
+
+
+# -- composite and struct arguments: single values and None ---------------------------------------
+
+
+@wp.kernel
+def takes_vec3(v: wp.vec3, out: wp.array(dtype=float)):
+    out[0] = v[0] + v[1] + v[2]
+
+
+@wp.struct
+class LaunchParams:
+    a: float
+
+
+@wp.kernel
+def takes_struct(p: LaunchParams, out: wp.array(dtype=float)):
+    out[0] = p.a
+
+
+def test_single_value_for_composite_parameter_is_rejected():
+    out = wp.zeros(1, dtype=float, device="cpu")
+    for value in (123, 1.5, wp.float32(1.5), wp.int32(2)):
+        with pytest.raises(RuntimeError, match=r"argument 'v' expects vec3f but got a single value"):
+            wp.launch(takes_vec3, dim=1, inputs=[value, out], device="cpu")
+    with pytest.raises(ValueError, match=r"Failed to convert argument for param v to vec3f"):
+        wp.launch(takes_vec3, dim=1, inputs=[None, out], device="cpu")
+    for value in ((1.0, 2.0, 3.0), [1.0, 2.0, 3.0], np.array([1.0, 2.0, 3.0]), wp.vec3(1.0, 2.0, 3.0)):
+        wp.launch(takes_vec3, dim=1, inputs=[value, out], device="cpu")
+        assert out.numpy()[0] == 6.0
+    with pytest.warns(DeprecationWarning, match=r"`float32` for the `vec3f`.*deprecated"):
+        wp.launch(takes_vec3, dim=1, inputs=[np.float32(2.0), out], device="cpu")
+    assert out.numpy()[0] == 6.0
+
+
+def test_none_for_struct_parameter_is_rejected():
+    out = wp.zeros(1, dtype=float, device="cpu")
+    with pytest.raises(RuntimeError, match=r"argument 'p' expects LaunchParams but got None"):
+        wp.launch(takes_struct, dim=1, inputs=[None, out], device="cpu")
+    with pytest.raises(TypeError, match=r"argument 'p' expects LaunchParams but got int"):
+        wp.launch(takes_struct, dim=1, inputs=[3, out], device="cpu")

@@ -490,6 +490,26 @@ def test_static_expression_naming_a_later_global_is_evaluated_at_compile():
     assert out.numpy()[0] == 2.5
 
 
+_static_alias = wp.static
+
+
+def test_static_through_an_alias_keeps_its_declaration_value():
+    global _static_alias
+
+    @wp.kernel(module="unique")
+    def k(out: wp.array(dtype=wp.int32)):
+        out[0] = _static_alias(7)
+
+    def replacement(value):
+        return value
+
+    _static_alias = replacement
+    try:
+        out = wp.zeros(1, dtype=wp.int32, device="cpu")
+        wp.launch(k, dim=1, inputs=[out], device="cpu")
+        assert out.numpy()[0] == 7
+    finally:
+        _static_alias = wp.static
 def test_compile_time_break_and_continue_in_unrolled_loops():
     # the loop variable is read by wp.static, so the loop is unrolled; continue/break under
     # wp.static conditions drop iterations at compile time

@@ -190,6 +190,121 @@ def test_integer_fields_out_of_range_raise(field, value):
 
 
 @wp.struct
+class Positional:
+    a: float
+    v: wp.vec3
+    n: int
+
+
+@wp.func
+def make_positional(x: float) -> Positional:
+    return Positional(x, wp.vec3(1.0, 2.0, 3.0), n=4)
+
+
+@wp.kernel
+def positional_kernel(out: wp.array(dtype=float)):
+    s = make_positional(2.5)
+    t = Positional(1.5)
+    out[0] = s.a + s.v[2] + float(s.n)
+    out[1] = t.a + t.v[0] + float(t.n)
+
+
+def test_positional_struct_constructor_in_kernel():
+    out = wp.zeros(2, dtype=float, device="cpu")
+    wp.launch(positional_kernel, dim=1, inputs=[out], device="cpu")
+    np.testing.assert_allclose(out.numpy(), [2.5 + 3.0 + 4.0, 1.5])
+
+
+def test_positional_struct_constructor_errors():
+    @wp.kernel
+    def too_many(out: wp.array(dtype=float)):
+        s = Positional(1.0, wp.vec3(), 2, 3)
+        out[0] = s.a
+
+    with pytest.raises(wp.WarpCodegenTypeError, match=r"at most 3 positional arguments .*got 4"):
+        wp.launch(too_many, dim=1, inputs=[wp.zeros(1, dtype=float, device="cpu")], device="cpu")
+
+    @wp.kernel
+    def twice(out: wp.array(dtype=float)):
+        s = Positional(1.0, a=2.0)
+        out[0] = s.a
+
+    with pytest.raises(wp.WarpCodegenTypeError, match="multiple values for field 'a'"):
+        wp.launch(twice, dim=1, inputs=[wp.zeros(1, dtype=float, device="cpu")], device="cpu")
+
+
+@wp.struct
+class EmptyRecord:
+    pass
+
+
+@wp.struct
+class AfterEmpties:
+    a: EmptyRecord
+    b: EmptyRecord
+    c: EmptyRecord
+    z: int
+    w: float
+
+
+@wp.kernel
+def empties_kernel(s: AfterEmpties, items: wp.array(dtype=AfterEmpties), out: wp.array(dtype=float)):
+    out[0] = float(s.z) + s.w
+    t = items[0]
+    out[1] = float(t.z) + t.w
+    t.z = t.z + 1
+    items[1] = t
+
+
+def test_empty_nested_structs_keep_later_fields_in_place():
+    assert AfterEmpties._offsets_ == [0, 1, 2, 4, 8]
+    s = AfterEmpties()
+    s.z = 42
+    s.w = 0.5
+    items = wp.array([s, AfterEmpties()], dtype=AfterEmpties, device="cpu")
+    out = wp.zeros(2, dtype=float, device="cpu")
+    wp.launch(empties_kernel, dim=1, inputs=[s, items, out], device="cpu")
+    np.testing.assert_allclose(out.numpy(), [42.5, 42.5])
+    assert items.numpy()[1]["z"] == 43
+    assert items.numpy()[1]["w"] == 0.5
+
+
+def test_python_scope_composite_field_assignment_rules():
+    @wp.struct
+    class Fields:
+        v: wp.vec3
+        q: wp.quat
+
+    s = Fields()
+    for value in (3, 1.5, wp.float32(2.0)):
+        with pytest.raises(TypeError, match=r"Struct field 'q' expects quatf but got a single value"):
+            s.q = value
+    with pytest.warns(DeprecationWarning, match=r"`float32` to the `vec3f` struct field 'v'.*deprecated"):
+        s.v = np.float32(1.5)
+    np.testing.assert_allclose(np.array(s.v), [1.5, 1.5, 1.5])
+    s.v = (7.0, 8.0, 9.0)
+    np.testing.assert_allclose(np.array(s.v), [7.0, 8.0, 9.0])
+    s.v = None
+    np.testing.assert_allclose(np.array(s.v), [0.0, 0.0, 0.0])
+
+
+def test_struct_type_cls_inheritance_and_missing_field_message():
+    assert isinstance(Params(), Params.cls)
+    with pytest.raises(RuntimeError, match=r"Warp structs must be defined as base classes$"):
+
+        @wp.struct
+        class Child(Params):
+            extra: int
+
+    @wp.kernel
+    def reads_missing(p: Params):
+        _ = p.nonexisting
+
+    with pytest.raises(AttributeError, match=r"`nonexisting` is not an attribute of 'p' \([\w.]+\.Params\)$"):
+        wp.launch(reads_missing, dim=1, inputs=[Params()], device="cpu")
+
+
+@wp.struct
 class _Pair:
     a: float
     n: int

@@ -172,3 +172,55 @@ def test_tuple_errors_are_located():
 
     with pytest.raises(wp.WarpCodegenValueError, match="cannot unpack 2 values into at least 3 targets"):
         wp.launch(too_few, dim=1, inputs=[wp.zeros(1, dtype=float)])
+
+
+# -- tuple-typed @wp.func parameters -------------------------------------------------------------
+
+
+@wp.func
+def weighted_sum(values: tuple[float, float, int]) -> float:
+    return values[0] * values[1] + float(values[2]) + float(wp.static(len(values)))
+
+
+@wp.func
+def sum_ints(values: tuple[int, ...]) -> int:
+    out = int(0)
+    for i in range(len(values)):
+        out += values[i] * (i + 1)
+    return out
+
+
+@wp.func
+def sum_any(values: Any) -> int:
+    out = int(0)
+    for i in range(wp.static(len(values))):
+        out += values[i]
+    return out
+
+
+@wp.kernel
+def tuple_param_kernel(x: wp.array(dtype=float), out: wp.array(dtype=float)):
+    t = (x[0], x[1], 4)
+    out[0] = weighted_sum(t)
+    out[1] = weighted_sum((x[1], 2.0, 1))
+    out[2] = float(sum_ints((1, 2, 3)))
+    out[3] = float(sum_ints((5,)))
+    u = (7, 8)
+    out[4] = float(sum_any(u))
+
+
+def test_tuple_parameters():
+    x = wp.array([1.5, 3.0], dtype=float, device="cpu")
+    out = wp.zeros(5, dtype=float, device="cpu")
+    wp.launch(tuple_param_kernel, dim=1, inputs=[x, out], device="cpu")
+    expected = [1.5 * 3.0 + 4 + 3, 3.0 * 2.0 + 1 + 3, 1 + 4 + 9, 5, 15]
+    np.testing.assert_allclose(out.numpy(), expected)
+
+
+def test_tuple_parameter_length_mismatch():
+    @wp.kernel
+    def bad(out: wp.array(dtype=float)):
+        out[0] = weighted_sum((1.0, 2.0))
+
+    with pytest.raises(wp.WarpCodegenTypeError, match=r"expects tuple\[float32, float32, int32\], got tuple"):
+        wp.launch(bad, dim=1, inputs=[wp.zeros(1, dtype=float, device="cpu")], device="cpu")

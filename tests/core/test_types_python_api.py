@@ -235,3 +235,14 @@ def test_matrix_block_assignment():
     np.testing.assert_array_equal(np.array(m), expected)
     with pytest.raises(ValueError, match="same size"):
         m[1:3] = (wp.vec3(), wp.vec3())
+
+
+def test_python_scope_product_of_mixed_precision_composites_is_rejected():
+    a = wp.mat22f(1.0, 2.0, 3.0, 4.0)
+    b = wp.mat22d(1.0, 2.0, 3.0, 4.0)
+    with pytest.raises(RuntimeError, match=r"^Couldn't find a function 'mul' compatible with the arguments "
+                       r"'mat22f, mat22d'$"):
+        a * b
+    with pytest.raises(RuntimeError, match="compatible with the arguments 'mat22f, vec2d'"):
+        a @ wp.vec2d(1.0, 1.0)
+    np.testing.assert_allclose(np.array(a @ wp.vec2f(1.0, 1.0)), [3.0, 7.0])

@@ -42,3 +42,15 @@ def test_unknown_name_is_an_error():
 
     with pytest.raises(wp.WarpCodegenNameError, match="name 'undefined_name_here' is not defined"):
         wp.launch(wp.Kernel(body, module="unique"), 1)
+
+
+def test_undefined_name_is_also_a_key_error():
+    @wp.kernel
+    def uses_undefined():
+        i = wp.tid()
+        _ = typez(i)(0)  # noqa: F821 - undefined on purpose
+
+    with pytest.raises(KeyError, match=r"Referencing undefined symbol: typez") as info:
+        wp.launch(uses_undefined, dim=1, device="cpu")
+    assert isinstance(info.value, wp.WarpCodegenNameError)
+    assert "name 'typez' is not defined" in str(info.value)

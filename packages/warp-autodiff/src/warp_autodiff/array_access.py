@@ -83,6 +83,8 @@ class _Walker:
     def __init__(self, fn: ir.Function, roots: dict[int, Root], access: KernelAccess, needed: set[int]):
         self.fn = fn
         self.roots = roots
+        #: structs built in the function (``S(a, b)``, ``s.a = a``): field name -> root of its array
+        self.built: dict[int, dict[str, Root]] = {}
         self.access = access
         self.needed = needed
 
@@ -124,6 +126,20 @@ class _Walker:
     def call(self, op: ir.Op, written: set[Root]) -> None:
         name = op.attrs["overload"].name
         root = self.root(op.args[0]) if op.args else None
+        if name == "struct_set" and root is None:
+            fields = dict(self.built.get(id(op.args[0]), {}))
+            value_root = self.root(op.args[1])
+            if value_root is not None:
+                fields[_field_name(op)] = value_root
+            else:
+                fields.pop(_field_name(op), None)
+            self.built[id(op.results[0])] = fields
+            return
+        if name == "struct_get" and root is None and id(op.args[0]) in self.built:
+            field_root = self.built[id(op.args[0])].get(_field_name(op))
+            if field_root is not None:
+                self.roots[id(op.results[0])] = field_root
+            return
         if name in ("array_view", "view", "struct_get") and root is not None:
             extra = (_field_name(op),) if name == "struct_get" else ()
             for r in op.results:

@@ -11,13 +11,18 @@ from __future__ import annotations
 import re
 import sys
 import types
-from typing import Any, Callable
+import typing
+import weakref
+from typing import Any, Callable, TypeVar
 
+from warp.compiler.hashing import kernel_content_hash
 from warp.errors import SourceLoc, WarpCodegenError
 from warp.functions import Function, FunctionOverload, define_function
 from warp.kernels import Kernel
-from warp.modules import get_module_options, set_module_options
+from warp.modules import get_module, get_module_options, set_module_options
 from warp.types import helpers as wp_types
+
+_R = TypeVar("_R")
 
 __all__ = [
     "Function",
@@ -47,14 +52,32 @@ def _scope_of(frame: types.FrameType) -> tuple[dict[str, Any], dict[str, Any] | 
     return scope, scope
 
 
-def func(pyfunc: Callable[..., Any]) -> Function:
-    """Decorator: make a Python function callable from kernels (``@wp.func``).
+# For static checkers: the decorated function keeps its return type. Its parameters are not
+# checked (kernel code passes warp scalars to parameters annotated ``float``/``int``).
+@typing.overload
+def func(pyfunc: Callable[..., _R]) -> Callable[..., _R]: ...
+
+
+@typing.overload
+def func(*, module: Any = None) -> Callable[[Callable[..., _R]], Callable[..., _R]]: ...
+
+
+def func(pyfunc: Callable[..., Any] | None = None, *, module: Any = None) -> Any:
+    """Decorator: make a Python function callable from kernels (``@wp.func`` or ``@wp.func(...)``).
 
     Defining another ``@wp.func`` of the same name in the same namespace with other parameter
-    types adds an overload; calls pick the overload matching their argument types.
+    types adds an overload; calls pick the overload matching their argument types. ``module``
+    is a module name, a Python module or ``"unique"`` (a module of its own), as for kernels.
     """
+    if pyfunc is None:
+
+        def decorate(f: Callable[..., Any]) -> Function:
+            namespace, scope = _scope_of(sys._getframe(1))
+            return define_function(f, namespace, scope, module)
+
+        return decorate
     namespace, scope = _scope_of(_defining_frame())
-    return define_function(pyfunc, namespace, scope)
+    return define_function(pyfunc, namespace, scope, module)
 
 
 def kernel(
@@ -92,9 +115,33 @@ def kernel(
         )
         if module_options:
             k.module.options.update(module_options)
+        if module == "unique":
+            return _same_unique_kernel(k)
         return k
 
     return make if f is None else make(f)
+
+
+#: kernels declared with ``module="unique"``, by (code object, content hash)
+_unique_kernels: weakref.WeakValueDictionary[tuple[Any, str], Kernel] = weakref.WeakValueDictionary()
+
+
+def _same_unique_kernel(k: Kernel) -> Kernel:
+    """An earlier ``module="unique"`` kernel of the same code and content (the same ``wp.static``
+    values, captured constants, types and options) if there is one, else ``k``: as in NVIDIA Warp,
+    redeclaring an identical kernel (a factory called again with the same values) gives the same
+    kernel, while each different one has a module of its own."""
+    try:
+        digest = kernel_content_hash(k, {**k.module.options.copy(), **k.options})
+    except Exception:  # noqa: BLE001 - not hashable yet (e.g. a static that fails): compiling reports it
+        return k
+    key = (k.func.__code__, digest)
+    earlier = _unique_kernels.get(key)
+    if earlier is not None:
+        k.module.kernels.pop(k.key, None)
+        return earlier
+    _unique_kernels[key] = k
+    return k
 
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -133,7 +180,15 @@ def overload(kernel: Any, arg_types: Any = None) -> Kernel:
     if callable(kernel) and arg_types is None:
         stub = kernel
         namespace, scope = _scope_of(_defining_frame())
+        returns = getattr(stub, "__annotations__", {}).get("return", None)
+        if returns not in (None, type(None), "None"):
+            raise TypeError(
+                f"@wp.overload stub '{stub.__qualname__}' is annotated -> {returns!r}: Return annotations "
+                "are not allowed on @wp.overload stubs (kernels return nothing)"
+            )
         generic = namespace.get(stub.__name__)
+        if not isinstance(generic, Kernel):
+            generic = _registered_generic_kernel(stub)
         if not isinstance(generic, Kernel):
             raise WarpCodegenError(
                 f"@wp.overload on '{stub.__qualname__}': no generic kernel named '{stub.__name__}' is "
@@ -147,6 +202,23 @@ def overload(kernel: Any, arg_types: Any = None) -> Kernel:
     raise TypeError(
         f"wp.overload expects a @wp.kernel (or a stub function as a decorator), got {type(kernel).__name__}"
     )
+
+
+def _registered_generic_kernel(stub: Callable[..., Any]) -> Kernel | None:
+    """The generic kernel of the stub's module defined by a function of the stub's qualified name
+    (when the stub's name no longer names it); ``RuntimeError`` if several kernels qualify."""
+    found = {
+        id(k): k
+        for k in get_module(stub.__module__).kernels.values()
+        if k.is_generic and getattr(k.func, "__qualname__", None) == stub.__qualname__
+    }
+    if len(found) > 1:
+        keys = ", ".join(sorted(k.key for k in found.values()))
+        raise RuntimeError(
+            f"Ambiguous kernel lookup for @wp.overload stub '{stub.__qualname__}': kernels {keys} are all "
+            "defined by a function of that name; use wp.overload(kernel, arg_types) on the one meant"
+        )
+    return next(iter(found.values()), None)
 
 
 def _forward_function(forward: Any, what: str) -> Function:

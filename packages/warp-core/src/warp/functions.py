@@ -7,11 +7,16 @@ import inspect
 import threading
 from typing import Any, Callable
 
-from warp.compiler.annotations import is_generic, resolve_annotation
+from warp.compiler.annotations import (
+    TupleParam,
+    is_generic,
+    param_annotation,
+)
 from warp.compiler.callables import UserFunction
 from warp.compiler.frontend.compile_time import evaluate_statics
 from warp.compiler.source import capture_source
 from warp.errors import SourceLoc, WarpCodegenError, WarpCodegenTypeError
+from warp.types.inference import infer_type
 from warp.types.scalars import type_repr
 from warp.compiler.annotations import is_value_type, return_annotation
 from warp.modules import module_of
@@ -68,7 +73,7 @@ class FunctionOverload:
         where = SourceLoc(pyfunc.__code__.co_filename, pyfunc.__code__.co_firstlineno)
         label = "the return type" if what == "return" else f"parameter '{what}'"
         try:
-            t = return_annotation(annotation, ns) if what == "return" else resolve_annotation(annotation, ns)
+            t = return_annotation(annotation, ns) if what == "return" else param_annotation(annotation, ns)
         except Exception as exc:
             raise WarpCodegenError(
                 f"cannot resolve the annotation of {label} ({annotation!r}): {type(exc).__name__}: {exc}",
@@ -82,6 +87,8 @@ class FunctionOverload:
         )
         if what == "return" and isinstance(t, tuple):
             ok = all(is_value_type(e) or is_generic(e) for e in t)
+        if isinstance(t, TupleParam):
+            ok = all(is_value_type(e) or is_generic(e) for e in t.items)
         if not ok:
             raise WarpCodegenTypeError(
                 f"{label} is annotated {annotation!r}, which is not a warp type (use a scalar type such as "
@@ -112,7 +119,7 @@ class Function(UserFunction):
         #: Names this function's code (its compiled symbols): distinct for each closure of a key.
         self.symbol_key = self.key if ordinal == 0 else f"{self.key}#{ordinal}"
         self.name = pyfunc.__name__
-        self.module = module_of(pyfunc) if module is None else module
+        self.module = module_of(pyfunc, module)
         self.overloads: list[FunctionOverload] = [FunctionOverload(pyfunc, scope)]
         #: ``@wp.func_grad`` / ``@wp.func_replay`` definitions: param types -> FunctionOverload
         self.custom_grads: list[FunctionOverload] = []
@@ -223,15 +230,40 @@ class Function(UserFunction):
             return spec
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        """Python-scope call: runs the original Python function (useful for testing)."""
-        return self.func(*args, **kwargs)
+        """Python-scope call: runs the Python function of the first overload (in resolution order)
+        whose parameter types the arguments have; ``RuntimeError`` if none has them.
+
+        An argument whose warp type cannot be told (a list, a tuple, any Python object) fits any
+        parameter; a Python ``float`` is a ``float32`` and an ``int`` an ``int32``, as in launches.
+        """
+        for overload in self.ordered_overloads():
+            if _python_call_fits(overload, args, kwargs):
+                return overload.pyfunc(*args, **kwargs)
+        raise RuntimeError(f"Error calling function '{self.name}', no overload found for arguments {args!r}")
 
     def __repr__(self) -> str:
         return f"<warp function {self.key}>"
 
 
+def _python_call_fits(overload: FunctionOverload, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+    """True if a Python-scope call with ``args``/``kwargs`` matches the parameters of ``overload``."""
+    names = overload.param_names
+    if len(args) > len(names) or any(k not in names for k in kwargs):
+        return False
+    bound = {**dict(zip(names, args)), **kwargs}
+    if any(n not in bound and n not in overload.defaults for n in names):
+        return False
+    for name, pattern in zip(names, overload.param_types):
+        if name not in bound or isinstance(pattern, TupleParam):
+            continue
+        actual = infer_type(bound[name])
+        if actual is not None and specialize_type(pattern, actual) is None:
+            return False
+    return True
+
+
 def define_function(
-    pyfunc: Callable[..., Any], namespace: dict[str, Any], scope: dict[str, Any] | None
+    pyfunc: Callable[..., Any], namespace: dict[str, Any], scope: dict[str, Any] | None, module: Any = None
 ) -> Function:
     """The Function for a new ``@wp.func`` definition made in ``namespace`` (globals or locals).
 
@@ -247,4 +279,4 @@ def define_function(
         if any(o.param_types != new.param_types for o in existing.overloads):
             existing.add_overload(pyfunc, scope)
             return existing
-    return Function(pyfunc, scope)
+    return Function(pyfunc, scope, module)

@@ -10,6 +10,7 @@ each of its kernels.
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import sys
 import threading
@@ -17,6 +18,7 @@ import types
 from typing import Any, Callable, Iterable, Iterator
 
 from warp import config
+from warp.compiler.hashing import kernel_content_hash
 from warp.runtime import log
 from warp.runtime.devices import get_device, get_devices
 
@@ -138,6 +140,15 @@ class Module:
             for k in self.all_kernels():
                 k.compiled(dev)
         return True
+
+    def hash_module(self) -> str:
+        """A sha256 hex digest of the module's content (Warp's ``Module.hash_module``): its kernels
+        and generic kernels' instances, the code, types and constants they reach, and the module's
+        options. It changes when any of these does and is the same in every process otherwise."""
+        options = self.options.copy()
+        kernels = [*self.kernels.values(), *[k for k in self.all_kernels() if k.template is not None]]
+        digests = sorted(kernel_content_hash(k, {**options, **k.options}) for k in kernels)
+        return hashlib.sha256("\n".join(digests).encode()).hexdigest()
 
     def mark_modified(self) -> None:
         """Forget loaded code so the next launch rebuilds it (options changed)."""

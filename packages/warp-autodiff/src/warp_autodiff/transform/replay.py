@@ -118,6 +118,14 @@ class ReplayMixin(BuilderHost):
                     # an array (or struct) field: its adjoint is the same field of the adjoint struct
                     source = scope.aenv[id(op.args[0])]
                     scope.aenv[id(r)] = em.op("call", [source], [r.type], **op.attrs).result
+                elif ov.name == "struct_set":
+                    # a struct built or updated in the kernel (S(a, b), s.a = a): its adjoint is the
+                    # adjoint struct with the field's adjoint (gradient arrays) set the same way
+                    base = self.adjoint_carrier(em, scope, op.args[0])
+                    if carries_arrays(op.args[1].type):
+                        field_adj = self.adjoint_carrier(em, scope, op.args[1])
+                        base = em.op("call", [base, field_adj], [r.type], **op.attrs).result
+                    scope.aenv[id(r)] = base
                 elif ov.adjoint_source is not None and len(op.results) == 1:
                     # a builtin that provides the gradient arrays of the arrays it returns
                     source = em.op("call", args, [r.type], overload=ov.adjoint_source).result

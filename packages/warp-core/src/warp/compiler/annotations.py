@@ -5,14 +5,16 @@ from __future__ import annotations
 
 from warp.types.annotations import (
     GENERIC_PLACEHOLDERS,
+    TupleParam,
     is_generic,
     is_value_type,
+    param_annotation,
     resolve_annotation,
     return_annotation,
     specialize_type,
 )
 
 __all__ = [
-    "GENERIC_PLACEHOLDERS", "is_generic", "is_value_type", "resolve_annotation", "return_annotation",
-    "specialize_type",
+    "GENERIC_PLACEHOLDERS", "TupleParam", "is_generic", "is_value_type", "param_annotation",
+    "resolve_annotation", "return_annotation", "specialize_type",
 ]

@@ -56,11 +56,13 @@ def compiler_fingerprint() -> str:
 _MAX_DEPTH = 16
 
 
-def type_key(t: Any, depth: int = 0) -> str:
+def type_key(t: Any, depth: int = 0, *, by_content: bool = False) -> str:
     """A description of type ``t`` that changes whenever its layout or meaning does.
 
     Structs are described field by field (name, type, offset, recursively) with their size,
     so changing a field's type in another module changes the key of every kernel using it.
+    With ``by_content`` a struct is named without its module (the same declaration in two
+    modules gives the same key).
     """
     if depth > _MAX_DEPTH:
         return "..."
@@ -68,13 +70,16 @@ def type_key(t: Any, depth: int = 0) -> str:
     if isinstance(array_type, ArrayType):  # an array annotation such as wp.array(dtype=S)
         t = array_type
     if isinstance(t, ArrayType):
-        return f"array({type_key(t.dtype, depth + 1)}, ndim={t.ndim})"
+        return f"array({type_key(t.dtype, depth + 1, by_content=by_content)}, ndim={t.ndim})"
+    if isinstance(t, type) and issubclass(t, StructBase) and t._wp_struct_error_ is not None:
+        return f"unusable struct {t.__qualname__} ({t._wp_struct_error_})"  # compiling it reports the error
     if isinstance(t, type) and issubclass(t, StructBase):
         fields = ", ".join(
-            f"{name}@{offset}: {type_key(ft, depth + 1)}"
+            f"{name}@{offset}: {type_key(ft, depth + 1, by_content=by_content)}"
             for (name, ft), offset in zip(t._fields_, t._offsets_, strict=True)
         )
-        return f"struct {t.__module__}.{t.__qualname__}{{{fields}}} size={t._size_in_bytes_}"
+        name = t.__qualname__ if by_content else f"{t.__module__}.{t.__qualname__}"
+        return f"struct {name}{{{fields}}} size={t._size_in_bytes_}"
     custom = getattr(t, "_wp_hash_", None)
     if callable(custom):
         return str(custom())
@@ -83,38 +88,41 @@ def type_key(t: Any, depth: int = 0) -> str:
     return type_repr(t)
 
 
-def value_key(obj: Any, depth: int = 0) -> str | None:
+def value_key(obj: Any, depth: int = 0, *, by_content: bool = False) -> str | None:
     """A description of a Python value a kernel may read (None for values that cannot affect code)."""
     if depth > _MAX_DEPTH:
         return "..."
     if obj is None or isinstance(obj, (bool, int, float, complex, str, bytes, np.generic, ScalarBase)):
         return f"{type(obj).__name__}:{obj!r}"
+    inner = functools.partial(value_key, depth=depth + 1, by_content=by_content)
     if isinstance(obj, (tuple, list)):
-        items = ", ".join(value_key(v, depth + 1) or "?" for v in obj)
+        items = ", ".join(inner(v) or "?" for v in obj)
         return f"{type(obj).__name__}[{items}]"
     if isinstance(obj, dict):
         items = ", ".join(
-            f"{value_key(k, depth + 1)}: {value_key(v, depth + 1)}" for k, v in sorted(obj.items(), key=repr)
+            f"{inner(k)}: {inner(v)}" for k, v in sorted(obj.items(), key=repr)
         )
         return f"dict{{{items}}}"
     if isinstance(obj, np.ndarray):
         digest = hashlib.sha256(np.ascontiguousarray(obj).tobytes()).hexdigest()
         return f"ndarray({obj.dtype.str}, {obj.shape}, {digest})"
     if isinstance(obj, type) or hasattr(obj, "array_type"):
-        return f"type:{type_key(obj, depth + 1)}"
+        return f"type:{type_key(obj, depth + 1, by_content=by_content)}"
     custom = getattr(type(obj), "_wp_constant_hash_", None)
     if custom is not None:
         return f"value:{custom(obj)}"
     if isinstance(obj, StructBase):
-        fields = ", ".join(f"{n}={value_key(getattr(obj, n), depth + 1)}" for n, _ in obj._fields_)
-        return f"{type_key(type(obj), depth + 1)}({fields})"
+        fields = ", ".join(f"{n}={inner(getattr(obj, n))}" for n, _ in type(obj)._fields_)
+        return f"{type_key(type(obj), depth + 1, by_content=by_content)}({fields})"
     return None
 
 
 class _Hasher:
-    def __init__(self) -> None:
+    def __init__(self, by_content: bool = False) -> None:
         self.h = hashlib.sha256()
         self.seen: set[int] = set()
+        #: name functions and struct types without their module (see :func:`kernel_content_hash`)
+        self.by_content = by_content
 
     def add(self, *parts: Any) -> None:
         for p in parts:
@@ -134,8 +142,12 @@ class _Hasher:
             id(c) for c in outermost_static_calls(info.tree, is_static) if not reads_locals(pyfunc, c.args[0])
         }
         namespace = {**info.globals, **info.closure}
+        # parameters and assigned names are the function's own: a global of the same name is not read
+        local_names = {n.arg for n in ast.walk(info.tree) if isinstance(n, ast.arg)} | {
+            n.id for n in ast.walk(info.tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+        }
         for node in _walk_outside(info.tree, statics):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in local_names:
                 found, obj = info.lookup(node.id)
                 if found:
                     self.reference(node.id, obj)
@@ -159,7 +171,7 @@ class _Hasher:
         if isinstance(obj, types.ModuleType):
             return  # `wp`, `math`, ...: what is used through them is hashed as an attribute chain
         if isinstance(obj, UserFunction):
-            self.add("func", obj.key)
+            self.add("func", obj.name if self.by_content else obj.key)
             for overload in obj.overloads:
                 self.function(overload.pyfunc)
             for custom in (*obj.custom_grads, *obj.custom_replays):  # @wp.func_grad / @wp.func_replay
@@ -168,7 +180,7 @@ class _Hasher:
         elif isinstance(obj, UserKernel):
             self.add("kernel", obj.key)
         elif isinstance(obj, type) or hasattr(obj, "array_type"):
-            self.add("type", name, type_key(obj))
+            self.add("type", name, type_key(obj, by_content=self.by_content))
         elif isinstance(obj, BuiltinName) or call_hook(obj) is not None:
             # a function (wp.types.vector) by its qualified name: its repr holds an address
             qualname = obj.__qualname__ if isinstance(obj, types.FunctionType) else None
@@ -182,7 +194,7 @@ class _Hasher:
             for k in sorted(obj, key=repr):
                 self.reference(f"{name}[{k!r}]", obj[k], depth + 1)
         else:
-            key = value_key(obj)
+            key = value_key(obj, by_content=self.by_content)
             if key is not None:
                 self.add("value", name, key)
 
@@ -248,4 +260,16 @@ def kernel_hash(kernel: Any, options: Any, target_fingerprint: str) -> str:
         hasher.add("returns", type_key(returns))  # refused when compiled: never a cache hit
     hasher.function(kernel.func)
     hasher.add("compiler", compiler_fingerprint())
+    return hasher.h.hexdigest()
+
+
+def kernel_content_hash(kernel: Any, options: dict[str, Any]) -> str:
+    """A hash of what ``kernel`` compiles from, for no particular device: its key, parameter
+    types, code (with the functions, types and constants it reaches) and the module ``options``.
+    Functions and struct types enter by name and content, not by module or identity: the same
+    code in two modules, or an unchanged struct redefined, gives the same hash."""
+    hasher = _Hasher(by_content=True)
+    hasher.add("warp-kernel-content-v1", kernel.key, sorted((str(k), repr(v)) for k, v in options.items()))
+    hasher.add("types", [type_key(t, by_content=True) for t in kernel.arg_types])
+    hasher.function(kernel.func)
     return hasher.h.hexdigest()

@@ -46,6 +46,17 @@ def static_value(func: Any, expr: ast.expr, evaluate: Callable[[], Any]) -> Any:
     return values[key]
 
 
+def has_static_value(func: Any, expr: ast.expr) -> bool:
+    """True if ``expr`` (at its position in ``func``'s source) is a ``wp.static`` argument whose
+    value was kept (see :func:`static_value`): the call stays static even if the name it was
+    called through (an alias of ``wp.static``) has been rebound since."""
+    try:
+        values = _VALUES.get(func)
+    except TypeError:
+        return False
+    return values is not None and _position(expr) in values
+
+
 def outermost_static_calls(tree: ast.AST, is_static: Callable[[ast.Call], bool]) -> list[ast.Call]:
     """The ``wp.static(...)`` calls of a function body that are not inside another one."""
     found: list[ast.Call] = []

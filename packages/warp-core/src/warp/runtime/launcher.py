@@ -249,7 +249,7 @@ class Launcher:
             return
         try:
             buf, contiguous = self.fast_pack(args, dims, 0)
-        except (_SlowPath, TypeError, ValueError, OverflowError, struct.error):
+        except (_SlowPath, TypeError, ValueError, AttributeError, OverflowError, struct.error):
             buf, contiguous = self.pack_checked(args, dims, 0)
         (self.run_contiguous if contiguous else self.run_strided)(buf, n, stream, args, shape)
 
@@ -264,7 +264,7 @@ class Launcher:
                 return
             try:
                 buf, contiguous = self.fast_pack(args, dims, 0, scratch.ptr)
-            except (_SlowPath, TypeError, ValueError, struct.error):
+            except (_SlowPath, TypeError, ValueError, AttributeError, OverflowError, struct.error):
                 buf, contiguous = self.pack_checked(args, dims, 0, scratch.ptr)
             (self.run_contiguous if contiguous else self.run_strided)(buf, n, stream, (args, scratch), shape)
 
@@ -378,6 +378,10 @@ class Launcher:
             return value
         if is_scalar_type(t):
             return _scalar_arg(where, t, value)
+        if value is None and getattr(t, "_shape_", None):
+            raise LaunchValueError(
+                f"{where}: Failed to convert argument for param {name} to {type_repr(t)} (None)"
+            )
         check = getattr(t, "_wp_check_arg_", None)
         return check(where, value) if check is not None else value
 

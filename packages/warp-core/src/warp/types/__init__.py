@@ -14,6 +14,7 @@ from warp.types.composite import (  # noqa: F401
     vector,
 )
 from warp.types.named import *  # noqa: F401,F403
+from warp.types.named import vector_types  # noqa: F401
 from warp.types.scalars import *  # noqa: F401,F403
 from warp.types.scalars import Float, Int, Scalar, dtype_from_numpy, dtype_to_numpy  # noqa: F401
 # (type_is_vector, types_equal, is_array, ...); its is_int/is_float test values, as wp.types.is_int does

@@ -18,10 +18,12 @@ compiler's business: :mod:`warp.compiler.frontend.type_handlers` and
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 import numpy as np
 
+from warp.errors import LaunchTypeError
 from warp.types import bfloat16_bits
 from warp.types import scalars as _s
 from warp.types.packing import scalar_code
@@ -276,6 +278,22 @@ class CompositeBase:
 
     @classmethod
     def _wp_check_arg_(cls, where: str, value: Any) -> Any:
+        if isinstance(value, (bool, np.bool_, np.number)) or (
+            isinstance(value, _s.ScalarBase) and type(value)._kind_ == "bool"
+        ):
+            warnings.warn(
+                f"passing a single value of type `{type(value).__name__}` for the `{type_repr(cls)}` "
+                f"{where.replace('argument', 'kernel parameter')} fills every component; this is deprecated: "
+                f"pass a {type_repr(cls)}",
+                DeprecationWarning,
+                stacklevel=5,
+            )
+            return cls(float(getattr(value, "value", value)))
+        if isinstance(value, (int, float, _s.ScalarBase)):
+            raise LaunchTypeError(
+                f"{where} expects {type_repr(cls)} but got a single value ({value!r}); pass a "
+                f"{type_repr(cls)} or a sequence of its components"
+            )
         try:
             converted = value if type(value) is cls else cls(value)
         except (ValueError, TypeError) as exc:
@@ -466,7 +484,16 @@ def _operand(other: Any, like: CompositeBase) -> np.ndarray:
 
 def _composite_product(a: Any, b: Any) -> Any:
     """Matrix-vector / matrix-matrix products (and quaternion products, transform composition)
-    in Python scope."""
+    in Python scope. As in kernels, both operands must have the same scalar type."""
+    if (
+        isinstance(a, CompositeBase)
+        and isinstance(b, CompositeBase)
+        and a._wp_scalar_type_ is not b._wp_scalar_type_
+    ):
+        raise RuntimeError(
+            f"Couldn't find a function 'mul' compatible with the arguments "
+            f"'{type_repr(type(a))}, {type_repr(type(b))}'"
+        )
     if isinstance(a, TransformBase) and isinstance(b, TransformBase):
         return a._like(compose(a._data.astype(np.float64), b._data.astype(np.float64)))
     if isinstance(a, QuaternionBase) and isinstance(b, QuaternionBase):
@@ -539,11 +566,12 @@ def vector(length: int, dtype: Any) -> type:
         raise ValueError(f"vector length must be a non-negative integer, got {length!r}")
     length = int(length)
     suffix = _VEC_SUFFIX.get(dtype)
-    name = (
-        f"vec{length}{suffix}"
-        if suffix and 2 <= length <= 4
-        else f"vector(length={length}, dtype={dtype.__name__})"
-    )
+    if suffix and 2 <= length <= 4:
+        name = f"vec{length}{suffix}"
+    elif length == 6 and dtype in _SUFFIX:  # the type of wp.spatial_vectorf & co., named as in Warp
+        name = f"spatial_vector{_SUFFIX[dtype]}"
+    else:
+        name = f"vector(length={length}, dtype={dtype.__name__})"
     return _make(VectorBase, ("vector", length, dtype), name, (length,), dtype)
 
 
@@ -556,9 +584,12 @@ def matrix(shape: tuple[int, int], dtype: Any) -> type:
     if rows < 0 or cols < 0:
         raise ValueError(f"matrix shape must be non-negative, got {shape!r}")
     suffix = _SUFFIX.get(dtype)
-    name = f"mat{rows}{cols}{suffix}" if suffix and rows == cols and 2 <= rows <= 4 else (
-        f"matrix(shape=({rows}, {cols}), dtype={dtype.__name__})"
-    )
+    if suffix and rows == cols and 2 <= rows <= 4:
+        name = f"mat{rows}{cols}{suffix}"
+    elif suffix and rows == cols == 6:  # the type of wp.spatial_matrixf & co., named as in Warp
+        name = f"spatial_matrix{suffix}"
+    else:
+        name = f"matrix(shape=({rows}, {cols}), dtype={dtype.__name__})"
     return _make(MatrixBase, ("matrix", rows, cols, dtype), name, (rows, cols), dtype)
 
 

@@ -34,4 +34,11 @@ named_types["spatial_matrix"] = named_types["spatial_matrixf"]
 named_types["handle"] = s.uint64
 
 globals().update(named_types)
-__all__ = sorted(named_types)
+
+#: every concrete vector, matrix, quaternion and transform type (aliases such as ``vec3`` once),
+#: as ``warp.types.vector_types`` lists them in NVIDIA Warp
+vector_types: tuple[type, ...] = tuple(
+    dict.fromkeys(t for t in named_types.values() if hasattr(t, "_shape_"))
+)
+
+__all__ = sorted(named_types)  # (``vector_types`` is ``warp.types.vector_types``, not ``wp.vector_types``)

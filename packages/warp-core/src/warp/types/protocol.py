@@ -32,7 +32,9 @@ Storage and ABI
     ``_wp_llvm_storage_type_()``, ``_wp_to_storage_(ir_builder, v)`` and
     ``_wp_from_storage_(ir_builder, v)`` differ from it only when the in-memory form is another
     type (as ``bool`` is ``i8`` in memory). ``_wp_alignment_`` and ``_size_in_bytes_`` give the
-    in-memory layout (must equal LLVM's layout of the storage type).
+    in-memory layout (must equal LLVM's layout of the storage type). ``_wp_struct_error_`` is
+    None, or (on a ``@wp.struct`` with a field of a type that is not a kernel type) why the
+    struct has no layout: what needs one raises a ``TypeError`` with it.
 
 Launch arguments
     ``_wp_abi_format_()`` is the ``struct`` module format of one packed argument,
@@ -85,6 +87,7 @@ class KernelRecordType(KernelType, Protocol):
 
     _wp_alignment_: ClassVar[int]
     _size_in_bytes_: ClassVar[int]
+    _wp_struct_error_: ClassVar[str | None]
 
     @classmethod
     def _wp_abi_format_(cls) -> str:
@@ -109,7 +112,7 @@ PROTOCOL_MEMBERS = frozenset({
     "_wp_abi_format_", "_wp_pack_", "_wp_check_arg_", "_wp_all_contiguous_",
     "_wp_call_", "_wp_getattr_", "_wp_setattr_", "_wp_getitem_", "_wp_setitem_", "_wp_iterate_",
     "_wp_llvm_constant_", "_wp_constant_", "_wp_print_", "_wp_differentiable_", "_wp_zero_",
-    "_wp_hash_", "_wp_constant_hash_", "_wp_array_class_", "_wp_builtin_doc_",
+    "_wp_hash_", "_wp_constant_hash_", "_wp_array_class_", "_wp_builtin_doc_", "_wp_struct_error_",
 })
 
 

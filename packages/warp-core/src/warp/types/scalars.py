@@ -33,6 +33,7 @@ class ScalarBase:
     _np_dtype_: np.dtype = np.dtype("void")
     _ctype_: Any = None
     _type_: Any = None  # the ctypes type again, under NVIDIA Warp's name for it
+    _length_ = 1  # number of components, as for vectors and matrices (Warp's scalar types have it)
     __slots__ = ("value",)
     value: Any
 

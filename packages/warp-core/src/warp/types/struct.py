@@ -9,15 +9,17 @@ agree. Booleans are stored as one byte; array fields are 64-byte array descripto
 from __future__ import annotations
 
 import sys
+import warnings
 from typing import Any
 
 import numpy as np
 
+from warp.errors import LaunchTypeError
 from warp.types import bfloat16_bits
 from warp.types.annotations import resolve_annotation
 from warp.types.array_type import ARRAY_DESC_SIZE, ArrayType
 from warp.types.packing import scalar_code
-from warp.types.scalars import bfloat16, canonical_type, is_scalar_type, type_repr
+from warp.types.scalars import ScalarBase, bfloat16, canonical_type, is_scalar_type, type_repr
 
 
 def _alignment(t: Any) -> int:
@@ -44,30 +46,55 @@ def _format(t: Any) -> str:
     return t._wp_abi_format_()
 
 
-class StructBase:
+#: class attributes of a struct type that describe its memory layout
+_LAYOUT_ATTRS = frozenset({"_offsets_", "_size_in_bytes_", "_wp_alignment_"})
+
+
+class StructType(type):
+    """Metaclass of ``@wp.struct`` types.
+
+    A struct declared with a field whose type is not a warp type (or with a field of such a
+    struct) can still be defined and instantiated in Python scope (such a field holds None), as
+    in a module that declares it for an optional feature; it has no memory layout, so anything
+    that needs one (a kernel parameter, a struct array, packing) raises the ``TypeError`` that
+    names the offending field, as does assigning to that field.
+    """
+
+    #: why the struct has no layout (set by :func:`struct` on such a struct), else None
+    _wp_struct_error_: str | None = None
+
+    @property
+    def cls(cls) -> type:
+        """The class of the struct's Python instances (NVIDIA Warp's ``Struct.cls``): the type itself."""
+        return cls
+
+    def __getattr__(cls, name: str) -> Any:
+        error = type.__getattribute__(cls, "_wp_struct_error_")
+        if error is not None and name in _LAYOUT_ATTRS:
+            raise TypeError(error)
+        raise AttributeError(f"type object '{cls.__name__}' has no attribute '{name}'")
+
+
+class StructBase(metaclass=StructType):
     """Base class of ``@wp.struct`` types; instances hold field values in Python scope."""
 
     _wp_type_ = True
     _wp_kind_ = "struct"
-    _fields_: list[tuple[str, Any]] = []
-    _offsets_: list[int] = []
-    _size_in_bytes_ = 0
-    _wp_alignment_ = 1
 
     def __init__(self, **values: Any) -> None:
-        for name, t in self._fields_:
+        for name, t in type(self)._fields_:
             object.__setattr__(self, name, _default(t))
         for name, value in values.items():
             setattr(self, name, value)
 
     def __setattr__(self, name: str, value: Any) -> None:
-        types = dict(self._fields_)
+        types = dict(type(self)._fields_)
         if name not in types:
             raise AttributeError(f"struct {type(self).__name__} has no field '{name}'")
         object.__setattr__(self, name, _convert_field(type(self).__name__, name, types[name], value))
 
     def __repr__(self) -> str:
-        body = ", ".join(f"{n}={getattr(self, n)!r}" for n, _ in self._fields_)
+        body = ", ".join(f"{n}={getattr(self, n)!r}" for n, _ in type(self)._fields_)
         return f"{type(self).__name__}({body})"
 
     # Struct values compare and hash by identity, as NVIDIA Warp's do: an instance can key a dict
@@ -95,7 +122,7 @@ class StructBase:
     def numpy_value(self) -> tuple[Any, ...]:
         """Field values as a tuple matching :meth:`numpy_dtype` (for filling struct arrays)."""
         out = []
-        for name, t in self._fields_:
+        for name, t in type(self)._fields_:
             v = getattr(self, name)
             if isinstance(t, ArrayType):
                 out.append(
@@ -172,7 +199,10 @@ class StructBase:
     @classmethod
     def _wp_check_arg_(cls, where: str, value: Any) -> Any:
         if type(value) is not cls:
-            raise TypeError(f"{where}: expected struct {cls.__name__}, got {type(value).__name__}")
+            got = "None" if value is None else type(value).__name__
+            raise LaunchTypeError(
+                f"{where} expects {cls.__name__} but got {got} (pass a {cls.__name__} instance)"
+            )
         return value
 
     @classmethod
@@ -198,13 +228,31 @@ def _array_desc(v: Any) -> bytes:
 def _default(t: Any) -> Any:
     if is_scalar_type(t):
         return t(0).value
-    if isinstance(t, ArrayType):
+    if isinstance(t, ArrayType) or not getattr(t, "_wp_type_", False):  # (not a warp type: see StructType)
         return None
     return t()
 
 
 def _convert_field(struct_name: str, name: str, t: Any, value: Any) -> Any:
     where = f"field '{name}' of struct {struct_name}"
+    if not (is_scalar_type(t) or isinstance(t, ArrayType) or getattr(t, "_wp_type_", False)):
+        raise TypeError(f"{where} has unsupported type {type_repr(t)}")
+    if value is None and not isinstance(t, ArrayType):
+        return _default(t)  # None resets a field to zero
+    if getattr(t, "_shape_", None) and _is_bool_or_numpy_scalar(value):
+        warnings.warn(
+            f"assigning a single value of type `{type(value).__name__}` to the `{type_repr(t)}` struct field "
+            f"'{name}' of struct {struct_name} fills every component; this is deprecated: assign a "
+            f"{type_repr(t)}",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+        return t(float(getattr(value, "value", value)))
+    if getattr(t, "_shape_", None) and isinstance(value, (int, float, ScalarBase)):
+        raise TypeError(
+            f"Struct field '{name}' expects {type_repr(t)} but got a single value ({value!r}); "
+            f"assign a {type_repr(t)} or a sequence of its components ({where})"
+        )
     if isinstance(t, ArrayType):
         if value is None:
             return None
@@ -238,6 +286,12 @@ def _convert_field(struct_name: str, name: str, t: Any, value: Any) -> Any:
     return value if type(value) is t else t(value)
 
 
+def _is_bool_or_numpy_scalar(value: Any) -> bool:
+    if isinstance(value, (bool, np.bool_, np.number)):
+        return True
+    return isinstance(value, ScalarBase) and type(value)._kind_ == "bool"
+
+
 def _layout(fields: list[tuple[str, Any]]) -> tuple[list[int], int, int]:
     offsets, offset, max_align = [], 0, 1
     for _, t in fields:
@@ -252,24 +306,29 @@ def _layout(fields: list[tuple[str, Any]]) -> tuple[list[int], int, int]:
 
 def struct(cls: type) -> type:
     """Decorator: turn an annotated class into a warp struct type (``@wp.struct``)."""
+    if any(base is not object for base in cls.__bases__):
+        raise RuntimeError("Warp structs must be defined as base classes")
     module = sys.modules.get(cls.__module__)
     namespace = dict(vars(module)) if module is not None else {}
     fields = []
+    error = None
     for name, ann in cls.__dict__.get("__annotations__", {}).items():
         t = canonical_type(resolve_annotation(ann, namespace))
-        if not (is_scalar_type(t) or isinstance(t, ArrayType) or getattr(t, "_wp_type_", False)):
-            raise TypeError(f"field '{name}' of struct {cls.__name__} has unsupported type {type_repr(t)}")
+        if isinstance(t, StructType) and t._wp_struct_error_ is not None:
+            error = error or f"field '{name}' of struct {cls.__name__}: {t._wp_struct_error_}"
+        elif not (is_scalar_type(t) or isinstance(t, ArrayType) or getattr(t, "_wp_type_", False)):
+            error = error or f"field '{name}' of struct {cls.__name__} has unsupported type {type_repr(t)}"
         fields.append((name, t))
-    offsets, size, align = _layout(fields)
-    attrs = {
-        "_fields_": fields,
-        "_offsets_": offsets,
-        "_size_in_bytes_": size,
-        "_wp_alignment_": align,
+    attrs: dict[str, Any] = {
         "__module__": cls.__module__,
         "__qualname__": cls.__qualname__,
         "__doc__": cls.__doc__,
     }
-    new = type(cls.__name__, (StructBase,), attrs)
-    return new
+    attrs["_fields_"] = fields
+    if error is None:
+        offsets, size, align = _layout(fields)
+        attrs.update({"_offsets_": offsets, "_size_in_bytes_": size, "_wp_alignment_": align})
+    else:
+        attrs["_wp_struct_error_"] = error
+    return StructType(cls.__name__, (StructBase,), attrs)
 

@@ -25,6 +25,7 @@ from warp.plugins.declarations import providing_distribution
 from warp.types.composite import is_composite
 from warp.types.scalars import type_repr
 from warp.compiler.frontend.calls import accepts
+from warp.compiler.frontend.pyobj import PyObj  # noqa: F401 - re-exported: the frontend's modules import it here
 
 
 class UnknownAttributeError(WarpCodegenAttributeError):
@@ -49,13 +50,6 @@ class LoopFrame:
     unrolled_scope: Any = None
     #: the break/continue that ended the iteration being unrolled, if any
     jumped: str | None = None
-
-
-@dataclass
-class PyObj:
-    """A compile-time Python object met in kernel code (module, type, function, string, tuple)."""
-
-    obj: Any
 
 
 @dataclass

@@ -8,15 +8,29 @@ from hashlib import sha256
 from typing import Any
 
 from warp.compiler import ir
-from warp.compiler.annotations import is_generic
+from warp.compiler.annotations import TupleParam, is_generic
+from warp.compiler.frontend.pyobj import PyObj
 from warp.compiler.registry import match_type
 from warp.errors import NativeSnippetError, WarpCodegenTypeError
 from warp.types.array_type import ArrayType
 from warp.types.scalars import type_repr
 
 
-def accepts(param_type: Any, arg: ir.Value) -> Any:
-    """The type ``arg`` takes when passed to a parameter of ``param_type``, or None if it can't."""
+def accepts(param_type: Any, arg: Any) -> Any:
+    """The type ``arg`` takes when passed to a parameter of ``param_type``, or None if it can't.
+
+    ``arg`` is a value, or a tuple of values for a tuple parameter (whose type is then the
+    tuple of the item types)."""
+    if isinstance(arg, tuple) and param_type is Any:  # an Any parameter takes a tuple as it is
+        return tuple(a.type for a in arg)
+    if isinstance(param_type, TupleParam) or isinstance(arg, tuple):
+        if not (isinstance(param_type, TupleParam) and isinstance(arg, tuple)):
+            return None
+        patterns = param_type.item_patterns(len(arg))
+        if patterns is None:
+            return None
+        items = tuple(accepts(p, a) for p, a in zip(patterns, arg))
+        return None if any(t is None for t in items) else items
     actual = arg.type
     if isinstance(param_type, ArrayType):
         if not isinstance(actual, ArrayType) or actual.ndim != param_type.ndim:
@@ -57,15 +71,16 @@ def bind_user_call(builder: Any, fn: Any, node: ast.Call) -> tuple[Any, list[ir.
             WarpCodegenTypeError,
             node,
         )
-    positional = [builder.value(a) for a in node.args]
-    keywords = {k.arg: builder.value(k.value) for k in node.keywords if k.arg is not None}
+    positional = [_argument(builder, a) for a in node.args]
+    keywords = {k.arg: _argument(builder, k.value) for k in node.keywords if k.arg is not None}
     return bind_values(builder, fn, positional, keywords, node)
 
 
 def bind_values(
-    builder: Any, fn: Any, positional: list[ir.Value], keywords: dict[str, ir.Value], node: ast.AST
-) -> tuple[Any, list[ir.Value]]:
-    """The overload of ``fn`` accepting these argument values, with the values it takes."""
+    builder: Any, fn: Any, positional: list[Any], keywords: dict[str, Any], node: ast.AST
+) -> tuple[Any, list[Any]]:
+    """The overload of ``fn`` accepting these argument values (a tuple of values for a tuple
+    argument), with the values it takes."""
     errors = []
     for overload in fn.ordered_overloads():
         bound = _bind(builder, overload, positional, keywords)
@@ -73,7 +88,7 @@ def bind_values(
             errors.append(bound)
             continue
         return overload, bound
-    got = ", ".join(type_repr(a.type) for a in positional)
+    got = ", ".join(_type_text(a) for a in positional)
     detail = "; ".join(errors)
     raise builder.error(
         f"cannot call '{fn.name}' with arguments ({got}): {detail}", WarpCodegenTypeError, node
@@ -103,9 +118,39 @@ def _bind(builder: Any, overload: Any, positional: list[ir.Value], keywords: dic
         arg = values[name]
         final = accepts(ptype, arg)
         if final is None:
-            return f"argument '{name}' expects {type_repr(ptype)}, got {type_repr(arg.type)}"
-        args.append(builder.coerce(arg, final) if arg.weak else arg)
+            return f"argument '{name}' expects {type_repr(ptype)}, got {_type_text(arg)}"
+        if isinstance(arg, tuple):
+            args.append(tuple(builder.coerce(a, f) if a.weak else a for a, f in zip(arg, final)))
+        else:
+            args.append(builder.coerce(arg, final) if arg.weak else arg)
     return args
+
+
+def _argument(builder: Any, node: ast.expr) -> Any:
+    """An argument's value, or the tuple of its items' values for a tuple (``f((a, b))``, ``f(t)``)."""
+    result = builder.expr(node)
+    if isinstance(result, PyObj) and isinstance(result.obj, tuple):
+        return tuple(_item(builder, item, node) for item in result.obj)
+    return builder.as_value(result, node)
+
+
+def _item(builder: Any, item: Any, node: ast.AST) -> ir.Value:
+    if isinstance(item, ir.Value):
+        return item
+    value = builder.python_value(item.obj if isinstance(item, PyObj) else item)
+    if value is None:
+        raise builder.error(
+            f"a tuple passed to a function holds {type(item).__name__}, which is not a kernel value",
+            WarpCodegenTypeError,
+            node,
+        )
+    return value
+
+
+def _type_text(arg: Any) -> str:
+    if isinstance(arg, tuple):
+        return f"tuple[{', '.join(type_repr(a.type) for a in arg)}]"
+    return type_repr(arg.type)
 
 
 def function_symbol(prefix: str, name: str, arg_types: list[Any]) -> str:

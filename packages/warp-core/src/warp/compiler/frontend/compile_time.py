@@ -176,7 +176,7 @@ def evaluate_statics(func: Any) -> None:
     declaration of a kernel or function, as NVIDIA Warp does); those that fail are evaluated again,
     and report their error, when the function is compiled."""
     code = getattr(func, "__code__", None)
-    if code is None or "static" not in code.co_names:
+    if code is None or not _may_call_static(func, code):
         return
     try:
         info = read_source(func)
@@ -197,6 +197,24 @@ def evaluate_statics(func: Any) -> None:
                 static_value(func, expr, functools.partial(eval, compiled, namespace))
             except Exception:  # noqa: S112 - deferred: raised with its location at compile time
                 continue
+
+
+def _may_call_static(func: Any, code: Any) -> bool:
+    """Whether ``func`` names ``wp.static`` (as ``wp.static``, ``static`` or an alias of it)."""
+    if "static" in code.co_names:
+        return True
+    globals_ = getattr(func, "__globals__", {})
+    if any(globals_.get(name) is static for name in code.co_names):
+        return True
+    cells = getattr(func, "__closure__", None) or ()
+    return any(_cell_is_static(cell) for cell in cells)
+
+
+def _cell_is_static(cell: Any) -> bool:
+    try:
+        return cell.cell_contents is static
+    except ValueError:  # an empty cell
+        return False
 
 
 def _callee(node: ast.expr, info: Any) -> Any:

@@ -14,7 +14,8 @@ from warp.compiler import ir
 from warp.compiler.callables import UserFunction, UserKernel
 from warp.compiler.frontend.builder import PyObj, UndefinedNameError, UnknownAttributeError
 from warp.compiler.frontend.builtin_names import BuiltinName, is_warp_namespace, warp_namespace
-from warp.compiler.frontend.compile_time import CompileTimeMixin
+from warp.compiler.frontend.compile_time import CompileTimeMixin, static
+from warp.compiler.static_values import has_static_value
 from warp.compiler.frontend.kernel_forms import array_ptr, kernel_form
 from warp.compiler.frontend.tuples import TuplesMixin
 from warp.compiler.frontend.type_handlers import call_hook, type_hook
@@ -104,7 +105,10 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
 
     def value(self, node: ast.expr) -> ir.Value:
         """Translate ``node`` and require a runtime value (compile-time Python numbers become constants)."""
-        result = self.expr(node)
+        return self.as_value(self.expr(node), node)
+
+    def as_value(self, result: Any, node: ast.expr) -> ir.Value:
+        """``result`` (what ``node`` translated to) as a runtime value, or a located error."""
         if isinstance(result, ir.Value):
             return result
         converted = self.python_value(result.obj if isinstance(result, PyObj) else result)
@@ -196,6 +200,8 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
         if is_warp_namespace(obj):
             if node.attr in builtin_registry:
                 return PyObj(BuiltinName(node.attr))
+        if isinstance(obj, type) and hasattr(obj, "_shape_") and node.attr in COMPOSITE_TYPE_ATTRS:
+            return self.from_python(getattr(obj, COMPOSITE_TYPE_ATTRS[node.attr]))  # type(v).dtype
         try:
             attr = getattr(obj, node.attr)
         except AttributeError:
@@ -506,6 +512,8 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
     def expr_Call(self, node: ast.Call) -> Any:
         if any(isinstance(a, ast.Starred) for a in node.args):
             node = self.starred_call(node)  # f(*t): the tuple's items as arguments
+        if len(node.args) == 1 and not node.keywords and has_static_value(self.source.func, node.args[0]):
+            return static._wp_call_(self, node)  # resolved at declaration, whatever the name means now
         callee = self.callee(node.func)
         if not isinstance(callee, PyObj):
             raise self.error(f"'{ast.unparse(node.func)}' is not callable", WarpCodegenTypeError, node)
@@ -643,8 +651,11 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
 
     def call_user_function(self, fn: Any, node: ast.Call) -> Any:
         overload, args = bind_user_call(self, fn, node)
-        spec = fn.specialization(overload, tuple(a.type for a in args))
-        op = self.emit("call_func", args, spec.return_types, func=spec)
+        # a tuple argument's type is the tuple of its items' types; its items pass one by one
+        types = tuple(tuple(a.type for a in arg) if isinstance(arg, tuple) else arg.type for arg in args)
+        flat = [a for arg in args for a in (arg if isinstance(arg, tuple) else (arg,))]
+        spec = fn.specialization(overload, types)
+        op = self.emit("call_func", flat, spec.return_types, func=spec)
         if len(op.results) == 1:
             return op.result
         return PyObj(tuple(op.results)) if op.results else PyObj(None)
@@ -662,6 +673,10 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
         self.emit("print", values, [], pieces=texts)
         return PyObj(None)
 
+
+#: attributes of vector/matrix/quaternion/transform types in kernels (``type(v).dtype``,
+#: ``v.dtype``, ``vec_t.length``: the scalar type and the number of components)
+COMPOSITE_TYPE_ATTRS = {"dtype": "_wp_scalar_type_", "length": "_length_"}
 
 #: ``wp.float64``, ``wp.uint8``, ... by the name the kernel uses for them
 _SCALARS_BY_NAME = {t.__name__: t for t in scalar_and_bool_types}

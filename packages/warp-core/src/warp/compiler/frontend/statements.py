@@ -149,8 +149,8 @@ class StatementsMixin(ExpressionsMixin):
             indices = [self.index_value(i) for i in index_nodes]
             if len(indices) != base.type.ndim:
                 raise self.error(
-                    f"a store into a {base.type.ndim}-d array needs {base.type.ndim} indices, got "
-                    f"{len(indices)}",
+                    f"Incorrect number of indices specified for array indexing: a store into a "
+                    f"{base.type.ndim}-d array needs {base.type.ndim} indices, got {len(indices)}",
                     node=node,
                 )
             self.call_builtin("array_store", [base, *indices, value], node)

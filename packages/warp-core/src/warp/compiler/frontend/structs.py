@@ -54,7 +54,14 @@ def _field(builder: Any, cls: type[StructBase], attr: str, node: ast.AST) -> tup
     for i, (name, t) in enumerate(cls._fields_):
         if name == attr:
             return i, t
-    raise builder.error(f"struct {cls.__name__} has no field '{attr}'", WarpCodegenAttributeError, node)
+    # s.field: name the value as written, as NVIDIA Warp does
+    what = f"'{ast.unparse(node.value)}' " if isinstance(node, ast.Attribute) else ""
+    raise builder.error(
+        f"struct {cls.__name__} has no field '{attr}': `{attr}` is not an attribute of "
+        f"{what}({cls.__module__}.{cls.__qualname__})",
+        WarpCodegenAttributeError,
+        node,
+    )
 
 
 def get_field(builder: Any, value: wir.Value, attr: str, node: ast.AST) -> wir.Value:

@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 from warp.compiler import ir
+from warp.compiler.frontend.builder import PyObj
 from warp.compiler.frontend.calls import function_symbol
 from warp.compiler.frontend.statements import KERNEL_RETURN_ERROR, StatementsMixin
 from warp.compiler.source import read_source
@@ -28,7 +29,7 @@ def build_function(fn: Any, overload: Any, arg_types: list[Any], *, is_kernel: b
     """Translate ``overload`` (a FunctionOverload of a Function or Kernel) for ``arg_types``."""
     source = read_source(overload.pyfunc)
     t = Translator(source, fn.name, is_kernel)
-    params = [ir.Value(ty, name) for name, ty in zip(overload.param_names, arg_types)]
+    params, param_names, bound = _parameters(overload.param_names, arg_types)
     body = ir.Region(params=[])
     declared = overload.return_annotation
     if declared is not None and declared is not type(None):
@@ -39,7 +40,7 @@ def build_function(fn: Any, overload: Any, arg_types: list[Any], *, is_kernel: b
             if returns is not None:
                 t.return_annotation = re.sub(r"\b(wp|warp)\.", "", ast.unparse(returns))
     t.node = source.tree
-    with t.enter(body, dict(zip(overload.param_names, params))) as scope:
+    with t.enter(body, bound) as scope:
         t.block(source.tree.body)
         if not scope.terminated:
             if t.return_types and not is_kernel:
@@ -53,7 +54,7 @@ def build_function(fn: Any, overload: Any, arg_types: list[Any], *, is_kernel: b
     result = ir.Function(
         name=fn.name,
         params=params,
-        param_names=list(overload.param_names),
+        param_names=param_names,
         body=body,
         return_types=list(t.return_types or []),
         is_kernel=is_kernel,
@@ -67,6 +68,25 @@ def build_function(fn: Any, overload: Any, arg_types: list[Any], *, is_kernel: b
     )
     verify_function(result)
     return result
+
+
+def _parameters(names: list[str], arg_types: list[Any]) -> tuple[list[ir.Value], list[str], dict[str, Any]]:
+    """The IR parameters, their names, and what each Python parameter name is bound to: a value,
+    or for a tuple parameter (argument type: a tuple of types) the tuple of its items' values."""
+    params: list[ir.Value] = []
+    param_names: list[str] = []
+    bound: dict[str, Any] = {}
+    for name, ty in zip(names, arg_types):
+        if isinstance(ty, tuple):
+            items = [ir.Value(item, f"{name}_{i}") for i, item in enumerate(ty)]
+            params += items
+            param_names += [f"{name}_{i}" for i in range(len(items))]
+            bound[name] = PyObj(tuple(items))
+        else:
+            bound[name] = ir.Value(ty, name)
+            params.append(bound[name])
+            param_names.append(name)
+    return params, param_names, bound
 
 
 def build_kernel(kernel: Any) -> ir.Function:

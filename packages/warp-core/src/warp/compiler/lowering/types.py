@@ -141,7 +141,15 @@ def composite_constant(cls: Any, value: Any) -> ir.Constant:
 
 
 def struct_type(cls: Any) -> ir.Type:
-    """LLVM literal struct type of a warp struct (same layout as its NumPy dtype)."""
+    """LLVM literal struct type of a warp struct (same layout as its NumPy dtype).
+
+    A struct without fields occupies one byte, as in C++ (and in its NumPy dtype and argument
+    packing): its LLVM type is ``{i8}``, not ``{}`` (of size 0, which would move the fields after
+    it in an enclosing struct)."""
+    if cls._wp_struct_error_ is not None:  # a field of a type that is not a warp type
+        raise WarpCodegenTypeError(cls._wp_struct_error_)
+    if not cls._fields_:
+        return ir.LiteralStructType([I8])
     return ir.LiteralStructType([storage_type(t) for _, t in cls._fields_])
 
 
@@ -154,7 +162,7 @@ def struct_constant(cls: Any, value: Any) -> ir.Constant:
     """The LLVM constant of a struct instance (``wp.static(make_struct(...))``, a global instance);
     ``None`` (or a non-instance: ``T()`` met as a zero) gives the zero value. Array fields must
     be unset (an array is not a constant)."""
-    if not isinstance(value, cls):
+    if not isinstance(value, cls) or not cls._fields_:
         return struct_zero(cls)
     parts = []
     for name, t in cls._fields_:
