@@ -35,11 +35,18 @@ def _from_end(ctx: LowerContext, arr: ir.Value, k: int, index: ir.Value, t: Any)
     Unsigned indices and non-negative constants pass unchanged; an index still negative after
     adding the size stays negative, which the debug-mode bounds check reports.
     """
-    if t._kind_ != "int" or (isinstance(index, ir.Constant) and int(index.constant) >= 0):
+    if t._kind_ != "int" or (isinstance(index, ir.Constant) and _signed_constant(index) >= 0):
         return index
     b = ctx.builder
     negative = b.icmp_signed("<", index, ir.Constant(lt.I64, 0))
     return b.select(negative, b.add(index, b.zext(_shape(ctx, arr, k), lt.I64)), index)
+
+
+def _signed_constant(value: ir.Constant) -> int:
+    """The signed value of an integer constant (llvmlite may hold an i64 as its unsigned bits)."""
+    bits = value.type.width
+    v = int(value.constant) & ((1 << bits) - 1)
+    return v - (1 << bits) if v >> (bits - 1) else v
 
 
 def _resolve_indices(
