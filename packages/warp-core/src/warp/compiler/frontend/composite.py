@@ -11,7 +11,7 @@ import ast
 import math
 import sys
 import warnings
-from typing import Any, Callable
+from typing import Any
 
 import llvmlite.ir as ir
 
@@ -23,7 +23,7 @@ from warp.compiler.lowering.context import LowerContext
 from warp.compiler.registry import Overload
 from warp.errors import WarpCodegenAttributeError, WarpCodegenTypeError, WarpCodegenValueError
 from warp.plugins.install_hints import install_hint
-from warp.types.composite import CompositeBase, is_composite, matrix, quaternion, transformation, vector
+from warp.types.composite import CompositeBase, is_composite, matrix, quaternion, vector
 from warp.types.scalars import canonical_type, is_scalar_type, type_repr
 from warp.core_builtins.casts import convert
 from warp.types.scalars import int32
@@ -68,9 +68,6 @@ def generic_constructor(builder: Any, name: str, node: ast.Call) -> Any:
     The type factories of :mod:`warp.types` double as the generic constructors in kernels, as in
     NVIDIA Warp; their kernel form is the one published as ``wp.<name>`` (by warp-builtins).
     """
-    if not node.args and node.keywords and {kw.arg for kw in node.keywords} <= _TYPE_KEYWORDS:
-        # wp.types.vector(length=2, dtype=type(x)): the type itself (its length/dtype at compile time)
-        return PyObj(_type_from_factory(builder, name, node))
     form = getattr(sys.modules["warp"], name, None)
     hook = getattr(form, "_wp_call_", None)
     if hook is None:
@@ -81,34 +78,6 @@ def generic_constructor(builder: Any, name: str, node: ast.Call) -> Any:
             node,
         )
     return hook(builder, node)
-
-
-#: the keywords of the type factories (a call with only these makes a type, not a value)
-_TYPE_KEYWORDS = {"length", "shape", "dtype"}
-_FACTORIES: dict[str, Callable[..., type]] = {
-    "vector": vector, "matrix": matrix, "quaternion": quaternion, "transformation": transformation,
-}
-
-
-def _type_from_factory(builder: Any, name: str, node: ast.Call) -> type:
-    kwargs: dict[str, Any] = {}
-    for kw in node.keywords:
-        key = str(kw.arg)  # the caller checked every keyword is named (length/shape/dtype)
-        item = builder.expr(kw.value)
-        if isinstance(item, PyObj):
-            kwargs[key] = item.obj
-        elif isinstance(item, wir.Value) and item.is_const:
-            kwargs[key] = item.const
-        else:
-            raise builder.error(
-                f"wp.types.{name}(): '{kw.arg}' must be known at compile time to make a type",
-                WarpCodegenTypeError,
-                node,
-            )
-    try:
-        return _FACTORIES[name](**kwargs)
-    except (TypeError, ValueError) as exc:
-        raise builder.error(f"wp.types.{name}(): {exc}", WarpCodegenTypeError, node) from None
 
 
 def construct(builder: Any, cls: type[CompositeBase], node: ast.Call) -> wir.Value:
@@ -507,10 +476,15 @@ class IndexError_(WarpCodegenTypeError, IndexError):
 
 
 def getattr_(builder: Any, value: wir.Value, attr: str, node: ast.AST) -> Any:
-    """``v.x`` ... ``v.w``; ``t.p``/``t.q`` of transforms; ``v.dtype`` (the scalar type)."""
+    """``v.x`` ... ``v.w``; ``t.p``/``t.q`` of transforms; ``v.dtype`` (the scalar type),
+    ``v.length`` of vectors and ``m.shape`` (compile-time values, as the type's attributes)."""
     t = value.type
     if attr == "dtype":
         return PyObj(t._wp_scalar_type_)
+    if attr == "length" and len(t._shape_) == 1:
+        return builder.const(t._shape_[0], int32)  # a compile-time int, as the type's own attribute
+    if attr == "shape":
+        return PyObj(tuple(t._shape_))
     if t._wp_kind_ == "transform" and attr in ("p", "q"):
         name = "transform_get_translation" if attr == "p" else "transform_get_rotation"
         return builder.call_builtin(name, [value], node).result
