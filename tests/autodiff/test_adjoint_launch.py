@@ -268,3 +268,41 @@ def test_none_adjoint_of_an_array_with_grad_is_its_grad():
     cmd.launch()
     np.testing.assert_allclose(other.numpy(), 2.0 * values * seed)
 
+
+
+@wp.struct
+class _Inner:
+    w: wp.array(dtype=F)
+
+
+@wp.struct
+class _Params:
+    x: wp.array(dtype=F)
+    inner: _Inner
+    scale: F
+
+
+@wp.kernel
+def _struct_loss(p: _Params, y: wp.array(dtype=F)):
+    i = wp.tid()
+    y[i] = p.x[i] * p.x[i] * p.inner.w[i] * p.scale
+
+
+def test_none_adjoint_of_a_struct_is_a_struct_of_its_arrays_grads():
+    xv, wv, seed = np.array([1.0, -2.0, 3.0]), np.array([0.5, 4.0, -1.0]), np.array([1.0, 2.0, 0.5])
+    p = _Params()
+    p.x = wp.array(xv, dtype=F, requires_grad=True)
+    p.inner = _Inner()
+    p.inner.w = wp.array(wv, dtype=F, requires_grad=True)
+    p.scale = 3.0
+    y = wp.zeros(3, dtype=F, requires_grad=True)
+    y.grad.assign(seed)
+    wp.launch(_struct_loss, dim=3, inputs=[p, y], adj_inputs=[None, None], adjoint=True)
+    np.testing.assert_allclose(p.x.grad.numpy(), 2.0 * xv * wv * 3.0 * seed)
+    np.testing.assert_allclose(p.inner.w.grad.numpy(), xv * xv * 3.0 * seed)
+    # no adjoints at all: the same; an array field without a gradient is left out
+    p.x.grad.zero_()
+    p.inner.w = wp.array(wv, dtype=F)
+    y.grad.assign(seed)
+    wp.launch(_struct_loss, dim=3, inputs=[p, y], adjoint=True)
+    np.testing.assert_allclose(p.x.grad.numpy(), 2.0 * xv * wv * 3.0 * seed)

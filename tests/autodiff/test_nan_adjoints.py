@@ -37,6 +37,12 @@ def _atomic(values: wp.array(dtype=float), slots: wp.array(dtype=float)):
     wp.atomic_min(slots, i, values[i])
 
 
+@wp.kernel(module="unique")
+def _atomic_max(values: wp.array(dtype=float), slots: wp.array(dtype=float)):
+    i = wp.tid()
+    wp.atomic_max(slots, i, values[i])
+
+
 def _grads(kernel, inputs, outputs):
     with wp.Tape() as tape:
         wp.launch(kernel, len(inputs[0]), inputs=inputs, outputs=outputs)
@@ -89,3 +95,14 @@ def test_atomic_min_gradient_with_nan():
     slots.grad = wp.ones_like(slots)
     tape.backward()
     np.testing.assert_array_equal(values.grad.numpy(), [1.0, 1.0, 0.0, 1.0, 0.0])
+
+
+def test_atomic_max_gradient_with_nan():
+    values, slots = _arrays([NAN, 2.0, NAN, 2.0, 5.0], [NAN, NAN, 2.0, 5.0, 2.0])
+    with wp.Tape() as tape:
+        wp.launch(_atomic_max, 5, inputs=[values, slots])
+    np.testing.assert_array_equal(slots.numpy()[1:], np.fmax([NAN, 2.0, 5.0, 2.0], [2.0, NAN, 2.0, 5.0]))
+    slots.grad = wp.ones_like(slots)
+    tape.backward()
+    # the value gets the gradient where the maximum is the value (not where the slot kept its own)
+    np.testing.assert_array_equal(values.grad.numpy(), [1.0, 1.0, 0.0, 0.0, 1.0])

@@ -27,6 +27,7 @@ from warp.runtime.launcher import (  # noqa: F401  (re-exported: the names' old 
     null_array,
 )
 from warp.runtime.recorded_launch import Launch
+from warp.types.helpers import is_struct
 from warp.types.array_type import ArrayType
 
 
@@ -124,9 +125,22 @@ def default_adjoints(args: Sequence[Any], adjoints: Sequence[Any]) -> list[Any]:
     """Adjoint arguments of an adjoint launch: ``adjoints`` with ``None`` for an array argument
     replaced by that array's ``.grad``; no adjoints at all means ``None`` for each argument."""
     adjoints = list(adjoints) if adjoints else [None] * len(args)
-    return [
-        a.grad if d is None and isinstance(a, Array) else d for a, d in zip(args, adjoints)
-    ] + adjoints[len(args):]
+    return [_own_adjoint(a) if d is None else d for a, d in zip(args, adjoints)] + adjoints[len(args):]
+
+
+def _own_adjoint(a: Any) -> Any:
+    """The adjoint ``None`` stands for: an array's ``.grad``; for a struct, a struct of the same
+    type whose array fields (nested structs' too) are the ``.grad`` of ``a``'s; else ``None``."""
+    if isinstance(a, Array):
+        return a.grad
+    if is_struct(a):
+        adj = type(a)()
+        for name, _ in type(a)._fields_:
+            grad = _own_adjoint(getattr(a, name))
+            if grad is not None:
+                setattr(adj, name, grad)
+        return adj
+    return None
 
 
 def _blocks(block_dim: Any, max_blocks: Any) -> Any:
