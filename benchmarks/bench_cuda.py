@@ -8,9 +8,9 @@ workloads print a message and are skipped. Each cold compile runs in a fresh Pyt
 (``--compile-runs`` of them; the median is reported, wall and CPU time): once with an empty
 cache directory (the first compile on a machine, which also trims libdevice) and then with
 libdevice's trimmed bitcode already cached (any later cold compile of new kernels).
-Reference (issue 11, NVIDIA Warp 1.19 on an H100):
-saxpy 82 us (goal ~40 us, the copy bandwidth limit), sin+cos 0.40 ms, n-body 1.57 ms, launch
-21 us of Python (goal <= 5 us), cold compile 2.1 s (goal <= 0.5 s).
+Reference (issue 19, H200): saxpy goal <= 35 us (3.4 TB/s), launch <= 3 us; NVIDIA Warp 1.19
+on the H200: saxpy 66.9 us, sin+cos 0.418 ms, n-body 1.62 ms, launch 15.7 us. CUDA C (CuPy)
+and PyTorch run beside this project in the same process when installed (_cuda_reference.py).
 """
 
 from __future__ import annotations
@@ -213,13 +213,15 @@ def main() -> None:
     wp.launch(saxpy, dim=n, inputs=[x, y, 2.0], device=dev)
     np.testing.assert_allclose(y.numpy(), 2.0 * x.numpy(), rtol=1e-6)
     ms = _gpu_time_ms(lambda: wp.launch(saxpy, dim=n, inputs=[x, y, 2.0], device=dev), args.runs)
-    print(f"saxpy 10M: {ms * 1000:.1f} us (goal ~40 us)")
-    result("cuda_saxpy_10M", ms * 1000, "us", 44)
+    ours = {"saxpy_us": ms * 1000}
+    print(f"saxpy 10M: {ms * 1000:.1f} us, {_tbps(n, ms):.2f} TB/s (goal <= 35 us on an H200)")
+    result("cuda_saxpy_10M", ms * 1000, "us", 35)
 
     m = 1_000_000
     xs = wp.array(np.linspace(0, 1, m, dtype=np.float32), device=dev)
     out = wp.zeros(m, dtype=float, device=dev)
     ms = _gpu_time_ms(lambda: wp.launch(sincos, dim=m, inputs=[xs, out], device=dev), args.runs)
+    ours["sincos_ms"] = ms
     print(f"200 sin+cos over 1M: {ms:.3f} ms (NVIDIA Warp 0.40 ms)")
     result("cuda_sincos_1M", ms, "ms", 0.40)
 
@@ -227,6 +229,7 @@ def main() -> None:
     pos = wp.array(np.random.default_rng(1).random((bodies, 3), dtype=np.float32), dtype=wp.vec3, device=dev)
     vel = wp.zeros(bodies, dtype=wp.vec3, device=dev)
     ms = _gpu_time_ms(lambda: wp.launch(nbody, dim=bodies, inputs=[pos, vel, 0.01], device=dev), args.runs)
+    ours["nbody_ms"] = ms
     print(f"n-body 8192: {ms:.3f} ms (NVIDIA Warp 1.57 ms)")
     result("cuda_nbody_8192", ms, "ms", 1.57)
 
@@ -239,8 +242,46 @@ def main() -> None:
         wp.launch(empty_kernel, dim=1, inputs=[a, 1.0], device=dev)
     per_launch = (time.perf_counter() - t0) / launches * 1e6
     wp.synchronize()
-    print(f"Python-side launch overhead: {per_launch:.2f} us per launch (goal <= 5 us)")
-    result("cuda_launch_overhead", per_launch, "us", 5)
+    print(f"Python-side launch overhead: {per_launch:.2f} us per launch (goal <= 3 us)")
+    result("cuda_launch_overhead", per_launch, "us", 3)
+    ours["launch_us"] = per_launch
+    _side_by_side(ours, n, m, bodies, args.runs, launches)
+
+
+def _tbps(n: int, ms: float) -> float:
+    """Effective bandwidth of saxpy over n float32: 12 bytes per element (two reads, one write)."""
+    return n * 12 / (ms * 1e-3) / 1e12
+
+
+def _side_by_side(ours: dict[str, float], n: int, m: int, bodies: int, runs: int, launches: int) -> None:
+    """The same workloads in CUDA C (CuPy) and PyTorch, in this process on this card."""
+    from _cuda_reference import cuda_c_figures, torch_figures
+
+    cuda_c = cuda_c_figures(n, m, bodies, runs, launches)
+    torch_ = torch_figures(n, runs, launches)
+    rows = [
+        ("saxpy 10M float32 (us)", "saxpy_us"),
+        ("saxpy 10M, CUDA C float4 loads (us)", "saxpy4_us"),
+        ("200 sin+cos over 1M (ms)", "sincos_ms"),
+        ("n-body 8192 (ms)", "nbody_ms"),
+        ("Python launch overhead (us)", "launch_us"),
+    ]
+
+    def cell(table: dict[str, float] | None, key: str) -> str:
+        if table is None:
+            return "not installed"
+        return f"{table[key]:.3f}" if key in table else ""
+
+    print("\nside by side, same process, same card:")
+    print("| workload | this project | CUDA C (CuPy) | PyTorch |")
+    print("|---|---|---|---|")
+    for label, key in rows:
+        print(f"| {label} | {cell(ours, key)} | {cell(cuda_c, key)} | {cell(torch_, key)} |")
+    for name, table in (("cuda_c", cuda_c), ("torch", torch_)):
+        for key, value in (table or {}).items():
+            result(f"{name}_{key}", value, key.rsplit("_", 1)[1], None)
+        if table and "saxpy_us" in table:
+            print(f"{name} saxpy: {_tbps(n, table['saxpy_us'] / 1000):.2f} TB/s")
 
 
 if __name__ == "__main__":
