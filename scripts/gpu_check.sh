@@ -2,7 +2,8 @@
 # One-shot check of the project on a GPU host with no network (under 8 minutes in all):
 #   1. the test suite with cuda:0 present (device-parametrized tests run on cpu and cuda:N),
 #      a per-test timeout and a time limit for the whole run;
-#   2. benchmarks/bench_cuda.py (saxpy, sin/cos, n-body, launch overhead, PTX cold compile);
+#   2. benchmarks/bench_cuda.py (saxpy, sin/cos, n-body, launch overhead, PTX cold compile, with
+#      CUDA C and PyTorch beside) and bench_module_load.py (cold and warm load of a module);
 #   3. the examples on cuda:0 (the default device where a GPU is present), images kept.
 # Every step's output goes to a log under LOGDIR; summary.txt lists each step's exit status
 # and duration.
@@ -25,10 +26,12 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 LOG=${1:-${OUT:-$ROOT/gpu_check_logs}}
 PY=${PYTHON:-python3}
 SITE=${SITE:-$ROOT/site}
-# seconds per step: suite + bench + 4 examples x 25 + probe stay under 8 minutes
-SUITE_LIMIT=${SUITE_LIMIT:-270}
+# seconds per step: suite + benches + 4 examples x 25 + probe stay under 8 minutes
+SUITE_LIMIT=${SUITE_LIMIT:-240}
 TEST_TIMEOUT=${TEST_TIMEOUT:-120}
 BENCH_LIMIT=${BENCH_LIMIT:-90}
+LOAD_LIMIT=${LOAD_LIMIT:-45}
+NWORKERS=${NWORKERS:-8}
 EXAMPLE_LIMIT=${EXAMPLE_LIMIT:-25}
 
 if [ -d "$SITE" ]; then
@@ -97,13 +100,14 @@ fi
 # -- 1. the suite -------------------------------------------------------------------------------
 WORKERS=()
 if "$PY" -c "import xdist" 2> /dev/null; then
-    WORKERS=(-n 8)
+    WORKERS=(-n "$NWORKERS")
 fi
 run pytest "$SUITE_LIMIT" "$PY" -m pytest "$ROOT/tests" -q -rfE -p no:cacheprovider \
     --timeout "$TEST_TIMEOUT" "${WORKERS[@]}" --junitxml "$LOG/pytest.xml"
 
 # -- 2. benchmarks ------------------------------------------------------------------------------
 run bench_cuda "$BENCH_LIMIT" "$PY" "$ROOT/benchmarks/bench_cuda.py" --runs 50 --compile-runs 3
+run bench_module_load "$LOAD_LIMIT" "$PY" "$ROOT/benchmarks/bench_module_load.py" --runs 3
 
 # -- 3. examples on cuda:0 ----------------------------------------------------------------------
 run example_mandelbrot "$EXAMPLE_LIMIT" "$PY" "$ROOT/examples/mandelbrot.py" \
