@@ -122,7 +122,7 @@ class Launcher:
         self.target = compiled.target
         self.run_contiguous = self.target.runner(self.device, self.entry_contiguous)
         self.run_strided = self.target.runner(self.device, self.entry_strided)
-        self.fast_pack = self._generate_packer()
+        self.fast_pack, self.fast_pack_into = self._generate_packers()
         self._headers: dict[Any, tuple[tuple[int, ...], int]] = {}
         #: most threads per block (the target's limit, lowered by the kernel's launch_bounds), or
         #: None where the target has no blocks (the CPU ignores block_dim and max_blocks)
@@ -135,15 +135,34 @@ class Launcher:
         self.scratch = getattr(self.part, "scratch", None)
         self._scratch: Any = None
         self._scratch_lock = threading.Lock()
+        #: per thread: (buffer, run_contiguous, run_strided) where the target launches from a
+        #: reused argument buffer (:meth:`warp.targets.base.Target.argument_buffer`)
+        self._plans = threading.local()
+        #: whether launches pack straight into that buffer (else into bytes for ``run_*``)
+        self.in_place = self._new_plan() is not None
 
-    def _generate_packer(self) -> Any:
-        """Build ``pack(args, dims, err) -> (bytes, contiguous)`` specialized to the signature."""
+    def _new_plan(self) -> tuple[Any, Any, Any] | None:
+        """This thread's argument buffer and the runners launching from it (None: the target
+        takes argument bytes), made once per thread."""
+        buffer = self.target.argument_buffer(self.device, self.packer.size)
+        if buffer is None:
+            return None
+        runner = self.target.buffer_runner
+        plan = (buffer, runner(self.device, self.entry_contiguous, buffer),
+                runner(self.device, self.entry_strided, buffer))
+        self._plans.plan = plan
+        return plan
+
+    def _generate_packers(self) -> tuple[Any, Any]:
+        """Build ``pack(args, dims, err, res=0) -> (bytes, contiguous)`` and
+        ``pack_into(buffer, args, dims) -> contiguous`` (no error record, no scratch memory),
+        specialized to the signature."""
         n = len(self.types)
         unpack = f"    {''.join(f'a{i}, ' for i in range(n))}= args" if n else "    if args: raise Slow"
-        lines = ["def pack(args, dims, err, res=0):", unpack]
+        lines = [unpack]
         env: dict[str, Any] = {
-            "Array": Array, "Desc": ArrayDescriptor, "Slow": _SlowPath, "pack_into": self.packer.pack,
-            "dev": self.device,
+            "Array": Array, "Desc": ArrayDescriptor, "Slow": _SlowPath, "struct_pack": self.packer.pack,
+            "pack_into": self.packer.pack_into, "dev": self.device,
         }
         fields, arrays = [], []
         for i, t in enumerate(self.types):
@@ -170,9 +189,15 @@ class Launcher:
                     arrays.append(f"K{i}(a{i})")
         contiguous = " and ".join(arrays) or "True"
         packed = "".join(f + ", " for f in fields)
-        lines.append(f"    return pack_into(*dims, err, res, {packed}), {contiguous}")
-        exec("\n".join(lines), env)  # noqa: S102 - generated from the kernel signature only
-        return env["pack"]
+        source = [
+            "def pack(args, dims, err, res=0):", *lines,
+            f"    return struct_pack(*dims, err, res, {packed}), {contiguous}",
+            "def pack_into_buffer(buffer, args, dims):", *lines,
+            f"    pack_into(buffer, 0, *dims, 0, 0, {packed})",
+            f"    return {contiguous}",
+        ]
+        exec("\n".join(source), env)  # noqa: S102 - generated from the kernel signature only
+        return env["pack"], env["pack_into_buffer"]
 
     def _block_limit(self) -> int | None:
         limit = getattr(self.target, "max_block_dim", None)
@@ -246,6 +271,17 @@ class Launcher:
             return
         if self.instrumented:
             self.launch_instrumented(args, dims, n, stream, shape=shape)
+            return
+        if self.in_place:
+            try:
+                buffer, run_contiguous, run_strided = self._plans.plan
+            except AttributeError:  # this thread's first launch
+                buffer, run_contiguous, run_strided = self._new_plan()  # type: ignore[misc]
+            try:
+                contiguous = self.fast_pack_into(buffer, args, dims)
+            except (_SlowPath, TypeError, ValueError, AttributeError, OverflowError, struct.error):
+                contiguous = self.pack_checked_into(buffer, args, dims)
+            (run_contiguous if contiguous else run_strided)(n, stream, args, shape)
             return
         try:
             buf, contiguous = self.fast_pack(args, dims, 0)
@@ -331,6 +367,19 @@ class Launcher:
         self, args: Sequence[Any], dims: tuple[int, ...], err: int, res: int = 0
     ) -> tuple[bytes, bool]:
         """Validate and convert every argument, then pack (errors name the parameter)."""
+        fields, contiguous = self.checked_fields(args)
+        return self.packer.pack(*dims, err, res, *fields), contiguous
+
+    def pack_checked_into(self, buffer: Any, args: Sequence[Any], dims: tuple[int, ...]) -> bool:
+        """:meth:`pack_checked` into ``buffer`` (no error record, no scratch); returns whether
+        all arrays are contiguous."""
+        fields, contiguous = self.checked_fields(args)
+        self.packer.pack_into(buffer, 0, *dims, 0, 0, *fields)
+        return contiguous
+
+    def checked_fields(self, args: Sequence[Any]) -> tuple[list[Any], bool]:
+        """The buffer fields of ``args`` after validation and conversion, and whether all arrays
+        are contiguous."""
         values = self.convert(args)
         fields: list[Any] = []
         contiguous = True
@@ -344,7 +393,7 @@ class Launcher:
                 fields.extend(t._wp_pack_(v))
                 check = getattr(t, "_wp_all_contiguous_", None)
                 contiguous = contiguous and (check is None or check(v))
-        return self.packer.pack(*dims, err, res, *fields), contiguous
+        return fields, contiguous
 
     def convert(self, args: Sequence[Any]) -> list[Any]:
         kname = self.kernel.name

@@ -204,6 +204,23 @@ class Target(abc.ABC):
 
         return run
 
+    def argument_buffer(self, device: Any, size: int) -> Any:
+        """A reusable, writable buffer (a ctypes array) of ``size`` bytes that the launcher packs
+        arguments into for :meth:`buffer_runner`, or None (the default): the target takes each
+        launch's argument bytes through :meth:`runner`."""
+        return None
+
+    def buffer_runner(self, device: Any, entry: Any, buffer: Any) -> Callable[..., None]:
+        """``run(n, stream=None, keep=None, shape=None)``: launch ``entry`` on ``device`` with the
+        arguments packed in ``buffer`` (from :meth:`argument_buffer`), as :meth:`runner`'s ``run``.
+
+        The launcher keeps one buffer per compiled kernel and thread, packs a launch into it and
+        calls ``run`` at once on that thread; ``run`` must be done reading the buffer when it
+        returns (CUDA: the driver copies the parameters in ``cuLaunchKernel``). Only targets whose
+        :meth:`argument_buffer` returns a buffer are asked.
+        """
+        raise NotImplementedError(f"target '{self.name}' launches from argument bytes only (runner)")
+
     def new_error_record(self, device: Any) -> ErrorRecordBuffer:
         """A zeroed error record the kernel can write (host memory by default)."""
         return HostErrorRecord()

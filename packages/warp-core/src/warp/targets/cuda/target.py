@@ -3,11 +3,10 @@
 * code: :mod:`~warp.targets.cuda.entry` defines ``ptx_kernel`` entries taking the packed
   argument buffer; :func:`warp.targets.cuda.ptx.compile_ptx` emits PTX for the device's SM and the PTX
   ISA its driver accepts; ``cuModuleLoadDataEx`` loads it (its error log goes into the exception).
-* launches: ``cuLaunchKernel`` with the argument buffer passed whole through
-  ``CU_LAUNCH_PARAM_BUFFER_POINTER`` (the same bytes the CPU entry reads), on the given or the
-  device's current stream; ``ceil(n / block_dim)`` blocks of ``block_dim`` threads (256 unless
-  ``wp.launch`` says), at most ``max_blocks`` of them when that is positive: a grid-stride
-  loop in the entry covers any launch size.
+* launches (:mod:`~warp.targets.cuda.launching`): ``cuLaunchKernel`` with the argument buffer
+  passed whole through ``CU_LAUNCH_PARAM_BUFFER_POINTER`` (the same bytes the CPU entry reads),
+  on the given or the device's current stream; the launcher packs each launch's arguments
+  straight into a buffer kept per kernel and thread (:meth:`CudaTarget.argument_buffer`).
 * memory: device memory from the device's memory pool (``cuMemAllocAsync``/``cuMemFreeAsync`` on
   the current stream, kept cached by the pool) or ``cuMemAlloc`` where pools are unsupported;
   pinned host memory from ``cuMemHostAlloc``; copies with ``cuMemcpyAsync`` (unified addressing
@@ -40,16 +39,13 @@ from warp.targets.cuda import ptx
 from warp.targets.cuda.context import device_info, make_current
 from warp.targets.cuda.entry import define_entry, with_byval_args
 from warp.targets.cuda.lowering import emit_vprintf
-from warp.targets.cuda.streams import get_stream
-from warp.targets.cuda import context as ctx_module
-from warp.targets.cuda import streams as streams_module
+from warp.targets.cuda.launching import BLOCK_DIM as BLOCK_DIM  # noqa: F401  (the name's old home)
+from warp.targets.cuda.launching import argument_buffer, buffer_runner, bytes_runner
+from warp.targets.cuda.launching import stream_handle as _stream_handle
 from warp.targets.cuda.memory import allocate_device
 from warp.targets.cuda.memory import allocate_pinned
 from warp.targets.cuda.memory import fill_pattern
 
-#: threads per block of launches that do not say (``wp.launch(block_dim=256)``, as NVIDIA Warp)
-BLOCK_DIM = 256
-_MAX_GRID = 2**31 - 1
 _ENTRY_NAME = re.compile(r'^define ptx_kernel void @"?([\w.$]+)"?\(', re.M)
 
 
@@ -65,14 +61,6 @@ def ptx_target(device: Any) -> tuple[int, int]:
     if target is not None:
         return tuple(target)  # type: ignore[return-value]
     return device_info(device.ordinal).ptx_target
-
-
-def _stream_handle(device: Any, stream: Any) -> Any:
-    if stream is None:
-        return get_stream(device).handle
-    if stream.device != device:
-        raise RuntimeError(f"stream of device '{stream.device}' cannot run work for device '{device}'")
-    return stream.handle
 
 
 class CudaEntry:
@@ -259,59 +247,13 @@ class CudaTarget(Target):
         return load_ptx(code, symbols, name=name, device=device)
 
     def runner(self, device: Any, entry: CudaEntry) -> Any:
-        """The launch hot path: copy the packed arguments into a per-thread buffer the driver reads.
+        return bytes_runner(device, entry)
 
-        The buffer, its size and the ``extra`` array (``CU_LAUNCH_PARAM_BUFFER_POINTER``, buffer,
-        ``CU_LAUNCH_PARAM_BUFFER_SIZE``, size, ``CU_LAUNCH_PARAM_END``) are made once per thread;
-        the driver copies the parameters when ``cuLaunchKernel`` is called, so reuse is safe.
-        """
-        launch_kernel = drv.driver().cuLaunchKernel
-        function = entry.function
-        ordinal = device.ordinal
-        state = threading.local()
-        local = ctx_module._local
-        block = BLOCK_DIM
+    def argument_buffer(self, device: Any, size: int) -> Any:
+        return argument_buffer(size)
 
-        def new_buffers(size: int) -> tuple[int, Any, Any, int]:
-            args = ctypes.create_string_buffer(max(size, 256))
-            nbytes = ctypes.c_size_t(size)
-            extra = (ctypes.c_void_p * 5)(1, ctypes.addressof(args), 2, ctypes.addressof(nbytes), 0)
-            state.buffers = (size, args, (nbytes, extra), ctypes.addressof(extra))
-            return state.buffers
-
-        def run(args: bytes, n: int, stream: Any = None, keep: Any = None, shape: Any = None) -> None:
-            if n <= 0:
-                return
-            if getattr(local, "current", None) != ordinal:
-                make_current(ordinal)
-            if stream is None:
-                current = streams_module._current.get(ordinal)
-                handle = current.handle if current is not None else _stream_handle(device, None)
-            else:
-                handle = _stream_handle(device, stream)
-            size = len(args)
-            try:
-                cached_size, buf, _, extra = state.buffers
-            except AttributeError:
-                cached_size, buf, _, extra = new_buffers(size)
-            if cached_size != size:
-                cached_size, buf, _, extra = new_buffers(size)
-            ctypes.memmove(buf, args, size)
-            if shape is None:
-                threads = block
-                grid = (n + block - 1) // block
-            else:  # (block_dim, max_blocks), validated by the launcher
-                threads, max_blocks = shape
-                grid = (n + threads - 1) // threads
-                if 0 < max_blocks < grid:
-                    grid = max_blocks  # the entry's grid-stride loop covers the rest
-            if grid > _MAX_GRID:
-                grid = _MAX_GRID
-            err = launch_kernel(function, grid, 1, 1, threads, 1, 1, 0, handle, None, extra)[0]
-            if err:
-                drv.check((err,), f"cuLaunchKernel ({entry.symbol})")
-
-        return run
+    def buffer_runner(self, device: Any, entry: CudaEntry, buffer: Any) -> Any:
+        return buffer_runner(device, entry, buffer)
 
     def launch(
         self, device: Any, entry: CudaEntry, args: bytes, n: int, stream: Any = None, keep: Any = None,
