@@ -121,3 +121,8 @@ def param_layout(types: list[Any]) -> list[ParamSlot]:
 def buffer_format(types: list[Any]) -> str:
     """The struct format of a whole argument buffer (header + parameters)."""
     return HEADER_FORMAT + "".join(s.format for s in param_layout(types))
+
+
+def params_format(types: list[Any]) -> str:
+    """The struct format of the parameters alone (at offset :data:`HEADER_SIZE` of the buffer)."""
+    return "<" + "".join(s.format for s in param_layout(types))

@@ -26,11 +26,12 @@ from warp import config
 from warp.arrays import array as Array
 from warp.arrays import as_array
 from warp.arrays.descriptor import ArrayDescriptor
-from warp.compiler.abi import buffer_format, decode_error_record
+from warp.compiler.abi import HEADER_SIZE, buffer_format, decode_error_record, params_format
 from warp.kernels import Kernel
 from warp.errors import LaunchTypeError, LaunchValueError, SourceLoc
 from warp.plugins import manager as _plugins
 from warp.runtime import devices
+from warp.runtime.launch_plan import LaunchPlan, new_plan
 from warp.types import bfloat16_bits
 from warp.types.array_type import MAX_DIMS, ArrayType
 from warp.types.scalars import bfloat16, is_scalar_type, type_repr
@@ -117,12 +118,14 @@ class Launcher:
         self.instrumented = self.debug or self.uses_print
         self.names, self.types = names, types
         self.packer = struct.Struct(buffer_format(types))
+        #: the parameters alone, after the header (launches packing into a plan's buffer)
+        self.params_packer = struct.Struct(params_format(types))
         self.mode = config.mode
         self.device = compiled.device
         self.target = compiled.target
         self.run_contiguous = self.target.runner(self.device, self.entry_contiguous)
         self.run_strided = self.target.runner(self.device, self.entry_strided)
-        self.fast_pack, self.fast_pack_into = self._generate_packers()
+        self.fast_pack, self.fast_pack_params = self._generate_packers()
         self._headers: dict[Any, tuple[tuple[int, ...], int]] = {}
         #: most threads per block (the target's limit, lowered by the kernel's launch_bounds), or
         #: None where the target has no blocks (the CPU ignores block_dim and max_blocks)
@@ -135,34 +138,29 @@ class Launcher:
         self.scratch = getattr(self.part, "scratch", None)
         self._scratch: Any = None
         self._scratch_lock = threading.Lock()
-        #: per thread: (buffer, run_contiguous, run_strided) where the target launches from a
-        #: reused argument buffer (:meth:`warp.targets.base.Target.argument_buffer`)
+        #: per thread: the :class:`LaunchPlan` where the target launches from a reused argument
+        #: buffer (:meth:`warp.targets.base.Target.argument_buffer`)
         self._plans = threading.local()
-        #: whether launches pack straight into that buffer (else into bytes for ``run_*``)
+        #: whether launches pack straight into a plan's buffer (else into bytes for ``run_*``)
         self.in_place = self._new_plan() is not None
 
-    def _new_plan(self) -> tuple[Any, Any, Any] | None:
-        """This thread's argument buffer and the runners launching from it (None: the target
-        takes argument bytes), made once per thread."""
-        buffer = self.target.argument_buffer(self.device, self.packer.size)
-        if buffer is None:
-            return None
-        runner = self.target.buffer_runner
-        plan = (buffer, runner(self.device, self.entry_contiguous, buffer),
-                runner(self.device, self.entry_strided, buffer))
+    def _new_plan(self) -> LaunchPlan | None:
+        """This thread's launch plan (None: the target takes argument bytes), made once per thread."""
+        entries = (self.entry_contiguous, self.entry_strided)
+        plan = new_plan(self.target, self.device, entries, self.packer.size)
         self._plans.plan = plan
         return plan
 
     def _generate_packers(self) -> tuple[Any, Any]:
         """Build ``pack(args, dims, err, res=0) -> (bytes, contiguous)`` and
-        ``pack_into(buffer, args, dims) -> contiguous`` (no error record, no scratch memory),
+        ``pack_params(buffer, args) -> contiguous`` (the parameters after the buffer's header),
         specialized to the signature."""
         n = len(self.types)
         unpack = f"    {''.join(f'a{i}, ' for i in range(n))}= args" if n else "    if args: raise Slow"
         lines = [unpack]
         env: dict[str, Any] = {
             "Array": Array, "Desc": ArrayDescriptor, "Slow": _SlowPath, "struct_pack": self.packer.pack,
-            "pack_into": self.packer.pack_into, "dev": self.device,
+            "pack_into": self.params_packer.pack_into, "dev": self.device,
         }
         fields, arrays = [], []
         for i, t in enumerate(self.types):
@@ -192,12 +190,12 @@ class Launcher:
         source = [
             "def pack(args, dims, err, res=0):", *lines,
             f"    return struct_pack(*dims, err, res, {packed}), {contiguous}",
-            "def pack_into_buffer(buffer, args, dims):", *lines,
-            f"    pack_into(buffer, 0, *dims, 0, 0, {packed})",
+            "def pack_params(buffer, args):", *lines,
+            f"    pack_into(buffer, {HEADER_SIZE}, {packed})",
             f"    return {contiguous}",
         ]
         exec("\n".join(source), env)  # noqa: S102 - generated from the kernel signature only
-        return env["pack"], env["pack_into_buffer"]
+        return env["pack"], env["pack_params"]
 
     def _block_limit(self) -> int | None:
         limit = getattr(self.target, "max_block_dim", None)
@@ -274,14 +272,16 @@ class Launcher:
             return
         if self.in_place:
             try:
-                buffer, run_contiguous, run_strided = self._plans.plan
+                plan = self._plans.plan
             except AttributeError:  # this thread's first launch
-                buffer, run_contiguous, run_strided = self._new_plan()  # type: ignore[misc]
+                plan = self._new_plan()
+            if plan.dims is not dims:
+                plan.write_header(dims)
             try:
-                contiguous = self.fast_pack_into(buffer, args, dims)
+                contiguous = self.fast_pack_params(plan.buffer, args)
             except (_SlowPath, TypeError, ValueError, AttributeError, OverflowError, struct.error):
-                contiguous = self.pack_checked_into(buffer, args, dims)
-            (run_contiguous if contiguous else run_strided)(n, stream, args, shape)
+                contiguous = self.pack_checked_params(plan.buffer, args)
+            (plan.run_contiguous if contiguous else plan.run_strided)(n, stream, args, shape)
             return
         try:
             buf, contiguous = self.fast_pack(args, dims, 0)
@@ -370,11 +370,11 @@ class Launcher:
         fields, contiguous = self.checked_fields(args)
         return self.packer.pack(*dims, err, res, *fields), contiguous
 
-    def pack_checked_into(self, buffer: Any, args: Sequence[Any], dims: tuple[int, ...]) -> bool:
-        """:meth:`pack_checked` into ``buffer`` (no error record, no scratch); returns whether
+    def pack_checked_params(self, buffer: Any, args: Sequence[Any]) -> bool:
+        """:meth:`pack_checked`'s parameters into ``buffer`` after its header; returns whether
         all arrays are contiguous."""
         fields, contiguous = self.checked_fields(args)
-        self.packer.pack_into(buffer, 0, *dims, 0, 0, *fields)
+        self.params_packer.pack_into(buffer, HEADER_SIZE, *fields)
         return contiguous
 
     def checked_fields(self, args: Sequence[Any]) -> tuple[list[Any], bool]:
