@@ -141,8 +141,10 @@ class Launcher:
         #: per thread: the :class:`LaunchPlan` where the target launches from a reused argument
         #: buffer (:meth:`warp.targets.base.Target.argument_buffer`)
         self._plans = threading.local()
-        #: whether launches pack straight into a plan's buffer (else into bytes for ``run_*``)
-        self.in_place = self._new_plan() is not None
+        #: whether launches pack straight into a plan's buffer (else into bytes for ``run_*``):
+        #: where the target launches from one, for launches with no scratch memory, error record
+        #: or printing
+        self.in_place = self._new_plan() is not None and self.scratch is None and not self.instrumented
 
     def _new_plan(self) -> LaunchPlan | None:
         """This thread's launch plan (None: the target takes argument bytes), made once per thread."""
@@ -264,12 +266,6 @@ class Launcher:
         hit = self._headers.get(dim) if dim.__class__ is int or _exact_int_dim(dim) else None
         dims, n = hit if hit is not None else self.header(dim)
         shape = self.default_shape if blocks is None else self.launch_shape(*blocks)
-        if self.scratch is not None:
-            self.launch_with_scratch(args, dims, n, stream, shape)
-            return
-        if self.instrumented:
-            self.launch_instrumented(args, dims, n, stream, shape=shape)
-            return
         if self.in_place:
             try:
                 plan = self._plans.plan
@@ -282,6 +278,12 @@ class Launcher:
             except (_SlowPath, TypeError, ValueError, AttributeError, OverflowError, struct.error):
                 contiguous = self.pack_checked_params(plan.buffer, args)
             (plan.run_contiguous if contiguous else plan.run_strided)(n, stream, args, shape)
+            return
+        if self.scratch is not None:
+            self.launch_with_scratch(args, dims, n, stream, shape)
+            return
+        if self.instrumented:
+            self.launch_instrumented(args, dims, n, stream, shape=shape)
             return
         try:
             buf, contiguous = self.fast_pack(args, dims, 0)

@@ -1,0 +1,115 @@
+"""CUDA launch plans: each thread packs a kernel's arguments straight into its own reused
+buffer, whose header (launch dimensions) is rewritten only when the dimensions change.
+
+Runs on the stand-in driver, which executes the kernel's CPU build on the bytes the buffer
+holds when ``cuLaunchKernel`` is called.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+import warp as wp
+from warp.errors import LaunchTypeError
+from warp.runtime.launcher import get_launcher
+
+
+@wp.kernel
+def plan_write_ids(out: wp.array(dtype=wp.int32), scale: wp.int32):
+    i = wp.tid()
+    out[i] = i * scale
+
+
+@wp.kernel
+def plan_write_ids_2d(out: wp.array2d(dtype=wp.int32), scale: wp.int32):
+    i, j = wp.tid()
+    out[i, j] = (i * 100 + j) * scale
+
+
+def _header_dims(args: bytes) -> list[int]:
+    return [int.from_bytes(args[8 * k : 8 * k + 8], "little", signed=True) for k in range(4)]
+
+
+def test_header_follows_the_launch_dimensions(fake_cuda) -> None:
+    out = wp.zeros(8, dtype=wp.int32, device="cuda:0")
+    for dim, scale in ((5, 2), (8, 3), (5, 4), (np.int64(3), 5), (3, 6)):
+        out.zero_()
+        wp.launch(plan_write_ids, dim=dim, inputs=[out, scale], device="cuda:0")
+        n = int(dim)
+        expected = np.where(np.arange(8) < n, np.arange(8) * scale, 0)
+        np.testing.assert_array_equal(out.numpy(), expected)
+        launch = fake_cuda.launches[-1]
+        assert launch["n"] == n and _header_dims(launch["args"]) == [n, 1, 1, 1]
+        assert launch["args"][32:48] == bytes(16)  # no error record, no scratch memory
+
+
+def test_multi_dimensional_launches_after_one_dimensional_ones(fake_cuda) -> None:
+    grid = wp.zeros((3, 4), dtype=wp.int32, device="cuda:0")
+    wp.launch(plan_write_ids_2d, dim=(3, 4), inputs=[grid, 1], device="cuda:0")
+    wp.launch(plan_write_ids_2d, dim=(2, 2), inputs=[grid, 2], device="cuda:0")
+    expected = (np.arange(3)[:, None] * 100 + np.arange(4)[None, :]).astype(np.int32)
+    expected[:2, :2] *= 2
+    np.testing.assert_array_equal(grid.numpy(), expected)
+    assert _header_dims(fake_cuda.launches[-1]["args"]) == [2, 2, 1, 1]
+
+
+def test_one_buffer_per_thread_reused_by_its_launches(fake_cuda) -> None:
+    out = wp.zeros(4, dtype=wp.int32, device="cuda:0")
+    wp.launch(plan_write_ids, dim=4, inputs=[out, 1], device="cuda:0")
+    launcher = get_launcher(plan_write_ids, "cuda:0")
+    assert launcher.in_place
+    mine = launcher._plans.plan
+    wp.launch(plan_write_ids, dim=4, inputs=[out, 2], device="cuda:0")
+    assert launcher._plans.plan is mine
+
+    results: dict[int, tuple[object, np.ndarray]] = {}
+
+    def worker(k: int) -> None:
+        local = wp.zeros(16, dtype=wp.int32, device="cuda:0")
+        for _ in range(20):
+            wp.launch(plan_write_ids, dim=16, inputs=[local, k], device="cuda:0")
+        results[k] = (launcher._plans.plan, local.numpy())
+
+    threads = [threading.Thread(target=worker, args=(k,)) for k in (3, 7)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    plans = [results[k][0] for k in (3, 7)]
+    assert plans[0] is not plans[1] and mine not in plans
+    assert len({id(p.buffer) for p in (mine, *plans)}) == 3
+    for k in (3, 7):
+        np.testing.assert_array_equal(results[k][1], np.arange(16) * k)
+
+
+def test_converted_and_rejected_arguments_after_fast_launches(fake_cuda) -> None:
+    out = wp.zeros(4, dtype=wp.int32, device="cuda:0")
+    wp.launch(plan_write_ids, dim=4, inputs=[out, 2], device="cuda:0")
+    # a NumPy integer takes the checked path (converted), then fast launches go on
+    wp.launch(plan_write_ids, dim=4, inputs=[out, np.int16(3)], device="cuda:0")
+    np.testing.assert_array_equal(out.numpy(), np.arange(4) * 3)
+    with pytest.raises(LaunchTypeError, match=r"kernel 'plan_write_ids', argument 'scale': expected int32, got float"):
+        wp.launch(plan_write_ids, dim=4, inputs=[out, 1.5], device="cuda:0")
+    with pytest.raises(LaunchTypeError, match=r"passed 1 arguments but kernel requires 2"):
+        wp.launch(plan_write_ids, dim=4, inputs=[out], device="cuda:0")
+    wp.launch(plan_write_ids, dim=4, inputs=[out, 5], device="cuda:0")
+    np.testing.assert_array_equal(out.numpy(), np.arange(4) * 5)
+
+
+def test_driver_launch_errors_name_the_entry(fake_cuda, monkeypatch) -> None:
+    from fake_driver import ERR
+
+    from warp.targets.cuda.driver import CudaError
+    from warp.targets.cuda.launching import argument_buffer, buffer_runner
+
+    out = wp.zeros(4, dtype=wp.int32, device="cuda:0")
+    wp.launch(plan_write_ids, dim=4, inputs=[out, 1], device="cuda:0")
+    launcher = get_launcher(plan_write_ids, "cuda:0")
+    monkeypatch.setattr(fake_cuda, "cuLaunchKernel", lambda *args: (ERR.CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES,))
+    run = buffer_runner(launcher.device, launcher.entry_strided, argument_buffer(launcher.packer.size))
+    with pytest.raises(CudaError, match=r"cuLaunchKernel \(.*_entry_s\): CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES"):
+        run(4)
+    run(0)  # nothing to launch: no driver call
