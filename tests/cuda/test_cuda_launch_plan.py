@@ -91,7 +91,8 @@ def test_converted_and_rejected_arguments_after_fast_launches(fake_cuda) -> None
     # a NumPy integer takes the checked path (converted), then fast launches go on
     wp.launch(plan_write_ids, dim=4, inputs=[out, np.int16(3)], device="cuda:0")
     np.testing.assert_array_equal(out.numpy(), np.arange(4) * 3)
-    with pytest.raises(LaunchTypeError, match=r"kernel 'plan_write_ids', argument 'scale': expected int32, got float"):
+    expected = r"kernel 'plan_write_ids', argument 'scale': expected int32, got float"
+    with pytest.raises(LaunchTypeError, match=expected):
         wp.launch(plan_write_ids, dim=4, inputs=[out, 1.5], device="cuda:0")
     with pytest.raises(LaunchTypeError, match=r"passed 1 arguments but kernel requires 2"):
         wp.launch(plan_write_ids, dim=4, inputs=[out], device="cuda:0")
