@@ -7,7 +7,8 @@
 ``cuLaunchKernel`` replaced by a no-op (benchmarks/_standin_cuda.py): the figure is this
 project's own Python time per CUDA launch (argument packing, stream and context lookups), without
 the driver binding's call. It runs bench_cuda.py's loop (``empty_kernel``, 2 arguments, device
-given as a ``Device``) and the 3-argument kernel below with ``device="cuda:0"``.
+given as a ``Device``), the 3-argument kernel below with ``device="cuda:0"`` and the replay of a
+recorded launch (``record_cmd=True``).
 ``--profile`` prints cProfile's top functions of one batch.
 
 Launches run back to back in batches; the figure is the median over batches of the mean time per
@@ -81,6 +82,10 @@ def _cuda_python_only(args: argparse.Namespace) -> None:
         "cuda_python_launch_overhead_3args": (
             'wp.launch(tiny, dim=1, inputs=[x, y, 2.0], device="cuda:0")',
             lambda: launch(tiny, dim=1, inputs=[x, y, 2.0], device="cuda:0"),
+        ),
+        "cuda_python_recorded_launch": (
+            "cmd.launch() of wp.launch(empty_kernel, ..., record_cmd=True)",
+            launch(empty_kernel, dim=1, inputs=[a, 1.0], device=dev, record_cmd=True).launch,
         ),
     }
     for name, (what, fn) in cases.items():

@@ -114,3 +114,23 @@ def test_driver_launch_errors_name_the_entry(fake_cuda, monkeypatch) -> None:
     with pytest.raises(CudaError, match=r"cuLaunchKernel \(.*_entry_s\): CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES"):
         run(4)
     run(0)  # nothing to launch: no driver call
+
+
+def test_recorded_launches_replay_their_own_buffer(fake_cuda) -> None:
+    out = wp.zeros(8, dtype=wp.int32, device="cuda:0")
+    cmd = wp.launch(plan_write_ids, dim=4, inputs=[out, 3], device="cuda:0", record_cmd=True)
+    assert not out.numpy().any()  # recording runs nothing
+    cmd.launch()
+    np.testing.assert_array_equal(out.numpy(), np.where(np.arange(8) < 4, np.arange(8) * 3, 0))
+    plan = cmd._plan
+    # a wp.launch of the same kernel in between does not disturb the recorded arguments
+    wp.launch(plan_write_ids, dim=8, inputs=[wp.zeros(8, dtype=wp.int32, device="cuda:0"), 9], device="cuda:0")
+    out.zero_()
+    cmd.launch()
+    np.testing.assert_array_equal(out.numpy(), np.where(np.arange(8) < 4, np.arange(8) * 3, 0))
+    cmd.set_param_by_name("scale", 5)
+    cmd.set_dim(6)
+    cmd.launch()
+    assert cmd._plan is plan
+    np.testing.assert_array_equal(out.numpy(), np.where(np.arange(8) < 6, np.arange(8) * 5, 0))
+    assert _header_dims(fake_cuda.launches[-1]["args"]) == [6, 1, 1, 1]

@@ -30,6 +30,11 @@ class LaunchPlan:
         #: the launch dimensions the buffer's header holds (None: not written yet)
         self.dims: tuple[int, ...] | None = None
 
+    def fill(self, data: bytes) -> None:
+        """Copy a whole packed argument buffer (``len(data)`` is the buffer's size) into the buffer."""
+        memoryview(self.buffer).cast("B")[:] = data
+        self.dims = None  # (whatever the header holds, it is not from write_header)
+
     def write_header(self, dims: tuple[int, ...]) -> None:
         """Put launch dimensions ``dims`` (4 ints), no error record and no scratch memory in the header."""
         _header.pack_into(self.buffer, 0, *dims, 0, 0)

@@ -148,10 +148,12 @@ class Launcher:
 
     def _new_plan(self) -> LaunchPlan | None:
         """This thread's launch plan (None: the target takes argument bytes), made once per thread."""
-        entries = (self.entry_contiguous, self.entry_strided)
-        plan = new_plan(self.target, self.device, entries, self.packer.size)
-        self._plans.plan = plan
+        plan = self._plans.plan = self.make_plan()
         return plan
+
+    def make_plan(self) -> LaunchPlan | None:
+        """A new launch plan with its own argument buffer (None: the target takes argument bytes)."""
+        return new_plan(self.target, self.device, (self.entry_contiguous, self.entry_strided), self.packer.size)
 
     def _generate_packers(self) -> tuple[Any, Any]:
         """Build ``pack(args, dims, err, res=0) -> (bytes, contiguous)`` and

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from warp.runtime import devices
+from warp.runtime.launch_plan import LaunchPlan
 from warp.runtime.launcher import get_launcher, launch_dims
 
 
@@ -48,6 +49,8 @@ class Launch:
         #: adjoint slots given explicitly (the others follow their array argument's .grad)
         self._adjoint_set: set[int] = set()
         self._buffer: tuple[bytes, bool] | None = None
+        #: where the target launches from a reused buffer: this launch's own, filled when repacked
+        self._plan: LaunchPlan | None = None
         self.bounds: tuple[int, ...] = (0,)
         self._dims: tuple[tuple[int, ...], int] = ((0, 1, 1, 1), 0)
         if params is not None:
@@ -135,7 +138,16 @@ class Launch:
             return
         if self._buffer is None:
             self._buffer = launcher.pack_checked(self._params, dims, 0)
+            if launcher.in_place:
+                if self._plan is None:
+                    self._plan = launcher.make_plan()
+                assert self._plan is not None  # (in_place: the target launches from buffers)
+                self._plan.fill(self._buffer[0])
         buf, contiguous = self._buffer
+        plan = self._plan
+        if plan is not None:  # replays pack and copy nothing
+            (plan.run_contiguous if contiguous else plan.run_strided)(n, stream, self._params, shape)
+            return
         (launcher.run_contiguous if contiguous else launcher.run_strided)(buf, n, stream, self._params, shape)
 
     def __repr__(self) -> str:
