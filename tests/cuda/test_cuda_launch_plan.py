@@ -124,7 +124,8 @@ def test_recorded_launches_replay_their_own_buffer(fake_cuda) -> None:
     np.testing.assert_array_equal(out.numpy(), np.where(np.arange(8) < 4, np.arange(8) * 3, 0))
     plan = cmd._plan
     # a wp.launch of the same kernel in between does not disturb the recorded arguments
-    wp.launch(plan_write_ids, dim=8, inputs=[wp.zeros(8, dtype=wp.int32, device="cuda:0"), 9], device="cuda:0")
+    other = wp.zeros(8, dtype=wp.int32, device="cuda:0")
+    wp.launch(plan_write_ids, dim=8, inputs=[other, 9], device="cuda:0")
     out.zero_()
     cmd.launch()
     np.testing.assert_array_equal(out.numpy(), np.where(np.arange(8) < 4, np.arange(8) * 3, 0))

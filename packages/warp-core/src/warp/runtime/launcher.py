@@ -153,7 +153,8 @@ class Launcher:
 
     def make_plan(self) -> LaunchPlan | None:
         """A new launch plan with its own argument buffer (None: the target takes argument bytes)."""
-        return new_plan(self.target, self.device, (self.entry_contiguous, self.entry_strided), self.packer.size)
+        entries = (self.entry_contiguous, self.entry_strided)
+        return new_plan(self.target, self.device, entries, self.packer.size)
 
     def _generate_packers(self) -> tuple[Any, Any]:
         """Build ``pack(args, dims, err, res=0) -> (bytes, contiguous)`` and
