@@ -50,6 +50,11 @@ PROBE_MIN_ITEMS = 32
 REPROBE_EVERY = 8
 
 
+#: an entry ``(char* args, int64 start, int64 end)`` called with arguments ctypes does not convert
+_UntypedEntry = ctypes.CFUNCTYPE(None)
+_INT64_0, _INT64_1 = ctypes.c_int64(0), ctypes.c_int64(1)
+
+
 class CpuEntry:
     """A kernel entry function plus the running estimate of its cost per thread."""
 
@@ -126,13 +131,16 @@ class CpuTarget(Target):
         self.recorder = CommandRecorder()
 
     def runner(self, device: Any, entry: CpuEntry) -> Any:
-        fn = entry.fn
+        # one-thread launches call the entry without ctypes' per-call conversion of the arguments
+        # (bytes pass as char*; prebuilt int64 objects): 0.2 us instead of 0.4 us per call
+        untyped = _UntypedEntry(ctypes.cast(entry.fn, ctypes.c_void_p).value)
+        zero, one = _INT64_0, _INT64_1
         launch = self.launch
         capturing = self.recorder.active  # empty unless some thread captures
 
         def run(args: bytes, n: int, stream: Any = None, keep: Any = None, shape: Any = None) -> None:
             if n == 1 and not capturing:
-                fn(args, 0, 1)
+                untyped(args, zero, one)
             else:
                 launch(device, entry, args, n, stream, keep)
 
