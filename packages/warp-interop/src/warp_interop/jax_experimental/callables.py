@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import inspect
 import itertools
+import threading
 import warnings
 from typing import Any, Callable, Sequence
 
@@ -83,6 +84,7 @@ class FfiCallable:
         self._registered = False
         #: Warp CUDA graphs of the WARP* modes by (device, buffers, static arguments)
         self._graphs: dict[tuple, Any] = {}
+        self._graphs_lock = threading.Lock()
 
     def __call__(self, *args: Any, output_dims: Any = None, vmap_method: str | None = None) -> Any:
         import jax
@@ -166,17 +168,18 @@ class FfiCallable:
             device.ordinal, batch, tuple(a.buffer.ptr for a in inputs + outputs),
             tuple(sorted((name, repr(value)) for name, value in call.attrs.items())),
         )
-        graph = self._graphs.pop(key, None)
-        if graph is None:
-            stream = warp.get_stream(device)
-            warp.capture_begin(device, stream=stream)
-            try:
-                self._call(device, batch, inputs, outputs, call.attrs)
-            finally:
-                graph = warp.capture_end(device, stream=stream)
-        self._graphs[key] = graph  # most recently used last
-        while len(self._graphs) > _MAX_GRAPHS:
-            del self._graphs[next(iter(self._graphs))]
+        with self._graphs_lock:  # one capture per device at a time (XLA may call from several threads)
+            graph = self._graphs.pop(key, None)
+            if graph is None:
+                stream = warp.get_stream(device)
+                warp.capture_begin(device, stream=stream)
+                try:
+                    self._call(device, batch, inputs, outputs, call.attrs)
+                finally:
+                    graph = warp.capture_end(device, stream=stream)
+            self._graphs[key] = graph  # most recently used last
+            while len(self._graphs) > _MAX_GRAPHS:
+                del self._graphs[next(iter(self._graphs))]
         warp.capture_launch(graph)
 
 
