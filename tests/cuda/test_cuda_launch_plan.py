@@ -135,3 +135,17 @@ def test_recorded_launches_replay_their_own_buffer(fake_cuda) -> None:
     assert cmd._plan is plan
     np.testing.assert_array_equal(out.numpy(), np.where(np.arange(8) < 6, np.arange(8) * 5, 0))
     assert _header_dims(fake_cuda.launches[-1]["args"]) == [6, 1, 1, 1]
+
+
+@wp.kernel
+def plan_no_params():
+    wp.tid()
+
+
+def test_kernel_without_parameters(fake_cuda) -> None:
+    wp.launch(plan_no_params, dim=3, inputs=[], device="cuda:0")
+    wp.launch(plan_no_params, dim=5, device="cuda:0")
+    launch = fake_cuda.launches[-1]
+    assert launch["n"] == 5 and len(launch["args"]) == 48
+    with pytest.raises(LaunchTypeError, match="passed 1 arguments but kernel requires 0"):
+        wp.launch(plan_no_params, dim=5, inputs=[1], device="cuda:0")
