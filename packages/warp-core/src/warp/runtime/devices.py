@@ -245,8 +245,10 @@ def set_cuda_runtime_ready(ready: bool = True) -> None:
 
 def get_preferred_device() -> Device:
     """``cuda:0`` when CUDA is available and supported by the runtime, else ``cpu``."""
-    if _cuda_runtime_ready and is_cuda_available():
-        return get_cuda_devices()[0]
+    # (is_cuda_available() and get_cuda_devices() inlined, no copy of the device list:
+    # wp.launch without a device asks this at every launch)
+    if _cuda_runtime_ready and (_cuda_count if _cuda_count is not None else get_cuda_device_count()) > 0:
+        return (_cuda_devices or get_cuda_devices())[0]
     return _cpu_device
 
 
