@@ -11,6 +11,8 @@ libdevice's trimmed bitcode already cached (any later cold compile of new kernel
 Reference (issue 19, H200): saxpy goal <= 35 us (3.4 TB/s), launch <= 3 us; NVIDIA Warp 1.19
 on the H200: saxpy 66.9 us, sin+cos 0.418 ms, n-body 1.62 ms, launch 15.7 us. CUDA C (CuPy)
 and PyTorch run beside this project in the same process when installed (_cuda_reference.py).
+The launch figure is also split into the driver call alone (``cuLaunchKernel`` through
+cuda-bindings with a prebuilt buffer) and the rest, warp's own Python.
 """
 
 from __future__ import annotations
@@ -244,8 +246,37 @@ def main() -> None:
     wp.synchronize()
     print(f"Python-side launch overhead: {per_launch:.2f} us per launch (goal <= 3 us)")
     result("cuda_launch_overhead", per_launch, "us", 3)
+    driver_us = _driver_call_us(a, dev, launches)
+    print(f"  of which the driver call alone (cuLaunchKernel through cuda-bindings): {driver_us:.2f} us; "
+          f"warp's own Python: {per_launch - driver_us:.2f} us")
+    result("cuda_launch_driver_call", driver_us, "us", 3)
     ours["launch_us"] = per_launch
     _side_by_side(ours, n, m, bodies, args.runs, launches)
+
+
+def _driver_call_us(a, dev, launches: int) -> float:
+    """Microseconds per ``cuLaunchKernel`` of ``empty_kernel`` issued straight through cuda-bindings
+    with a prebuilt argument buffer: the part of a launch that is the driver's and the binding's."""
+    import ctypes
+
+    from warp.runtime.launcher import get_launcher
+    from warp.targets.cuda import driver as drv
+    from warp.targets.cuda.launching import stream_handle
+
+    launcher = get_launcher(empty_kernel, dev)
+    data = launcher.pack_checked([a, 1.0], (1, 1, 1, 1), 0)[0]
+    buffer = ctypes.create_string_buffer(data, len(data))
+    nbytes = ctypes.c_size_t(len(data))
+    extra = (ctypes.c_void_p * 5)(1, ctypes.addressof(buffer), 2, ctypes.addressof(nbytes), 0)
+    launch_kernel, function = drv.driver().cuLaunchKernel, launcher.entry_strided.function
+    handle, address = stream_handle(dev, None), ctypes.addressof(extra)
+    wp.synchronize()
+    t0 = time.perf_counter()
+    for _ in range(launches):
+        launch_kernel(function, 1, 1, 1, 256, 1, 1, 0, handle, None, address)
+    per_call = (time.perf_counter() - t0) / launches * 1e6
+    wp.synchronize()
+    return per_call
 
 
 def _tbps(n: int, ms: float) -> float:
