@@ -3,6 +3,12 @@
 Every CUDA device has a current stream (created on first use) on which launches, copies and
 allocations are issued when no stream is named. ``wp.set_stream``/``wp.ScopedStream`` change it;
 cross-stream ordering uses events (``wait_event``/``wait_stream``), as in CUDA.
+
+Streams of other libraries are named by their raw ``CUstream`` handle, with the driver's special
+values :data:`LEGACY_STREAM` (1) and :data:`PER_THREAD_STREAM` (2) for the default streams of
+the current context (the conventions of DLPack and the CUDA array interface):
+:meth:`Stream.make_handle_wait` orders such a stream after a warp stream (an export), and
+:meth:`Stream.wait_handle` the other way round (an import).
 """
 
 from __future__ import annotations
@@ -14,6 +20,10 @@ from typing import Any
 from warp.targets.cuda import driver as drv
 from warp.targets.cuda.context import make_current
 
+#: ``CU_STREAM_LEGACY``: the legacy default stream of the current context
+LEGACY_STREAM = 1
+#: ``CU_STREAM_PER_THREAD``: the per-thread default stream of the current context
+PER_THREAD_STREAM = 2
 
 def _cuda_device(device: Any) -> Any:
     from warp.runtime.devices import get_device
@@ -126,11 +136,48 @@ class Stream:
     def wait_stream(self, other: Stream, event: Event | None = None) -> None:
         """Make later work on this stream wait for the work issued to ``other`` so far."""
         if event is None:
-            if other._sync_event is None:
-                other._sync_event = Event(other.device)
-            event = other._sync_event
+            event = other._own_event()
         other.record_event(event)
         self.wait_event(event)
+
+    def _own_event(self) -> Event:
+        """The event this stream reuses to mark its end for others (a later record on the same
+        stream covers at least the work an earlier one did, so sharing it is safe)."""
+        if self._sync_event is None:
+            self._sync_event = Event(self.device)
+        return self._sync_event
+
+    def make_handle_wait(self, handle: int) -> bool:
+        """Make the stream with raw handle ``handle`` wait for the work issued to this stream so far.
+
+        ``handle`` is a ``CUstream`` of this stream's device or :data:`LEGACY_STREAM` /
+        :data:`PER_THREAD_STREAM` (this device's default streams). Records this stream's event
+        and issues ``cuStreamWaitEvent`` on ``handle``; nothing when ``handle`` is this stream.
+        Returns whether a wait was issued.
+        """
+        if int(handle) == self.cuda_stream:
+            return False
+        make_current(self.device.ordinal)  # the special handles name the current context's streams
+        event = self.record_event(self._own_event())
+        cu = drv.driver()
+        drv.check(cu.cuStreamWaitEvent(cu.CUstream(int(handle)), event.handle, 0), "cuStreamWaitEvent")
+        return True
+
+    def wait_handle(self, handle: int) -> bool:
+        """Make later work on this stream wait for the work issued so far to the stream ``handle``.
+
+        ``handle`` is as for :meth:`make_handle_wait`. A fresh event is recorded on ``handle``
+        (one per call: a shared one could be re-recorded on another thread's stream before this
+        stream waits). Returns whether a wait was issued.
+        """
+        if int(handle) == self.cuda_stream:
+            return False
+        make_current(self.device.ordinal)
+        event = Event(self.device)
+        cu = drv.driver()
+        drv.check(cu.cuEventRecord(event.handle, cu.CUstream(int(handle))), "cuEventRecord")
+        self.wait_event(event)
+        return True
 
     def synchronize(self) -> None:
         """Block the host until all work issued to the stream has finished."""
