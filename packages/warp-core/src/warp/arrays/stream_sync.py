@@ -47,7 +47,9 @@ def dlpack_stream_arg(stream: Any, device: Any) -> int | None:
             "pass 1 for the legacy default stream, 2 for the per-thread default stream or a stream handle"
         )
     if value < -1:
-        raise ValueError(f"__dlpack__: DLPack stream must be None, -1 or >= 1 for CUDA device '{device}', got {value}")
+        raise ValueError(
+            f"__dlpack__: DLPack stream must be None, -1 or >= 1 for CUDA device '{device}', got {value}"
+        )
     return None if value == -1 else value
 
 
