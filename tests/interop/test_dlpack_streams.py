@@ -129,9 +129,12 @@ def test_refused_wait_falls_back_to_synchronizing_warps_stream(fake_cuda, monkey
 def test_export_that_can_neither_wait_nor_synchronize_is_a_buffer_error(fake_cuda, monkeypatch) -> None:
     a = wp.zeros(2, dtype=float, device="cuda:0")
     err = fake_cuda.CUresult
-    monkeypatch.setattr(fake_cuda, "cuStreamWaitEvent", lambda s, e, f: (err.CUDA_ERROR_STREAM_CAPTURE_ISOLATION,))
-    monkeypatch.setattr(fake_cuda, "cuStreamSynchronize", lambda s: (err.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,))
-    with pytest.raises(BufferError, match=r"cannot order consumer stream 1 after warp's stream .* on 'cuda:0'"):
+    refuse_wait = (err.CUDA_ERROR_STREAM_CAPTURE_ISOLATION,)
+    refuse_sync = (err.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,)
+    monkeypatch.setattr(fake_cuda, "cuStreamWaitEvent", lambda s, e, f: refuse_wait)
+    monkeypatch.setattr(fake_cuda, "cuStreamSynchronize", lambda s: refuse_sync)
+    message = r"cannot order consumer stream 1 after warp's stream .* on 'cuda:0'"
+    with pytest.raises(BufferError, match=message):
         a.__dlpack__(stream=1)
 
 
