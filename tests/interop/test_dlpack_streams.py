@@ -138,6 +138,36 @@ def test_export_that_can_neither_wait_nor_synchronize_is_a_buffer_error(fake_cud
         a.__dlpack__(stream=1)
 
 
+def test_export_while_warp_captures_leaves_outside_streams_alone(fake_cuda) -> None:
+    a = wp.zeros(2, dtype=float, device="cuda:0")
+    outside = wp.Stream("cuda:0")
+    with wp.ScopedDevice("cuda:0"):
+        wp.capture_begin()
+        try:  # nothing of warp's runs while it captures; a wait would pull them into the graph
+            fake_cuda.calls.clear()
+            for stream in (1, 2, outside.cuda_stream):
+                a.__dlpack__(stream=stream)
+            assert sync_calls(fake_cuda) == []
+        finally:
+            wp.capture_end()
+
+
+def test_export_while_both_streams_capture_adds_the_dependency(fake_cuda) -> None:
+    a = wp.zeros(2, dtype=float, device="cuda:0")
+    consumer = wp.Stream("cuda:0")
+    with wp.ScopedDevice("cuda:0"):
+        wp.capture_begin()
+        mode = fake_cuda.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_GLOBAL
+        fake_cuda.cuStreamBeginCapture(consumer.handle, mode)
+        try:
+            fake_cuda.calls.clear()
+            a.__dlpack__(stream=consumer.cuda_stream)
+            waited_on(fake_cuda, consumer.cuda_stream)
+        finally:
+            fake_cuda.cuStreamEndCapture(consumer.handle)
+            wp.capture_end()
+
+
 # -- consumer side: wp.from_dlpack ----------------------------------------------------------------
 
 

@@ -18,9 +18,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from warp.targets import get_target
 from warp.targets.cuda.driver import CudaError
-from warp.targets.cuda.streams import LEGACY_STREAM, get_stream
+from warp.targets.cuda.streams import LEGACY_STREAM, get_stream, handle_is_capturing
 
 
 def dlpack_stream_arg(stream: Any, device: Any) -> int | None:
@@ -56,8 +55,15 @@ def dlpack_stream_arg(stream: Any, device: Any) -> int | None:
 def order_consumer_stream(device: Any, handle: int) -> None:
     """Make the consumer's stream ``handle`` wait for the work issued so far to warp's current
     stream of ``device`` (an event and ``cuStreamWaitEvent``; a host synchronization of warp's
-    stream where the driver refuses the wait)."""
+    stream where the driver refuses the wait).
+
+    While warp's stream captures a graph its work is recorded, not run: a consumer stream that
+    captures too gets the dependency (an edge of the graph); any other is left alone (waiting
+    would pull it into the capture).
+    """
     ours = get_stream(device)
+    if ours.is_capturing and not handle_is_capturing(handle, device.ordinal):
+        return
     try:
         ours.make_handle_wait(handle)
     except CudaError as exc:
@@ -77,10 +83,11 @@ def consumer_stream_value(device: Any) -> int:
 
 def exported_stream_value(device: Any) -> int | None:
     """The ``"stream"`` of a CUDA array interface warp exports: its current stream of ``device``,
-    or None while that device is capturing (consumers would synchronize a capturing stream)."""
-    if get_target(device).is_capturing(device):
+    or None while that stream captures a graph (consumers would synchronize a capturing stream)."""
+    ours = get_stream(device)
+    if ours.is_capturing:
         return None
-    return consumer_stream_value(device)
+    return ours.cuda_stream or LEGACY_STREAM
 
 
 def wait_for_producer_stream(device: Any, stream: Any, what: str) -> None:

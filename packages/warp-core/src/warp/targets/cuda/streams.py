@@ -25,6 +25,19 @@ LEGACY_STREAM = 1
 #: ``CU_STREAM_PER_THREAD``: the per-thread default stream of the current context
 PER_THREAD_STREAM = 2
 
+def handle_is_capturing(handle: int, ordinal: int) -> bool:
+    """Whether the stream with raw handle ``handle`` (of device ``ordinal``; 1 and 2 name its
+    default streams) is capturing a CUDA graph. The legacy stream, which cannot capture, reads
+    False even while a blocking stream captures (the driver's ``CUDA_ERROR_STREAM_CAPTURE_IMPLICIT``)."""
+    make_current(ordinal)
+    cu = drv.driver()
+    err, status = cu.cuStreamIsCapturing(cu.CUstream(int(handle)))
+    if int(err) == int(cu.CUresult.CUDA_ERROR_STREAM_CAPTURE_IMPLICIT):
+        return False
+    drv.check((err,), "cuStreamIsCapturing")
+    return int(status) != int(cu.CUstreamCaptureStatus.CU_STREAM_CAPTURE_STATUS_NONE)
+
+
 def _cuda_device(device: Any) -> Any:
     from warp.runtime.devices import get_device
 
@@ -108,6 +121,11 @@ class Stream:
     def cuda_stream(self) -> int:
         """The ``CUstream`` handle as an integer."""
         return int(self.handle)
+
+    @property
+    def is_capturing(self) -> bool:
+        """Whether the stream is capturing a CUDA graph (warp's capture or another library's)."""
+        return handle_is_capturing(self.cuda_stream, self.device.ordinal)
 
     @property
     def is_complete(self) -> bool:
