@@ -40,7 +40,7 @@ def waited_on(fake, stream: int) -> str:
     return event
 
 
-@pytest.mark.parametrize("stream", [1, 2], ids=["legacy", "per-thread"])
+@pytest.mark.parametrize("stream", [1, 2, np.int32(2)], ids=["legacy", "per-thread", "numpy-int"])
 def test_export_orders_the_special_consumer_streams(fake_cuda, stream) -> None:
     a = wp.array(np.arange(4, dtype=np.float32), device="cuda:0")
     wp.launch(add_one, dim=4, inputs=[a])
@@ -72,7 +72,7 @@ def test_export_follows_the_current_stream(fake_cuda) -> None:
         assert sync_calls(fake_cuda)[0].endswith(f" {producer.cuda_stream}")
 
 
-@pytest.mark.parametrize("stream", [None, -1])
+@pytest.mark.parametrize("stream", [None, -1, np.int64(-1)])
 def test_no_sync_values_issue_nothing(fake_cuda, stream) -> None:
     a = wp.array([1.0, 2.0], dtype=float, device="cuda:0")
     fake_cuda.calls.clear()

@@ -22,24 +22,33 @@ from warp.targets.cuda.driver import CudaError
 from warp.targets.cuda.streams import LEGACY_STREAM, get_stream, handle_is_capturing
 
 
+def _integer(value: Any) -> int | None:
+    """``value`` as an int when it is an integer (``int``, NumPy integers; not ``bool``), else None."""
+    if isinstance(value, bool) or not hasattr(value, "__index__"):
+        return None
+    return value.__index__()
+
+
 def dlpack_stream_arg(stream: Any, device: Any) -> int | None:
     """The consumer stream a ``__dlpack__(stream=...)`` call asks to order, or None for none.
 
     CPU arrays accept only None and -1 (``TypeError`` otherwise); CUDA arrays accept None, -1
     and integers >= 1 (``TypeError`` for a non-integer, ``ValueError`` for 0 and below -1).
     """
-    if stream is None or (type(stream) is int and stream == -1):
+    if stream is None:
+        return None
+    value = _integer(stream)
+    if value == -1:
         return None
     if not device.is_cuda:
         raise TypeError(
             f"__dlpack__: DLPack stream must be None or -1 for CPU device '{device}', got {stream!r}"
         )
-    if isinstance(stream, bool) or not hasattr(stream, "__index__"):
+    if value is None:
         raise TypeError(
             f"__dlpack__: DLPack stream of CUDA device '{device}' must be None or an integer "
             f"(-1, 1, 2 or a CUstream handle), got {type(stream).__name__} {stream!r}"
         )
-    value = int(stream)
     if value == 0:
         raise ValueError(
             f"__dlpack__: DLPack stream 0 is not allowed for CUDA device '{device}' (ambiguous); "
@@ -49,7 +58,7 @@ def dlpack_stream_arg(stream: Any, device: Any) -> int | None:
         raise ValueError(
             f"__dlpack__: DLPack stream must be None, -1 or >= 1 for CUDA device '{device}', got {value}"
         )
-    return None if value == -1 else value
+    return value
 
 
 def order_consumer_stream(device: Any, handle: int) -> None:
@@ -95,11 +104,12 @@ def wait_for_producer_stream(device: Any, stream: Any, what: str) -> None:
     ``stream`` (the ``"stream"`` of a CUDA array interface: None for no synchronization)."""
     if stream is None:
         return
-    if isinstance(stream, bool) or not isinstance(stream, int):
+    value = _integer(stream)
+    if value is None:
         raise TypeError(f"{what}: __cuda_array_interface__ stream must be None or an integer, got {stream!r}")
-    if stream <= 0:
+    if value <= 0:
         raise ValueError(
             f"{what}: __cuda_array_interface__ stream must be None or a positive integer (0 is "
-            f"disallowed as ambiguous), got {stream}"
+            f"disallowed as ambiguous), got {value}"
         )
-    get_stream(device).wait_handle(stream)
+    get_stream(device).wait_handle(value)
