@@ -329,6 +329,7 @@ def test_warp_reads_torch_results_on_its_own_stream(real_device) -> None:
     with torch.cuda.stream(torch_stream):
         t = torch.full((n,), 2.0, device=f"cuda:{real_device.ordinal}")
         t.mul_(1.5)
-    a = wp.from_dlpack(t)  # warp passes its stream: torch makes it wait for torch_stream's work
+        # warp passes its stream: torch makes it wait for the work of its current stream
+        a = wp.from_dlpack(t)
     wp.launch(add_one, dim=n, inputs=[a], device=real_device)
     np.testing.assert_array_equal(a.numpy(), np.full(n, 4.0, dtype=np.float32))
