@@ -19,7 +19,13 @@ from __future__ import annotations
 from typing import Any
 
 from warp.targets.cuda.driver import CudaError
-from warp.targets.cuda.streams import LEGACY_STREAM, get_stream, handle_is_capturing
+from warp.targets.cuda.streams import (
+    LEGACY_STREAM,
+    get_stream,
+    handle_is_capturing,
+    make_handle_wait,
+    wait_handle,
+)
 
 
 def _integer(value: Any) -> int | None:
@@ -74,7 +80,7 @@ def order_consumer_stream(device: Any, handle: int) -> None:
     if ours.is_capturing and not handle_is_capturing(handle, device.ordinal):
         return
     try:
-        ours.make_handle_wait(handle)
+        make_handle_wait(ours, handle)
     except CudaError as exc:
         try:
             ours.synchronize()
@@ -112,4 +118,4 @@ def wait_for_producer_stream(device: Any, stream: Any, what: str) -> None:
             f"{what}: __cuda_array_interface__ stream must be None or a positive integer (0 is "
             f"disallowed as ambiguous), got {value}"
         )
-    get_stream(device).wait_handle(value)
+    wait_handle(get_stream(device), value)

@@ -7,8 +7,8 @@ cross-stream ordering uses events (``wait_event``/``wait_stream``), as in CUDA.
 Streams of other libraries are named by their raw ``CUstream`` handle, with the driver's special
 values :data:`LEGACY_STREAM` (1) and :data:`PER_THREAD_STREAM` (2) for the default streams of
 the current context (the conventions of DLPack and the CUDA array interface):
-:meth:`Stream.make_handle_wait` orders such a stream after a warp stream (an export), and
-:meth:`Stream.wait_handle` the other way round (an import).
+:func:`make_handle_wait` orders such a stream after a warp stream (an export), and
+:func:`wait_handle` the other way round (an import).
 """
 
 from __future__ import annotations
@@ -165,38 +165,6 @@ class Stream:
             self._sync_event = Event(self.device)
         return self._sync_event
 
-    def make_handle_wait(self, handle: int) -> bool:
-        """Make the stream with raw handle ``handle`` wait for the work issued to this stream so far.
-
-        ``handle`` is a ``CUstream`` of this stream's device or :data:`LEGACY_STREAM` /
-        :data:`PER_THREAD_STREAM` (this device's default streams). Records this stream's event
-        and issues ``cuStreamWaitEvent`` on ``handle``; nothing when ``handle`` is this stream.
-        Returns whether a wait was issued.
-        """
-        if int(handle) == self.cuda_stream:
-            return False
-        make_current(self.device.ordinal)  # the special handles name the current context's streams
-        event = self.record_event(self._own_event())
-        cu = drv.driver()
-        drv.check(cu.cuStreamWaitEvent(cu.CUstream(int(handle)), event.handle, 0), "cuStreamWaitEvent")
-        return True
-
-    def wait_handle(self, handle: int) -> bool:
-        """Make later work on this stream wait for the work issued so far to the stream ``handle``.
-
-        ``handle`` is as for :meth:`make_handle_wait`. A fresh event is recorded on ``handle``
-        (one per call: a shared one could be re-recorded on another thread's stream before this
-        stream waits). Returns whether a wait was issued.
-        """
-        if int(handle) == self.cuda_stream:
-            return False
-        make_current(self.device.ordinal)
-        event = Event(self.device)
-        cu = drv.driver()
-        drv.check(cu.cuEventRecord(event.handle, cu.CUstream(int(handle))), "cuEventRecord")
-        self.wait_event(event)
-        return True
-
     def synchronize(self) -> None:
         """Block the host until all work issued to the stream has finished."""
         drv.check(drv.driver().cuStreamSynchronize(self.handle), "cuStreamSynchronize")
@@ -213,6 +181,40 @@ class Stream:
 
 _lock = threading.Lock()
 _current: dict[int, Stream] = {}
+
+
+def make_handle_wait(stream: Stream, handle: int) -> bool:
+    """Make the stream with raw handle ``handle`` wait for the work issued to ``stream`` so far.
+
+    ``handle`` is a ``CUstream`` of ``stream``'s device or :data:`LEGACY_STREAM` /
+    :data:`PER_THREAD_STREAM` (that device's default streams). Records ``stream``'s event and
+    issues ``cuStreamWaitEvent`` on ``handle``; nothing when ``handle`` is ``stream`` itself.
+    Returns whether a wait was issued.
+    """
+    if int(handle) == stream.cuda_stream:
+        return False
+    make_current(stream.device.ordinal)  # the special handles name the current context's streams
+    event = stream.record_event(stream._own_event())
+    cu = drv.driver()
+    drv.check(cu.cuStreamWaitEvent(cu.CUstream(int(handle)), event.handle, 0), "cuStreamWaitEvent")
+    return True
+
+
+def wait_handle(stream: Stream, handle: int) -> bool:
+    """Make later work on ``stream`` wait for the work issued so far to the stream ``handle``.
+
+    ``handle`` is as for :func:`make_handle_wait`. A fresh event is recorded on ``handle`` (one
+    per call: a shared one could be re-recorded on another thread's stream before ``stream``
+    waits). Returns whether a wait was issued.
+    """
+    if int(handle) == stream.cuda_stream:
+        return False
+    make_current(stream.device.ordinal)
+    event = Event(stream.device)
+    cu = drv.driver()
+    drv.check(cu.cuEventRecord(event.handle, cu.CUstream(int(handle))), "cuEventRecord")
+    stream.wait_event(event)
+    return True
 
 
 def get_stream(device: Any = None) -> Stream:
