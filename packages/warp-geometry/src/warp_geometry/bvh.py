@@ -15,7 +15,7 @@ from warp_geometry.descriptors import Descriptor, Releasable
 
 __all__ = ["Bvh", "BvhData", "BvhNode", "TreeArrays", "packed_nodes"]
 
-#: accepted values of ``constructor``: "lbvh" builds along a Morton curve (in kernels on a CUDA
+#: accepted values of ``constructor``: "lbvh" builds along a Morton curve (in kernels on the
 #: device), "sah" and "median" with median splits on the longest axis (NumPy, on the host);
 #: None is "lbvh" on CUDA devices and "median" on the CPU
 CONSTRUCTORS = ("sah", "median", "lbvh")
@@ -49,20 +49,17 @@ def build_method(constructor: Any) -> str:
 
 def builds_on_device(constructor: Any, device: Any) -> bool:
     """Whether a tree for ``constructor`` on ``device`` is built in kernels on the device (the
-    LBVH builder: "lbvh" or None on a CUDA device) rather than with NumPy on the host (the CPU,
-    where the NumPy builders are faster, and "sah"/"median", whose trees query faster)."""
-    return not device.is_cpu and constructor in (None, "lbvh")
+    LBVH builder: "lbvh", and None on a CUDA device) rather than with NumPy on the host (median
+    splits: "sah"/"median", and None on the CPU, whose trees query faster)."""
+    return constructor == "lbvh" or (constructor is None and not device.is_cpu)
 
 
-def build_tree(
-    lowers: Any, uppers: Any, leaf_size: int, constructor: Any, groups: Any,
-    host_bounds: tuple[np.ndarray, np.ndarray] | None = None,
-) -> TreeArrays:
+def build_tree(lowers: Any, uppers: Any, leaf_size: int, constructor: Any, groups: Any) -> TreeArrays:
     """The tree over boxes ``lowers``/``uppers`` (``wp.vec3`` arrays) on their device: built in
-    kernels there or with NumPy (from ``host_bounds`` when the caller has them on the host)."""
+    kernels there or with NumPy on the host (a CUDA device's bounds are read back for it)."""
     if lowers.shape[0] and builds_on_device(constructor, lowers.device):
         return TreeArrays.build_on_device(lowers, uppers, leaf_size, groups)
-    lo, hi = host_bounds if host_bounds is not None else (lowers.numpy(), uppers.numpy())
+    lo, hi = lowers.numpy(), uppers.numpy()
     group_of = None if groups is None else groups.numpy()
     tree = bvh_build.build(lo, hi, leaf_size, build_method(constructor), group_of)
     return TreeArrays.from_host(tree, lowers.device)
@@ -106,8 +103,8 @@ class Bvh(Releasable):
 
     ``id`` identifies it in kernels (``wp.bvh_query_aabb(id, lo, hi)``,
     ``wp.bvh_query_ray(id, start, dir)``). After changing the bounds in place call
-    :meth:`refit` (on a CUDA device it runs in kernels there). ``constructor``: "lbvh" sorts the
-    boxes along a Morton curve (fast build; in kernels on a CUDA device), "sah" and "median" split
+    :meth:`refit` (kernels on the BVH's device). ``constructor``: "lbvh" sorts the boxes along
+    a Morton curve (fast build, in kernels on the BVH's device), "sah" and "median" split
     at the median of the longest axis (NumPy, on the host); None is "lbvh" on CUDA devices and
     "median" on the CPU. ``groups`` (a ``wp.int32`` array,
     one group number per box) makes every group a subtree, whose root ``bvh_get_group_root(id, group)``
@@ -133,6 +130,8 @@ class Bvh(Releasable):
         self.lowers = lowers
         self.uppers = uppers
         self.groups = groups
+        self.constructor = constructor
+        self.leaf_size = leaf
         self._tree = build_tree(lowers, uppers, leaf, constructor, groups)
         self._descriptor = Descriptor(BvhData, self.device)
         self._descriptor.update(**self._tree.fields(), item_lower=lowers, item_upper=uppers)
@@ -144,7 +143,19 @@ class Bvh(Releasable):
 
     def refit(self) -> None:
         """Recompute the node bounds after ``lowers``/``uppers`` changed (same number of boxes)."""
-        if self.device.is_cpu:
-            self._tree.refit(self.lowers.numpy(), self.uppers.numpy())
-        else:
-            self._tree.refit(self.lowers, self.uppers)
+        self._tree.refit(self.lowers, self.uppers)
+
+    def rebuild(self, constructor: str | None = None) -> None:
+        """Build the tree again over the current ``lowers``/``uppers`` (better queries than a
+        refit after large motions); ``id`` stays valid. ``constructor`` None keeps the one the
+        BVH was made with. Not capturable in a CUDA graph (the build reads back its node count)."""
+        if constructor is not None:
+            check_constructor(constructor, self.leaf_size, "wp.Bvh.rebuild")
+            self.constructor = constructor
+        if self.device.is_capturing:
+            raise RuntimeError(
+                "wp.Bvh.rebuild: a BVH cannot be rebuilt while a CUDA graph is captured on "
+                f"{self.device} (the build reads its node count back); use refit() in graphs"
+            )
+        self._tree = build_tree(self.lowers, self.uppers, self.leaf_size, self.constructor, self.groups)
+        self._descriptor.update(**self._tree.fields(), item_lower=self.lowers, item_upper=self.uppers)

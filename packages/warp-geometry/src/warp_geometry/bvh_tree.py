@@ -1,6 +1,5 @@
 """A built BVH's node arrays on its device (from the NumPy or the device builder), refitted in
-place: on the host with NumPy for CPU trees, in kernels (:mod:`warp_geometry.bvh_refit`) for
-trees on a CUDA device."""
+place in kernels on that device (:mod:`warp_geometry.bvh_refit`)."""
 
 from __future__ import annotations
 
@@ -50,8 +49,8 @@ class TreeArrays:
             "group_keys": wp.array(tree.group_keys, dtype=wp.int32, device=device),
             "group_roots": wp.array(tree.group_roots, dtype=wp.int32, device=device),
         }
-        levels = bvh_refit.LevelOrder.from_host_levels(tree.levels, device) if not device.is_cpu else None
-        return cls(device, arrays, tree.num_nodes, levels, tree)  # type: ignore[arg-type]
+        levels = bvh_refit.LevelOrder.from_host_levels(tree.levels, device)
+        return cls(device, arrays, tree.num_nodes, levels, tree)
 
     @classmethod
     def build_on_device(cls, lowers: Any, uppers: Any, leaf_size: int, groups: Any = None) -> TreeArrays:
@@ -84,23 +83,12 @@ class TreeArrays:
         return dict(self.arrays, num_nodes=self.num_nodes, num_items=int(self.arrays["items"].shape[0]))
 
     def refit(self, lowers: Any, uppers: Any) -> None:
-        """Refit to new item bounds: NumPy arrays for a CPU tree built on the host, device
-        ``wp.vec3`` arrays otherwise."""
-        if self.levels is None:
-            assert self.host is not None
-            bvh_build.refit(self.host, lowers, uppers)
-            self.arrays["lower"].assign(self.host.lower)
-            self.arrays["upper"].assign(self.host.upper)
-            self.arrays["nodes"].assign(packed_nodes(self.host))
-            return
+        """Refit to new item bounds (``wp.vec3`` arrays on the tree's device), in kernels."""
         bvh_refit.refit(self.levels, self.arrays, lowers, uppers)
 
     def host_tree(self) -> bvh_build.BvhTree:
         """The tree as NumPy arrays with the bounds of the last fit (for host-side node data such
         as the winding-number expansions; a device build's topology is downloaded once)."""
-        if self.levels is None:
-            assert self.host is not None  # a CPU tree: the NumPy refit keeps it current
-            return self.host
         if self.host is None:
             self.host = self._download_topology()
         self.host.lower = self.arrays["lower"].numpy()[: self.num_nodes].copy()

@@ -40,21 +40,6 @@ class MeshData:
     leaf_tris: wp.array(dtype=wp.mat33)
 
 
-def triangle_bounds(points: np.ndarray, tris: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per-triangle (lower, upper) boxes, arrays of shape (F, 3)."""
-    corners = points[tris]  # (F, 3, 3)
-    return corners.min(axis=1), corners.max(axis=1)
-
-
-def average_edge_length(points: np.ndarray, tris: np.ndarray) -> float:
-    """Mean length of the triangles' edges (shared edges counted once per triangle)."""
-    if len(tris) == 0:
-        return 0.0
-    corners = points[tris].astype(np.float64)
-    edges = corners - np.roll(corners, -1, axis=1)
-    return float(np.linalg.norm(edges, axis=2).mean())
-
-
 class Mesh(Releasable):
     """A triangle mesh: ``points`` (``wp.vec3``), ``indices`` (``wp.int32``, 3 per triangle).
 
@@ -63,8 +48,8 @@ class Mesh(Releasable):
     topology needs a new Mesh. ``support_winding_number=True`` precomputes the data of
     ``mesh_query_point_sign_winding_number``; ``bvh_constructor`` "lbvh" builds the BVH along
     a Morton curve (fast; in kernels on a CUDA device), "sah" and "median" with median splits
-    (NumPy, on the host), None is "lbvh" on CUDA devices and "median" on the CPU. On a CUDA
-    device the triangle data and refits are computed there; ``bvh_leaf_size`` None
+    (NumPy, on the host), None is "lbvh" on CUDA devices and "median" on the CPU. The triangle
+    data and refits are computed in kernels on the mesh's device; ``bvh_leaf_size`` None
     means :data:`DEFAULT_LEAF_SIZE` triangles per leaf. ``groups`` (a ``wp.int32`` array, one group
     number per triangle) makes every group a subtree of the BVH, whose root
     ``mesh_get_group_root(id, group)`` returns for the ray queries' ``root`` argument.
@@ -107,17 +92,9 @@ class Mesh(Releasable):
         self._tri_lower = wp.empty(num_tris, dtype=wp.vec3, device=self.device)
         self._tri_upper = wp.empty(num_tris, dtype=wp.vec3, device=self.device)
         self._leaf_tris = wp.empty(num_tris, dtype=wp.mat33, device=self.device)
-        host_bounds = None
-        if self.device.is_cpu:
-            self._tris = _checked_triangles(indices, points.shape[0], "wp.Mesh")
-            pts = points.numpy()
-            host_bounds = triangle_bounds(pts, self._tris)
-            self._tri_lower.assign(host_bounds[0])
-            self._tri_upper.assign(host_bounds[1])
-        else:
-            mesh_device.check_indices(indices, points.shape[0], "wp.Mesh")
-            mesh_device.triangle_bounds(points, indices, self._tri_lower, self._tri_upper)
-        self._tree = build_tree(self._tri_lower, self._tri_upper, leaf, bvh_constructor, groups, host_bounds)
+        mesh_device.check_indices(indices, points.shape[0], "wp.Mesh")
+        mesh_device.triangle_bounds(points, indices, self._tri_lower, self._tri_upper)
+        self._tree = build_tree(self._tri_lower, self._tri_upper, leaf, bvh_constructor, groups)
         self._bvh_descriptor = Descriptor(BvhData, self.device)
         self._descriptor = Descriptor(MeshData, self.device)
         self._winding: winding.WindingData | None = None
@@ -126,28 +103,19 @@ class Mesh(Releasable):
 
     def _fill_leaf_corners(self) -> None:
         """Corner coordinates of the triangles in BVH leaf order into ``_leaf_tris``."""
-        if self.device.is_cpu:
-            pts = self._points.numpy()
-            items = self._tree.items.numpy()
-            self._leaf_tris.assign(np.ascontiguousarray(pts[self._tris[items]], dtype=np.float32))
-        else:
-            mesh_device.leaf_corners(self._points, self.indices, self._tree.items, self._leaf_tris)
+        mesh_device.leaf_corners(self._points, self.indices, self._tree.items, self._leaf_tris)
 
     # -- descriptor -----------------------------------------------------------------------
     def _write(self) -> None:
         bvh_fields = dict(self._tree.fields(), item_lower=self._tri_lower, item_upper=self._tri_upper)
         self._bvh_descriptor.update(**bvh_fields)
         fields: dict[str, Any] = {}
-        if self.device.is_cpu:
-            pts = self._points.numpy()
-            edge = average_edge_length(pts, self._tris)
-        else:
-            edge = mesh_device.average_edge_length(self._points, self.indices)
+        edge = mesh_device.average_edge_length(self._points, self.indices)
         if self.support_winding_number:
             # the expansions are computed with NumPy: a CUDA mesh's points, triangles and tree
             # are read back for them (only meshes that ask for winding numbers)
             pts = self._points.numpy()
-            tris = self._tris if self.device.is_cpu else self.indices.numpy().reshape(-1, 3).astype(np.int64)
+            tris = self.indices.numpy().reshape(-1, 3).astype(np.int64)
             self._winding = winding.node_data(self._tree.host_tree(), pts, tris, self.device)
             fields.update(self._winding.fields())
         self._descriptor.update(
@@ -210,28 +178,17 @@ class Mesh(Releasable):
         ``indices`` may have been edited in place since the mesh was built: they are checked
         again (``ValueError`` for an index that is not a valid point index).
         """
-        if self.device.is_cpu:
-            self._tris = _checked_triangles(self.indices, self._points.shape[0], "wp.Mesh.refit")
-            lo, hi = triangle_bounds(self._points.numpy(), self._tris)
-            self._tri_lower.assign(lo)
-            self._tri_upper.assign(hi)
-            self._tree.refit(lo, hi)
-        else:
+        capturing = self.device.is_capturing
+        if capturing and self.support_winding_number:
+            raise RuntimeError(
+                "wp.Mesh.refit: the winding-number data of a mesh made with support_winding_number=True "
+                f"is computed on the host and cannot be captured in a CUDA graph on {self.device}"
+            )
+        if not capturing:  # reading the verdict back is impossible while a graph is captured
             mesh_device.check_indices(self.indices, self._points.shape[0], "wp.Mesh.refit")
-            mesh_device.triangle_bounds(self._points, self.indices, self._tri_lower, self._tri_upper)
-            self._tree.refit(self._tri_lower, self._tri_upper)
+        mesh_device.triangle_bounds(self._points, self.indices, self._tri_lower, self._tri_upper)
+        self._tree.refit(self._tri_lower, self._tri_upper)
         self._fill_leaf_corners()
+        if capturing:
+            return  # the node arrays are refitted in place: the descriptor is unchanged
         self._write()
-
-
-def _checked_triangles(indices: Any, num_points: int, where: str) -> np.ndarray:
-    """The (F, 3) int64 triangle corners of ``indices``; ``ValueError`` for an invalid point index."""
-    tris = indices.numpy().reshape(-1, 3).astype(np.int64)
-    if tris.size and (tris.min() < 0 or tris.max() >= num_points):
-        flat = tris.reshape(-1)
-        bad = int(np.flatnonzero((flat < 0) | (flat >= num_points))[0])
-        raise ValueError(
-            f"{where}: indices[{bad}] = {int(flat[bad])} is not a valid point index "
-            f"(the mesh has {num_points} points)"
-        )
-    return tris
