@@ -407,6 +407,10 @@ class DeviceBuild:
 
         per_level = hist.numpy()  # the one read back: 128 counts
         self.num_nodes = int(per_level.sum())
+        m = self.num_nodes
+        self.skip, self.first, self.count, self.depth = (
+            self.skip[:m], self.first[:m], self.count[:m], self.depth[:m]
+        )
         self.levels = LevelOrder.from_depths(self.depth, per_level, self.num_nodes)
 
         self.group_keys = wp.zeros(0, dtype=wp.int32, device=device)

@@ -17,8 +17,10 @@ from typing import Any
 
 import warp as wp
 
-#: items per thread of the scans and sorting passes
+#: items per thread of the scans, and at most per thread of the sorting passes
 CHUNK = 256
+#: threads the sorting passes aim for (fewer items per thread for small inputs)
+SORT_THREADS = 8192
 #: key bits per sorting pass (16 digits)
 RADIX_BITS = 4
 _RADIX = 1 << RADIX_BITS
@@ -117,12 +119,22 @@ def _scatter_digits(
         values_out[slot] = values[j]
 
 
+def sort_chunk(n: int) -> int:
+    """Items per thread of a sorting pass over ``n`` items: a power of two in [16, CHUNK] giving
+    about ``SORT_THREADS`` threads."""
+    chunk = 16
+    while chunk < CHUNK and chunk * SORT_THREADS < n:
+        chunk *= 2
+    return chunk
+
+
 def radix_sort_pairs(keys: Any, values: Any, n: int, key_bits: int = 32) -> tuple[Any, Any]:
     """Stable sort of ``n`` int32 (key, value) pairs by the low ``key_bits`` bits of the key,
     read as an unsigned number. Returns new (keys, values) arrays; the inputs are left as they
     were."""
     device = keys.device
-    chunks = max(1, (n + CHUNK - 1) // CHUNK)
+    chunk = sort_chunk(n)
+    chunks = max(1, (n + chunk - 1) // chunk)
     counts = wp.empty(_RADIX * chunks, dtype=wp.int32, device=device)
     buffers = [(wp.empty(n, dtype=wp.int32, device=device), wp.empty(n, dtype=wp.int32, device=device))]
     if key_bits > RADIX_BITS:
@@ -133,9 +145,9 @@ def radix_sort_pairs(keys: Any, values: Any, n: int, key_bits: int = 32) -> tupl
     for p, shift in enumerate(range(0, key_bits, RADIX_BITS)):
         dst_k, dst_v = buffers[p % len(buffers)]
         counts.zero_()
-        wp.launch(_count_digits, dim=chunks, inputs=[src_k, n, shift, CHUNK, chunks, counts], device=device)
+        wp.launch(_count_digits, dim=chunks, inputs=[src_k, n, shift, chunk, chunks, counts], device=device)
         exclusive_scan(counts, counts, _RADIX * chunks)
-        scatter = [src_k, src_v, n, shift, CHUNK, chunks, counts, dst_k, dst_v]
+        scatter = [src_k, src_v, n, shift, chunk, chunks, counts, dst_k, dst_v]
         wp.launch(_scatter_digits, dim=chunks, inputs=scatter, device=device)
         src_k, src_v = dst_k, dst_v
     return src_k, src_v
