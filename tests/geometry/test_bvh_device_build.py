@@ -401,3 +401,57 @@ def test_a_million_boxes_build_in_kernels_on_the_cpu():
     root = tree.arrays["nodes"].numpy()[0]
     np.testing.assert_array_equal(root["lower"], (c - 1e-3).min(0))
     assert elapsed < 30.0
+
+
+@pytest.mark.parametrize("constructor", ["lbvh", "median"])
+def test_winding_node_data_in_kernels_matches_numpy(device, constructor):
+    from warp_geometry import winding
+    from warp_geometry.winding_device import DeviceWinding
+
+    pts, tris = uv_sphere(radius=0.5, rings=10, segments=14)
+    tris = np.concatenate([tris, tris[:5]])  # duplicate triangles
+    pts[tris[3]] = pts[tris[3][0]]  # a zero-area triangle
+    mesh = wp.Mesh(
+        wp.array(pts, dtype=wp.vec3, device=device),
+        wp.array(tris.reshape(-1), dtype=wp.int32, device=device),
+        bvh_constructor=constructor,
+        bvh_leaf_size=3,
+    )
+    tree = mesh._tree
+    data = DeviceWinding(tree.num_nodes, device).compute(tree.levels, tree.arrays, mesh.points, mesh.indices)
+    host = tree.host_tree()
+    ref = winding.node_data(host, pts, tris.astype(np.int64), "cpu")
+    np.testing.assert_allclose(data.center.numpy(), ref.center.numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(data.normal.numpy(), ref.normal.numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(data.moment.numpy(), ref.moment.numpy(), rtol=1e-4, atol=1e-6)
+    radius, ref_radius = data.radius.numpy(), ref.radius.numpy()
+    np.testing.assert_allclose(radius, ref_radius, rtol=1e-6, atol=1e-7)
+
+
+@wp.kernel
+def _winding_signs(mesh: wp.uint64, pts: wp.array(dtype=wp.vec3), out: wp.array(dtype=float)):
+    i = wp.tid()
+    q = wp.mesh_query_point_sign_winding_number(mesh, pts[i], 1.0e6)
+    out[i] = q.sign
+
+
+def test_winding_mesh_refit_captured_in_a_graph(device):
+    if device.is_cpu:
+        pytest.skip("graphs are captured on CUDA devices")
+    pts, tris = uv_sphere(radius=0.3, rings=10, segments=14, center=(0.5, 0.5, 0.5))
+    points = wp.array(pts, dtype=wp.vec3, device=device)
+    mesh = wp.Mesh(
+        points, wp.array(tris.reshape(-1), dtype=wp.int32, device=device), support_winding_number=True
+    )
+    with wp.ScopedCapture(device=device) as capture:
+        mesh.refit()
+    moved = (pts + np.float32(0.25)).astype(np.float32)
+    points.assign(moved)
+    wp.capture_launch(capture.graph)
+    queries = np.random.default_rng(14).random((200, 3)).astype(np.float32)
+    out = wp.zeros(200, dtype=float, device=device)
+    q = wp.array(queries, dtype=wp.vec3, device=device)
+    wp.launch(_winding_signs, dim=200, inputs=[mesh.id, q, out], device=device)
+    inside = solid_angle_winding(queries.astype(np.float64), moved[tris].astype(np.float64)) > 0.5
+    assert inside.any()
+    np.testing.assert_array_equal(out.numpy() < 0, inside)

@@ -8,6 +8,7 @@ import numpy as np
 
 import warp as wp
 from warp_geometry import mesh_device, winding
+from warp_geometry.winding_device import DeviceWinding
 from warp_geometry.bvh import BvhData, build_tree, check_constructor, check_groups
 from warp_geometry.checks import check_array, check_same_device, check_vec3_array
 from warp_geometry.descriptors import Descriptor, Releasable
@@ -98,12 +99,29 @@ class Mesh(Releasable):
         self._bvh_descriptor = Descriptor(BvhData, self.device)
         self._descriptor = Descriptor(MeshData, self.device)
         self._winding: winding.WindingData | None = None
+        self._device_winding: DeviceWinding | None = None
         self._fill_leaf_corners()
         self._write()
 
     def _fill_leaf_corners(self) -> None:
         """Corner coordinates of the triangles in BVH leaf order into ``_leaf_tris``."""
         mesh_device.leaf_corners(self._points, self.indices, self._tree.items, self._leaf_tris)
+
+    def _update_winding(self) -> winding.WindingData:
+        """The winding-number node data for the current points: NumPy on the CPU, kernels on
+        a CUDA device (:mod:`warp_geometry.winding_device`)."""
+        if self.device.is_cpu:
+            tris = self.indices.numpy().reshape(-1, 3).astype(np.int64)
+            tree = self._tree.host_tree()
+            self._winding = winding.node_data(tree, self._points.numpy(), tris, self.device)
+        else:
+            if self._device_winding is None:
+                self._device_winding = DeviceWinding(self._tree.num_nodes, self.device)
+            tree_arrays = self._tree.arrays
+            self._winding = self._device_winding.compute(
+                self._tree.levels, tree_arrays, self._points, self.indices
+            )
+        return self._winding
 
     # -- descriptor -----------------------------------------------------------------------
     def _write(self) -> None:
@@ -112,12 +130,7 @@ class Mesh(Releasable):
         fields: dict[str, Any] = {}
         edge = mesh_device.average_edge_length(self._points, self.indices)
         if self.support_winding_number:
-            # the expansions are computed with NumPy: a CUDA mesh's points, triangles and tree
-            # are read back for them (only meshes that ask for winding numbers)
-            pts = self._points.numpy()
-            tris = self.indices.numpy().reshape(-1, 3).astype(np.int64)
-            self._winding = winding.node_data(self._tree.host_tree(), pts, tris, self.device)
-            fields.update(self._winding.fields())
+            fields.update(self._update_winding().fields())
         self._descriptor.update(
             points=self._points,
             velocities=self._velocities,
@@ -179,16 +192,13 @@ class Mesh(Releasable):
         again (``ValueError`` for an index that is not a valid point index).
         """
         capturing = self.device.is_capturing
-        if capturing and self.support_winding_number:
-            raise RuntimeError(
-                "wp.Mesh.refit: the winding-number data of a mesh made with support_winding_number=True "
-                f"is computed on the host and cannot be captured in a CUDA graph on {self.device}"
-            )
         if not capturing:  # reading the verdict back is impossible while a graph is captured
             mesh_device.check_indices(self.indices, self._points.shape[0], "wp.Mesh.refit")
         mesh_device.triangle_bounds(self._points, self.indices, self._tri_lower, self._tri_upper)
         self._tree.refit(self._tri_lower, self._tri_upper)
         self._fill_leaf_corners()
-        if capturing:
-            return  # the node arrays are refitted in place: the descriptor is unchanged
+        if capturing:  # the node arrays are refitted in place: the descriptor stays as it is
+            if self.support_winding_number:
+                self._update_winding()  # kernels on the device, in place
+            return
         self._write()
