@@ -48,7 +48,7 @@ class Mesh(Releasable):
     keeps references to its buffers; after moving ``points`` call :meth:`refit`. Changing the
     topology needs a new Mesh. ``support_winding_number=True`` precomputes the data of
     ``mesh_query_point_sign_winding_number``; ``bvh_constructor`` "lbvh" builds the BVH along
-    a Morton curve (fast; in kernels on a CUDA device), "sah" and "median" with median splits
+    a Morton curve (fast; in kernels on the mesh's device), "sah" and "median" with median splits
     (NumPy, on the host), None is "lbvh" on CUDA devices and "median" on the CPU. The triangle
     data and refits are computed in kernels on the mesh's device; ``bvh_leaf_size`` None
     means :data:`DEFAULT_LEAF_SIZE` triangles per leaf. ``groups`` (a ``wp.int32`` array, one group
