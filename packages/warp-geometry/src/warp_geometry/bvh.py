@@ -82,8 +82,14 @@ def is_cubql_available() -> bool:
     return False
 
 
-def check_constructor(constructor: Any, leaf_size: Any, owner: str) -> int:
-    """Validate ``constructor``/``leaf_size`` arguments; returns the leaf size."""
+def check_constructor(constructor: Any, leaf_size: Any, owner: str, grouped: bool = False) -> int:
+    """Validate ``constructor``/``leaf_size`` arguments (``grouped``: ``groups`` were given);
+    returns the leaf size."""
+    if constructor == "cubql" and grouped:
+        raise RuntimeError(
+            f"{owner}: Grouped BVHs cannot be built with the cuBQL constructor; "
+            f"use one of {CONSTRUCTORS} or None"
+        )
     if constructor == "cubql":
         raise RuntimeError(
             f"{owner}: the cuBQL BVH constructor is not available (wp.is_cubql_available() is False); "
@@ -125,7 +131,7 @@ class Bvh(Releasable):
         check_groups(groups, lowers.shape[0], "wp.Bvh", "box")
         if groups is not None and groups.device != lowers.device:
             raise ValueError(f"wp.Bvh: groups are on {groups.device} but lowers on {lowers.device}")
-        leaf = check_constructor(constructor, leaf_size, "wp.Bvh")
+        leaf = check_constructor(constructor, leaf_size, "wp.Bvh", grouped=groups is not None)
         self.device = lowers.device
         self.lowers = lowers
         self.uppers = uppers
@@ -150,7 +156,7 @@ class Bvh(Releasable):
         refit after large motions); ``id`` stays valid. ``constructor`` None keeps the one the
         BVH was made with. Not capturable in a CUDA graph (the build reads back its node count)."""
         if constructor is not None:
-            check_constructor(constructor, self.leaf_size, "wp.Bvh.rebuild")
+            check_constructor(constructor, self.leaf_size, "wp.Bvh.rebuild", grouped=self.groups is not None)
             self.constructor = constructor
         if self.device.is_capturing:
             raise RuntimeError(

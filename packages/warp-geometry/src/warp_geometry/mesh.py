@@ -84,7 +84,7 @@ class Mesh(Releasable):
         )
         self.groups = groups
         leaf_size = DEFAULT_LEAF_SIZE if bvh_leaf_size is None else bvh_leaf_size
-        leaf = check_constructor(bvh_constructor, leaf_size, "wp.Mesh")
+        leaf = check_constructor(bvh_constructor, leaf_size, "wp.Mesh", grouped=groups is not None)
         self._points = points
         self._velocities = velocities
         self.indices = indices
