@@ -8,12 +8,10 @@ import numpy as np
 
 import warp as wp
 from warp_geometry import bvh_build
-from warp_geometry.bvh_nodes import BvhNode, packed_nodes
+from warp_geometry.bvh_nodes import BvhNode
 from warp_geometry.bvh_tree import TreeArrays
 from warp_geometry.checks import check_array, check_vec3_array
 from warp_geometry.descriptors import Descriptor, Releasable
-
-__all__ = ["Bvh", "BvhData", "BvhNode", "TreeArrays", "packed_nodes"]
 
 #: accepted values of ``constructor``: "lbvh" builds along a Morton curve (in kernels on the
 #: device), "sah" and "median" with median splits on the longest axis (NumPy, on the host);
