@@ -21,7 +21,8 @@ if TYPE_CHECKING:  # targets build on the compiler: the type only
 
 #: Module options with a field of their own in :class:`CompileOptions`.
 KNOWN_MODULE_OPTIONS = frozenset(
-    {"mode", "max_unroll", "enable_backward", "fast_math", "fuse_fp", "lineinfo", "optimization_level"}
+    {"mode", "max_unroll", "enable_backward", "fast_math", "fuse_fp", "lineinfo", "optimization_level",
+     "cuda_vector_entry"}
 )
 
 MODES = ("release", "debug")
@@ -53,6 +54,9 @@ class CompileOptions:
     #: CUDA ``(max threads per block, min blocks per multiprocessor)`` of the kernel
     #: (``@wp.kernel(launch_bounds=...)``, see :func:`launch_bounds_of`); None: no bounds
     launch_bounds: tuple[int, int] | None = None
+    #: whether kernels that can use one get a vector entry (targets with a ``vector_width``:
+    #: CUDA; ``wp.config.cuda_vector_entry`` or the module option ``"cuda_vector_entry"``)
+    vector_entry: bool = False
     #: other module options, as sorted ``(name, repr(value))`` pairs (hashed, not interpreted)
     extra: tuple[tuple[str, str], ...] = field(default=())
 
@@ -147,6 +151,8 @@ def resolve_options(
         launch_bounds=None if target.max_block_dim is None else launch_bounds_of(
             getattr(kernel, "launch_bounds", None), getattr(kernel, "name", "?")
         ),
+        vector_entry=target.vector_width > 1
+        and bool(module.get("cuda_vector_entry", config.cuda_vector_entry)),
         extra=extra,
     )
 
