@@ -97,15 +97,22 @@ def test_which_kernels_get_a_vector_entry() -> None:
 
 
 def test_the_switch_turns_it_off(monkeypatch) -> None:
+    cuda, cpu = target_for_kind("cuda"), target_for_kind("cpu")
     monkeypatch.setattr(wp.config, "cuda_vector_entry", False)
-    options = resolve_options(saxpy_v, target=target_for_kind("cuda"))
-    assert not options.vector_entry and ("vector_entry", False) in options.cache_items()
+    options = resolve_options(saxpy_v, target=cuda)
+    assert options.vector_width == 0 and ("vector_width", 0) in options.cache_items()
     assert "vector" not in cuda_compile(saxpy_v)[1]["entries"]
     monkeypatch.setattr(wp.config, "cuda_vector_entry", True)
-    assert resolve_options(saxpy_v, target=target_for_kind("cuda")).vector_entry
-    assert not resolve_options(saxpy_v, target=target_for_kind("cpu")).vector_entry
+    assert resolve_options(saxpy_v, target=cuda).vector_width == 4
+    assert resolve_options(saxpy_v, target=cpu).vector_width == 0
     off = wp.Kernel(saxpy_v.func, key="saxpy_v_off", options={"cuda_vector_entry": False})
-    assert not resolve_options(off, target=target_for_kind("cuda")).vector_entry
+    assert resolve_options(off, target=cuda).vector_width == 0
+    eight = wp.Kernel(saxpy_v.func, key="saxpy_v_8", options={"cuda_vector_entry": 8})
+    assert resolve_options(eight, target=cuda).vector_width == 8
+    assert resolve_options(eight, target=cpu).vector_width == 0
+    monkeypatch.setattr(wp.config, "cuda_vector_entry", 3)
+    with pytest.raises(ValueError, match=r"cuda_vector_entry must be True, False or one of \(2, 4, 8, 16\)"):
+        resolve_options(saxpy_v, target=cuda)
 
 
 @needs_ptxas
@@ -125,6 +132,20 @@ def test_vector_entry_ptx_has_128_bit_accesses() -> None:
     assert len(re.findall(r"st\.global\.v4\.b32", vector)) == 3
 
 
+#: saxpy with 8 consecutive indices per thread (two 128-bit accesses per array and thread)
+saxpy_8 = wp.Kernel(saxpy_v.func, key="saxpy_8", options={"cuda_vector_entry": 8})
+
+
+@needs_ptxas
+def test_wider_vector_entry_ptx() -> None:
+    text, meta = cuda_compile(saxpy_8)
+    ptxas_check(text)
+    assert meta["vector_width"] == 8
+    vector = text[text.index(f".entry {meta['entries']['vector']}"):]
+    assert len(re.findall(r"ld\.global\.v4\.b32", vector)) == 4
+    assert len(re.findall(r"st\.global\.v4\.b32", vector)) == 2
+
+
 def _run_vector(fake, kernel, n, inputs, **kwargs):
     wp.launch(kernel, dim=n, inputs=inputs, device="cuda:0", **kwargs)
     return fake.launches[-1]
@@ -132,19 +153,20 @@ def _run_vector(fake, kernel, n, inputs, **kwargs):
 
 @pytest.mark.parametrize("n", [1, 3, 4, 5, 1000, 1023, 4099])
 @pytest.mark.parametrize("kwargs", [{}, {"block_dim": 32, "max_blocks": 3}])
-def test_vector_entry_computes_saxpy(fake_cuda, n, kwargs) -> None:
+@pytest.mark.parametrize("kernel, width", [(saxpy_v, 4), (saxpy_8, 8)])
+def test_vector_entry_computes_saxpy(fake_cuda, n, kwargs, kernel, width) -> None:
     rng = np.random.default_rng(n)
     x, y = rng.random(n, dtype=np.float32), rng.random(n, dtype=np.float32)
     xd, yd = wp.array(x, device="cuda:0"), wp.array(y, device="cuda:0")
-    launch = _run_vector(fake_cuda, saxpy_v, n, [xd, yd, 2.0], **kwargs)
+    launch = _run_vector(fake_cuda, kernel, n, [xd, yd, 2.0], **kwargs)
     assert launch["symbol"].endswith("_entry_v")
     block = kwargs.get("block_dim", 256)
-    threads = (n + 3) // 4
-    blocks = (threads + block - 1) // block  # a grid for ceil(n / 4) threads, capped by max_blocks
+    threads = (n + width - 1) // width
+    blocks = (threads + block - 1) // block  # a grid for ceil(n / width) threads, capped by max_blocks
     assert launch["grid"] == min(blocks, kwargs.get("max_blocks", blocks)) and launch["block"] == block
     yd.assign(y)
     with fake_cuda.arena.opened():  # the emulated grid plays the device: the entry's own code
-        emulate_grid(saxpy_v, launch["args"], launch["grid"], launch["block"], entry="vector")
+        emulate_grid(kernel, launch["args"], launch["grid"], launch["block"], entry="vector")
     np.testing.assert_allclose(yd.numpy(), 2.0 * x + y, rtol=1e-6)
 
 

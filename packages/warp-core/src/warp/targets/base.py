@@ -171,7 +171,7 @@ class Target(abc.ABC):
         self, module: ir.Module, name: str, body: ir.Function, kernel_ir: wir.Function,
         options: CompileOptions,
     ) -> None:
-        """Add the vector entry ``name``: ``body`` (the contiguous body) for :attr:`vector_width`
+        """Add the vector entry ``name``: ``body`` (the contiguous body) for ``options.vector_width``
         consecutive linear thread indices per thread, in a 1-D launch over arrays whose data is
         :data:`~warp.compiler.abi.VECTOR_ALIGNMENT`-byte aligned. Only for targets with a
         :attr:`vector_width`."""

@@ -105,8 +105,8 @@ def lower_kernel(
         define_entry(module, name, body, kfn, options, contiguous=contiguous, variant=variant)
         entries["contiguous" if contiguous else "strided"] = name
     entries.setdefault("contiguous", entries["strided"])
-    wanted = options.vector_entry and not options.debug and wants_vector_entry(kfn)
-    width = target.vector_width if wanted else 0
+    wanted = target.vector_width > 1 and not options.debug and wants_vector_entry(kfn)
+    width = options.vector_width if wanted else 0
     if width > 1 and small_enough(module, set(entries.values())):
         body = lower_function(module, state, kfn, contiguous=True)
         entries["vector"] = f"{kfn.symbol}_entry_v"

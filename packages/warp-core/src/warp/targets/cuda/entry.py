@@ -141,7 +141,8 @@ def define_vector_entry(
     module: ir.Module, name: str, body: ir.Function, kfn: wir.Function, options: CompileOptions
 ) -> None:
     """Add the vector entry ``name``: thread ``t`` of the grid runs ``body`` (the contiguous body)
-    for the :data:`VECTOR_WIDTH` indices ``w*t .. w*t + w-1``, striding by ``w`` times the grid's
+    for the ``w = options.vector_width`` indices ``w*t .. w*t + w-1`` (:data:`VECTOR_WIDTH` unless
+    ``cuda_vector_entry`` says another), striding by ``w`` times the grid's
     threads over the launch's whole groups of ``w``; threads ``t < n % w`` then run the last
     ``n % w`` indices once each.
 
@@ -150,7 +151,7 @@ def define_vector_entry(
     :data:`~warp.compiler.abi.VECTOR_ALIGNMENT` bytes. Each lane's body call carries its own
     alias scope, ``noalias`` with the other lanes' (different threads: unordered on a GPU).
     """
-    w = VECTOR_WIDTH
+    w = options.vector_width
     entry, b, args = _new_entry(module, name, kfn)
     params = _load_params(b, args, kfn)
     zero = ir.Constant(lt.I64, 0)
