@@ -240,3 +240,23 @@ def test_debug_mode_keeps_the_strided_entry(fake_cuda, debug_mode) -> None:
     assert fake_cuda.launches[-1]["symbol"].endswith("_entry_s")
     with pytest.raises(IndexError, match=r"saxpy_v.*index \(8\) is out of range"):
         wp.launch(saxpy_v, dim=9, inputs=[xd, yd, 1.0], device="cuda:0")
+
+
+@wp.kernel
+def copy_unused_extra(x: wp.array(dtype=float), y: wp.array(dtype=float), unused: wp.array(dtype=float)):
+    i = wp.tid()
+    y[i] = x[i]
+
+
+def test_none_and_empty_arrays(fake_cuda) -> None:
+    n = 9
+    x = np.arange(n, dtype=np.float32)
+    xd, yd = wp.array(x, device="cuda:0"), wp.zeros(n, dtype=float, device="cuda:0")
+    # None for an array (a null pointer: aligned) goes through the launcher's slow path
+    wp.launch(copy_unused_extra, dim=n, inputs=[xd, yd, None], device="cuda:0")
+    assert fake_cuda.launches[-1]["symbol"].endswith("_entry_v")
+    np.testing.assert_array_equal(yd.numpy(), x)
+    count = len(fake_cuda.launches)
+    empty = wp.zeros(0, dtype=float, device="cuda:0")
+    wp.launch(copy_unused_extra, dim=0, inputs=[empty, empty, empty], device="cuda:0")
+    assert len(fake_cuda.launches) == count  # nothing to run

@@ -182,7 +182,8 @@ class Launcher:
                     arrays.append(f"K{i}(a{i})")
         contiguous = " and ".join(arrays) or "True"
         if self.vector_width > 1:  # the vector entry's conditions (see the module docstring)
-            pointers = [f"(a{i}._ptr or 0)" for i, t in enumerate(self.types) if isinstance(t, ArrayType)]
+            # (a None pointer, of an empty array, raises TypeError here: the slow path decides)
+            pointers = [f"a{i}._ptr" for i, t in enumerate(self.types) if isinstance(t, ArrayType)]
             aligned = f" and not ({' | '.join(pointers)}) & {VECTOR_ALIGNMENT - 1}" if pointers else ""
             contiguous = f"{contiguous}{aligned} and dims[1] == dims[2] == dims[3] == 1"
         packed = "".join(f + ", " for f in fields)
