@@ -232,6 +232,18 @@ def test_recorded_launch_uses_the_vector_entry(fake_cuda) -> None:
     cmd.launch()
     assert fake_cuda.launches[-1]["symbol"].endswith("_entry_v") and fake_cuda.launches[-1]["grid"] == 1
     np.testing.assert_array_equal(yd.numpy(), x)
+    cmd.set_dim((5, 2))  # the choice is made again when the grid or the arguments change
+    cmd.launch()
+    assert fake_cuda.launches[-1]["symbol"].endswith("_entry_s")
+    cmd.set_dim(n - 1)
+    cmd.set_params([xd[1:], yd[1:], 1.0])
+    cmd.launch()
+    assert fake_cuda.launches[-1]["symbol"].endswith("_entry_s")
+    cmd.set_params([xd, yd, 2.0])
+    yd.zero_()
+    cmd.launch()
+    assert fake_cuda.launches[-1]["symbol"].endswith("_entry_v")
+    np.testing.assert_array_equal(yd.numpy(), np.append(2 * x[: n - 1], 0))
 
 
 def test_debug_mode_keeps_the_strided_entry(fake_cuda, debug_mode) -> None:
