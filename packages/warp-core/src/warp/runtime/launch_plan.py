@@ -23,9 +23,13 @@ class LaunchPlan:
 
     __slots__ = ("buffer", "run_contiguous", "run_strided", "dims")
 
-    def __init__(self, target: Any, device: Any, entries: tuple[Any, Any], buffer: Any) -> None:
+    def __init__(
+        self, target: Any, device: Any, entries: tuple[Any, Any], buffer: Any, vector_width: int = 0
+    ) -> None:
         self.buffer = buffer
         self.run_contiguous = target.buffer_runner(device, entries[0], buffer)
+        if vector_width > 1:  # the entry of contiguous launches is a vector entry
+            self.run_contiguous = _vector_runner(self.run_contiguous, vector_width)
         self.run_strided = target.buffer_runner(device, entries[1], buffer)
         #: the launch dimensions the buffer's header holds (None: not written yet)
         self.dims: tuple[int, ...] | None = None
@@ -41,8 +45,21 @@ class LaunchPlan:
         self.dims = dims
 
 
-def new_plan(target: Any, device: Any, entries: tuple[Any, Any], size: int) -> LaunchPlan | None:
+def new_plan(
+    target: Any, device: Any, entries: tuple[Any, Any], size: int, vector_width: int = 0
+) -> LaunchPlan | None:
     """A :class:`LaunchPlan` with a fresh buffer of ``size`` bytes, or None where ``target``
-    takes argument bytes instead (:meth:`~warp.targets.base.Target.runner`)."""
+    takes argument bytes instead (:meth:`~warp.targets.base.Target.runner`). ``entries``: the
+    contiguous (or, with ``vector_width`` > 1, the vector) entry and the strided entry."""
     buffer = target.argument_buffer(device, size)
-    return None if buffer is None else LaunchPlan(target, device, entries, buffer)
+    return None if buffer is None else LaunchPlan(target, device, entries, buffer, vector_width)
+
+
+def _vector_runner(run: Any, width: int) -> Any:
+    """A buffer runner of a vector entry: a grid for ``ceil(n / width)`` threads (the entry reads
+    the launch size from the header)."""
+
+    def run_vector(n: int, stream: Any = None, keep: Any = None, shape: Any = None) -> None:
+        run((n + width - 1) // width, stream, keep, shape)
+
+    return run_vector

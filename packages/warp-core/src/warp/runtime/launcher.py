@@ -10,6 +10,11 @@ parameter.
 :class:`Launcher` is per compiled kernel part and device; :func:`get_launcher` finds or builds
 it (generic kernels pick their instance there). ``wp.launch`` (:mod:`warp.runtime.launch`) and
 ``wp.Launch`` (:mod:`warp.runtime.recorded_launch`) both run kernels through it.
+
+Kernels with a vector entry (CUDA, :mod:`warp.compiler.lowering.vector_entry`) run it where the
+launch allows: one-dimensional, every array contiguous and its data aligned to
+:data:`~warp.compiler.abi.VECTOR_ALIGNMENT` bytes (the packer's "contiguous" answer then means
+all of that), with a grid for ``n / vector_width`` threads; other launches take the strided entry.
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ from warp import config
 from warp.arrays import array as Array
 from warp.arrays import as_array
 from warp.arrays.descriptor import ArrayDescriptor
-from warp.compiler.abi import HEADER_SIZE, buffer_format, decode_error_record, params_format
+from warp.compiler.abi import HEADER_SIZE, VECTOR_ALIGNMENT, buffer_format, decode_error_record, params_format
 from warp.kernels import Kernel
 from warp.errors import LaunchTypeError, LaunchValueError, SourceLoc
 from warp.plugins import manager as _plugins
@@ -125,6 +130,13 @@ class Launcher:
         self.target = compiled.target
         self.run_contiguous = self.target.runner(self.device, self.entry_contiguous)
         self.run_strided = self.target.runner(self.device, self.entry_strided)
+        #: thread indices per thread of the part's vector entry (0: none); where there is one, it
+        #: replaces the contiguous entry, and "contiguous" launches are those it can run
+        self.vector_width = getattr(self.part, "vector_width", 0) or 0
+        if self.vector_width > 1:
+            self.run_contiguous = _vector_runner(
+                self.target.runner(self.device, self.part.entry_vector), self.vector_width
+            )
         self.fast_pack, self.fast_pack_params = self._generate_packers()
         self._headers: dict[Any, tuple[tuple[int, ...], int]] = {}
         #: most threads per block (the target's limit, lowered by the kernel's launch_bounds), or
@@ -153,12 +165,13 @@ class Launcher:
 
     def make_plan(self) -> LaunchPlan | None:
         """A new launch plan with its own argument buffer (None: the target takes argument bytes)."""
-        entries = (self.entry_contiguous, self.entry_strided)
-        return new_plan(self.target, self.device, entries, self.packer.size)
+        contiguous = self.part.entry_vector if self.vector_width > 1 else self.entry_contiguous
+        return new_plan(self.target, self.device, (contiguous, self.entry_strided), self.packer.size,
+                        self.vector_width)
 
     def _generate_packers(self) -> tuple[Any, Any]:
         """Build ``pack(args, dims, err, res=0) -> (bytes, contiguous)`` and
-        ``pack_params(buffer, args) -> contiguous`` (the parameters after the buffer's header),
+        ``pack_params(buffer, args, dims) -> contiguous`` (the parameters after the buffer's header),
         specialized to the signature."""
         n = len(self.types)
         unpack = f"    {''.join(f'a{i}, ' for i in range(n))}= args" if n else "    if args: raise Slow"
@@ -191,11 +204,16 @@ class Launcher:
                     env[f"K{i}"] = t._wp_all_contiguous_
                     arrays.append(f"K{i}(a{i})")
         contiguous = " and ".join(arrays) or "True"
+        if self.vector_width > 1:  # the vector entry's conditions (see the module docstring)
+            # (a None pointer, of an empty array, raises TypeError here: the slow path decides)
+            pointers = [f"a{i}._ptr" for i, t in enumerate(self.types) if isinstance(t, ArrayType)]
+            aligned = f" and not ({' | '.join(pointers)}) & {VECTOR_ALIGNMENT - 1}" if pointers else ""
+            contiguous = f"{contiguous}{aligned} and dims[1] == dims[2] == dims[3] == 1"
         packed = "".join(f + ", " for f in fields)
         source = [
             "def pack(args, dims, err, res=0):", *lines,
             f"    return struct_pack(*dims, err, res, {packed}), {contiguous}",
-            "def pack_params(buffer, args):", *lines,
+            "def pack_params(buffer, args, dims):", *lines,
             f"    pack_into(buffer, {HEADER_SIZE}, {packed})",
             f"    return {contiguous}",
         ]
@@ -277,9 +295,9 @@ class Launcher:
             if plan.dims is not dims:
                 plan.write_header(dims)
             try:
-                contiguous = self.fast_pack_params(plan.buffer, args)
+                contiguous = self.fast_pack_params(plan.buffer, args, dims)
             except (_SlowPath, TypeError, ValueError, AttributeError, OverflowError, struct.error):
-                contiguous = self.pack_checked_params(plan.buffer, args)
+                contiguous = self.pack_checked_params(plan.buffer, args, dims)
             (plan.run_contiguous if contiguous else plan.run_strided)(n, stream, args, shape)
             return
         if self.scratch is not None:
@@ -372,19 +390,19 @@ class Launcher:
         self, args: Sequence[Any], dims: tuple[int, ...], err: int, res: int = 0
     ) -> tuple[bytes, bool]:
         """Validate and convert every argument, then pack (errors name the parameter)."""
-        fields, contiguous = self.checked_fields(args)
+        fields, contiguous = self.checked_fields(args, dims)
         return self.packer.pack(*dims, err, res, *fields), contiguous
 
-    def pack_checked_params(self, buffer: Any, args: Sequence[Any]) -> bool:
+    def pack_checked_params(self, buffer: Any, args: Sequence[Any], dims: tuple[int, ...]) -> bool:
         """:meth:`pack_checked`'s parameters into ``buffer`` after its header; returns whether
-        all arrays are contiguous."""
-        fields, contiguous = self.checked_fields(args)
+        the launch is "contiguous" (as :meth:`pack_checked` says)."""
+        fields, contiguous = self.checked_fields(args, dims)
         self.params_packer.pack_into(buffer, HEADER_SIZE, *fields)
         return contiguous
 
-    def checked_fields(self, args: Sequence[Any]) -> tuple[list[Any], bool]:
-        """The buffer fields of ``args`` after validation and conversion, and whether all arrays
-        are contiguous."""
+    def checked_fields(self, args: Sequence[Any], dims: tuple[int, ...]) -> tuple[list[Any], bool]:
+        """The buffer fields of ``args`` after validation and conversion, and whether the launch
+        over ``dims`` is "contiguous" (all arrays are; with a vector entry, also what it needs)."""
         values = self.convert(args)
         fields: list[Any] = []
         contiguous = True
@@ -398,6 +416,8 @@ class Launcher:
                 fields.extend(t._wp_pack_(v))
                 check = getattr(t, "_wp_all_contiguous_", None)
                 contiguous = contiguous and (check is None or check(v))
+        if self.vector_width > 1 and contiguous:
+            contiguous = _vector_launch(self.types, values, dims)
         return fields, contiguous
 
     def convert(self, args: Sequence[Any]) -> list[Any]:
@@ -473,6 +493,27 @@ class Launcher:
             f"at {loc}: index ({idx}) is out of range for array '{info.get('array', '?')}' with shape "
             f"{tuple(error.shape)}\n    {loc.text}"
         )
+
+
+def _vector_runner(run: Any, width: int) -> Any:
+    """The runner of a vector entry: a grid for ``ceil(n / width)`` threads (the entry reads the
+    launch size from the header)."""
+
+    def run_vector(args: bytes, n: int, stream: Any = None, keep: Any = None, shape: Any = None) -> None:
+        run(args, (n + width - 1) // width, stream, keep, shape)
+
+    return run_vector
+
+
+def _vector_launch(types: Sequence[Any], values: Sequence[Any], dims: Sequence[int]) -> bool:
+    """Whether a launch over contiguous arrays may run the vector entry: 1-D, array data aligned."""
+    if dims[1] != 1 or dims[2] != 1 or dims[3] != 1:
+        return False
+    return all(
+        not (getattr(v, "_ptr", 0) or 0) % VECTOR_ALIGNMENT
+        for t, v in zip(types, values, strict=True)
+        if isinstance(t, ArrayType)
+    )
 
 
 def null_array(t: ArrayType, device: Any) -> Any:
