@@ -149,3 +149,28 @@ def test_kernel_without_parameters(fake_cuda) -> None:
     assert launch["n"] == 5 and len(launch["args"]) == 48
     with pytest.raises(LaunchTypeError, match="passed 1 arguments but kernel requires 0"):
         wp.launch(plan_no_params, dim=5, inputs=[1], device="cuda:0")
+
+
+@wp.kernel
+def plan_scale(x: wp.array(dtype=float), y: wp.array(dtype=float), a: float):
+    i = wp.tid()
+    y[i] = a * x[i]
+
+
+def test_vector_entry_from_plans_and_recorded_launches(fake_cuda) -> None:
+    n = 2000
+    x = wp.array(np.arange(n, dtype=np.float32), device="cuda:0")
+    y = wp.zeros(n, dtype=float, device="cuda:0")
+    launcher = get_launcher(plan_scale, "cuda:0", args=[x, y, 1.0])
+    assert launcher.in_place and launcher.vector_width == 4
+    wp.launch(plan_scale, dim=n, inputs=[x, y, 2.0], device="cuda:0")
+    launch = fake_cuda.launches[-1]  # the vector entry over ceil(n / 4) threads
+    assert launch["symbol"].endswith("_entry_v") and launch["grid"] == (n // 4 + 255) // 256
+    # (the stand-in runs the kernel's CPU build over all n threads, whatever the entry)
+    np.testing.assert_allclose(y.numpy(), 2.0 * np.arange(n))
+    wp.launch(plan_scale, dim=n - 1, inputs=[x[1:], y[1:], 3.0], device="cuda:0")  # unaligned
+    assert fake_cuda.launches[-1]["symbol"].endswith("_entry_s")
+    cmd = wp.launch(plan_scale, dim=n, inputs=[x, y, 4.0], device="cuda:0", record_cmd=True)
+    cmd.launch()
+    assert fake_cuda.launches[-1]["symbol"].endswith("_entry_v")
+    np.testing.assert_allclose(y.numpy(), 4.0 * np.arange(n))
