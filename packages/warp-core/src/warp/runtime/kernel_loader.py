@@ -84,10 +84,10 @@ def _kernel_location(kernel: Any) -> str:
     return f" ({code.co_filename}:{code.co_firstlineno})" if code is not None else ""
 
 
-def _load(target: Target, kernel: Any, device: Any, code: bytes, meta: dict[str, Any]) -> Any:
+def _load(target: Target, kernel: Any, device: Any, code: bytes, meta: dict[str, Any], store: Any) -> Any:
     """Load ``code`` on ``device``; a failure names the kernel and where it is defined."""
     try:
-        return target.load(code, list(meta["entries"].values()), name=kernel.name, device=device)
+        return target.load(code, list(meta["entries"].values()), name=kernel.name, device=device, store=store)
     except WarpCodegenError as exc:
         detail = str(exc)
         externals = meta.get("externals", {})
@@ -111,7 +111,8 @@ def load_part(kernel: Any, device: Any, part: str, mode: str | None = None) -> K
     if hit is not None:
         code, meta = hit
         try:
-            loaded = target.load(code, list(meta["entries"].values()), name=kernel.name, device=device)
+            symbols = list(meta["entries"].values())
+            loaded = target.load(code, symbols, name=kernel.name, device=device, store=cache)
         except Exception:  # an entry that passes its checksum but does not load: recompile
             loaded = None
     reason = log.compile_reason(kernel, part, device, options, hit=loaded is not None)
@@ -120,7 +121,7 @@ def load_part(kernel: Any, device: Any, part: str, mode: str | None = None) -> K
         with log.compile_progress(kernel, part, device):
             compiled_object = pipeline.compile_kernel(kernel, options, target, device, store=cache)
         code, meta = compiled_object.obj, compiled_object.meta
-        loaded = _load(target, kernel, device, code, meta)
+        loaded = _load(target, kernel, device, code, meta, cache)
         cache.put(key, code, meta)
     entries = meta["entries"]
     result = KernelPart(

@@ -176,8 +176,14 @@ class Target(abc.ABC):
         """
 
     @abc.abstractmethod
-    def load(self, code: bytes, symbols: list[str], *, name: str, device: Any) -> LoadedCode:
-        """Load ``code`` on ``device`` resolving ``symbols``; failures raise ``WarpCodegenError``."""
+    def load(
+        self, code: bytes, symbols: list[str], *, name: str, device: Any, store: CodeStore | None = None
+    ) -> LoadedCode:
+        """Load ``code`` on ``device`` resolving ``symbols``; failures raise ``WarpCodegenError``.
+
+        ``store`` may keep what loading derives from ``code`` for later processes (CUDA: the
+        cubin the driver makes from PTX), under keys of the target's own.
+        """
 
     @abc.abstractmethod
     def launch(

@@ -119,7 +119,9 @@ class CpuTarget(Target):
     ) -> bytes:
         return cpu_jit.compile_ir(llvm_ir, opt_level=options.optimization_level, name=name)
 
-    def load(self, code: bytes, symbols: list[str], *, name: str, device: Any) -> CpuLoadedCode:
+    def load(
+        self, code: bytes, symbols: list[str], *, name: str, device: Any, store: CodeStore | None = None
+    ) -> CpuLoadedCode:
         return CpuLoadedCode(cpu_jit.load_object(code, symbols, name=name))
 
     def __init__(self) -> None:

@@ -2,7 +2,8 @@
 
 * code: :mod:`~warp.targets.cuda.entry` defines ``ptx_kernel`` entries taking the packed
   argument buffer; :func:`warp.targets.cuda.ptx.compile_ptx` emits PTX for the device's SM and the PTX
-  ISA its driver accepts; ``cuModuleLoadDataEx`` loads it (its error log goes into the exception).
+  ISA its driver accepts; ``cuModuleLoadDataEx`` loads it (its error log goes into the exception),
+  or, given the kernel cache, the cubin the driver's linker made from it once (:mod:`.cubin`).
 * launches: ``cuLaunchKernel`` with the argument buffer passed whole through
   ``CU_LAUNCH_PARAM_BUFFER_POINTER`` (the same bytes the CPU entry reads), on the given or the
   device's current stream; ``ceil(n / block_dim)`` blocks of ``block_dim`` threads (256 unless
@@ -35,6 +36,7 @@ from warp.compiler.lowering.kernel import EntryVariant
 from warp.compiler.options import CompileOptions
 from warp.errors import WarpCodegenError
 from warp.targets.base import Allocation, CodeStore, CommandList, ErrorRecordBuffer, LoadedCode, Target
+from warp.targets.cuda import cubin
 from warp.targets.cuda import driver as drv
 from warp.targets.cuda import ptx
 from warp.targets.cuda.context import device_info, make_current
@@ -106,15 +108,26 @@ def _unload(module: Any, ordinal: int) -> None:
         pass
 
 
-def load_ptx(ptx_text: bytes, symbols: list[str], *, name: str, device: Any) -> CudaLoadedCode:
-    """Load PTX on ``device`` and look up ``symbols``; JIT errors carry the driver's log."""
+def load_ptx(
+    ptx_text: bytes, symbols: list[str], *, name: str, device: Any, store: CodeStore | None = None
+) -> CudaLoadedCode:
+    """Load PTX on ``device`` and look up ``symbols``; JIT errors carry the driver's log.
+
+    With a ``store`` (the kernel cache) the PTX loads as a cached cubin (:mod:`.cubin`) where it can.
+    """
     cu = drv.driver()
-    make_current(device.ordinal)
+    info = make_current(device.ordinal)
+    image = bytes(ptx_text) + (b"" if bytes(ptx_text).endswith(b"\0") else b"\0")
+    if store is not None and cubin.cubins_enabled():
+        linked = cubin.load_cubin(
+            image, symbols, name=name, arch=info.arch, driver_version=info.driver_version, store=store
+        )
+        if linked is not None:
+            return CudaLoadedCode(linked[0], linked[1], device)
     # cuda-python takes the log buffer as a bytes-like object (converted to char*), its size as int
     log = bytearray(8192)
     options = [cu.CUjit_option.CU_JIT_ERROR_LOG_BUFFER, cu.CUjit_option.CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES]
     values = [log, len(log)]
-    image = bytes(ptx_text) + (b"" if bytes(ptx_text).endswith(b"\0") else b"\0")
     err, module = cu.cuModuleLoadDataEx(image, len(options), options, values)
     if int(err) != 0:
         detail = bytes(log).split(b"\0", 1)[0].decode(errors="replace").strip()
@@ -255,8 +268,10 @@ class CudaTarget(Target):
             libdevice_store=store,
         ).encode()
 
-    def load(self, code: bytes, symbols: list[str], *, name: str, device: Any) -> CudaLoadedCode:
-        return load_ptx(code, symbols, name=name, device=device)
+    def load(
+        self, code: bytes, symbols: list[str], *, name: str, device: Any, store: CodeStore | None = None
+    ) -> CudaLoadedCode:
+        return load_ptx(code, symbols, name=name, device=device, store=store)
 
     def runner(self, device: Any, entry: CudaEntry) -> Any:
         """The launch hot path: copy the packed arguments into a per-thread buffer the driver reads.
