@@ -1,5 +1,6 @@
 """Cached cubins (warp.targets.cuda.cubin): PTX is linked to a cubin once, later loads take the
-cubin; damaged, foreign or refused cubins fall back to linking the PTX again."""
+cubin; damaged, foreign or refused cubins fall back to linking the PTX again. Cubins are used with
+``wp.config.cuda_output = "cubin"``, or by default where the driver's JIT cache is off."""
 
 from __future__ import annotations
 
@@ -37,6 +38,11 @@ PTX = b"""
 }
 """
 DEVICE = SimpleNamespace(ordinal=0)
+
+
+@pytest.fixture(autouse=True)
+def _cubins(monkeypatch):
+    monkeypatch.setattr(wp.config, "cuda_output", "cubin")
 
 
 def _image() -> bytes:
@@ -129,6 +135,35 @@ def test_cuda_output_ptx_loads_the_ptx_itself(fake_cuda, tmp_path, monkeypatch):
     assert fake_cuda.calls == ["cuModuleLoadDataEx"] and store.keys() == []
 
 
+@pytest.mark.parametrize(
+    "output, env, expected",
+    [
+        ("cubin", {}, True),
+        ("ptx", {"CUDA_CACHE_DISABLE": "1"}, False),
+        (None, {}, False),
+        (None, {"CUDA_CACHE_DISABLE": "0"}, False),
+        (None, {"CUDA_CACHE_DISABLE": "1"}, True),
+        (None, {"CUDA_CACHE_MAXSIZE": "0"}, True),
+    ],
+)
+def test_cubins_by_default_only_where_the_driver_caches_no_jit_code(monkeypatch, output, env, expected):
+    monkeypatch.delenv("CUDA_CACHE_DISABLE", raising=False)
+    monkeypatch.delenv("CUDA_CACHE_MAXSIZE", raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setattr(wp.config, "cuda_output", output)
+    assert cubin.cubins_enabled() is expected
+
+
+def test_by_default_the_ptx_is_loaded_for_the_drivers_cache(fake_cuda, tmp_path, monkeypatch):
+    monkeypatch.setattr(wp.config, "cuda_output", None)
+    monkeypatch.delenv("CUDA_CACHE_DISABLE", raising=False)
+    monkeypatch.delenv("CUDA_CACHE_MAXSIZE", raising=False)
+    store = KernelCache(str(tmp_path))
+    load_ptx(PTX, ["cubin_test_entry"], name="m", device=DEVICE, store=store)
+    assert fake_cuda.calls == ["cuModuleLoadDataEx"] and store.keys() == []
+
+
 def test_kernels_load_from_their_cubin_and_compute(fake_cuda, tmp_path, monkeypatch):
     monkeypatch.setattr(wp.config, "kernel_cache_dir", str(tmp_path))
 
@@ -174,10 +209,16 @@ _CHILD = textwrap.dedent(
 
 
 def test_a_second_process_loads_the_cubin(tmp_path):
+    """Where the driver's JIT cache is off, the second process loads the first one's cubin."""
     ptx_file = tmp_path / "k.ptx"
     ptx_file.write_bytes(PTX)
     args = [sys.executable, "-c", _CHILD, os.path.dirname(__file__), str(tmp_path / "cache"), str(ptx_file)]
-    runs = [json.loads(subprocess.run(args, capture_output=True, text=True, check=True).stdout) for _ in range(2)]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("WARP_")}
+    env["CUDA_CACHE_DISABLE"] = "1"  # the default (cuda_output None) then caches cubins
+    runs = [
+        json.loads(subprocess.run(args, capture_output=True, text=True, check=True, env=env).stdout)
+        for _ in range(2)
+    ]
     assert runs[0]["calls"] == ["cuLinkComplete", "cuModuleLoadData"]
     assert runs[1]["calls"] == ["cuModuleLoadData"]
     assert runs[0]["entries"] == runs[1]["entries"] == ["cubin_test_entry"]
