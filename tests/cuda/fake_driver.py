@@ -11,7 +11,8 @@ capture can be paused and resumed into the same graph, ``cuStreamBeginCaptureToG
 checking that the new work follows the graph's last node). ``cuModuleLoadDataEx`` checks the
 PTX names its entries; the JIT linker (``cuLinkCreate``/``cuLinkAddData``/``cuLinkComplete``)
 makes a checksummed stand-in cubin for the GPU's compute capability and driver version, which
-``cuModuleLoadData`` refuses when damaged or made for another GPU or a newer driver; ``cuLaunchKernel`` reads the argument buffer the runtime passed through
+``cuModuleLoadData`` refuses when damaged or made for another GPU or a newer driver;
+``cuLaunchKernel`` reads the argument buffer the runtime passed through
 ``CU_LAUNCH_PARAM_BUFFER_POINTER`` and runs the kernel's CPU build of the same entry (same
 argument layout) over all threads, so results are real (whatever the grid and block sizes: the
 CUDA entry's own thread mapping is checked separately, by ``grid_emulator``).

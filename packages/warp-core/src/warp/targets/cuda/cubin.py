@@ -34,7 +34,7 @@ CUBIN_FORMAT = "1"
 
 
 def driver_jit_cache_disabled() -> bool:
-    """Whether the driver keeps no JIT cache of its own (``CUDA_CACHE_DISABLE=1``, ``CUDA_CACHE_MAXSIZE=0``)."""
+    """Whether the driver keeps no JIT cache (``CUDA_CACHE_DISABLE=1``, ``CUDA_CACHE_MAXSIZE=0``)."""
     return os.environ.get("CUDA_CACHE_DISABLE", "0").strip() == "1" or (
         os.environ.get("CUDA_CACHE_MAXSIZE", "").strip() == "0"
     )
