@@ -185,6 +185,18 @@ class Target(abc.ABC):
         cubin the driver makes from PTX), under keys of the target's own.
         """
 
+    def load_many(
+        self, items: Sequence[tuple[bytes, list[str], str]], *, device: Any, store: CodeStore | None = None
+    ) -> list[LoadedCode]:
+        """:meth:`load` each ``(code, symbols, name)`` of ``items`` (a module's cached kernels).
+
+        Targets may load them together (the CPU links all objects into one JIT library); a
+        failure of any raises, and the caller then loads them one by one.
+        """
+        return [
+            self.load(code, symbols, name=name, device=device, store=store) for code, symbols, name in items
+        ]
+
     @abc.abstractmethod
     def launch(
         self, device: Any, entry: Any, args: bytes, n: int, stream: Any = None, keep: Any = None
