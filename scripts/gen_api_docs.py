@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import ast
 import difflib
+import enum
 import inspect
 import re
 import sys
@@ -137,7 +138,14 @@ def _lookup(module: Any, dotted: str) -> Any:
 
 
 def _signature(obj: Any) -> str:
-    """``(a: int, b: float = 1.0) -> None`` with postponed (string) annotations shown unquoted."""
+    """``(a: int, b: float = 1.0) -> None`` with postponed (string) annotations shown unquoted.
+
+    An Enum class shows ``(value)``, the lookup of a member by value: ``inspect.signature`` of
+    an Enum class differs between Python versions (3.11: the functional API's parameters,
+    3.12: ``(*values)``), and the page must not depend on the Python that generated it.
+    """
+    if isinstance(obj, enum.EnumMeta):
+        return "(value)"
     try:
         sig = inspect.signature(obj)
     except (TypeError, ValueError):
@@ -187,7 +195,7 @@ def _class_members(cls: type, documented: set[int]) -> list[tuple[str, str, str]
     for klass in reversed(cls.__mro__):
         if (
             klass is object
-            or klass.__module__ == "builtins"
+            or klass.__module__ in ("builtins", "enum")
             or (klass is not cls and id(klass) in documented)
         ):
             continue
@@ -210,6 +218,9 @@ def _render_object(label: str, obj: Any, documented: set[int]) -> list[str]:
     out = [f"### wp.{label}", ""]
     if inspect.isclass(obj):
         out += ["```python", f"wp.{label}{_signature(obj)}", "```", "", _own_doc(obj) or _doc(obj), ""]
+        if isinstance(obj, enum.EnumMeta):
+            values = ", ".join(f"`{member.name}` = {member.value!r}" for member in obj)
+            out += [f"Members: {values}.", ""]
         for name, sig, doc in _class_members(obj, documented):
             head = f"`{name}{sig}`" if sig else f"`{name}` (property)"
             first, _, rest = doc.partition("\n\n")

@@ -226,9 +226,9 @@ def _cpu_unless_parametrized(request):
     """Tests that take no ``device`` (nor ``fake_cuda``) are CPU tests: they run with ``cpu`` as
     the default device even on a GPU host, where ``cuda:0`` is the default (their NumPy
     zero-copy and thread-pool expectations are the CPU's). Device-parametrized tests choose
-    their own."""
+    their own (``jax_device``: tests/interop/conftest.py)."""
     names = request.fixturenames
-    if "device" in names or "real_device" in names or "fake_cuda" in names:
+    if "device" in names or "real_device" in names or "fake_cuda" in names or "jax_device" in names:
         yield
         return
     with wp.ScopedDevice("cpu"):

@@ -49,6 +49,7 @@ import helpers
 from helpers import COEFFS, TABLE, InnerArray, Outer
 
 wp.config.verbose = True  # a line per kernel: cache hit or miss
+wp.set_device("cpu")  # a CPU test, also where cuda:0 (the default there) is present
 wp.set_module_options({options})
 
 @wp.kernel
@@ -96,7 +97,9 @@ def _write(path: str, text: str) -> None:
 
 
 def _run(workdir: str, cache: str) -> tuple[dict, list[str]]:
-    env = dict(os.environ, WARP_CACHE_PATH=cache, PYTHONDONTWRITEBYTECODE="1", PYTHONPATH=workdir)
+    # the helpers come first; what made warp importable here (PYTHONPATH=site, say) stays after them
+    pythonpath = os.pathsep.join(filter(None, [workdir, os.environ.get("PYTHONPATH")]))
+    env = dict(os.environ, WARP_CACHE_PATH=cache, PYTHONDONTWRITEBYTECODE="1", PYTHONPATH=pythonpath)
     script = os.path.join(workdir, "main.py")
     proc = subprocess.run([sys.executable, script], env=env, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, f"child failed (rc={proc.returncode}):\n{proc.stdout}\n{proc.stderr}"

@@ -75,7 +75,7 @@ def test_prints_come_in_thread_order(tmp_path):
             print(i)
             wp.printf("p%d\\n", i * n)
 
-        wp.launch(say, dim=40000, inputs=[2])
+        wp.launch(say, dim=40000, inputs=[2], device="cpu")  # cuda:0 is the default on a GPU host
         """
     ))
     result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True)

@@ -50,9 +50,33 @@ def test_device_equality_and_hash():
     assert cpu != 3
 
 
-def test_default_device_is_cpu_without_cuda_runtime():
-    assert get_device() == get_preferred_device()
-    assert get_preferred_device() == "cpu"
+def test_default_device_is_cuda0_where_present_else_cpu():
+    # this host as it is (the conftest's cpu scope aside): cuda:0 on a GPU host, else cpu
+    expected = "cuda:0" if get_cuda_device_count() > 0 else "cpu"
+    assert get_preferred_device() == expected
+    set_device(None)
+    assert get_device() == expected
+
+
+def test_default_device_is_cpu_without_cuda_devices(monkeypatch):
+    monkeypatch.setattr(devices, "_cuda_count", 0)
+    monkeypatch.setattr(devices, "_cuda_devices", [])
+    set_device(None)
+    assert get_preferred_device() is get_device("cpu")
+    assert get_device() is get_device("cpu")
+    assert not is_cuda_available() and get_cuda_devices() == []
+
+
+def test_default_device_is_cpu_until_the_cuda_runtime_is_ready(monkeypatch):
+    gpu = Device("cuda:0", 0, "Some GPU")
+    monkeypatch.setattr(devices, "_cuda_count", 1)
+    monkeypatch.setattr(devices, "_cuda_devices", [gpu])
+    set_device(None)
+    monkeypatch.setattr(devices, "_cuda_runtime_ready", False)
+    assert get_device() is get_device("cpu")
+    monkeypatch.setattr(devices, "_cuda_runtime_ready", True)
+    assert get_preferred_device() is gpu
+    assert get_device() is gpu
 
 
 def test_set_device():
@@ -130,9 +154,30 @@ def test_invalid_identifiers():
 def test_query_failure_gives_zero(monkeypatch):
     import sys
 
+    from warp.targets.cuda import driver
+
+    # forget a driver this process already initialized (a GPU host): the query must import again
+    monkeypatch.setattr(driver, "_cu", None)
+    monkeypatch.setattr(driver, "_failure", None)
     monkeypatch.setitem(sys.modules, "cuda", None)
     monkeypatch.setitem(sys.modules, "cuda.bindings", None)
     assert devices._query_cuda_device_count() == 0
+    assert "cuda-python is not installed" in driver.unavailable_reason()
+
+
+def test_driver_init_failure_gives_zero(monkeypatch):
+    import types
+
+    from warp.targets.cuda import driver
+
+    failing = types.SimpleNamespace(
+        cuInit=lambda flags: (100,), cuGetErrorName=lambda err: (0, b"CUDA_ERROR_NO_DEVICE")
+    )
+    monkeypatch.setattr(driver, "_cu", None)
+    monkeypatch.setattr(driver, "_failure", None)
+    monkeypatch.setattr(driver, "_import_bindings", lambda: failing)
+    assert devices._query_cuda_device_count() == 0
+    assert driver.unavailable_reason() == "CUDA driver not available: cuInit failed with CUDA_ERROR_NO_DEVICE"
 
 
 def test_synchronize_is_noop():

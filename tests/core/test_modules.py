@@ -2,6 +2,7 @@
 built directly, and the module API: ``wp.get_module``, ``wp.set_module_options``,
 ``wp.get_module_options``, ``wp.load_module``, ``wp.force_load``."""
 
+import re
 import sys
 import types
 
@@ -176,34 +177,60 @@ wp.overload(generic, [wp.array(dtype=wp.float64)])
 """
 
 
-def test_load_module_and_force_load_compile_ahead_of_launch(capsys):
+_LOAD_LINE = re.compile(r"^Module (\S+) \S+ load on device '([^']+)'", re.MULTILINE)
+
+
+def _loads(out: str) -> list[tuple[str, str]]:
+    """(module, device) of each 'Module ... load on device ...' line printed."""
+    return sorted(_LOAD_LINE.findall(out))
+
+
+def _check_load_module_and_force_load(capsys, names: tuple[str, str]) -> None:
+    root, child = names
+    every = [str(d) for d in wp.get_devices()]  # cpu and each cuda:N present
     saved = wp.config.quiet
     wp.config.quiet = False
     try:
-        mod = _fresh_python_module("lang_funcs_load_mod", LOAD_SOURCE)
-        sub = _fresh_python_module("lang_funcs_load_mod.sub", LOAD_SOURCE.replace("5", "6"))
+        mod = _fresh_python_module(root, LOAD_SOURCE)
+        # kernels named apart from the root's: the stand-in driver finds entries by symbol across
+        # modules (a real driver looks them up per module)
+        sub_source = LOAD_SOURCE.replace("5", "6").replace("first", "sub_first")
+        sub_source = sub_source.replace("generic", "sub_generic")
+        sub = _fresh_python_module(child, sub_source)
         wp.load_module(mod, device="cpu")
         out = capsys.readouterr().out
-        assert out.count("Module lang_funcs_load_mod ") == 1  # one line: 'first' and the float64 instance
+        assert _loads(out) == [(root, "cpu")]  # one line: 'first' and the float64 instance
         assert out.rstrip().endswith("(compiled)")
-        assert "lang_funcs_load_mod.sub" not in out
-        wp.load_module("lang_funcs_load_mod", recursive=True)
+        # no device: every device (NVIDIA Warp's "If None, load on all devices"); the root
+        # module is already loaded on the cpu
+        wp.load_module(root, recursive=True)
         out = capsys.readouterr().out
-        assert out.count("Module lang_funcs_load_mod.sub ") == 1 and "lang_funcs_load_mod " not in out
+        expected = [(root, d) for d in every if d != "cpu"] + [(child, d) for d in every]
+        assert _loads(out) == sorted(expected)
         wp.force_load(device="cpu", modules=[sub])
         assert capsys.readouterr().out == ""  # already loaded: nothing to do
-        sub.first.unload()
-        wp.force_load(modules=["lang_funcs_load_mod.sub"])  # every device (the CPU here; GPUs too if any)
-        out = capsys.readouterr().out
-        assert out.count("Module lang_funcs_load_mod.sub ") == len(wp.get_devices())
-        assert out.count("on device 'cpu'") == 1
-        # loaded code is what launches use
-        a = wp.zeros(2, dtype=wp.float64)
-        wp.launch(mod.generic, dim=2, inputs=[a])
-        assert capsys.readouterr().out == ""
-        np.testing.assert_array_equal(a.numpy(), [5.0, 5.0])
+        sub.sub_first.unload()
+        wp.force_load(modules=[child])  # every device again
+        assert _loads(capsys.readouterr().out) == sorted((child, d) for d in every)
+        # loaded code is what launches use, on each device
+        for d in every:
+            a = wp.zeros(2, dtype=wp.float64, device=d)
+            wp.launch(mod.generic, dim=2, inputs=[a], device=d)
+            assert capsys.readouterr().out == ""
+            np.testing.assert_array_equal(a.numpy(), [5.0, 5.0])
     finally:
         wp.config.quiet = saved
+
+
+def test_load_module_and_force_load_compile_ahead_of_launch(capsys):
+    """On the devices of this host: the cpu, and each cuda:N of a GPU host."""
+    _check_load_module_and_force_load(capsys, ("lang_funcs_load_mod", "lang_funcs_load_mod.sub"))
+
+
+def test_load_module_without_device_loads_on_every_gpu_too(fake_cuda, capsys):
+    """The same with the stand-in driver's cuda:0 and cuda:1 beside the cpu."""
+    assert [str(d) for d in wp.get_devices()] == ["cpu", "cuda:0", "cuda:1"]
+    _check_load_module_and_force_load(capsys, ("gpu_funcs_load_mod", "gpu_funcs_load_mod.sub"))
 
 
 def test_module_object_attributes():

@@ -105,6 +105,7 @@ import sys, importlib.util
 import numpy as np
 import warp as wp
 wp.config.quiet = True
+wp.set_device("cpu")  # the CPU's vectorized loops (cuda:0 is the default on a GPU host)
 spec = importlib.util.spec_from_file_location("outer_loop_kernels", sys.argv[1])
 mod = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(mod)
@@ -292,6 +293,7 @@ import sys, importlib.util
 import numpy as np
 import warp as wp
 wp.config.quiet = True
+wp.set_device("cpu")  # the CPU's vectorized loops (cuda:0 is the default on a GPU host)
 spec = importlib.util.spec_from_file_location("outer_loop_kernels", sys.argv[1])
 mod = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(mod)

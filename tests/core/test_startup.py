@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import glob
 import os
+import platform
 import subprocess
 import sys
 import textwrap
@@ -14,7 +15,7 @@ import pytest
 
 import warp as wp
 from warp.runtime import log
-from warp.startup import conflict_message, find_conflicting_distribution
+from warp.startup import banner, conflict_message, find_conflicting_distribution
 
 
 def _run(code: str, tmp_path, *args: str, env: dict | None = None, file: bool = True):
@@ -86,11 +87,38 @@ def test_startup_line_then_one_line_per_module(tmp_path):
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[0] == f"Warp (warp-suite) {wp.__version__} initialized:"
-    assert lines[1:3] == ["   Devices:", '     "cpu" : ' + (__import__("platform").machine() or "cpu")]
-    assert lines[3:5] == ["   Kernel cache:", f"     {tmp_path / 'cache'}"]
+    # one row per device of this host (cpu, and each cuda:N of a GPU host), names in a column
+    devices = wp.get_devices()
+    rows = lines[2 : 2 + len(devices)]
+    assert lines[1] == "   Devices:"
+    assert rows[0].startswith('     "cpu" ') and rows[0].endswith(" : " + (platform.machine() or "cpu"))
+    for row, device in zip(rows, devices):
+        assert row.startswith(f'     "{device.alias}" '), rows
+        assert row.index(" : ") == len("     ") + max(len(f'"{d.alias}"') for d in devices), rows
+    assert lines[2 + len(devices) : 4 + len(devices)] == ["   Kernel cache:", f"     {tmp_path / 'cache'}"]
     module_lines = [line for line in lines if line.startswith("Module __main__ ")]
     assert len(module_lines) == 1 and module_lines[0].endswith("(compiled)"), result.stdout
     assert lines[-1] == "[3.0, 3.0, 3.0, 3.0]"
+
+
+def test_startup_device_rows_align_on_the_longest_alias():
+    assert banner("1.2", [("cpu", "x86_64")], "/c", True).splitlines() == [
+        "Warp (warp-suite) 1.2 initialized:",
+        "   Devices:",
+        '     "cpu" : x86_64',
+        "   Kernel cache:",
+        "     /c",
+    ]
+    rows = [("cpu", "x86_64"), ("cuda:0", "NVIDIA H200"), ("cuda:1", "NVIDIA H200")]
+    text = banner("1.2", rows, "/c", False)
+    assert text.splitlines()[1:] == [
+        "   Devices:",
+        '     "cpu"    : x86_64',
+        '     "cuda:0" : NVIDIA H200',
+        '     "cuda:1" : NVIDIA H200',
+        "   Kernel cache:",
+        "     /c (disabled)",
+    ]
 
 
 def test_startup_line_comes_at_the_first_device_query(tmp_path):

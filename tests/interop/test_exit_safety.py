@@ -13,13 +13,16 @@ def check_clean_exit(result) -> None:
     assert result.stdout.strip().endswith("done"), result.stdout
 
 
-def test_numpy_and_capsule_aliases_at_exit(tmp_path):
+def test_numpy_and_capsule_aliases_at_exit(tmp_path, real_device):
+    """On the cpu a NumPy view of warp memory; on each cuda:N the capsules alone (NumPy reads only
+    host memory: a copy there). The device is named: the default is cuda:0 on a GPU host."""
     result = run_python(
-        """
+        f"""
         import numpy as np
         import warp as wp
-        a = wp.array(np.arange(8, dtype=np.float32))
-        n = np.from_dlpack(a)                 # numpy view of warp memory
+        device = {str(real_device)!r}
+        a = wp.array(np.arange(8, dtype=np.float32), device=device)
+        n = np.from_dlpack(a) if device == "cpu" else a.numpy()  # numpy view of warp memory (cpu)
         loose = a.__dlpack__()                # never consumed
         loose_v = a.__dlpack__(max_version=(1, 0))
         src = np.arange(4, dtype=np.float64)

@@ -183,3 +183,43 @@ def test_jax_kernel_on_the_gpu() -> None:
     np.testing.assert_allclose(np.asarray(grad), 2.0)
     batched = jax.jit(jax.vmap(lambda x: k(x, y, 2.0)[0]))(jax.numpy.stack([x, 2 * x]))
     np.testing.assert_allclose(np.asarray(batched[1]), 4.0 * np.arange(1000) + 1.0)
+
+
+def test_jax_callable_warp_graph_modes_capture_once_then_replay(fake_cuda) -> None:
+    from warp.jax_experimental import GraphMode
+
+    ran = []
+
+    def double(x: wp.array(dtype=float), out: wp.array(dtype=float)):
+        ran.append(x.device)
+        wp.launch(scale_add, dim=x.shape, inputs=[x, x, 1.0], outputs=[out])
+
+    stream = wp.Stream("cuda:0")
+    for mode in (GraphMode.WARP, GraphMode.WARP_STAGED, GraphMode.WARP_STAGED_EX):
+        c = jax_callable(double, graph_mode=mode)
+        x = wp.array(np.arange(4, dtype=np.float32), device="cuda:0")
+        out = wp.full(4, 99.0, dtype=float, device="cuda:0")  # XLA's outputs are uninitialized
+        frame = _Frame([(x.ptr, (4,))], [(out.ptr, (4,))], {}, stream.cuda_stream, 0)
+        ran.clear()
+        c.run(xla_ffi.decode(frame.frame, on_gpu=True))  # captured, then launched
+        wp.synchronize()
+        assert ran == [wp.get_device("cuda:0")]
+        np.testing.assert_array_equal(out.numpy(), 2.0 * np.arange(4))
+        # the same buffers: the graph runs again (reading the inputs' new values), not the function
+        wp.copy(x, wp.array(10.0 * np.arange(4, dtype=np.float32), device="cuda:0"))
+        out.fill_(99.0)
+        c.run(xla_ffi.decode(frame.frame, on_gpu=True))
+        wp.synchronize()
+        assert len(ran) == 1
+        np.testing.assert_array_equal(out.numpy(), 20.0 * np.arange(4))
+        # other buffers: a new capture
+        other = wp.full(4, 99.0, dtype=float, device="cuda:0")
+        frame2 = _Frame([(x.ptr, (4,))], [(other.ptr, (4,))], {}, stream.cuda_stream, 0)
+        c.run(xla_ffi.decode(frame2.frame, on_gpu=True))
+        wp.synchronize()
+        assert len(ran) == 2
+        np.testing.assert_array_equal(other.numpy(), 20.0 * np.arange(4))
+        # the CPU has no Warp CUDA graphs
+        message = f"graph_mode {mode.name} captures a Warp CUDA graph and is not supported on the CPU"
+        with pytest.raises(RuntimeError, match=message):
+            c.run(xla_ffi.decode(frame.frame, on_gpu=False))

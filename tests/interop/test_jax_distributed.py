@@ -1,4 +1,5 @@
-"""The guide's shard_map examples on several host CPU devices (each test in a fresh process)."""
+"""The guide's shard_map examples on four host CPU devices (each test in a fresh process, with
+JAX_PLATFORMS=cpu: on a GPU host JAX's CUDA plugin would otherwise give its one GPU)."""
 
 from __future__ import annotations
 
@@ -78,6 +79,7 @@ print("ok")
 """,
         tmp_path,
         XLA_FLAGS="--xla_force_host_platform_device_count=4",
+        JAX_PLATFORMS="cpu",  # the host devices, also where JAX's CUDA plugin would pick the GPU
     )
     assert result.returncode == 0, result.stderr[-3000:]
     assert result.stdout.strip().endswith("ok")
@@ -141,6 +143,7 @@ print("ok")
 """,
         tmp_path,
         XLA_FLAGS="--xla_force_host_platform_device_count=4",
+        JAX_PLATFORMS="cpu",  # the host devices, also where JAX's CUDA plugin would pick the GPU
     )
     assert result.returncode == 0, result.stderr[-3000:]
     assert result.stdout.strip().endswith("ok")

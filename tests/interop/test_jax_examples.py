@@ -1,4 +1,5 @@
-"""The JAX examples of the interoperability guide, run on JAX's CPU platform.
+"""The JAX examples of the interoperability guide, run on JAX's CPU platform and on each GPU of
+its CUDA platform that warp sees too (``jax_device``, in tests/interop/conftest.py).
 
 Every result is compared with the same computation written in NumPy / JAX.
 """
@@ -19,6 +20,8 @@ jp = jnp
 
 from warp.jax_experimental import jax_callable, jax_kernel, register_ffi_callback  # noqa: E402
 from warp.jax_experimental.ffi import get_jax_device  # noqa: E402
+
+pytestmark = pytest.mark.usefixtures("jax_device")
 
 
 @wp.kernel
@@ -449,7 +452,7 @@ def test_jax_callable():
     np.testing.assert_array_equal(r2, 2.0 * np.arange(10).reshape(5, 2))
 
 
-def test_jax_callable_graph_modes_and_vmap():
+def test_jax_callable_graph_modes_and_vmap(jax_device):
     from warp.jax_experimental import GraphMode
 
     a = jnp.arange(4, dtype=jnp.float32)
@@ -464,6 +467,12 @@ def test_jax_callable_graph_modes_and_vmap():
     # Warp's own CUDA graph modes need a CUDA device
     for mode in (GraphMode.WARP, GraphMode.WARP_STAGED, GraphMode.WARP_STAGED_EX):
         jax_func = jax_callable(example_func, num_outputs=2, graph_mode=mode)
+        if jax_device.warp.is_cuda:
+            for _ in range(2):  # captured, then replayed
+                c, d = jax_func(a, b, 3.0, output_dims={"c": 4, "d": 2})
+                np.testing.assert_array_equal(c, 3.0 * np.arange(4))
+                np.testing.assert_array_equal(d, np.full((2, 2), 3.0))
+            continue
         with pytest.raises(Exception, match=f"{mode.name} .*not supported on the CPU"):
             jax.block_until_ready(jax_func(a, b, 3.0, output_dims={"c": 4, "d": 2}))
     with pytest.warns(DeprecationWarning, match="graph_compatible"):
@@ -476,7 +485,9 @@ def test_jax_callable_graph_modes_and_vmap():
     np.testing.assert_array_equal(d, np.full((3, 2, 2), 2.0))
 
 
-def test_register_ffi_callback():
+def test_register_ffi_callback(jax_device):
+    seen = []
+
     # the Python function to call
     def warp_func(inputs, outputs, attrs, ctx):
         a = inputs[0]
@@ -484,11 +495,18 @@ def test_register_ffi_callback():
         s = attrs["scale"]
         c = outputs[0]
         d = outputs[1]
-        device = wp.device_from_jax(get_jax_device())
-        assert device == wp.get_device("cpu") and ctx.stream is None
-        # (on a CUDA device the guide wraps ctx.stream with wp.Stream and wp.ScopedStream)
-        wp.launch(scale_kernel, dim=a.shape, inputs=[a, s], outputs=[c], device=device)
-        wp.launch(scale_vec_kernel, dim=b.shape[0], inputs=[b, s], outputs=[d], device=device)
+        # the device of the call (the guide asks get_jax_device(), JAX's default device in the
+        # caller's thread; XLA may run the call on another thread)
+        device = wp.get_device("cpu") if ctx.stream is None else wp.get_device(f"cuda:{ctx.device_ordinal}")
+        seen.append(device)
+        if device.is_cpu:
+            wp.launch(scale_kernel, dim=a.shape, inputs=[a, s], outputs=[c], device=device)
+            wp.launch(scale_vec_kernel, dim=b.shape[0], inputs=[b, s], outputs=[d], device=device)
+            return
+        # on a CUDA device, on XLA's stream (as the guide does)
+        with wp.ScopedStream(wp.Stream(device, cuda_stream=ctx.stream)):
+            wp.launch(scale_kernel, dim=a.shape, inputs=[a, s], outputs=[c], device=device)
+            wp.launch(scale_vec_kernel, dim=b.shape[0], inputs=[b, s], outputs=[d], device=device)
 
     register_ffi_callback("warp_func_test", warp_func)
 
@@ -506,6 +524,8 @@ def test_register_ffi_callback():
     np.testing.assert_array_equal(d, 2.0 * np.arange(n).reshape(5, 2))
     c, d = jax.jit(lambda a, b: call(a, b, scale=np.float32(3.0)))(a, b)
     np.testing.assert_array_equal(c, 3.0 * np.arange(n))
+    assert seen and all(device == jax_device.warp for device in seen)
+    assert wp.device_from_jax(get_jax_device()) == jax_device.warp  # the guide's way, in this thread
 
 
 def test_dlpack_with_jax():

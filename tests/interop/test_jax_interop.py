@@ -1,4 +1,8 @@
-"""JAX conversions, dtype/device maps, and the errors of jax_kernel / jax_callable."""
+"""JAX conversions, dtype/device maps, and the errors of jax_kernel / jax_callable.
+
+Every test runs on the CPU and on each GPU JAX and warp share (``jax_device``, in
+tests/interop/conftest.py): JAX's and warp's default devices are that device.
+"""
 
 from __future__ import annotations
 
@@ -15,6 +19,8 @@ jnp = jax.numpy
 
 from warp.jax_experimental import jax_callable, jax_kernel  # noqa: E402
 from warp.jax_experimental.ffi import get_jax_device  # noqa: E402
+
+pytestmark = pytest.mark.usefixtures("jax_device")
 
 
 @wp.kernel
@@ -71,20 +77,23 @@ def test_bfloat16_arrays_round_trip():
     assert np.array_equal(np.asarray(back.astype(jnp.float32)), np.asarray(x.astype(jnp.float32)))
 
 
-def test_device_maps():
+def test_device_maps(jax_device):
     cpu = jax.devices("cpu")[0]
     assert wp.device_from_jax(cpu) == wp.get_device("cpu")
     assert wp.device_to_jax("cpu") == cpu
-    assert get_jax_device().platform == "cpu"
+    assert get_jax_device() == jax_device.jax  # JAX's default device
+    assert wp.device_from_jax(jax_device.jax) == jax_device.warp
+    assert wp.device_to_jax(jax_device.warp) == jax_device.jax
+    assert wp.device_to_jax() == jax_device.jax  # warp's default device
     with pytest.raises(RuntimeError, match="no corresponding warp device"):
         wp.device_from_jax(object())
 
 
-def test_from_jax_views_and_keeps_alive():
+def test_from_jax_views_and_keeps_alive(jax_device):
     x = jnp.arange(12, dtype=jnp.float32).reshape(4, 3)
     ptr = x.unsafe_buffer_pointer()
     v = wp.from_jax(x, dtype=wp.vec3)
-    assert v.shape == (4,) and v.dtype is wp.vec3 and v.ptr == ptr
+    assert v.shape == (4,) and v.dtype is wp.vec3 and v.ptr == ptr and v.device == jax_device.warp
     del x
     gc.collect()
     out = wp.zeros(4, dtype=float)
@@ -115,9 +124,10 @@ def test_to_jax_zero_copy_and_lifetime():
         wp.to_jax(np.zeros(2))
 
 
-def test_jax_arrays_as_launch_inputs():
+def test_jax_arrays_as_launch_inputs(jax_device):
     x = jnp.arange(5, dtype=jnp.float32)
     y = wp.zeros(5, dtype=float)
+    assert y.device == jax_device.warp
     wp.launch(double, dim=5, inputs=[x, y])
     np.testing.assert_array_equal(y.numpy(), 2.0 * np.arange(5))
 
@@ -259,7 +269,7 @@ def test_top_level_names_and_wrapper_reuse():
         wp.jax_kernel(double, module_preload_mode=7)
 
 
-def test_block_dim_is_validated_and_passed_to_launches():
+def test_block_dim_is_validated_and_passed_to_launches(jax_device):
     for bad in (0, -1):
         with pytest.raises(ValueError, match="block_dim must be positive"):
             wp.jax_kernel(double, block_dim=bad)
@@ -272,9 +282,11 @@ def test_block_dim_is_validated_and_passed_to_launches():
     k = wp.jax_kernel(scaled_by_block_dim, block_dim=64, enable_backward=True)
     (y,) = k(x)
     grad = jax.grad(lambda v: jnp.sum(k(v)[0]))(x)
-    # a CPU launch runs blocks of one thread, whatever block_dim asks for, as in Warp
-    np.testing.assert_array_equal(np.asarray(y), np.arange(8))
-    np.testing.assert_array_equal(np.asarray(grad), np.ones(8))
+    # a CUDA launch runs blocks of block_dim threads; a CPU launch blocks of one thread, whatever
+    # block_dim asks for, as in Warp
+    threads = 1 if jax_device.warp.is_cpu else 64
+    np.testing.assert_array_equal(np.asarray(y), threads * np.arange(8))
+    np.testing.assert_array_equal(np.asarray(grad), np.full(8, threads))
 
 
 @wp.kernel
@@ -318,9 +330,9 @@ def test_bfloat16_arrays_pass_as_jax_bfloat16():
         wp.jax_kernel(triple_bf16)(jnp.zeros((4, 2), dtype=jnp.uint16))
 
 
-def test_results_vary_over_the_manual_axes_of_their_inputs():
+def test_results_vary_over_the_manual_axes_of_their_inputs(jax_device):
     # inside shard_map with check_vma, a scan carry must keep its varying axes through the call
-    mesh = jax.make_mesh((1,), ("replicas",))
+    mesh = jax.sharding.Mesh(np.array([jax_device.jax]), ("replicas",))
     spec = jax.sharding.PartitionSpec("replicas")
     for wrapper in (wp.jax_kernel(double), wp.jax_callable(lambda_double, num_outputs=1)):
 

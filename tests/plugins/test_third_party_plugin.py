@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
+import shutil
+import stat
 import subprocess
 import sys
 import textwrap
@@ -15,15 +18,37 @@ import pytest
 HERE = Path(__file__).parent
 
 
+#: the plugin packages the tests install (folders beside this file)
+PLUGIN_SOURCES = ("warp_plugin_example", "broken_plugin")
+
+
 @pytest.fixture(scope="module")
 def plugin_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Install the example and the broken plugin packages into a private site directory."""
+    """Install the example and the broken plugin packages into a private site directory.
+
+    Built from copies in a temporary folder (setuptools writes ``build/`` and ``*.egg-info``
+    beside the sources, and the checkout may be read-only), offline: no build isolation (it would
+    download setuptools), no index, and pip's own environment settings ignored (``--isolated``:
+    a ``PIP_USER`` or ``PIP_TARGET`` there would clash with ``--target``)."""
+    if importlib.util.find_spec("setuptools") is None:
+        pytest.skip("building the plugin packages offline needs setuptools in this interpreter")
+    sources = tmp_path_factory.mktemp("plugin_sources")
+    for name in PLUGIN_SOURCES:
+        shutil.copytree(HERE / name, sources / name, ignore=shutil.ignore_patterns("build", "*.egg-info"))
+    for path in [sources, *sources.rglob("*")]:  # copies of read-only files stay read-only
+        path.chmod(path.stat().st_mode | stat.S_IWUSR)
     site = tmp_path_factory.mktemp("plugin_site")
     cmd = [
-        sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
-        "--target", str(site), str(HERE / "warp_plugin_example"), str(HERE / "broken_plugin"),
+        sys.executable, "-m", "pip", "--isolated", "install", "--quiet", "--no-deps", "--no-index",
+        "--no-build-isolation", "--target", str(site), *(str(sources / name) for name in PLUGIN_SOURCES),
     ]
-    subprocess.run(cmd, check=True, capture_output=True, text=True)
+    result = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    if result.returncode != 0:
+        pytest.fail(
+            f"installing the plugin packages failed (exit status {result.returncode}):\n"
+            f"{' '.join(cmd)}\n--- stdout\n{result.stdout[-3000:]}\n--- stderr\n{result.stderr[-5000:]}",
+            pytrace=False,
+        )
     return site
 
 

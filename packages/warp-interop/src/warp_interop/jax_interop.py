@@ -22,8 +22,9 @@ _SCALARS = ("float16", "bfloat16", "float32", "float64", "int8", "int16", "int32
 class GraphMode(enum.IntEnum):
     """How a ``jax_callable`` may be captured in a CUDA graph; also ``wp.JaxCallableGraphMode``.
 
-    ``NONE`` and ``JAX`` run on the CPU; the ``WARP*`` modes (Warp's own CUDA graphs, staged
-    with copies of the ``stage_in``/``stage_out`` arguments) need a CUDA device and raise on
+    ``NONE`` and ``JAX`` call the function at every call, on any device; the ``WARP*`` modes
+    capture its launches in a Warp CUDA graph, launched again for the same buffers and static
+    arguments (the staged modes make no staging copies), and need a CUDA device: they raise on
     the CPU.
     """
 

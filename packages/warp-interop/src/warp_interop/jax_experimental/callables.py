@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import inspect
 import itertools
+import threading
 import warnings
 from typing import Any, Callable, Sequence
 
@@ -25,6 +26,8 @@ from warp_interop.jax_experimental.params import result_struct, split_params
 from warp_interop.jax_interop import GraphMode
 
 _ids = itertools.count()
+#: CUDA graphs a ``jax_callable`` keeps for replay (XLA may hand new buffers to every call)
+_MAX_GRAPHS = 16
 
 
 def _annotated_params(func: Callable[..., Any], what: str) -> tuple[list[str], list[Any]]:
@@ -79,6 +82,9 @@ class FfiCallable:
         self.output_dims = output_dims
         self.target = f"warp_callable_{getattr(func, '__name__', 'func')}_{next(_ids)}"
         self._registered = False
+        #: Warp CUDA graphs of the WARP* modes by (device, buffers, static arguments)
+        self._graphs: dict[tuple, Any] = {}
+        self._graphs_lock = threading.Lock()
 
     def __call__(self, *args: Any, output_dims: Any = None, vmap_method: str | None = None) -> Any:
         import jax
@@ -120,12 +126,12 @@ class FfiCallable:
         return call(*arrays, **attrs)
 
     def run(self, call: xla_ffi.CallArguments) -> None:
-        """Call the function once per example with warp arrays over the XLA buffers."""
-        if self.graph_mode not in (GraphMode.NONE, GraphMode.JAX):
-            raise RuntimeError(
-                f"{self.what}: graph_mode {self.graph_mode.name} captures a Warp CUDA graph and is not "
-                "supported on the CPU; use GraphMode.NONE or GraphMode.JAX"
-            )
+        """Call the function once per example with warp arrays over the XLA buffers.
+
+        In the ``WARP*`` graph modes (CUDA only) the calls are captured in a Warp CUDA graph on
+        XLA's stream and the graph is launched; a later call with the same buffers and static
+        arguments launches that graph again without running the function (as in Warp). The
+        staged modes reuse a graph for the same buffers too (no staging copies here)."""
         array_inputs = [p for p in self.inputs if p.is_array]
         buffers = list(call.inputs)
         for k, p in enumerate(self.in_outs):
@@ -134,13 +140,47 @@ class FfiCallable:
         batch, args = batch_args(array_inputs + self.outputs, buffers + pure, self.what)
         inputs, outputs = args[: len(array_inputs)], args[len(array_inputs):]
         with call_device(call.ctx) as device:  # on a GPU: XLA's stream is current in the call
-            zero_outputs(outputs, device)
-            for index in batch_indices(batch):
-                values, it = [], iter(inputs)
-                for p in self.inputs:
-                    values.append(_array_view(next(it), index, device) if p.is_array else call.attrs[p.name])
-                values += [_array_view(a, index, device) for a in outputs]
-                self.func(*values)
+            if self.graph_mode in (GraphMode.NONE, GraphMode.JAX):
+                self._call(device, batch, inputs, outputs, call.attrs)
+                return
+            if not device.is_cuda:
+                raise RuntimeError(
+                    f"{self.what}: graph_mode {self.graph_mode.name} captures a Warp CUDA graph and is not "
+                    "supported on the CPU; use GraphMode.NONE or GraphMode.JAX"
+                )
+            self._call_captured(device, batch, inputs, outputs, call)
+
+    def _call(self, device: Any, batch: tuple[int, ...], inputs: list[BatchedArg], outputs: list[BatchedArg],
+              attrs: dict[str, Any]) -> None:
+        zero_outputs(outputs, device)
+        for index in batch_indices(batch):
+            values, it = [], iter(inputs)
+            for p in self.inputs:
+                values.append(_array_view(next(it), index, device) if p.is_array else attrs[p.name])
+            values += [_array_view(a, index, device) for a in outputs]
+            self.func(*values)
+
+    def _call_captured(self, device: Any, batch: tuple[int, ...], inputs: list[BatchedArg],
+                       outputs: list[BatchedArg], call: xla_ffi.CallArguments) -> None:
+        import warp
+
+        key = (
+            device.ordinal, batch, tuple(a.buffer.ptr for a in inputs + outputs),
+            tuple(sorted((name, repr(value)) for name, value in call.attrs.items())),
+        )
+        with self._graphs_lock:  # one capture per device at a time (XLA may call from several threads)
+            graph = self._graphs.pop(key, None)
+            if graph is None:
+                stream = warp.get_stream(device)
+                warp.capture_begin(device, stream=stream)
+                try:
+                    self._call(device, batch, inputs, outputs, call.attrs)
+                finally:
+                    graph = warp.capture_end(device, stream=stream)
+            self._graphs[key] = graph  # most recently used last
+            while len(self._graphs) > _MAX_GRAPHS:
+                del self._graphs[next(iter(self._graphs))]
+        warp.capture_launch(graph)
 
 
 def register_ffi_callback(name: str, func: Callable[..., Any], graph_compatible: bool = True) -> None:
