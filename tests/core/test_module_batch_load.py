@@ -112,3 +112,17 @@ def test_load_objects_refuses_a_symbol_defined_twice():
     objs = [_object("cb2_batch_entry_dup", 1), _object("cb2_batch_entry_dup", 2)]
     with pytest.raises(WarpCodegenError, match="failed to load object code of module 'dup'"):
         jit.load_objects(objs, ["cb2_batch_entry_dup"], name="dup")
+
+
+def test_a_kernel_that_cannot_be_keyed_fails_alone_and_the_others_load(module):
+    ns = {"wp": wp}
+    text = "@wp.kernel(module=MODULE)\ndef no_source(a: wp.array(dtype=float)):\n    a[0] = 1.0\n"
+    code = compile(text, "<nowhere>", "exec")
+    ns["MODULE"] = module.__name__
+    exec(code, ns)  # a kernel of the module whose source cannot be read
+    with pytest.raises(WarpCodegenError, match="cannot read the source of 'no_source'"):
+        wp.load_module(module, device="cpu")
+    cpu = wp.get_device("cpu")
+    assert all(k.is_loaded(cpu) for k in (module.scale, module.shift, module.square))  # before the error
+    assert _loaded(module.scale).status == "cached"
+    assert _run(module) == [(2.0 * x + 1.0) ** 2 for x in range(5)]

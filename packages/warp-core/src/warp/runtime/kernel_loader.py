@@ -155,8 +155,11 @@ def preload_kernels(kernels: list[Any], device: Any) -> list[CompiledKernel | No
     fingerprint = target.fingerprint(device)
     found = []
     for i, kernel in enumerate(kernels):
-        options = resolve_options(kernel, target=target, part="forward")
-        key = kernel_hash(kernel, options, fingerprint)
+        try:
+            options = resolve_options(kernel, target=target, part="forward")
+            key = kernel_hash(kernel, options, fingerprint)
+        except Exception:  # noqa: BLE001, S112 - reported in order when the kernel loads alone
+            continue
         hit = cache.get(key)
         if hit is not None:
             found.append((i, kernel, options, key, hit[0], hit[1]))
