@@ -34,6 +34,12 @@ def saxpy(x: wp.array(dtype=float), y: wp.array(dtype=float), a: float):
     y[i] = a * x[i] + y[i]
 
 
+#: the same saxpy with the vector entry turned off (the strided entry only), and with 8 indices per
+#: thread instead of 4, for an A/B in one run
+saxpy_strided = wp.Kernel(saxpy.func, key="saxpy_strided", options={"cuda_vector_entry": False})
+saxpy_8 = wp.Kernel(saxpy.func, key="saxpy_8", options={"cuda_vector_entry": 8})
+
+
 @wp.kernel
 def sincos(x: wp.array(dtype=float), out: wp.array(dtype=float)):
     i = wp.tid()
@@ -71,6 +77,24 @@ def _gpu_time_ms(fn, runs: int) -> float:
         fn()
         wp.record_event(end)
         times.append(wp.get_event_elapsed_time(start, end))
+    return float(np.median(times))
+
+
+def _gpu_time_back_to_back_ms(fn, launches: int, runs: int) -> float:
+    """Median GPU time per launch of ``launches`` calls of ``fn`` between two CUDA events.
+
+    :func:`_gpu_time_ms` starts each run on an idle stream, so its figure includes the host's
+    time to issue the launch (the start event is timestamped at once); here the launches queue up
+    behind each other and the figure is close to the kernel's own time.
+    """
+    times = []
+    for _ in range(runs):
+        start, end = wp.Event(enable_timing=True), wp.Event(enable_timing=True)
+        wp.record_event(start)
+        for _ in range(launches):
+            fn()
+        wp.record_event(end)
+        times.append(wp.get_event_elapsed_time(start, end) / launches)
     return float(np.median(times))
 
 
@@ -214,8 +238,24 @@ def main() -> None:
     np.testing.assert_allclose(y.numpy(), 2.0 * x.numpy(), rtol=1e-6)
     ms = _gpu_time_ms(lambda: wp.launch(saxpy, dim=n, inputs=[x, y, 2.0], device=dev), args.runs)
     ours = {"saxpy_us": ms * 1000}
-    print(f"saxpy 10M: {ms * 1000:.1f} us, {_tbps(n, ms):.2f} TB/s (goal <= 35 us on an H200)")
+    entry = "vector entry" if wp.config.cuda_vector_entry else "strided entry: cuda_vector_entry off"
+    print(f"saxpy 10M: {ms * 1000:.1f} us, {_tbps(n, ms):.2f} TB/s ({entry}; goal <= 35 us on an H200)")
     result("cuda_saxpy_10M", ms * 1000, "us", 35)
+    ms = _gpu_time_back_to_back_ms(lambda: wp.launch(saxpy, dim=n, inputs=[x, y, 2.0], device=dev), 20, 10)
+    print(f"saxpy 10M, 20 launches back to back: {ms * 1000:.1f} us per launch, {_tbps(n, ms):.2f} TB/s "
+          "(the kernel without the host's launch latency, which the figure above includes)")
+    result("cuda_saxpy_10M_back_to_back", ms * 1000, "us", None)
+    for kernel, key, label in (
+        (saxpy_strided, "saxpy_strided_us", "strided entry (cuda_vector_entry off)"),
+        (saxpy_8, "saxpy_8_us", "vector entry of 8 indices per thread (cuda_vector_entry=8)"),
+    ):
+        y.zero_()
+        wp.launch(kernel, dim=n, inputs=[x, y, 2.0], device=dev)
+        np.testing.assert_allclose(y.numpy(), 2.0 * x.numpy(), rtol=1e-6)
+        ms = _gpu_time_ms(lambda k=kernel: wp.launch(k, dim=n, inputs=[x, y, 2.0], device=dev), args.runs)
+        ours[key] = ms * 1000
+        print(f"saxpy 10M, {label}: {ms * 1000:.1f} us, {_tbps(n, ms):.2f} TB/s")
+        result(f"cuda_{key[:-3]}_10M", ms * 1000, "us", None)
 
     m = 1_000_000
     xs = wp.array(np.linspace(0, 1, m, dtype=np.float32), device=dev)
@@ -261,6 +301,8 @@ def _side_by_side(ours: dict[str, float], n: int, m: int, bodies: int, runs: int
     torch_ = torch_figures(n, runs, launches)
     rows = [
         ("saxpy 10M float32 (us)", "saxpy_us"),
+        ("saxpy 10M, this project's strided entry (us)", "saxpy_strided_us"),
+        ("saxpy 10M, this project's 8 per thread (us)", "saxpy_8_us"),
         ("saxpy 10M, CUDA C float4 loads (us)", "saxpy4_us"),
         ("200 sin+cos over 1M (ms)", "sincos_ms"),
         ("n-body 8192 (ms)", "nbody_ms"),

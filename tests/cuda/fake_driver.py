@@ -532,6 +532,17 @@ class FakeDriver:
         """Handle of the ``index``-th operation of ``graph`` (operations form a chain)."""
         return real.CUgraphNode(graph * 1_000_000 + index + 1)
 
+    def cuStreamIsCapturing(self, stream: Any):
+        """(status,) like the driver's; the legacy stream while a blocking stream captures is
+        ``CUDA_ERROR_STREAM_CAPTURE_IMPLICIT`` (the stand-in's streams are all blocking)."""
+        assert isinstance(stream, real.CUstream)
+        status = real.CUstreamCaptureStatus
+        if int(stream) == int(real.CU_STREAM_LEGACY) and self.capturing:
+            return (ERR.CUDA_ERROR_STREAM_CAPTURE_IMPLICIT, status.CU_STREAM_CAPTURE_STATUS_NONE)
+        if int(stream) in self.capturing:
+            return (OK, status.CU_STREAM_CAPTURE_STATUS_ACTIVE)
+        return (OK, status.CU_STREAM_CAPTURE_STATUS_NONE)
+
     def cuStreamGetCaptureInfo(self, stream: Any):
         """(status, id, graph, dependencies, edge data, count) as cuda-python 13 returns them."""
         assert isinstance(stream, real.CUstream)

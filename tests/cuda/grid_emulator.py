@@ -18,8 +18,9 @@ import llvmlite.binding as llvm
 _SREGS = ("tid", "ntid", "ctaid", "nctaid")
 
 
-def host_entry_ir(kernel: Any) -> tuple[str, str]:
-    """(LLVM IR of ``kernel``'s CUDA entry made runnable on the host, the entry's name)."""
+def host_entry_ir(kernel: Any, entry: str = "strided") -> tuple[str, str]:
+    """(LLVM IR of ``kernel``'s CUDA entry (``"strided"`` or ``"vector"``) made runnable on the
+    host, the entry's name)."""
     from warp.compiler.frontend.translator import build_kernel
     from warp.compiler.lowering.kernel import lower_kernel
     from warp.compiler.options import compiling, resolve_options
@@ -40,17 +41,19 @@ def host_entry_ir(kernel: Any) -> tuple[str, str]:
             f'\n@"emu.g.{reg}" = global i32 0\n'
             f'define i32 @"emu.{reg}"() {{\n  %v = load i32, ptr @"emu.g.{reg}"\n  ret i32 %v\n}}\n'
         )
-    return text, lowered.entries["strided"]
+    return text, lowered.entries[entry]
 
 
-def emulate_grid(kernel: Any, args: bytes, grid: int, block: int, only_blocks: Any = None) -> None:
-    """Run ``kernel``'s CUDA entry for every thread of ``grid`` blocks of ``block`` threads.
+def emulate_grid(
+    kernel: Any, args: bytes, grid: int, block: int, only_blocks: Any = None, entry: str = "strided"
+) -> None:
+    """Run ``kernel``'s CUDA ``entry`` for every thread of ``grid`` blocks of ``block`` threads.
 
     ``only_blocks`` (block indices) runs just those blocks of the grid (a test of the test).
     """
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
-    text, entry = host_entry_ir(kernel)
+    text, entry = host_entry_ir(kernel, entry)
     module = llvm.parse_assembly(text)
     module.triple = llvm.get_process_triple()
     module.verify()

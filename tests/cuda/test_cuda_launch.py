@@ -50,9 +50,13 @@ def test_saxpy_on_cuda(fake_cuda) -> None:
     wp.launch(saxpy, dim=n, inputs=[xd, yd, 2.0], device="cuda:0")
     np.testing.assert_allclose(yd.numpy(), 2 * x + y, rtol=1e-6)
     launch = fake_cuda.launches[-1]
-    assert launch["n"] == n and launch["block"] == 256 and launch["grid"] == 4
-    # one strided entry serves contiguous launches on CUDA (as NVIDIA Warp, indexing uses strides)
-    assert launch["symbol"].endswith("_entry_s")
+    # contiguous, aligned arrays in a 1-D launch: the vector entry, 4 indices per thread, so a
+    # grid for 250 threads (tests/cuda/test_cuda_vector_entry.py); other launches run the strided
+    # entry, as NVIDIA Warp's (indexing through the strides)
+    assert launch["n"] == n and launch["block"] == 256 and launch["grid"] == 1
+    assert launch["symbol"].endswith("_entry_v")
+    wp.launch(saxpy, dim=n - 1, inputs=[xd[1:], yd[1:], 2.0], device="cuda:0")  # 4-byte aligned views
+    assert fake_cuda.launches[-1]["symbol"].endswith("_entry_s") and fake_cuda.launches[-1]["grid"] == 4
     # the argument buffer: header (dims, error record, reserved) + two descriptors + the float
     assert len(launch["args"]) == 48 + 64 + 64 + 8
     assert int.from_bytes(launch["args"][48:56], "little") == xd.ptr

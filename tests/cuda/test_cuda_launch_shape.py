@@ -2,7 +2,9 @@
 
 The fake driver records the grid and block sizes passed to ``cuLaunchKernel``; the grid emulator
 then runs the kernel's CUDA entry (its grid-stride loop) for exactly that configuration and the
-recorded argument buffer, to check that every thread index is visited once.
+recorded argument buffer, to check that every thread index is visited once. The kernels here keep
+to the strided entry (module option ``cuda_vector_entry`` off); the vector entry's grids are
+checked in ``test_cuda_vector_entry.py``.
 """
 
 from __future__ import annotations
@@ -16,7 +18,11 @@ import warp as wp
 from warp.targets import target_for_kind
 
 
-@wp.kernel
+#: the strided entry only (1-D kernels over contiguous arrays would otherwise run the vector entry)
+PLAIN = {"module": "unique", "module_options": {"cuda_vector_entry": False}}
+
+
+@wp.kernel(**PLAIN)
 def count_hits(hits: wp.array(dtype=wp.int32)):
     i = wp.tid()
     hits[i] = hits[i] + 1
@@ -34,13 +40,13 @@ def record_block_dim(out: wp.array(dtype=wp.int32)):
     out[i] = wp.block_dim()
 
 
-@wp.kernel(launch_bounds=(128, 2))
+@wp.kernel(launch_bounds=(128, 2), **PLAIN)
 def bounded(hits: wp.array(dtype=wp.int32)):
     i = wp.tid()
     hits[i] = hits[i] + 1
 
 
-@wp.kernel(launch_bounds=64)
+@wp.kernel(launch_bounds=64, **PLAIN)
 def bounded_64(hits: wp.array(dtype=wp.int32)):
     i = wp.tid()
     hits[i] = hits[i] + 1

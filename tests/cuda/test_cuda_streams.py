@@ -132,3 +132,15 @@ def test_check_raises_named_errors(fake_cuda) -> None:
         driver.CudaError, match=r"CUDA error in cuDeviceGet: CUDA_ERROR_INVALID_DEVICE \(101\)"
     ):
         driver.call("cuDeviceGet", 7)
+
+
+def test_stream_is_capturing(fake_cuda) -> None:
+    s, other = wp.get_stream("cuda:0"), wp.Stream("cuda:0")
+    assert not s.is_capturing and not other.is_capturing
+    with wp.ScopedDevice("cuda:0"):
+        wp.capture_begin()
+        try:
+            assert s.is_capturing and not other.is_capturing
+        finally:
+            wp.capture_end()
+    assert not s.is_capturing

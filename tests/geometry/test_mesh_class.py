@@ -253,3 +253,16 @@ def test_cubql_is_not_available():
     indices = wp.array([0, 1, 2], dtype=wp.int32)
     with pytest.raises(RuntimeError, match="cuBQL BVH constructor is not available"):
         wp.Mesh(points=points, indices=indices, bvh_constructor="cubql")
+
+
+def test_cubql_with_groups_names_grouped_bvhs():
+    points = wp.array([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], dtype=wp.vec3)
+    indices = wp.array([0, 1, 2], dtype=wp.int32)
+    groups = wp.array([0], dtype=wp.int32)
+    with pytest.raises(RuntimeError, match="wp.Mesh: Grouped BVHs cannot be built with the cuBQL"):
+        wp.Mesh(points=points, indices=indices, bvh_constructor="cubql", groups=groups)
+    with pytest.raises(RuntimeError, match="wp.Bvh: Grouped BVHs cannot be built with the cuBQL"):
+        wp.Bvh(points[:1], points[:1], constructor="cubql", groups=groups)
+    bvh = wp.Bvh(points[:1], points[:1], groups=groups)
+    with pytest.raises(RuntimeError, match="wp.Bvh.rebuild: Grouped BVHs cannot be built with the cuBQL"):
+        bvh.rebuild("cubql")

@@ -141,8 +141,11 @@ def test_capsule_can_be_consumed_once():
 
 def test_export_options():
     a = wp.array(np.arange(4, dtype=np.float32))
-    with pytest.raises(BufferError, match="stream must be None"):
-        a.__dlpack__(stream=5)
+    for bad in (0, 1, 2, 5, -2, "nope"):  # a CPU array has no stream to order
+        with pytest.raises(TypeError, match="DLPack stream must be None or -1 for CPU device 'cpu'"):
+            a.__dlpack__(stream=bad)
+    for fine in (None, -1, np.int64(-1)):
+        assert wp.from_dlpack(a.__dlpack__(stream=fine)).numpy().tolist() == [0.0, 1.0, 2.0, 3.0]
     with pytest.raises(BufferError, match="cannot export"):
         a.__dlpack__(dl_device=(2, 0))
     assert capsule_name(a.__dlpack__(dl_device=(1, 0))) == b"dltensor"

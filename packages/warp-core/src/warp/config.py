@@ -56,6 +56,13 @@ print_launches: bool = False
 #: Keep compiled kernels in the on-disk cache (``kernel_cache_dir``) between processes.
 cache_kernels: bool = True
 
+#: CUDA: give kernels that access 1-D arrays at ``wp.tid()`` a second entry running 4 consecutive
+#: threads per GPU thread with 128-bit loads and stores, used for 1-D launches whose arrays are all
+#: contiguous and 16-byte aligned (``docs/cuda.md``); 2, 8 or 16 instead of True: that many
+#: threads per GPU thread. The module option ``"cuda_vector_entry"`` overrides it per module
+#: (``wp.set_module_options``) or per kernel (``wp.Kernel(options=...)``).
+cuda_vector_entry: bool | int = True
+
 #: Print where warnings come from (accepted; warnings already carry their location).
 verbose_warnings: bool = False
 

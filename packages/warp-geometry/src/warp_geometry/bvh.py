@@ -8,38 +8,15 @@ import numpy as np
 
 import warp as wp
 from warp_geometry import bvh_build
+from warp_geometry.bvh_nodes import BvhNode
+from warp_geometry.bvh_tree import TreeArrays
 from warp_geometry.checks import check_array, check_vec3_array
 from warp_geometry.descriptors import Descriptor, Releasable
 
-#: accepted values of ``constructor``: "lbvh" builds along a Morton curve, the others (and None)
-#: with median splits on the longest axis
+#: accepted values of ``constructor``: "lbvh" builds along a Morton curve (in kernels on the
+#: device), "sah" and "median" with median splits on the longest axis (NumPy, on the host);
+#: None is "lbvh" on CUDA devices and "median" on the CPU
 CONSTRUCTORS = ("sah", "median", "lbvh")
-
-
-@wp.struct
-class BvhNode:
-    """One node in 32 bytes (one load per node for traversals that visit children in any order):
-    an inner node's children are ``n + 1`` and ``next``; a leaf (``count`` > 0) holds the items
-    ``items[next:next + count]``."""
-
-    lower: wp.vec3
-    next: wp.int32
-    upper: wp.vec3
-    count: wp.int32
-
-
-def packed_nodes(tree: bvh_build.BvhTree) -> np.ndarray:
-    """The nodes of ``tree`` as a NumPy structured array of :class:`BvhNode` records."""
-    nodes: np.ndarray = np.zeros(tree.num_nodes, dtype=BvhNode.numpy_dtype())  # type: ignore[attr-defined]
-    nodes["lower"] = tree.lower
-    nodes["upper"] = tree.upper
-    nodes["count"] = tree.count
-    inner = tree.count == 0
-    right = np.zeros(tree.num_nodes, np.int32)
-    has_child = inner & (np.arange(tree.num_nodes) + 1 < tree.num_nodes)
-    right[has_child] = tree.skip[np.flatnonzero(has_child) + 1]
-    nodes["next"] = np.where(inner, right, tree.first)
-    return nodes
 
 
 @wp.struct
@@ -63,59 +40,38 @@ class BvhData:
     group_roots: wp.array(dtype=wp.int32)
 
 
-class TreeArrays:
-    """A built tree's node arrays on a device, refitted in place."""
-
-    def __init__(self, tree: bvh_build.BvhTree, device: Any):
-        self.tree = tree
-        self.lower = wp.array(tree.lower, dtype=wp.vec3, device=device)
-        self.upper = wp.array(tree.upper, dtype=wp.vec3, device=device)
-        self.skip = wp.array(tree.skip, dtype=wp.int32, device=device)
-        self.first = wp.array(tree.first, dtype=wp.int32, device=device)
-        self.count = wp.array(tree.count, dtype=wp.int32, device=device)
-        self.items = wp.array(tree.items, dtype=wp.int32, device=device)
-        self.nodes = wp.array(packed_nodes(tree), dtype=BvhNode, device=device)
-        self.group_keys = wp.array(tree.group_keys, dtype=wp.int32, device=device)
-        self.group_roots = wp.array(tree.group_roots, dtype=wp.int32, device=device)
-
-    def fields(self) -> dict[str, Any]:
-        """The BvhData fields describing this tree (item bounds excluded)."""
-        return {
-            "lower": self.lower,
-            "upper": self.upper,
-            "skip": self.skip,
-            "first": self.first,
-            "count": self.count,
-            "items": self.items,
-            "nodes": self.nodes,
-            "group_keys": self.group_keys,
-            "group_roots": self.group_roots,
-            "num_nodes": self.tree.num_nodes,
-            "num_items": int(self.items.shape[0]),
-        }
-
-    def refit(self, lowers: np.ndarray, uppers: np.ndarray) -> None:
-        bvh_build.refit(self.tree, lowers, uppers)
-        self.lower.assign(self.tree.lower)
-        self.upper.assign(self.tree.upper)
-        self.nodes.assign(packed_nodes(self.tree))
-
-
 def build_method(constructor: Any) -> str:
-    """The builder method for a ``constructor`` argument."""
+    """The NumPy builder's method for a ``constructor`` argument."""
     return "lbvh" if constructor == "lbvh" else "median"
 
 
-def group_numbers(groups: Any, count: int, owner: str, what: str) -> np.ndarray | None:
-    """The ``groups`` argument (None, or a 1-d ``wp.int32`` array with one group per item) as NumPy."""
+def builds_on_device(constructor: Any, device: Any) -> bool:
+    """Whether a tree for ``constructor`` on ``device`` is built in kernels on the device (the
+    LBVH builder: "lbvh", and None on a CUDA device) rather than with NumPy on the host (median
+    splits: "sah"/"median", and None on the CPU, whose trees query faster)."""
+    return constructor == "lbvh" or (constructor is None and not device.is_cpu)
+
+
+def build_tree(lowers: Any, uppers: Any, leaf_size: int, constructor: Any, groups: Any) -> TreeArrays:
+    """The tree over boxes ``lowers``/``uppers`` (``wp.vec3`` arrays) on their device: built in
+    kernels there or with NumPy on the host (a CUDA device's bounds are read back for it)."""
+    if lowers.shape[0] and builds_on_device(constructor, lowers.device):
+        return TreeArrays.build_on_device(lowers, uppers, leaf_size, groups)
+    lo, hi = lowers.numpy(), uppers.numpy()
+    group_of = None if groups is None else groups.numpy()
+    tree = bvh_build.build(lo, hi, leaf_size, build_method(constructor), group_of)
+    return TreeArrays.from_host(tree, lowers.device)
+
+
+def check_groups(groups: Any, count: int, owner: str, what: str) -> None:
+    """Validate the ``groups`` argument (None, or a 1-d ``wp.int32`` array with one group per item)."""
     if groups is None:
-        return None
+        return
     check_array(groups, owner, "groups", wp.int32)
     if groups.shape[0] != count:
         raise ValueError(
             f"{owner}: 'groups' holds {groups.shape[0]} values, expected one per {what} ({count})"
         )
-    return groups.numpy()
 
 
 def is_cubql_available() -> bool:
@@ -124,8 +80,14 @@ def is_cubql_available() -> bool:
     return False
 
 
-def check_constructor(constructor: Any, leaf_size: Any, owner: str) -> int:
-    """Validate ``constructor``/``leaf_size`` arguments; returns the leaf size."""
+def check_constructor(constructor: Any, leaf_size: Any, owner: str, grouped: bool = False) -> int:
+    """Validate ``constructor``/``leaf_size`` arguments (``grouped``: ``groups`` were given);
+    returns the leaf size."""
+    if constructor == "cubql" and grouped:
+        raise RuntimeError(
+            f"{owner}: Grouped BVHs cannot be built with the cuBQL constructor; "
+            f"use one of {CONSTRUCTORS} or None"
+        )
     if constructor == "cubql":
         raise RuntimeError(
             f"{owner}: the cuBQL BVH constructor is not available (wp.is_cubql_available() is False); "
@@ -145,8 +107,10 @@ class Bvh(Releasable):
 
     ``id`` identifies it in kernels (``wp.bvh_query_aabb(id, lo, hi)``,
     ``wp.bvh_query_ray(id, start, dir)``). After changing the bounds in place call
-    :meth:`refit`. ``constructor``: "lbvh" sorts the boxes along a Morton curve (fast build),
-    "sah", "median" and None split at the median of the longest axis. ``groups`` (a ``wp.int32`` array,
+    :meth:`refit` (kernels on the BVH's device). ``constructor``: "lbvh" sorts the boxes along
+    a Morton curve (fast build, in kernels on the BVH's device), "sah" and "median" split
+    at the median of the longest axis (NumPy, on the host); None is "lbvh" on CUDA devices and
+    "median" on the CPU. ``groups`` (a ``wp.int32`` array,
     one group number per box) makes every group a subtree, whose root ``bvh_get_group_root(id, group)``
     returns for the queries' ``root`` argument.
     """
@@ -162,16 +126,17 @@ class Bvh(Releasable):
             )
         if lowers.device != uppers.device:
             raise ValueError(f"wp.Bvh: lowers are on {lowers.device} but uppers on {uppers.device}")
-        group_of = group_numbers(groups, lowers.shape[0], "wp.Bvh", "box")
+        check_groups(groups, lowers.shape[0], "wp.Bvh", "box")
         if groups is not None and groups.device != lowers.device:
             raise ValueError(f"wp.Bvh: groups are on {groups.device} but lowers on {lowers.device}")
-        leaf = check_constructor(constructor, leaf_size, "wp.Bvh")
+        leaf = check_constructor(constructor, leaf_size, "wp.Bvh", grouped=groups is not None)
         self.device = lowers.device
         self.lowers = lowers
         self.uppers = uppers
         self.groups = groups
-        tree = bvh_build.build(lowers.numpy(), uppers.numpy(), leaf, build_method(constructor), group_of)
-        self._tree = TreeArrays(tree, self.device)
+        self.constructor = constructor
+        self.leaf_size = leaf
+        self._tree = build_tree(lowers, uppers, leaf, constructor, groups)
         self._descriptor = Descriptor(BvhData, self.device)
         self._descriptor.update(**self._tree.fields(), item_lower=lowers, item_upper=uppers)
 
@@ -182,4 +147,19 @@ class Bvh(Releasable):
 
     def refit(self) -> None:
         """Recompute the node bounds after ``lowers``/``uppers`` changed (same number of boxes)."""
-        self._tree.refit(self.lowers.numpy(), self.uppers.numpy())
+        self._tree.refit(self.lowers, self.uppers)
+
+    def rebuild(self, constructor: str | None = None) -> None:
+        """Build the tree again over the current ``lowers``/``uppers`` (better queries than a
+        refit after large motions); ``id`` stays valid. ``constructor`` None keeps the one the
+        BVH was made with. Not capturable in a CUDA graph (the build reads back its node count)."""
+        if constructor is not None:
+            check_constructor(constructor, self.leaf_size, "wp.Bvh.rebuild", grouped=self.groups is not None)
+            self.constructor = constructor
+        if self.device.is_capturing:
+            raise RuntimeError(
+                "wp.Bvh.rebuild: a BVH cannot be rebuilt while a CUDA graph is captured on "
+                f"{self.device} (the build reads its node count back); use refit() in graphs"
+            )
+        self._tree = build_tree(self.lowers, self.uppers, self.leaf_size, self.constructor, self.groups)
+        self._descriptor.update(**self._tree.fields(), item_lower=self.lowers, item_upper=self.uppers)

@@ -7,8 +7,9 @@ from typing import Any
 import numpy as np
 
 import warp as wp
-from warp_geometry import bvh_build, winding
-from warp_geometry.bvh import BvhData, TreeArrays, build_method, check_constructor, group_numbers
+from warp_geometry import mesh_device, winding
+from warp_geometry.winding_device import DeviceWinding
+from warp_geometry.bvh import BvhData, build_tree, check_constructor, check_groups
 from warp_geometry.checks import check_array, check_same_device, check_vec3_array
 from warp_geometry.descriptors import Descriptor, Releasable
 
@@ -40,21 +41,6 @@ class MeshData:
     leaf_tris: wp.array(dtype=wp.mat33)
 
 
-def triangle_bounds(points: np.ndarray, tris: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per-triangle (lower, upper) boxes, arrays of shape (F, 3)."""
-    corners = points[tris]  # (F, 3, 3)
-    return corners.min(axis=1), corners.max(axis=1)
-
-
-def average_edge_length(points: np.ndarray, tris: np.ndarray) -> float:
-    """Mean length of the triangles' edges (shared edges counted once per triangle)."""
-    if len(tris) == 0:
-        return 0.0
-    corners = points[tris].astype(np.float64)
-    edges = corners - np.roll(corners, -1, axis=1)
-    return float(np.linalg.norm(edges, axis=2).mean())
-
-
 class Mesh(Releasable):
     """A triangle mesh: ``points`` (``wp.vec3``), ``indices`` (``wp.int32``, 3 per triangle).
 
@@ -62,7 +48,9 @@ class Mesh(Releasable):
     keeps references to its buffers; after moving ``points`` call :meth:`refit`. Changing the
     topology needs a new Mesh. ``support_winding_number=True`` precomputes the data of
     ``mesh_query_point_sign_winding_number``; ``bvh_constructor`` "lbvh" builds the BVH along
-    a Morton curve (fast), the other names and None with median splits; ``bvh_leaf_size`` None
+    a Morton curve (fast; in kernels on the mesh's device), "sah" and "median" with median splits
+    (NumPy, on the host), None is "lbvh" on CUDA devices and "median" on the CPU. The triangle
+    data and refits are computed in kernels on the mesh's device; ``bvh_leaf_size`` None
     means :data:`DEFAULT_LEAF_SIZE` triangles per leaf. ``groups`` (a ``wp.int32`` array, one group
     number per triangle) makes every group a subtree of the BVH, whose root
     ``mesh_get_group_root(id, group)`` returns for the ray queries' ``root`` argument.
@@ -90,52 +78,68 @@ class Mesh(Releasable):
                 raise ValueError(
                     f"wp.Mesh: 'velocities' {velocities.shape} must match 'points' {points.shape}"
                 )
-        group_of = group_numbers(groups, indices.shape[0] // 3, "wp.Mesh", "triangle")
+        check_groups(groups, indices.shape[0] // 3, "wp.Mesh", "triangle")
         self.device = check_same_device(
             "wp.Mesh", points=points, indices=indices, velocities=velocities, groups=groups
         )
         self.groups = groups
         leaf_size = DEFAULT_LEAF_SIZE if bvh_leaf_size is None else bvh_leaf_size
-        leaf = check_constructor(bvh_constructor, leaf_size, "wp.Mesh")
-        tris = _checked_triangles(indices, points.shape[0], "wp.Mesh")
+        leaf = check_constructor(bvh_constructor, leaf_size, "wp.Mesh", grouped=groups is not None)
         self._points = points
         self._velocities = velocities
         self.indices = indices
-        self._tris = tris
         self.support_winding_number = bool(support_winding_number)
-        pts = points.numpy()
-        lo, hi = triangle_bounds(pts, tris)
-        tree = bvh_build.build(lo, hi, leaf, build_method(bvh_constructor), group_of)
-        self._tree = TreeArrays(tree, self.device)
-        self._leaf_tris = wp.array(self._leaf_corners(pts), dtype=wp.mat33, device=self.device)
-        self._tri_lower = wp.array(lo, dtype=wp.vec3, device=self.device)
-        self._tri_upper = wp.array(hi, dtype=wp.vec3, device=self.device)
+        num_tris = indices.shape[0] // 3
+        self._tri_lower = wp.empty(num_tris, dtype=wp.vec3, device=self.device)
+        self._tri_upper = wp.empty(num_tris, dtype=wp.vec3, device=self.device)
+        self._leaf_tris = wp.empty(num_tris, dtype=wp.mat33, device=self.device)
+        mesh_device.check_indices(indices, points.shape[0], "wp.Mesh")
+        mesh_device.triangle_bounds(points, indices, self._tri_lower, self._tri_upper)
+        self._tree = build_tree(self._tri_lower, self._tri_upper, leaf, bvh_constructor, groups)
         self._bvh_descriptor = Descriptor(BvhData, self.device)
         self._descriptor = Descriptor(MeshData, self.device)
         self._winding: winding.WindingData | None = None
-        self._write(pts)
+        self._device_winding: DeviceWinding | None = None
+        self._fill_leaf_corners()
+        self._write()
 
-    def _leaf_corners(self, pts: np.ndarray) -> np.ndarray:
-        """Corner coordinates of the triangles in BVH leaf order, shape (F, 3, 3)."""
-        return np.ascontiguousarray(pts[self._tris[self._tree.tree.items]], dtype=np.float32)
+    def _fill_leaf_corners(self) -> None:
+        """Corner coordinates of the triangles in BVH leaf order into ``_leaf_tris``."""
+        mesh_device.leaf_corners(self._points, self.indices, self._tree.items, self._leaf_tris)
+
+    def _update_winding(self) -> winding.WindingData:
+        """The winding-number node data for the current points: NumPy on the CPU, kernels on
+        a CUDA device (:mod:`warp_geometry.winding_device`)."""
+        if self.device.is_cpu:
+            tris = self.indices.numpy().reshape(-1, 3).astype(np.int64)
+            tree = self._tree.host_tree()
+            self._winding = winding.node_data(tree, self._points.numpy(), tris, self.device)
+        else:
+            if self._device_winding is None:
+                self._device_winding = DeviceWinding(self._tree.num_nodes, self.device)
+            tree_arrays = self._tree.arrays
+            self._winding = self._device_winding.compute(
+                self._tree.levels, tree_arrays, self._points, self.indices
+            )
+        return self._winding
 
     # -- descriptor -----------------------------------------------------------------------
-    def _write(self, pts: np.ndarray) -> None:
+    def _write(self) -> None:
         bvh_fields = dict(self._tree.fields(), item_lower=self._tri_lower, item_upper=self._tri_upper)
         self._bvh_descriptor.update(**bvh_fields)
         fields: dict[str, Any] = {}
+        edge = mesh_device.average_edge_length(self._points, self.indices)
         if self.support_winding_number:
-            self._winding = winding.node_data(self._tree.tree, pts, self._tris, self.device)
-            fields.update(self._winding.fields())
+            fields.update(self._update_winding().fields())
         self._descriptor.update(
             points=self._points,
             velocities=self._velocities,
             indices=self.indices,
             bvh=self._bvh_descriptor.value,
             bvh_id=self._bvh_descriptor.address,
-            num_tris=len(self._tris),
+            num_tris=int(self.indices.shape[0]) // 3,
             num_points=int(self._points.shape[0]),
-            avg_edge_length=average_edge_length(pts, self._tris),
+            avg_edge_length=edge,
             has_winding=self.support_winding_number,
             leaf_tris=self._leaf_tris,
             **fields,
@@ -187,24 +191,14 @@ class Mesh(Releasable):
         ``indices`` may have been edited in place since the mesh was built: they are checked
         again (``ValueError`` for an index that is not a valid point index).
         """
-        self._tris = _checked_triangles(self.indices, self._points.shape[0], "wp.Mesh.refit")
-        pts = self._points.numpy()
-        lo, hi = triangle_bounds(pts, self._tris)
-        self._tri_lower.assign(lo)
-        self._tri_upper.assign(hi)
-        self._tree.refit(lo, hi)
-        self._leaf_tris.assign(self._leaf_corners(pts))
-        self._write(pts)
-
-
-def _checked_triangles(indices: Any, num_points: int, where: str) -> np.ndarray:
-    """The (F, 3) int64 triangle corners of ``indices``; ``ValueError`` for an invalid point index."""
-    tris = indices.numpy().reshape(-1, 3).astype(np.int64)
-    if tris.size and (tris.min() < 0 or tris.max() >= num_points):
-        flat = tris.reshape(-1)
-        bad = int(np.flatnonzero((flat < 0) | (flat >= num_points))[0])
-        raise ValueError(
-            f"{where}: indices[{bad}] = {int(flat[bad])} is not a valid point index "
-            f"(the mesh has {num_points} points)"
-        )
-    return tris
+        capturing = self.device.is_capturing
+        if not capturing:  # reading the verdict back is impossible while a graph is captured
+            mesh_device.check_indices(self.indices, self._points.shape[0], "wp.Mesh.refit")
+        mesh_device.triangle_bounds(self._points, self.indices, self._tri_lower, self._tri_upper)
+        self._tree.refit(self._tri_lower, self._tri_upper)
+        self._fill_leaf_corners()
+        if capturing:  # the node arrays are refitted in place: the descriptor stays as it is
+            if self.support_winding_number:
+                self._update_winding()  # kernels on the device, in place
+            return
+        self._write()

@@ -4,6 +4,11 @@ Producer: :func:`export_interface` describes an array in CUDA memory (``wp.array
 as ``__cuda_array_interface__``; CPU arrays do not have the attribute). Consumer:
 :func:`import_interface` reads another framework's ``__cuda_array_interface__`` (CuPy, Numba,
 PyTorch CUDA tensors, JAX FFI buffers) for ``wp.array(data)`` and kernel launches.
+
+Streams (version 3's ``"stream"`` entry): warp exports its current stream of the array's device,
+so that a consumer can wait for the kernels still writing the array; reading an interface that
+names a stream, warp's current stream of the device waits for that stream (an event, no host
+synchronization). See :mod:`warp.arrays.stream_sync`.
 """
 
 from __future__ import annotations
@@ -20,14 +25,16 @@ from warp.arrays.layout import (
     normalize_shape,
     resolve_dtype,
 )
+from warp.arrays.stream_sync import exported_stream_value, wait_for_producer_stream
 from warp.types.scalars import dtype_from_numpy
 from warp.runtime.devices import get_device
 
 
 def export_interface(arr: Any) -> dict[str, Any]:
-    """The ``__cuda_array_interface__`` dict of a CUDA array (``stream`` omitted: no synchronization)."""
+    """The ``__cuda_array_interface__`` dict of a CUDA array; ``"stream"`` is warp's current stream
+    of its device (omitted while the device captures a graph: there is nothing to wait for)."""
     info = element_info(arr.dtype)
-    return {
+    iface = {
         "version": 3,
         "shape": arr.shape + info.inner_shape,
         "strides": arr.strides + info.inner_strides,
@@ -35,6 +42,10 @@ def export_interface(arr: Any) -> dict[str, Any]:
         "data": (arr.ptr or 0, False),
         "descr": info.np_dtype.descr if info.np_dtype.fields is not None else [("", info.np_dtype.str)],
     }
+    stream = exported_stream_value(arr.device)
+    if stream is not None:
+        iface["stream"] = stream
+    return iface
 
 
 def import_interface(obj: Any, dtype: Any, shape: Any, device: Any
@@ -43,6 +54,7 @@ def import_interface(obj: Any, dtype: Any, shape: Any, device: Any
 
     The data stays where it is: ``device`` must be a CUDA device (default: the current one).
     ``dtype`` may reinterpret trailing dimensions as vector/matrix elements; ``shape`` must match.
+    A ``"stream"`` entry makes warp's current stream of ``device`` wait for that stream.
     """
     if device is not None and get_device(device).is_cpu:
         raise ValueError(
@@ -77,4 +89,5 @@ def import_interface(obj: Any, dtype: Any, shape: Any, device: Any
     out_shape, out_strides = fold_element_dims(data_shape, strides, scalar, target, what)
     if shape is not None and normalize_shape(shape) != out_shape:
         raise ValueError(f"__cuda_array_interface__ data of shape {out_shape} does not match shape={shape}")
+    wait_for_producer_stream(dev, iface.get("stream"), type(obj).__name__)
     return ptr, normalize_shape(out_shape), out_strides, target, dev

@@ -26,11 +26,11 @@ from typing import Any
 import numpy as np
 
 from warp.arrays.layout import element_info
-from warp.targets.cuda.streams import get_stream
 from warp.types.scalars import bfloat16, dtype_from_numpy
 from warp.arrays.dlpack_native import native
 from warp.runtime.devices import get_device
 from warp.arrays.layout import contiguous_strides, fold_element_dims, resolve_dtype
+from warp.arrays.stream_sync import consumer_stream_value, dlpack_stream_arg, order_consumer_stream
 
 #: DLDeviceType codes
 KDL_CPU, KDL_CUDA, KDL_CUDA_HOST, KDL_CUDA_MANAGED = 1, 2, 3, 13
@@ -134,12 +134,15 @@ def export_capsule(arr: Any, *, versioned: bool, version: tuple[int, int] = DLPA
 
 def dlpack_method(arr: Any, stream: Any = None, max_version: Any = None, dl_device: Any = None,
                   copy: bool | None = None) -> Any:
-    """Implementation of ``wp.array.__dlpack__`` (Python array API 2023.12 semantics)."""
+    """Implementation of ``wp.array.__dlpack__`` (Python array API 2023.12 semantics).
+
+    ``stream`` is the consumer's stream (see :mod:`warp.arrays.stream_sync`): on CUDA it is
+    made to wait for the work issued so far to warp's current stream of the array's device.
+    """
     if arr.ptr is None:
         raise BufferError("__dlpack__ is not available on an array annotation (an array type without data)")
     device = arr.device
-    if device.is_cpu and stream is not None and stream != -1:
-        raise BufferError(f"__dlpack__: stream must be None for CPU arrays, got {stream!r}")
+    consumer = dlpack_stream_arg(stream, device)
     if dl_device is not None and tuple(int(x) for x in dl_device) != dl_device_of(device):
         raise BufferError(
             f"__dlpack__: cannot export an array on '{device}' to DLPack device {tuple(dl_device)}"
@@ -150,6 +153,8 @@ def dlpack_method(arr: Any, stream: Any = None, max_version: Any = None, dl_devi
         from warp.arrays.creation import clone
 
         source, copied = clone(arr), True
+    if consumer is not None:  # after the copy, which is issued to warp's stream as well
+        order_consumer_stream(device, consumer)
     if max_version is None or int(max_version[0]) < 1:
         if copied:
             raise BufferError(
@@ -185,8 +190,8 @@ def _capsule_from(source: Any) -> Any:
                 f"from_dlpack: Unsupported source device for DLPack: device_type={int(dev_type)}, "
                 f"device_id={int(dev_id)} (only CPU and CUDA memory can be wrapped)"
             )
-        if int(dev_type) == KDL_CUDA:
-            kwargs["stream"] = _consumer_stream(int(dev_id))
+        if int(dev_type) == KDL_CUDA:  # the producer orders warp's stream after its own work
+            kwargs["stream"] = consumer_stream_value(get_device(f"cuda:{int(dev_id)}"))
     try:
         capsule = method(max_version=DLPACK_VERSION, **kwargs)
     except TypeError:  # a producer implementing the protocol before DLPack 1.0
@@ -197,12 +202,6 @@ def _capsule_from(source: Any) -> Any:
             f"{type(source).__name__}.__dlpack__()"
         )
     return capsule
-
-
-def _consumer_stream(device_id: int) -> Any:
-    """The stream a CUDA producer must synchronize with: the current warp stream of that device."""
-    stream = get_stream(f"cuda:{device_id}")
-    return getattr(stream, "cuda_stream", 1)
 
 
 def _device_from_dl(device_type: int, device_id: int) -> Any:

@@ -56,6 +56,11 @@ SCRATCH_SIZE = 4096
 #: any element type and for SIMD loads, and what JAX needs to import arrays without a copy.
 ALIGNMENT = 64
 
+#: Alignment in bytes that a vector entry (:mod:`warp.compiler.lowering.vector_entry`) assumes of
+#: every array argument's data (128-bit loads and stores); the launcher checks it at each launch
+#: and uses the entry only where it holds (views at other offsets take the strided entry).
+VECTOR_ALIGNMENT = 16
+
 
 @dataclass(frozen=True)
 class ErrorRecord:

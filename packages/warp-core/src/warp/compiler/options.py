@@ -21,7 +21,8 @@ if TYPE_CHECKING:  # targets build on the compiler: the type only
 
 #: Module options with a field of their own in :class:`CompileOptions`.
 KNOWN_MODULE_OPTIONS = frozenset(
-    {"mode", "max_unroll", "enable_backward", "fast_math", "fuse_fp", "lineinfo", "optimization_level"}
+    {"mode", "max_unroll", "enable_backward", "fast_math", "fuse_fp", "lineinfo", "optimization_level",
+     "cuda_vector_entry"}
 )
 
 MODES = ("release", "debug")
@@ -53,6 +54,10 @@ class CompileOptions:
     #: CUDA ``(max threads per block, min blocks per multiprocessor)`` of the kernel
     #: (``@wp.kernel(launch_bounds=...)``, see :func:`launch_bounds_of`); None: no bounds
     launch_bounds: tuple[int, int] | None = None
+    #: thread indices per thread of the vector entry that kernels able to use one get (targets
+    #: with a ``vector_width``: CUDA; ``wp.config.cuda_vector_entry`` or the module option
+    #: ``"cuda_vector_entry"``, see :func:`vector_width_of`); 0: none
+    vector_width: int = 0
     #: other module options, as sorted ``(name, repr(value))`` pairs (hashed, not interpreted)
     extra: tuple[tuple[str, str], ...] = field(default=())
 
@@ -147,8 +152,29 @@ def resolve_options(
         launch_bounds=None if target.max_block_dim is None else launch_bounds_of(
             getattr(kernel, "launch_bounds", None), getattr(kernel, "name", "?")
         ),
+        vector_width=vector_width_of(module.get("cuda_vector_entry", config.cuda_vector_entry), target),
         extra=extra,
     )
+
+
+#: widths a vector entry may have (``cuda_vector_entry=8``: 8 consecutive indices per thread)
+VECTOR_WIDTHS = (2, 4, 8, 16)
+
+
+def vector_width_of(setting: Any, target: Target) -> int:
+    """The vector entry width for a ``cuda_vector_entry`` setting: True means the target's own
+    width (:attr:`~warp.targets.base.Target.vector_width`), False or 0 none, an int in
+    :data:`VECTOR_WIDTHS` that width; always 0 for targets without a vector entry."""
+    if isinstance(setting, bool) or setting is None:
+        width = target.vector_width if setting else 0
+    elif isinstance(setting, int) and (setting == 0 or setting in VECTOR_WIDTHS):
+        width = setting
+    else:
+        raise ValueError(
+            f"cuda_vector_entry must be True, False or one of {VECTOR_WIDTHS} (thread indices per "
+            f"thread), got {setting!r}"
+        )
+    return width if target.vector_width > 1 else 0
 
 
 def _optimization_level(module: dict[str, Any]) -> int:

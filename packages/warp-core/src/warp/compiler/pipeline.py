@@ -55,6 +55,6 @@ def compile_kernel(
     code = target.compile(module.llvm_ir, name=function.symbol, options=options, device=device, store=store)
     meta = {
         "entries": module.entries, "sites": module.sites, "uses_print": module.uses_print,
-        "externals": module.externals, "scratch": function.scratch,
+        "externals": module.externals, "scratch": function.scratch, "vector_width": module.vector_width,
     }
     return CompiledObject(code, meta)

@@ -40,6 +40,10 @@ class KernelPart:
     options: CompileOptions
     #: per-launch scratch memory the part needs (``{"min_bytes_per_thread": ...}``), or None
     scratch: dict[str, Any] | None = None
+    #: the vector entry (``vector_width`` thread indices per thread; see
+    #: :mod:`warp.compiler.lowering.vector_entry`), or None
+    entry_vector: Any = None
+    vector_width: int = 0
 
 
 @dataclass
@@ -139,6 +143,8 @@ def _kernel_part(loaded: Any, meta: dict[str, Any], status: str, options: Compil
         status=status,
         options=options,
         scratch=meta.get("scratch"),
+        entry_vector=loaded.entry(entries["vector"]) if "vector" in entries else None,
+        vector_width=meta.get("vector_width", 0) if "vector" in entries else 0,
     )
 
 

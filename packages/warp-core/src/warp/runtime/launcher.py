@@ -10,6 +10,11 @@ parameter.
 :class:`Launcher` is per compiled kernel part and device; :func:`get_launcher` finds or builds
 it (generic kernels pick their instance there). ``wp.launch`` (:mod:`warp.runtime.launch`) and
 ``wp.Launch`` (:mod:`warp.runtime.recorded_launch`) both run kernels through it.
+
+Kernels with a vector entry (CUDA, :mod:`warp.compiler.lowering.vector_entry`) run it where the
+launch allows: one-dimensional, every array contiguous and its data aligned to
+:data:`~warp.compiler.abi.VECTOR_ALIGNMENT` bytes (the packer's "contiguous" answer then means
+all of that), with a grid for ``n / vector_width`` threads; other launches take the strided entry.
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ from warp import config
 from warp.arrays import array as Array
 from warp.arrays import as_array
 from warp.arrays.descriptor import ArrayDescriptor
-from warp.compiler.abi import buffer_format, decode_error_record
+from warp.compiler.abi import VECTOR_ALIGNMENT, buffer_format, decode_error_record
 from warp.kernels import Kernel
 from warp.errors import LaunchTypeError, LaunchValueError, SourceLoc
 from warp.plugins import manager as _plugins
@@ -122,6 +127,13 @@ class Launcher:
         self.target = compiled.target
         self.run_contiguous = self.target.runner(self.device, self.entry_contiguous)
         self.run_strided = self.target.runner(self.device, self.entry_strided)
+        #: thread indices per thread of the part's vector entry (0: none); where there is one, it
+        #: replaces the contiguous entry, and "contiguous" launches are those it can run
+        self.vector_width = getattr(self.part, "vector_width", 0) or 0
+        if self.vector_width > 1:
+            self.run_contiguous = _vector_runner(
+                self.target.runner(self.device, self.part.entry_vector), self.vector_width
+            )
         self.fast_pack = self._generate_packer()
         self._headers: dict[Any, tuple[tuple[int, ...], int]] = {}
         #: most threads per block (the target's limit, lowered by the kernel's launch_bounds), or
@@ -169,6 +181,11 @@ class Launcher:
                     env[f"K{i}"] = t._wp_all_contiguous_
                     arrays.append(f"K{i}(a{i})")
         contiguous = " and ".join(arrays) or "True"
+        if self.vector_width > 1:  # the vector entry's conditions (see the module docstring)
+            # (a None pointer, of an empty array, raises TypeError here: the slow path decides)
+            pointers = [f"a{i}._ptr" for i, t in enumerate(self.types) if isinstance(t, ArrayType)]
+            aligned = f" and not ({' | '.join(pointers)}) & {VECTOR_ALIGNMENT - 1}" if pointers else ""
+            contiguous = f"{contiguous}{aligned} and dims[1] == dims[2] == dims[3] == 1"
         packed = "".join(f + ", " for f in fields)
         lines.append(f"    return pack_into(*dims, err, res, {packed}), {contiguous}")
         exec("\n".join(lines), env)  # noqa: S102 - generated from the kernel signature only
@@ -344,6 +361,8 @@ class Launcher:
                 fields.extend(t._wp_pack_(v))
                 check = getattr(t, "_wp_all_contiguous_", None)
                 contiguous = contiguous and (check is None or check(v))
+        if self.vector_width > 1 and contiguous:
+            contiguous = _vector_launch(self.types, values, dims)
         return self.packer.pack(*dims, err, res, *fields), contiguous
 
     def convert(self, args: Sequence[Any]) -> list[Any]:
@@ -419,6 +438,27 @@ class Launcher:
             f"at {loc}: index ({idx}) is out of range for array '{info.get('array', '?')}' with shape "
             f"{tuple(error.shape)}\n    {loc.text}"
         )
+
+
+def _vector_runner(run: Any, width: int) -> Any:
+    """The runner of a vector entry: a grid for ``ceil(n / width)`` threads (the entry reads the
+    launch size from the header)."""
+
+    def run_vector(args: bytes, n: int, stream: Any = None, keep: Any = None, shape: Any = None) -> None:
+        run(args, (n + width - 1) // width, stream, keep, shape)
+
+    return run_vector
+
+
+def _vector_launch(types: Sequence[Any], values: Sequence[Any], dims: Sequence[int]) -> bool:
+    """Whether a launch over contiguous arrays may run the vector entry: 1-D, array data aligned."""
+    if dims[1] != 1 or dims[2] != 1 or dims[3] != 1:
+        return False
+    return all(
+        not (getattr(v, "_ptr", 0) or 0) % VECTOR_ALIGNMENT
+        for t, v in zip(types, values, strict=True)
+        if isinstance(t, ArrayType)
+    )
 
 
 def null_array(t: ArrayType, device: Any) -> Any:

@@ -115,6 +115,9 @@ class Target(abc.ABC):
     #: whether kernels get an entry specialized to all-contiguous arrays besides the strided one
     #: (see :func:`warp.compiler.lowering.kernel.lower_kernel`)
     contiguous_entry: bool = True
+    #: consecutive thread indices one thread of the target's vector entry runs (see
+    #: :mod:`warp.compiler.lowering.vector_entry` and :meth:`define_vector_entry`); 0: no vector entry
+    vector_width: int = 0
     #: most threads per block of a launch (``wp.launch(block_dim=...)``); None: the target has
     #: no blocks and ignores ``block_dim``/``max_blocks`` (the CPU)
     max_block_dim: int | None = None
@@ -163,6 +166,16 @@ class Target(abc.ABC):
         (:func:`warp.compiler.abi.param_layout`) and call ``body(header, linear_index, *params)``
         for the entry's threads (or ``variant.fast`` where its guard holds, for targets with
         :attr:`entry_variants`)."""
+
+    def define_vector_entry(
+        self, module: ir.Module, name: str, body: ir.Function, kernel_ir: wir.Function,
+        options: CompileOptions,
+    ) -> None:
+        """Add the vector entry ``name``: ``body`` (the contiguous body) for ``options.vector_width``
+        consecutive linear thread indices per thread, in a 1-D launch over arrays whose data is
+        :data:`~warp.compiler.abi.VECTOR_ALIGNMENT`-byte aligned. Only for targets with a
+        :attr:`vector_width`."""
+        raise NotImplementedError(f"target '{self.name}' has no vector entry")
 
     @abc.abstractmethod
     def compile(

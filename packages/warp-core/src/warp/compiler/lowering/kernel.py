@@ -3,7 +3,8 @@
 Each kernel gets two entries, ``<symbol>_entry_c`` (all arrays contiguous: element addresses
 from the shape, which the loop vectorizer handles well) and ``<symbol>_entry_s`` (any strides),
 or only the strided one for targets that do not want the contiguous variant (CUDA: no loop
-vectorizer to help, and half the code to optimize and emit).
+vectorizer to help, and half the code to optimize and emit). Targets with a vector width (CUDA)
+add ``<symbol>_entry_v`` for kernels that can use it (:mod:`~warp.compiler.lowering.vector_entry`).
 The target defines what an entry looks like (the CPU's loops over a range of thread indices,
 see :mod:`warp.targets.cpu.entry`); the kernel body and the functions it calls are
 lowered here, the same for every target.
@@ -20,6 +21,7 @@ from warp.compiler import ir as wir
 from warp.compiler.lowering.function import ModuleState, lower_function
 from warp.compiler.lowering.local_memory import indexes_dynamically
 from warp.compiler.lowering.outer_loops import dynamic_loops_vectorizable, outer_loop_blockers
+from warp.compiler.lowering.vector_entry import small_enough, wants_vector_entry
 from warp.compiler.options import CompileOptions
 
 if TYPE_CHECKING:
@@ -53,6 +55,8 @@ class KernelModule:
     uses_print: bool = False
     #: external C symbols called -> "file:line" of the first use
     externals: dict[str, str] = field(default_factory=dict)
+    #: thread indices per thread of ``entries["vector"]`` (0: the kernel has no vector entry)
+    vector_width: int = 0
 
 
 #: Loop metadata asking LLVM to vectorize the thread loop even when the kernel body contains
@@ -101,8 +105,18 @@ def lower_kernel(
         define_entry(module, name, body, kfn, options, contiguous=contiguous, variant=variant)
         entries["contiguous" if contiguous else "strided"] = name
     entries.setdefault("contiguous", entries["strided"])
+    wanted = target.vector_width > 1 and not options.debug and wants_vector_entry(kfn)
+    width = options.vector_width if wanted else 0
+    if width > 1 and small_enough(module, set(entries.values())):
+        body = lower_function(module, state, kfn, contiguous=True)
+        entries["vector"] = f"{kfn.symbol}_entry_v"
+        target.define_vector_entry(module, entries["vector"], body, kfn, options)
+    else:
+        width = 0
     target.finish_module(module)
-    return KernelModule(_with_loop_ids(str(module)), entries, state.sites, state.uses_print, state.externals)
+    return KernelModule(
+        _with_loop_ids(str(module)), entries, state.sites, state.uses_print, state.externals, width
+    )
 
 
 def _with_loop_ids(text: str) -> str:

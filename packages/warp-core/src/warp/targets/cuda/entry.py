@@ -11,6 +11,12 @@ of threads of the grid until it passes the launch size (the product of the four 
 dimensions of the header), so any grid size covers any launch size (``wp.launch(...,
 max_blocks=)`` caps the grid). A kernel's ``launch_bounds`` become the entry's ``.maxntid`` /
 ``.minnctapersm`` (``nvvm.annotations``).
+
+Kernels that access 1-D arrays at ``wp.tid()`` also get a vector entry (:func:`define_vector_entry`,
+``<symbol>_entry_v``): each thread runs the contiguous body for :data:`VECTOR_WIDTH` consecutive
+indices, so that ``x[i]`` of the four become one 128-bit load (see
+:mod:`warp.compiler.lowering.vector_entry`); the launcher uses it for 1-D launches over contiguous,
+16-byte aligned arrays, with a grid for a quarter of the threads.
 """
 
 from __future__ import annotations
@@ -20,14 +26,18 @@ import re
 import llvmlite.ir as ir
 
 from warp.compiler import ir as wir
-from warp.compiler.abi import HEADER_SIZE, param_layout
+from warp.compiler.abi import HEADER_SIZE, VECTOR_ALIGNMENT, param_layout
 from warp.compiler.lowering import types as lt
 from warp.compiler.lowering.kernel import EntryVariant
+from warp.compiler.lowering.vector_entry import lane_scopes
 from warp.compiler.options import CompileOptions
+from warp.types.array_type import ArrayType
 
 #: marker of the argument-buffer parameter, replaced by a ``byval`` attribute in the module text
 #: (llvmlite's IR builder cannot spell ``byval`` on opaque pointers)
 _ARGS_MARK = "wp.byval.args"
+#: consecutive thread indices per thread of the vector entry (four 4-byte elements: 128 bits)
+VECTOR_WIDTH = 4
 
 
 def args_buffer_size(kfn: wir.Function) -> int:
@@ -59,20 +69,10 @@ def define_entry(
 
     (``variant`` is ignored: the CUDA target does not choose bodies per launch.)
     """
-    entry = ir.Function(module, ir.FunctionType(lt.VOID, [lt.PTR]), name=name)
-    entry.calling_convention = "ptx_kernel"
-    entry.attributes.add("nounwind")
-    args = entry.args[0]
-    args.name = f"{_ARGS_MARK}.{args_buffer_size(kfn)}"
-    b = ir.IRBuilder(entry.append_basic_block("entry"))
-    params = []
-    for p, slot in zip(kfn.params, param_layout([p.type for p in kfn.params])):
-        ptr = b.gep(args, [ir.Constant(lt.I64, slot.offset)], source_etype=lt.I8)
-        raw = b.load(ptr, typ=lt.storage_type(p.type), align=8)
-        params.append(lt.from_storage(b, p.type, raw))
+    entry, b, args = _new_entry(module, name, kfn)
+    params = _load_params(b, args, kfn)
     n = None
-    for k in range(4):
-        dim = b.load(b.gep(args, [ir.Constant(lt.I64, 8 * k)], source_etype=lt.I8), typ=lt.I64, align=8)
+    for dim in _launch_dims(b, args):
         n = dim if n is None else b.mul(n, dim, flags=["nsw"])
     ntid = _sreg(b, module, "ntid.x")
     first = b.add(
@@ -93,6 +93,105 @@ def define_entry(
     nxt = b.add(i, stride, flags=["nsw"])
     i.add_incoming(nxt, body_bb)
     b.cbranch(b.icmp_signed("<", nxt, n), loop, done)
+    b.position_at_end(done)
+    b.ret_void()
+    if options.launch_bounds is not None:
+        _annotate_launch_bounds(module, entry, *options.launch_bounds)
+
+
+def _new_entry(
+    module: ir.Module, name: str, kfn: wir.Function
+) -> tuple[ir.Function, ir.IRBuilder, ir.Argument]:
+    """A ``ptx_kernel`` function ``name`` taking the argument buffer; a builder at its start."""
+    entry = ir.Function(module, ir.FunctionType(lt.VOID, [lt.PTR]), name=name)
+    entry.calling_convention = "ptx_kernel"
+    entry.attributes.add("nounwind")
+    args = entry.args[0]
+    args.name = f"{_ARGS_MARK}.{args_buffer_size(kfn)}"
+    return entry, ir.IRBuilder(entry.append_basic_block("entry")), args
+
+
+def _load_params(b: ir.IRBuilder, args: ir.Value, kfn: wir.Function) -> list[ir.Value]:
+    """The kernel's parameters, loaded from the argument buffer."""
+    params = []
+    for p, slot in zip(kfn.params, param_layout([p.type for p in kfn.params])):
+        ptr = b.gep(args, [ir.Constant(lt.I64, slot.offset)], source_etype=lt.I8)
+        raw = b.load(ptr, typ=lt.storage_type(p.type), align=8)
+        params.append(lt.from_storage(b, p.type, raw))
+    return params
+
+
+def _launch_dims(b: ir.IRBuilder, args: ir.Value) -> list[ir.Value]:
+    """The four launch dimensions of the header (i64)."""
+    return [
+        b.load(b.gep(args, [ir.Constant(lt.I64, 8 * k)], source_etype=lt.I8), typ=lt.I64, align=8)
+        for k in range(4)
+    ]
+
+
+def _assume(b: ir.IRBuilder, cond: ir.Value) -> None:
+    module = b.module
+    fn = module.globals.get("llvm.assume")
+    if fn is None:
+        fn = ir.Function(module, ir.FunctionType(lt.VOID, [ir.IntType(1)]), name="llvm.assume")
+    b.call(fn, [cond])
+
+
+def define_vector_entry(
+    module: ir.Module, name: str, body: ir.Function, kfn: wir.Function, options: CompileOptions
+) -> None:
+    """Add the vector entry ``name``: thread ``t`` of the grid runs ``body`` (the contiguous body)
+    for the ``w = options.vector_width`` indices ``w*t .. w*t + w-1`` (:data:`VECTOR_WIDTH` unless
+    ``cuda_vector_entry`` says another), striding by ``w`` times the grid's
+    threads over the launch's whole groups of ``w``; threads ``t < n % w`` then run the last
+    ``n % w`` indices once each.
+
+    The launcher guarantees what the entry tells LLVM (``llvm.assume``): a 1-D launch (so
+    ``wp.tid()`` is the linear index, no division) and array data aligned to
+    :data:`~warp.compiler.abi.VECTOR_ALIGNMENT` bytes. Each lane's body call carries its own
+    alias scope, ``noalias`` with the other lanes' (different threads: unordered on a GPU).
+    """
+    w = options.vector_width
+    entry, b, args = _new_entry(module, name, kfn)
+    params = _load_params(b, args, kfn)
+    zero = ir.Constant(lt.I64, 0)
+    for p, value in zip(kfn.params, params):
+        if isinstance(p.type, ArrayType):
+            address = b.ptrtoint(b.extract_value(value, 0), lt.I64)
+            low = b.and_(address, ir.Constant(lt.I64, VECTOR_ALIGNMENT - 1))
+            _assume(b, b.icmp_unsigned("==", low, zero))
+    n, *inner = _launch_dims(b, args)
+    _assume(b, b.icmp_unsigned("==", b.mul(b.mul(inner[0], inner[1]), inner[2]), ir.Constant(lt.I64, 1)))
+    ntid = _sreg(b, module, "ntid.x")
+    first = b.add(
+        b.mul(_sreg(b, module, "ctaid.x"), ntid, flags=["nuw", "nsw"]),
+        _sreg(b, module, "tid.x"),
+        flags=["nuw", "nsw"],
+    )
+    threads = b.mul(_sreg(b, module, "nctaid.x"), ntid, flags=["nuw", "nsw"])
+    stride = b.mul(threads, ir.Constant(lt.I64, w), flags=["nuw", "nsw"])
+    start = b.mul(first, ir.Constant(lt.I64, w), flags=["nuw", "nsw"])
+    whole = b.and_(n, ir.Constant(lt.I64, -w))  # indices in whole groups of w
+    loop, tail, tail_body, done = (entry.append_basic_block(s) for s in ("loop", "tail", "tail.body", "done"))
+    pre = b.block
+    b.cbranch(b.icmp_signed("<", start, whole), loop, tail)
+    b.position_at_end(loop)
+    i = b.phi(lt.I64, "i")
+    i.add_incoming(start, pre)
+    for k, (scope, others) in enumerate(lane_scopes(module, w)):
+        index = i if k == 0 else b.add(i, ir.Constant(lt.I64, k), flags=["nuw", "nsw"])
+        call = b.call(body, [args, index] + params)
+        call.set_metadata("alias.scope", scope)
+        call.set_metadata("noalias", others)
+    nxt = b.add(i, stride, flags=["nsw"])
+    i.add_incoming(nxt, b.block)
+    b.cbranch(b.icmp_signed("<", nxt, whole), loop, tail)
+    b.position_at_end(tail)
+    last = b.add(whole, first, flags=["nuw", "nsw"])
+    b.cbranch(b.icmp_signed("<", last, n), tail_body, done)
+    b.position_at_end(tail_body)
+    b.call(body, [args, last] + params)
+    b.branch(done)
     b.position_at_end(done)
     b.ret_void()
     if options.launch_bounds is not None:

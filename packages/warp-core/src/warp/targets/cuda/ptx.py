@@ -30,7 +30,7 @@ from warp.targets.llvm_passes import run_passes
 TRIPLE = "nvptx64-nvidia-cuda"
 
 #: Bumped when code generation settings change (part of :func:`target_fingerprint`).
-CODEGEN_VERSION = "2"
+CODEGEN_VERSION = "3"
 
 #: Default target when no device says otherwise (offline compilation, ``ptxas`` checks).
 DEFAULT_ARCH = 90

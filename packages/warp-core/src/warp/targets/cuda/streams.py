@@ -3,6 +3,12 @@
 Every CUDA device has a current stream (created on first use) on which launches, copies and
 allocations are issued when no stream is named. ``wp.set_stream``/``wp.ScopedStream`` change it;
 cross-stream ordering uses events (``wait_event``/``wait_stream``), as in CUDA.
+
+Streams of other libraries are named by their raw ``CUstream`` handle, with the driver's special
+values :data:`LEGACY_STREAM` (1) and :data:`PER_THREAD_STREAM` (2) for the default streams of
+the current context (the conventions of DLPack and the CUDA array interface):
+:func:`make_handle_wait` orders such a stream after a warp stream (an export), and
+:func:`wait_handle` the other way round (an import).
 """
 
 from __future__ import annotations
@@ -13,6 +19,23 @@ from typing import Any
 
 from warp.targets.cuda import driver as drv
 from warp.targets.cuda.context import make_current
+
+#: ``CU_STREAM_LEGACY``: the legacy default stream of the current context
+LEGACY_STREAM = 1
+#: ``CU_STREAM_PER_THREAD``: the per-thread default stream of the current context
+PER_THREAD_STREAM = 2
+
+def handle_is_capturing(handle: int, ordinal: int) -> bool:
+    """Whether the stream with raw handle ``handle`` (of device ``ordinal``; 1 and 2 name its
+    default streams) is capturing a CUDA graph. The legacy stream, which cannot capture, reads
+    False even while a blocking stream captures (the driver's ``CUDA_ERROR_STREAM_CAPTURE_IMPLICIT``)."""
+    make_current(ordinal)
+    cu = drv.driver()
+    err, status = cu.cuStreamIsCapturing(cu.CUstream(int(handle)))
+    if int(err) == int(cu.CUresult.CUDA_ERROR_STREAM_CAPTURE_IMPLICIT):
+        return False
+    drv.check((err,), "cuStreamIsCapturing")
+    return int(status) != int(cu.CUstreamCaptureStatus.CU_STREAM_CAPTURE_STATUS_NONE)
 
 
 def _cuda_device(device: Any) -> Any:
@@ -100,6 +123,11 @@ class Stream:
         return int(self.handle)
 
     @property
+    def is_capturing(self) -> bool:
+        """Whether the stream is capturing a CUDA graph (warp's capture or another library's)."""
+        return handle_is_capturing(self.cuda_stream, self.device.ordinal)
+
+    @property
     def is_complete(self) -> bool:
         """Whether all work issued to the stream has finished."""
         err = drv.driver().cuStreamQuery(self.handle)[0]
@@ -126,11 +154,16 @@ class Stream:
     def wait_stream(self, other: Stream, event: Event | None = None) -> None:
         """Make later work on this stream wait for the work issued to ``other`` so far."""
         if event is None:
-            if other._sync_event is None:
-                other._sync_event = Event(other.device)
-            event = other._sync_event
+            event = other._own_event()
         other.record_event(event)
         self.wait_event(event)
+
+    def _own_event(self) -> Event:
+        """The event this stream reuses to mark its end for others (a later record on the same
+        stream covers at least the work an earlier one did, so sharing it is safe)."""
+        if self._sync_event is None:
+            self._sync_event = Event(self.device)
+        return self._sync_event
 
     def synchronize(self) -> None:
         """Block the host until all work issued to the stream has finished."""
@@ -148,6 +181,40 @@ class Stream:
 
 _lock = threading.Lock()
 _current: dict[int, Stream] = {}
+
+
+def make_handle_wait(stream: Stream, handle: int) -> bool:
+    """Make the stream with raw handle ``handle`` wait for the work issued to ``stream`` so far.
+
+    ``handle`` is a ``CUstream`` of ``stream``'s device or :data:`LEGACY_STREAM` /
+    :data:`PER_THREAD_STREAM` (that device's default streams). Records ``stream``'s event and
+    issues ``cuStreamWaitEvent`` on ``handle``; nothing when ``handle`` is ``stream`` itself.
+    Returns whether a wait was issued.
+    """
+    if int(handle) == stream.cuda_stream:
+        return False
+    make_current(stream.device.ordinal)  # the special handles name the current context's streams
+    event = stream.record_event(stream._own_event())
+    cu = drv.driver()
+    drv.check(cu.cuStreamWaitEvent(cu.CUstream(int(handle)), event.handle, 0), "cuStreamWaitEvent")
+    return True
+
+
+def wait_handle(stream: Stream, handle: int) -> bool:
+    """Make later work on ``stream`` wait for the work issued so far to the stream ``handle``.
+
+    ``handle`` is as for :func:`make_handle_wait`. A fresh event is recorded on ``handle`` (one
+    per call: a shared one could be re-recorded on another thread's stream before ``stream``
+    waits). Returns whether a wait was issued.
+    """
+    if int(handle) == stream.cuda_stream:
+        return False
+    make_current(stream.device.ordinal)
+    event = Event(stream.device)
+    cu = drv.driver()
+    drv.check(cu.cuEventRecord(event.handle, cu.CUstream(int(handle))), "cuEventRecord")
+    stream.wait_event(event)
+    return True
 
 
 def get_stream(device: Any = None) -> Stream:

@@ -40,7 +40,7 @@ from warp.targets.cuda import cubin
 from warp.targets.cuda import driver as drv
 from warp.targets.cuda import ptx
 from warp.targets.cuda.context import device_info, make_current
-from warp.targets.cuda.entry import define_entry, with_byval_args
+from warp.targets.cuda.entry import VECTOR_WIDTH, define_entry, define_vector_entry, with_byval_args
 from warp.targets.cuda.lowering import emit_vprintf
 from warp.targets.cuda.streams import get_stream
 from warp.targets.cuda import context as ctx_module
@@ -229,6 +229,9 @@ class CudaTarget(Target):
     #: contiguous variant saves no GPU instructions worth its cost (twice the code to optimize
     #: and emit when compiling)
     contiguous_entry = False
+    #: kernels accessing 1-D arrays at ``wp.tid()`` get a vector entry of 4 indices per thread
+    #: (128-bit loads and stores; see :func:`warp.targets.cuda.entry.define_vector_entry`)
+    vector_width = VECTOR_WIDTH
     max_block_dim = 1024
 
     def device_count(self) -> int:
@@ -255,6 +258,12 @@ class CudaTarget(Target):
         options: CompileOptions, *, contiguous: bool, variant: EntryVariant | None = None,
     ) -> None:
         define_entry(module, name, body, kernel_ir, options, contiguous=contiguous, variant=variant)
+
+    def define_vector_entry(
+        self, module: ir.Module, name: str, body: ir.Function, kernel_ir: wir.Function,
+        options: CompileOptions,
+    ) -> None:
+        define_vector_entry(module, name, body, kernel_ir, options)
 
     def compile(
         self, llvm_ir: str, *, name: str, options: CompileOptions, device: Any = None,
