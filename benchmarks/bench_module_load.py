@@ -4,7 +4,9 @@
     python benchmarks/bench_module_load.py [--runs 7] [--devices cpu,cuda:0]
 
 Each figure is the median over ``--runs`` fresh processes of the time ``wp.load_module`` takes
-for the module (the device is initialized first, so its start-up is not counted). Reference
+for the module (the device is initialized first, so its start-up is not counted: on every device
+its target, the runtime that loads and launches code, is started, as ``wp.init`` starts NVIDIA
+Warp's native runtime, and CUDA's context is made). Reference
 (issue 19): NVIDIA Warp 1.19 warm load of six kernels, 2.9 ms on an H200, 4.3 ms on the CPU of
 the development machine.
 """
@@ -32,6 +34,7 @@ def _child(module_path: str, device: str) -> None:
 
     wp.config.quiet = True
     dev = wp.get_device(device)
+    dev.target  # noqa: B018 - start the device's runtime (its target), on the CPU as on CUDA
     if dev.is_cuda:
         wp.synchronize_device(dev)
     spec = importlib.util.spec_from_file_location("six_kernels_load", module_path)

@@ -58,3 +58,77 @@ def test_file_edited_after_import_runs_the_imported_code(tmp_path: Path, edit: s
     proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=600)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "values [11.0, 11.0, 11.0]" in proc.stdout
+
+
+NESTED = '''
+import functools
+
+
+def deco(f):
+    return f
+
+
+if True:
+    def in_if():
+        return 1
+else:
+    def in_else():
+        return 2
+
+try:
+    def in_try():
+        return 3
+except ImportError:
+    pass
+finally:
+    def in_finally():
+        return 4
+
+with open(__file__):
+    def in_with():
+        return 5
+
+
+class Holder:
+    @staticmethod
+    @deco
+    def method(x,
+               y):
+        return (x
+                + y)
+
+
+def outer():
+    def inner():
+        return 6
+    return inner
+
+
+match 1:
+    case 1:
+        def in_match():
+            return 7
+'''
+
+
+def test_functions_nested_in_any_statement_are_read_whole(tmp_path: Path):
+    import importlib.util
+
+    from warp.compiler.source import _file_text, read_source
+
+    path = tmp_path / "nested_defs_mod.py"
+    path.write_text(NESTED)
+    spec = importlib.util.spec_from_file_location("nested_defs_mod", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    funcs = [mod.in_if, mod.in_try, mod.in_finally, mod.in_with, mod.Holder.method, mod.outer(), mod.in_match]
+    for func in funcs:
+        # found by the one parse of the file (not by inspect's fallback)
+        assert _file_text(str(path)).function(func.__name__, func.__code__.co_firstlineno) is not None
+        info = read_source(func)
+        assert info.file == str(path)
+        assert info.tree.name == func.__name__
+        assert info.source.lstrip().startswith(("def ", "@")) and "return" in info.source
+    assert read_source(mod.Holder.method).source.splitlines() == [
+        "@staticmethod", "@deco", "def method(x,", "           y):", "    return (x", "            + y)"
+    ]

@@ -9,7 +9,10 @@ an assertion naming the kernel and the argument. Copies are ``memmove``; streams
 at once, or record it while a stream capture is active (replayed by ``cuGraphLaunch``; a
 capture can be paused and resumed into the same graph, ``cuStreamBeginCaptureToGraph``
 checking that the new work follows the graph's last node). ``cuModuleLoadDataEx`` checks the
-PTX names its entries; ``cuLaunchKernel`` reads the argument buffer the runtime passed through
+PTX names its entries; the JIT linker (``cuLinkCreate``/``cuLinkAddData``/``cuLinkComplete``)
+makes a checksummed stand-in cubin for the GPU's compute capability and driver version, which
+``cuModuleLoadData`` refuses when damaged or made for another GPU or a newer driver;
+``cuLaunchKernel`` reads the argument buffer the runtime passed through
 ``CU_LAUNCH_PARAM_BUFFER_POINTER`` and runs the kernel's CPU build of the same entry (same
 argument layout) over all threads, so results are real (whatever the grid and block sizes: the
 CUDA entry's own thread mapping is checked separately, by ``grid_emulator``).
@@ -23,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import hashlib
 import itertools
 import re
 import struct
@@ -37,6 +41,28 @@ from warp.types.array_type import ArrayType
 
 OK = real.CUresult.CUDA_SUCCESS
 ERR = real.CUresult
+
+#: The stand-in's cubins: an ELF magic, then ``arch, driver version, entries`` and a checksum.
+FAKE_CUBIN_MAGIC = b"\x7fELF-fake-cubin\0"
+
+
+def make_fake_cubin(arch: int, driver_version: int, entries: list[str]) -> bytes:
+    """The image :meth:`FakeDriver.cuLinkComplete` makes for a GPU of compute capability ``arch``."""
+    body = FAKE_CUBIN_MAGIC + struct.pack("<II", arch, driver_version) + "\n".join(entries).encode()
+    return body + hashlib.sha256(body).digest()
+
+
+def parse_fake_cubin(image: bytes) -> tuple[int, int, list[str]] | None:
+    """``(arch, driver version, entries)`` of an intact fake cubin, else None."""
+    head = len(FAKE_CUBIN_MAGIC) + 8
+    if len(image) < head + 32 or not image.startswith(FAKE_CUBIN_MAGIC):
+        return None
+    body, digest = image[:-32], image[-32:]
+    if hashlib.sha256(body).digest() != digest:
+        return None
+    arch, driver_version = struct.unpack_from("<II", body, len(FAKE_CUBIN_MAGIC))
+    text = body[head:].decode(errors="replace")
+    return arch, driver_version, text.split("\n") if text else []
 
 
 class FakeDriver:
@@ -61,6 +87,11 @@ class FakeDriver:
         self.freed: list[int] = []
         self.functions: dict[int, str] = {}
         self.modules: dict[int, list[str]] = {}
+        #: pending JIT links (cuLinkCreate): handle -> entries added, the completed image
+        self.links: dict[int, dict[str, Any]] = {}
+        #: the GPUs' compute capability (major * 10 + minor) and the driver's version
+        self.arch = 90
+        self.driver_version = 12040
         self.launches: list[dict[str, Any]] = []
         self.capturing: dict[int, list[Callable[[], None]]] = {}
         self.graphs: dict[int, list[Callable[[], None]]] = {}
@@ -82,6 +113,8 @@ class FakeDriver:
         self.peer_enabled.clear()
         self.pool_access.clear()
         self.current_context = None
+        self.links.clear()
+        self.arch, self.driver_version = 90, 12040
 
     def __getattr__(self, name: str) -> Any:  # enums, handle types, constants
         return getattr(real, name)
@@ -101,7 +134,7 @@ class FakeDriver:
         return (OK,)
 
     def cuDriverGetVersion(self):
-        return (OK, 12040)
+        return (OK, self.driver_version)
 
     def cuDeviceGetCount(self):
         return (OK, self.device_count)
@@ -121,8 +154,6 @@ class FakeDriver:
         return (OK, f"0000:0{int(dev) + 1}:00.0".encode().ljust(length, b"\0"))
 
     _ATTRIBUTES = {
-        "CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR": 9,
-        "CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR": 0,
         "CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED": 1,
         "CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT": 132,
         "CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING": 1,
@@ -130,6 +161,10 @@ class FakeDriver:
 
     def cuDeviceGetAttribute(self, attrib: Any, dev: Any):
         assert isinstance(attrib, real.CUdevice_attribute)
+        if attrib.name == "CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR":
+            return (OK, self.arch // 10)
+        if attrib.name == "CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR":
+            return (OK, self.arch % 10)
         return (OK, self._ATTRIBUTES[attrib.name])
 
     def cuDeviceTotalMem(self, dev: Any):
@@ -339,19 +374,90 @@ class FakeDriver:
         return (OK,)
 
     # -- modules and launches -----------------------------------------------------------------
+    @staticmethod
+    def _is_ptx(text: str) -> bool:
+        return ".version" in text and ".target sm_" in text
+
+    def _new_module(self, entries: list[str]):
+        handle = next(self._ids)
+        self.modules[handle] = entries
+        return (OK, real.CUmodule(handle))
+
     def cuModuleLoadDataEx(self, image: bytes, count: int, options: list, values: list):
         assert isinstance(image, bytes) and image.endswith(b"\0") and count == len(options) == len(values)
+        self._log("cuModuleLoadDataEx")
         text = image[:-1].decode()
         log, log_size = values[0], values[1]
         # cuda-python converts the log buffer to char*: it must be bytes-like (an int raises there)
         assert isinstance(log, (bytes, bytearray)) and isinstance(log_size, int) and log_size <= len(log)
-        if ".version" not in text or ".target sm_" not in text:
+        if not self._is_ptx(text):
             message = b"ptxas fatal: not a PTX module\0"
             log[: len(message)] = message
             return (ERR.CUDA_ERROR_INVALID_PTX, None)
+        return self._new_module(re.findall(r"\.entry (\w+)\(", text))
+
+    def cuModuleLoadData(self, image: bytes):
+        """A cubin of :meth:`cuLinkComplete` (checked: intact, for this GPU and driver) or PTX."""
+        assert isinstance(image, bytes) and self.current_context is not None
+        self._log("cuModuleLoadData")
+        if not image.startswith(FAKE_CUBIN_MAGIC):
+            if not image.endswith(b"\0") or not self._is_ptx(image[:-1].decode(errors="replace")):
+                return (ERR.CUDA_ERROR_INVALID_IMAGE, None)
+            return self._new_module(re.findall(r"\.entry (\w+)\(", image[:-1].decode()))
+        parsed = parse_fake_cubin(image)
+        if parsed is None:
+            return (ERR.CUDA_ERROR_INVALID_IMAGE, None)
+        arch, driver_version, entries = parsed
+        if arch != self.arch or driver_version > self.driver_version:
+            return (ERR.CUDA_ERROR_NO_BINARY_FOR_GPU, None)
+        return self._new_module(entries)
+
+    # the driver's JIT linker: PTX in, a cubin for the current context's GPU out
+    def cuLinkCreate(self, count: int, options: list, values: list):
+        assert isinstance(count, int) and count == len(options) == len(values)
+        assert all(isinstance(o, real.CUjit_option) for o in options)
+        if self.current_context is None:
+            return (ERR.CUDA_ERROR_INVALID_CONTEXT, None)
         handle = next(self._ids)
-        self.modules[handle] = re.findall(r"\.entry (\w+)\(", text)
-        return (OK, real.CUmodule(handle))
+        self.links[handle] = {"entries": [], "image": None}
+        return (OK, real.CUlinkState(handle))
+
+    def cuLinkAddData(self, state, kind, data, size, name, count, options, values):
+        assert isinstance(state, real.CUlinkState) and isinstance(kind, real.CUjitInputType)
+        assert isinstance(data, bytes) and size == len(data) and isinstance(name, bytes)
+        assert count == len(options) == len(values)
+        link = self.links.get(int(state))
+        if link is None or link["image"] is not None:
+            return (ERR.CUDA_ERROR_INVALID_HANDLE,)
+        if kind != real.CUjitInputType.CU_JIT_INPUT_PTX or not data.endswith(b"\0"):
+            return (ERR.CUDA_ERROR_INVALID_VALUE,)
+        text = data[:-1].decode(errors="replace")
+        if not self._is_ptx(text):
+            return (ERR.CUDA_ERROR_INVALID_PTX,)
+        link["entries"] += re.findall(r"\.entry (\w+)\(", text)
+        return (OK,)
+
+    def cuLinkComplete(self, state):
+        """``(CUresult, address, size)``: the image lives in the link state until cuLinkDestroy."""
+        assert isinstance(state, real.CUlinkState)
+        self._log("cuLinkComplete")
+        link = self.links.get(int(state))
+        if link is None:
+            return (ERR.CUDA_ERROR_INVALID_HANDLE, None, None)
+        if not link["entries"]:
+            return (ERR.CUDA_ERROR_INVALID_VALUE, None, None)
+        blob = make_fake_cubin(self.arch, self.driver_version, link["entries"])
+        link["image"] = ctypes.create_string_buffer(blob, len(blob))
+        return (OK, ctypes.addressof(link["image"]), len(blob))
+
+    def cuLinkDestroy(self, state):
+        assert isinstance(state, real.CUlinkState)
+        link = self.links.pop(int(state), None)
+        if link is None:
+            return (ERR.CUDA_ERROR_INVALID_HANDLE,)
+        if link["image"] is not None:  # what a late reader of the image would find
+            ctypes.memset(link["image"], 0, len(link["image"]))
+        return (OK,)
 
     def cuModuleGetFunction(self, module: Any, name: bytes):
         symbol = name.decode()

@@ -42,6 +42,13 @@ def _calls():
             b".version 8.0\0", 2, options, [bytearray(64), 64]
         ),
         "cuModuleGetFunction": lambda: cu.cuModuleGetFunction(cu.CUmodule(0), b"kernel_entry_c"),
+        "cuModuleLoadData": lambda: cu.cuModuleLoadData(b"\x7fELF\2\1\1\0"),
+        "cuLinkCreate": lambda: cu.cuLinkCreate(0, [], []),
+        "cuLinkAddData": lambda: cu.cuLinkAddData(
+            cu.CUlinkState(0), cu.CUjitInputType.CU_JIT_INPUT_PTX, b".version 8.0\0", 13, b"m", 0, [], []
+        ),
+        "cuLinkComplete": lambda: cu.cuLinkComplete(cu.CUlinkState(0)),
+        "cuLinkDestroy": lambda: cu.cuLinkDestroy(cu.CUlinkState(0)),
         "cuMemcpyAsync": lambda: cu.cuMemcpyAsync(ptr, cu.CUdeviceptr(8192), 16, stream),
         "cuMemsetD8Async": lambda: cu.cuMemsetD8Async(ptr, 255, 16, stream),
         "cuMemsetD16Async": lambda: cu.cuMemsetD16Async(ptr, 65535, 8, stream),

@@ -70,6 +70,10 @@ verbose_warnings: bool = False
 # programs setting them run unchanged; the CPU target (LLVM) does not use them.
 verify_cuda: bool = False
 ptx_target_arch: int | None = None
+#: How CUDA kernels load from the kernel cache: ``"ptx"`` (the driver JIT-compiles the PTX,
+#: relying on its own JIT cache), ``"cubin"`` (the driver's linker makes a cubin once and it is
+#: cached beside the PTX), None: ``"cubin"`` where the driver's JIT cache is off
+#: (``CUDA_CACHE_DISABLE=1``), else ``"ptx"`` (see ``warp.targets.cuda.cubin``).
 cuda_output: str | None = None
 llvm_cuda: bool = False
 lineinfo: bool = False

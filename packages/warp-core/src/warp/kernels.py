@@ -265,7 +265,7 @@ class Kernel(UserKernel):
                 f"kernel '{self.name}' is generic: it is compiled per argument types at launch "
                 "(or declare instances with wp.overload)"
             )
-        key = f"{device.alias if hasattr(device, 'alias') else device}:{config.mode}"
+        key = self._compiled_key(device)
         hit = self._compiled.get(key)
         if hit is not None:
             return hit
@@ -280,6 +280,19 @@ class Kernel(UserKernel):
                     raise
                 self._compiled[key] = hit
             return hit
+
+    def _compiled_key(self, device: Any) -> str:
+        return f"{device.alias if hasattr(device, 'alias') else device}:{config.mode}"
+
+    def is_loaded(self, device: Any) -> bool:
+        """Whether this kernel's code is loaded on ``device`` (for the current ``wp.config.mode``)."""
+        return self._compiled_key(device) in self._compiled
+
+    def adopt_compiled(self, device: Any, compiled: Any) -> None:
+        """Keep ``compiled`` (from :func:`warp.runtime.kernel_loader.preload_kernels`) as this
+        kernel's code on ``device``, unless some was loaded meanwhile."""
+        with self._lock:
+            self._compiled.setdefault(self._compiled_key(device), compiled)
 
     def unload(self) -> None:
         """Forget loaded code and launchers; the next launch loads again (from the cache if valid)."""

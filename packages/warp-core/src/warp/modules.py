@@ -20,6 +20,7 @@ from typing import Any, Callable, Iterable, Iterator
 from warp import config
 from warp.compiler.hashing import kernel_content_hash
 from warp.runtime import log
+from warp.runtime.kernel_loader import preload_kernels
 from warp.runtime.devices import get_device, get_devices
 
 
@@ -134,10 +135,19 @@ class Module:
         return out
 
     def load(self, device: Any = None) -> bool:
-        """Compile or load from the cache every concrete kernel of the module for ``device``."""
+        """Compile or load from the cache every concrete kernel of the module for ``device``.
+
+        The kernels found in the cache load together first (one JIT link on the CPU); the others
+        compile one by one."""
         dev = get_device(device)
         with log.module_load(self.name, dev):
-            for k in self.all_kernels():
+            kernels = self.all_kernels()
+            pending = [k for k in kernels if not k.is_loaded(dev)]
+            if len(pending) > 1:
+                for k, compiled in zip(pending, preload_kernels(pending, dev)):
+                    if compiled is not None:
+                        k.adopt_compiled(dev, compiled)
+            for k in kernels:
                 k.compiled(dev)
         return True
 

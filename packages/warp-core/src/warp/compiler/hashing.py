@@ -20,7 +20,7 @@ import numpy as np
 from warp.compiler.callables import UserFunction, UserKernel
 from warp.compiler.source import read_source
 from warp.compiler.frontend.type_handlers import call_hook
-from warp.compiler.static_values import outermost_static_calls, reads_locals, static_value
+from warp.compiler.static_values import reads_locals, static_value
 from warp.types.scalars import ScalarBase, type_repr
 from warp.plugins.manager import get_plugin_manager
 from warp.types.array_type import ArrayType
@@ -135,29 +135,21 @@ class _Hasher:
         self.seen.add(id(pyfunc))
         info = read_source(pyfunc)
         self.add("src", info.source)
-        is_static = lambda call: _resolve_call(call, info) is _static()  # noqa: E731
-        # statics whose value is hashed (those reading no local variable; the others are hashed
-        # through the names they use)
-        statics = {
-            id(c) for c in outermost_static_calls(info.tree, is_static) if not reads_locals(pyfunc, c.args[0])
-        }
-        namespace = {**info.globals, **info.closure}
-        # parameters and assigned names are the function's own: a global of the same name is not read
-        local_names = {n.arg for n in ast.walk(info.tree) if isinstance(n, ast.arg)} | {
-            n.id for n in ast.walk(info.tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
-        }
-        for node in _walk_outside(info.tree, statics):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in local_names:
-                found, obj = info.lookup(node.id)
+        reads = _reads(pyfunc, info)
+        for name in reads.names:
+            if name not in reads.local_names:
+                found, obj = info.lookup(name)
                 if found:
-                    self.reference(node.id, obj)
-            elif isinstance(node, ast.Attribute):
-                obj = _resolve_chain(node, info)
-                if obj is not _MISSING:
-                    self.reference(ast.unparse(node), obj)
-            if isinstance(node, ast.Call) and id(node) in statics:
+                    self.reference(name, obj)
+        for name, node in reads.attributes:
+            obj = _resolve_chain(node, info)
+            if obj is not _MISSING:
+                self.reference(name, obj)
+        if reads.statics:
+            namespace = {**info.globals, **info.closure}
+            for call in reads.statics:
                 # wp.static(expr): hash its value (evaluated once per function, see static_values)
-                expr = node.args[0]
+                expr = call.args[0]
                 code = compile(ast.Expression(body=expr), "<static>", "eval")
                 try:
                     value = static_value(pyfunc, expr, functools.partial(eval, code, namespace))
@@ -202,17 +194,85 @@ class _Hasher:
 _MISSING = object()
 
 
-def _walk_outside(tree: ast.AST, statics: set[int]) -> Any:
-    """The nodes of ``tree``, not descending into the arguments of ``wp.static`` calls (whose value
-    is hashed instead: their names are not read again, a property getter does not run twice)."""
-    todo = [tree]
+class _Reads:
+    """What a function's source reads, from one walk of its tree (see :func:`_reads`)."""
+
+    __slots__ = ("attributes", "local_names", "names", "statics")
+
+    def __init__(self) -> None:
+        #: the names it loads, first occurrence of each (locals among them are not free)
+        self.names: list[str] = []
+        #: ``(dotted name, node)`` of its attribute chains ``a.b.c`` (and ``a.b``), first of each
+        self.attributes: list[tuple[str, ast.Attribute]] = []
+        #: parameters and assigned names: the function's own (a global of the same name is not read)
+        self.local_names: set[str] = set()
+        #: outermost ``wp.static(expr)`` calls whose ``expr`` reads no local variable: their value
+        #: is hashed, and the names inside them are not read again (a property getter runs once)
+        self.statics: list[ast.Call] = []
+
+
+_OUTSIDE, _BELOW_STATIC, _INSIDE_STATIC = 0, 1, 2
+
+
+def _dotted(node: ast.Attribute) -> str | None:
+    """``"a.b.c"`` for an attribute chain of a name, else None (the chain resolves to nothing)."""
+    parts = [node.attr]
+    cur = node.value
+    while isinstance(cur, ast.Attribute):
+        parts.append(cur.attr)
+        cur = cur.value
+    if not isinstance(cur, ast.Name):
+        return None
+    parts.append(cur.id)
+    return ".".join(reversed(parts))
+
+
+def _reads(pyfunc: Any, info: Any) -> _Reads:
+    """Walk ``info.tree`` once: the names, attribute chains and ``wp.static`` calls it reads.
+
+    ``wp.static`` calls nested in another are part of the outer one; the arguments of hashed
+    statics are only searched for local names (assignments inside them are still locals).
+    """
+    out = _Reads()
+    seen_names: set[str] = set()
+    seen_attributes: set[str] = set()
+    static = _static()
+    todo: list[tuple[ast.AST, int]] = [(info.tree, _OUTSIDE)]
     while todo:
-        node = todo.pop()
-        yield node
-        if id(node) in statics and isinstance(node, ast.Call):
-            todo.append(node.func)
+        node, where = todo.pop()
+        kind = type(node)
+        if kind is ast.Name:
+            if isinstance(node.ctx, ast.Store):
+                out.local_names.add(node.id)
+            elif where != _INSIDE_STATIC and isinstance(node.ctx, ast.Load) and node.id not in seen_names:
+                seen_names.add(node.id)
+                out.names.append(node.id)
             continue
-        todo.extend(ast.iter_child_nodes(node))
+        if kind is ast.arg:
+            out.local_names.add(node.arg)
+        elif kind is ast.Attribute and where != _INSIDE_STATIC:
+            name = _dotted(node)
+            if name is not None and name not in seen_attributes:
+                seen_attributes.add(name)
+                out.attributes.append((name, node))
+        elif (
+            kind is ast.Call and where == _OUTSIDE and len(node.args) == 1 and not node.keywords
+            and _resolve_call(node, info) is static
+        ):
+            if reads_locals(pyfunc, node.args[0]):
+                where = _BELOW_STATIC  # hashed through the names it reads; no static inside counts
+            else:
+                out.statics.append(node)
+                todo.append((node.func, where))
+                todo.append((node.args[0], _INSIDE_STATIC))
+                continue
+        for field in node._fields:
+            child = getattr(node, field, None)
+            if isinstance(child, ast.AST):
+                todo.append((child, where))
+            elif isinstance(child, list):
+                todo.extend((c, where) for c in child if isinstance(c, ast.AST))
+    return out
 
 
 def _static() -> Any:

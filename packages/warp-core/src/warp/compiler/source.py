@@ -9,7 +9,7 @@ import textwrap
 import tokenize
 import weakref
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from warp.errors import SourceLoc, WarpCodegenError
 
@@ -60,7 +60,7 @@ class _FileText:
         """Source of the function ``name`` whose first line (decorators included) is ``first``."""
         if self._extents is None:
             extents = {}
-            for node in ast.walk(ast.parse(self.text)):
+            for node in _statements(ast.parse(self.text)):
                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno is not None:
                     start = min([node.lineno] + [d.lineno for d in node.decorator_list])
                     extents[(node.name, start)] = node.end_lineno
@@ -69,6 +69,23 @@ class _FileText:
         if end is None or self._lines is None:
             return None
         return "\n".join(self._lines[first - 1 : end]) + "\n"
+
+
+#: the fields of AST nodes that hold statements (``def`` can only appear among statements)
+_STATEMENT_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def _statements(tree: ast.Module) -> Iterator[ast.AST]:
+    """Every statement of ``tree``, nested ones included (not the expressions: only statements
+    can define functions, so this finds every ``def`` in a fraction of ``ast.walk``'s time)."""
+    todo: list[ast.AST] = list(tree.body)
+    while todo:
+        node = todo.pop()
+        yield node
+        for name in _STATEMENT_FIELDS:
+            children = getattr(node, name, None)
+            if isinstance(children, list):
+                todo.extend(children)
 
 
 # file -> (mtime, text): read once per version of the file

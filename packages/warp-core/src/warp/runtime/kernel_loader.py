@@ -88,10 +88,10 @@ def _kernel_location(kernel: Any) -> str:
     return f" ({code.co_filename}:{code.co_firstlineno})" if code is not None else ""
 
 
-def _load(target: Target, kernel: Any, device: Any, code: bytes, meta: dict[str, Any]) -> Any:
+def _load(target: Target, kernel: Any, device: Any, code: bytes, meta: dict[str, Any], store: Any) -> Any:
     """Load ``code`` on ``device``; a failure names the kernel and where it is defined."""
     try:
-        return target.load(code, list(meta["entries"].values()), name=kernel.name, device=device)
+        return target.load(code, list(meta["entries"].values()), name=kernel.name, device=device, store=store)
     except WarpCodegenError as exc:
         detail = str(exc)
         externals = meta.get("externals", {})
@@ -115,7 +115,8 @@ def load_part(kernel: Any, device: Any, part: str, mode: str | None = None) -> K
     if hit is not None:
         code, meta = hit
         try:
-            loaded = target.load(code, list(meta["entries"].values()), name=kernel.name, device=device)
+            symbols = list(meta["entries"].values())
+            loaded = target.load(code, symbols, name=kernel.name, device=device, store=cache)
         except Exception:  # an entry that passes its checksum but does not load: recompile
             loaded = None
     reason = log.compile_reason(kernel, part, device, options, hit=loaded is not None)
@@ -124,10 +125,16 @@ def load_part(kernel: Any, device: Any, part: str, mode: str | None = None) -> K
         with log.compile_progress(kernel, part, device):
             compiled_object = pipeline.compile_kernel(kernel, options, target, device, store=cache)
         code, meta = compiled_object.obj, compiled_object.meta
-        loaded = _load(target, kernel, device, code, meta)
+        loaded = _load(target, kernel, device, code, meta, cache)
         cache.put(key, code, meta)
+    result = _kernel_part(loaded, meta, status, options)
+    log.part_loaded(kernel, device, part, key, status, (time.perf_counter() - start) * 1000.0, reason)
+    return result
+
+
+def _kernel_part(loaded: Any, meta: dict[str, Any], status: str, options: CompileOptions) -> KernelPart:
     entries = meta["entries"]
-    result = KernelPart(
+    return KernelPart(
         loaded=loaded,
         entry_contiguous=loaded.entry(entries["contiguous"]),
         entry_strided=loaded.entry(entries["strided"]),
@@ -139,8 +146,46 @@ def load_part(kernel: Any, device: Any, part: str, mode: str | None = None) -> K
         entry_vector=loaded.entry(entries["vector"]) if "vector" in entries else None,
         vector_width=meta.get("vector_width", 0) if "vector" in entries else 0,
     )
-    log.part_loaded(kernel, device, part, key, status, (time.perf_counter() - start) * 1000.0, reason)
-    return result
+
+
+def preload_kernels(kernels: list[Any], device: Any) -> list[CompiledKernel | None]:
+    """The forward parts of ``kernels`` that are in the kernel cache, loaded on ``device`` together
+    (:meth:`~warp.targets.base.Target.load_many`: one JIT link for all on the CPU); None for a
+    kernel that is not in the cache or whose code did not load (:func:`load_kernel` then compiles
+    it or reports why)."""
+    start = time.perf_counter()
+    target = get_target(device)
+    load_plugins()
+    log.announce()
+    cache = kernel_cache_for(config.kernel_cache_dir)
+    fingerprint = target.fingerprint(device)
+    found = []
+    for i, kernel in enumerate(kernels):
+        try:
+            options = resolve_options(kernel, target=target, part="forward")
+            key = kernel_hash(kernel, options, fingerprint)
+        except Exception:  # noqa: BLE001, S112 - reported in order when the kernel loads alone
+            continue
+        hit = cache.get(key)
+        if hit is not None:
+            found.append((i, kernel, options, key, hit[0], hit[1]))
+    results: list[CompiledKernel | None] = [None] * len(kernels)
+    if not found:
+        return results
+    items = [(code, list(meta["entries"].values()), kernel.name) for _, kernel, _, _, code, meta in found]
+    try:
+        loaded = target.load_many(items, device=device, store=cache)
+        parts = [_kernel_part(code, f[5], "cached", f[2]) for code, f in zip(loaded, found)]
+    except Exception:  # noqa: BLE001 - one entry does not load: each kernel loads (or compiles) alone
+        return results
+    elapsed = (time.perf_counter() - start) * 1000.0 / len(found)
+    for (i, kernel, options, key, _, _), part in zip(found, parts):
+        reason = log.compile_reason(kernel, "forward", device, options, hit=True)
+        log.part_loaded(kernel, device, "forward", key, "cached", elapsed, reason)
+        results[i] = CompiledKernel(
+            kernel=kernel, device=device, debug=options.debug, forward=part, target=target, mode=options.mode
+        )
+    return results
 
 
 def load_kernel(kernel: Any, device: Any) -> CompiledKernel:

@@ -189,8 +189,26 @@ class Target(abc.ABC):
         """
 
     @abc.abstractmethod
-    def load(self, code: bytes, symbols: list[str], *, name: str, device: Any) -> LoadedCode:
-        """Load ``code`` on ``device`` resolving ``symbols``; failures raise ``WarpCodegenError``."""
+    def load(
+        self, code: bytes, symbols: list[str], *, name: str, device: Any, store: CodeStore | None = None
+    ) -> LoadedCode:
+        """Load ``code`` on ``device`` resolving ``symbols``; failures raise ``WarpCodegenError``.
+
+        ``store`` may keep what loading derives from ``code`` for later processes (CUDA: the
+        cubin the driver makes from PTX), under keys of the target's own.
+        """
+
+    def load_many(
+        self, items: Sequence[tuple[bytes, list[str], str]], *, device: Any, store: CodeStore | None = None
+    ) -> list[LoadedCode]:
+        """:meth:`load` each ``(code, symbols, name)`` of ``items`` (a module's cached kernels).
+
+        Targets may load them together (the CPU links all objects into one JIT library); a
+        failure of any raises, and the caller then loads them one by one.
+        """
+        return [
+            self.load(code, symbols, name=name, device=device, store=store) for code, symbols, name in items
+        ]
 
     @abc.abstractmethod
     def launch(

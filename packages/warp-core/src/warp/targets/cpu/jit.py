@@ -399,11 +399,22 @@ def load_object(
     the returned module is garbage collected. Safe to call from several threads. Undefined or
     missing symbols raise :class:`WarpCodegenError`.
     """
+    return load_objects([obj], symbols, name=name, imports=imports)
+
+
+def load_objects(
+    objs: list[bytes], symbols: list[str], *, name: str = "module", imports: dict[str, int] | None = None
+) -> LoadedModule:
+    """:func:`load_object` for several object files linked into one JIT library (one link:
+    cheaper than a library per object); their global symbols must be distinct."""
     if not symbols:
         raise ValueError("load_object needs at least one symbol to export")
-    obj = bytes(obj)
+    objs = [bytes(obj) for obj in objs]
     imports = dict(imports or {})
-    builder = llvm.JITLibraryBuilder().add_object_img(obj).add_current_process()
+    builder = llvm.JITLibraryBuilder()
+    for obj in objs:
+        builder.add_object_img(obj)
+    builder.add_current_process()
     for s, address in imports.items():
         builder.import_symbol(s, address)
     for s in symbols:
@@ -414,7 +425,7 @@ def load_object(
         try:
             tracker = builder.link(jit, library)
         except RuntimeError as e:
-            unresolved = _unresolved_symbols(obj, imports)
+            unresolved = sorted({s for obj in objs for s in _unresolved_symbols(obj, imports)})
             detail = f"undefined symbols: {', '.join(unresolved)}" if unresolved else str(e)
             raise WarpCodegenError(f"failed to load object code of module '{name}': {detail}") from None
     loaded = LoadedModule(tracker, symbols, library)

@@ -124,8 +124,21 @@ class CpuTarget(Target):
     ) -> bytes:
         return cpu_jit.compile_ir(llvm_ir, opt_level=options.optimization_level, name=name)
 
-    def load(self, code: bytes, symbols: list[str], *, name: str, device: Any) -> CpuLoadedCode:
+    def load(
+        self, code: bytes, symbols: list[str], *, name: str, device: Any, store: CodeStore | None = None
+    ) -> CpuLoadedCode:
         return CpuLoadedCode(cpu_jit.load_object(code, symbols, name=name))
+
+    def load_many(
+        self, items: Sequence[tuple[bytes, list[str], str]], *, device: Any, store: CodeStore | None = None
+    ) -> list[CpuLoadedCode]:
+        """All objects linked into one JIT library (one link instead of one per kernel); their
+        code stays loaded while any of the returned handles is referenced."""
+        if len(items) < 2:
+            return [self.load(code, symbols, name=name, device=device) for code, symbols, name in items]
+        symbols = [s for _, entry_symbols, _ in items for s in entry_symbols]
+        module = cpu_jit.load_objects([code for code, _, _ in items], symbols, name=items[0][2])
+        return [CpuLoadedCode(module) for _ in items]
 
     def __init__(self) -> None:
         self.recorder = CommandRecorder()

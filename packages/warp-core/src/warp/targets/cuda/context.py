@@ -33,6 +33,8 @@ class DeviceInfo:
     pci_bus_id: str
     #: (SM, PTX ISA version x10) generated code targets on this device
     ptx_target: tuple[int, int]
+    #: the driver's CUDA version (``major * 1000 + minor * 10``)
+    driver_version: int = 0
     #: the device's default memory pool (None without memory pool support)
     mempool: Any = None
     #: whether allocations come from the pool (``wp.set_mempool_enabled``)
@@ -73,6 +75,7 @@ def _query(ordinal: int) -> DeviceInfo:
     major = _attribute(cu, dev, "CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR")
     minor = _attribute(cu, dev, "CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR")
     pools = bool(_attribute(cu, dev, "CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED"))
+    version = drv.driver_version()
     info = DeviceInfo(
         ordinal=ordinal,
         handle=dev,
@@ -84,7 +87,8 @@ def _query(ordinal: int) -> DeviceInfo:
         is_uva=bool(_attribute(cu, dev, "CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING")),
         is_mempool_supported=pools,
         pci_bus_id=_text(drv.check(cu.cuDeviceGetPCIBusId(64, dev), "cuDeviceGetPCIBusId")),
-        ptx_target=choose_target((major, minor), drv.driver_version()),
+        ptx_target=choose_target((major, minor), version),
+        driver_version=version,
     )
     if pools:
         info.use_mempool = True

@@ -2,11 +2,15 @@
 
 * code: :mod:`~warp.targets.cuda.entry` defines ``ptx_kernel`` entries taking the packed
   argument buffer; :func:`warp.targets.cuda.ptx.compile_ptx` emits PTX for the device's SM and the PTX
-  ISA its driver accepts; ``cuModuleLoadDataEx`` loads it (its error log goes into the exception).
+  ISA its driver accepts; ``cuModuleLoadDataEx`` loads it (its error log goes into the exception),
+  or, given the kernel cache, the cubin the driver's linker made from it once (:mod:`.cubin`).
 * launches (:mod:`~warp.targets.cuda.launching`): ``cuLaunchKernel`` with the argument buffer
   passed whole through ``CU_LAUNCH_PARAM_BUFFER_POINTER`` (the same bytes the CPU entry reads),
   on the given or the device's current stream; the launcher packs each launch's arguments
-  straight into a buffer kept per kernel and thread (:meth:`CudaTarget.argument_buffer`).
+  straight into a buffer kept per kernel and thread (:meth:`CudaTarget.argument_buffer`);
+  ``ceil(n / block_dim)`` blocks of ``block_dim`` threads (256 unless ``wp.launch`` says), at
+  most ``max_blocks`` of them when that is positive: a grid-stride loop in the entry covers any
+  launch size.
 * memory: device memory from the device's memory pool (``cuMemAllocAsync``/``cuMemFreeAsync`` on
   the current stream, kept cached by the pool) or ``cuMemAlloc`` where pools are unsupported;
   pinned host memory from ``cuMemHostAlloc``; copies with ``cuMemcpyAsync`` (unified addressing
@@ -34,6 +38,7 @@ from warp.compiler.lowering.kernel import EntryVariant
 from warp.compiler.options import CompileOptions
 from warp.errors import WarpCodegenError
 from warp.targets.base import Allocation, CodeStore, CommandList, ErrorRecordBuffer, LoadedCode, Target
+from warp.targets.cuda import cubin
 from warp.targets.cuda import driver as drv
 from warp.targets.cuda import ptx
 from warp.targets.cuda.context import device_info, make_current
@@ -94,15 +99,26 @@ def _unload(module: Any, ordinal: int) -> None:
         pass
 
 
-def load_ptx(ptx_text: bytes, symbols: list[str], *, name: str, device: Any) -> CudaLoadedCode:
-    """Load PTX on ``device`` and look up ``symbols``; JIT errors carry the driver's log."""
+def load_ptx(
+    ptx_text: bytes, symbols: list[str], *, name: str, device: Any, store: CodeStore | None = None
+) -> CudaLoadedCode:
+    """Load PTX on ``device`` and look up ``symbols``; JIT errors carry the driver's log.
+
+    With a ``store`` (the kernel cache) the PTX loads as a cached cubin (:mod:`.cubin`) where it can.
+    """
     cu = drv.driver()
-    make_current(device.ordinal)
+    info = make_current(device.ordinal)
+    image = bytes(ptx_text) + (b"" if bytes(ptx_text).endswith(b"\0") else b"\0")
+    if store is not None and cubin.cubins_enabled():
+        linked = cubin.load_cubin(
+            image, symbols, name=name, arch=info.arch, driver_version=info.driver_version, store=store
+        )
+        if linked is not None:
+            return CudaLoadedCode(linked[0], linked[1], device)
     # cuda-python takes the log buffer as a bytes-like object (converted to char*), its size as int
     log = bytearray(8192)
     options = [cu.CUjit_option.CU_JIT_ERROR_LOG_BUFFER, cu.CUjit_option.CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES]
     values = [log, len(log)]
-    image = bytes(ptx_text) + (b"" if bytes(ptx_text).endswith(b"\0") else b"\0")
     err, module = cu.cuModuleLoadDataEx(image, len(options), options, values)
     if int(err) != 0:
         detail = bytes(log).split(b"\0", 1)[0].decode(errors="replace").strip()
@@ -252,8 +268,10 @@ class CudaTarget(Target):
             libdevice_store=store,
         ).encode()
 
-    def load(self, code: bytes, symbols: list[str], *, name: str, device: Any) -> CudaLoadedCode:
-        return load_ptx(code, symbols, name=name, device=device)
+    def load(
+        self, code: bytes, symbols: list[str], *, name: str, device: Any, store: CodeStore | None = None
+    ) -> CudaLoadedCode:
+        return load_ptx(code, symbols, name=name, device=device, store=store)
 
     def runner(self, device: Any, entry: CudaEntry) -> Any:
         return bytes_runner(device, entry)
