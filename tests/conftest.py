@@ -172,9 +172,24 @@ def fake_cuda(monkeypatch, _fake_cuda_cache):
     targets.get_target(wp.get_device("cpu"))
     monkeypatch.setattr(targets, "_instances", {k: v for k, v in targets._instances.items() if k != "cuda"})
     context.forget_current()
+    _unload_all_kernels()
     yield fake
     gc.collect()  # free fake allocations while the fake driver is still installed
     context.forget_current()
+    _unload_all_kernels()
+
+
+def _unload_all_kernels() -> None:
+    """Forget every kernel's loaded code and launchers. Both are keyed by the device's alias, so
+    on a GPU host code loaded into the real driver would otherwise be launched through the
+    stand-in (and the stand-in's handles through the real driver) once ``fake_cuda`` swaps them."""
+    from warp import modules
+
+    with modules._lock:
+        loaded = list(modules._modules.values())
+    for module in loaded:
+        for kernel in list(module.kernels.values()):
+            kernel.unload()
 
 
 # -- device parametrization -----------------------------------------------------------------------

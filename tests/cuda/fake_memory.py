@@ -21,6 +21,7 @@ import bisect
 import ctypes
 import ctypes.util
 import mmap
+import threading
 from contextlib import contextmanager
 from typing import Iterator
 
@@ -62,6 +63,9 @@ class DeviceArena:
         self._free_starts: list[int] = []
         self._free_sizes: dict[int, int] = {}
         self._open_depth = 0
+        #: one driver operation at a time: threads launching or copying concurrently would
+        #: otherwise close the arena under each other's feet (a real fault, not a test failure)
+        self._lock = threading.RLock()
 
     def contains(self, address: int, nbytes: int = 1) -> bool:
         """True when ``[address, address + nbytes)`` lies inside the arena."""
@@ -69,6 +73,10 @@ class DeviceArena:
 
     def allocate(self, nbytes: int) -> int:
         """Address of ``nbytes`` (rounded up to 256) fresh bytes, the first :data:`GARBAGE_BYTES` 0xCD."""
+        with self._lock:
+            return self._allocate(nbytes)
+
+    def _allocate(self, nbytes: int) -> int:
         size = -(-max(nbytes, 1) // ALIGN) * ALIGN
         address = None
         for start in self._free_starts:
@@ -93,6 +101,10 @@ class DeviceArena:
 
     def release(self, address: int, nbytes: int) -> None:
         """Give ``nbytes`` at ``address`` (as allocated) back; whole pages go back to the OS."""
+        with self._lock:
+            self._release(address, nbytes)
+
+    def _release(self, address: int, nbytes: int) -> None:
         size = -(-max(nbytes, 1) // ALIGN) * ALIGN
         first = -(-address // PAGE) * PAGE
         last = (address + size) // PAGE * PAGE
@@ -124,7 +136,13 @@ class DeviceArena:
     @contextmanager
     def opened(self, start: int | None = None, nbytes: int | None = None) -> Iterator[None]:
         """Make the arena (or only the pages of ``[start, start + nbytes)``) readable and writable
-        for the driver's own work. Nests inside an open arena."""
+        for the driver's own work. Nests inside an open arena; one thread at a time."""
+        with self._lock:
+            with self._opened(start, nbytes):
+                yield
+
+    @contextmanager
+    def _opened(self, start: int | None, nbytes: int | None) -> Iterator[None]:
         if self._open_depth:  # the whole arena is open already
             self._open_depth += 1
             try:

@@ -282,7 +282,8 @@ def test_stream_ordered_round_trip(device) -> None:
     """A kernel's result read back through a capsule exported for each valid stream value."""
     a = wp.array(np.arange(5, dtype=np.float32), device=device)
     wp.launch(add_one, dim=5, inputs=[a], device=device)
-    values = [None, -1] + ([1, 2, wp.Stream(device).cuda_stream] if device.is_cuda else [])
+    consumer = wp.Stream(device) if device.is_cuda else None  # alive while its handle is used
+    values = [None, -1] + ([1, 2, consumer.cuda_stream] if consumer is not None else [])
     for value in values:
         b = wp.from_dlpack(a.__dlpack__(stream=value, max_version=(1, 1)))
         np.testing.assert_array_equal(b.numpy(), np.arange(5, dtype=np.float32) + 1.0)
