@@ -31,7 +31,9 @@ SUITE_LIMIT=${SUITE_LIMIT:-240}
 TEST_TIMEOUT=${TEST_TIMEOUT:-120}
 BENCH_LIMIT=${BENCH_LIMIT:-90}
 LOAD_LIMIT=${LOAD_LIMIT:-45}
-NWORKERS=${NWORKERS:-8}
+# pytest workers: three quarters of the cores, at most 12 (each holds a CUDA context)
+CORES=$(nproc 2> /dev/null || echo 4)
+NWORKERS=${NWORKERS:-$(( CORES * 3 / 4 < 12 ? (CORES * 3 / 4 > 0 ? CORES * 3 / 4 : 1) : 12 ))}
 EXAMPLE_LIMIT=${EXAMPLE_LIMIT:-25}
 
 if [ -d "$SITE" ]; then
