@@ -18,7 +18,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from warp.extending import array as _array, is_scalar_type, Kernel
+from warp.extending import array as _array, is_scalar_type, Kernel, launch, zeros_like
 
 from warp_autodiff.tape import Tape
 
@@ -78,8 +78,6 @@ class _Evaluator:
         for o in self.resettable:
             o.zero_()
         if isinstance(self.function, Kernel):
-            from warp.extending import launch
-
             launch(self.function, self.dim, self.inputs, self.outputs, device=self.device,
                    max_blocks=self.max_blocks, block_dim=self.block_dim)
         else:
@@ -308,16 +306,12 @@ def gradcheck_tape(
 
 
 def _zeros_like(a: _array) -> _array:
-    from warp.extending import zeros_like
-
     return zeros_like(a)
 
 
 def _to_warp(values: np.ndarray, like: _array) -> _array:
-    from warp.extending import array as make
-
     scalar = like.dtype if is_scalar_type(like.dtype) else like.dtype._wp_scalar_type_
-    return make(values.astype(scalar._np_dtype_), dtype=scalar)
+    return _array(values.astype(scalar._np_dtype_), dtype=scalar)
 
 
 __all__: list[str] = ["gradcheck", "gradcheck_tape", "jacobian", "jacobian_fd"]

@@ -35,6 +35,9 @@ from warp.extending import (
     lower_view,
     lowering_types as lt,
     Overload,
+    component_paths,
+    assemble,
+    components,
 )
 
 
@@ -45,8 +48,6 @@ def _is_null(ctx: Any, arr: ir.Value) -> ir.Value:
 
 
 def _component_paths(t: Any) -> list[list[int]]:
-    from warp.extending import component_paths
-
     return component_paths(t)
 
 
@@ -215,8 +216,6 @@ def _map_components(ctx: Any, t: Any, fn: Any, *values: ir.Value) -> ir.Value:
     """Apply ``fn`` to matching scalar components of composite values (or to scalars)."""
     if is_scalar_type(t):
         return fn(*values)
-    from warp.extending import assemble, components
-
     b = ctx.builder
     cols = [components(b, t, v) for v in values]
     return assemble(b, t, [fn(*parts) for parts in zip(*cols)])
@@ -245,8 +244,6 @@ def _lower_add(ctx: Any, args: list, types: list) -> ir.Value:
 
 def _lower_inner(ctx: Any, args: list, types: list) -> ir.Value:
     """Sum of component-wise products of two composites of one type (dot / double dot)."""
-    from warp.extending import components
-
     b = ctx.builder
     total = None
     for x, y in zip(components(b, types[0], args[0]), components(b, types[1], args[1])):

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from warp.extending import array as _array, get_plugin_manager, hookimpl
+from warp.extending import array as _array, get_plugin_manager, hookimpl, clone, launch
 
 from warp_autodiff.array_access import Root, kernel_access
 from warp_autodiff.tape_graph import tape_to_dot
@@ -160,8 +160,6 @@ class Tape:
 
     def _save(self, array: _array, waiting: list[tuple[_Record, Root]]) -> None:
         """Copy ``array`` (about to be overwritten) for the adjoints of ``waiting``."""
-        from warp.extending import clone
-
         self._saving = True  # the tape's own copy is not a copy of the program's to differentiate
         try:
             copy = clone(array, requires_grad=False)
@@ -263,8 +261,6 @@ class Tape:
                 else:
                     a.grad.assign(g)
                 self.gradients[a] = a.grad
-        from warp.extending import launch
-
         refused = [r.refused for r in self._records if r is not None and r.refused]
         if refused:
             raise RuntimeError(f"Tape.backward: {refused[0]}")

@@ -21,6 +21,7 @@ from warp.extending import (
     Scalar,
     TypeVar,
     VectorOf,
+    element_pointer,
 )
 
 GROUP = "Utility"
@@ -84,8 +85,6 @@ def _lower_expect_near_default(ctx: Any, args: list, types: list) -> None:
 def _lower_lower_bound(ctx: Any, args: list, types: list) -> ir.Value:
     """Index of the first element >= value in a sorted 1-d array (binary search); a value past
     the last element gives the last index, as in NVIDIA Warp (an index that can be read)."""
-    from warp.extending import element_pointer
-
     b = ctx.builder
     arr, value = args
     atype, t = types

@@ -47,6 +47,7 @@ from warp.extending import (
 from warp_builtins.composite_ir import Emitter, result_type, scalar_of
 from warp_builtins.composite_ops import quat_rotate
 from warp_builtins.special_forms import SpecialForm
+import warp
 
 
 # -- helpers for the frontend side ---------------------------------------------------------------
@@ -68,8 +69,6 @@ def _type_arg(builder: Any, expr: ast.expr, what: str) -> Any:
         obj = obj.obj
         name = getattr(obj, "name", None)
         if type(obj).__name__ == "BuiltinName" and isinstance(name, str):  # wp.float64 met as a builtin name
-            import warp
-
             obj = getattr(warp, name, obj)
         t = canonical_type(obj)
         if is_scalar_type(t):

@@ -28,7 +28,7 @@ from typing import Any, Iterable, Sequence
 
 import llvmlite.ir as ir
 
-from warp.extending import composite_values as lc, float32, lowering_types as lt
+from warp.extending import composite_values as lc, float32, lowering_types as lt, lower_div, lower_mod
 
 
 #: fast-math flags per float operation of composite arithmetic (see the module docstring)
@@ -177,8 +177,6 @@ class Emitter:
             fn = {"add": bld.fadd, "sub": bld.fsub, "mul": bld.fmul, "div": bld.fdiv, "mod": bld.frem}[op]
             return Num(self, fn(a.v, b.v, flags=FLOAT_FLAGS.get(op, ())))
         if op in ("div", "mod"):
-            from warp.extending import lower_div, lower_mod
-
             lower = lower_div if op == "div" else lower_mod
             # the helpers read only ctx.builder, which _Ctx provides
             return Num(self, lower(_Ctx(bld), [a.v, b.v], [self.scalar, self.scalar]))  # type: ignore[arg-type]

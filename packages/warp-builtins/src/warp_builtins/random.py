@@ -21,7 +21,9 @@ from typing import Any, Callable
 
 import llvmlite.ir as ir
 
-from warp.extending import ArrayOf, float32, float64, Int, int32, lowering_types as lt, uint32, vector
+from warp.extending import (
+    ArrayOf, float32, float64, Int, int32, lowering_types as lt, uint32, vector, element_pointer,
+)
 from warp_builtins.irexpr import Emitter, Num, branch, mark_mutating, while_loop
 
 GROUP = "Random"
@@ -196,8 +198,6 @@ def _log_factorial(em: Emitter, k: Num) -> Num:
 
 def _sample_cdf(ctx: Any, state: ir.Value, arr: ir.Value, atype: Any) -> tuple[ir.Value, ir.Value]:
     """Index of the first cdf entry >= u for a uniform u (binary search)."""
-    from warp.extending import element_pointer
-
     b = ctx.builder
     em = Emitter(ctx, float32)
     d = Draws(ctx, state)

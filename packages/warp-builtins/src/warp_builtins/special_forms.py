@@ -24,7 +24,10 @@ from warp.extending import (
     is_scalar_type,
     type_repr,
     WarpCodegenTypeError,
+    PyObj,
+    build_composite,
 )
+import warp
 
 
 class SpecialForm:
@@ -58,13 +61,9 @@ class SpecialForm:
 
 def compile_time_type(builder: Any, node: ast.expr) -> Any:
     """The type named by ``node`` (``wp.float64``, ``float``, ``wp.quatd``) at compile time."""
-    from warp.extending import PyObj
-
     item = builder.expr(node)
     obj = item.obj if isinstance(item, PyObj) else None
     if isinstance(obj, BuiltinName):
-        import warp
-
         obj = getattr(warp, obj.name, None)  # wp.float64 reaches kernels as the conversion builtin
     try:
         t = canonical_type(obj)
@@ -139,8 +138,6 @@ def constructor_kernel(name: str, make_type: Callable[[Any], type]) -> Callable[
     """Kernel form of ``name(*values, dtype=...)``: a ``make_type(dtype)`` value; dtype may be inferred."""
 
     def kernel(builder: Any, node: ast.Call) -> Any:
-        from warp.extending import build_composite
-
         arg_nodes, dtype = split_call(builder, node, name)
         values = [builder.value(a) for a in arg_nodes]
         return build_composite(builder, make_type(dtype or inferred_dtype(values)), values, node)

@@ -13,7 +13,8 @@ import ast
 import itertools
 from typing import Any
 
-from warp.extending import int32
+from warp.extending import int32, PyObj
+import warp
 
 _counter = itertools.count()
 
@@ -22,9 +23,6 @@ def make_iterable(query_type: Any, next_builtin: str) -> None:
     """Let kernel code loop over values of ``query_type`` with builtin ``next_builtin``."""
 
     def iterate(builder: Any, value: Any, node: ast.For) -> None:
-        import warp
-        from warp.extending import PyObj
-
         if not isinstance(node.target, ast.Name):  # the frontend refuses other targets before
             raise builder.error("the loop variable must be a single name", node=node)
         target = node.target.id

@@ -13,7 +13,7 @@ import ast
 from typing import Any
 
 import warp as wp
-from warp.extending import canonical_type, type_repr, WarpCodegenTypeError
+from warp.extending import canonical_type, type_repr, WarpCodegenTypeError, PyObj, BuiltinName
 from warp_geometry.volume_wide import GRADIENT_TYPES
 
 GROUP = "Volumes"
@@ -53,9 +53,6 @@ def _check_gradient_type(builder: Any, node: ast.expr, dtype: Any, name: str) ->
 
 
 def _dtype(builder: Any, node: ast.expr, name: str) -> tuple[str, Any]:
-    from warp.extending import PyObj
-    from warp.extending import BuiltinName
-
     item = builder.expr(node)
     obj = item.obj if isinstance(item, PyObj) else None
     if isinstance(obj, BuiltinName):
@@ -118,8 +115,6 @@ class VolumeForm:
         call = ast.Call(func=ast.Attribute(value=module, attr=target, ctx=ast.Load()), args=args, keywords=[])
         for part in (call, call.func, module):
             ast.copy_location(part, node)
-        from warp.extending import PyObj
-
         builder.assign_var("__wp_volume", PyObj(wp))
         return builder.expr(call)
 

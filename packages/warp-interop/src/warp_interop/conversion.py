@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from warp_interop.frameworks import loaded
+from warp.extending import array, from_dlpack
 
 
 def _is_instance(obj: Any, framework: str, attr: str) -> bool:
@@ -39,11 +40,7 @@ def convert(obj: Any, dtype: Any, device: Any) -> Any:
 
         return from_jax(obj, dtype=dtype)
     if hasattr(obj, "__cuda_array_interface__"):
-        from warp.extending import array
-
         return array(obj, dtype=dtype if dtype is not None else Any, device=device, copy=False)
     if hasattr(obj, "__dlpack__") and not hasattr(obj, "__array_interface__"):
-        from warp.extending import from_dlpack
-
         return from_dlpack(obj, dtype=dtype)
     return None

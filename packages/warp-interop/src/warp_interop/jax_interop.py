@@ -14,6 +14,7 @@ from warp.extending import Device, from_dlpack, get_device, resolve_dtype, type_
 
 from warp_interop.checks import check_warp_array
 from warp_interop.frameworks import require
+import warp
 
 _SCALARS = ("float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16",
             "uint32", "uint64", "bool")
@@ -52,8 +53,6 @@ def _jax(what: str) -> Any:
 def dtype_from_jax(jax_dtype: Any) -> Any:
     """The warp scalar type of a JAX dtype (``jnp.float32`` -> ``wp.float32``)."""
     import numpy as np
-
-    import warp
 
     _jax("dtype_from_jax")
     try:

@@ -28,6 +28,7 @@ from warp.extending import (
 from warp_interop.checks import check_warp_array
 from warp_interop.frameworks import require
 from warp_interop.tensor_views import Layout, element_layout, fill_dtype_tables, launch_arg, wrap_tensor
+import warp
 
 _from_paddle_dtypes: dict[Any, tuple[Any, int]] = {}
 _to_paddle_dtypes: dict[Any, Any] = {}
@@ -38,8 +39,6 @@ def _paddle(what: str) -> Any:
 
 
 def _dtype_tables(paddle: Any) -> None:
-    import warp
-
     pairs = [
         (paddle.float16, warp.float16, 2), (paddle.float32, warp.float32, 4),
         (paddle.float64, warp.float64, 8),
@@ -205,8 +204,6 @@ def to_paddle(a: Any, requires_grad: bool | None = None) -> Any:
 
 def stream_from_paddle(stream_or_device: Any = None) -> Any:
     """The warp CUDA stream wrapping a paddle CUDA stream (or a paddle device's current stream)."""
-    import warp
-
     paddle = _paddle("stream_from_paddle")
     cuda = getattr(paddle.device, "cuda", None)
     stream_class = getattr(cuda, "Stream", None) if cuda is not None else None

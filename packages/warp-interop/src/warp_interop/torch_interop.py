@@ -16,6 +16,7 @@ from warp.extending import ArrayDescriptor, Device, get_device, resolve_dtype, t
 from warp_interop.checks import check_warp_array
 from warp_interop.frameworks import require
 from warp_interop.tensor_views import Layout, element_layout, fill_dtype_tables, launch_arg, wrap_tensor
+import warp
 
 # torch dtype -> (warp scalar type, itemsize); warp scalar -> torch dtype (built on first use)
 _from_torch_dtypes: dict[Any, tuple[Any, int]] = {}
@@ -28,8 +29,6 @@ def _torch(what: str) -> Any:
 
 
 def _dtype_tables(torch: Any) -> None:
-    import warp
-
     pairs = [
         (torch.float16, warp.float16), (torch.float32, warp.float32), (torch.float64, warp.float64),
         (torch.int8, warp.int8), (torch.int16, warp.int16), (torch.int32, warp.int32),
@@ -228,8 +227,6 @@ def stream_from_torch(stream_or_device: Any = None) -> Any:
 
 def stream_to_torch(stream_or_device: Any = None) -> Any:
     """The torch CUDA stream (``torch.cuda.ExternalStream``) wrapping a warp stream or device's stream."""
-    import warp
-
     torch = _torch("stream_to_torch")
     stream_class = getattr(warp, "Stream", None)
     if stream_class is not None and isinstance(stream_or_device, stream_class):
@@ -246,8 +243,6 @@ def stream_to_torch(stream_or_device: Any = None) -> Any:
 
 
 def _warp_stream_class(what: str) -> Any:
-    import warp
-
     stream_class = getattr(warp, "Stream", None)
     if stream_class is None:
         raise RuntimeError(f"{what}: warp has no CUDA streams in this installation (no CUDA backend)")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from warp.extending import CONSTRUCT, int32, is_scalar_type
+from warp.extending import CONSTRUCT, int32, is_scalar_type, FILL, vector
 
 from warp_autodiff import ops
 from warp_autodiff.rules import derivative, zero_derivative
@@ -192,9 +192,6 @@ def _transpose(ctx: Any) -> list[Any]:
 
 @derivative("trace", applies=_any_composite, primal_args=())
 def _trace(ctx: Any) -> list[Any]:
-    from warp.extending import FILL
-    from warp.extending import vector
-
     m = ctx.op.args[0].type
     ones = ctx.e.internal(FILL, [ctx.adj_out], vector(m._shape_[0], m._wp_scalar_type_))
     return [ctx.e.call("diag", ones)]

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 import warp as wp
-from warp.extending import func, int32
+from warp.extending import func, int32, CONSTRUCT
 
 from warp_autodiff.rules import derivative, derivative_from_func
 from warp_autodiff.rules.reference import rotate_xyzw
@@ -453,8 +453,6 @@ derivative_from_func("transform_wrench", transform_wrench_ref, applies=_kinds(T,
 @derivative("spatial_adjoint", applies=_kinds(M, M), primal_args=())
 def _spatial_adjoint(ctx: Any) -> list[Any]:
     """r = [[R, 0], [S, R]]: adj_R = adj_r[:3, :3] + adj_r[3:, 3:], adj_S = adj_r[3:, :3]."""
-    from warp.extending import CONSTRUCT
-
     e, g = ctx.e, ctx.adj_out
     r_type, s_type = ctx.op.args[0].type, ctx.op.args[1].type
 

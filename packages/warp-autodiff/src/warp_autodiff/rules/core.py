@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from warp.extending import CONSTRUCT, CONVERT, FILL, GET_FIELD, is_scalar_type, SET_FIELD
+from warp.extending import CONSTRUCT, CONVERT, FILL, GET_FIELD, is_scalar_type, SET_FIELD, int32
 
 from warp_autodiff import ops
 from warp_autodiff.rules import derivative, zero_derivative
@@ -183,8 +183,6 @@ zero_derivative("atomic_exch", "atomic_cas", replay="effect")
 # -- composite values (vectors, matrices, quaternions, transforms) ------------------------------
 
 def _int_consts(ctx: Any, values: list[int]) -> list[Any]:
-    from warp.extending import int32
-
     return [ctx.e.const(v, int32) for v in values]
 
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 import warp as wp
-from warp.extending import func
+from warp.extending import func, int32
 
 from warp_autodiff.rules import derivative
 
@@ -96,8 +96,6 @@ def _eig3(ctx: Any) -> list[Any]:
 
 @derivative("svd3", "svd2", primal_args=(0,))
 def _svd(ctx: Any) -> list[Any]:
-    from warp.extending import int32
-
     n = ctx.op.args[0].type._shape_[0]
     return _call_adjoint(ctx, svd_adjoint, [ctx.e.const(n, int32)])
 

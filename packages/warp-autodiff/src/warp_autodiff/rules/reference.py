@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import warp as wp
-from warp.extending import func
+from warp.extending import func, int32
 
 from warp_autodiff.rules import derivative, derivative_from_func
 
@@ -161,8 +161,6 @@ def _slice_rule(start: int):
     """transform_get_translation (components 0-2) / transform_get_rotation (3-6)."""
 
     def backward(ctx: Any) -> list[Any]:
-        from warp.extending import int32
-
         e, g = ctx.e, ctx.adj_out
         t = ctx.op.args[0].type
         out = e.zero(t)

@@ -24,7 +24,7 @@ import weakref
 from dataclasses import dataclass
 from typing import Any
 
-from warp.extending import bool as wp_bool, FixedArrayType, ir, verify_function
+from warp.extending import bool as wp_bool, FixedArrayType, ir, verify_function, build_custom_adjoint
 
 from warp_autodiff import ops
 from warp_autodiff.transform.analysis import (
@@ -357,8 +357,6 @@ def custom_adjoint(fn: ir.Function) -> FuncAdjoint | None:
     grad = origin.custom_definition("grad", [p.type for p in fn.params])
     if grad is None:
         return None
-    from warp.extending import build_custom_adjoint
-
     diff_params = [k for k, p in enumerate(fn.params) if is_differentiable(p.type)]
     array_params = [k for k, p in enumerate(fn.params) if carries_arrays(p.type)]
     diff_results = [j for j, t in enumerate(fn.return_types) if is_differentiable(t)]

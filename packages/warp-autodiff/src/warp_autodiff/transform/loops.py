@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from warp.extending import int64, ir
+from warp.extending import int64, ir, type_size_in_bytes
 
 from warp_autodiff import loop_memory as mem
 from warp_autodiff.transform.analysis import free_values, has_effects
@@ -450,8 +450,6 @@ class LoopsMixin(BuilderHost):
                 "iteration (exact, but quadratic in the number of iterations)",
             )
             return
-        from warp.extending import type_size_in_bytes
-
         size = sum(type_size_in_bytes(p.type) for p in stored)
         self.warn(
             op,

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from warp.extending import ir
+from warp.extending import ir, accepts
 
 from warp_autodiff.rules import RuleContext, lookup_rule
 from warp_autodiff.transform.analysis import completes_normally, free_values, has_effects
@@ -30,8 +30,6 @@ from warp_autodiff.transform.host import BuilderHost
 
 def specialize(func: Any, arg_types: list[Any]) -> ir.Function:
     """The IR of ``@wp.func`` ``func`` specialized for ``arg_types`` (first matching overload)."""
-    from warp.extending import accepts
-
     probes = [ir.Value(t) for t in arg_types]
     for overload in func.overloads:
         if len(overload.param_types) == len(probes) and all(

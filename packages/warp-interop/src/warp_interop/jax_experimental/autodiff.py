@@ -18,6 +18,7 @@ from warp_interop.jax_experimental import xla_ffi
 from warp_interop.jax_experimental.batching import BatchedArg, batch_args, batch_indices
 from warp_interop.jax_experimental.call_device import alias, call_device
 from warp_interop.jax_experimental.kernel import LAUNCH_DIMS_ATTR, FfiKernel, view, zero_outputs
+import warp
 
 
 def _is_float(dtype: Any) -> bool:
@@ -54,8 +55,6 @@ def differentiable_call(fk: FfiKernel, arrays: list[Any], attrs: dict[str, Any],
 
 def _scratch(arg: BatchedArg, index: tuple[int, ...], copy: bool, device: Any) -> Any:
     """A warp array on ``device`` holding one example (a copy of it when ``copy``, else zeros)."""
-    import warp
-
     shape = arg.warp_shape
     scratch = warp.zeros(shape, dtype=arg.param.dtype, device=device)
     if copy:
@@ -67,8 +66,6 @@ def register_adjoint(fk: FfiKernel) -> None:
     """Register the adjoint target of ``fk`` (``<target>_adjoint``)."""
 
     def run(call: xla_ffi.CallArguments) -> None:
-        import warp
-
         dims = tuple(int(d) for d in call.attrs[LAUNCH_DIMS_ATTR])
         array_inputs = [p for p in fk.inputs if p.is_array]
         n_in, n_out = len(array_inputs), len(fk.outputs)

@@ -17,6 +17,7 @@ from typing import Any, Iterator
 from warp.extending import get_device
 
 from warp_interop.jax_experimental.xla_ffi import ExecutionContext
+import warp
 
 _lock = threading.Lock()
 #: (device ordinal, stream handle) -> warp Stream wrapping XLA's stream (not owned)
@@ -24,8 +25,6 @@ _streams: dict[tuple[int, int], Any] = {}
 
 
 def _wrapped_stream(device: Any, handle: int) -> Any:
-    import warp
-
     key = (device.ordinal, handle)
     with _lock:
         stream = _streams.get(key)
@@ -38,8 +37,6 @@ def _wrapped_stream(device: Any, handle: int) -> Any:
 def call_device(ctx: ExecutionContext) -> Iterator[Any]:
     """The warp device of a call, made the default device for it (``cpu``, or ``cuda:<ordinal>``
     with XLA's stream current, so launches without ``device``/``stream`` arguments go there)."""
-    import warp
-
     if ctx.stream is None:
         with warp.ScopedDevice("cpu"):
             yield get_device("cpu")
@@ -51,8 +48,6 @@ def call_device(ctx: ExecutionContext) -> Iterator[Any]:
 
 def zero_memory(ptr: int, nbytes: int, device: Any) -> None:
     """Zero ``nbytes`` at ``ptr`` on ``device`` (on a CUDA device: a memset on the current stream)."""
-    import warp
-
     if not nbytes:
         return
     if device.is_cpu:
@@ -63,6 +58,4 @@ def zero_memory(ptr: int, nbytes: int, device: Any) -> None:
 
 def alias(ptr: int, shape: tuple[int, ...], dtype: Any, device: Any) -> Any:
     """A warp array over memory XLA owns (no copy, never freed by warp)."""
-    import warp
-
     return warp.array(ptr=ptr, dtype=dtype, shape=shape, device=device, copy=False)

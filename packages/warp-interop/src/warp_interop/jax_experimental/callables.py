@@ -16,7 +16,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from warp.extending import contiguous_strides, element_info, wrap_memory
+from warp.extending import contiguous_strides, element_info, wrap_memory, resolve_annotation
 
 from warp_interop.jax_experimental import xla_ffi
 from warp_interop.jax_experimental.batching import BatchedArg, batch_args, batch_indices
@@ -24,6 +24,7 @@ from warp_interop.jax_experimental.call_device import call_device
 from warp_interop.jax_experimental.kernel import _check_vmap_method, scalar_attribute, zero_outputs
 from warp_interop.jax_experimental.params import result_struct, split_params
 from warp_interop.jax_interop import GraphMode
+import warp
 
 _ids = itertools.count()
 #: CUDA graphs a ``jax_callable`` keeps for replay (XLA may hand new buffers to every call)
@@ -31,8 +32,6 @@ _MAX_GRAPHS = 16
 
 
 def _annotated_params(func: Callable[..., Any], what: str) -> tuple[list[str], list[Any]]:
-    from warp.extending import resolve_annotation
-
     names, types = [], []
     namespace = dict(getattr(func, "__globals__", {}))
     for name, parameter in inspect.signature(func).parameters.items():
@@ -162,8 +161,6 @@ class FfiCallable:
 
     def _call_captured(self, device: Any, batch: tuple[int, ...], inputs: list[BatchedArg],
                        outputs: list[BatchedArg], call: xla_ffi.CallArguments) -> None:
-        import warp
-
         key = (
             device.ordinal, batch, tuple(a.buffer.ptr for a in inputs + outputs),
             tuple(sorted((name, repr(value)) for name, value in call.attrs.items())),

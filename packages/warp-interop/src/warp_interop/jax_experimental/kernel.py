@@ -15,7 +15,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from warp.extending import contiguous_strides, element_info, make_descriptor
+from warp.extending import contiguous_strides, element_info, make_descriptor, Kernel
 
 from warp_interop.jax_experimental import xla_ffi
 from warp_interop.jax_experimental.call_device import call_device, zero_memory
@@ -27,6 +27,7 @@ from warp_interop.jax_experimental.bounds import (
     tid_launch_dims,
 )
 from warp_interop.jax_experimental.params import Param, normalize_dims, result_struct, split_params
+import warp
 
 LAUNCH_DIMS_ATTR = "warp_launch_dims"
 _ids = itertools.count()
@@ -74,8 +75,6 @@ class FfiKernel:
                  launch_dims: Any = None, output_dims: Any = None,
                  in_out_argnames: Sequence[str] | None = None, enable_backward: bool = False,
                  block_dim: int | None = None):
-        from warp.extending import Kernel
-
         if not isinstance(kernel, Kernel):
             raise TypeError(f"jax_kernel expects a @wp.kernel, got {type(kernel).__name__}")
         self.kernel = kernel
@@ -231,8 +230,6 @@ class FfiKernel:
 
     def run(self, call: xla_ffi.CallArguments) -> None:
         """Launch the kernel over the buffers of one FFI call (each example of a batch)."""
-        import warp
-
         dims = tuple(int(d) for d in call.attrs[LAUNCH_DIMS_ATTR])
         batch, inputs, outputs = self.kernel_args(call, len(call.inputs))
         with call_device(call.ctx) as device:
