@@ -407,7 +407,7 @@ def uncovered_overloads() -> list[tuple[str, str]]:
     gradient)."""
     from warp.compiler.registry import builtin_registry, match_type
     from warp_autodiff.rules import lookup_rule
-    from warp_autodiff.transform.emit import is_differentiable
+    from warp_autodiff.adjoint_types import is_differentiable
 
     samples = _sample_types()
     out = []

@@ -39,6 +39,7 @@ from warp.extending import (
     assemble,
     components,
 )
+from warp_autodiff.adjoint_types import is_differentiable
 
 
 def _is_null(ctx: Any, arr: ir.Value) -> ir.Value:
@@ -65,8 +66,6 @@ def _element_parts(
     storage = lt.storage_type(dtype)
     zero = ir.Constant(lt.I32, 0)
     if getattr(dtype, "_wp_kind_", "") == "struct":
-        from warp_autodiff.transform.emit import is_differentiable
-
         parts = []
         for k, (_, ft) in enumerate(dtype._fields_):
             if is_differentiable(ft):
@@ -224,8 +223,6 @@ def _map_components(ctx: Any, t: Any, fn: Any, *values: ir.Value) -> ir.Value:
 def _add_values(ctx: Any, t: Any, a: ir.Value, b: ir.Value) -> ir.Value:
     """a + b for adjoints: scalars, composites component-wise, structs field-wise."""
     if getattr(t, "_wp_kind_", "") == "struct":
-        from warp_autodiff.transform.emit import is_differentiable
-
         out = a
         for k, (_, ft) in enumerate(t._fields_):
             if not is_differentiable(ft):

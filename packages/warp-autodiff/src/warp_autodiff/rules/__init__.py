@@ -44,6 +44,8 @@ from warp.extending import (
     zero_derivative,
 )
 
+from warp_autodiff.adjoint_types import is_differentiable
+
 if TYPE_CHECKING:
     from warp.extending import ir
 
@@ -92,8 +94,6 @@ class RuleContext:
 
     def wants(self, k: int) -> bool:
         """Whether argument ``k`` takes an adjoint (differentiable and not a constant)."""
-        from warp_autodiff.transform.emit import is_differentiable
-
         a = self.op.args[k]
         return is_differentiable(a.type) and not a.is_const
 

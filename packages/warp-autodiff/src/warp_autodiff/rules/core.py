@@ -9,6 +9,7 @@ from warp.extending import CONSTRUCT, CONVERT, FILL, GET_FIELD, is_scalar_type, 
 
 from warp_autodiff import ops
 from warp_autodiff.rules import derivative, zero_derivative
+from warp_autodiff.adjoint_types import is_differentiable
 
 
 def _scalars(types: list[Any]) -> bool:
@@ -47,8 +48,6 @@ def _neg(ctx: Any) -> list[Any]:
 
 def _mul_needs(op: Any) -> tuple[int, ...]:
     """a * b reads b for adj_a and a for adj_b (constants take no adjoint)."""
-    from warp_autodiff.transform.emit import is_differentiable
-
     def wants(k: int) -> bool:
         return is_differentiable(op.args[k].type) and not op.args[k].is_const
 
@@ -74,8 +73,6 @@ def _div(ctx: Any) -> list[Any]:
 @derivative("mod", applies=_scalars)
 def _mod(ctx: Any) -> list[Any]:
     """fmod(a, b) = a - trunc(a / b) * b."""
-    from warp_autodiff import ops
-
     a, b = ctx.args
     g, e = ctx.adj_out, ctx.e
     db = None
@@ -122,8 +119,6 @@ def _array_load(ctx: Any) -> list[Any]:
 def _array_store(ctx: Any) -> list[Any]:
     """arr[i] = v: adj_v += adj(arr)[i], then adj(arr)[i] = 0 (the overwritten value's adjoint:
     earlier writes of the element, in this launch or earlier ones, receive nothing through it)."""
-    from warp_autodiff.transform.emit import is_differentiable
-
     n = len(ctx.args)
     idx = ctx.args[1:-1]
     if not is_differentiable(ctx.op.args[0].type.dtype):
@@ -264,8 +259,6 @@ def _field_op(ctx: Any, overload_name: str, args: list, result_type: Any) -> Any
 @derivative(GET_FIELD, primal_args=())
 def _struct_get(ctx: Any) -> list[Any]:
     """r = s.f: adj_s.f += adj_r."""
-    from warp_autodiff.transform.emit import is_differentiable
-
     s_type = ctx.op.args[0].type
     r_type = ctx.op.results[0].type
     if not is_differentiable(r_type):
@@ -276,8 +269,6 @@ def _struct_get(ctx: Any) -> list[Any]:
 @derivative(SET_FIELD, primal_args=())
 def _struct_set(ctx: Any) -> list[Any]:
     """r = s with s.f = v: adj_s += adj_r with f cleared, adj_v += adj_r.f."""
-    from warp_autodiff.transform.emit import is_differentiable
-
     s_type, v_type = ctx.op.args[0].type, ctx.op.args[1].type
     g = ctx.adj_out
     ds = None

@@ -31,6 +31,7 @@ import warp as wp
 from warp.extending import func, int32
 
 from warp_autodiff.rules import derivative
+from warp_autodiff.specialization import specialize
 
 
 @func
@@ -78,8 +79,6 @@ def qr3_adjoint(a: Any, q: Any, r: Any, adj_q: Any, adj_r: Any):
 
 
 def _call_adjoint(ctx: Any, fn: Any, extra: Sequence[Any] = ()) -> list[Any]:
-    from warp_autodiff.transform.reverse import specialize
-
     e = ctx.e
     a = ctx.args[0]  # the out-argument forms pass the variables receiving the results after it
     results = [e.zero(r.type) if v is None else v for r, v in zip(ctx.op.results, ctx.results)]

@@ -36,7 +36,8 @@ from warp_autodiff.transform.analysis import (
     tid_index_sets,
     used_values,
 )
-from warp_autodiff.transform.emit import Emitter, carries_arrays, is_differentiable
+from warp_autodiff.transform.emit import Emitter
+from warp_autodiff.adjoint_types import carries_arrays, is_differentiable
 from warp_autodiff.loop_memory import TapeLayout
 from warp_autodiff.transform.loops import LoopsMixin
 from warp_autodiff.transform.replay import ReplayMixin

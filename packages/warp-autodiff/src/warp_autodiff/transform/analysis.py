@@ -14,7 +14,7 @@ from typing import Any, Iterable
 from warp.extending import ir
 
 from warp_autodiff.rules import lookup_rule
-from warp_autodiff.transform.emit import carries_arrays, is_differentiable
+from warp_autodiff.adjoint_types import carries_arrays, is_differentiable
 
 
 def defined_in(region: ir.Region) -> set[int]:

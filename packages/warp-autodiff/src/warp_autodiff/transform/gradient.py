@@ -12,7 +12,7 @@ from warp.extending import ir, type_repr
 
 from warp_autodiff.loop_memory import TapeLayout
 from warp_autodiff.transform.adjoint import FunctionAdjoints
-from warp_autodiff.transform.emit import is_differentiable
+from warp_autodiff.adjoint_types import is_differentiable
 
 
 def function_gradient(fn: ir.Function, funcs: FunctionAdjoints) -> ir.Function:

@@ -25,7 +25,8 @@ from warp.extending import int64, ir, type_size_in_bytes
 
 from warp_autodiff import loop_memory as mem
 from warp_autodiff.transform.analysis import free_values, has_effects
-from warp_autodiff.transform.emit import Emitter, carries_arrays, is_differentiable
+from warp_autodiff.transform.emit import Emitter
+from warp_autodiff.adjoint_types import carries_arrays, is_differentiable
 from warp_autodiff.transform.needs import loop_exits, needed_values
 from warp_autodiff.transform.scope import Frame, Level, Replay, Scope
 from warp_autodiff.transform.host import BuilderHost

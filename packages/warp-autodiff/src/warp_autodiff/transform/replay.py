@@ -16,7 +16,8 @@ from warp.extending import bool as wp_bool, FixedArrayType, int32, int64, ir
 
 from warp_autodiff import ops
 from warp_autodiff.rules import lookup_rule
-from warp_autodiff.transform.emit import Emitter, carries_arrays, is_array
+from warp_autodiff.transform.emit import Emitter
+from warp_autodiff.adjoint_types import carries_arrays, is_array
 from warp_autodiff.transform.scope import Level, Replay, Scope
 from warp_autodiff.transform.host import BuilderHost
 

@@ -19,24 +19,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from warp.extending import ir, accepts
+from warp.extending import ir
 
 from warp_autodiff.rules import RuleContext, lookup_rule
+from warp_autodiff.specialization import specialize
 from warp_autodiff.transform.analysis import completes_normally, free_values, has_effects
-from warp_autodiff.transform.emit import Emitter, RuleError, carries_arrays, is_differentiable
+from warp_autodiff.transform.emit import Emitter, RuleError
+from warp_autodiff.adjoint_types import carries_arrays, is_differentiable
 from warp_autodiff.transform.scope import Frame, Level, Replay, Scope
 from warp_autodiff.transform.host import BuilderHost
 
-
-def specialize(func: Any, arg_types: list[Any]) -> ir.Function:
-    """The IR of ``@wp.func`` ``func`` specialized for ``arg_types`` (first matching overload)."""
-    probes = [ir.Value(t) for t in arg_types]
-    for overload in func.overloads:
-        if len(overload.param_types) == len(probes) and all(
-            accepts(p, a) is not None for p, a in zip(overload.param_types, probes)
-        ):
-            return func.specialization(overload, tuple(arg_types))
-    raise TypeError(f"no definition of '{func.name}' accepts these argument types")
 
 Adj = dict  # forward value id -> adjoint value
 
