@@ -21,6 +21,7 @@ from warp.extending import ANY_SCALAR, bool as wp_bool, int32, matrix, TypeVar, 
 from warp_builtins.composite_ir import Emitter, Num, result_type, scalar_of
 from warp_builtins.composite_ops import cross
 from warp_builtins.composite_patterns import F, S, of_kind, same, vec
+from warp_builtins import composite_ops, matrix_decomp, matrix_math, composite_ctors
 
 GROUP = "Vector Math"
 
@@ -223,8 +224,6 @@ class _Cond:
 # -- registration -----------------------------------------------------------------------------
 def register(registry: Any) -> None:
     """Register vector/matrix builtins and composite operators."""
-    from warp_builtins import composite_ops, matrix_decomp, matrix_math
-
     composite_ops.register(registry)
     _register_vector(registry)
     _register_utility(registry)
@@ -234,8 +233,6 @@ def register(registry: Any) -> None:
 
 def exports() -> dict[str, Any]:
     """Python-scope names for the ``warp_exports`` hook: ``wp.vector``, ``wp.matrix``, ``wp.identity``."""
-    from warp_builtins import composite_ctors
-
     return composite_ctors.exports()
 
 

@@ -15,6 +15,7 @@ import warp as wp
 from warp_geometry.bvh import BvhData
 from warp_geometry.primitives import INF, boxes_overlap, ray_box, safe_inverse
 from warp_geometry.query_types import BvhQuery
+from warp_geometry.descriptors import add_builtin, register_getter
 
 GROUP = "Geometry"
 
@@ -150,8 +151,6 @@ def bvh_query_next_nomax(query: BvhQuery, index: int):
 
 def register(registry: Any) -> None:
     """Register the BVH builtins."""
-    from warp_geometry.descriptors import add_builtin, register_getter
-
     register_getter(
         registry, "bvh_get", BvhData, "The kernel-side data of the wp.Bvh with identifier ``id``.", GROUP
     )

@@ -15,6 +15,8 @@ from typing import Any
 import warp as wp
 from warp.extending import canonical_type, type_repr, WarpCodegenTypeError, PyObj, BuiltinName
 from warp_geometry.volume_wide import GRADIENT_TYPES
+from warp_geometry.descriptors import add_builtin
+from warp_geometry.volume_queries import volume_store_f_f, volume_store_i_f, volume_store_v_f
 
 GROUP = "Volumes"
 _SUFFIX = {wp.float32: "f", wp.vec3: "v", wp.int32: "i", wp.float64: "w", wp.vec3d: "w", wp.vec4f: "w",
@@ -126,9 +128,6 @@ class VolumeForm:
 
 
 def _store_overloads(registry: Any) -> None:
-    from warp_geometry.descriptors import add_builtin
-    from warp_geometry.volume_queries import volume_store_f_f, volume_store_i_f, volume_store_v_f
-
     ijk = [("id", wp.uint64), ("i", wp.int32), ("j", wp.int32), ("k", wp.int32)]
     for t, func in (
         (wp.float32, volume_store_f_f),

@@ -14,6 +14,9 @@ import numpy as np
 
 from warp_interop.frameworks import loaded
 from warp.extending import array, from_dlpack
+from warp_interop.torch_interop import tensor_launch_arg
+from warp_interop.paddle_interop import tensor_launch_arg as paddle_launch_arg
+from warp_interop.jax_interop import from_jax
 
 
 def _is_instance(obj: Any, framework: str, attr: str) -> bool:
@@ -28,16 +31,10 @@ def convert(obj: Any, dtype: Any, device: Any) -> Any:
     module = type(obj).__module__ or ""
     root = module.partition(".")[0]
     if root == "torch" and _is_instance(obj, "torch", "Tensor"):
-        from warp_interop.torch_interop import tensor_launch_arg
-
         return tensor_launch_arg(obj, dtype)
     if root == "paddle" and _is_instance(obj, "paddle", "Tensor"):
-        from warp_interop.paddle_interop import tensor_launch_arg as paddle_launch_arg
-
         return paddle_launch_arg(obj, dtype)
     if root in ("jaxlib", "jax") and _is_instance(obj, "jax", "Array"):
-        from warp_interop.jax_interop import from_jax
-
         return from_jax(obj, dtype=dtype)
     if hasattr(obj, "__cuda_array_interface__"):
         return array(obj, dtype=dtype if dtype is not None else Any, device=device, copy=False)

@@ -10,15 +10,18 @@ cotangents, never to buffers XLA owns as inputs.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from warp_interop.jax_experimental import xla_ffi
 from warp_interop.jax_experimental.batching import BatchedArg, batch_args, batch_indices
 from warp_interop.jax_experimental.call_device import alias, call_device
-from warp_interop.jax_experimental.kernel import LAUNCH_DIMS_ATTR, FfiKernel, view, zero_outputs
+from warp_interop.jax_experimental.buffer_views import LAUNCH_DIMS_ATTR, view, zero_outputs
 import warp
+
+if TYPE_CHECKING:
+    from warp_interop.jax_experimental.kernel import FfiKernel
 
 
 def _is_float(dtype: Any) -> bool:

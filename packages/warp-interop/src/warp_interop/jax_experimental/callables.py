@@ -21,7 +21,8 @@ from warp.extending import contiguous_strides, element_info, wrap_memory, resolv
 from warp_interop.jax_experimental import xla_ffi
 from warp_interop.jax_experimental.batching import BatchedArg, batch_args, batch_indices
 from warp_interop.jax_experimental.call_device import call_device
-from warp_interop.jax_experimental.kernel import _check_vmap_method, scalar_attribute, zero_outputs
+from warp_interop.jax_experimental.buffer_views import zero_outputs
+from warp_interop.jax_experimental.kernel import _check_vmap_method, scalar_attribute
 from warp_interop.jax_experimental.params import result_struct, split_params
 from warp_interop.jax_interop import GraphMode
 import warp

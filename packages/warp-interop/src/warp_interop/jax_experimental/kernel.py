@@ -15,10 +15,10 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from warp.extending import contiguous_strides, element_info, make_descriptor, Kernel
+from warp.extending import Kernel
 
 from warp_interop.jax_experimental import xla_ffi
-from warp_interop.jax_experimental.call_device import call_device, zero_memory
+from warp_interop.jax_experimental.call_device import call_device
 from warp_interop.jax_experimental.batching import BatchedArg, batch_args, batch_indices
 from warp_interop.jax_experimental.bounds import (
     check_launch_fits,
@@ -26,10 +26,11 @@ from warp_interop.jax_experimental.bounds import (
     thread_indexed_dims,
     tid_launch_dims,
 )
+from warp_interop.jax_experimental.buffer_views import LAUNCH_DIMS_ATTR, view, zero_outputs
 from warp_interop.jax_experimental.params import Param, normalize_dims, result_struct, split_params
 import warp
+from warp_interop.jax_experimental.autodiff import differentiable_call, register_adjoint
 
-LAUNCH_DIMS_ATTR = "warp_launch_dims"
 _ids = itertools.count()
 VMAP_METHODS = ("broadcast_all", "expand_dims", "sequential", "sequential_unrolled", "legacy_vectorized")
 
@@ -52,20 +53,6 @@ def scalar_attribute(p: Param, value: Any, what: str) -> Any:
         return np.asarray(raw).astype(p.np_dtype)[()]
     except (TypeError, ValueError):
         raise TypeError(f"{what}: scalar argument '{p.name}' expects {p.np_dtype}, got {value!r}") from None
-
-
-def view(arg: BatchedArg, index: tuple[int, ...], device: Any) -> Any:
-    """A launch descriptor of one example of a batched argument (memory on ``device``)."""
-    shape = arg.warp_shape or (1,)
-    itemsize = element_info(arg.param.dtype).itemsize
-    return make_descriptor(arg.pointer(index), shape, contiguous_strides(shape, itemsize), arg.param.dtype,
-                           device, None)
-
-
-def zero_outputs(args: Sequence[BatchedArg], device: Any) -> None:
-    """Zero every output buffer (XLA hands them over uninitialized) on ``device``."""
-    for a in args:
-        zero_memory(a.buffer.ptr, a.buffer.nbytes, device)
 
 
 class FfiKernel:
@@ -118,8 +105,6 @@ class FfiKernel:
         self._check_bounds(arrays, dims, result_specs)
         self._register()
         if self.enable_backward:
-            from warp_interop.jax_experimental.autodiff import differentiable_call
-
             return differentiable_call(self, arrays, attrs, result_specs, method)
         return self.forward_call(arrays, attrs, result_specs, method)
 
@@ -212,8 +197,6 @@ class FfiKernel:
         if not self._registered:
             xla_ffi.register_everywhere(self.target, self.run)
             if self.enable_backward:
-                from warp_interop.jax_experimental.autodiff import register_adjoint
-
                 register_adjoint(self)
             self._registered = True
 
