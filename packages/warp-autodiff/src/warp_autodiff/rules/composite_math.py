@@ -11,10 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from warp.extending import CONSTRUCT, int32, is_scalar_type, FILL, vector
+from warp.extending import CONSTRUCT, int32, is_scalar_type, FILL, vector, derivative, zero_derivative
 
 from warp_autodiff import ops
-from warp_autodiff.rules import derivative, zero_derivative
 from warp_autodiff.rules.scalar_math import picks_first
 
 

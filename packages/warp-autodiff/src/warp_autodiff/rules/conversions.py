@@ -16,9 +16,8 @@ from __future__ import annotations
 from typing import Any
 
 import warp as wp
-from warp.extending import func, int32, CONSTRUCT
+from warp.extending import func, int32, CONSTRUCT, derivative, derivative_from_func
 
-from warp_autodiff.rules import derivative, derivative_from_func
 from warp_autodiff.rules.reference import rotate_xyzw
 
 PI = 3.141592653589793

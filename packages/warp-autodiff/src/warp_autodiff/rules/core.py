@@ -5,10 +5,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from warp.extending import CONSTRUCT, CONVERT, FILL, GET_FIELD, is_scalar_type, SET_FIELD, int32
+from warp.extending import (
+    CONSTRUCT, CONVERT, derivative, FILL, GET_FIELD, int32, is_scalar_type, SET_FIELD, zero_derivative,
+)
 
 from warp_autodiff import ops
-from warp_autodiff.rules import derivative, zero_derivative
 from warp_autodiff.adjoint_types import is_differentiable
 
 

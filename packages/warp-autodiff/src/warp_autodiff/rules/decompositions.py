@@ -28,9 +28,8 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 import warp as wp
-from warp.extending import func, int32
+from warp.extending import func, int32, derivative
 
-from warp_autodiff.rules import derivative
 from warp_autodiff.specialization import specialize
 
 

@@ -11,9 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 import warp as wp
-from warp.extending import func, int32
+from warp.extending import func, int32, derivative, derivative_from_func
 
-from warp_autodiff.rules import derivative, derivative_from_func
 
 
 @func

@@ -12,10 +12,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from warp.extending import is_scalar_type
+from warp.extending import is_scalar_type, derivative, zero_derivative
 
 from warp_autodiff import ops
-from warp_autodiff.rules import derivative, zero_derivative
 
 
 def _scalars(types: list[Any]) -> bool:
