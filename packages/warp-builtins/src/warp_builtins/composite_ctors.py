@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+import warp
 from warp.extending import (
     build_composite,
     canonical_type,
@@ -47,7 +48,6 @@ from warp.extending import (
 from warp_builtins.composite_ir import Emitter, result_type, scalar_of
 from warp_builtins.composite_ops import quat_rotate
 from warp_builtins.special_forms import SpecialForm
-import warp
 
 
 # -- helpers for the frontend side ---------------------------------------------------------------

@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 from typing import Any, Callable
 
+import warp
 from warp.extending import (
     BuiltinName,
     canonical_type,
@@ -27,7 +28,6 @@ from warp.extending import (
     PyObj,
     build_composite,
 )
-import warp
 
 
 class SpecialForm:

@@ -13,8 +13,8 @@ import ast
 import itertools
 from typing import Any
 
-from warp.extending import int32, PyObj
 import warp
+from warp.extending import int32, PyObj
 
 _counter = itertools.count()
 

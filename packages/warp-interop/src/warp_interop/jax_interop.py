@@ -10,11 +10,11 @@ from __future__ import annotations
 import enum
 from typing import Any
 
+import warp
 from warp.extending import Device, from_dlpack, get_device, resolve_dtype, type_repr
 
 from warp_interop.checks import check_warp_array
 from warp_interop.frameworks import require
-import warp
 
 _SCALARS = ("float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16",
             "uint32", "uint64", "bool")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import warp
 from warp.extending import (
     ArrayDescriptor,
     Device,
@@ -28,7 +29,6 @@ from warp.extending import (
 from warp_interop.checks import check_warp_array
 from warp_interop.frameworks import require
 from warp_interop.tensor_views import Layout, element_layout, fill_dtype_tables, launch_arg, wrap_tensor
-import warp
 
 _from_paddle_dtypes: dict[Any, tuple[Any, int]] = {}
 _to_paddle_dtypes: dict[Any, Any] = {}

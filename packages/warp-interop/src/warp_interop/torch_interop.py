@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import warp
 from warp.extending import ArrayDescriptor, Device, get_device, resolve_dtype, type_repr
 
 from warp_interop.checks import check_warp_array
 from warp_interop.frameworks import require
 from warp_interop.tensor_views import Layout, element_layout, fill_dtype_tables, launch_arg, wrap_tensor
-import warp
 
 # torch dtype -> (warp scalar type, itemsize); warp scalar -> torch dtype (built on first use)
 _from_torch_dtypes: dict[Any, tuple[Any, int]] = {}

@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+import warp
 from warp_interop.jax_experimental import xla_ffi
 from warp_interop.jax_experimental.batching import BatchedArg, batch_args, batch_indices
 from warp_interop.jax_experimental.call_device import alias, call_device
 from warp_interop.jax_experimental.buffer_views import LAUNCH_DIMS_ATTR, view, zero_outputs
-import warp
 
 if TYPE_CHECKING:
     from warp_interop.jax_experimental.kernel import FfiKernel

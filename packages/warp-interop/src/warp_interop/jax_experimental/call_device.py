@@ -14,10 +14,10 @@ import threading
 from contextlib import contextmanager
 from typing import Any, Iterator
 
+import warp
 from warp.extending import get_device
 
 from warp_interop.jax_experimental.xla_ffi import ExecutionContext
-import warp
 
 _lock = threading.Lock()
 #: (device ordinal, stream handle) -> warp Stream wrapping XLA's stream (not owned)

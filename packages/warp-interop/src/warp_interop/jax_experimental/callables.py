@@ -16,6 +16,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+import warp
 from warp.extending import contiguous_strides, element_info, wrap_memory, resolve_annotation
 
 from warp_interop.jax_experimental import xla_ffi
@@ -25,7 +26,6 @@ from warp_interop.jax_experimental.buffer_views import zero_outputs
 from warp_interop.jax_experimental.kernel import _check_vmap_method, scalar_attribute
 from warp_interop.jax_experimental.params import result_struct, split_params
 from warp_interop.jax_interop import GraphMode
-import warp
 
 _ids = itertools.count()
 #: CUDA graphs a ``jax_callable`` keeps for replay (XLA may hand new buffers to every call)

@@ -15,6 +15,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+import warp
 from warp.extending import Kernel
 
 from warp_interop.jax_experimental import xla_ffi
@@ -28,7 +29,6 @@ from warp_interop.jax_experimental.bounds import (
 )
 from warp_interop.jax_experimental.buffer_views import LAUNCH_DIMS_ATTR, view, zero_outputs
 from warp_interop.jax_experimental.params import Param, normalize_dims, result_struct, split_params
-import warp
 from warp_interop.jax_experimental.autodiff import differentiable_call, register_adjoint
 
 _ids = itertools.count()
