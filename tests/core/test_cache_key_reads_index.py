@@ -226,3 +226,18 @@ def test_kernels_still_compute_from_the_remembered_key(mods):
     a = wp.zeros(3, dtype=float, device="cpu")
     wp.launch(kernels.through_module, dim=3, inputs=[a], device="cpu")
     assert a.numpy().tolist() == [0.0, 6.0, 12.0]  # helper(i) = 3 i, times SCALE = 2
+
+
+def test_clear_kernel_cache_clears_the_index(mods, monkeypatch):
+    kernel = mods[0].through_module
+    _key(kernel)
+    directory = os.path.join(wp.config.kernel_cache_dir, "reads")
+    assert os.listdir(directory)
+    wp.clear_kernel_cache()
+    assert os.listdir(directory) == []
+    parsed = []
+    real = hashing.read_source
+    monkeypatch.setattr(hashing, "read_source", lambda f: parsed.append(f.__name__) or real(f))
+    _key(kernel)
+    assert parsed == ["through_module", "helper"]  # walked again, and remembered again
+    assert os.listdir(directory)

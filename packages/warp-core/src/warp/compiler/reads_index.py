@@ -23,6 +23,8 @@ from dataclasses import dataclass
 import warp.config
 
 _VERSION = "warp-reads-v1"
+#: the index's directory inside the kernel cache directory
+SUBDIRECTORY = "reads"
 
 
 @dataclass(frozen=True)
@@ -68,7 +70,7 @@ def file_digest(text_digest: str, compiler_version: str) -> str:
 
 def _directory() -> str:
     base = warp.config.kernel_cache_dir or warp.config.default_cache_dir()
-    return os.path.join(os.path.abspath(os.path.expanduser(base)), "reads")
+    return os.path.join(os.path.abspath(os.path.expanduser(base)), SUBDIRECTORY)
 
 
 def _read_disk(digest: str) -> dict[str, FunctionReads]:
