@@ -241,3 +241,47 @@ def test_clear_kernel_cache_clears_the_index(mods, monkeypatch):
     _key(kernel)
     assert parsed == ["through_module", "helper"]  # walked again, and remembered again
     assert os.listdir(directory)
+
+
+STATICS = """
+import warp as wp
+
+N = 3
+SCALE = 2.0
+
+@wp.kernel
+def with_statics(a: wp.array(dtype=float)):
+    i = wp.tid()
+    s = float(0.0)
+    for j in range(wp.static(N)):
+        s = s + wp.static(SCALE * 2.0)
+    for k in range(2):
+        a[k] = wp.static(SCALE + float(k))  # reads a local: walked as plain code
+    a[i] = a[i] + s
+"""
+
+
+def test_statics_are_remembered_and_evaluated_as_the_walk_does(tmp_path, monkeypatch):
+    names = ["ri_statics_a", "ri_statics_b", "ri_statics_c"]
+    try:
+        first = _import(tmp_path, names[0], STATICS)
+        walked = _walked_key(first.with_statics, monkeypatch)
+        _key(first.with_statics)  # remembered under the text of the file
+        # the same text in other modules (as in a new process): no parse, statics evaluated anew
+        same = _import(tmp_path, names[1], STATICS)
+        other = _import(tmp_path, names[2], STATICS)
+        other.SCALE = 5.0
+        _no_parse(monkeypatch)
+        assert _key(same.with_statics) == walked
+        changed = _key(other.with_statics)
+        assert changed != walked
+        monkeypatch.undo()
+        fresh = _import(tmp_path, names[2], STATICS)
+        fresh.SCALE = 5.0
+        assert _walked_key(fresh.with_statics, monkeypatch) == changed
+        a = wp.zeros(4, dtype=float, device="cpu")
+        wp.launch(same.with_statics, dim=1, inputs=[a], device="cpu")
+        assert a.numpy().tolist() == [14.0, 3.0, 0.0, 0.0]  # a[k] = 2 + k, then a[0] += 3 * 4
+    finally:
+        for name in names:
+            sys.modules.pop(name, None)

@@ -149,19 +149,18 @@ class _Hasher:
             obj = _resolve_chain(node, info)
             if obj is not _MISSING:
                 self.reference(name, obj)
-        if not reads.statics and not reads.below_static:
-            _remember(pyfunc, info, reads)
-        if reads.statics:
-            namespace = {**info.globals, **info.closure}
-            for call in reads.statics:
-                # wp.static(expr): hash its value (evaluated once per function, see static_values)
-                expr = call.args[0]
-                code = compile(ast.Expression(body=expr), "<static>", "eval")
-                try:
-                    value = static_value(pyfunc, expr, functools.partial(eval, code, namespace))
-                except Exception:  # noqa: S112 - not evaluable yet: compiling it reports the error
-                    continue
-                self.reference(f"static:{ast.unparse(expr)}", value)
+        _remember(pyfunc, info, reads)
+        self._statics(pyfunc, [call.args[0] for call in reads.statics], {**info.globals, **info.closure})
+
+    def _statics(self, pyfunc: Any, exprs: list[ast.expr], namespace: dict[str, Any]) -> None:
+        """Hash the value of each ``wp.static(expr)`` (evaluated once per function, see static_values)."""
+        for expr in exprs:
+            code = compile(ast.Expression(body=expr), "<static>", "eval")
+            try:
+                value = static_value(pyfunc, expr, functools.partial(eval, code, namespace))
+            except Exception:  # noqa: S112 - not evaluable yet: compiling it reports the error
+                continue
+            self.reference(f"static:{ast.unparse(expr)}", value)
 
     def _remembered(self, pyfunc: Any) -> bool:
         """Hash ``pyfunc`` as :meth:`function` does, from what :mod:`.reads_index` remembers of
@@ -174,8 +173,8 @@ class _Hasher:
         if reads is None:
             return False
         globals_ns, closure = pyfunc.__globals__, closure_of(pyfunc)
-        if any(_resolve_dotted(c, globals_ns, closure) is static for c in reads.calls):
-            return False  # a name now refers to wp.static: walk the tree
+        if any((_resolve_dotted(c, globals_ns, closure) is static) != was for c, was in reads.calls):
+            return False  # a callee is wp.static now and was not (or the other way): walk the tree
         self.add("src", textwrap.dedent(file_text.cut(first, reads.end)))
         for name in reads.names:
             if name not in reads.local_names:
@@ -186,6 +185,8 @@ class _Hasher:
             obj = _resolve_dotted(name, globals_ns, closure)
             if obj is not _MISSING:
                 self.reference(name, obj)
+        if reads.statics:
+            self._statics(pyfunc, [_static_expr(*s) for s in reads.statics], {**globals_ns, **closure})
         return True
 
     def reference(self, name: str, obj: Any, depth: int = 0) -> None:
@@ -228,7 +229,7 @@ _MISSING = object()
 class _Reads:
     """What a function's source reads, from one walk of its tree (see :func:`_reads`)."""
 
-    __slots__ = ("attributes", "below_static", "calls", "local_names", "names", "statics")
+    __slots__ = ("attributes", "calls", "local_names", "names", "statics")
 
     def __init__(self) -> None:
         #: the names it loads, first occurrence of each (locals among them are not free)
@@ -240,10 +241,8 @@ class _Reads:
         #: outermost ``wp.static(expr)`` calls whose ``expr`` reads no local variable: their value
         #: is hashed, and the names inside them are not read again (a property getter runs once)
         self.statics: list[ast.Call] = []
-        #: dotted callees of the one-argument calls outside statics (none resolved to wp.static)
-        self.calls: list[str] = []
-        #: a ``wp.static`` call read a local variable (its inside was walked as plain code)
-        self.below_static = False
+        #: dotted callees of the one-argument calls outside statics, and whether each is wp.static
+        self.calls: list[tuple[str, bool]] = []
 
 
 _OUTSIDE, _BELOW_STATIC, _INSIDE_STATIC = 0, 1, 2
@@ -292,12 +291,12 @@ def _reads(pyfunc: Any, info: Any) -> _Reads:
                 out.attributes.append((name, node))
         elif kind is ast.Call and where == _OUTSIDE and len(node.args) == 1 and not node.keywords:
             callee = _callee_name(node)
+            is_static = _resolve_call(node, info) is static
             if callee is not None:
-                out.calls.append(callee)
-            if _resolve_call(node, info) is not static:
+                out.calls.append((callee, is_static))
+            if not is_static:
                 pass
             elif reads_locals(pyfunc, node.args[0]):
-                out.below_static = True
                 where = _BELOW_STATIC  # hashed through the names it reads; no static inside counts
             else:
                 out.statics.append(node)
@@ -350,8 +349,22 @@ def _remember(pyfunc: Any, info: Any, reads: _Reads) -> None:
             local_names=frozenset(reads.local_names),
             attributes=tuple(name for name, _ in reads.attributes),
             calls=tuple(reads.calls),
+            statics=tuple(_static_entry(call.args[0]) for call in reads.statics),
         ),
     )
+
+
+def _static_entry(expr: ast.expr) -> tuple[str, int, int, int, int]:
+    """A ``wp.static`` argument as remembered: its text and its position in the function's source."""
+    return (ast.unparse(expr), expr.lineno, expr.col_offset, expr.end_lineno or 0, expr.end_col_offset or 0)
+
+
+def _static_expr(text: str, lineno: int, col: int, end_lineno: int, end_col: int) -> ast.expr:
+    """The remembered ``wp.static`` argument back as a node at its place in the source (where
+    :func:`~warp.compiler.static_values.static_value` keeps its value)."""
+    expr = ast.parse(text, mode="eval").body
+    expr.lineno, expr.col_offset, expr.end_lineno, expr.end_col_offset = lineno, col, end_lineno, end_col
+    return expr
 
 
 def _resolve_dotted(dotted: str, globals_ns: dict[str, Any], closure: dict[str, Any]) -> Any:

@@ -7,8 +7,9 @@ its result is kept: in this process, and on disk beside the kernel cache
 (``<cache>/reads/<digest>.json``, one file per file text and compiler version). A warm load in
 a new process then computes the key without parsing any source. Only the parse is skipped: the
 key still resolves every name against the live objects (a changed constant, struct or called
-function in any module still changes it), and functions with ``wp.static`` calls are always
-walked (their values depend on more than the text).
+function in any module still changes it); a function whose one-argument calls resolve to
+``wp.static`` otherwise than when it was walked is walked again, and ``wp.static`` arguments
+are kept as text (with their place in the source) and evaluated as the walk does.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from dataclasses import dataclass
 
 import warp.config
 
-_VERSION = "warp-reads-v1"
+_VERSION = "warp-reads-v2"
 #: the index's directory inside the kernel cache directory
 SUBDIRECTORY = "reads"
 
@@ -39,23 +40,48 @@ class FunctionReads:
     local_names: frozenset[str]
     #: dotted attribute chains ``a.b.c``, first of each, in walk order
     attributes: tuple[str, ...]
-    #: dotted callees of its one-argument calls: none of them may resolve to ``wp.static``
-    calls: tuple[str, ...]
+    #: dotted callees of its one-argument calls outside statics, and whether each was ``wp.static``
+    calls: tuple[tuple[str, bool], ...]
+    #: its outermost ``wp.static`` arguments that read no local: text, line, column, end line, end column
+    statics: tuple[tuple[str, int, int, int, int], ...] = ()
 
     def to_json(self) -> list:
         """The entry as JSON data."""
-        return [self.end, list(self.names), sorted(self.local_names), list(self.attributes), list(self.calls)]
+        return [
+            self.end, list(self.names), sorted(self.local_names), list(self.attributes),
+            [list(c) for c in self.calls], [list(s) for s in self.statics],
+        ]
 
     @classmethod
     def from_json(cls, data: object) -> FunctionReads | None:
         """The entry read back, or None if ``data`` is not one."""
-        if not (isinstance(data, list) and len(data) == 5 and isinstance(data[0], int)):
+        if not (isinstance(data, list) and len(data) == 6 and type(data[0]) is int):
             return None
-        lists = data[1:]
-        if not all(isinstance(x, list) and all(isinstance(s, str) for s in x) for x in lists):
+        end, names, local_names, attributes, calls, statics = data
+        if not all(_is_strings(x) for x in (names, local_names, attributes)):
             return None
-        names, local_names, attributes, calls = lists
-        return cls(data[0], tuple(names), frozenset(local_names), tuple(attributes), tuple(calls))
+        if not (isinstance(calls, list) and all(_is_call(c) for c in calls)):
+            return None
+        if not (isinstance(statics, list) and all(_is_static(s) for s in statics)):
+            return None
+        return cls(
+            end, tuple(names), frozenset(local_names), tuple(attributes),
+            tuple((c[0], c[1]) for c in calls), tuple(tuple(s) for s in statics),
+        )
+
+
+def _is_strings(x: object) -> bool:
+    return isinstance(x, list) and all(isinstance(s, str) for s in x)
+
+
+def _is_call(c: object) -> bool:
+    return isinstance(c, list) and len(c) == 2 and isinstance(c[0], str) and type(c[1]) is bool
+
+
+def _is_static(s: object) -> bool:
+    return (
+        isinstance(s, list) and len(s) == 5 and isinstance(s[0], str) and all(type(v) is int for v in s[1:])
+    )
 
 
 #: digest of a file text -> "name:first line" -> what the function there reads
