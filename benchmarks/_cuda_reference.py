@@ -51,13 +51,18 @@ extern "C" __global__ void empty(float* a, float b) {}
 """
 
 
-def _median_event_ms(record_start: Callable, record_end: Callable, elapsed: Callable, fn, runs: int):
+def _median_event_ms(
+    record_start: Callable, record_end: Callable, elapsed: Callable, fn, runs: int, launches: int = 1
+):
+    """Median over ``runs`` of the time per call of ``launches`` calls of ``fn`` between two events
+    (``launches`` > 1: back to back, close to the kernel's own time; 1: includes issuing it)."""
     times = []
     for _ in range(runs):
         s = record_start()
-        fn()
+        for _ in range(launches):
+            fn()
         e = record_end()
-        times.append(elapsed(s, e))
+        times.append(elapsed(s, e) / launches)
     return float(np.median(times))
 
 
@@ -73,7 +78,7 @@ def cuda_c_figures(n: int, m: int, bodies: int, runs: int, launches: int) -> dic
     module = cp.RawModule(code=CUDA_SOURCE)
     k = {name: module.get_function(name) for name in ("saxpy", "saxpy4", "sincos_loop", "nbody", "empty")}
 
-    def timed(fn) -> float:
+    def timed(fn, launches: int = 1) -> float:
         def start():
             ev = cp.cuda.Event()
             ev.record()
@@ -83,7 +88,7 @@ def cuda_c_figures(n: int, m: int, bodies: int, runs: int, launches: int) -> dic
             e.synchronize()
             return cp.cuda.get_elapsed_time(s, e)
 
-        return _median_event_ms(start, start, elapsed, fn, runs)
+        return _median_event_ms(start, start, elapsed, fn, runs if launches == 1 else 10, launches)
 
     out: dict[str, float] = {}
     block = 256
@@ -97,11 +102,14 @@ def cuda_c_figures(n: int, m: int, bodies: int, runs: int, launches: int) -> dic
     grid4 = ((n4 + block - 1) // block,)
     args4 = (x, y, cp.float32(2.0), cp.int64(n4))
     out["saxpy4_us"] = timed(lambda: k["saxpy4"](grid4, (block,), args4)) * 1000
+    out["saxpy_b2b_us"] = timed(lambda: k["saxpy"](grid, (block,), args), 20) * 1000
+    out["saxpy4_b2b_us"] = timed(lambda: k["saxpy4"](grid4, (block,), args4), 20) * 1000
 
     xs = cp.linspace(0, 1, m, dtype=cp.float32)
     o = cp.zeros(m, dtype=cp.float32)
     gm = ((m + block - 1) // block,)
     out["sincos_ms"] = timed(lambda: k["sincos_loop"](gm, (block,), (xs, o, cp.int32(m))))
+    out["sincos_b2b_ms"] = timed(lambda: k["sincos_loop"](gm, (block,), (xs, o, cp.int32(m))), 20)
 
     pos = cp.asarray(np.random.default_rng(1).random((bodies, 3), dtype=np.float32))
     vel = cp.zeros((bodies, 3), dtype=cp.float32)
@@ -142,6 +150,7 @@ def torch_figures(n: int, runs: int, launches: int) -> dict[str, float] | None:
     y = torch.zeros(n, device="cuda", dtype=torch.float32)
     y.add_(x, alpha=2.0)
     out = {"saxpy_us": _median_event_ms(start, start, elapsed, lambda: y.add_(x, alpha=2.0), runs) * 1000}
+    out["saxpy_b2b_us"] = _median_event_ms(start, start, elapsed, lambda: y.add_(x, alpha=2.0), 10, 20) * 1000
     a = torch.zeros(1, device="cuda")
     a.add_(1.0)
     torch.cuda.synchronize()
