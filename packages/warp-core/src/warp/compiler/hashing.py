@@ -274,22 +274,21 @@ def _reads(pyfunc: Any, info: Any) -> _Reads:
     todo: list[tuple[ast.AST, int]] = [(info.tree, _OUTSIDE)]
     while todo:
         node, where = todo.pop()
-        kind = type(node)
-        if kind is ast.Name:
+        if isinstance(node, ast.Name):
             if isinstance(node.ctx, ast.Store):
                 out.local_names.add(node.id)
             elif where != _INSIDE_STATIC and isinstance(node.ctx, ast.Load) and node.id not in seen_names:
                 seen_names.add(node.id)
                 out.names.append(node.id)
             continue
-        if kind is ast.arg:
+        if isinstance(node, ast.arg):
             out.local_names.add(node.arg)
-        elif kind is ast.Attribute and where != _INSIDE_STATIC:
+        elif isinstance(node, ast.Attribute) and where != _INSIDE_STATIC:
             name = _dotted(node)
             if name is not None and name not in seen_attributes:
                 seen_attributes.add(name)
                 out.attributes.append((name, node))
-        elif kind is ast.Call and where == _OUTSIDE and len(node.args) == 1 and not node.keywords:
+        elif isinstance(node, ast.Call) and where == _OUTSIDE and len(node.args) == 1 and not node.keywords:
             callee = _callee_name(node)
             is_static = _resolve_call(node, info) is static
             if callee is not None:
@@ -327,6 +326,7 @@ def _file_index(pyfunc: Any) -> tuple[Any, str, int] | None:
     if where is None:
         return None
     file_text = where[1]
+    assert code is not None  # where is None without it
     return file_text, reads_index.file_digest(file_text.digest(), compiler_fingerprint()), code.co_firstlineno
 
 
