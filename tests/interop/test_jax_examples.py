@@ -508,7 +508,10 @@ def test_register_ffi_callback(jax_device):
             wp.launch(scale_kernel, dim=a.shape, inputs=[a, s], outputs=[c], device=device)
             wp.launch(scale_vec_kernel, dim=b.shape[0], inputs=[b, s], outputs=[d], device=device)
 
-    register_ffi_callback("warp_func_test", warp_func)
+    # one target name per device: the test runs once per device in the same process, and a name
+    # can be registered only once (on every platform at once)
+    name = "warp_func_test_" + str(jax_device.warp).replace(":", "_")
+    register_ffi_callback(name, warp_func)
 
     n = 10
     a = jnp.arange(n, dtype=jnp.float32)
@@ -518,7 +521,7 @@ def test_register_ffi_callback(jax_device):
         jax.ShapeDtypeStruct(a.shape, jnp.float32),
         jax.ShapeDtypeStruct(b.shape, jnp.float32),  # array of wp.vec2
     ]
-    call = jax.ffi.ffi_call("warp_func_test", out_types)
+    call = jax.ffi.ffi_call(name, out_types)
     c, d = call(a, b, scale=s)
     np.testing.assert_array_equal(c, 2.0 * np.arange(n))
     np.testing.assert_array_equal(d, 2.0 * np.arange(n).reshape(5, 2))

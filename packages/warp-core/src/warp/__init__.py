@@ -161,9 +161,10 @@ def init() -> None:
 def clear_kernel_cache() -> None:
     """Delete every compiled kernel in the kernel cache directory (``wp.config.kernel_cache_dir``).
 
-    Only the cache's own entries and leftover temporary files are removed; the directory and any
-    other file in it stay. Kernels loaded in this process keep working; the next process (or the
-    next load after ``Kernel.unload()``) compiles again.
+    Only the cache's own entries, leftover temporary files and its index of what kernel sources
+    read (``reads/``) are removed; the directory and any other file in it stay. Kernels loaded
+    in this process keep working; the next process (or the next load after ``Kernel.unload()``)
+    compiles again.
     """
     _cache.kernel_cache_for(None).clear()
 

@@ -12,13 +12,15 @@ import functools
 import hashlib
 import os
 import sys
+import textwrap
 import types
 from typing import Any
 
 import numpy as np
 
 from warp.compiler.callables import UserFunction, UserKernel
-from warp.compiler.source import read_source
+from warp.compiler import reads_index
+from warp.compiler.source import closure_of, function_file, lookup_name, read_source
 from warp.compiler.frontend.type_handlers import call_hook
 from warp.compiler.static_values import reads_locals, static_value
 from warp.types.scalars import ScalarBase, type_repr
@@ -133,6 +135,8 @@ class _Hasher:
         if id(pyfunc) in self.seen:
             return
         self.seen.add(id(pyfunc))
+        if self._remembered(pyfunc):
+            return
         info = read_source(pyfunc)
         self.add("src", info.source)
         reads = _reads(pyfunc, info)
@@ -145,17 +149,45 @@ class _Hasher:
             obj = _resolve_chain(node, info)
             if obj is not _MISSING:
                 self.reference(name, obj)
+        _remember(pyfunc, info, reads)
+        self._statics(pyfunc, [call.args[0] for call in reads.statics], {**info.globals, **info.closure})
+
+    def _statics(self, pyfunc: Any, exprs: list[ast.expr], namespace: dict[str, Any]) -> None:
+        """Hash the value of each ``wp.static(expr)`` (evaluated once per function, see static_values)."""
+        for expr in exprs:
+            code = compile(ast.Expression(body=expr), "<static>", "eval")
+            try:
+                value = static_value(pyfunc, expr, functools.partial(eval, code, namespace))
+            except Exception:  # noqa: S112 - not evaluable yet: compiling it reports the error
+                continue
+            self.reference(f"static:{ast.unparse(expr)}", value)
+
+    def _remembered(self, pyfunc: Any) -> bool:
+        """Hash ``pyfunc`` as :meth:`function` does, from what :mod:`.reads_index` remembers of
+        its source (no parse); False, having hashed nothing, where it remembers nothing usable."""
+        where = _file_index(pyfunc)
+        if where is None:
+            return False
+        file_text, digest, first = where
+        reads = reads_index.lookup(digest, pyfunc.__name__, first)
+        if reads is None:
+            return False
+        globals_ns, closure = pyfunc.__globals__, closure_of(pyfunc)
+        if any((_resolve_dotted(c, globals_ns, closure) is static) != was for c, was in reads.calls):
+            return False  # a callee is wp.static now and was not (or the other way): walk the tree
+        self.add("src", textwrap.dedent(file_text.cut(first, reads.end)))
+        for name in reads.names:
+            if name not in reads.local_names:
+                found, obj = lookup_name(globals_ns, closure, name)
+                if found:
+                    self.reference(name, obj)
+        for name in reads.attributes:
+            obj = _resolve_dotted(name, globals_ns, closure)
+            if obj is not _MISSING:
+                self.reference(name, obj)
         if reads.statics:
-            namespace = {**info.globals, **info.closure}
-            for call in reads.statics:
-                # wp.static(expr): hash its value (evaluated once per function, see static_values)
-                expr = call.args[0]
-                code = compile(ast.Expression(body=expr), "<static>", "eval")
-                try:
-                    value = static_value(pyfunc, expr, functools.partial(eval, code, namespace))
-                except Exception:  # noqa: S112 - not evaluable yet: compiling it reports the error
-                    continue
-                self.reference(f"static:{ast.unparse(expr)}", value)
+            self._statics(pyfunc, [_static_expr(*s) for s in reads.statics], {**globals_ns, **closure})
+        return True
 
     def reference(self, name: str, obj: Any, depth: int = 0) -> None:
         """Hash what the kernel sees under ``name``: functions by their code, types by their layout,
@@ -197,7 +229,7 @@ _MISSING = object()
 class _Reads:
     """What a function's source reads, from one walk of its tree (see :func:`_reads`)."""
 
-    __slots__ = ("attributes", "local_names", "names", "statics")
+    __slots__ = ("attributes", "calls", "local_names", "names", "statics")
 
     def __init__(self) -> None:
         #: the names it loads, first occurrence of each (locals among them are not free)
@@ -209,6 +241,8 @@ class _Reads:
         #: outermost ``wp.static(expr)`` calls whose ``expr`` reads no local variable: their value
         #: is hashed, and the names inside them are not read again (a property getter runs once)
         self.statics: list[ast.Call] = []
+        #: dotted callees of the one-argument calls outside statics, and whether each is wp.static
+        self.calls: list[tuple[str, bool]] = []
 
 
 _OUTSIDE, _BELOW_STATIC, _INSIDE_STATIC = 0, 1, 2
@@ -240,26 +274,28 @@ def _reads(pyfunc: Any, info: Any) -> _Reads:
     todo: list[tuple[ast.AST, int]] = [(info.tree, _OUTSIDE)]
     while todo:
         node, where = todo.pop()
-        kind = type(node)
-        if kind is ast.Name:
+        if isinstance(node, ast.Name):
             if isinstance(node.ctx, ast.Store):
                 out.local_names.add(node.id)
             elif where != _INSIDE_STATIC and isinstance(node.ctx, ast.Load) and node.id not in seen_names:
                 seen_names.add(node.id)
                 out.names.append(node.id)
             continue
-        if kind is ast.arg:
+        if isinstance(node, ast.arg):
             out.local_names.add(node.arg)
-        elif kind is ast.Attribute and where != _INSIDE_STATIC:
+        elif isinstance(node, ast.Attribute) and where != _INSIDE_STATIC:
             name = _dotted(node)
             if name is not None and name not in seen_attributes:
                 seen_attributes.add(name)
                 out.attributes.append((name, node))
-        elif (
-            kind is ast.Call and where == _OUTSIDE and len(node.args) == 1 and not node.keywords
-            and _resolve_call(node, info) is static
-        ):
-            if reads_locals(pyfunc, node.args[0]):
+        elif isinstance(node, ast.Call) and where == _OUTSIDE and len(node.args) == 1 and not node.keywords:
+            callee = _callee_name(node)
+            is_static = _resolve_call(node, info) is static
+            if callee is not None:
+                out.calls.append((callee, is_static))
+            if not is_static:
+                pass
+            elif reads_locals(pyfunc, node.args[0]):
                 where = _BELOW_STATIC  # hashed through the names it reads; no static inside counts
             else:
                 out.statics.append(node)
@@ -273,6 +309,76 @@ def _reads(pyfunc: Any, info: Any) -> _Reads:
             elif isinstance(child, list):
                 todo.extend((c, where) for c in child if isinstance(c, ast.AST))
     return out
+
+
+def _callee_name(node: ast.Call) -> str | None:
+    if isinstance(node.func, ast.Name):
+        return node.func.id
+    if isinstance(node.func, ast.Attribute):
+        return _dotted(node.func)
+    return None
+
+
+def _file_index(pyfunc: Any) -> tuple[Any, str, int] | None:
+    """(text of the file, its index digest, first line) of a function cut from a source file."""
+    code = getattr(pyfunc, "__code__", None)
+    where = function_file(pyfunc) if code is not None else None
+    if where is None:
+        return None
+    file_text = where[1]
+    assert code is not None  # where is None without it
+    return file_text, reads_index.file_digest(file_text.digest(), compiler_fingerprint()), code.co_firstlineno
+
+
+def _remember(pyfunc: Any, info: Any, reads: _Reads) -> None:
+    """Keep what ``pyfunc`` reads (see :mod:`.reads_index`) where its source is its file's text."""
+    where = _file_index(pyfunc)
+    if where is None:
+        return
+    file_text, digest, first = where
+    end = file_text.end_line(pyfunc.__name__, first)
+    if end is None or first != info.first_line or textwrap.dedent(file_text.cut(first, end)) != info.source:
+        return  # read through inspect (no extent in the file): nothing to cut it from next time
+    reads_index.remember(
+        digest,
+        pyfunc.__name__,
+        first,
+        reads_index.FunctionReads(
+            end=end,
+            names=tuple(reads.names),
+            local_names=frozenset(reads.local_names),
+            attributes=tuple(name for name, _ in reads.attributes),
+            calls=tuple(reads.calls),
+            statics=tuple(_static_entry(call.args[0]) for call in reads.statics),
+        ),
+    )
+
+
+def _static_entry(expr: ast.expr) -> tuple[str, int, int, int, int]:
+    """A ``wp.static`` argument as remembered: its text and its position in the function's source."""
+    return (ast.unparse(expr), expr.lineno, expr.col_offset, expr.end_lineno or 0, expr.end_col_offset or 0)
+
+
+def _static_expr(text: str, lineno: int, col: int, end_lineno: int, end_col: int) -> ast.expr:
+    """The remembered ``wp.static`` argument back as a node at its place in the source (where
+    :func:`~warp.compiler.static_values.static_value` keeps its value)."""
+    expr = ast.parse(text, mode="eval").body
+    expr.lineno, expr.col_offset, expr.end_lineno, expr.end_col_offset = lineno, col, end_lineno, end_col
+    return expr
+
+
+def _resolve_dotted(dotted: str, globals_ns: dict[str, Any], closure: dict[str, Any]) -> Any:
+    """The object a dotted chain ``a.b.c`` of a free name refers to (see :func:`_resolve_chain`)."""
+    head, *attrs = dotted.split(".")
+    found, obj = lookup_name(globals_ns, closure, head)
+    if not found:
+        return _MISSING
+    for attr in attrs:
+        try:
+            obj = getattr(obj, attr)
+        except Exception:  # noqa: BLE001 - the frontend reports it; the hash just stops here
+            return _MISSING
+    return obj
 
 
 def _static() -> Any:

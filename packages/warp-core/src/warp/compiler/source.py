@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import hashlib
 import inspect
 import os
 import textwrap
@@ -35,17 +36,7 @@ class SourceInfo:
 
     def lookup(self, name: str) -> tuple[bool, Any]:
         """Resolve a free name: closure cell, then module global, then Python builtin."""
-        if name in self.closure:
-            return True, self.closure[name]
-        if name in self.globals:
-            return True, self.globals[name]
-        builtins_ns = self.globals.get("__builtins__", __builtins__)
-        if isinstance(builtins_ns, dict):
-            if name in builtins_ns:
-                return True, builtins_ns[name]
-        elif hasattr(builtins_ns, name):
-            return True, getattr(builtins_ns, name)
-        return False, None
+        return lookup_name(self.globals, self.closure, name)
 
 
 class _FileText:
@@ -55,20 +46,35 @@ class _FileText:
         self.text = text
         self._lines: list[str] | None = None
         self._extents: dict[tuple[str, int], int] | None = None
+        self._digest: str | None = None
 
-    def function(self, name: str, first: int) -> str | None:
-        """Source of the function ``name`` whose first line (decorators included) is ``first``."""
+    def digest(self) -> str:
+        """sha256 hex digest of the text (computed once)."""
+        if self._digest is None:
+            self._digest = hashlib.sha256(self.text.encode("utf-8", "surrogatepass")).hexdigest()
+        return self._digest
+
+    def cut(self, first: int, end: int) -> str:
+        """Lines ``first`` to ``end`` (1-based, inclusive), as :meth:`function` returns them."""
+        if self._lines is None:
+            self._lines = self.text.splitlines()
+        return "\n".join(self._lines[first - 1 : end]) + "\n"
+
+    def end_line(self, name: str, first: int) -> int | None:
+        """Last line of the function ``name`` whose first line (decorators included) is ``first``."""
         if self._extents is None:
             extents = {}
             for node in _statements(ast.parse(self.text)):
                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno is not None:
                     start = min([node.lineno] + [d.lineno for d in node.decorator_list])
                     extents[(node.name, start)] = node.end_lineno
-            self._lines, self._extents = self.text.splitlines(), extents
-        end = self._extents.get((name, first))
-        if end is None or self._lines is None:
-            return None
-        return "\n".join(self._lines[first - 1 : end]) + "\n"
+            self._extents = extents
+        return self._extents.get((name, first))
+
+    def function(self, name: str, first: int) -> str | None:
+        """Source of the function ``name`` whose first line (decorators included) is ``first``."""
+        end = self.end_line(name, first)
+        return None if end is None else self.cut(first, end)
 
 
 #: the fields of AST nodes that hold statements (``def`` can only appear among statements)
@@ -125,6 +131,46 @@ def _function_lines(func: Callable[..., Any]) -> tuple[str, int, str]:
     return inspect.getsourcefile(func) or "<unknown>", first, "".join(raw)
 
 
+def function_file(func: Callable[..., Any]) -> tuple[str, _FileText] | None:
+    """(file, text of the file) that :func:`read_source` cuts ``func``'s source from: as captured
+    at definition, else as the file is now; None where there is no readable file."""
+    captured = _captured.get(func)
+    if captured is not None:
+        return captured[0], captured[2]
+    try:
+        file = _source_file(func)
+        return file, _file_text(file)
+    except _UNREADABLE:
+        return None
+
+
+def lookup_name(globals_ns: dict[str, Any], closure: dict[str, Any], name: str) -> tuple[bool, Any]:
+    """Resolve a free name: closure cell, then module global, then Python builtin."""
+    if name in closure:
+        return True, closure[name]
+    if name in globals_ns:
+        return True, globals_ns[name]
+    builtins_ns = globals_ns.get("__builtins__", __builtins__)
+    if isinstance(builtins_ns, dict):
+        if name in builtins_ns:
+            return True, builtins_ns[name]
+    elif hasattr(builtins_ns, name):
+        return True, getattr(builtins_ns, name)
+    return False, None
+
+
+def closure_of(func: Callable[..., Any]) -> dict[str, Any]:
+    """The filled closure cells of ``func`` by name."""
+    closure = {}
+    if func.__closure__:
+        for name, cell in zip(func.__code__.co_freevars, func.__closure__):
+            try:
+                closure[name] = cell.cell_contents
+            except ValueError:  # empty cell
+                pass
+    return closure
+
+
 def _source_file(func: Callable[..., Any]) -> str:
     return inspect.getsourcefile(func) or ""
 
@@ -161,13 +207,7 @@ def read_source(func: Callable[..., Any]) -> SourceInfo:
     tree = next((n for n in module.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
     if tree is None:
         raise WarpCodegenError(f"'{func.__qualname__}' is not defined with 'def'")
-    closure = {}
-    if func.__closure__:
-        for name, cell in zip(func.__code__.co_freevars, func.__closure__):
-            try:
-                closure[name] = cell.cell_contents
-            except ValueError:  # empty cell
-                pass
+    closure = closure_of(func)
     return SourceInfo(
         func=func,
         source=source,

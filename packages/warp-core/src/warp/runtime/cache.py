@@ -29,6 +29,7 @@ import threading
 import warnings
 
 import warp.config
+from warp.compiler import reads_index
 
 _MAGIC = b"WARPKC01"
 _HEADER = struct.Struct("<8sQQ32s")
@@ -160,7 +161,8 @@ class KernelCache:
         return sorted(k for k in stems if _KEY_RE.match(k))
 
     def clear(self) -> None:
-        """Delete every entry and leftover temporary file (the directory itself is kept)."""
+        """Delete every entry, leftover temporary file and file of the sources' index
+        (:mod:`warp.compiler.reads_index`); the directories themselves are kept."""
         try:
             names = os.listdir(self.directory)
         except OSError:
@@ -168,6 +170,15 @@ class KernelCache:
         for n in names:
             if (n.endswith(_SUFFIX) and _KEY_RE.match(n[: -len(_SUFFIX)])) or n.startswith(_TEMP_PREFIX):
                 _remove_quietly(os.path.join(self.directory, n))
+        index = os.path.join(self.directory, reads_index.SUBDIRECTORY)  # what sources read
+        try:
+            names = os.listdir(index)
+        except OSError:
+            return
+        for n in names:
+            if n.endswith(".json") or n.startswith(_TEMP_PREFIX):
+                _remove_quietly(os.path.join(index, n))
+        reads_index.forget()
 
     def __repr__(self) -> str:
         state = "enabled" if self.enabled else f"disabled: {self._disabled_reason}"

@@ -131,7 +131,7 @@ class CpuTarget(Target):
 
     def load_many(
         self, items: Sequence[tuple[bytes, list[str], str]], *, device: Any, store: CodeStore | None = None
-    ) -> list[CpuLoadedCode]:
+    ) -> list[LoadedCode]:
         """All objects linked into one JIT library (one link instead of one per kernel); their
         code stays loaded while any of the returned handles is referenced."""
         if len(items) < 2:
@@ -146,7 +146,9 @@ class CpuTarget(Target):
     def runner(self, device: Any, entry: CpuEntry) -> Any:
         # one-thread launches call the entry without ctypes' per-call conversion of the arguments
         # (bytes pass as char*; prebuilt int64 objects): 0.2 us instead of 0.4 us per call
-        untyped = _UntypedEntry(ctypes.cast(entry.fn, ctypes.c_void_p).value)
+        address = ctypes.cast(entry.fn, ctypes.c_void_p).value
+        assert address is not None  # an entry resolved from loaded code
+        untyped = _UntypedEntry(address)
         zero, one = _INT64_0, _INT64_1
         launch = self.launch
         capturing = self.recorder.active  # empty unless some thread captures
