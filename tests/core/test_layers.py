@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
+from import_graph import import_cycles, resolve_module
 
 SRC = Path(__file__).resolve().parents[2] / "packages" / "warp-core" / "src"
 
@@ -113,12 +114,6 @@ def _scan(module: str, path: Path, modules: dict[str, Path]) -> tuple[set[str], 
     return found, in_functions
 
 
-def _resolve(name: str, modules: dict[str, Path]) -> str:
-    while name not in modules and "." in name:
-        name = name.rpartition(".")[0]
-    return name
-
-
 def _graph() -> dict[str, set[str]]:
     """Module -> the warp modules it runs on import or call (package modules included)."""
     modules = _modules()
@@ -126,7 +121,7 @@ def _graph() -> dict[str, set[str]]:
     for module, path in modules.items():
         targets = set()
         for name in _scan(module, path, modules)[0]:
-            target = _resolve(name, modules)
+            target = resolve_module(name, modules)
             targets.add(target)
             parts = target.split(".")
             for package in (".".join(parts[:i]) for i in range(2, len(parts))):
@@ -147,48 +142,6 @@ def floor_of(module: str) -> int:
     return best
 
 
-def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
-    """Strongly connected components of more than one module (Tarjan, iterative)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    found: list[list[str]] = []
-    for root in sorted(graph):
-        if root in index:
-            continue
-        work = [(root, iter(sorted(graph[root])))]
-        index[root] = low[root] = len(index)
-        stack.append(root)
-        on_stack.add(root)
-        while work:
-            node, children = work[-1]
-            child = next(children, None)
-            if child is not None:
-                if child not in index:
-                    index[child] = low[child] = len(index)
-                    stack.append(child)
-                    on_stack.add(child)
-                    work.append((child, iter(sorted(graph[child]))))
-                elif child in on_stack:
-                    low[node] = min(low[node], index[child])
-                continue
-            work.pop()
-            if work:
-                low[work[-1][0]] = min(low[work[-1][0]], low[node])
-            if low[node] == index[node]:
-                component = []
-                while True:
-                    member = stack.pop()
-                    on_stack.discard(member)
-                    component.append(member)
-                    if member == node:
-                        break
-                if len(component) > 1:
-                    found.append(sorted(component))
-    return found
-
-
 def test_the_scan_sees_function_level_and_package_imports(tmp_path):
     graph = _graph()
     assert "warp.targets.cpu.jit" in graph["warp.targets.cpu.target"]
@@ -200,7 +153,7 @@ def test_the_scan_sees_function_level_and_package_imports(tmp_path):
     )
     found, in_functions = _scan("warp.probe", probe, {"warp.b": probe})
     assert found == {"warp.b"} and in_functions == [(5, "warp.b"), (6, "torch")]
-    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert import_cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert floor_of("warp.types.scalars") < floor_of("warp.compiler.ir") < floor_of("warp.targets.base")
     assert floor_of("warp.runtime.devices") < floor_of("warp.runtime.launch") == floor_of("warp.arrays")
 
@@ -224,7 +177,7 @@ def test_no_import_cycles():
         "a known debt is paid: remove it from KNOWN_DEBT"
     )
     acyclic = {m: {t for t in targets if (m, t) not in KNOWN_DEBT} for m, targets in graph.items()}
-    cycles = _cycles(acyclic)
+    cycles = import_cycles(acyclic)
     detail = []
     for component in cycles:
         members = set(component)
@@ -238,7 +191,7 @@ def test_no_warp_imports_inside_functions():
     loaded standard modules; a warp module imported there would hide a dependency from this test."""
     modules = _modules()
     hidden = {
-        (m, _resolve(name, modules)): f"{m}:{line}"
+        (m, resolve_module(name, modules)): f"{m}:{line}"
         for m, path in modules.items() for line, name in _scan(m, path, modules)[1]
         if name.split(".")[0] == "warp"
     }

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
+from import_graph import import_cycles, resolve_module
 
 PACKAGES = Path(__file__).resolve().parents[2] / "packages"
 #: source roots of the plugin packages: the folder holding each import package
@@ -91,12 +92,6 @@ def _scan(module: str, path: Path, modules: dict[str, Path]) -> list[tuple[int, 
     return found
 
 
-def _resolve(name: str, modules: dict[str, Path]) -> str:
-    while name not in modules and "." in name:
-        name = name.rpartition(".")[0]
-    return name
-
-
 def _graph() -> dict[str, set[str]]:
     """Plugin module -> the plugin modules it runs (package modules included); the imports of
     :data:`KNOWN_DEBT` are left out."""
@@ -105,7 +100,7 @@ def _graph() -> dict[str, set[str]]:
     for module, path in modules.items():
         targets = set()
         for _, name, in_function in _scan(module, path, modules):
-            target = _resolve(name, modules)
+            target = resolve_module(name, modules)
             if in_function and (module, target) in KNOWN_DEBT:
                 continue
             targets.add(target)
@@ -116,48 +111,6 @@ def _graph() -> dict[str, set[str]]:
         targets.discard(module)
         graph[module] = {t for t in targets if t in modules}
     return graph
-
-
-def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
-    """Strongly connected components of more than one module (Tarjan, iterative)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    found: list[list[str]] = []
-    for root in sorted(graph):
-        if root in index:
-            continue
-        work = [(root, iter(sorted(graph[root])))]
-        index[root] = low[root] = len(index)
-        stack.append(root)
-        on_stack.add(root)
-        while work:
-            node, children = work[-1]
-            child = next(children, None)
-            if child is not None:
-                if child not in index:
-                    index[child] = low[child] = len(index)
-                    stack.append(child)
-                    on_stack.add(child)
-                    work.append((child, iter(sorted(graph[child]))))
-                elif child in on_stack:
-                    low[node] = min(low[node], index[child])
-                continue
-            work.pop()
-            if work:
-                low[work[-1][0]] = min(low[work[-1][0]], low[node])
-            if low[node] == index[node]:
-                component = []
-                while True:
-                    member = stack.pop()
-                    on_stack.discard(member)
-                    component.append(member)
-                    if member == node:
-                        break
-                if len(component) > 1:
-                    found.append(sorted(component))
-    return found
 
 
 def test_the_scan_sees_function_level_relative_and_package_imports(tmp_path):
@@ -176,14 +129,14 @@ def test_the_scan_sees_function_level_relative_and_package_imports(tmp_path):
     assert _scan("pkg.probe", probe, modules) == [(6, "warp_x.c", True)]
     found = _scan("warp_x.probe", probe, {"warp_x.b": probe})
     assert found == [(2, "warp_x.b", False), (6, "warp_x.c", True)]
-    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert import_cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
 def test_no_warp_imports_inside_functions():
     """warp, warp.extending and the plugins' own modules are imported at the top of a module."""
     modules = _modules()
     hidden = {
-        (m, _resolve(name, modules)): f"{m}:{line}: {name}"
+        (m, resolve_module(name, modules)): f"{m}:{line}: {name}"
         for m, path in modules.items()
         for line, name, in_function in _scan(m, path, modules)
         if in_function
@@ -197,7 +150,7 @@ def test_no_warp_imports_inside_functions():
 
 def test_no_import_cycles_between_plugin_modules():
     graph = _graph()
-    cycles = _cycles(graph)
+    cycles = import_cycles(graph)
     detail = []
     for component in cycles:
         members = set(component)
