@@ -140,7 +140,7 @@ class _Walker:
             if field_root is not None:
                 self.roots[id(op.results[0])] = field_root
             return
-        if name in ("array_view", "view", "struct_get") and root is not None:
+        if name in ("array_view", "array_slice", "array_select", "view", "struct_get") and root is not None:
             extra = (_field_name(op),) if name == "struct_get" else ()
             for r in op.results:
                 self.roots[id(r)] = (root[0], root[1] + extra)

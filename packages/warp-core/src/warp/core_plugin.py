@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from warp.core_builtins import arrays, casts, composite, operators, thread
+from warp.core_builtins import array_slices, arrays, casts, composite, operators, thread
 from warp.plugins import hookimpl
 
 
@@ -15,4 +15,5 @@ def warp_register_builtins(registry: Any) -> None:
     casts.register(registry)
     thread.register(registry)
     arrays.register(registry)
+    array_slices.register(registry)
     composite.register(registry)

@@ -87,7 +87,8 @@ zero_derivative("floordiv")  # piecewise constant
 
 # -- comparisons, logic, bit operations: no derivative ------------------------------------------
 zero_derivative("lt", "le", "gt", "ge", "eq", "ne", "unot", "logical_and", "logical_or", "bit_and", "bit_or",
-                "bit_xor", "invert", "lshift", "rshift", "tid", "array_shape", "len", "array_view", "view")
+                "bit_xor", "invert", "lshift", "rshift", "tid", "array_shape", "len", "array_view", "view",
+                "array_slice", "array_select")
 
 # -- scalar conversions -------------------------------------------------------------------------
 

@@ -137,6 +137,13 @@ class ReplayMixin(BuilderHost):
                     scope.aenv[id(r)] = view
                     if id(base) in self.nonnull:
                         self.nonnull.add(id(view))
+                elif ov.name in ("array_slice", "array_select"):
+                    # the same slice of the adjoint array (a null adjoint stays null)
+                    base = self.adjoint_array(em, scope, op.args[0])
+                    view = em.op("call", [base, *args[1:]], [r.type], **op.attrs).result
+                    scope.aenv[id(r)] = view
+                    if id(base) in self.nonnull:
+                        self.nonnull.add(id(view))
                 elif is_array(r.type):
                     scope.aenv[id(r)] = em.internal(ops.NULL_ARRAY, [], r.type)
 

@@ -26,7 +26,9 @@ from warp_autodiff.transform.emit import Emitter
 from warp_autodiff.transform.needs import loop_exits
 
 #: builtins that read thread-dependent state or memory: their results are not launch-uniform
-_VARYING = frozenset({"tid", "array_load", "array_view", "view", "address", "atomic_add"})
+_VARYING = frozenset(
+    {"tid", "array_load", "array_view", "array_slice", "array_select", "view", "address", "atomic_add"}
+)
 
 
 def _uniform_slice(fn: ir.Function, values: list[ir.Value]) -> list[ir.Op] | None:

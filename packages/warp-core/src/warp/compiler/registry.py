@@ -73,6 +73,9 @@ class Overload:
     #: their gradient arrays (the same type); reverse-mode differentiation accumulates the
     #: adjoints of reads from the result's arrays into those (None: the arrays get no gradient)
     adjoint_source: Overload | None = None
+    #: the array it returns is a view that need not be contiguous (``a[::2]``): functions calling
+    #: it are lowered with strided element addressing, also for launches over contiguous arrays
+    strided_result: bool = False
     #: lowerings for particular targets, by target name (``lower`` serves the others)
     lower_for: dict[str, Callable[..., Any]] = field(default_factory=dict)
     #: reverse-mode derivative rules of this overload, latest registered first (the first whose
@@ -235,6 +238,7 @@ class BuiltinRegistry:
         mutates_first_arg: bool = False,
         mutated_args: Sequence[int] = (),
         export: bool = True,
+        strided_result: bool = False,
     ) -> Overload:
         """Register one overload of builtin ``name`` and return it.
 
@@ -263,6 +267,7 @@ class BuiltinRegistry:
             mutates_first_arg=mutates_first_arg,
             mutated_args=tuple(mutated_args),
             export=export,
+            strided_result=strided_result,
             lower_for=dict(lower_for or {}),
         )
         for rule in self.rules_by_name.get(name, ()):

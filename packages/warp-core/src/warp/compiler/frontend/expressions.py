@@ -12,6 +12,7 @@ import numpy as np
 
 from warp.compiler import ir
 from warp.compiler.callables import UserFunction, UserKernel
+from warp.compiler.frontend.array_slicing import ArraySlicingMixin
 from warp.compiler.frontend.builder import PyObj, UndefinedNameError, UnknownAttributeError
 from warp.compiler.frontend.builtin_names import BuiltinName, is_warp_namespace, warp_namespace
 from warp.compiler.frontend.compile_time import CompileTimeMixin, static
@@ -88,7 +89,7 @@ class ArrayShape:
         self.array = array
 
 
-class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
+class ExpressionsMixin(CompileTimeMixin, TuplesMixin, ArraySlicingMixin):
     """Visitor methods for expressions; ``expr`` returns an ir.Value or a PyObj."""
 
     def expr(self, node: ast.expr) -> Any:
@@ -185,6 +186,8 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
             return PyObj(ArrayShape(base))
         if isinstance(base.type, ArrayType) and node.attr == "dtype":
             return PyObj(base.type.dtype)  # the element type: a.dtype(0), type comparisons
+        if isinstance(base.type, ArrayType) and node.attr == "ndim":
+            return self.const(base.type.ndim, int32)  # known from the type
         if isinstance(base.type, ArrayType) and node.attr == "ptr":
             return array_ptr(self, base)
         handler = type_hook(base.type, "getattr")
@@ -433,6 +436,8 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
         if isinstance(base, PyObj):
             return self.python_subscript(base.obj, index_nodes, node)
         if isinstance(base.type, ArrayType):
+            if any(isinstance(i, ast.Slice) for i in index_nodes):
+                return self.slice_array(base, index_nodes, node)
             indices = [self.index_value(i) for i in index_nodes]
             if len(indices) > base.type.ndim:
                 raise self.error(
@@ -492,6 +497,8 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin):
         k = int(idx.const)
         if isinstance(obj, ArrayShape):
             ndim = obj.array.type.ndim
+            if ndim <= k < 4:  # arrays hold four extents, zero past their dimensions (as in NVIDIA Warp)
+                return self.const(0, int32)
             if not 0 <= k < ndim:
                 raise self.error(
                     f"shape index {k} out of range for a {ndim}-d array", IndexErrorCodegen, node

@@ -130,7 +130,9 @@ class StatementsMixin(ExpressionsMixin):
         check_function_rebind(self, name, previous, value, node)
         value = self.strong(value)
         if isinstance(value, ir.Value) and isinstance(previous, ir.Value) and previous.type != value.type:
-            if value.is_const and _same_family(value.type, previous.type):
+            if _array_views_of(value.type, previous.type):
+                pass  # a view of another rank (sub = a[i]; sub = a[:2]): the name is rebound
+            elif value.is_const and _same_family(value.type, previous.type):
                 value = self.const(value.const, previous.type)
             else:
                 raise self.error(
@@ -622,6 +624,11 @@ class StatementsMixin(ExpressionsMixin):
 
     def stmt_Assert(self, node: ast.Assert) -> None:
         raise self.error("assert is not supported in kernels yet", WarpCodegenError, node)
+
+
+def _array_views_of(a: Any, b: Any) -> bool:
+    """Whether ``a`` and ``b`` are plain array types of one element type (their ranks may differ)."""
+    return type(a) is ArrayType and type(b) is ArrayType and a.dtype == b.dtype
 
 
 def _same_family(a: Any, b: Any) -> bool:

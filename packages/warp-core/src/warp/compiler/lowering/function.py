@@ -97,10 +97,23 @@ def function_signature(fn: wir.Function) -> tuple[ir.Type, list[ir.Type]]:
     return ret, [lt.PTR, lt.I64] + [lt.llvm_type(p.type) for p in fn.params]
 
 
+def _makes_strided_views(fn: wir.Function) -> bool:
+    """Whether ``fn`` calls a builtin returning views that need not be contiguous."""
+    for op in wir.walk(fn.body):
+        overload = op.attrs.get("overload") if op.kind == "call" else None
+        if overload is not None and getattr(overload, "strided_result", False):
+            return True
+    return False
+
+
 def lower_function(
     module: ir.Module, state: ModuleState, fn: wir.Function, *, contiguous: bool
 ) -> ir.Function:
-    """Lower ``fn`` into ``module`` (once per layout variant) and return the LLVM function."""
+    """Lower ``fn`` into ``module`` (once per layout variant) and return the LLVM function.
+
+    A function making views that need not be contiguous (array slices) addresses elements
+    through strides in both variants.
+    """
     name = f"{fn.symbol}_{'c' if contiguous else 's'}"
     existing = state.functions.get(name)
     if existing is not None:
@@ -120,7 +133,7 @@ def lower_function(
         target=state.target,
         header=llfn.args[0],
         linear_index=llfn.args[1],
-        contiguous=contiguous,
+        contiguous=contiguous and not _makes_strided_views(fn),
         debug=state.debug,
         module_state=state,
     )
