@@ -182,3 +182,52 @@ def test_float_slice_bound_is_refused():
 
     with pytest.raises(wp.WarpCodegenTypeError, match="array indices must be integers"):
         wp.launch(float_bound, dim=1, inputs=[wp.zeros(4, dtype=int)])
+
+
+@wp.func
+def total(v: wp.array(dtype=float)):
+    s = float(0.0)
+    for k in range(v.shape[0]):
+        s += v[k]
+    return s
+
+
+@wp.kernel
+def views_passed_to_a_function(a: wp.array2d(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    out[i] = total(a[i, ::2]) + total(a[::-1, 0])
+
+
+def test_views_passed_to_a_function():
+    data = np.arange(12, dtype=np.float32).reshape(4, 3)
+    out = wp.zeros(4, dtype=float)
+    wp.launch(views_passed_to_a_function, dim=4, inputs=[wp.array(data, dtype=float), out])
+    ref = [data[i, ::2].sum() + data[::-1, 0].sum() for i in range(4)]
+    np.testing.assert_array_equal(out.numpy(), ref)
+
+
+@wp.kernel
+def slice_of_local_array(out: wp.array(dtype=float)):
+    h = wp.zeros(8, dtype=float)
+    for k in range(8):
+        h[k] = float(k)
+    v = h[::3]
+    out[0] = v[2]
+    out[1] = float(v.shape[0])
+
+
+def test_slice_of_a_kernel_local_array():
+    out = wp.zeros(2, dtype=float)
+    wp.launch(slice_of_local_array, dim=1, inputs=[out])
+    assert out.numpy().tolist() == [np.arange(8)[::3][2], len(np.arange(8)[::3])]
+
+
+def test_debug_mode_checks_indices_against_the_view():
+    @wp.kernel(module="unique", module_options={"mode": "debug"})
+    def past_view_end(a: wp.array(dtype=float), out: wp.array(dtype=float)):
+        v = a[2:5]
+        out[0] = v[3]
+
+    with pytest.raises(IndexError, match=r"index \(3\) is out of range for array '\w+' with shape \(3,\)"):
+        wp.launch(past_view_end, dim=1, inputs=[wp.zeros(8, dtype=float), wp.zeros(1, dtype=float)])
+        wp.synchronize()
