@@ -20,6 +20,7 @@ os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
 import pytest  # noqa: E402
 
 import warp as wp  # noqa: E402
+from warp import modules as wp_modules  # noqa: E402
 from warp.plugins.manager import plugin_module  # noqa: E402
 
 # the stand-in driver's modules (not a package: "cuda" would shadow cuda-python's namespace)
@@ -183,13 +184,10 @@ def _unload_all_kernels() -> None:
     """Forget every kernel's loaded code and launchers. Both are keyed by the device's alias, so
     on a GPU host code loaded into the real driver would otherwise be launched through the
     stand-in (and the stand-in's handles through the real driver) once ``fake_cuda`` swaps them."""
-    from warp import modules
-
-    with modules._lock:
-        loaded = list(modules._modules.values())
+    with wp_modules._lock:
+        loaded = list(wp_modules._modules.values())
     for module in loaded:
-        for kernel in list(module.kernels.values()):
-            kernel.unload()
+        module.unload()
 
 
 # -- device parametrization -----------------------------------------------------------------------

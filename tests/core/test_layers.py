@@ -11,9 +11,8 @@ and the graph may hold no cycle at all.
 
 from __future__ import annotations
 
-import ast
 from pathlib import Path
-from import_graph import import_cycles, resolve_module
+from import_graph import import_cycles, resolve_module, scan_imports
 
 SRC = Path(__file__).resolve().parents[2] / "packages" / "warp-core" / "src"
 
@@ -70,48 +69,12 @@ def _modules() -> dict[str, Path]:
     return found
 
 
-def _is_type_checking(node: ast.If) -> bool:
-    test = node.test
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
-    )
-
-
 def _scan(module: str, path: Path, modules: dict[str, Path]) -> tuple[set[str], list[tuple[int, str]]]:
     """The warp modules ``module`` imports at run time, and the imports placed inside functions
     (line, imported name)."""
-    found: set[str] = set()
-    in_functions: list[tuple[int, str]] = []
-    package = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
-
-    def names(node: ast.Import | ast.ImportFrom) -> list[str]:
-        if isinstance(node, ast.Import):
-            return [alias.name for alias in node.names]
-        base = node.module or ""
-        if node.level:
-            base = ".".join(package[: len(package) - node.level + 1] + ([base] if base else []))
-        return [f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base for a in node.names]
-
-    def visit(node: ast.AST, in_function: bool) -> None:
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.If) and _is_type_checking(child):
-                for other in child.orelse:
-                    visit_node(other, in_function)
-            else:
-                visit_node(child, in_function)
-
-    def visit_node(node: ast.AST, in_function: bool) -> None:
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            for name in names(node):
-                if name == "warp" or name.startswith("warp."):
-                    found.add(name)
-                if in_function:
-                    in_functions.append((node.lineno, name))
-        else:
-            visit(node, in_function or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)))
-
-    visit(ast.parse(path.read_text(encoding="utf-8")), False)
-    return found, in_functions
+    imports = scan_imports(module, path, modules)
+    found = {name for _, name, _ in imports if name == "warp" or name.startswith("warp.")}
+    return found, [(line, name) for line, name, in_function in imports if in_function]
 
 
 def _graph() -> dict[str, set[str]]:

@@ -14,9 +14,8 @@ tests/plugins) is parsed; imports under ``if TYPE_CHECKING:`` are left out (they
 
 from __future__ import annotations
 
-import ast
 from pathlib import Path
-from import_graph import import_cycles, resolve_module
+from import_graph import import_cycles, resolve_module, scan_imports
 
 PACKAGES = Path(__file__).resolve().parents[2] / "packages"
 #: source roots of the plugin packages: the folder holding each import package
@@ -48,13 +47,6 @@ def _modules() -> dict[str, Path]:
     return found
 
 
-def _is_type_checking(node: ast.If) -> bool:
-    test = node.test
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
-    )
-
-
 def _is_warp(name: str) -> bool:
     top = name.split(".")[0]
     return top == "warp" or top.startswith("warp_")
@@ -63,33 +55,7 @@ def _is_warp(name: str) -> bool:
 def _scan(module: str, path: Path, modules: dict[str, Path]) -> list[tuple[int, str, bool]]:
     """(line, imported name, inside a function) of each import of a warp module run by ``module``;
     a ``from package import name`` names the submodule when ``name`` is one."""
-    found: list[tuple[int, str, bool]] = []
-    package = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
-
-    def names(node: ast.Import | ast.ImportFrom) -> list[str]:
-        if isinstance(node, ast.Import):
-            return [alias.name for alias in node.names]
-        base = node.module or ""
-        if node.level:
-            base = ".".join(package[: len(package) - node.level + 1] + ([base] if base else []))
-        return [f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base for a in node.names]
-
-    def visit(node: ast.AST, in_function: bool) -> None:
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.If) and _is_type_checking(child):
-                for other in child.orelse:
-                    visit_node(other, in_function)
-            else:
-                visit_node(child, in_function)
-
-    def visit_node(node: ast.AST, in_function: bool) -> None:
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            found.extend((node.lineno, name, in_function) for name in names(node) if _is_warp(name))
-        else:
-            visit(node, in_function or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)))
-
-    visit(ast.parse(path.read_text(encoding="utf-8")), False)
-    return found
+    return [entry for entry in scan_imports(module, path, modules) if _is_warp(entry[1])]
 
 
 def _graph() -> dict[str, set[str]]:

@@ -129,10 +129,14 @@ class StatementsMixin(ExpressionsMixin):
         previous = self.lookup_var(name)
         check_function_rebind(self, name, previous, value, node)
         value = self.strong(value)
-        if isinstance(value, ir.Value) and isinstance(previous, ir.Value) and previous.type != value.type:
-            if _array_views_of(value.type, previous.type):
-                pass  # a view of another rank (sub = a[i]; sub = a[:2]): the name is rebound
-            elif value.is_const and _same_family(value.type, previous.type):
+        # a view of another rank (sub = a[i]; sub = a[:2]) simply rebinds the name
+        if (
+            isinstance(value, ir.Value)
+            and isinstance(previous, ir.Value)
+            and previous.type != value.type
+            and not _array_views_of(value.type, previous.type)
+        ):
+            if value.is_const and _same_family(value.type, previous.type):
                 value = self.const(value.const, previous.type)
             else:
                 raise self.error(
