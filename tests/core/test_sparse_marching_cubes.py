@@ -157,7 +157,9 @@ def test_argument_errors():
     with pytest.raises(ValueError, match="expected 1 float32 values"):
         sparse_marching_cubes(lambda p: wp.zeros(2, dtype=float), 8, 8, 8)
     with pytest.raises(ValueError, match="cell_width must be positive"):
-        sparse_marching_cubes_from_cells(np.zeros((1, 3), np.int32), np.zeros((1, 8), np.float32), cell_width=0.0)
+        sparse_marching_cubes_from_cells(
+            np.zeros((1, 3), np.int32), np.zeros((1, 8), np.float32), cell_width=0.0
+        )
     with pytest.raises(ValueError, match=r"corner_values of shape \(3,\) do not match 0 cells"):
         sparse_marching_cubes_from_cells(np.zeros((0, 3), np.int32), np.zeros(3, np.float32))
     with pytest.raises(ValueError, match=r"cells must have shape \(N, 3\)"):
