@@ -10,6 +10,9 @@ import warp.geometry
 from warp.geometry import IsoSurfaceMarchingCubes, lipschitz_octree, sparse_marching_cubes
 from warp.geometry import sparse_marching_cubes_from_cells
 
+#: every test runs on each device (tests/conftest.py: cpu, cuda:N or the stand-in's cuda:0)
+pytestmark = pytest.mark.usefixtures("on_device")
+
 RADIUS = 0.55
 CENTER = np.array([0.03, -0.02, 0.05])
 

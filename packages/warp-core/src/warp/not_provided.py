@@ -221,10 +221,6 @@ MODULES: dict[str, NotProvided] = {
     ),
 }
 
-_SWEPT = NotProvided(
-    "swept-volume meshing is not provided",
-    "sample the swept distance on a dense grid and extract it with warp.geometry.IsoSurfaceMarchingCubes",
-)
 _MESH_OPS = NotProvided(
     "triangle-mesh adjacency and Delaunay edge flips are not provided",
     "build the adjacency on the host with NumPy from the index array",
@@ -232,7 +228,6 @@ _MESH_OPS = NotProvided(
 
 #: ``warp.geometry.<name>`` -> why it is missing and what to use instead.
 GEOMETRY_NAMES: dict[str, NotProvided] = {
-    **dict.fromkeys(["swept_volume_mesh", "SweptVolumeSignMode"], _SWEPT),
     **dict.fromkeys(["delaunay_edge_flip", "tri_tri_adjacency"], _MESH_OPS),
 }
 

@@ -17,6 +17,7 @@ from warp.geometry.sparse_cells import sparse_marching_cubes_from_cells
 from warp.geometry.sparse_marching_cubes import sparse_marching_cubes
 from warp.geometry.surface_nets import IsoSurfaceNets
 from warp.plugins.manager import module_exports
+from warp.plugins.missing import missing_module_attribute
 
 __all__ = [
     "IsoSurfaceBase",
@@ -32,7 +33,7 @@ def __getattr__(name: str) -> Any:
     exported = module_exports(__name__)
     if name in exported:
         return exported[name]
-    raise not_provided.missing_geometry_error(name)
+    raise missing_module_attribute(__name__, name) or not_provided.missing_geometry_error(name)
 
 
 def __dir__() -> list[str]:
