@@ -183,22 +183,14 @@ def _cell_triangles(
 
 
 class _Tables:
-    """The marching-cubes tables as device arrays, made once per device."""
-
-    _by_device: dict[str, _Tables] = {}
+    """The marching-cubes tables as arrays on one device (made per extraction: 4 small copies; a
+    cache would outlive a device's context)."""
 
     def __init__(self, device: Any) -> None:
         self.corners_of_edge = array(edge_corners(), dtype=int32, device=device)
         self.edges_of_cell = array(edge_base(), dtype=int32, device=device)
         self.tri_range = array(np.array(mc_tables.CASE_TO_TRI_RANGE, dtype=np.int32), device=device)
         self.tri_edges = array(np.array(mc_tables.TRI_LOCAL_INDICES, dtype=np.int32), device=device)
-
-    @classmethod
-    def on(cls, device: Any) -> _Tables:
-        key = str(device)
-        if key not in cls._by_device:
-            cls._by_device[key] = cls(device)
-        return cls._by_device[key]
 
 
 def sort_and_number(keys: array, sources: array, count: int) -> tuple[array, array, int]:
@@ -220,7 +212,7 @@ def extract_cells(
     """Marching cubes over ``cells`` (vec3i subscripts, all within ``[0, nodes - 1)``) with corner
     ``values`` (shape ``(len(cells), 8)``); node ``p`` lies at ``origin + spacing * p``."""
     device = cells.device
-    tables = _Tables.on(device)
+    tables = _Tables(device)
     n_cells = cells.shape[0]
     thr = float32(threshold)
     cases = empty(n_cells, dtype=int32, device=device)
