@@ -152,3 +152,12 @@ def test_argument_errors():
         geo.swept_volume_field([sphere_mesh(winding=False)], one, voxel_size=0.1)
     with pytest.raises(ValueError, match="NO_SIGN gives an unsigned field with no zero level"):
         geo.swept_volume_mesh([mesh], one, voxel_size=0.1, sign_mode=geo.SweptVolumeSignMode.NO_SIGN)
+
+
+def test_meshes_must_be_on_the_requested_device(device):
+    if device.is_cpu:
+        pytest.skip("needs a second device (a CUDA device or the stand-in)")
+    with wp.ScopedDevice("cpu"):
+        mesh = sphere_mesh()
+    with pytest.raises(ValueError, match=f"the meshes are on cpu, not on the requested device {device}"):
+        geo.swept_volume_mesh([mesh], translations([[[0.0, 0.0, 0.0]]]), voxel_size=0.1, device=device)

@@ -133,15 +133,24 @@ def _poses(transforms: Any, num_meshes: int, device: Any, what: str) -> Any:
     return poses
 
 
-def _device(meshes: list[Any], device: Any) -> Any:
-    return wp.get_device(device) if device is not None else meshes[0].device
+def _device(meshes: list[Any], device: Any, what: str) -> Any:
+    """The device the meshes live on (queries run there); ``device`` must name it, if given."""
+    found = meshes[0].device
+    for n, mesh in enumerate(meshes):
+        if mesh.device != found:
+            raise ValueError(f"{what}: meshes[{n}] is on {mesh.device}, meshes[0] on {found}; use one device")
+    if device is not None and wp.get_device(device) != found:
+        raise ValueError(
+            f"{what}: the meshes are on {found}, not on the requested device {wp.get_device(device)}"
+        )
+    return found
 
 
 def _bounds(meshes: list[Any], poses: Any, device: Any) -> tuple[np.ndarray, np.ndarray]:
     lower = wp.full(3, np.inf, dtype=float, device=device)
     upper = wp.full(3, -np.inf, dtype=float, device=device)
     for m, mesh in enumerate(meshes):
-        points = mesh.points if mesh.device == device else mesh.points.to(device)
+        points = mesh.points
         if points.shape[0]:
             wp.launch(_posed_bounds, dim=(poses.shape[1], points.shape[0]),
                       inputs=[points, poses, m, lower, upper], device=device, record_tape=False)
@@ -158,7 +167,7 @@ def swept_volume_bounds(
     grown by ``padding`` on each side. ``transforms`` has shape ``(num_meshes, num_samples, 7)``
     (translation, quaternion xyzw) or is a ``(num_meshes, num_samples)`` array of ``wp.transform``."""
     meshes = _check_meshes(meshes, "swept_volume_bounds")
-    device = _device(meshes, device)
+    device = _device(meshes, device, "swept_volume_bounds")
     poses = _poses(transforms, len(meshes), device, "swept_volume_bounds")
     lo, hi = _bounds(meshes, poses, device)
     return wp.vec3(*(lo - float(padding))), wp.vec3(*(hi + float(padding)))
@@ -219,7 +228,7 @@ def swept_volume_field(
     what = "swept_volume_field"
     meshes = _check_meshes(meshes, what)
     mode = SweptVolumeSignMode(sign_mode)
-    device = _device(meshes, device)
+    device = _device(meshes, device, what)
     poses = _poses(transforms, len(meshes), device, what)
     if mode == SweptVolumeSignMode.WINDING_NUMBER:
         for n, mesh in enumerate(meshes):
@@ -279,7 +288,7 @@ def swept_volume_mesh(
             f"{what}: sign_mode NO_SIGN gives an unsigned field with no zero level; give a positive "
             f"threshold (the offset of the shell), got {threshold}"
         )
-    device = _device(meshes, device)
+    device = _device(meshes, device, what)
     _poses(transforms, len(meshes), device, what)  # checked before any kernel runs
     padding = None
     if voxel_size is not None:
