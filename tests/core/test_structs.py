@@ -63,7 +63,8 @@ def test_python_scope_defaults_validation_and_repr():
     p = Params()
     assert p.scale == 0.0 and p.count == 0 and p.data is None and not p.inner.flag
     # default scalar fields are warp scalars of the field's type
-    assert isinstance(p.scale, wp.float32) and isinstance(p.count, wp.int32) and isinstance(p.inner.flag, wp.bool)
+    assert isinstance(p.scale, wp.float32) and isinstance(p.count, wp.int32)
+    assert isinstance(p.inner.flag, wp.bool)
     assert p.inner.v == wp.vec3(0.0, 0.0, 0.0)
     with pytest.raises(AttributeError, match="no field 'nope'"):
         p.nope = 1
