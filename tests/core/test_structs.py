@@ -384,3 +384,31 @@ def test_scalar_field_keeps_warp_or_python_type():
     arr = wp.array([s, ScalarFields()], dtype=ScalarFields)
     np.testing.assert_array_equal(arr.numpy()["u8"], [200, 0])
     np.testing.assert_array_equal(arr.numpy()["f64"], [2.5, 0.0])
+
+
+@wp.struct
+class HoldsArrays:
+    n: int
+    grid: wp.array2d(dtype=wp.float16)
+    inner: Inner
+    unset: wp.array(dtype=int)
+
+
+def test_struct_array_elements_rebuild_their_array_fields():
+    values = np.arange(6, dtype=np.float16).reshape(2, 3)
+    s = HoldsArrays()
+    s.n = 3
+    s.grid = wp.array(values, dtype=wp.float16)
+    arr = wp.array([s, HoldsArrays()], dtype=HoldsArrays)
+    for element in (arr.list()[0], arr[0]):
+        # a view of the memory the stored descriptor points at: same data, shape, strides, dtype
+        assert element.n == 3 and element.unset is None
+        assert element.grid.dtype is wp.float16 and element.grid.ndim == 2
+        assert element.grid.shape == (2, 3) and element.grid.strides == s.grid.strides
+        assert element.grid.ptr == s.grid.ptr and element.grid.device == arr.device
+        np.testing.assert_array_equal(element.grid.numpy(), values)
+    assert arr.list()[1].grid is None  # an unset field stays unset
+    transposed = HoldsArrays()
+    transposed.grid = s.grid.transpose()
+    back = wp.array([transposed], dtype=HoldsArrays).list()[0]
+    np.testing.assert_array_equal(back.grid.numpy(), values.T)

@@ -594,13 +594,13 @@ class array:
                 values = bfloat16_bits.from_bits(values)
             return values.reshape(-1).tolist()
         rows = values.reshape((self._size, *info.inner_shape))
-        return [element_value(self._dtype, v) for v in rows]
+        return [element_value(self._dtype, v, self) for v in rows]
 
     def __getitem__(self, key: Any) -> Any:
         self._check_concrete("indexing")
         r = resolve_index(key, self._shape, self._strides)
         if r.element is not None:
-            return element_value(self._dtype, self.numpy()[r.element])
+            return element_value(self._dtype, self.numpy()[r.element], self)
         grad = self._grad[key] if self._grad is not None else None
         return self._make_view(r.offset, r.shape, r.strides, grad=grad)
 

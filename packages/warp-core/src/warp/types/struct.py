@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 import warnings
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -20,6 +20,10 @@ from warp.types.annotations import resolve_annotation
 from warp.types.array_type import ARRAY_DESC_SIZE, ArrayType
 from warp.types.packing import scalar_code
 from warp.types.scalars import ScalarBase, bfloat16, canonical_type, is_scalar_type, type_repr
+
+
+#: Rebuilds an array field from its type and the 64-byte descriptor stored in a struct record.
+FieldArray = Callable[[ArrayType, bytes], Any]
 
 
 def _alignment(t: Any) -> int:
@@ -141,17 +145,22 @@ class StructBase(metaclass=StructType):
         return tuple(out)
 
     @classmethod
-    def from_numpy_value(cls, record: Any) -> StructBase:
-        """An instance from one element of a struct array's NumPy view (array fields are not restored)."""
+    def from_numpy_value(cls, record: Any, field_array: FieldArray | None = None) -> StructBase:
+        """An instance from one element of a struct array's NumPy view.
+
+        Array fields are rebuilt by ``field_array(array_type, descriptor_bytes)`` (an array
+        viewing the memory the stored descriptor points at, or None), else left unset."""
         inst = cls()
         for name, t in cls._fields_:
             if isinstance(t, ArrayType):
+                if field_array is not None:
+                    object.__setattr__(inst, name, field_array(t, bytes(record[name])))
                 continue
             value = record[name]
             if t is bfloat16 or getattr(t, "_wp_scalar_type_", None) is bfloat16:
                 value = bfloat16_bits.from_bits(value)
             if issubclass_safe(t, StructBase):
-                object.__setattr__(inst, name, t.from_numpy_value(value))
+                object.__setattr__(inst, name, t.from_numpy_value(value, field_array))
             elif is_scalar_type(t):
                 object.__setattr__(inst, name, value.item())
             else:
