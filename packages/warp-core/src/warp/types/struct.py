@@ -17,6 +17,7 @@ import numpy as np
 from warp.errors import LaunchTypeError
 from warp.types import bfloat16_bits
 from warp.types.annotations import resolve_annotation
+from warp.types.ctypes_layout import ctype_of, struct_to_ctype
 from warp.types.array_type import ARRAY_DESC_SIZE, ArrayType
 from warp.types.packing import scalar_code
 from warp.types.scalars import ScalarBase, bfloat16, canonical_type, is_scalar_type, type_repr
@@ -72,6 +73,11 @@ class StructType(type):
         """The class of the struct's Python instances (NVIDIA Warp's ``Struct.cls``): the type itself."""
         return cls
 
+    @property
+    def ctype(cls) -> type:
+        """The ``ctypes.Structure`` laid out as the struct is in memory (array fields: descriptors)."""
+        return ctype_of(cls)
+
     def __getattr__(cls, name: str) -> Any:
         error = type.__getattribute__(cls, "_wp_struct_error_")
         if error is not None and name in _LAYOUT_ATTRS:
@@ -100,6 +106,11 @@ class StructBase(metaclass=StructType):
     def __repr__(self) -> str:
         body = ", ".join(f"{n}={getattr(self, n)!r}" for n, _ in type(self)._fields_)
         return f"{type(self).__name__}({body})"
+
+    def __ctype__(self) -> Any:
+        """A ``ctypes.Structure`` (of :attr:`StructType.ctype`) holding a copy of the packed fields,
+        as a kernel receives them (``wp.Launch.set_param_at_index_from_ctype`` takes it)."""
+        return struct_to_ctype(self)
 
     # Struct values compare and hash by identity, as NVIDIA Warp's do: an instance can key a dict
     # (``Tape.gradients[s]`` holds the struct of its arrays' gradients).
