@@ -21,6 +21,7 @@ from warp.runtime.launcher import get_launcher, launch_dims
 from warp.types.array_type import ArrayType
 from warp.types.ctypes_layout import ArrayDescriptorC
 from warp.types.helpers import type_is_struct
+from warp.types.scalars import is_scalar_type
 
 
 class Launch:
@@ -53,7 +54,11 @@ class Launch:
         self.max_blocks = max_blocks
         self.block_dim = block_dim
         self.adjoint = adjoint
-        self._params: list[Any] = [None] * len(self._launcher.types)
+        #: the converted arguments; until set, each parameter's zero value (null arrays)
+        self._params: list[Any] = [] if params is not None else [
+            self._launcher.convert_one(name, t, _zero_argument(t))
+            for name, t in zip(self._launcher.names, self._launcher.types)
+        ]
         #: adjoint slots given explicitly (the others follow their array argument's .grad)
         self._adjoint_set: set[int] = set()
         self._buffer: tuple[bytes, bool] | None = None
@@ -67,6 +72,12 @@ class Launch:
             self.set_dim(bounds)
 
     # -- parameters ------------------------------------------------------------------------
+    @property
+    def params(self) -> list[Any]:
+        """The arguments as validated and converted for the kernel, in order (for an adjoint
+        launch: the forward arguments, then the adjoints); parameters not set hold zero values."""
+        return list(self._params)
+
     def _index(self, index: int, adjoint: bool) -> int:
         n = len(self.kernel.arg_names)
         if adjoint and not self.adjoint:
@@ -190,6 +201,15 @@ class Launch:
 
     def __repr__(self) -> str:
         return f"Launch(kernel='{self.kernel.name}', device='{self.device}', dim={self.bounds})"
+
+
+def _zero_argument(t: Any) -> Any:
+    """The value a parameter of type ``t`` has until set: a null array, zero, a zero value."""
+    if isinstance(t, ArrayType):
+        return None
+    if is_scalar_type(t):
+        return False if t._kind_ == "bool" else 0
+    return t()  # vectors, matrices, quaternions, transforms, structs: zero-initialized
 
 
 def _ctypes_array_values(value: ctypes.Array) -> Any:
