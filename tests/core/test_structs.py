@@ -360,7 +360,8 @@ def read_scalar_fields(s: ScalarFields, out: wp.array(dtype=wp.float64)):
     out[1] = wp.float64(s.i32)
     out[2] = wp.float64(s.f16)
     out[3] = s.f64
-    out[4] = wp.where(s.flag, wp.float64(1.0), wp.float64(0.0))
+    if s.flag:
+        out[4] = wp.float64(1.0)
 
 
 def test_scalar_field_keeps_warp_or_python_type():
