@@ -209,7 +209,9 @@ def _zero_argument(t: Any) -> Any:
         return None
     if is_scalar_type(t):
         return False if t._kind_ == "bool" else 0
-    return t()  # vectors, matrices, quaternions, transforms, structs: zero-initialized
+    if getattr(t, "_wp_scalar_type_", None) is not None:  # composites: all components 0 (a
+        return t(np.zeros(t._shape_))  # transform too, where wp.transform() is the identity)
+    return t()  # structs: their default field values
 
 
 def _ctypes_array_values(value: ctypes.Array) -> Any:
