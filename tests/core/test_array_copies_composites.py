@@ -246,6 +246,17 @@ def test_composite_array_from_rows_of_components():
         wp.array(np.zeros((2, 5), dtype=np.float32), dtype=wp.vec3)
 
 
+def test_composite_array_from_column_vectors():
+    cols = np.arange(12, dtype=np.float64).reshape(4, 3, 1)  # NumPy column vectors (n, 3, 1)
+    v = wp.array(cols, dtype=wp.vec3)
+    assert v.shape == (4,)
+    np.testing.assert_array_equal(v.numpy(), cols[:, :, 0])
+    m = wp.array(np.arange(8.0).reshape(2, 4, 1), dtype=wp.mat22)  # four components as a column
+    np.testing.assert_array_equal(m.numpy(), np.arange(8.0).reshape(2, 2, 2))
+    with pytest.raises(ValueError, match="expected trailing dimensions"):
+        wp.array(np.zeros((4, 2, 1), dtype=np.float32), dtype=wp.vec3)
+
+
 def test_object_with_host_and_cuda_interfaces_makes_a_cpu_array():
     class BothInterfaces:
         def __init__(self, data):

@@ -147,6 +147,8 @@ def _fit_shape(arr: np.ndarray, dtype: Any, shape: Any) -> np.ndarray:
             pass
         elif arr.shape == inner:
             arr = arr.reshape((1, *inner))
+        elif arr.ndim >= 2 and arr.shape[-2:] == (info.inner_size, 1):  # column vectors (..., n, 1)
+            arr = arr.reshape((*arr.shape[:-2], *inner))
         elif arr.ndim >= 1 and arr.shape[-1] == info.inner_size:  # one element per row, flattened
             arr = arr.reshape((*arr.shape[:-1], *inner))
         elif arr.ndim >= 1 and arr.shape[-1] % info.inner_size == 0:  # several elements per row
