@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import enum
 import math
 import types
 from typing import Any
@@ -140,7 +141,11 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin, ArraySlicingMixin):
         return None
 
     def from_python(self, obj: Any) -> Any:
-        """Wrap a Python object met by name: scalars become constants, the rest a PyObj."""
+        """Wrap a Python object met by name: scalars become constants, the rest a PyObj.
+
+        Enum members stay Python objects until used as values (``Color.RED.value``, ``.name``)."""
+        if isinstance(obj, enum.Enum):
+            return PyObj(obj)
         value = self.python_value(obj)
         return value if value is not None else PyObj(obj)
 
