@@ -41,7 +41,8 @@ def test_enum_members_and_their_value_attribute():
     wp.launch(members, 1, inputs=[out, 2])
     expected = [
         int(Shade.LIGHT), int(Shade.MEDIUM.value), Shade.DARK.value, Shade.LIGHT + int(Shade.MEDIUM),
-        Perm.READ | Perm.WRITE.value | Perm.EXEC, Perm.READ | int(Perm.WRITE), Shade.LIGHT + 3, Shade.DARK.value,
+        Perm.READ | Perm.WRITE.value | Perm.EXEC, Perm.READ | int(Perm.WRITE),
+        Shade.LIGHT + 3, Shade.DARK.value,
     ]
     np.testing.assert_array_equal(out.numpy(), expected)
 
