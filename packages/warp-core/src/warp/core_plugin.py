@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from warp.core_builtins import array_slices, arrays, casts, composite, operators, thread
+from warp.core_builtins import array_slices, arrays, assertions, casts, composite, operators, thread
 from warp.plugins import hookimpl
 
 
@@ -17,3 +17,4 @@ def warp_register_builtins(registry: Any) -> None:
     arrays.register(registry)
     array_slices.register(registry)
     composite.register(registry)
+    assertions.register(registry)

@@ -379,10 +379,15 @@ class Launcher:
         self.check_error_record(record)
 
     def check_error_record(self, record: Any) -> None:
-        """Raise the ``IndexError`` a debug launch recorded, if any (and clear the record)."""
+        """Raise the ``IndexError`` (out-of-bounds access) or ``AssertionError`` (failed
+        ``assert``) a debug launch recorded, if any (and clear the record)."""
         error = decode_error_record(record.read())
         if error is not None:
             record.reset()
+            sites = self.part.sites
+            info = sites[error.site] if 0 <= error.site < len(sites) else {}
+            if info.get("kind") == "assert":
+                raise self.assertion_error(info)
             raise self.index_error(error)
 
     # -- slow path: conversions and precise errors ------------------------------------------
@@ -480,6 +485,15 @@ class Launcher:
             return as_array(value, dtype=t.dtype)
         except Exception as exc:
             raise LaunchTypeError(f"{where}: expected {t}, got {type(value).__name__} ({exc})") from None
+
+    def assertion_error(self, info: dict[str, Any]) -> AssertionError:
+        """The ``AssertionError`` of a failed ``assert`` whose site is ``info``."""
+        loc = SourceLoc(info.get("file", "?"), info.get("line", 0), info.get("text", ""))
+        message = info.get("message", "")
+        return AssertionError(
+            f"Assertion failed in kernel '{self.kernel.name}' (function '{info.get('function', '?')}') "
+            f"at {loc}: {loc.text}" + (f": {message}" if message else "")
+        )
 
     def index_error(self, error: Any) -> IndexError:
         """The ``IndexError`` describing a decoded error record (:class:`warp.compiler.abi.ErrorRecord`)."""

@@ -627,7 +627,23 @@ class StatementsMixin(ExpressionsMixin):
         self.scope.terminated = True
 
     def stmt_Assert(self, node: ast.Assert) -> None:
-        raise self.error("assert is not supported in kernels yet", WarpCodegenError, node)
+        """``assert cond[, "message"]``: checked in debug mode (see :mod:`warp.core_builtins.assertions`)."""
+        message = ""
+        if node.msg is not None:
+            msg = self.expr(node.msg)
+            if not (isinstance(msg, PyObj) and isinstance(msg.obj, str)):
+                raise self.error(
+                    "the message of an assert in a kernel must be a string known at compile time",
+                    WarpCodegenError,
+                    node.msg,
+                )
+            message = msg.obj
+        cond = self.expr(node.test)
+        if isinstance(cond, PyObj):  # a compile-time condition on a Python object
+            cond = self.const(bool(cond.obj), wp_bool)
+        op = self.call_builtin("assert_condition", [self.as_bool(cond, node.test)], node)
+        op.attrs["assert_source"] = ast.unparse(ast.Assert(test=node.test, msg=None))
+        op.attrs["assert_message"] = message
 
 
 def _array_views_of(a: Any, b: Any) -> bool:
