@@ -19,7 +19,7 @@ from warp.errors import SourceLoc, WarpCodegenError, WarpCodegenTypeError
 from warp.types.inference import infer_type
 from warp.types.scalars import type_repr
 from warp.compiler.annotations import is_value_type, return_annotation
-from warp.modules import module_of
+from warp.modules import mark_all_modified, module_of
 from warp.compiler.annotations import specialize_type
 from warp.compiler.frontend.translator import build_function
 from warp.compiler.options import max_unroll
@@ -132,7 +132,10 @@ class Function(UserFunction):
         self._building: set[tuple[Any, ...]] = set()
         self._lock = threading.RLock()
         functools.update_wrapper(self, pyfunc)
+        previous = self.module.functions.get(self.key)
         self.module.functions[self.key] = self
+        if previous is not None and "<locals>" not in pyfunc.__qualname__:
+            mark_all_modified()  # a module-level function redefined (module reloaded): kernels recompile
         evaluate_statics(pyfunc)
 
     @property
@@ -148,6 +151,11 @@ class Function(UserFunction):
         new = FunctionOverload(pyfunc, scope)
         self.overloads = [o for o in self.overloads if o.param_types != new.param_types] + [new]
         self._specializations.clear()
+
+    def forget_specializations(self) -> None:
+        """Drop the IR built for this function (it may call functions that were redefined)."""
+        with self._lock:
+            self._specializations.clear()
 
     def custom_definition(self, kind: str, arg_types: list[Any]) -> FunctionOverload | None:
         """The ``@wp.func_grad`` (``kind="grad"``) or ``@wp.func_replay`` (``"replay"``) definition

@@ -196,6 +196,19 @@ def get_module(name: str | types.ModuleType | Module) -> Module:
         return module
 
 
+def mark_all_modified() -> None:
+    """Forget the loaded code and the functions' IR of every module: a module-level ``@wp.func`` was defined again
+    (``importlib.reload`` of its module), and kernels anywhere may call it, directly or through
+    other functions. Each kernel's next launch loads it again, from the kernel cache when its
+    content did not change."""
+    with _lock:
+        modules = list(_modules.values())
+    for module in modules:
+        for function in list(module.functions.values()):
+            function.forget_specializations()
+        module.mark_modified()
+
+
 def module_of(pyfunc: Callable[..., Any], module: Any = None) -> Module:
     """The Module of a kernel/function: ``module`` if given ("unique": a fresh one), else its own."""
     if module is None:

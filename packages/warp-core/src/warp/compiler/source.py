@@ -7,6 +7,7 @@ import hashlib
 import inspect
 import os
 import textwrap
+import time
 import tokenize
 import weakref
 from dataclasses import dataclass, field
@@ -94,8 +95,12 @@ def _statements(tree: ast.Module) -> Iterator[ast.AST]:
                 todo.extend(children)
 
 
-# file -> (mtime, text): read once per version of the file
-_files: dict[str, tuple[float, _FileText]] = {}
+# file -> ((mtime ns, size), when it was read (ns), text): read once per version of the file
+_files: dict[str, tuple[tuple[int, int], int, _FileText]] = {}
+#: A file whose modification time is this close to when it was read may have been written again
+#: within the same timestamp tick (rewritten and ``importlib.reload``-ed at once): its stamp
+#: alone cannot tell, so it is read again and compared (git's "racy" entries).
+_RACY_NS = 2_000_000_000
 # function -> (file, first line, text of its file) as they were when it was defined
 _Captured = tuple[str, int, _FileText]
 _captured: weakref.WeakKeyDictionary[Callable[..., Any], _Captured] = weakref.WeakKeyDictionary()
@@ -103,13 +108,19 @@ _UNREADABLE = (OSError, TypeError, SyntaxError, ValueError, UnicodeDecodeError, 
 
 
 def _file_text(file: str) -> _FileText:
-    mtime = os.stat(file).st_mtime
+    st = os.stat(file)
+    stamp = (st.st_mtime_ns, st.st_size)
     cached = _files.get(file)
-    if cached is None or cached[0] != mtime:
-        with open(file, encoding="utf-8") as fh:
-            cached = (mtime, _FileText(fh.read()))
-        _files[file] = cached
-    return cached[1]
+    if cached is not None and cached[0] == stamp and stamp[0] < cached[1] - _RACY_NS:
+        return cached[2]
+    read_at = time.time_ns()
+    with open(file, encoding="utf-8") as fh:
+        text = fh.read()
+    if cached is not None and cached[0] == stamp and cached[2].text == text:
+        _files[file] = (stamp, read_at, cached[2])  # unchanged: keep its parse
+        return cached[2]
+    _files[file] = (stamp, read_at, _FileText(text))
+    return _files[file][2]
 
 
 def _function_lines(func: Callable[..., Any]) -> tuple[str, int, str]:
