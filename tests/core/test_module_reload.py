@@ -14,7 +14,8 @@ import pytest
 import warp as wp
 
 OUTER = (
-    "import warp as wp\nimport x2_inner\n\n\n@wp.func\ndef magic() -> float:\n    return {} * x2_inner.more()\n"
+    "import warp as wp\nimport x2_inner\n\n\n"
+    "@wp.func\ndef magic() -> float:\n    return {} * x2_inner.more()\n"
 )
 INNER = "import warp as wp\n\n\n@wp.func\ndef more() -> float:\n    return {}\n"
 DEPENDENT = """import warp as wp

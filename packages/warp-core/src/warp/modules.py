@@ -199,8 +199,8 @@ def get_module(name: str | types.ModuleType | Module) -> Module:
 def mark_all_modified() -> None:
     """Forget the loaded code and the functions' IR of every module: a module-level ``@wp.func``
     was defined again (``importlib.reload`` of its module), and kernels anywhere may call it,
-    directly or through other functions. Each kernel's next launch loads it again, from the kernel cache when its
-    content did not change."""
+    directly or through other functions. Each kernel's next launch loads it again, from the
+    kernel cache when its content did not change."""
     with _lock:
         modules = list(_modules.values())
     for module in modules:
