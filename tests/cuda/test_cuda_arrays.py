@@ -26,6 +26,9 @@ def test_device_properties(fake_cuda) -> None:
     assert d.free_memory == 70 * 2**30
     cpu = wp.get_device("cpu")
     assert cpu.arch == 0 and not cpu.is_uva and cpu.pci_bus_id == ""
+    # the driver's opt-in limit (the fake driver reports an H100's 227 KiB); none on the CPU
+    assert d.max_shared_memory_per_block == 227 * 1024
+    assert cpu.max_shared_memory_per_block == 0
 
 
 @pytest.mark.parametrize("dtype", [wp.float32, wp.int64, wp.vec3, wp.mat22, wp.uint8])

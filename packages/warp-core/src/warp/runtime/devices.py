@@ -19,7 +19,7 @@ from typing import Any, Union
 from warp.runtime import allocators
 from warp.targets.registry import parse_device, target_for_kind, target_names
 from warp.targets.cuda.driver import device_count
-from warp.targets.cuda.context import device_info
+from warp.targets.cuda.context import device_attribute, device_info
 from warp.targets.cuda.driver import unavailable_reason
 from warp.targets.cuda.context import initialized_ordinals
 from warp.targets.cuda.memory import memory_info
@@ -68,6 +68,13 @@ class Device:
     def sm_count(self) -> int:
         """Number of streaming multiprocessors; 0 for the CPU."""
         return self._info().sm_count if self.is_cuda else 0
+
+    @property
+    def max_shared_memory_per_block(self) -> int:
+        """Bytes of shared memory one block may use at most (with opt-in); 0 for the CPU."""
+        if not self.is_cuda:
+            return 0
+        return device_attribute(self.ordinal, "MAX_SHARED_MEMORY_PER_BLOCK_OPTIN")
 
     @property
     def total_memory(self) -> int:

@@ -100,6 +100,12 @@ def _query(ordinal: int) -> DeviceInfo:
     return info
 
 
+def device_attribute(ordinal: int, name: str) -> int:
+    """The driver's value of ``CU_DEVICE_ATTRIBUTE_<name>`` for CUDA device ``ordinal``."""
+    cu = drv.driver()
+    return _attribute(cu, device_info(ordinal).handle, f"CU_DEVICE_ATTRIBUTE_{name}")
+
+
 def make_current(ordinal: int) -> DeviceInfo:
     """Make device ``ordinal``'s primary context current on this thread; returns its info."""
     info = device_info(ordinal)
