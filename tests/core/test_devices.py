@@ -183,3 +183,27 @@ def test_driver_init_failure_gives_zero(monkeypatch):
 def test_synchronize_is_noop():
     assert synchronize() is None
     devices.synchronize_device("cpu")
+
+
+def test_cuda_supported_archs_are_the_sms_ptx_is_generated_for():
+    import warp as wp
+    from warp.targets.cuda import ptx
+
+    archs = wp.get_cuda_supported_archs()
+    assert archs == sorted(set(archs)) and all(isinstance(a, int) for a in archs)
+    assert {75, 80, 86, 90} <= set(archs)
+    for arch in (archs[0], 90, archs[-1]):  # the target machine of each emits PTX for that SM
+        asm = ptx.target_machine(arch, max(78, ptx.DEFAULT_PTX_VERSION)).emit_assembly(
+            ptx.llvm.parse_assembly(f'target triple = "{ptx.TRIPLE}"\n')
+        )
+        assert f".target sm_{arch}" in asm
+
+
+def test_cuda_device_queries_without_cuda(monkeypatch):
+    import warp as wp
+
+    if is_cuda_available():
+        pytest.skip("a CUDA device is present")
+    assert wp.get_cuda_driver_version() is None or isinstance(wp.get_cuda_driver_version(), tuple)
+    with pytest.raises(RuntimeError, match="CUDA"):
+        wp.get_cuda_device()

@@ -147,3 +147,19 @@ def test_mempool_switch(fake_cuda) -> None:
     wp.empty(4, device="cuda:0")
     assert fake_cuda.calls.count("cuMemAlloc") == 1 and "cuMemAllocAsync" not in fake_cuda.calls
     assert not wp.is_mempool_supported("cpu")
+
+
+def test_cuda_device_queries(fake_cuda) -> None:
+    assert wp.get_cuda_device() == "cuda:0"
+    assert wp.get_cuda_device(1) == "cuda:1"
+    with wp.ScopedDevice("cuda:1"):
+        assert wp.get_cuda_device() == "cuda:1"
+    with wp.ScopedDevice("cpu"):
+        assert wp.get_cuda_device() == "cuda:0"
+    with pytest.raises(TypeError, match="ordinal must be an int"):
+        wp.get_cuda_device("1")
+    version = wp.get_cuda_driver_version()
+    from warp.targets.cuda import driver
+
+    raw = driver.driver_version()  # major * 1000 + minor * 10
+    assert version == (raw // 1000, raw % 1000 // 10)

@@ -65,3 +65,26 @@ def is_device_available(device: Devicelike) -> bool:
     except (ValueError, RuntimeError):
         return False
     return resolved in _devices.get_devices()
+
+
+def get_cuda_device(ordinal: int | None = None) -> Device:
+    """CUDA device ``ordinal``, or the current CUDA device (the default device when it is a CUDA
+    device, else ``cuda:0``) when ``ordinal`` is None; ``RuntimeError`` when CUDA is unavailable."""
+    _log.announce()
+    if ordinal is None:
+        current = _devices.get_device(None)
+        return current if current.is_cuda else _devices.get_device("cuda")
+    if not isinstance(ordinal, int) or isinstance(ordinal, bool):
+        raise TypeError(f"wp.get_cuda_device: ordinal must be an int or None, got {type(ordinal).__name__}")
+    return _devices.get_device(f"cuda:{ordinal}")
+
+
+def get_cuda_supported_archs() -> list[int]:
+    """The CUDA compute architectures kernels can be compiled for (e.g. 75 for ``sm_75``),
+    sorted, as LLVM's NVPTX backend provides them (with or without a GPU present)."""
+    return _devices.get_cuda_supported_archs()
+
+
+def get_cuda_driver_version() -> tuple[int, int] | None:
+    """The installed CUDA driver's version as ``(major, minor)``; None when there is no driver."""
+    return _devices.get_cuda_driver_version()

@@ -18,10 +18,11 @@ from typing import Any, Union
 
 from warp.runtime import allocators
 from warp.targets.registry import parse_device, target_for_kind, target_names
-from warp.targets.cuda.driver import device_count
+from warp.targets.cuda.driver import CudaError, CudaUnavailableError, device_count, driver_version
 from warp.targets.cuda.context import device_attribute, device_info
 from warp.targets.cuda.driver import unavailable_reason
 from warp.targets.cuda.context import initialized_ordinals
+from warp.targets.cuda.ptx import supported_archs
 from warp.targets.cuda.memory import memory_info
 from warp.targets.cuda.streams import get_stream
 from warp.targets.cuda.streams import set_stream
@@ -210,6 +211,27 @@ def get_cuda_devices() -> list[Device]:
     if _cuda_devices is None:
         _cuda_devices = [Device(f"cuda:{i}", i, _cuda_name(i)) for i in range(get_cuda_device_count())]
     return list(_cuda_devices)
+
+
+_cuda_archs: list[int] | None = None
+
+
+def get_cuda_supported_archs() -> list[int]:
+    """The SM architectures CUDA code can be generated for (75 for ``sm_75``, ...), sorted: those
+    LLVM's NVPTX backend knows. They do not depend on a GPU or driver being present. Cached."""
+    global _cuda_archs
+    if _cuda_archs is None:
+        _cuda_archs = sorted(supported_archs())
+    return list(_cuda_archs)
+
+
+def get_cuda_driver_version() -> tuple[int, int] | None:
+    """The CUDA driver's version as ``(major, minor)`` (e.g. ``(12, 4)``); None without a driver."""
+    try:
+        version = driver_version()
+    except (CudaError, CudaUnavailableError):
+        return None
+    return version // 1000, (version % 1000) // 10
 
 
 def _cuda_name(ordinal: int) -> str | None:
