@@ -179,6 +179,7 @@ def clear_lto_cache() -> None:
 
 _load_plugins()
 _missing.install_finder()
+_src.alias_plugin_modules()  # warp._src.autograd is warp.autograd where warp-autodiff is installed
 # Do the once-per-process work now rather than at the first launch: LLVM's native target and
 # JIT, and the fingerprint of the compiler's code that kernel cache keys include.
 _cpu_jit.target_fingerprint()

@@ -10,6 +10,7 @@ package holds nothing of its own: Warp's private machinery (``context``, ``build
 
 from __future__ import annotations
 
+import importlib
 import sys
 
 from warp import codegen, types, utils
@@ -17,7 +18,23 @@ from warp import codegen, types, utils
 #: public modules that ``warp._src.<name>`` stands for
 ALIASED_MODULES = {"codegen": codegen, "types": types, "utils": utils}
 
+#: public submodules provided by plugins that ``warp._src.<name>`` also stands for when the
+#: plugin is installed (``warp._src.autograd is warp.autograd``, from warp-autodiff)
+PLUGIN_MODULES = ("autograd",)
+
 for _name, _module in ALIASED_MODULES.items():
     sys.modules[f"{__name__}.{_name}"] = _module
+
+
+def alias_plugin_modules() -> None:
+    """Alias the :data:`PLUGIN_MODULES` that installed plugins provide (``import warp`` calls
+    this once its plugins are loaded); the others stay missing."""
+    for name in PLUGIN_MODULES:
+        try:
+            module = importlib.import_module(f"warp.{name}")
+        except ImportError:  # the plugin is not installed
+            continue
+        ALIASED_MODULES[name] = module
+        sys.modules[f"{__name__}.{name}"] = module
 
 __all__ = ["codegen", "types", "utils"]
