@@ -3,7 +3,8 @@
 NVIDIA Warp keeps its implementation in ``warp._src`` and re-exports the public API from it, so
 code written against Warp sometimes spells a public module as ``warp._src.types`` or
 ``wp._src.utils``. Here those spellings are aliases of the public modules themselves
-(``warp._src.types is warp.types``), for the modules whose public names agree with Warp's. This
+(``warp._src.types is warp.types``; ``warp._src.autograd is warp.autograd`` where warp-autodiff
+is installed), for the modules whose public names agree with Warp's. This
 package holds nothing of its own: Warp's private machinery (``context``, ``build``, the native
 ``runtime.core``) has no counterpart here, and importing it raises ``ModuleNotFoundError``.
 """
