@@ -120,3 +120,28 @@ def test_content_hash_ignores_globals_named_like_locals(tmp_path):
     before = m1.hash_module()
     sys.modules["cb2_hash_locals_a"].a = wp.zeros(3, dtype=float)  # a global named like k's parameter
     assert m1.hash_module() == before
+
+
+def test_hash_follows_launch_bounds():
+    def make(bounds):
+        @wp.kernel(launch_bounds=bounds, module="unique")
+        def bounded(a: wp.array(dtype=int)):
+            a[wp.tid()] = 1
+
+        return bounded.module.hash_module()
+
+    assert make(64) != make(128)  # the CUDA entry's .maxntid differs
+    assert make(64) == make(64) != make(None)
+
+
+def test_unique_kernels_differing_in_launch_bounds_stay_apart():
+    def make(bounds):
+        @wp.kernel(launch_bounds=bounds, module="unique")
+        def bounded_twice(a: wp.array(dtype=int)):
+            a[wp.tid()] = 1
+
+        return bounded_twice
+
+    k64, k128 = make(64), make(128)
+    assert k64 is not k128 and (k64.launch_bounds, k128.launch_bounds) == (64, 128)
+    assert make(64) is k64  # an identical redeclaration is the same kernel

@@ -128,11 +128,11 @@ _unique_kernels: weakref.WeakValueDictionary[tuple[Any, str], Kernel] = weakref.
 
 def _same_unique_kernel(k: Kernel) -> Kernel:
     """An earlier ``module="unique"`` kernel of the same code and content (the same ``wp.static``
-    values, captured constants, types and options) if there is one, else ``k``: as in NVIDIA Warp,
-    redeclaring an identical kernel (a factory called again with the same values) gives the same
-    kernel, while each different one has a module of its own."""
+    values, captured constants, types and options, launch bounds included) if there is one, else
+    ``k``: as in NVIDIA Warp, redeclaring an identical kernel (a factory called again with the
+    same values) gives the same kernel, while each different one has a module of its own."""
     try:
-        digest = kernel_content_hash(k, {**k.module.options.copy(), **k.options})
+        digest = kernel_content_hash(k, k.content_options())
     except Exception:  # noqa: BLE001 - not hashable yet (e.g. a static that fails): compiling reports it
         return k
     key = (k.func.__code__, digest)

@@ -139,6 +139,14 @@ class Kernel(UserKernel):
         """The kernel's own ``enable_backward`` setting (None: the module's / ``wp.config``'s)."""
         return self.options.get("enable_backward")
 
+    def content_options(self) -> dict[str, Any]:
+        """The options that shape this kernel's code, for content hashes: its module's options,
+        its own (``enable_backward``, ``module_options``) and its CUDA ``launch_bounds``."""
+        options = {**self.module.options.copy(), **self.options}
+        if self.launch_bounds is not None:
+            options["launch_bounds"] = self.launch_bounds
+        return options
+
     # -- generic kernels ------------------------------------------------------------------
     def infer_argument_types(self, args: Sequence[Any]) -> list[Any]:
         """Concrete parameter types for launch arguments ``args`` (errors name the parameter)."""

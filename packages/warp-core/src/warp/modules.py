@@ -154,10 +154,10 @@ class Module:
     def hash_module(self) -> str:
         """A sha256 hex digest of the module's content (Warp's ``Module.hash_module``): its kernels
         and generic kernels' instances, the code, types and constants they reach, and the module's
-        options. It changes when any of these does and is the same in every process otherwise."""
-        options = self.options.copy()
+        options (and each kernel's own, launch bounds included). It changes when any of these does
+        and is the same in every process otherwise."""
         kernels = [*self.kernels.values(), *[k for k in self.all_kernels() if k.template is not None]]
-        digests = sorted(kernel_content_hash(k, {**options, **k.options}) for k in kernels)
+        digests = sorted(kernel_content_hash(k, k.content_options()) for k in kernels)
         return hashlib.sha256("\n".join(digests).encode()).hexdigest()
 
     def mark_modified(self) -> None:
