@@ -103,6 +103,21 @@ def test_debug_bounds_error_names_kernel_and_line(fake_cuda, debug_mode) -> None
     assert any(kind == "device" for _, kind in fake_cuda.memory.values())
 
 
+@wp.kernel
+def asserts_positive(a: wp.array(dtype=float)):
+    i = wp.tid()
+    assert a[i] > 0.0, "must be positive"
+
+
+def test_debug_assert_failure_is_raised_after_a_cuda_launch(fake_cuda, debug_mode) -> None:
+    good = wp.full(3, 1.0, dtype=float, device="cuda:0")
+    wp.launch(asserts_positive, dim=3, inputs=[good], device="cuda:0")
+    bad = wp.array([1.0, -1.0, 2.0], dtype=float, device="cuda:0")
+    message = r"kernel 'asserts_positive'.*assert a\[i\] > 0.0: must be positive"
+    with pytest.raises(AssertionError, match=message):
+        wp.launch(asserts_positive, dim=3, inputs=[bad], device="cuda:0")
+
+
 def test_launch_on_a_stream(fake_cuda) -> None:
     s = wp.Stream("cuda:0")
     x = wp.full(10, 1.0, dtype=float, device="cuda:0")
