@@ -59,25 +59,31 @@ def func(pyfunc: Callable[..., _R]) -> Callable[..., _R]: ...
 
 
 @typing.overload
-def func(*, module: Any = None) -> Callable[[Callable[..., _R]], Callable[..., _R]]: ...
+def func(
+    *, module: Any = None, inline: bool | None = None
+) -> Callable[[Callable[..., _R]], Callable[..., _R]]: ...
 
 
-def func(pyfunc: Callable[..., Any] | None = None, *, module: Any = None) -> Any:
+def func(pyfunc: Callable[..., Any] | None = None, *, module: Any = None, inline: bool | None = None) -> Any:
     """Decorator: make a Python function callable from kernels (``@wp.func`` or ``@wp.func(...)``).
 
     Defining another ``@wp.func`` of the same name in the same namespace with other parameter
     types adds an overload; calls pick the overload matching their argument types. ``module``
     is a module name, a Python module or ``"unique"`` (a module of its own), as for kernels.
+    ``inline`` hints code generation: ``False`` keeps the function out of line (one copy of its
+    code, called), ``True`` or ``None`` inline its calls (the default here).
     """
+    if inline is not None and not isinstance(inline, bool):
+        raise TypeError(f"wp.func: inline must be a bool or None, got {inline!r}")
     if pyfunc is None:
 
         def decorate(f: Callable[..., Any]) -> Function:
             namespace, scope = _scope_of(sys._getframe(1))
-            return define_function(f, namespace, scope, module)
+            return define_function(f, namespace, scope, module, inline)
 
         return decorate
     namespace, scope = _scope_of(_defining_frame())
-    return define_function(pyfunc, namespace, scope, module)
+    return define_function(pyfunc, namespace, scope, module, inline)
 
 
 def kernel(

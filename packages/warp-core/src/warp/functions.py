@@ -271,14 +271,19 @@ def _python_call_fits(overload: FunctionOverload, args: tuple[Any, ...], kwargs:
 
 
 def define_function(
-    pyfunc: Callable[..., Any], namespace: dict[str, Any], scope: dict[str, Any] | None, module: Any = None
+    pyfunc: Callable[..., Any],
+    namespace: dict[str, Any],
+    scope: dict[str, Any] | None,
+    module: Any = None,
+    inline: bool | None = None,
 ) -> Function:
     """The Function for a new ``@wp.func`` definition made in ``namespace`` (globals or locals).
 
     A definition whose name is already bound in the namespace to a Function of the same key
     becomes an overload of it (the same parameter types replace the older definition);
     otherwise a new Function is made, so closures made by repeated calls of a factory
-    function stay separate functions.
+    function stay separate functions. ``inline`` is the inlining hint (an overload's hint,
+    when given, becomes the Function's).
     """
     key = f"{pyfunc.__module__}.{pyfunc.__qualname__}"
     existing = namespace.get(pyfunc.__name__)
@@ -286,5 +291,9 @@ def define_function(
         new = FunctionOverload(pyfunc, scope)
         if any(o.param_types != new.param_types for o in existing.overloads):
             existing.add_overload(pyfunc, scope)
+            if inline is not None:
+                existing.inline = inline
             return existing
-    return Function(pyfunc, scope, module)
+    function = Function(pyfunc, scope, module)
+    function.inline = inline
+    return function

@@ -16,7 +16,7 @@ class UserFunction:
 
     The compiler reads ``key`` and ``name``, ``overloads`` (each with its ``pyfunc``),
     ``custom_grads`` / ``custom_replays`` (``@wp.func_grad`` / ``@wp.func_replay`` definitions),
-    ``native_snippet``, and calls :meth:`specialization`.
+    ``native_snippet``, ``inline`` (the inlining hint), and calls :meth:`specialization`.
     """
 
     key: str
@@ -25,6 +25,9 @@ class UserFunction:
     custom_grads: list[Any]
     custom_replays: list[Any]
     native_snippet: str | None
+    #: ``@wp.func(inline=...)``: True inlines calls (the default does too), False keeps the
+    #: function out of line (LLVM ``noinline``), None: no hint
+    inline: bool | None = None
 
     def specialization(self, overload: Any, arg_types: tuple[Any, ...]) -> Any:
         """The compiled IR function of ``overload`` for ``arg_types`` (built once, then cached)."""

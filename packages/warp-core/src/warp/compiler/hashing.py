@@ -196,6 +196,8 @@ class _Hasher:
             return  # `wp`, `math`, ...: what is used through them is hashed as an attribute chain
         if isinstance(obj, UserFunction):
             self.add("func", obj.name if self.by_content else obj.key)
+            if obj.inline is not None:  # the hint changes the generated code
+                self.add("inline", obj.inline)
             for overload in obj.overloads:
                 self.function(overload.pyfunc)
             for custom in (*obj.custom_grads, *obj.custom_replays):  # @wp.func_grad / @wp.func_replay

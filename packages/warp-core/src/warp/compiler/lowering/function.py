@@ -121,7 +121,8 @@ def lower_function(
     ret, params = function_signature(fn)
     llfn = ir.Function(module, ir.FunctionType(ret, params), name=name)
     llfn.linkage = "internal"
-    llfn.attributes.add("alwaysinline")
+    # calls are inlined (vectorizable loops), except @wp.func(inline=False) functions
+    llfn.attributes.add("noinline" if getattr(fn.origin, "inline", None) is False else "alwaysinline")
     llfn.attributes.add("nounwind")
     state.functions[name] = llfn
     llfn.append_basic_block("allocas")
