@@ -146,6 +146,48 @@ def test_cpu_launches_ignore_block_arguments() -> None:
     np.testing.assert_array_equal(hits.numpy(), 1)
 
 
+@wp.kernel(cuda_max_registers=40, **PLAIN)
+def register_capped(hits: wp.array(dtype=wp.int32)):
+    i = wp.tid()
+    hits[i] = hits[i] + 1
+
+
+@needs_ptxas
+def test_cuda_max_registers_in_ptx() -> None:
+    text, _ = cuda_compile(register_capped)
+    assert ".maxnreg 40" in text
+    ptxas_check(text)
+    text, _ = cuda_compile(count_hits)
+    assert ".maxnreg" not in text
+
+
+def test_cuda_max_registers_is_checked_at_definition_and_hashed() -> None:
+    with pytest.raises(ValueError, match="kernel 'too_many': cuda_max_registers must be between 1 and 255"):
+
+        @wp.kernel(cuda_max_registers=300)
+        def too_many(hits: wp.array(dtype=wp.int32)):
+            hits[0] = 1
+
+    with pytest.raises(TypeError, match="cuda_max_registers must be an int"):
+
+        @wp.kernel(cuda_max_registers=32.0)
+        def not_int(hits: wp.array(dtype=wp.int32)):
+            hits[0] = 1
+
+    def make(limit):
+        @wp.kernel(cuda_max_registers=limit, module="unique")
+        def capped(hits: wp.array(dtype=wp.int32)):
+            hits[0] = 1
+
+        return capped
+
+    assert make(32) is make(32) and make(32) is not make(64)
+    assert make(32).module.hash_module() != make(64).module.hash_module()
+    hits = wp.zeros(1, dtype=wp.int32, device="cpu")
+    wp.launch(make(32), dim=1, inputs=[hits], device="cpu")  # the CPU ignores the limit
+    assert hits.numpy()[0] == 1
+
+
 @needs_ptxas
 def test_launch_bounds_in_ptx() -> None:
     text, _ = cuda_compile(bounded)

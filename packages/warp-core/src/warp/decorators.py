@@ -16,6 +16,7 @@ import weakref
 from typing import Any, Callable, TypeVar
 
 from warp.compiler.hashing import kernel_content_hash
+from warp.compiler.options import max_registers_of
 from warp.errors import SourceLoc, WarpCodegenError
 from warp.functions import Function, FunctionOverload, define_function
 from warp.kernels import Kernel
@@ -95,6 +96,7 @@ def kernel(
     name: str | None = None,
     module_options: dict[str, Any] | None = None,
     entry_point_abi: str = "warp",
+    cuda_max_registers: int | None = None,
 ) -> Any:
     """Decorator: compile a Python function as a kernel (``@wp.kernel`` or ``@wp.kernel(...)``).
 
@@ -103,18 +105,22 @@ def kernel(
     (max threads per block, min blocks per multiprocessor); the CPU ignores it. ``name`` replaces
     the kernel's key (a C++ identifier); ``module_options`` are set on the kernel's module
     (meant for ``module="unique"``). ``entry_point_abi`` is ``"warp"``; Warp's OptiX entry points
-    (``"external_constant_params"``) are not provided.
+    (``"external_constant_params"``) are not provided. ``cuda_max_registers`` caps the registers
+    per thread of the CUDA code (PTX ``.maxnreg``); the CPU ignores it.
     """
     _, scope = _scope_of(_defining_frame())
     if name is not None and (not isinstance(name, str) or not _IDENTIFIER.fullmatch(name)):
         raise ValueError(f"wp.kernel(name={name!r}): the name must be a valid C++ identifier")
     _check_entry_point_abi(entry_point_abi, enable_backward)
+    options = {"cuda_max_registers": cuda_max_registers} if cuda_max_registers is not None else None
 
     def make(pyfunc: Callable[..., Any]) -> Kernel:
+        max_registers_of(cuda_max_registers, pyfunc.__name__)  # invalid limits fail at definition
         k = Kernel(
             pyfunc,
             key=name,
             module=module,
+            options=options,
             enable_backward=enable_backward,
             launch_bounds=launch_bounds,
             scope=scope,

@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # targets build on the compiler: the type only
 #: Module options with a field of their own in :class:`CompileOptions`.
 KNOWN_MODULE_OPTIONS = frozenset(
     {"mode", "max_unroll", "enable_backward", "fast_math", "fuse_fp", "lineinfo", "optimization_level",
-     "cuda_vector_entry"}
+     "cuda_vector_entry", "cuda_max_registers"}
 )
 
 MODES = ("release", "debug")
@@ -54,6 +54,9 @@ class CompileOptions:
     #: CUDA ``(max threads per block, min blocks per multiprocessor)`` of the kernel
     #: (``@wp.kernel(launch_bounds=...)``, see :func:`launch_bounds_of`); None: no bounds
     launch_bounds: tuple[int, int] | None = None
+    #: CUDA registers per thread at most (``@wp.kernel(cuda_max_registers=...)``, PTX ``.maxnreg``;
+    #: see :func:`max_registers_of`); None: the compiler's choice
+    max_registers: int | None = None
     #: thread indices per thread of the vector entry that kernels able to use one get (targets
     #: with a ``vector_width``: CUDA; ``wp.config.cuda_vector_entry`` or the module option
     #: ``"cuda_vector_entry"``, see :func:`vector_width_of`); 0: none
@@ -120,6 +123,19 @@ def launch_bounds_of(value: Any, kernel_name: str = "?") -> tuple[int, int] | No
     return threads, blocks
 
 
+def max_registers_of(value: Any, kernel_name: str = "?") -> int | None:
+    """``@wp.kernel(cuda_max_registers=...)`` checked: None or a positive int (registers per
+    thread, at most 255 as PTX allows); ``TypeError``/``ValueError`` naming the kernel otherwise."""
+    if value is None:
+        return None
+    where = f"kernel '{kernel_name}': cuda_max_registers"
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{where} must be an int or None, got {value!r}")
+    if not 0 < value <= 255:
+        raise ValueError(f"{where} must be between 1 and 255, got {value}")
+    return value
+
+
 def module_options_of(kernel: Any) -> dict[str, Any]:
     """The options set with ``wp.set_module_options`` for the module of ``kernel``, overridden by
     the kernel's own (``wp.Kernel(options=...)``, ``@wp.kernel(enable_backward=...)``)."""
@@ -151,6 +167,9 @@ def resolve_options(
         # a code generation hint for targets with blocks: kept out of the CPU's options (and cache keys)
         launch_bounds=None if target.max_block_dim is None else launch_bounds_of(
             getattr(kernel, "launch_bounds", None), getattr(kernel, "name", "?")
+        ),
+        max_registers=None if target.max_block_dim is None else max_registers_of(
+            module.get("cuda_max_registers"), getattr(kernel, "name", "?")
         ),
         vector_width=vector_width_of(module.get("cuda_vector_entry", config.cuda_vector_entry), target),
         extra=extra,

@@ -95,8 +95,7 @@ def define_entry(
     b.cbranch(b.icmp_signed("<", nxt, n), loop, done)
     b.position_at_end(done)
     b.ret_void()
-    if options.launch_bounds is not None:
-        _annotate_launch_bounds(module, entry, *options.launch_bounds)
+    _annotate_entry(module, entry, options)
 
 
 def _new_entry(
@@ -194,8 +193,18 @@ def define_vector_entry(
     b.branch(done)
     b.position_at_end(done)
     b.ret_void()
+    _annotate_entry(module, entry, options)
+
+
+def _annotate_entry(module: ir.Module, entry: ir.Function, options: CompileOptions) -> None:
+    """The kernel's launch bounds and register limit (PTX ``.maxnreg``) on ``entry``."""
     if options.launch_bounds is not None:
         _annotate_launch_bounds(module, entry, *options.launch_bounds)
+    if options.max_registers is not None:
+        module.add_named_metadata(
+            "nvvm.annotations",
+            [entry, ir.MetaDataString(module, "maxnreg"), ir.Constant(lt.I32, options.max_registers)],
+        )
 
 
 def _annotate_launch_bounds(module: ir.Module, entry: ir.Function, threads: int, min_blocks: int) -> None:
