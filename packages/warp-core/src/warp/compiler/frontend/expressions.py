@@ -37,6 +37,7 @@ from warp.types.scalars import scalar_and_bool_types
 from warp.types.scalars import bool as wp_bool
 from warp.compiler.frontend.calls import bind_user_call
 from warp.compiler.frontend.structs import struct_operator
+from warp.compiler.frontend.user_operators import user_operator
 
 BINARY_OPS = {
     ast.Add: "add",
@@ -228,6 +229,9 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin, ArraySlicingMixin):
         if name is None:
             raise self.error(f"operator {type(node.op).__name__} is not supported", node=node)
         lhs, rhs = self.value(node.left), self.value(node.right)
+        overloaded = user_operator(self, name, [lhs, rhs], node)
+        if overloaded is not None:
+            return overloaded
         if type_is_struct(lhs.type) or type_is_struct(rhs.type):
             return struct_operator(self, name, [lhs, rhs], node)  # overloaded by a @wp.func
         return self.call_builtin(name, [lhs, rhs], node).result
