@@ -18,6 +18,16 @@ def sub(x: wp.float32, y: wp.float32) -> wp.float32:
     return wp.mul(x, y)
 
 
+@wp.func
+def mul(x: wp.float32, y: wp.float32) -> wp.float32:
+    return x * y + 1.0  # inside the overload, `*` is the builtin multiplication
+
+
+@wp.kernel(module="unique", enable_backward=False)
+def overload_body_uses_builtin(out: wp.array(dtype=wp.float32)):
+    out[0] = out[0] * 3.0
+
+
 @wp.kernel(module="unique", enable_backward=False)
 def float_operators(out: wp.array(dtype=wp.float32), rhs: wp.float32):
     a = out[0]
@@ -58,6 +68,12 @@ def test_user_operator_overloads_float_arithmetic():
     out = wp.array([3.0, 0.0, 0.0, 3.0], dtype=wp.float32)
     wp.launch(float_operators, dim=1, inputs=[out, 2.0])
     np.testing.assert_array_equal(out.numpy(), [3.0, 3.0 - 2.0, 3.0 - 2.0, 3.0 * 2.0])
+
+
+def test_operator_inside_its_own_overload_is_the_builtin():
+    out = wp.array([2.0], dtype=wp.float32)
+    wp.launch(overload_body_uses_builtin, dim=1, inputs=[out])
+    assert out.numpy()[0] == 2.0 * 3.0 + 1.0
 
 
 def test_user_operator_applies_to_array_component_slots():

@@ -95,10 +95,15 @@ def bind_values(
     )
 
 
-def bind_overload(builder: Any, fn: Any, positional: list[ir.Value]) -> tuple[Any, list[Any]] | None:
-    """The first overload of ``fn`` accepting these positional values, with the values it
-    takes; None when none does (nothing is reported)."""
+def bind_overload(
+    builder: Any, fn: Any, positional: list[ir.Value], skip: Any = None
+) -> tuple[Any, list[Any]] | None:
+    """The first overload of ``fn`` (other than the one defined by Python function ``skip``)
+    accepting these positional values, with the values it takes; None when none does (nothing
+    is reported)."""
     for overload in fn.ordered_overloads():
+        if skip is not None and overload.pyfunc is skip:
+            continue
         bound = _bind(builder, overload, positional, {})
         if not isinstance(bound, str):
             return overload, bound

@@ -224,7 +224,7 @@ class StatementsMixin(ExpressionsMixin):
         if not isinstance(current, ir.Value):
             return False
         rhs = self.value(node.value)
-        bound = bind_overload(self, operator_function(self, name), [current, rhs])
+        bound = bind_overload(self, operator_function(self, name), [current, rhs], skip=self.source.func)
         if bound is None:
             return False
         result = call_operator(self, operator_function(self, name), name, *bound, node)

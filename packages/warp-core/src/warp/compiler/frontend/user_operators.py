@@ -1,7 +1,9 @@
 """Operators overloaded by user functions: ``a + b`` (and ``x += v``) calls the ``@wp.func``
 named after the operator's builtin (``add``, ``sub``, ``mul``, ...) that is visible where the
 kernel or function is defined, when one of its overloads accepts the operands; otherwise the
-builtin operator applies (NVIDIA Warp's operator overloading, for structs and any other type)."""
+builtin operator applies (NVIDIA Warp's operator overloading, for structs and any other type).
+Inside an overload's own body the operator does not call that overload again (``x + y`` in
+``def add(x: float, y: float)`` is the builtin addition)."""
 
 from __future__ import annotations
 
@@ -25,7 +27,7 @@ def user_operator(builder: Any, name: str, args: list[wir.Value], node: ast.AST)
     fn = operator_function(builder, name)
     if fn is None:
         return None
-    bound = bind_overload(builder, fn, args)
+    bound = bind_overload(builder, fn, args, skip=builder.source.func)
     if bound is None:
         return None
     return call_operator(builder, fn, name, *bound, node)
