@@ -20,7 +20,7 @@ def sub(x: wp.float32, y: wp.float32) -> wp.float32:
 
 @wp.func
 def mul(x: wp.float32, y: wp.float32) -> wp.float32:
-    return x * y + 1.0  # inside the overload, `*` is the builtin multiplication
+    return wp.add(x * y, 1.0)  # inside the overload, `*` is the builtin multiplication
 
 
 @wp.kernel(module="unique", enable_backward=False)
