@@ -184,6 +184,35 @@ def test_unsupported_statements():
         assert kernel.name in msg, msg
 
 
+def test_collection_literals_are_rejected_with_a_hint():
+    def uses_list(out: wp.array(dtype=float)):
+        x = [1.0, 2.0, 3.0]
+        out[0] = x[0]
+
+    def uses_dict(out: wp.array(dtype=float)):
+        x = {"a": 1.0}
+        out[0] = x["a"]
+
+    def uses_set(out: wp.array(dtype=float)):
+        x = {1.0}
+        out[0] = 1.0
+
+    cases = (
+        (uses_list, "x = [1.0, 2.0, 3.0]", wp.WarpCodegenTypeError,
+         "List constructs are not supported in kernels. Use vectors like `wp.vec3()` for small fixed-size "
+         "collections, or `wp.zeros(shape=N, dtype=...)` for stack-allocated arrays."),
+        (uses_dict, 'x = {"a": 1.0}', wp.WarpCodegenError, "Construct `ast.Dict` not supported in kernels."),
+        (uses_set, "x = {1.0}", wp.WarpCodegenError, "Construct `ast.Set` not supported in kernels."),
+    )
+    for fn, code, cls, message in cases:
+        kernel = wp.Kernel(fn, module="unique")
+        with pytest.raises(cls) as info:
+            launch1(kernel, wp.zeros(1, dtype=float))
+        text = str(info.value)
+        assert text.endswith(message), text
+        assert f"test_codegen_errors.py:{line_of('    ' + code)}" in text, text
+
+
 def test_kernel_cannot_return_a_value():
     @wp.kernel
     def returns_value(out: wp.array(dtype=float)):

@@ -99,7 +99,7 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin, ArraySlicingMixin):
             return memo[node]
         method = getattr(self, f"expr_{type(node).__name__}", None)
         if method is None:
-            raise self.error(f"'{type(node).__name__}' expressions are not supported in kernels", node=node)
+            raise self.error(f"Construct `ast.{type(node).__name__}` not supported in kernels.", node=node)
         result = method(node)
         if memo is not None:
             memo[node] = result
@@ -221,7 +221,13 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin, ArraySlicingMixin):
     def expr_Tuple(self, node: ast.Tuple) -> Any:
         return PyObj(tuple(self.expand_starred(node.elts)))  # (*t, x) spreads t
 
-    expr_List = expr_Tuple
+    def expr_List(self, node: ast.List) -> Any:
+        raise self.error(
+            "List constructs are not supported in kernels. Use vectors like `wp.vec3()` for small "
+            "fixed-size collections, or `wp.zeros(shape=N, dtype=...)` for stack-allocated arrays.",
+            WarpCodegenTypeError,
+            node,
+        )
 
     # -- operators ------------------------------------------------------------------------
     def expr_BinOp(self, node: ast.BinOp) -> ir.Value:
