@@ -28,7 +28,7 @@ from warp.errors import (
     WarpCodegenValueError,
 )
 from warp.types.array_type import ArrayType, FixedArrayType
-from warp.types.helpers import type_is_struct
+from warp.types.helpers import is_array, type_is_struct
 from warp.types.scalars import (
     ScalarBase, canonical_type, comparison_type, dtype_from_numpy, float32, int32, int64, is_float, is_int,
     is_scalar_type, type_repr,
@@ -163,6 +163,14 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin, ArraySlicingMixin):
         found, obj = self.source.lookup(node.id)
         if not found:
             return self.warp_name(node)
+        if is_array(obj):
+            raise self.error(
+                f"Invalid external reference type: {type(obj)}: '{node.id}' is an array defined outside "
+                "the kernel (a module global or closure variable); kernels cannot read such arrays, "
+                "whose contents would be frozen when the kernel compiles: pass it as a kernel argument",
+                WarpCodegenTypeError,
+                node,
+            )
         return self.from_python(obj)
 
     def warp_name(self, node: ast.Name) -> Any:
