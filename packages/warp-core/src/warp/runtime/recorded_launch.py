@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from warp.arrays.array import array
+from warp.arrays.descriptor import adjoint_of
 from warp.runtime import devices
 from warp.runtime.launch_plan import LaunchPlan
 from warp.runtime.launcher import get_launcher, launch_dims
@@ -80,12 +82,12 @@ class Launch:
         self._buffer = None
         if adjoint:
             self._adjoint_set.add(slot)
-        elif self.adjoint and getattr(value, "grad", None) is not None:
+        elif self.adjoint and isinstance(value, array) and adjoint_of(value) is not None:
             # an adjoint launch uses an array's own .grad until another adjoint is set
             n = len(self.kernel.arg_names)
             if slot + n not in self._adjoint_set:
                 self._params[slot + n] = launcher.convert_one(
-                    launcher.names[slot + n], launcher.types[slot + n], value.grad
+                    launcher.names[slot + n], launcher.types[slot + n], adjoint_of(value)
                 )
 
     def set_param_by_name(self, name: str, value: Any, adjoint: bool = False) -> None:
