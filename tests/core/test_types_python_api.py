@@ -246,3 +246,11 @@ def test_python_scope_product_of_mixed_precision_composites_is_rejected():
     with pytest.raises(RuntimeError, match="compatible with the arguments 'mat22f, vec2d'"):
         a @ wp.vec2d(1.0, 1.0)
     np.testing.assert_allclose(np.array(a @ wp.vec2f(1.0, 1.0)), [3.0, 7.0])
+
+
+def test_scalar_format_specs_format_the_value():
+    assert f"{wp.float32(1.5):.2f}" == format(1.5, ".2f") == "1.50"
+    assert f"{wp.uint8(7):03d}" == "007" and f"{wp.float64(0.125):e}" == format(0.125, "e")
+    assert f"{wp.int32(5)}" == str(wp.int32(5)) == "int32(5)"  # no spec: as str()
+    with pytest.raises(ValueError):
+        f"{wp.int32(5):.2q}"

@@ -45,6 +45,10 @@ class ScalarBase:
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.value!r})"
 
+    def __format__(self, spec: str) -> str:
+        """Formats as the boxed value does (``f"{wp.float32(1.5):.2f}"``); ``repr`` without a spec."""
+        return format(self.value, spec) if spec else repr(self)
+
     def __float__(self) -> float:
         return builtins.float(self.value)
 
