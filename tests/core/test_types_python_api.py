@@ -266,3 +266,11 @@ def test_scalar_str_is_the_value_and_repr_names_the_type():
     for value, (text, representation) in expected:
         assert (str(value), repr(value)) == (text, representation)
     assert wp.float16(-1).value == -1.0 and isinstance(wp.float16(-1).value, float)
+
+
+def test_scalar_format_specs_format_the_value():
+    assert f"{wp.float32(1.5):.2f}" == format(1.5, ".2f") == "1.50"
+    assert f"{wp.uint8(7):03d}" == "007" and f"{wp.float64(0.125):e}" == format(0.125, "e")
+    assert f"{wp.int32(5)}" == str(wp.int32(5)) == "5"  # no spec: as str()
+    with pytest.raises(ValueError):
+        f"{wp.int32(5):.2q}"

@@ -59,6 +59,10 @@ class ScalarBase:
         """The value alone (``print(wp.int8(-1))`` prints ``-1``, as Warp's scalars do)."""
         return str(self._shown())
 
+    def __format__(self, spec: str) -> str:
+        """Formats as the boxed value does (``f"{wp.float32(1.5):.2f}"``); ``str`` without a spec."""
+        return format(self.value, spec) if spec else str(self)
+
     def __float__(self) -> float:
         return builtins.float(self.value)
 
