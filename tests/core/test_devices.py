@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+import warp as wp
 from warp.runtime import devices
 from warp.runtime.devices import (
     Device,
@@ -193,7 +194,9 @@ def test_cuda_supported_archs_are_the_sms_ptx_is_generated_for():
     assert archs == sorted(set(archs)) and all(isinstance(a, int) for a in archs)
     assert {75, 80, 86, 90} <= set(archs)
     for arch in (archs[0], 90, archs[-1]):  # the target machine of each emits PTX for that SM
-        asm = ptx.target_machine(arch, max(78, ptx.DEFAULT_PTX_VERSION)).emit_assembly(
+        sm, version = ptx.choose_target((arch // 10, arch % 10), 13000)  # a PTX version the SM accepts
+        assert sm == arch
+        asm = ptx.target_machine(sm, version).emit_assembly(
             ptx.llvm.parse_assembly(f'target triple = "{ptx.TRIPLE}"\n')
         )
         assert f".target sm_{arch}" in asm
@@ -207,3 +210,22 @@ def test_cuda_device_queries_without_cuda(monkeypatch):
     assert wp.get_cuda_driver_version() is None or isinstance(wp.get_cuda_driver_version(), tuple)
     with pytest.raises(RuntimeError, match="CUDA"):
         wp.get_cuda_device()
+
+
+def test_get_cuda_device_by_ordinal_and_current(fake_cuda):
+    assert wp.get_cuda_device(1) is wp.get_device("cuda:1")
+    assert wp.get_cuda_device() is wp.get_device("cuda:0")  # the default device is cuda:0
+    with wp.ScopedDevice("cuda:1"):
+        assert wp.get_cuda_device() is wp.get_device("cuda:1")
+    with wp.ScopedDevice("cpu"):
+        assert wp.get_cuda_device() is wp.get_device("cuda:0")  # not a CUDA device: cuda:0
+    with pytest.raises(RuntimeError, match=r"there is no CUDA device 2 \(2 CUDA device\(s\) present\)"):
+        wp.get_cuda_device(2)
+    with pytest.raises(TypeError, match="ordinal must be an int or None, got str"):
+        wp.get_cuda_device("cuda:0")
+
+
+def test_get_cuda_device_without_cuda(monkeypatch):
+    monkeypatch.setattr(devices, "_cuda_count", 0)
+    with pytest.raises(RuntimeError, match=r"there is no CUDA device 0 \(0 CUDA device\(s\) present\)"):
+        wp.get_cuda_device(0)
