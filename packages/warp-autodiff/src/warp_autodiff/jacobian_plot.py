@@ -162,11 +162,11 @@ def jacobian_plot(
     for r, j in enumerate(rows):
         for c, i in enumerate(cols):
             ax = fig.add_subplot(grid[r, c])
-            m = mats.get((i, j))
-            if m is None:
+            cell = mats.get((i, j))
+            if cell is None:
                 ax.axis("off")
                 continue
-            source = m.ravel() if scale_colors_per_submatrix else values
+            source = cell.ravel() if scale_colors_per_submatrix else values
             vmin, vmax = float(np.nanmin(source)), float(np.nanmax(source))
             if log_scale:
                 positive = source[source > 0]
@@ -175,7 +175,7 @@ def jacobian_plot(
             else:
                 bound = max(abs(vmin), abs(vmax)) or 1.0
                 norm = colors.Normalize(vmin=-bound, vmax=bound)
-            image = ax.imshow(m, cmap=colormap, norm=norm, interpolation="nearest", aspect="auto")
+            image = ax.imshow(cell, cmap=colormap, norm=norm, interpolation="nearest", aspect="auto")
             ax.set_xlabel(xlabels[c])
             ax.set_ylabel(ylabels[r])
             if show_colorbar and scale_colors_per_submatrix:
