@@ -106,7 +106,7 @@ NAMES: dict[str, NotProvided] = {
         "cuda_profiler_stop",
     ], _TIMING),
     **dict.fromkeys([
-        "get_cuda_device", "get_cuda_driver_version", "get_cuda_supported_archs",
+        "get_cuda_driver_version", "get_cuda_supported_archs",
         "get_cuda_kernel_properties", "get_cuda_max_cluster_dim", "get_suggested_block_size",
         "map_cuda_device", "unmap_cuda_device", "from_ipc_handle", "event_from_ipc_handle",
     ], _CUDA_INFO),

@@ -32,6 +32,19 @@ class ArrayDescriptor(array):
 
     #: What keeps the memory alive (a tensor, ...).
     _owner: Any
+    #: Address of the gradient memory (0: none), as packed in the kernel argument.
+    _grad_ptr: int
+
+    @property
+    def data(self) -> int:
+        """Address of the first element (the ``data`` field of NVIDIA Warp's ``array_t``)."""
+        return self._ptr
+
+    @property
+    def grad(self) -> int:  # type: ignore[override]
+        """Address of the gradient memory, 0 when there is none (``array_t.grad``); an adjoint
+        launch reads it through :func:`adjoint_of`."""
+        return self._grad_ptr
 
     def __getattr__(self, name: str) -> Any:
         raise TypeError(_launch_only_message(name))
@@ -82,7 +95,18 @@ def make_descriptor(ptr: int, shape: tuple[int, ...], strides: tuple[int, ...], 
     d._grad = None
     d._requires_grad = False
     d._owner = owner
+    d._grad_ptr = grad_ptr
     return d
+
+
+def adjoint_of(a: array) -> array | None:
+    """The gradient array an adjoint launch uses for ``a`` when none is given: ``a.grad`` for a
+    ``wp.array``; for a descriptor, a descriptor over its gradient memory (None when it has none)."""
+    if not isinstance(a, ArrayDescriptor):
+        return a.grad
+    if not a._grad_ptr:
+        return None
+    return make_descriptor(a._grad_ptr, a._shape, a._strides, a._dtype, a._device, a._owner)
 
 
 def descriptor_from_bytes(desc: bytes, array_type: ArrayType, device: Any,

@@ -13,7 +13,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from warp.arrays.descriptor import descriptor_from_bytes
+from warp.arrays.array import array
+from warp.arrays.descriptor import adjoint_of, descriptor_from_bytes
 from warp.errors import LaunchTypeError
 from warp.runtime import devices
 from warp.runtime.launch_plan import LaunchPlan
@@ -99,12 +100,12 @@ class Launch:
         self._buffer = None
         if adjoint:
             self._adjoint_set.add(slot)
-        elif self.adjoint and getattr(value, "grad", None) is not None:
+        elif self.adjoint and isinstance(value, array) and adjoint_of(value) is not None:
             # an adjoint launch uses an array's own .grad until another adjoint is set
             n = len(self.kernel.arg_names)
             if slot + n not in self._adjoint_set:
                 self._params[slot + n] = launcher.convert_one(
-                    launcher.names[slot + n], launcher.types[slot + n], value.grad
+                    launcher.names[slot + n], launcher.types[slot + n], adjoint_of(value)
                 )
 
     def set_param_by_name(self, name: str, value: Any, adjoint: bool = False) -> None:

@@ -8,6 +8,7 @@ from typing import Any
 from warp.compiler import ir as wir
 from warp.compiler import struct_lowering as sl
 from warp.compiler.frontend.calls import bind_values
+from warp.compiler.frontend.user_operators import call_operator, operator_function
 from warp.compiler.registry import Overload
 from warp.errors import WarpCodegenAttributeError, WarpCodegenTypeError
 from warp.types.struct import StructBase
@@ -85,8 +86,8 @@ def set_field(builder: Any, value: wir.Value, attr: str, new: wir.Value, node: a
 def struct_operator(builder: Any, name: str, args: list[wir.Value], node: ast.AST) -> wir.Value:
     """``a + b`` on structs: the ``@wp.func`` named after the operator's builtin (``add``, ``mul``,
     ...) that is visible where the kernel is defined, as NVIDIA Warp overloads operators."""
-    fn = builder.source.closure.get(name, builder.source.globals.get(name))
-    if not callable(getattr(fn, "ordered_overloads", None)):  # not a @wp.func
+    fn = operator_function(builder, name)
+    if fn is None:
         got = ", ".join(type_repr(a.type) for a in args)
         raise builder.error(
             f"operator '{name}' has no definition for ({got}): define a @wp.func named '{name}' taking "
@@ -95,10 +96,4 @@ def struct_operator(builder: Any, name: str, args: list[wir.Value], node: ast.AS
             node,
         )
     overload, values = bind_values(builder, fn, args, {}, node)
-    spec = fn.specialization(overload, tuple(a.type for a in values))
-    op = builder.emit("call_func", values, spec.return_types, func=spec)
-    if len(op.results) != 1:
-        raise builder.error(
-            f"'{name}' overloading an operator must return one value", WarpCodegenTypeError, node
-        )
-    return op.result
+    return call_operator(builder, fn, name, overload, values, node)
