@@ -112,7 +112,10 @@ def gradient_noise(
     scale = _SCALE[n]
     assert value is not None
     grads = [gj * scale for gj in grad if gj is not None]
-    rows = [[hess[min(i, k)][max(i, k)] * scale for k in range(n)] for i in range(n)] if order > 1 else []
+    rows: list[list[Num]] = []
+    if order > 1:  # the upper triangle was summed; every corner added to each entry
+        upper = [[h for h in row if h is not None] for row in hess]
+        rows = [[upper[min(i, k)][max(i, k) - min(i, k)] * scale for k in range(n)] for i in range(n)]
     return value * scale, grads, rows
 
 
