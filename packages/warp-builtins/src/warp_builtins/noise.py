@@ -149,7 +149,9 @@ def _seed(b: ir.IRBuilder, state: ir.Value, k: int) -> ir.Value:
 def _fractal_derivatives(ctx: Any, em: Emitter, seeds: list[ir.Value], x: list[Num], octaves: ir.Value,
                          lacunarity: Num, gain: Num, hessian: bool = False) -> list[list[Num]]:
     """For each seed k, the gradient (or, with ``hessian``, the row-major n x n matrix of second
-    derivatives) of the fractal potential sum_o gain^o N_k(lacunarity^o x) (loop over octaves)."""
+    derivatives) of the fractal potential sum_o (gain / lacunarity)^o N_k(lacunarity^o x), whose
+    octave o contributes gain^o times the gradient of N_k at lacunarity^o x: the curl's octaves
+    have amplitudes 1, gain, gain^2, ... (loop over octaves)."""
     b = em.b
     n = len(x)
     size = n * n if hessian else n
@@ -166,9 +168,8 @@ def _fractal_derivatives(ctx: Any, em: Emitter, seeds: list[ir.Value], x: list[N
         out = []
         for k, seed in enumerate(seeds):
             _, g, h = gradient_noise(em, b.add(seed, vals[0]), xs, derivative=True, hessian=hessian)
-            # chain rule through x * freq: one factor of freq per derivative
-            parts = [hij * (amp * freq * freq) for row in h for hij in row] if hessian else [
-                gj * (amp * freq) for gj in g]
+            # the potential's octave is (amp / freq) N(freq x): one factor of freq per derivative
+            parts = [hij * (amp * freq) for row in h for hij in row] if hessian else [gj * amp for gj in g]
             out += [sums[k * size + j] + parts[j] for j in range(size)]
         return [b.add(vals[0], _u32(1)), (amp * gain).v, (freq * lacunarity).v] + [o.v for o in out]
 
