@@ -223,25 +223,26 @@ def curl_vjp(
 # ---------------------------------------------------------------------------------- builtins
 
 
-def _components(em: Emitter, t: Any, v: ir.Value) -> list[Num]:
+def point_components(em: Emitter, t: Any, v: ir.Value) -> list[Num]:
+    """The coordinates of a noise position (a float or a vector) as :class:`Num` values."""
     return em.parts(t, v) if hasattr(t, "_wp_kind_") else [em.wrap(v)]
 
 
 def _lower_noise(ctx: Any, args: list, types: list) -> ir.Value:
     em = Emitter(ctx, float32)
-    value, _, _ = gradient_noise(em, args[0], _components(em, types[1], args[1]))
+    value, _, _ = gradient_noise(em, args[0], point_components(em, types[1], args[1]))
     return em.unwrap(value)
 
 
 def _lower_pnoise(ctx: Any, args: list, types: list) -> ir.Value:
     em = Emitter(ctx, float32)
-    value, _, _ = gradient_noise(em, args[0], _components(em, types[1], args[1]), periods=args[2:])
+    value, _, _ = gradient_noise(em, args[0], point_components(em, types[1], args[1]), periods=args[2:])
     return em.unwrap(value)
 
 
 def _lower_curl(ctx: Any, args: list, types: list) -> ir.Value:
     em = Emitter(ctx, float32)
-    x = _components(em, types[1], args[1])
+    x = point_components(em, types[1], args[1])
     if len(args) > 2:
         octaves, lac, gain = args[2], em.wrap(args[3]), em.wrap(args[4])
     else:

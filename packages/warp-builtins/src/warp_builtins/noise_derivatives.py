@@ -16,7 +16,7 @@ import llvmlite.ir as ir
 
 from warp.extending import Overload, derivative, float32, vector
 from warp_builtins.irexpr import Emitter
-from warp_builtins.noise import _components, curl_vjp, gradient_noise
+from warp_builtins.noise import point_components, curl_vjp, gradient_noise
 from warp_builtins.random import _u32
 
 GROUP = "Random"
@@ -30,14 +30,15 @@ def _lower_gradient(ctx: Any, args: list, types: list) -> ir.Value:
     """Gradient of noise(state, x) or pnoise(state, x, periods...) at x (x's type)."""
     em = Emitter(ctx, float32)
     periods = args[2:] or None
-    _, grad, _ = gradient_noise(em, args[0], _components(em, types[1], args[1]), periods, derivative=True)
+    x = point_components(em, types[1], args[1])
+    _, grad, _ = gradient_noise(em, args[0], x, periods, derivative=True)
     return _pack_like(em, types[1], grad)
 
 
 def _lower_curl_vjp(ctx: Any, args: list, types: list) -> ir.Value:
     """J^T w of curlnoise(state, x[, octaves, lacunarity, gain]) for w = args[-1] (x's type)."""
     em = Emitter(ctx, float32)
-    x = _components(em, types[1], args[1])
+    x = point_components(em, types[1], args[1])
     if len(args) > 3:
         octaves, lac, gain = args[2], em.wrap(args[3]), em.wrap(args[4])
     else:
