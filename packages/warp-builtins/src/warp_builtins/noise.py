@@ -6,7 +6,8 @@ not advanced) and the corner's integer coordinates; values blend the corners' li
 with the quintic fade 6t^5 - 15t^4 + 10t^3, so the noise has continuous second derivatives.
 ``pnoise`` wraps the corner coordinates (periods px, py, ...); ``curlnoise`` is the curl of a
 fractal (octave-summed) noise potential, a divergence-free vector field, computed with the
-analytic gradient of the noise.
+analytic gradient of the noise. The adjoints of all three (with respect to the position) are in
+:mod:`warp_builtins.noise_derivatives`.
 """
 
 from __future__ import annotations
@@ -42,25 +43,39 @@ def _dfade(t: Num) -> Num:
     return t * t * (t * (t * 30.0 - 60.0) + 30.0)
 
 
+def _ddfade(t: Num) -> Num:
+    return t * (t * (t * 120.0 - 180.0) + 60.0)
+
+
 def gradient_noise(
     em: Emitter,
     seed: ir.Value,
     x: Sequence[Num],
     periods: Sequence[ir.Value] | None = None,
     derivative: bool = False,
-) -> tuple[Num, list[Num]]:
-    """Noise value at x and (if ``derivative``) its gradient with respect to x."""
+    hessian: bool = False,
+) -> tuple[Num, list[Num], list[list[Num]]]:
+    """Noise value at x, (if ``derivative`` or ``hessian``) its gradient with respect to x and
+    (if ``hessian``) its matrix of second derivatives (rows of a symmetric n x n matrix).
+
+    Each corner contributes w(s) * ramp, with the weight w = prod_j f_j (f_j = s_j or 1 - s_j
+    of the faded fraction s_j) and the linear ramp = g . (frac - corner); the derivatives follow
+    from the product rule (the ramp's second derivatives are zero).
+    """
     b = em.b
     n = len(x)
+    order = 2 if hessian else 1 if derivative else 0
     cell, frac = [], []
     for xi in x:
         fl = em.floor(xi)
         cell.append(b.fptosi(fl.v, U32))
         frac.append(xi - fl)
     s = [_fade(f) for f in frac]
-    ds = [_dfade(f) for f in frac] if derivative else []
+    ds = [_dfade(f) for f in frac] if order else []
+    dds = [_ddfade(f) for f in frac] if order > 1 else []
     value: Num | None = None
     grad: list[Num | None] = [None] * n
+    hess: list[list[Num | None]] = [[None] * n for _ in range(n)]
     for corner in itertools.product((0, 1), repeat=n):
         h = seed
         for i, bit in enumerate(corner):
@@ -73,20 +88,39 @@ def gradient_noise(
         ramp = g[0] * d[0]
         for gi, di in zip(g[1:], d[1:]):
             ramp = ramp + gi * di
-        w_parts = [si if bit else 1.0 - si for si, bit in zip(s, corner)]
-        w = _product(em, w_parts)
-        term = w * ramp
-        value = term if value is None else value + term
-        if derivative:
-            for j in range(n):
-                others = _product(em, w_parts[:j] + w_parts[j + 1:])
-                dw = ds[j] * others if corner[j] else -(ds[j] * others)
-                part = dw * ramp + w * g[j]
-                grad[j] = part if grad[j] is None else grad[j] + part
+        f_parts = [si if bit else 1.0 - si for si, bit in zip(s, corner)]
+        w = _product(em, f_parts)
+        value = _acc(value, w * ramp)
+        if not order:
+            continue
+        # first and second derivatives of the factors f_j
+        df = [ds[j] if corner[j] else -ds[j] for j in range(n)]
+        dw = [df[j] * _product(em, f_parts[:j] + f_parts[j + 1:]) for j in range(n)]
+        for j in range(n):
+            grad[j] = _acc(grad[j], dw[j] * ramp + w * g[j])
+        if order < 2:
+            continue
+        for i in range(n):
+            for k in range(i, n):
+                if i == k:
+                    ddf = dds[i] if corner[i] else -dds[i]
+                    ddw = ddf * _product(em, f_parts[:i] + f_parts[i + 1:])
+                else:
+                    rest = [f_parts[j] for j in range(n) if j not in (i, k)]
+                    ddw = df[i] * df[k] * _product(em, rest)
+                hess[i][k] = _acc(hess[i][k], ddw * ramp + dw[i] * g[k] + dw[k] * g[i])
     scale = _SCALE[n]
-    summed = [gj for gj in grad if gj is not None]  # every corner adds to each component
-    assert value is not None and len(summed) == (n if derivative else 0)
-    return value * scale, [gj * scale for gj in summed]
+    assert value is not None
+    grads = [gj * scale for gj in grad if gj is not None]
+    rows: list[list[Num]] = []
+    if order > 1:  # the upper triangle was summed; every corner added to each entry
+        upper = [[h for h in row if h is not None] for row in hess]
+        rows = [[upper[min(i, k)][max(i, k) - min(i, k)] * scale for k in range(n)] for i in range(n)]
+    return value * scale, grads, rows
+
+
+def _acc(total: Num | None, part: Num) -> Num:
+    return part if total is None else total + part
 
 
 def _product(em: Emitter, parts: Sequence[Any]) -> Num:
@@ -112,13 +146,17 @@ def _seed(b: ir.IRBuilder, state: ir.Value, k: int) -> ir.Value:
     return pcg(b, b.add(state, _u32(0x632BE5AB * (k + 1))))
 
 
-def _fractal_gradients(ctx: Any, em: Emitter, seeds: list[ir.Value], x: list[Num], octaves: ir.Value,
-                       lacunarity: Num, gain: Num) -> list[list[Num]]:
-    """Gradients of sum_o gain^o N_k(lacunarity^o x) for each seed k (loop over octaves)."""
+def _fractal_derivatives(ctx: Any, em: Emitter, seeds: list[ir.Value], x: list[Num], octaves: ir.Value,
+                         lacunarity: Num, gain: Num, hessian: bool = False) -> list[list[Num]]:
+    """For each seed k, the gradient (or, with ``hessian``, the row-major n x n matrix of second
+    derivatives) of the fractal potential sum_o (gain / lacunarity)^o N_k(lacunarity^o x), whose
+    octave o contributes gain^o times the gradient of N_k at lacunarity^o x: the curl's octaves
+    have amplitudes 1, gain, gain^2, ... (loop over octaves)."""
     b = em.b
     n = len(x)
+    size = n * n if hessian else n
     zero = em.const(0.0).v
-    init = [ir.Constant(U32, 0), em.const(1.0).v, em.const(1.0).v] + [zero] * (n * len(seeds))
+    init = [ir.Constant(U32, 0), em.const(1.0).v, em.const(1.0).v] + [zero] * (size * len(seeds))
 
     def cond(vals: list[ir.Value]) -> ir.Value:
         return b.icmp_unsigned("<", vals[0], octaves)
@@ -129,50 +167,82 @@ def _fractal_gradients(ctx: Any, em: Emitter, seeds: list[ir.Value], x: list[Num
         xs = [xi * freq for xi in x]
         out = []
         for k, seed in enumerate(seeds):
-            _, g = gradient_noise(em, b.add(seed, vals[0]), xs, derivative=True)
-            out += [sums[k * n + j] + g[j] * (amp * freq) for j in range(n)]
+            _, g, h = gradient_noise(em, b.add(seed, vals[0]), xs, derivative=True, hessian=hessian)
+            # the potential's octave is (amp / freq) N(freq x): one factor of freq per derivative
+            parts = [hij * (amp * freq) for row in h for hij in row] if hessian else [gj * amp for gj in g]
+            out += [sums[k * size + j] + parts[j] for j in range(size)]
         return [b.add(vals[0], _u32(1)), (amp * gain).v, (freq * lacunarity).v] + [o.v for o in out]
 
     final = while_loop(ctx, init, cond, body, "curlnoise")
     flat = [Num(em, v) for v in final[3:]]
-    return [flat[k * n:(k + 1) * n] for k in range(len(seeds))]
+    return [flat[k * size:(k + 1) * size] for k in range(len(seeds))]
+
+
+def _potential_seeds(b: ir.IRBuilder, state: ir.Value, n: int) -> list[ir.Value]:
+    """Seeds of the potential's components: one (a stream function) in 2-d, three otherwise."""
+    return [_seed(b, state, k) for k in range(1 if n == 2 else 3)]
 
 
 def _curl(
     ctx: Any, state: ir.Value, x: list[Num], em: Emitter, octaves: ir.Value, lacunarity: Num, gain: Num
 ) -> list[Num]:
-    b = em.b
+    seeds = _potential_seeds(em.b, state, len(x))
     if len(x) == 2:
-        (g,) = _fractal_gradients(ctx, em, [_seed(b, state, 0)], x, octaves, lacunarity, gain)
+        (g,) = _fractal_derivatives(ctx, em, seeds, x, octaves, lacunarity, gain)
         return [g[1], -g[0]]
-    seeds = [_seed(b, state, k) for k in range(3)]
-    gx, gy, gz = _fractal_gradients(ctx, em, seeds, x, octaves, lacunarity, gain)
+    gx, gy, gz = _fractal_derivatives(ctx, em, seeds, x, octaves, lacunarity, gain)
     # curl of the potential (Px, Py, Pz); a 4th (time) coordinate only varies the field
     return [gz[1] - gy[2], gx[2] - gz[0], gy[0] - gx[1]]
+
+
+def curl_vjp(
+    ctx: Any, state: ir.Value, x: list[Num], em: Emitter, octaves: ir.Value, lacunarity: Num, gain: Num,
+    w: list[Num],
+) -> list[Num]:
+    """``J^T w`` for the Jacobian J of :func:`_curl` with respect to x (second derivatives of
+    the potential)."""
+    n = len(x)
+    seeds = _potential_seeds(em.b, state, n)
+    hs = _fractal_derivatives(ctx, em, seeds, x, octaves, lacunarity, gain, hessian=True)
+
+    def h(k: int, j: int, i: int) -> Num:  # d^2 P_k / dx_j dx_i
+        return hs[k][j * n + i]
+
+    if n == 2:
+        return [w[0] * h(0, 1, i) - w[1] * h(0, 0, i) for i in range(n)]
+    px, py, pz = 0, 1, 2
+    out = []
+    for i in range(n):
+        d0 = h(pz, 1, i) - h(py, 2, i)  # d v0 / dx_i
+        d1 = h(px, 2, i) - h(pz, 0, i)
+        d2 = h(py, 0, i) - h(px, 1, i)
+        out.append(w[0] * d0 + w[1] * d1 + w[2] * d2)
+    return out
 
 
 # ---------------------------------------------------------------------------------- builtins
 
 
-def _components(em: Emitter, t: Any, v: ir.Value) -> list[Num]:
+def point_components(em: Emitter, t: Any, v: ir.Value) -> list[Num]:
+    """The coordinates of a noise position (a float or a vector) as :class:`Num` values."""
     return em.parts(t, v) if hasattr(t, "_wp_kind_") else [em.wrap(v)]
 
 
 def _lower_noise(ctx: Any, args: list, types: list) -> ir.Value:
     em = Emitter(ctx, float32)
-    value, _ = gradient_noise(em, args[0], _components(em, types[1], args[1]))
+    value, _, _ = gradient_noise(em, args[0], point_components(em, types[1], args[1]))
     return em.unwrap(value)
 
 
 def _lower_pnoise(ctx: Any, args: list, types: list) -> ir.Value:
     em = Emitter(ctx, float32)
-    value, _ = gradient_noise(em, args[0], _components(em, types[1], args[1]), periods=args[2:])
+    value, _, _ = gradient_noise(em, args[0], point_components(em, types[1], args[1]), periods=args[2:])
     return em.unwrap(value)
 
 
 def _lower_curl(ctx: Any, args: list, types: list) -> ir.Value:
     em = Emitter(ctx, float32)
-    x = _components(em, types[1], args[1])
+    x = point_components(em, types[1], args[1])
     if len(args) > 2:
         octaves, lac, gain = args[2], em.wrap(args[3]), em.wrap(args[4])
     else:
@@ -194,12 +264,12 @@ def register(registry: Any) -> None:
             result=float32,
             lower=_lower_noise,
             group=GROUP,
-            differentiable=False,
+            differentiable=True,
             doc="Smooth gradient (Perlin-style) noise at a point, roughly in [-1, 1]; state seeds it.",
         )
         periods = [(f"p{c}", int32) for c in ("x", "y", "z", "t")[:n]]
         registry.add("pnoise", params=point + periods, result=float32, lower=_lower_pnoise, group=GROUP,
-                     differentiable=False,
+                     differentiable=True,
                      doc="Periodic gradient noise: repeats with integer periods px, py, ... along each axis.")
     for n in (2, 3, 4):
         point = [("state", uint32), (names[n][0], vecs[n])]
@@ -211,7 +281,7 @@ def register(registry: Any) -> None:
             result=out,
             lower=_lower_curl,
             group=GROUP,
-            differentiable=False,
+            differentiable=True,
             doc=doc,
         )
         registry.add(
@@ -220,6 +290,6 @@ def register(registry: Any) -> None:
             result=out,
             lower=_lower_curl,
             group=GROUP,
-            differentiable=False,
+            differentiable=True,
             doc=doc,
         )

@@ -9,6 +9,7 @@ from warp_builtins.mathlib import trig_lanes
 from warp_builtins import (
     checks,
     noise,
+    noise_derivatives,  # noqa: F401  # registers the noise adjoints on import
     quaternion,
     random,
     scalar_math,

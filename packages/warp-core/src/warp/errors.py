@@ -63,6 +63,14 @@ class MissingPluginError(WarpCodegenError):
     """A kernel calls a builtin provided by a package that is not installed."""
 
 
+class BuiltinArgumentError(TypeError, RuntimeError):
+    """A builtin called from Python scope with arguments none of its overloads accepts.
+
+    A ``TypeError`` that is also a ``RuntimeError``, as NVIDIA Warp raises it ("Couldn't find a
+    function ... compatible with the arguments ...").
+    """
+
+
 class LaunchTypeError(TypeError, RuntimeError):
     """A ``wp.launch`` argument of the wrong type or number.
 

@@ -145,11 +145,6 @@ NAMES: dict[str, NotProvided] = {
         "this codegen error subclass is not raised here",
         "catch wp.WarpCodegenError, the base of every kernel compile error",
     ),
-    "bvh_query_capsule": NotProvided(
-        "capsule BVH queries are not provided",
-        "wp.bvh_query_sphere (or wp.bvh_query_aabb) over the capsule's bounds, then test the distance "
-        "to each hit",
-    ),
     "can_access": NotProvided(
         "unified (managed) memory access queries are not provided",
         "array.device: CPU arrays are reachable from the CPU, CUDA arrays from their device",

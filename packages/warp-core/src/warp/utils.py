@@ -17,7 +17,21 @@ from warp.arrays.array import array
 from warp.arrays.conversion import is_bfloat16_element
 from warp.types import bfloat16_bits
 from warp.types.composite import is_composite
-from warp.types.scalars import float32, float64, int32, int64, is_scalar_type, uint32, uint64
+from warp.types.helpers import types_equal
+from warp.types.scalars import (
+    float32,
+    float64,
+    int8,
+    int16,
+    int32,
+    int64,
+    is_scalar_type,
+    type_size_in_bytes,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+)
 
 __all__ = [
     "array_cast",
@@ -84,18 +98,27 @@ def _reduced_shape(shape: tuple[int, ...], axis: int) -> tuple[int, ...]:
     return tuple(1 if i == axis else n for i, n in enumerate(shape))
 
 
-def _check_axis(values: array, axis: int) -> int:
+def _check_axis(values: array, axis: int, what: str) -> int:
     if not -values.ndim <= axis < values.ndim:
-        raise IndexError(f"axis {axis} is out of bounds for an array of {values.ndim} dimensions")
+        raise IndexError(f"{what}() axis {axis} is out of bounds for an array of {values.ndim} dimensions")
     return axis % values.ndim
 
 
 def _check_out(out: array, values: array, dtype: Any, shape: tuple[int, ...], what: str) -> None:
     _check_same_device(values, out)
     if out.dtype is not dtype:
-        raise RuntimeError(f"{what}: output array has dtype {out.dtype.__name__}, expected {dtype.__name__}")
+        raise RuntimeError(f"{what}: out array should have type {dtype.__name__}")
     if tuple(out.shape) != shape:
-        raise RuntimeError(f"{what}: output array has shape {out.shape}, expected {shape}")
+        raise RuntimeError(f"{what}: out array should have shape {shape}")
+
+
+def _leading(data: np.ndarray, axis: int, count: int | None, size: int, what: str) -> np.ndarray:
+    """``data`` restricted to the first ``count`` entries along ``axis`` (all when None)."""
+    if count is None:
+        return data
+    if count < 0 or count > size:
+        raise RuntimeError(f"{what}: count {count} is out of range for an axis of {size} elements")
+    return data[(slice(None),) * axis + (slice(0, count),)]
 
 
 def _first(flat: np.ndarray, count: int | None, size: int, what: str) -> np.ndarray:
@@ -121,7 +144,7 @@ def array_sum(
     dtype = values.dtype
     if _scalar_type(dtype) not in (float32, float64):
         raise RuntimeError(
-            f"array_sum: unsupported data type {dtype.__name__} (float32 or float64 components)"
+            f"array_sum: Unsupported data type: {dtype.__name__}"
         )
     data = _read(values)
     np_type = _scalar_type(dtype)._np_dtype_
@@ -134,11 +157,12 @@ def array_sum(
         _check_out(out, values, dtype, (1,), "array_sum")
         _write(out, np.asarray(total).reshape((1, *inner)))
         return out
-    axis = _check_axis(values, axis)
+    axis = _check_axis(values, axis, "array_sum")
     shape = _reduced_shape(values.shape, axis)
     if out is None:
         out = array(shape=shape, dtype=dtype, device=values.device)
     _check_out(out, values, dtype, shape, "array_sum")
+    data = _leading(data, axis, value_count, values.shape[axis], "array_sum")
     _write(out, data.sum(axis=axis, keepdims=True, dtype=np_type))
     return out
 
@@ -150,19 +174,18 @@ def array_inner(
 
     With ``axis=None`` and no ``out``, returns a Python float; otherwise stores the result into
     ``out`` (scalar dtype; shape ``(1,)`` or ``a.shape`` with the reduced axis of size 1).
+    With ``axis``, ``count`` limits the reduction to the first ``count`` entries along it.
     """
     _check_same_device(a, b)
     if tuple(a.shape) != tuple(b.shape):
-        raise RuntimeError(f"array_inner: arrays have different shapes {a.shape} and {b.shape}")
-    if a.dtype is not b.dtype:
+        raise ValueError(f"array_inner() arguments must have the same shape, got {a.shape} and {b.shape}")
+    if not types_equal(a.dtype, b.dtype):
         raise RuntimeError(
-            f"array_inner: arrays have different dtypes {a.dtype.__name__} and {b.dtype.__name__}"
+            f"array_inner: A and b array data types do not match ({a.dtype.__name__} vs {b.dtype.__name__})"
         )
     scalar = _scalar_type(a.dtype)
     if scalar not in (float32, float64):
-        raise RuntimeError(
-            f"array_inner: unsupported data type {a.dtype.__name__} (float32 or float64 components)"
-        )
+        raise RuntimeError(f"array_inner: Unsupported data type: {a.dtype.__name__}")
     np_type = scalar._np_dtype_
     products = _read(a) * _read(b)
     inner_axes = tuple(range(a.ndim, a.ndim + _inner_ndim(a.dtype)))
@@ -176,32 +199,53 @@ def array_inner(
         _check_out(out, a, scalar, (1,), "array_inner")
         _write(out, np.asarray(total).reshape(1))
         return out
-    axis = _check_axis(a, axis)
+    axis = _check_axis(a, axis, "array_inner")
     shape = _reduced_shape(a.shape, axis)
     if out is None:
         out = array(shape=shape, dtype=scalar, device=a.device)
     _check_out(out, a, scalar, shape, "array_inner")
+    products = _leading(products, axis, count, a.shape[axis], "array_inner")
     _write(out, products.sum(axis=axis, keepdims=True, dtype=np_type))
     return out
 
 
+#: component types ``array_scan`` sums (scalars, or vectors of them)
+_SCAN_COMPONENTS = (int8, uint8, int16, uint16, int32, uint32, int64, uint64, float32, float64)
+
+
+def _scannable(dtype: Any) -> bool:
+    if is_composite(dtype):
+        return len(dtype._shape_) == 1 and dtype._wp_scalar_type_ in _SCAN_COMPONENTS
+    return dtype in _SCAN_COMPONENTS
+
+
 def array_scan(in_array: array, out_array: array, inclusive: bool = True) -> None:
-    """Prefix sum of a 1-D array into ``out_array`` (inclusive: ``out[i] = in[0] + ... + in[i]``;
-    exclusive: ``out[0] = 0``, ``out[i] = in[0] + ... + in[i-1]``)."""
+    """Prefix sum of an array into ``out_array`` in row-major order (inclusive:
+    ``out[i] = in[0] + ... + in[i]``; exclusive: ``out[0] = 0``, ``out[i] = in[0] + ... + in[i-1]``).
+
+    Elements are integer or float32/float64 scalars or vectors of them (vectors are summed
+    component-wise); strided views are read and written through their strides.
+    """
     _check_same_device(in_array, out_array)
-    if in_array.dtype is not out_array.dtype:
-        raise RuntimeError("array_scan: input and output arrays must have the same dtype")
+    if not types_equal(in_array.dtype, out_array.dtype):
+        raise RuntimeError(
+            "array_scan: In and out array data types do not match "
+            f"({in_array.dtype.__name__} vs {out_array.dtype.__name__})"
+        )
     dtype = in_array.dtype
-    if not is_scalar_type(dtype) or dtype._kind_ == "bool" or is_bfloat16_element(dtype):
-        raise RuntimeError(f"array_scan: unsupported data type {in_array.dtype.__name__}")
+    if not _scannable(dtype):
+        raise RuntimeError(f"array_scan: Unsupported data type: {dtype.__name__}")
     if in_array.size != out_array.size:
-        raise RuntimeError(f"array_scan: arrays have different sizes {in_array.size} and {out_array.size}")
-    np_type = in_array.dtype._np_dtype_
-    data = _read(in_array).reshape(-1)
-    result = np.cumsum(data, dtype=np_type)
-    if not inclusive:
-        result = np.concatenate([np.zeros(1, dtype=np_type), result[:-1]]) if result.size else result
-    _write(out_array, result.reshape(out_array.shape))
+        raise RuntimeError(
+            f"array_scan: In and out array storage sizes do not match ({in_array.size} vs {out_array.size})"
+        )
+    np_type = _scalar_type(dtype)._np_dtype_
+    inner = tuple(dtype._shape_) if is_composite(dtype) else ()
+    data = _read(in_array).reshape((-1, *inner))
+    result = np.cumsum(data, axis=0, dtype=np_type)
+    if not inclusive and result.shape[0]:
+        result = np.concatenate([np.zeros((1, *inner), dtype=np_type), result[:-1]])
+    _write(out_array, result.reshape(tuple(out_array.shape) + inner))
 
 
 def array_cast(in_array: array, out_array: array, count: int | None = None) -> None:
@@ -209,18 +253,27 @@ def array_cast(in_array: array, out_array: array, count: int | None = None) -> N
     integers truncate). Arrays whose dtypes have different component shapes are cast flattened,
     component by component."""
     _check_same_device(in_array, out_array)
-    if count is not None and in_array.ndim > 1:
-        raise RuntimeError("array_cast: partial casting (count) of multi-dimensional arrays is not supported")
+    if count is not None and (in_array.ndim > 1 or out_array.ndim > 1):
+        raise RuntimeError(
+            "array_cast: Partial cast is not supported for arrays with more than one dimension"
+        )
+    if in_array.ndim == out_array.ndim > 1 and tuple(in_array.shape) != tuple(out_array.shape):
+        raise RuntimeError(f"array_cast: Array shapes do not match ({in_array.shape} vs {out_array.shape})")
     src = _read(in_array)
     dst = np.array(_read(out_array))
     if count is None and src.shape == dst.shape:
         _write(out_array, _cast(src, dst.dtype))
         return
+    # counts are in input elements; arrays whose dtypes differ in components are cast flattened
+    elements = in_array.size if count is None else count
     flat_src, flat_dst = src.reshape(-1), dst.reshape(-1)
     per_element = src[0].size if in_array.size else 1
-    n = flat_src.size if count is None else count * per_element
-    if n > flat_src.size or n > flat_dst.size:
-        raise RuntimeError(f"array_cast: {n} components do not fit both arrays")
+    n = elements * per_element
+    if elements < 0 or n > flat_src.size or n > flat_dst.size:
+        raise RuntimeError(
+            f"array_cast: Cast count ({elements}) exceeds the input size ({in_array.size}) "
+            f"or output size ({out_array.size})"
+        )
     flat_dst[:n] = _cast(flat_src[:n], dst.dtype)
     _write(out_array, dst)
 
@@ -233,34 +286,90 @@ def _cast(values: np.ndarray, np_type: np.dtype) -> np.ndarray:
 # -- sorting and run-length encoding ------------------------------------------------------------
 
 _SORT_KEYS = (int32, uint32, int64, uint64, float32, float64)
+#: key and value types of ``segmented_sort_pairs`` (as in NVIDIA Warp)
+_SEGMENTED_KEYS = (int32, float32)
+_INT32_MAX = 2**31 - 1
 
 
-def _check_pairs(keys: array, values: array, count: int, what: str) -> None:
-    _check_same_device(keys, values)
-    if keys.dtype not in _SORT_KEYS:
-        raise RuntimeError(f"{what}: unsupported key type {getattr(keys.dtype, '__name__', keys.dtype)}")
-    if not is_scalar_type(values.dtype) or values.dtype._bits_ not in (32, 64):
-        raise RuntimeError(f"{what}: values must be 4 or 8 byte scalars")
-    if keys.ndim != 1 or values.ndim != 1 or not keys.is_contiguous or not values.is_contiguous:
-        raise RuntimeError(f"{what}: keys and values must be contiguous 1-D arrays")
+def _name(dtype: Any) -> str:
+    return getattr(dtype, "__name__", str(dtype))
+
+
+def _check_count(count: Any, what: str) -> None:
+    """``count`` is a Python (or NumPy) integer in [0, 2**31 - 1]."""
+    if isinstance(count, (bool, np.bool_)) or not isinstance(count, (builtins.int, np.integer)):
+        raise TypeError(f"{what}: count must be an integer, got {type(count).__name__} {count!r}")
     if count < 0:
-        raise RuntimeError(f"{what}: count must not be negative, got {count}")
-    if keys.size < 2 * count or values.size < 2 * count:
-        raise RuntimeError(
-            f"{what}: keys and values need room for 2*count = {2 * count} elements "
-            f"(scratch space), have {keys.size} and {values.size}"
-        )
+        raise ValueError(f"{what}: count must be non-negative, got {count}")
+    if count > _INT32_MAX:
+        raise ValueError(f"{what}: count must not exceed {_INT32_MAX}, got {count}")
 
 
-def radix_sort_pairs(keys: array, values: array, count: int) -> None:
+def _require_contiguous(arrays: dict[str, array], what: str, detail: str = "") -> None:
+    for name, a in arrays.items():
+        # strict for 1-D views: a strided one-element view is refused too, as NVIDIA Warp does
+        packed = a.ndim != 1 or tuple(a.strides) == (type_size_in_bytes(a.dtype),)
+        if not a.is_contiguous or not packed:
+            raise RuntimeError(f"{what}() requires a contiguous {name} array{detail.format(name=name)}")
+
+
+def _radix_digits(keys: np.ndarray, begin_bit: int, end_bit: int) -> np.ndarray:
+    """Bits ``[begin_bit, end_bit)`` of the keys mapped to unsigned integers that order as the keys
+    do (signed integers: sign bit flipped; floats: IEEE order, -0.0 before +0.0), as a radix sort
+    over those bits sees them."""
+    bits = keys.dtype.itemsize * 8
+    unsigned = np.dtype(f"uint{bits}")
+    sign = unsigned.type(1 << (bits - 1))
+    u = keys.view(unsigned)
+    if keys.dtype.kind == "i":
+        u = u ^ sign
+    elif keys.dtype.kind == "f":
+        u = np.where(u & sign, ~u, u | sign)
+    width = end_bit - begin_bit
+    if width < bits:
+        u = (u >> unsigned.type(begin_bit)) & unsigned.type((1 << width) - 1)
+    return u
+
+
+def radix_sort_pairs(
+    keys: array, values: array, count: int, begin_bit: int = 0, end_bit: int | None = None
+) -> None:
     """Stable sort of the first ``count`` (key, value) pairs by key, in place.
 
-    As in NVIDIA Warp, both arrays must hold at least ``2 * count`` elements; the second half is
+    Keys are int32, uint32, int64, uint64, float32 or float64; values are 4 or 8 byte scalars.
+    Only key bits ``[begin_bit, end_bit)`` take part (``end_bit`` None: the key's width), in
+    the order of the keys' values (signed and float keys as a radix sort orders them). As in
+    NVIDIA Warp, both arrays must hold at least ``2 * count`` elements; the second half is
     scratch space whose contents are unspecified afterwards.
     """
-    _check_pairs(keys, values, count, "radix_sort_pairs")
+    what = "radix_sort_pairs"
+    _check_same_device(keys, values)
+    vtype = values.dtype
+    value_ok = is_scalar_type(vtype) and vtype._bits_ in (32, 64) and vtype._kind_ != "bool"
+    if keys.dtype not in _SORT_KEYS or not value_ok:
+        raise RuntimeError(
+            f"{what}: Unsupported keys and values data types: {_name(keys.dtype)}, {_name(values.dtype)}"
+        )
+    if keys.ndim != 1 or values.ndim != 1:
+        raise RuntimeError(
+            f"{what}: keys and values must be 1-D arrays, got shapes {keys.shape} and {values.shape}"
+        )
+    _require_contiguous(
+        {"keys": keys, "values": values},
+        what,
+        f", got non-contiguous {{name}} with data types: {_name(keys.dtype)}, {_name(values.dtype)}",
+    )
+    _check_count(count, what)
+    if keys.size < 2 * count or values.size < 2 * count:
+        raise RuntimeError(
+            f"{what}: Keys and values array storage must be large enough to contain 2*count elements"
+        )
+    bits = keys.dtype._bits_
+    end = bits if end_bit is None else end_bit
+    if not 0 <= begin_bit < end <= bits:
+        raise RuntimeError(f"{what}: Invalid radix sort bit range [{begin_bit}, {end}) for {bits}-bit keys")
     k, v = _read(keys), _read(values)
-    order = np.argsort(k[:count], kind="stable")
+    order = np.argsort(_radix_digits(k[:count], begin_bit, end), kind="stable")
     new_k, new_v = k[:count][order], v[:count][order]
     if _on_host(keys):
         k[:count], v[:count] = new_k, new_v
@@ -280,25 +389,46 @@ def segmented_sort_pairs(
 ) -> None:
     """Stable sort of (key, value) pairs within each segment ``[start, end)``, in place.
 
-    Without ``segment_end_indices`` the segment ends are ``segment_start_indices[1:]``. Pairs
-    outside every segment keep their place. Keys and values need room for ``2 * count``.
+    Keys are int32 or float32, values int32, segment indices int32 (1-D, contiguous). Without
+    ``segment_end_indices`` the segment ends are ``segment_start_indices[1:]``. Pairs outside
+    every segment keep their place. Keys and values need room for ``2 * count``. A segment
+    outside ``[0, count]`` (or ending before it starts) raises ``ValueError`` naming its index.
     """
-    _check_pairs(keys, values, count, "segmented_sort_pairs")
-    starts = _read(segment_start_indices).reshape(-1)
-    if segment_start_indices.dtype is not int32:
-        raise RuntimeError("segmented_sort_pairs: segment_start_indices must be an int32 array")
+    what = "segmented_sort_pairs"
+    segments = {"segment_start_indices": segment_start_indices}
+    if segment_end_indices is not None:
+        segments["segment_end_indices"] = segment_end_indices
+    _check_same_device(keys, values, *segments.values())
+    if keys.dtype not in _SEGMENTED_KEYS or values.dtype is not int32:
+        # named by the key type, as NVIDIA Warp reports it
+        raise RuntimeError(f"{what}: Unsupported data type: {_name(keys.dtype)}")
+    _check_count(count, what)
+    for name, a in segments.items():
+        if a.dtype is not int32:
+            raise RuntimeError(f"{what}: {name} must be an int32 array, got {_name(a.dtype)}")
+        if a.ndim != 1:
+            raise RuntimeError(f"{what}: {name} must be one-dimensional, got shape {a.shape}")
+    _require_contiguous({"keys": keys, "values": values, **segments}, what)
+    if keys.size < 2 * count or values.size < 2 * count:
+        raise RuntimeError(f"{what}: Array storage must be large enough to contain 2*count elements")
+    starts = _read(segment_start_indices)
     if segment_end_indices is None:
         ends = starts[1:]
         starts = starts[:-1]
     else:
-        if segment_end_indices.dtype is not int32:
-            raise RuntimeError("segmented_sort_pairs: segment_end_indices must be an int32 array")
-        ends = _read(segment_end_indices).reshape(-1)[: starts.size]
-        starts = starts[: ends.size]
+        ends = _read(segment_end_indices)
+        if ends.size != starts.size:
+            raise RuntimeError(
+                f"{what}: segment_start_indices and segment_end_indices must have the same size "
+                f"({starts.size} vs {ends.size})"
+            )
+    for index, (s, e) in enumerate(zip(starts.tolist(), ends.tolist())):
+        if not 0 <= s <= e <= count:
+            raise ValueError(
+                f"{what}: Invalid segment range at index {index}: [{s}, {e}) is not within [0, {count}]"
+            )
     k, v = np.array(_read(keys)), np.array(_read(values))
     for s, e in zip(starts.tolist(), ends.tolist()):
-        if not 0 <= s <= e <= count:
-            raise ValueError(f"segmented_sort_pairs: segment [{s}, {e}) is not within [0, {count}]")
         order = np.argsort(k[s:e], kind="stable")
         k[s:e], v[s:e] = k[s:e][order], v[s:e][order]
     _write(keys, k)
@@ -315,15 +445,32 @@ def runlength_encode(
     """Run-length encode ``values`` (int32): ``[1, 1, 1, 2, 2, 3]`` gives run values ``[1, 2, 3]``
     and run lengths ``[3, 2, 1]``. Returns the number of runs, or stores it in ``run_count[0]``
     and returns ``run_count``."""
-    _check_same_device(values, run_values, run_lengths, run_count)
-    for name, a in (("values", values), ("run_values", run_values), ("run_lengths", run_lengths)):
-        if a.dtype is not int32:
-            raise RuntimeError(f"runlength_encode: {name} must be an int32 array")
+    if str(values.device) != str(run_values.device) or str(values.device) != str(run_lengths.device):
+        raise RuntimeError(
+            "runlength_encode: run_values, run_lengths and values storage devices do not match"
+        )
+    if run_count is not None and str(run_count.device) != str(values.device):
+        raise RuntimeError("runlength_encode: run_count storage device does not match other arrays")
+    if not types_equal(values.dtype, run_values.dtype):
+        raise RuntimeError(
+            "runlength_encode: values and run_values data types do not match "
+            f"({_name(values.dtype)} vs {_name(run_values.dtype)})"
+        )
+    if values.dtype is not int32:
+        raise RuntimeError(f"runlength_encode: Unsupported data type: {_name(values.dtype)}")
+    if run_lengths.dtype is not int32:
+        raise RuntimeError("runlength_encode: run_lengths array must be of type int32")
+    if run_count is not None and run_count.dtype is not int32:
+        raise RuntimeError("runlength_encode: run_count array must be of type int32")
     n = values.size if value_count is None else value_count
-    if n < 0 or n > values.size:
-        raise RuntimeError(f"runlength_encode: value_count {value_count} is out of range")
+    if n < 0:
+        raise RuntimeError(f"runlength_encode: value_count must be non-negative, got {n}")
+    if n > values.size:
+        raise RuntimeError(f"runlength_encode: value_count ({n}) exceeds the size of values ({values.size})")
     if run_values.size < n or run_lengths.size < n:
-        raise RuntimeError("runlength_encode: output arrays must hold at least value_count elements")
+        raise RuntimeError(
+            f"runlength_encode: Output array storage sizes must be at least equal to value_count ({n})"
+        )
     data = _read(values).reshape(-1)[:n]
     if n:
         starts = np.flatnonzero(np.concatenate([[True], data[1:] != data[:-1]]))
@@ -337,8 +484,6 @@ def runlength_encode(
         runs = 0
     if run_count is None:
         return runs
-    if run_count.dtype is not int32:
-        raise RuntimeError("runlength_encode: run_count must be an int32 array")
     cnt = np.array(_read(run_count))
     cnt.reshape(-1)[0] = runs
     _write(run_count, cnt)

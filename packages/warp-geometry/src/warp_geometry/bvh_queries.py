@@ -1,5 +1,5 @@
 """Kernel builtins of ``wp.Bvh``: ``bvh_query_aabb``, ``bvh_query_ray``, ``bvh_query_sphere``,
-``bvh_query_next``.
+``bvh_query_capsule``, ``bvh_query_next``.
 
 Traversal is stackless: nodes are stored in preorder with a *skip* link to the node after each
 subtree (:mod:`warp_geometry.bvh_build`), so a query's whole state is a few integers (current
@@ -39,10 +39,11 @@ def sphere_box(center: wp.vec3, radius: float, lo: wp.vec3, hi: wp.vec3) -> bool
 
 @wp.func
 def query_hits_box(q: BvhQuery, lo: wp.vec3, hi: wp.vec3, max_dist: float) -> bool:
-    """Box test of an AABB query (``a``..``b``), a ray query (start ``a``, ``inv`` = 1/dir) or a
-    sphere query (centre ``a``, radius ``b[0]``)."""
+    """Box test of an AABB query (``a``..``b``), a ray or capsule query (start ``a``, ``inv`` =
+    1/dir, boxes grown by ``radius``) or a sphere query (centre ``a``, radius ``b[0]``)."""
     if q.is_ray:
-        return ray_box(q.a, q.inv, lo, hi, max_dist) < INF
+        r = wp.vec3(q.radius, q.radius, q.radius)
+        return ray_box(q.a, q.inv, lo - r, hi + r, max_dist) < INF
     if q.is_sphere:
         return sphere_box(q.a, q.b[0], lo, hi)
     return boxes_overlap(q.a, q.b, lo, hi)
@@ -79,6 +80,18 @@ def bvh_query_sphere_func(id: wp.uint64, center: wp.vec3, radius: float, root: i
     q = _bvh_query(id, False, center, wp.vec3(radius, 0.0, 0.0), root)
     q.is_sphere = True
     return q
+
+
+@wp.func
+def bvh_query_capsule_func(id: wp.uint64, start: wp.vec3, dir: wp.vec3, radius: float, root: int) -> BvhQuery:
+    q = _bvh_query(id, True, start, dir, root)
+    q.radius = radius
+    return q
+
+
+@wp.func
+def bvh_query_capsule_noroot(id: wp.uint64, start: wp.vec3, dir: wp.vec3, radius: float) -> BvhQuery:
+    return bvh_query_capsule_func(id, start, dir, radius, -1)
 
 
 @wp.func
@@ -165,7 +178,8 @@ def register(registry: Any) -> None:
     )
     next_doc = (
         "Advance a BVH query: write the next item's index to ``index`` and return True, or return "
-        "False when exhausted (``index`` unchanged). ``max_dist`` bounds ray queries, in units of |dir|."
+        "False when exhausted (``index`` unchanged). ``max_dist`` bounds ray and capsule queries, in "
+        "units of |dir|."
     )
     for name, func, root_func, doc, p in (
         ("bvh_query_aabb", bvh_query_aabb_noroot, bvh_query_aabb_func, aabb_doc, ("low", "high")),
@@ -200,6 +214,18 @@ def register(registry: Any) -> None:
         ({"id": u64, "center": vec3, "radius": f32, "root": i32}, bvh_query_sphere_func),
     ):
         add_builtin(registry, "bvh_query_sphere", params=params, result=BvhQuery, func=func, doc=sphere_doc,
+                    group=GROUP, differentiable=False)
+    capsule_doc = (
+        "Construct a capsule query against the wp.Bvh ``id``: iterate with bvh_query_next over every item "
+        "whose box, grown by ``radius`` on every side, the ray ``start + t*dir`` (t >= 0) meets. A broad "
+        "phase: ``bvh_query_next``'s ``max_dist`` bounds t (1.0: the segment from start to start + dir); "
+        "test the exact distance to each hit. ``root`` -1: whole tree."
+    )
+    for params, func in (
+        ({"id": u64, "start": vec3, "dir": vec3, "radius": f32}, bvh_query_capsule_noroot),
+        ({"id": u64, "start": vec3, "dir": vec3, "radius": f32, "root": i32}, bvh_query_capsule_func),
+    ):
+        add_builtin(registry, "bvh_query_capsule", params=params, result=BvhQuery, func=func, doc=capsule_doc,
                     group=GROUP, differentiable=False)
     add_builtin(
         registry,

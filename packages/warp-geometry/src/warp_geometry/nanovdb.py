@@ -79,8 +79,18 @@ _VALUE_DTYPE = {
 UPPER, LOWER, LEAF = (5, 7), (4, 3), (3, 0)
 
 
-class NanoVDBError(ValueError):
-    """A buffer or file that is not a supported NanoVDB grid."""
+class NanoVDBError(ValueError, RuntimeError):
+    """A buffer or file that is not a supported NanoVDB grid (a ``ValueError``, and a
+    ``RuntimeError`` as NVIDIA Warp raises for malformed grids)."""
+
+
+#: GridData.mFlags: IsBreadthFirst (each tree level's nodes are stored contiguously, as here)
+FLAGS_BREADTH_FIRST = 1 << 5
+
+
+def layout_of(grid_type: int) -> dict[str, Any] | None:
+    """The buffer layout (node sizes, table offsets) of grids of ``grid_type``, None if unread."""
+    return _LAYOUT.get(grid_type)
 
 
 @dataclass
@@ -132,6 +142,16 @@ def _nodes(buf: bytes, start: int, count: int, size: int) -> np.ndarray:
 def _masks(raw: np.ndarray, offset: int, nbits: int) -> np.ndarray:
     words = np.ascontiguousarray(raw[:, offset : offset + nbits // 8])
     return np.unpackbits(words, axis=1, bitorder="little").astype(bool)
+
+
+def child_mask(raw: np.ndarray, entries: int) -> np.ndarray:
+    """The child masks of inner nodes ``raw`` (one row of bytes per node), flattened."""
+    return _masks(raw, 32 + entries // 8, entries).reshape(-1)
+
+
+def table_entries(raw: np.ndarray, offset: int, entries: int, stride: int) -> tuple[np.ndarray, np.ndarray]:
+    """(child byte offsets as int64, raw entries) of every table entry of inner nodes ``raw``."""
+    return _table(raw, offset, entries, stride, np.dtype("<i8"))
 
 
 def _table(
@@ -282,7 +302,9 @@ def encode(g: GridArrays) -> bytes:
     out = bytearray(total)
 
     name = g.name.encode()[:255]
-    struct.pack_into("<QQIIIIQ", out, 0, MAGIC_GRID, 0xFFFFFFFFFFFFFFFF, VERSION, 0, 0, 1, total)
+    struct.pack_into(
+        "<QQIIIIQ", out, 0, MAGIC_GRID, 0xFFFFFFFFFFFFFFFF, VERSION, FLAGS_BREADTH_FIRST, 0, 1, total
+    )
     out[40 : 40 + len(name)] = name
     mat = np.asarray(g.mat, np.float64).reshape(3, 3)
     inv = np.linalg.inv(mat)
@@ -411,33 +433,6 @@ def _index_bbox(g: GridArrays) -> tuple[list[int], list[int]]:
         hi = g.leaf_origin.max(axis=0) + 7
         return [int(v) for v in lo], [int(v) for v in hi]
     return [0, 0, 0], [0, 0, 0]
-
-
-# -- blind data -------------------------------------------------------------------------------
-#: GridData: offset of mBlindMetadataOffset (int64, from the grid's start) and mBlindMetadataCount
-_BLIND_OFFSET, _BLIND_COUNT = 640, 648
-#: GridBlindMetaData: mDataOffset (int64, from the metadata entry), mValueCount (uint64),
-#: mValueSize (uint32), mSemantic, mDataClass, mDataType (uint32), mName (char[256])
-_BLIND_META = struct.Struct("<qQIIII256s")
-
-
-def blind_data(buf: bytes) -> list[bytes]:
-    """The blind data arrays of a grid buffer ("feature arrays"), in metadata order."""
-    if len(buf) < GRID_SIZE:
-        return []
-    (offset,) = struct.unpack_from("<q", buf, _BLIND_OFFSET)
-    (count,) = struct.unpack_from("<I", buf, _BLIND_COUNT)
-    out = []
-    for n in range(count):
-        at = offset + n * _BLIND_META.size
-        if at < 0 or at + _BLIND_META.size > len(buf):
-            raise NanoVDBError(f"blind data entry {n} lies outside the grid buffer")
-        data_offset, value_count, value_size = _BLIND_META.unpack_from(buf, at)[:3]
-        start, size = at + data_offset, value_count * value_size
-        if start < 0 or start + size > len(buf):
-            raise NanoVDBError(f"blind data array {n} lies outside the grid buffer")
-        out.append(bytes(buf[start : start + size]))
-    return out
 
 
 # -- files ------------------------------------------------------------------------------------

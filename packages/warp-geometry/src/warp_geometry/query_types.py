@@ -50,8 +50,10 @@ class MeshQueryRay:
 
 @wp.struct
 class BvhQuery:
-    """State of a ``bvh_query_aabb``/``bvh_query_ray``/``bvh_query_sphere`` iteration (advance with
-    ``bvh_query_next``). A sphere query keeps its centre in ``a`` and its radius in ``b[0]``."""
+    """State of a ``bvh_query_aabb``/``bvh_query_ray``/``bvh_query_sphere``/``bvh_query_capsule``
+    iteration (advance with ``bvh_query_next``). A sphere query keeps its centre in ``a`` and its
+    radius in ``b[0]``; a capsule query is a ray query (``a`` start, ``b`` direction) whose boxes
+    are grown by ``radius``."""
 
     id: wp.uint64
     is_ray: wp.bool
@@ -59,6 +61,8 @@ class BvhQuery:
     a: wp.vec3
     b: wp.vec3
     inv: wp.vec3
+    #: capsule radius of a ray query (0 for a plain ray)
+    radius: wp.float32
     node: wp.int32
     end: wp.int32
     item: wp.int32

@@ -15,8 +15,10 @@ from typing import Any, NamedTuple
 import numpy as np
 
 import warp as wp
-from warp_geometry import nanovdb
+from warp_geometry import nanovdb, nanovdb_checks
 from warp_geometry.descriptors import Descriptor, Releasable
+from warp_geometry.nanovdb_blind import BlindData, append_blind_data, blind_data
+from warp_geometry.volume_features import FeatureArrayInfo, feature_info, feature_values
 from warp_geometry import volume_rebuild as rebuilds
 from warp_geometry.volume_values import dtype_of_value, FIELDS, voxel_sizes, WIDE, widened
 from warp_geometry.volume_rebuild import index_coords, RebuildInfo, RebuildSpec
@@ -108,6 +110,7 @@ class Volume(Releasable):
     CLOSEST = 0
     LINEAR = 1
     ActiveStats = ActiveStats
+    FeatureArrayInfo = FeatureArrayInfo
     RebuildInfo = RebuildInfo
     #: status flags of allocation and :meth:`rebuild` of rebuildable volumes
     REBUILD_SUCCESS = rebuilds.REBUILD_SUCCESS
@@ -118,14 +121,20 @@ class Volume(Releasable):
     REBUILD_INVALID_INPUT = rebuilds.REBUILD_INVALID_INPUT
 
     def __init__(self, data: Any, copy: bool = True, device: Any = None):
+        """``data``: the bytes of a NanoVDB grid (a ``wp.uint8`` array, bytes, ...), checked
+        before use (a malformed grid raises :class:`~warp_geometry.nanovdb.NanoVDBError`, a
+        ``RuntimeError``). The grid is always read into the volume's own arrays: ``copy=False``
+        shares nothing, and later changes to ``data`` do not reach the volume."""
         #: the grid's blind data arrays (NanoVDB "feature arrays"; none for allocated volumes)
-        self._features: list[bytes] = []
+        self._features: list[BlindData] = []
         if isinstance(data, nanovdb.GridArrays):
             grid = data
         else:
             raw = data.numpy().tobytes() if isinstance(data, wp.array) else bytes(data)
-            grid = nanovdb.decode(raw)
-            self._features = nanovdb.blind_data(raw)
+            size = nanovdb_checks.check_grid(raw)
+            nanovdb_checks.check_breadth_first(raw)
+            grid = nanovdb.decode(raw[:size])
+            self._features = blind_data(raw, size)
         self.device = wp.get_device(device if device is not None else getattr(data, "device", None))
         #: the ``.nvdb`` file's bytes the grid came from (None otherwise), the grid's position in
         #: it and the file's number of grids
@@ -153,11 +162,19 @@ class Volume(Releasable):
             data = bytes(file_or_buffer)
         if nanovdb.is_grid_buffer(data):
             return cls(data, device=device)
-        return cls._from_file(data, 0, device)
+        # every grid of the file is checked (structure first, then the tree layout we read)
+        grids = [nanovdb.read_file(io.BytesIO(data), i) for i in range(nanovdb.file_grid_count(data))]
+        for grid in grids:
+            nanovdb_checks.check_grid(grid, aligned=True)
+        for grid in grids:
+            nanovdb_checks.check_breadth_first(grid)
+        return cls._from_file(data, 0, device, grids[0] if grids else None)
 
     @classmethod
-    def _from_file(cls, data: bytes, index: int, device: Any) -> Volume:
-        volume = cls(nanovdb.read_file(io.BytesIO(data), index), device=device)
+    def _from_file(cls, data: bytes, index: int, device: Any, grid: bytes | None = None) -> Volume:
+        if grid is None:
+            grid = nanovdb.read_file(io.BytesIO(data), index)
+        volume = cls(grid, device=device)
         volume._file = data
         volume._grid_index, volume._grid_count = index, nanovdb.file_grid_count(data)
         return volume
@@ -487,21 +504,15 @@ class Volume(Releasable):
         """Number of blind data arrays ("feature arrays") the grid was loaded with."""
         return len(self._features)
 
+    def get_feature_array_info(self, feature_index: int) -> FeatureArrayInfo:
+        """Name, value size, value count and value type of blind data array ``feature_index``
+        (as the volume was created: later changes to the source buffer do not show)."""
+        return feature_info(self._features, feature_index)
+
     def feature_array(self, feature_index: int, dtype: Any = None) -> Any:
         """Blind data array ``feature_index`` as a ``wp.array`` of ``dtype`` (default ``wp.uint8``)
         on the volume's device: a copy of the bytes stored with the grid."""
-        if not 0 <= feature_index < len(self._features):
-            raise IndexError(
-                f"wp.Volume.feature_array: index {feature_index} out of range "
-                f"({len(self._features)} feature arrays)"
-            )
-        np_dtype = np.dtype(wp.types.dtype_to_numpy(dtype if dtype is not None else wp.uint8))
-        data = self._features[feature_index]
-        if len(data) % np_dtype.itemsize:
-            raise ValueError(
-                f"wp.Volume.feature_array: {len(data)} bytes are not a whole number of {np_dtype} values"
-            )
-        return wp.array(np.frombuffer(data, np_dtype), dtype=dtype or wp.uint8, device=self.device)
+        return feature_values(self._features, feature_index, dtype, self.device)
 
     def get_voxels(self, out: Any = None) -> Any:
         """Index-space coordinates of the voxels that have storage (in the order of their
@@ -544,17 +555,23 @@ class Volume(Releasable):
         return rebuilds.coords_out(self._grid.leaf_origin, out, wp.vec3i, "wp.Volume.get_tiles", self.device)
 
     def array(self) -> Any:
-        """The volume as a NanoVDB grid buffer (a ``wp.uint8`` array)."""
-        return wp.array(
-            np.frombuffer(nanovdb.encode(self._sync()), np.uint8), dtype=wp.uint8, device=self.device
-        )
+        """The volume as a NanoVDB grid buffer (a ``wp.uint8`` array), its feature arrays included.
+
+        For a volume loaded from an ``.nvdb`` file, the grids that follow it in the file come
+        after it, as in the buffer NVIDIA Warp loads a file into (grid sizes say where each ends).
+        """
+        buf = append_blind_data(nanovdb.encode(self._sync()), self._features)
+        if self._file is not None:
+            following = range(self._grid_index + 1, self._grid_count)
+            buf += b"".join(nanovdb.read_file(io.BytesIO(self._file), i) for i in following)
+        return wp.array(np.frombuffer(buf, np.uint8), dtype=wp.uint8, device=self.device)
 
     def save_to_nvdb(self, path: Any, codec: str = "none") -> None:
         """Write the volume as an ``.nvdb`` file (``codec``: "none" or "zip")."""
         codes = {"none": 0, "zip": 1}
         if codec not in codes:
             raise ValueError(f"wp.Volume.save_to_nvdb: codec must be 'none' or 'zip', got {codec!r}")
-        buf = nanovdb.encode(self._sync())
+        buf = append_blind_data(nanovdb.encode(self._sync()), self._features)
         if hasattr(path, "write"):
             nanovdb.write_file(path, buf, codes[codec])
             return

@@ -101,8 +101,10 @@ class ReverseMixin(BuilderHost):
         current, passed = adj.get(id(value)), self.param_adjoints.get(id(value))
         if current is not None and passed is not None:
             return em.add(current, passed)
-        if current is not None or passed is not None:
-            return current if current is not None else passed
+        if current is not None:
+            return current
+        if passed is not None:
+            return passed
         try:
             return em.zero(value.type)
         except RuleError:  # a type without a zero: its forward value, as the best available

@@ -615,6 +615,7 @@ class array:
         """The array's kernel-argument descriptor as a ctypes structure (data and gradient
         addresses, shape, byte strides); ``wp.Launch.set_param_*_from_ctype`` take it."""
         self._check_concrete("__ctype__()")
+        assert self._desc is not None  # a concrete array always has its descriptor
         return ArrayDescriptorC.from_buffer_copy(self._desc)
 
     def __getitem__(self, key: Any) -> Any:

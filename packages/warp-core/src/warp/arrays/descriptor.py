@@ -40,7 +40,7 @@ class ArrayDescriptor(array):
         """Address of the first element (the ``data`` field of NVIDIA Warp's ``array_t``)."""
         return self._ptr
 
-    @property
+    @property  # type: ignore[misc]
     def grad(self) -> int:  # type: ignore[override]
         """Address of the gradient memory, 0 when there is none (``array_t.grad``); an adjoint
         launch reads it through :func:`adjoint_of`."""

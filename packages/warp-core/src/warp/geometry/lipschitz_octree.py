@@ -100,7 +100,7 @@ def check_evaluate(evaluate: Any, what: str) -> None:
     if isinstance(evaluate, Function):
         raise TypeError(
             f"{what}: evaluate must be a batched Python callable evaluate(points: wp.array(dtype=wp.vec3)) "
-            f"-> wp.array(dtype=wp.float32), not the @wp.func '{evaluate.__name__}'; launch a kernel "
+            f"-> wp.array(dtype=wp.float32), not the @wp.func '{evaluate.name}'; launch a kernel "
             "calling it from such a callable"
         )
     if not callable(evaluate):

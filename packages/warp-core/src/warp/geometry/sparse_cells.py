@@ -372,7 +372,8 @@ def sparse_marching_cubes_from_cells(
     hi = full(3, int(info.min), dtype=int32, device=device)
     launch(_cell_bounds, dim=n_cells, inputs=[cells_wp, lo, hi], device=device, record_tape=False)
     base = lo.numpy().astype(np.int64)
-    nodes = tuple(int(n) for n in hi.numpy().astype(np.int64) - base + 2)
+    span = hi.numpy().astype(np.int64) - base + 2
+    nodes = (int(span[0]), int(span[1]), int(span[2]))
     if max(nodes) > info.max or 3 * nodes[0] * nodes[1] * nodes[2] >= _MAX_KEYS:
         raise ValueError(
             f"sparse_marching_cubes_from_cells: the cells span {nodes} nodes, too many to number"

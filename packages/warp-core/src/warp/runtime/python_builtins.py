@@ -26,6 +26,7 @@ import numpy as np
 
 from warp.compiler.frontend.expressions import BuiltinName
 from warp.compiler.registry import Resolution, builtin_registry
+from warp.errors import BuiltinArgumentError
 from warp.types import bfloat16_bits
 from warp.types.composite import CompositeBase
 from warp.types.scalars import ScalarBase, bfloat16, float32, int32, is_scalar_type, type_repr
@@ -146,7 +147,8 @@ def _resolve(name: str, args: tuple) -> Resolution:
         got = ", ".join(type_repr(t) for t in types) or "no arguments"
         options = "\n      ".join(o.signature() for o in builtin.overloads[:8])
         more = "" if len(builtin.overloads) <= 8 else f"\n      ... {len(builtin.overloads) - 8} more"
-        raise TypeError(
+        raise BuiltinArgumentError(
+            f"Couldn't find a function '{name}' compatible with the arguments '{got}': "
             f"no overload of wp.{name} accepts arguments ({got}) (Python float is float32, int is int32; "
             f"warp does not convert between numeric types implicitly)\n    candidates:\n      {options}{more}"
         )

@@ -52,7 +52,7 @@ def ctype_of(t: Any) -> Any:
     raise TypeError(f"{type_repr(t)} has no ctypes layout (not a concrete warp value type)")
 
 
-def _struct_ctype(cls: Any) -> type:
+def _struct_ctype(cls: Any) -> type[ctypes.Structure]:
     c = _struct_ctypes.get(cls)
     if c is None:
         fields = [(name, ctype_of(t)) for name, t in cls._fields_]

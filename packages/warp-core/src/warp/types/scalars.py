@@ -370,9 +370,12 @@ def dtype_to_numpy(t: Any) -> Any:
 
 
 def dtype_from_numpy(np_dtype: Any) -> type[ScalarBase]:
-    """The warp scalar type matching a NumPy dtype (``np.float32`` -> ``wp.float32``)."""
+    """The warp scalar type matching a NumPy dtype (``np.float32`` -> ``wp.float32``;
+    ``ml_dtypes.bfloat16``, the bfloat16 of JAX and other NumPy users, -> ``wp.bfloat16``)."""
     key = np.dtype(np_dtype)
     try:
         return _FROM_NUMPY[key]
     except KeyError:
+        if key.name == "bfloat16" and key.itemsize == 2 and key.kind == "V":
+            return bfloat16
         raise TypeError(f"NumPy dtype {key} has no matching warp scalar type") from None

@@ -197,6 +197,7 @@ class FunctionBuilder:
             more = "" if len(builtin.overloads) <= 8 else f"\n      ... {len(builtin.overloads) - 8} more"
             hint = next((o.mismatch_hint for o in builtin.overloads if o.mismatch_hint), "")
             raise self.error(
+                f"Couldn't find function overload for '{name}': "
                 f"no overload of '{name}' accepts arguments ({got}){same}; note that warp does not "
                 f"convert between numeric types implicitly, cast explicitly (e.g. float(x), wp.int64(i))"
                 f"\n    candidates:\n      {options}{more}" + (f"\n{hint}" if hint else ""),
