@@ -38,12 +38,6 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
 #: Imports that still break the rules, each a known debt with its reason (docs/plugins.md, "How
 #: warp-core is layered"). The tests fail on any other break, and on an entry no longer needed.
 KNOWN_DEBT: dict[tuple[str, str], str] = {
-    # the Python-scope CUDA stream and peer-access API resolves device arguments ("cuda:1") with
-    # the runtime's device table, and a Device's .stream is that API's current stream
-    ("warp.targets.cuda.streams", "warp.runtime.devices"): "device arguments of wp.get_stream & co.",
-    ("warp.targets.cuda.streams", "warp.runtime"): "the package module of runtime.devices",
-    ("warp.targets.cuda.peer", "warp.runtime.devices"): "device arguments of wp.set_peer_access_*",
-    ("warp.targets.cuda.peer", "warp.runtime"): "the package module of runtime.devices",
     # the array class's conversions (copy, clone, DLPack, CUDA array interface, a @ b) live in the
     # modules that build on it; they are called from its methods
     ("warp.arrays.array", "warp.arrays.creation"): "array(data=...) copies, .contiguous(), .to()",

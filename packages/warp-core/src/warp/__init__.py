@@ -82,7 +82,7 @@ from warp.runtime.capture import (
     capture_pause,
     capture_resume,
 )
-from warp.targets.cuda.streams import (
+from warp.runtime.streams import (
     Event,
     ScopedStream,
     Stream,
@@ -95,7 +95,7 @@ from warp.targets.cuda.streams import (
     wait_event,
     wait_stream,
 )
-from warp.targets.cuda.peer import (
+from warp.runtime.peer_access import (
     is_mempool_access_enabled,
     is_mempool_access_supported,
     is_mempool_enabled,
