@@ -38,17 +38,8 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
 #: Imports that still break the rules, each a known debt with its reason (docs/plugins.md, "How
 #: warp-core is layered"). The tests fail on any other break, and on an entry no longer needed.
 KNOWN_DEBT: dict[tuple[str, str], str] = {
-    # the array class's conversions (copy, clone, DLPack, CUDA array interface, a @ b) live in the
-    # modules that build on it; they are called from its methods
-    ("warp.arrays.array", "warp.arrays.creation"): "array(data=...) copies, .contiguous(), .to()",
-    ("warp.arrays.array", "warp.arrays.dlpack"): "array.__dlpack__",
-    ("warp.arrays.array", "warp.arrays.cuda_interface"): "array.__cuda_array_interface__",
-    ("warp.arrays.array", "warp.matmul"): "array.__matmul__ launches wp.matmul's kernels",
-    ("warp.arrays.dlpack", "warp.arrays.array"): "wp.from_dlpack makes arrays",
-    ("warp.arrays.dlpack", "warp.arrays.creation"): "__dlpack__(copy=True) clones",
-    # warp.matmul and warp.geometry are written in the kernel language against the `wp` namespace
-    # (like user code); the root package imports them last to publish wp.matmul, wp.MarchingCubes
-    ("warp", "warp.matmul"): "wp.matmul, wp.batched_matmul",
+    # warp.geometry is written in the kernel language against the `wp` namespace (like user
+    # code); the root package imports it last to publish wp.MarchingCubes
     ("warp", "warp.geometry"): "wp.MarchingCubes, warp.geometry",
 }
 

@@ -78,10 +78,13 @@ def test_disable_all_plugins_keeps_core_operators() -> None:
         from warp.plugins.manager import get_plugin_manager
         print(sorted(n for n, _ in get_plugin_manager().list_name_plugin()))
         print("tid" in builtin_registry, "sin" in builtin_registry)
+        print(wp.matmul.__name__, wp.batched_matmul.__name__)
         """,
     )
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.splitlines() == ["['warp.core_plugin']", "True False"]
+    # core's own plugins stay: its builtins and wp.matmul (warp.gemm)
+    expected = ["['warp.core_plugin', 'warp.gemm']", "True False", "matmul batched_matmul"]
+    assert proc.stdout.splitlines() == expected
 
 
 def test_vector_math_without_builtins_names_the_package(tmp_path) -> None:

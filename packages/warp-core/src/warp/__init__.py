@@ -72,7 +72,6 @@ from warp.runtime.memory_tracking import ScopedMemoryTracker, print_memory_repor
 from warp.runtime.launch import launch
 from warp.runtime.recorded_launch import Launch
 from warp.timing import ScopedTimer
-from warp.matmul import batched_matmul, matmul
 from warp.runtime.capture import (
     Graph,
     ScopedCapture,

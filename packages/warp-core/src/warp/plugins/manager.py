@@ -26,8 +26,10 @@ plugin_distributions: dict[str, str] = {}
 #: Python-scope names exported by plugins
 exports: dict[str, Any] = {}
 
-#: Core's own standard pieces, registered like any plugin but without an entry point.
-CORE_PLUGINS = ("warp.core_plugin",)
+#: Core's own standard pieces, registered like any plugin but without an entry point: the
+#: builtins of core kernels, and ``warp.gemm`` (``wp.matmul``, written in the kernel language,
+#: which exports its Python-scope names and implements ``a @ b`` through the hooks).
+CORE_PLUGINS = ("warp.core_plugin", "warp.gemm")
 
 
 class WarpPluginManager(pluggy.PluginManager):
