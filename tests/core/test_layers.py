@@ -38,9 +38,6 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
 #: Imports that still break the rules, each a known debt with its reason (docs/plugins.md, "How
 #: warp-core is layered"). The tests fail on any other break, and on an entry no longer needed.
 KNOWN_DEBT: dict[tuple[str, str], str] = {
-    # warp.geometry is written in the kernel language against the `wp` namespace (like user
-    # code); the root package imports it last to publish wp.MarchingCubes
-    ("warp", "warp.geometry"): "wp.MarchingCubes, warp.geometry",
 }
 
 

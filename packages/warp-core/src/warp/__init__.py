@@ -183,10 +183,6 @@ _hashing.compiler_fingerprint()
 globals().update(_INPLACE_BUILTINS)  # wp.add_inplace(v, i, x) is v[i] += x, ...
 globals().update({k: v for k, v in _plugin_exports.items() if k not in globals()})
 
-# warp.geometry's marching cubes, also under NVIDIA Warp's older top-level name
-from warp import geometry  # noqa: E402
-from warp.geometry import IsoSurfaceMarchingCubes as MarchingCubes  # noqa: E402
-
 
 def __getattr__(name: str) -> Any:
     if name == "__version__":  # from the installed metadata, looked up on first use (a few ms)

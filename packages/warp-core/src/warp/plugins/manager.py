@@ -27,9 +27,10 @@ plugin_distributions: dict[str, str] = {}
 exports: dict[str, Any] = {}
 
 #: Core's own standard pieces, registered like any plugin but without an entry point: the
-#: builtins of core kernels, and ``warp.gemm`` (``wp.matmul``, written in the kernel language,
-#: which exports its Python-scope names and implements ``a @ b`` through the hooks).
-CORE_PLUGINS = ("warp.core_plugin", "warp.gemm")
+#: builtins of core kernels, and the parts written in the kernel language against ``wp`` (as
+#: user code is), which ``import warp`` therefore does not import itself: ``warp.gemm``
+#: (``wp.matmul``, and ``a @ b`` of arrays) and ``warp.geometry`` (``wp.MarchingCubes``).
+CORE_PLUGINS = ("warp.core_plugin", "warp.gemm", "warp.geometry")
 
 
 class WarpPluginManager(pluggy.PluginManager):
