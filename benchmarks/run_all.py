@@ -21,6 +21,7 @@ BENCHMARKS = [
     "bench_launch_overhead", "bench_saxpy", "bench_compile", "bench_sincos", "bench_nbody", "bench_autodiff",
     "bench_geometry",
     "bench_mesh_queries",
+    "bench_sparse_marching_cubes",
     "bench_bvh_build",
     "bench_capture",
     "bench_generic_launch",

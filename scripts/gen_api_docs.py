@@ -83,6 +83,10 @@ SECTIONS: list[tuple[str, list[str]]] = [
     ("Geometry (warp-geometry)", ["Mesh", "Bvh", "HashGrid", "Volume"]),
     ("Iso-surfaces (warp.geometry)", [
         "geometry.IsoSurfaceMarchingCubes", "geometry.IsoSurfaceNets", "geometry.IsoSurfaceBase",
+        "geometry.sparse_marching_cubes", "geometry.sparse_marching_cubes_from_cells",
+        "geometry.lipschitz_octree",
+        "geometry.swept_volume_mesh", "geometry.swept_volume_field", "geometry.swept_volume_bounds",
+        "geometry.SweptVolumeSignMode",
     ]),
     ("Optimizers (warp.optim)", ["optim.SGD", "optim.Adam"]),
     ("Rendering (warp.render)", ["render.UsdRenderer", "render.OpenGLRenderer"]),

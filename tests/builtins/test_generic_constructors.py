@@ -56,6 +56,34 @@ def test_generic_vector_errors():
         "incompatible number of values given (2) when constructing a vector of length 5")
 
 
+def test_copy_construct_size_mismatch_names_both_sizes():
+    def anon_vec():
+        wp.types.vector(wp.types.vector(length=2, dtype=float), length=3, dtype=float)
+
+    def vec():
+        wp.vec3(wp.vec2(1.0, 2.0))
+
+    def anon_mat():
+        wp.types.matrix(wp.types.matrix(shape=(1, 2), dtype=float), shape=(3, 4), dtype=float)
+
+    def mat():
+        wp.mat33(wp.mat22(1.0, 2.0, 3.0, 4.0))
+
+    warp_wording = "incompatible vector of length 3 given when copy constructing a vector of length 2"
+    message = _compile_error(anon_vec)
+    assert "in 'anon_vec' at " in message
+    assert "cannot convert a vector of length 2 to a vector of length 3" in message
+    # NVIDIA Warp's wording closes the message: the constructed size first, then the source's
+    assert message.endswith(warp_wording)
+    message = _compile_error(vec)
+    assert "cannot convert vec2f to vec3f (different shapes)" in message
+    assert message.endswith(warp_wording)
+    assert _compile_error(anon_mat).endswith(
+        "incompatible matrix of shape (3, 4) given when copy constructing a matrix of shape (1, 2)")
+    assert _compile_error(mat).endswith(
+        "incompatible matrix of shape (3, 3) given when copy constructing a matrix of shape (2, 2)")
+
+
 def test_component_type_error_ends_with_the_expected_type():
     def wrong(x: wp.float64):
         wp.vec2(x, x)

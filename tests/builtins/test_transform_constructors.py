@@ -35,6 +35,25 @@ def test_python_scope_forms_and_errors():
             T(*c, pos=(1.0, 2.0, 3.0))
 
 
+class _ArrayLike:
+    """An object speaking only the NumPy array protocol (as framework tensors do)."""
+
+    def __init__(self, values):
+        self.values = values
+
+    def __array__(self, dtype=None, copy=None):
+        return np.asarray(self.values, dtype=dtype)
+
+
+def test_python_scope_array_likes_as_p_and_q():
+    p, q = [1.0, 2.0, 3.0], [0.0, 0.0, 0.6, 0.8]
+    assert list(wp.transform(_ArrayLike(p), _ArrayLike(q))) == pytest.approx(p + q)
+    assert list(wp.transform(p=_ArrayLike(p))) == pytest.approx(p + [0.0, 0.0, 0.0, 1.0])
+    assert list(wp.transform(_ArrayLike(p))) == pytest.approx(p + [0.0, 0.0, 0.0, 1.0])
+    with pytest.raises(ValueError, match="argument 'q' in transformation constructor: expected 4 values"):
+        wp.transform(_ArrayLike(p), _ArrayLike(p))
+
+
 def test_python_scope_composition_and_setters():
     a = np.array([1.0, 2.0, 3.0, 0.1, 0.2, 0.3, 0.9])
     b = np.array([-1.0, 0.5, 2.0, 0.3, -0.1, 0.2, 0.8])

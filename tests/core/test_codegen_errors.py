@@ -184,6 +184,64 @@ def test_unsupported_statements():
         assert kernel.name in msg, msg
 
 
+def test_collection_literals_are_rejected_with_a_hint():
+    def uses_list(out: wp.array(dtype=float)):
+        x = [1.0, 2.0, 3.0]
+        out[0] = x[0]
+
+    def uses_dict(out: wp.array(dtype=float)):
+        x = {"a": 1.0}
+        out[0] = x["a"]
+
+    def uses_set(out: wp.array(dtype=float)):
+        x = {1.0}
+        out[0] = 1.0
+
+    cases = (
+        (uses_list, "x = [1.0, 2.0, 3.0]", wp.WarpCodegenTypeError,
+         "List constructs are not supported in kernels. Use vectors like `wp.vec3()` for small fixed-size "
+         "collections, or `wp.zeros(shape=N, dtype=...)` for stack-allocated arrays."),
+        (uses_dict, 'x = {"a": 1.0}', wp.WarpCodegenError, "Construct `ast.Dict` not supported in kernels."),
+        (uses_set, "x = {1.0}", wp.WarpCodegenError, "Construct `ast.Set` not supported in kernels."),
+    )
+    for fn, code, cls, message in cases:
+        kernel = wp.Kernel(fn, module="unique")
+        with pytest.raises(cls) as info:
+            launch1(kernel, wp.zeros(1, dtype=float))
+        text = str(info.value)
+        assert text.endswith(message), text
+        assert f"test_codegen_errors.py:{line_of('    ' + code)}" in text, text
+
+
+_GLOBAL_VALUES = wp.array([1.0, 2.0, 3.0], dtype=float)
+
+
+def test_arrays_from_outside_the_kernel_are_rejected():
+    """A module global or closure array read in a kernel would be frozen at compile time."""
+    local_values = wp.array([4.0, 5.0], dtype=float)
+
+    def reads_global(out: wp.array(dtype=float)):
+        out[0] = _GLOBAL_VALUES[0]
+
+    def searches_closure(out: wp.array(dtype=float)):
+        out[0] = float(wp.lower_bound(local_values, 4.5))
+
+    def static_shape_is_fine(out: wp.array(dtype=float)):
+        out[0] = float(wp.static(_GLOBAL_VALUES.shape[0]))
+
+    for fn, name in ((reads_global, "_GLOBAL_VALUES"), (searches_closure, "local_values")):
+        with pytest.raises(TypeError) as info:
+            launch1(wp.Kernel(fn, module="unique"), wp.zeros(1, dtype=float))
+        assert isinstance(info.value, wp.WarpCodegenTypeError)
+        text = str(info.value)
+        assert f"in '{fn.__name__}' at " in text and "Invalid external reference type: <class " in text, text
+        assert f"'{name}' is an array defined outside the kernel" in text, text
+        assert text.endswith("pass it as a kernel argument"), text
+    out = wp.zeros(1, dtype=float)
+    launch1(wp.Kernel(static_shape_is_fine, module="unique"), out)
+    assert out.numpy()[0] == 3.0
+
+
 def test_kernel_cannot_return_a_value():
     @wp.kernel
     def returns_value(out: wp.array(dtype=float)):

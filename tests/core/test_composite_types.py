@@ -386,3 +386,30 @@ def test_vector_component_names_beyond_the_length_are_not_attributes():
     v3.z = 7.0
     v3.foo = 9  # other names are ordinary Python attributes
     assert v3.foo == 9 and list(v3) == [1.0, 2.0, 7.0]
+
+
+# -- generic family names (Warp's _wp_generic_type_str_) ---------------------------------------------------
+@pytest.mark.parametrize(
+    ("t", "expected"),
+    [
+        (wp.vec3, "vec_t"),
+        (wp.types.vector(5, wp.int8), "vec_t"),
+        (wp.spatial_vector, "vec_t"),
+        (wp.mat22, "mat_t"),
+        (wp.types.matrix((2, 3), wp.float64), "mat_t"),
+        (wp.quat, "quat_t"),
+        (wp.transform, "transform_t"),
+        (wp.types.vector(length=3, dtype=wp.types.Any), "vec_t"),
+        (wp.types.matrix(shape=(2, 2), dtype=wp.types.Any), "mat_t"),
+    ],
+)
+def test_generic_type_str_names_the_family(t, expected):
+    assert t._wp_generic_type_str_ == expected
+
+
+def test_inferred_full_dtype_reports_its_family():
+    a = wp.full(3, [1.0, 2.0, 3.0, 4.0], device="cpu")
+    assert a.dtype._wp_generic_type_str_ == "vec_t" and a.dtype._length_ == 4
+    m = wp.full(2, [[1, 2, 3], [4, 5, 6]], device="cpu")
+    assert m.dtype._wp_generic_type_str_ == "mat_t" and m.dtype._shape_ == (2, 3)
+    np.testing.assert_array_equal(m.numpy(), np.tile(np.array([[1, 2, 3], [4, 5, 6]]), (2, 1, 1)))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+import warp as wp
 from warp.runtime import devices
 from warp.runtime.devices import (
     Device,
@@ -183,3 +184,22 @@ def test_driver_init_failure_gives_zero(monkeypatch):
 def test_synchronize_is_noop():
     assert synchronize() is None
     devices.synchronize_device("cpu")
+
+
+def test_get_cuda_device_by_ordinal_and_current(fake_cuda):
+    assert wp.get_cuda_device(1) is wp.get_device("cuda:1")
+    assert wp.get_cuda_device() is wp.get_device("cuda:0")  # the default device is cuda:0
+    with wp.ScopedDevice("cuda:1"):
+        assert wp.get_cuda_device() is wp.get_device("cuda:1")
+    with wp.ScopedDevice("cpu"):
+        assert wp.get_cuda_device() is wp.get_device("cuda:0")  # not a CUDA device: cuda:0
+    with pytest.raises(RuntimeError, match=r"there is no CUDA device 2 \(2 CUDA device\(s\) present\)"):
+        wp.get_cuda_device(2)
+    with pytest.raises(TypeError, match="ordinal must be an int or None, got str"):
+        wp.get_cuda_device("cuda:0")
+
+
+def test_get_cuda_device_without_cuda(monkeypatch):
+    monkeypatch.setattr(devices, "_cuda_count", 0)
+    with pytest.raises(RuntimeError, match=r"there is no CUDA device 0 \(0 CUDA device\(s\) present\)"):
+        wp.get_cuda_device(0)

@@ -116,3 +116,35 @@ def test_recorded_adjoint_launch():
     assert np.array_equal(adj_x2.numpy(), np.full(4, 5.0))
     with pytest.raises(ValueError, match="forward launch; it has no adjoint parameters"):
         wp.launch(scaled, dim=4, inputs=[x, 1.0, out], record_cmd=True).set_param_at_index(0, x, adjoint=True)
+
+
+@wp.kernel
+def composite_params(v: wp.vec3, m: wp.mat22, q: wp.quat, n: wp.int32, t: wp.transform,
+                     out: wp.array(dtype=wp.float32)):
+    out[0] = v[0] + v[1] + v[2]
+    out[1] = m[0, 0] + m[0, 1] + m[1, 0] + m[1, 1]
+    out[2] = q[0] + q[1] + q[2] + q[3]
+    out[3] = wp.float32(n)
+    out[4] = t[0] + t[1] + t[2] + t[3] + t[4] + t[5] + t[6]
+
+
+def test_launch_built_directly_zero_initializes_unset_parameters():
+    out = wp.full(5, -1.0, dtype=wp.float32)
+    cmd = wp.Launch(composite_params, "cpu")
+    assert [np.array(p).reshape(-1).tolist() for p in cmd.params[:3]] == [[0.0] * 3, [0.0] * 4, [0.0] * 4]
+    assert cmd.params[3] == 0
+    assert list(cmd.params[4]) == [0.0] * 7  # all zeros (wp.transform() would be the identity)
+    cmd.set_param_by_name("out", out)
+    cmd.set_dim(1)
+    cmd.launch()
+    np.testing.assert_array_equal(out.numpy(), np.zeros(5))
+    cmd.set_param_by_name("v", wp.vec3(1.0, 2.0, 3.0))
+    cmd.launch()
+    np.testing.assert_array_equal(out.numpy(), [6.0, 0.0, 0.0, 0.0, 0.0])
+
+
+@pytest.mark.needs_plugin("autodiff")
+def test_adjoint_launch_built_directly_zero_initializes_adjoints():
+    adj = wp.Launch(composite_params, "cpu", adjoint=True)
+    assert len(adj.params) == 12
+    assert all(not np.any(np.array(p)) for p in adj.params[6:11])

@@ -61,7 +61,10 @@ def test_struct_argument_fields_and_nested_updates():
 
 def test_python_scope_defaults_validation_and_repr():
     p = Params()
-    assert p.scale == 0.0 and p.count == 0 and p.data is None and p.inner.flag is False
+    assert p.scale == 0.0 and p.count == 0 and p.data is None and not p.inner.flag
+    # default scalar fields are warp scalars of the field's type
+    assert isinstance(p.scale, wp.float32) and isinstance(p.count, wp.int32)
+    assert isinstance(p.inner.flag, wp.bool)
     assert p.inner.v == wp.vec3(0.0, 0.0, 0.0)
     with pytest.raises(AttributeError, match="no field 'nope'"):
         p.nope = 1
@@ -340,3 +343,73 @@ def test_struct_constructor_rejects_extra_and_repeated_fields():
 
     with pytest.raises(wp.WarpCodegenTypeError, match="multiple values for field 'a'"):
         wp.launch(repeated, dim=1, inputs=[wp.zeros(1, dtype=float)])
+
+
+@wp.struct
+class ScalarFields:
+    u8: wp.uint8
+    i32: wp.int32
+    f16: wp.float16
+    f64: wp.float64
+    flag: wp.bool
+
+
+@wp.kernel
+def read_scalar_fields(s: ScalarFields, out: wp.array(dtype=wp.float64)):
+    out[0] = wp.float64(s.u8)
+    out[1] = wp.float64(s.i32)
+    out[2] = wp.float64(s.f16)
+    out[3] = s.f64
+    if s.flag:
+        out[4] = wp.float64(1.0)
+
+
+def test_scalar_field_keeps_warp_or_python_type():
+    s = ScalarFields()
+    s.u8 = wp.uint8(200)
+    s.f16 = wp.float16(3.14)
+    s.f64 = wp.float32(2.5)  # a warp scalar of another type becomes one of the field's type
+    assert isinstance(s.u8, wp.uint8) and int(s.u8) == 200
+    assert isinstance(s.f16, wp.float16) and float(s.f16) == float(np.float16(3.14))
+    assert isinstance(s.f64, wp.float64) and float(s.f64) == 2.5
+    s.i32 = -7  # a Python number stays a Python number
+    assert type(s.i32) is int and s.i32 == -7
+    with pytest.raises(ValueError, match="out of range for uint8"):
+        s.u8 = wp.int32(300)
+    s.flag = wp.bool(True)
+    # warp scalars pack into launches, struct arrays and struct constants like Python values
+    out = wp.zeros(5, dtype=wp.float64)
+    wp.launch(read_scalar_fields, dim=1, inputs=[s, out])
+    expected = [200.0, -7.0, float(np.float16(3.14)), 2.5, 1.0]
+    np.testing.assert_array_equal(out.numpy(), expected)
+    arr = wp.array([s, ScalarFields()], dtype=ScalarFields)
+    np.testing.assert_array_equal(arr.numpy()["u8"], [200, 0])
+    np.testing.assert_array_equal(arr.numpy()["f64"], [2.5, 0.0])
+
+
+@wp.struct
+class HoldsArrays:
+    n: int
+    grid: wp.array2d(dtype=wp.float16)
+    inner: Inner
+    unset: wp.array(dtype=int)
+
+
+def test_struct_array_elements_rebuild_their_array_fields():
+    values = np.arange(6, dtype=np.float16).reshape(2, 3)
+    s = HoldsArrays()
+    s.n = 3
+    s.grid = wp.array(values, dtype=wp.float16)
+    arr = wp.array([s, HoldsArrays()], dtype=HoldsArrays)
+    for element in (arr.list()[0], arr[0]):
+        # a view of the memory the stored descriptor points at: same data, shape, strides, dtype
+        assert element.n == 3 and element.unset is None
+        assert element.grid.dtype is wp.float16 and element.grid.ndim == 2
+        assert element.grid.shape == (2, 3) and element.grid.strides == s.grid.strides
+        assert element.grid.ptr == s.grid.ptr and element.grid.device == arr.device
+        np.testing.assert_array_equal(element.grid.numpy(), values)
+    assert arr.list()[1].grid is None  # an unset field stays unset
+    transposed = HoldsArrays()
+    transposed.grid = s.grid.transpose()
+    back = wp.array([transposed], dtype=HoldsArrays).list()[0]
+    np.testing.assert_array_equal(back.grid.numpy(), values.T)

@@ -246,3 +246,31 @@ def test_python_scope_product_of_mixed_precision_composites_is_rejected():
     with pytest.raises(RuntimeError, match="compatible with the arguments 'mat22f, vec2d'"):
         a @ wp.vec2d(1.0, 1.0)
     np.testing.assert_allclose(np.array(a @ wp.vec2f(1.0, 1.0)), [3.0, 7.0])
+
+
+def test_scalar_str_is_the_value_and_repr_names_the_type():
+    expected = [
+        (wp.bool(-1), ("True", "bool(True)")),
+        (wp.int8(-1), ("-1", "int8(-1)")),
+        (wp.uint16(-1), (str(2**16 - 1), f"uint16({2**16 - 1})")),
+        (wp.uint64(-1), (str(2**64 - 1), f"uint64({2**64 - 1})")),
+        # a float made from an integer it holds exactly shows that integer
+        (wp.float16(-1), ("-1", "float16(-1)")),
+        (wp.float32(np.int64(3)), ("3", "float32(3)")),
+        (wp.float64(-1), ("-1", "float64(-1)")),
+        (wp.float32(1.5), ("1.5", "float32(1.5)")),
+        (wp.float32(-1.0), ("-1.0", "float32(-1.0)")),
+        (wp.float16(70000), ("inf", "float16(inf)")),  # not held exactly: the float it holds
+        (wp.float32(2) * wp.float32(3), ("6.0", "float32(6.0)")),  # computed: a float
+    ]
+    for value, (text, representation) in expected:
+        assert (str(value), repr(value)) == (text, representation)
+    assert wp.float16(-1).value == -1.0 and isinstance(wp.float16(-1).value, float)
+
+
+def test_scalar_format_specs_format_the_value():
+    assert f"{wp.float32(1.5):.2f}" == format(1.5, ".2f") == "1.50"
+    assert f"{wp.uint8(7):03d}" == "007" and f"{wp.float64(0.125):e}" == format(0.125, "e")
+    assert f"{wp.int32(5)}" == str(wp.int32(5)) == "5"  # no spec: as str()
+    with pytest.raises(ValueError):
+        f"{wp.int32(5):.2q}"

@@ -89,6 +89,32 @@ def test_device_maps(jax_device):
         wp.device_from_jax(object())
 
 
+class _JaxGpu:
+    """What warp reads of a JAX GPU device (jax.Device has no public constructor)."""
+
+    platform = "gpu"
+
+    def __init__(self, id, process_index, local_hardware_id):
+        self.id, self.process_index, self.local_hardware_id = id, process_index, local_hardware_id
+
+
+def test_gpu_device_maps_use_process_local_ordinals(fake_cuda, monkeypatch):
+    # as under jax.distributed: this is process 1, whose GPUs have global ids 2 and 3
+    here = jax.process_index()
+    mine = [_JaxGpu(3, here, 1), _JaxGpu(2, here, 0)]  # not in ordinal order
+    local = {"cuda": mine, "cpu": jax.local_devices(backend="cpu")}
+    monkeypatch.setattr(jax, "local_devices", lambda backend: local[backend])
+    assert wp.device_from_jax(mine[0]) == wp.get_device("cuda:1")
+    assert wp.device_from_jax(mine[1]) == wp.get_device("cuda:0")
+    assert wp.device_to_jax("cuda:0") is mine[1] and wp.device_to_jax("cuda:1") is mine[0]
+    assert wp.device_to_jax("cpu") is local["cpu"][0]
+    with pytest.raises(RuntimeError, match=f"belongs to process {here + 1}, not to this process"):
+        wp.device_from_jax(_JaxGpu(0, here + 1, 0))
+    local["cuda"] = mine[1:]
+    with pytest.raises(RuntimeError, match="warp device 'cuda:1' is not available in JAX"):
+        wp.device_to_jax("cuda:1")
+
+
 def test_from_jax_views_and_keeps_alive(jax_device):
     x = jnp.arange(12, dtype=jnp.float32).reshape(4, 3)
     ptr = x.unsafe_buffer_pointer()

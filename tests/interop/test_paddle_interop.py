@@ -175,6 +175,21 @@ def test_descriptors_launch_and_keep_tensors_alive():
         d.numpy()
 
 
+def test_descriptor_fields_and_retain_grad():
+    t = paddle.zeros([4, 3], dtype="float32")
+    d = wp.from_paddle(t, dtype=wp.vec3, return_ctype=True)
+    assert d.data == t.data_ptr() and d.grad == 0 and d.ndim == 1
+    assert d.shape[0] == 4 and d.strides[0] == 12
+    t.stop_gradient = False
+    a = wp.from_paddle(t, requires_grad=True, retain_grad=True)
+    assert a.retain_grad and a.grad is not None
+    assert not wp.from_paddle(t, requires_grad=True).retain_grad
+    with pytest.raises(ValueError, match="retain_grad=True needs requires_grad=True"):
+        wp.from_paddle(paddle.zeros([2]), requires_grad=False, retain_grad=True)
+    with pytest.raises(ValueError, match="from_paddle: retain_grad=True needs a wp.array"):
+        wp.from_paddle(t, requires_grad=True, retain_grad=True, return_ctype=True)
+
+
 def test_arrays_keep_tensor_memory_alive():
     t = paddle.arange(100, dtype=paddle.float32)
     ref = weakref.ref(t)

@@ -211,6 +211,38 @@ def test_return_ctype_descriptor_launches_and_refuses_everything_else():
             use()
 
 
+@wp.kernel
+def _sq_norm(x: wp.array(dtype=wp.vec3), y: wp.array(dtype=float)):
+    i = wp.tid()
+    y[i] = wp.dot(x[i], x[i])
+
+
+def test_return_ctype_descriptor_exposes_array_t_fields():
+    t = torch.zeros((6, 3), dtype=torch.float32)[::2]  # strided: 3 rows of 6 floats apart
+    d = wp.from_torch(t, dtype=wp.vec3, return_ctype=True)
+    assert d.data == t.data_ptr() and d.grad == 0
+    assert d.ndim == 1 and d.shape[0] == 3 and d.strides[0] == t.stride(0) * 4
+    g = torch.zeros_like(t)
+    assert wp.from_torch(t, dtype=wp.vec3, grad=g, return_ctype=True).grad == g.data_ptr()
+    w = wp.zeros(3, dtype=wp.vec3)
+    assert wp.from_torch(t, dtype=wp.vec3, grad=w, return_ctype=True).grad == w.ptr
+    r = torch.zeros(4, requires_grad=True)
+    assert wp.from_torch(r, return_ctype=True).grad == r.grad.data_ptr()
+
+
+def test_adjoint_launch_of_descriptors_uses_their_gradient_memory():
+    rng = np.random.default_rng(3)
+    xv = rng.standard_normal((5, 3)).astype(np.float32)
+    x, xg = torch.from_numpy(xv.copy()), torch.zeros(5, 3)
+    y, yg = torch.zeros(5), torch.ones(5)
+    xd = wp.from_torch(x, dtype=wp.vec3, grad=xg, return_ctype=True)
+    yd = wp.from_torch(y, grad=yg, return_ctype=True)
+    wp.launch(_sq_norm, dim=5, inputs=[xd], outputs=[yd])
+    np.testing.assert_allclose(y.numpy(), (xv * xv).sum(axis=1), rtol=1e-6)
+    wp.launch(_sq_norm, dim=5, inputs=[xd], outputs=[yd], adjoint=True)
+    np.testing.assert_allclose(xg.numpy(), 2.0 * xv, rtol=1e-6)  # d(x.x)/dx = 2x
+
+
 def test_direct_tensors_in_launch_are_written_in_place_with_requires_grad():
     x = torch.arange(4, dtype=torch.float32, requires_grad=True)
     out = torch.zeros(4)

@@ -17,7 +17,7 @@ from pathlib import Path
 import warp  # noqa: F401 - loads the plugins
 from warp.extending import builtin_registry
 from warp.plugins import declarations
-from warp.plugins.manager import exports, plugin_distributions
+from warp.plugins.manager import exports, module_exports, plugin_distributions
 
 REPO_DISTRIBUTIONS = {"warp-builtins", "warp-geometry", "warp-autodiff", "warp-interop"}
 
@@ -51,6 +51,9 @@ def test_declared_python_names_and_submodules_are_provided_when_the_plugin_is_lo
             assert name in exports or name == "jax_experimental", f"{dist} declares wp.{name}, not exported"
         for module in declaration.submodules:
             assert module.startswith("warp."), f"{dist} declares submodule {module!r} outside warp"
+        for dotted in declaration.module_names:
+            module, _, name = dotted.rpartition(".")
+            assert name in module_exports(module), f"{dist} declares {dotted}, not exported"
 
 
 def test_lookups_name_the_declaring_distribution():
@@ -61,6 +64,8 @@ def test_lookups_name_the_declaring_distribution():
     assert declarations.python_name_distribution("Tape") == "warp-autodiff"
     assert declarations.submodule_distribution("warp.jax_experimental.ffi") == "warp-interop"
     assert declarations.submodule_distribution("warp.nothing") is None
+    assert declarations.module_name_distribution("warp.geometry", "swept_volume_mesh") == "warp-geometry"
+    assert declarations.module_name_distribution("warp.geometry", "nothing") is None
 
 
 def test_a_declaration_file_is_read_without_importing_the_package(tmp_path):
@@ -173,3 +178,24 @@ def test_a_geometry_builtin_with_geometry_not_installed_names_the_extra(tmp_path
     assert proc.returncode == 0, proc.stderr
     assert "builtin 'wp.mesh_get_point' is provided by the 'warp-geometry' package" in proc.stdout
     assert 'pip install ".[geometry]"' in proc.stdout
+
+
+def test_a_geometry_module_name_with_geometry_disabled_names_the_package():
+    code = textwrap.dedent(
+        """
+        import warp.geometry
+        try:
+            warp.geometry.swept_volume_mesh
+        except AttributeError as e:
+            print("ERROR:", e)
+        print(callable(warp.geometry.sparse_marching_cubes))
+        """
+    )
+    env = dict(os.environ, WARP_DISABLE_PLUGINS="geometry")
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert (
+        "module 'warp.geometry' has no attribute 'swept_volume_mesh': it is provided by the 'warp-geometry' "
+        "package" in proc.stdout
+    )
+    assert proc.stdout.split()[-1] == "True"

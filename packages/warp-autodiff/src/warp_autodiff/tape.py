@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from warp.extending import array as _array, get_plugin_manager, hookimpl, clone, launch
+from warp.extending import array as _array, ArrayDescriptor, get_plugin_manager, hookimpl, clone, launch
 
 from warp_autodiff.array_access import Root, kernel_access
 from warp_autodiff.tape_graph import tape_to_dot
@@ -175,7 +175,7 @@ class Tape:
         ``arrays`` are the arrays whose gradients it updates; they are zeroed by :meth:`zero`.
         """
         for a in arrays:
-            if isinstance(a, _array) and a.grad is not None:
+            if isinstance(a, _array) and not isinstance(a, ArrayDescriptor) and a.grad is not None:
                 self.gradients[a] = a.grad
             else:
                 raise RuntimeError(

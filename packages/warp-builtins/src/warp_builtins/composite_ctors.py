@@ -141,7 +141,8 @@ def _vector_kernel(builder: Any, node: ast.Call) -> wir.Value:
         length = count
     elif len(args) == 1 and is_composite(args[0].type) and count != length:
         raise builder.error(
-            f"incompatible vector of length {count} given when copy constructing a vector of length {length}",
+            f"cannot convert a vector of length {count} to a vector of length {length}: incompatible vector "
+            f"of length {length} given when copy constructing a vector of length {count}",
             WarpCodegenTypeError, node)
     elif count not in (1, length):
         raise builder.error(

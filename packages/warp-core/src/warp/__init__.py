@@ -58,6 +58,7 @@ from warp.plugins.manager import load_plugins as _load_plugins
 from warp.plugins import missing as _missing
 from warp.runtime.devices import Device, ScopedDevice, set_device, synchronize, synchronize_device
 from warp.device_queries import (
+    get_cuda_device,
     get_cuda_device_count,
     get_cuda_devices,
     get_device,

@@ -32,6 +32,26 @@ def get_cuda_devices() -> list[Device]:
     return _devices.get_cuda_devices()
 
 
+def get_cuda_device(ordinal: int | None = None) -> Device:
+    """The CUDA device ``cuda:<ordinal>`` (a process-local ordinal); ``None`` gives the current
+    default device when it is a CUDA device, else ``cuda:0``. RuntimeError when there is no such
+    device (or no CUDA)."""
+    _log.announce()
+    if ordinal is None:
+        current = _devices.get_device(None)
+        if current.is_cuda:
+            return current
+        ordinal = 0
+    if isinstance(ordinal, bool) or not isinstance(ordinal, int):
+        raise TypeError(f"get_cuda_device: ordinal must be an int or None, got {type(ordinal).__name__}")
+    count = _devices.get_cuda_device_count()
+    if not 0 <= ordinal < count:
+        raise RuntimeError(
+            f"get_cuda_device: there is no CUDA device {ordinal} ({count} CUDA device(s) present)"
+        )
+    return _devices.get_device(f"cuda:{ordinal}")
+
+
 def get_cuda_device_count() -> int:
     """Number of CUDA devices (0 when cuda-python or a CUDA driver is missing)."""
     _log.announce()

@@ -106,7 +106,7 @@ NAMES: dict[str, NotProvided] = {
         "cuda_profiler_stop",
     ], _TIMING),
     **dict.fromkeys([
-        "get_cuda_device", "get_cuda_driver_version", "get_cuda_supported_archs",
+        "get_cuda_driver_version", "get_cuda_supported_archs",
         "get_cuda_kernel_properties", "get_cuda_max_cluster_dim", "get_suggested_block_size",
         "map_cuda_device", "unmap_cuda_device", "from_ipc_handle", "event_from_ipc_handle",
     ], _CUDA_INFO),
@@ -221,14 +221,6 @@ MODULES: dict[str, NotProvided] = {
     ),
 }
 
-_SPARSE_MC = NotProvided(
-    "sparse (octree-driven) iso-surface extraction is not provided",
-    "warp.geometry.IsoSurfaceMarchingCubes.extract on a dense grid sampling the field",
-)
-_SWEPT = NotProvided(
-    "swept-volume meshing is not provided",
-    "sample the swept distance on a dense grid and extract it with warp.geometry.IsoSurfaceMarchingCubes",
-)
 _MESH_OPS = NotProvided(
     "triangle-mesh adjacency and Delaunay edge flips are not provided",
     "build the adjacency on the host with NumPy from the index array",
@@ -236,10 +228,6 @@ _MESH_OPS = NotProvided(
 
 #: ``warp.geometry.<name>`` -> why it is missing and what to use instead.
 GEOMETRY_NAMES: dict[str, NotProvided] = {
-    **dict.fromkeys(
-        ["sparse_marching_cubes", "sparse_marching_cubes_from_cells", "lipschitz_octree"], _SPARSE_MC
-    ),
-    **dict.fromkeys(["swept_volume_mesh", "SweptVolumeSignMode"], _SWEPT),
     **dict.fromkeys(["delaunay_edge_flip", "tri_tri_adjacency"], _MESH_OPS),
 }
 

@@ -8,6 +8,7 @@ from warp.extending import hookimpl
 
 from warp_geometry import (
     bvh_queries,
+    swept_volume,
     hash_grid_queries,
     intersections,
     live_ids,
@@ -45,6 +46,19 @@ def warp_register_builtins(registry: Any) -> None:
 def warp_check_launch(kernel: Any, args: Any, device: Any) -> None:
     """Debug mode: ids passed to geometry queries must be ids of live objects of the right kind."""
     live_ids.check_launch(kernel, args)
+
+
+@hookimpl
+def warp_module_exports() -> dict[str, dict[str, Any]]:
+    """The swept volume of meshes, on ``warp.geometry``."""
+    return {
+        "warp.geometry": {
+            "SweptVolumeSignMode": swept_volume.SweptVolumeSignMode,
+            "swept_volume_bounds": swept_volume.swept_volume_bounds,
+            "swept_volume_field": swept_volume.swept_volume_field,
+            "swept_volume_mesh": swept_volume.swept_volume_mesh,
+        }
+    }
 
 
 @hookimpl

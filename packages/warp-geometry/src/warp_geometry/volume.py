@@ -9,7 +9,6 @@ volume loaded from an ``.nvdb`` file keeps its exact tree (tiles included), and
 from __future__ import annotations
 
 import io
-import numbers
 import os
 from typing import Any, NamedTuple
 
@@ -18,7 +17,9 @@ import numpy as np
 import warp as wp
 from warp_geometry import nanovdb
 from warp_geometry.descriptors import Descriptor, Releasable
-from warp_geometry.volume_topology import grid_from_leaves
+from warp_geometry import volume_rebuild as rebuilds
+from warp_geometry.volume_values import dtype_of_value, FIELDS, voxel_sizes, WIDE, widened
+from warp_geometry.volume_rebuild import index_coords, RebuildInfo, RebuildSpec
 
 
 @wp.struct
@@ -59,115 +60,17 @@ class VolumeData:
     leaf_w: wp.array(dtype=wp.vec4d)
 
 
-_FIELDS = {nanovdb.FLOAT: ("f", wp.float32), nanovdb.INT32: ("i", wp.int32), nanovdb.VEC3F: ("v", wp.vec3)}
-#: grid types kept widened to vec4d in kernels: (number of components, value type)
-WIDE = {
-    nanovdb.DOUBLE: (1, wp.float64),
-    nanovdb.VEC3D: (3, wp.vec3d),
-    nanovdb.VEC4F: (4, wp.vec4f),
-    nanovdb.VEC4D: (4, wp.vec4d),
-}
-_GRID_OF_TYPE = {wp.float32: nanovdb.FLOAT, wp.int32: nanovdb.INT32, wp.vec3f: nanovdb.VEC3F,
-                 **{t: grid_type for grid_type, (_, t) in WIDE.items()}}
-_BG_TYPES = "a float, an int, a 3- or 4-vector (float32 or float64)"
-
-
-def _dtype_of_value(value: Any) -> tuple[int, Any]:
-    """(grid type, background) for a background value given from Python: a warp scalar or vector
-    gives its own type (``wp.float64(1.0)``: a float64 grid, ``wp.vec4d``: vec4d); Python and
-    NumPy numbers give float32 or int32, sequences of 3 or 4 numbers vec3f or vec4f."""
-    if isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"wp.Volume: bg_value must be {_BG_TYPES}")
-    grid_type = _GRID_OF_TYPE.get(type(value))
-    if grid_type is not None:
-        dtype = nanovdb.GridArrays(grid_type=grid_type).value_dtype
-        return grid_type, np.asarray(getattr(value, "value", value), dtype.base)
-    if isinstance(value, (int, np.integer)) or getattr(value, "dtype", None) in (np.int32, np.int64):
-        return nanovdb.INT32, np.int32(value)
-    if np.ndim(value) == 1 and len(value) == 3:
-        return nanovdb.VEC3F, np.asarray(value, np.float32)
-    if np.ndim(value) == 1 and len(value) == 4:
-        return nanovdb.VEC4F, np.asarray(value, np.float32)
-    if isinstance(value, (float, np.floating)) or np.ndim(value) == 0:
-        return nanovdb.FLOAT, np.float32(value)
-    raise TypeError(f"wp.Volume: bg_value must be {_BG_TYPES}, got {value!r}")
-
-
-def _widened(values: np.ndarray, n: int) -> np.ndarray:
-    """Values of a wide grid as ``(count, 4)`` float64 rows (components past ``n`` are 0)."""
-    rows = np.asarray(values, np.float64).reshape(-1, n)
-    return np.pad(rows, ((0, 0), (0, 4 - n)))
-
-
-def voxel_sizes(voxel_size: Any, owner: str) -> np.ndarray:
-    """The per-axis voxel sizes of a scalar or a 3-sequence: ``TypeError`` for other types,
-    ``ValueError`` for a wrong length or sizes that are not positive and finite."""
-    if isinstance(voxel_size, (str, bytes)) or voxel_size is None or isinstance(voxel_size, bool):
-        raise TypeError(
-            f"{owner}: voxel_size must be a number or a sequence of 3 numbers, got {voxel_size!r}"
-        )
-    if isinstance(voxel_size, (numbers.Real, np.number)):
-        sizes = np.full(3, float(voxel_size))
-    else:
-        try:
-            items = list(voxel_size)
-        except TypeError:
-            raise TypeError(
-                f"{owner}: voxel_size must be a number or a sequence of 3 numbers, got {voxel_size!r}"
-            ) from None
-        if not all(isinstance(v, (numbers.Real, np.number)) and not isinstance(v, bool) for v in items):
-            raise TypeError(f"{owner}: voxel_size must hold numbers, got {voxel_size!r}")
-        if len(items) != 3:
-            raise ValueError(f"{owner}: voxel_size must have 3 entries (x, y, z), got {len(items)}")
-        sizes = np.array(items, dtype=np.float64)
-    if not np.all(np.isfinite(sizes)) or not np.all(sizes > 0.0):
-        raise ValueError(f"{owner}: voxel_size must be positive and finite, got {voxel_size!r}")
-    return sizes
-
-
 class ActiveStats(NamedTuple):
     """What :meth:`Volume.get_active_stats` reports: active voxels and allocated tree nodes."""
 
     #: number of active voxels
     voxel_count: int
     #: number of leaf nodes (8^3 tiles)
-    leaf_count: int
+    leaf_node_count: int
     #: number of lower internal nodes (128^3)
     lower_node_count: int
     #: number of upper internal nodes (4096^3)
     upper_node_count: int
-
-
-class RebuildInfo(NamedTuple):
-    """What :meth:`Volume.get_rebuild_info` reports: the rebuild mode ("tiles", "voxels" or None
-    for a volume that cannot be rebuilt in place) and the capacities reserved for it."""
-
-    mode: str | None
-    max_voxels: int
-    max_tiles: int
-    max_lower_nodes: int
-    max_upper_nodes: int
-
-
-def _index_coords(points: Any, sizes: np.ndarray, translation: Any, point_mask: Any, owner: str,
-                  rounding: bool) -> np.ndarray:
-    """``(N, 3)`` int64 index coordinates of points: integer points are index coordinates, float
-    points world positions (floored, or rounded to the nearest voxel centre when ``rounding``);
-    points whose ``point_mask`` entry is 0 are dropped."""
-    pts = points.numpy() if isinstance(points, wp.array) else np.asarray(points)
-    pts = pts.reshape(-1, 3)
-    if np.issubdtype(pts.dtype, np.integer):
-        ijk = pts.astype(np.int64)
-    else:
-        scaled = (pts.astype(np.float64) - np.asarray(translation, np.float64)) / sizes
-        ijk = np.floor(scaled + (0.5 if rounding else 0.0)).astype(np.int64)
-    if point_mask is not None:
-        mask = point_mask.numpy() if isinstance(point_mask, wp.array) else np.asarray(point_mask)
-        mask = mask.reshape(-1)
-        if mask.shape[0] != ijk.shape[0]:
-            raise ValueError(f"{owner}: point_mask has {mask.shape[0]} entries for {ijk.shape[0]} points")
-        ijk = ijk[mask != 0]
-    return ijk
 
 
 class GridInfo(NamedTuple):
@@ -206,6 +109,13 @@ class Volume(Releasable):
     LINEAR = 1
     ActiveStats = ActiveStats
     RebuildInfo = RebuildInfo
+    #: status flags of allocation and :meth:`rebuild` of rebuildable volumes
+    REBUILD_SUCCESS = rebuilds.REBUILD_SUCCESS
+    REBUILD_VOXEL_CAPACITY_EXCEEDED = rebuilds.REBUILD_VOXEL_CAPACITY_EXCEEDED
+    REBUILD_LEAF_CAPACITY_EXCEEDED = rebuilds.REBUILD_LEAF_CAPACITY_EXCEEDED
+    REBUILD_LOWER_CAPACITY_EXCEEDED = rebuilds.REBUILD_LOWER_CAPACITY_EXCEEDED
+    REBUILD_UPPER_CAPACITY_EXCEEDED = rebuilds.REBUILD_UPPER_CAPACITY_EXCEEDED
+    REBUILD_INVALID_INPUT = rebuilds.REBUILD_INVALID_INPUT
 
     def __init__(self, data: Any, copy: bool = True, device: Any = None):
         #: the grid's blind data arrays (NanoVDB "feature arrays"; none for allocated volumes)
@@ -221,6 +131,8 @@ class Volume(Releasable):
         #: it and the file's number of grids
         self._file: bytes | None = None
         self._grid_index, self._grid_count = 0, 1
+        #: how :meth:`rebuild` makes a new topology (None: the volume is not rebuildable)
+        self._rebuild: RebuildSpec | None = None
         self._set_grid(grid)
 
     # -- construction ---------------------------------------------------------------------
@@ -292,17 +204,32 @@ class Volume(Releasable):
         translation: Any = (0.0, 0.0, 0.0),
         device: Any = None,
         point_mask: Any = None,
+        rebuildable: bool = False,
+        max_tiles: int | None = None,
+        max_lower_nodes: int | None = None,
+        max_upper_nodes: int | None = None,
+        status: Any = None,
     ) -> Volume:
         """A volume with one leaf (8^3 tile) for each point: integer points (``wp.vec3i`` or
         ``(N, 3)`` int32) are index-space voxel coordinates, ``wp.vec3`` points world positions;
-        points whose ``point_mask`` entry is 0 are skipped. ``bg_value`` None makes an index grid."""
+        points whose ``point_mask`` entry is 0 are skipped. ``bg_value`` None makes an index grid.
+
+        With ``rebuildable=True`` the volume can be given new tiles in place by :meth:`rebuild`,
+        up to ``max_tiles`` leaves, ``max_lower_nodes`` and ``max_upper_nodes`` (all required);
+        ``status`` (one ``wp.uint32``) receives the ``REBUILD_*`` flags of this first topology."""
         owner = "wp.Volume.allocate_by_tiles"
         if voxel_size is None:
             raise ValueError(f"{owner}: voxel_size is required")
         sizes = voxel_sizes(voxel_size, owner)
-        ijk = _index_coords(tile_points, sizes, translation, point_mask, owner, rounding=False)
-        origins = np.unique(ijk >> 3, axis=0) * 8
-        return cls._from_leaves(origins, sizes, bg_value, translation, device)
+        ijk = index_coords(tile_points, sizes, translation, point_mask, owner, rounding=False)
+        if not rebuildable:
+            rebuilds.check_not_rebuild_args(owner, max_tiles=max_tiles, max_lower_nodes=max_lower_nodes,
+                                            max_upper_nodes=max_upper_nodes, status=status)
+            return cls._from_leaves(rebuilds.tile_origins(ijk), sizes, bg_value, translation, device)
+        info = rebuilds.capacities("tiles", owner, None, max_tiles, max_lower_nodes, max_upper_nodes)
+        bg = None if bg_value is None else dtype_of_value(bg_value)  # (grid type, a copy of the value)
+        spec = RebuildSpec(info, sizes, np.asarray(translation, np.float64).reshape(3).copy(), bg)
+        return cls._rebuildable(spec, ijk, status, owner, device)
 
     @classmethod
     def allocate_by_voxels(
@@ -312,25 +239,34 @@ class Volume(Releasable):
         translation: Any = (0.0, 0.0, 0.0),
         device: Any = None,
         point_mask: Any = None,
+        rebuildable: bool = False,
+        max_active_voxels: int | None = None,
+        max_leaf_nodes: int | None = None,
+        max_lower_nodes: int | None = None,
+        max_upper_nodes: int | None = None,
+        status: Any = None,
     ) -> Volume:
         """An index volume whose active voxels are exactly the given ones (duplicates merged):
         integer points (``wp.vec3i`` or ``(N, 3)`` int32) are index coordinates, ``wp.vec3``
         points world positions (the nearest voxel); points whose ``point_mask`` entry is 0 are
-        skipped. Its voxels' indices follow :meth:`get_voxels`."""
+        skipped. Its voxels' indices follow :meth:`get_voxels`.
+
+        With ``rebuildable=True`` the volume can be given new voxels in place by :meth:`rebuild`,
+        up to the capacities ``max_active_voxels``, ``max_leaf_nodes``, ``max_lower_nodes`` and
+        ``max_upper_nodes`` (all required); ``status`` receives the ``REBUILD_*`` flags."""
         owner = "wp.Volume.allocate_by_voxels"
         sizes = voxel_sizes(voxel_size, owner)
-        ijk = _index_coords(voxel_points, sizes, translation, point_mask, owner, rounding=True)
-        ijk = np.unique(ijk, axis=0)
-        grid = grid_from_leaves(ijk >> 3 << 3, nanovdb.ON_INDEX, 0)
-        slots = np.zeros(len(grid.leaf_origin) * 512, bool)
-        if len(ijk):
-            leaf_of = {tuple(o): n for n, o in enumerate(np.asarray(grid.leaf_origin, np.int64))}
-            leaf = np.array([leaf_of[tuple(o)] for o in (ijk >> 3 << 3)], np.int64)
-            local = ijk & 7
-            slots[leaf * 512 + (local[:, 0] << 6) + (local[:, 1] << 3) + local[:, 2]] = True
-        grid.leaf_active = slots
-        grid.leaf_value = np.where(slots, np.cumsum(slots), 0).astype(np.uint64)
-        return cls._with_transform(grid, sizes, translation, device)
+        ijk = index_coords(voxel_points, sizes, translation, point_mask, owner, rounding=True)
+        if not rebuildable:
+            rebuilds.check_not_rebuild_args(
+                owner, max_active_voxels=max_active_voxels, max_leaf_nodes=max_leaf_nodes,
+                max_lower_nodes=max_lower_nodes, max_upper_nodes=max_upper_nodes, status=status,
+            )
+            return cls._with_transform(rebuilds.voxels_grid(ijk), sizes, translation, device)
+        info = rebuilds.capacities("voxels", owner, max_active_voxels, max_leaf_nodes, max_lower_nodes,
+                                   max_upper_nodes)
+        spec = RebuildSpec(info, sizes, np.asarray(translation, np.float64).reshape(3).copy(), None)
+        return cls._rebuildable(spec, ijk, status, owner, device)
 
     @classmethod
     def load_from_numpy(
@@ -372,13 +308,52 @@ class Volume(Releasable):
     def _from_leaves(
         cls, origins: np.ndarray, sizes: np.ndarray, bg_value: Any, translation: Any, device: Any
     ) -> Volume:
-        if bg_value is None:  # an index grid: every voxel of the leaves has an index (1.., 0: none)
-            grid = grid_from_leaves(np.asarray(origins, np.int64), nanovdb.INDEX, 0)
-            grid.leaf_value = np.arange(1, len(grid.leaf_origin) * 512 + 1, dtype=np.uint64)
+        typed = None if bg_value is None else dtype_of_value(bg_value)
+        return cls._with_transform(rebuilds.tiles_grid(origins, typed), sizes, translation, device)
+
+    @classmethod
+    def _rebuildable(cls, spec: RebuildSpec, ijk: np.ndarray, status: Any, owner: str, device: Any) -> Volume:
+        """A rebuildable volume (``spec``) whose first topology is that of ``ijk``."""
+        empty = ijk[:0]
+        if spec.info.mode == "tiles":
+            grid = rebuilds.tiles_grid(empty, spec.bg_value)
         else:
-            grid_type, bg = _dtype_of_value(bg_value)
-            grid = grid_from_leaves(np.asarray(origins, np.int64), grid_type, bg)
-        return cls._with_transform(grid, sizes, translation, device)
+            grid = rebuilds.voxels_grid(empty)
+        volume = cls._with_transform(grid, spec.sizes, spec.translation, device)
+        volume._rebuild = spec
+        volume._retopologize(ijk, status, owner)
+        return volume
+
+    def rebuild(self, points: Any, status: Any = None, point_mask: Any = None) -> None:
+        """Replace the topology of a rebuildable volume with that of ``points`` (tiles or voxels,
+        as it was allocated; the same index-space map), keeping its id. Values start as the
+        background (index grids: indices in the new order). A topology exceeding the capacities
+        leaves the volume empty: ``status`` (one ``wp.uint32``) receives the ``REBUILD_*`` flags,
+        and without it a RuntimeError says what overflowed."""
+        owner = "wp.Volume.rebuild"
+        spec = self._rebuild
+        if spec is None:
+            raise RuntimeError(f"{owner}: this volume is not rebuildable (allocate it with rebuildable=True)")
+        ijk = index_coords(points, spec.sizes, spec.translation, point_mask, owner,
+                           rounding=spec.info.mode == "voxels")
+        self._retopologize(ijk, status, owner)
+
+    def _retopologize(self, ijk: np.ndarray, status: Any, owner: str) -> None:
+        spec = self._rebuild
+        assert spec is not None  # only rebuildable volumes get here
+        flags = rebuilds.overflow(ijk, spec.info)
+        if flags:
+            ijk = ijk[:0]
+        if spec.info.mode == "tiles":
+            grid = rebuilds.tiles_grid(rebuilds.tile_origins(ijk), spec.bg_value)
+        else:
+            grid = rebuilds.voxels_grid(ijk)
+        old = self._grid
+        grid.mat, grid.vec, grid.voxel_size, grid.name = old.mat, old.vec, old.voxel_size, old.name
+        self._set_grid(grid)
+        rebuilds.write_status(status, flags, owner)
+        if flags and status is None:
+            raise RuntimeError(rebuilds.overflow_message(flags, spec.info, owner))
 
     @classmethod
     def _with_transform(
@@ -420,15 +395,15 @@ class Volume(Releasable):
             count = len(g.leaf_origin) * 512
             n = WIDE[g.grid_type][0]
             for level in ("root", "upper", "lower", "leaf"):
-                values = _widened(getattr(g, f"{level}_value"), n)
+                values = widened(getattr(g, f"{level}_value"), n)
                 fields[f"{level}_w"] = wp.array(values, dtype=wp.vec4d, device=dev)
-            fields["background_w"] = wp.vec4d(*_widened(g.background, n)[0])
+            fields["background_w"] = wp.vec4d(*widened(g.background, n)[0])
         else:
             fields["leaf_index"] = wp.array(
                 np.arange(len(g.leaf_origin) * 512, dtype=np.int32), dtype=wp.int32, device=dev
             )
             count = len(g.leaf_origin) * 512
-            suffix, t = _FIELDS[g.grid_type]
+            suffix, t = FIELDS[g.grid_type]
             for level in ("root", "upper", "lower", "leaf"):
                 values = getattr(g, f"{level}_value")
                 fields[f"{level}_{suffix}"] = wp.array(np.ascontiguousarray(values), dtype=t, device=dev)
@@ -438,15 +413,18 @@ class Volume(Releasable):
         fields["voxel_count"] = count
         self._voxel_count = count
         self._arrays = fields
-        self._descriptor = Descriptor(VolumeData, dev)
+        if getattr(self, "_descriptor", None) is None:
+            self._descriptor = Descriptor(VolumeData, dev)
+        else:  # a new topology in place: the id stays
+            self._descriptor.value = VolumeData()
         self._descriptor.update(**fields)
 
     def _sync(self) -> nanovdb.GridArrays:
         """The grid with the current voxel values (kernels may have stored into them)."""
         g = self._grid
-        if g.grid_type in _FIELDS:
+        if g.grid_type in FIELDS:
             assert g.leaf_value is not None  # grids of these types hold values
-            suffix = _FIELDS[g.grid_type][0]
+            suffix = FIELDS[g.grid_type][0]
             g.leaf_value = self._arrays[f"leaf_{suffix}"].numpy().reshape(g.leaf_value.shape).copy()
         elif g.grid_type in WIDE:
             assert g.leaf_value is not None  # grids of these types hold values
@@ -467,7 +445,7 @@ class Volume(Releasable):
         grid_type = self._grid.grid_type
         if grid_type in WIDE:
             return WIDE[grid_type][1]
-        return _FIELDS.get(grid_type, (None, wp.uint64))[1]
+        return FIELDS.get(grid_type, (None, wp.uint64))[1]
 
     @property
     def is_index(self) -> bool:
@@ -479,7 +457,10 @@ class Volume(Releasable):
         return tuple(float(v) for v in self._grid.voxel_size)  # type: ignore[return-value]
 
     def get_voxel_count(self) -> int:
-        """Voxels that have storage: all slots of allocated leaves (active ones for on-index grids)."""
+        """Voxels that have storage: all slots of allocated leaves (active ones for on-index grids);
+        for a rebuildable volume, the voxel capacity reserved (:meth:`get_active_stats` counts)."""
+        if self._rebuild is not None:
+            return self._rebuild.info.max_voxels
         return self._voxel_count
 
     def get_tile_count(self) -> int:
@@ -488,12 +469,12 @@ class Volume(Releasable):
 
     @property
     def is_rebuildable(self) -> bool:
-        """Whether :meth:`rebuild` can change the topology in place (never here: allocate a new volume)."""
-        return False
+        """Whether :meth:`rebuild` can change the topology in place (allocated with ``rebuildable=True``)."""
+        return self._rebuild is not None
 
     def get_rebuild_info(self) -> RebuildInfo:
         """The rebuild mode and reserved capacities (``RebuildInfo(None, 0, 0, 0, 0)``: not rebuildable)."""
-        return RebuildInfo(None, 0, 0, 0, 0)
+        return RebuildInfo(None, 0, 0, 0, 0) if self._rebuild is None else self._rebuild.info
 
     def get_active_stats(self) -> ActiveStats:
         """Numbers of active voxels, leaves, lower and upper nodes."""
@@ -522,9 +503,10 @@ class Volume(Releasable):
             )
         return wp.array(np.frombuffer(data, np_dtype), dtype=dtype or wp.uint8, device=self.device)
 
-    def get_voxels(self) -> Any:
-        """Index-space coordinates of the voxels that have storage (``get_voxel_count()`` of
-        them, in the order of their storage): an ``(N, 3)`` ``wp.int32`` array, as in NVIDIA Warp."""
+    def get_voxels(self, out: Any = None) -> Any:
+        """Index-space coordinates of the voxels that have storage (in the order of their
+        storage): an ``(N, 3)`` ``wp.int32`` array, as in NVIDIA Warp. With ``out`` (an
+        ``(M, 3)`` int32 or ``wp.vec3i`` array, M >= N) they fill its first N rows."""
         g = self._grid
         slots = np.arange(512)
         offsets = np.stack([slots >> 6, (slots >> 3) & 7, slots & 7], axis=1)
@@ -533,7 +515,7 @@ class Volume(Releasable):
             index = self._arrays["leaf_index"].numpy()
             stored = index >= 0
             ijk = ijk[stored][np.argsort(index[stored], kind="stable")]
-        return wp.array(ijk.astype(np.int32).reshape(-1, 3), dtype=wp.int32, device=self.device)
+        return rebuilds.coords_out(ijk, out, wp.int32, "wp.Volume.get_voxels", self.device)
 
     def _size_in_bytes(self) -> int:
         """The NanoVDB buffer's size; for the grid types kept in memory only (float64, vec3d,
@@ -556,9 +538,10 @@ class Volume(Releasable):
             transform_matrix=wp.mat33f(*np.asarray(g.mat, np.float32).ravel()),
         )
 
-    def get_tiles(self) -> Any:
-        """Index-space origins of the leaves, a ``wp.vec3i`` array."""
-        return wp.array(np.asarray(self._grid.leaf_origin, np.int32), dtype=wp.vec3i, device=self.device)
+    def get_tiles(self, out: Any = None) -> Any:
+        """Index-space origins of the leaves, a ``wp.vec3i`` array. With ``out`` (an ``(M, 3)``
+        int32 or ``wp.vec3i`` array, M at least the number of leaves) they fill its first rows."""
+        return rebuilds.coords_out(self._grid.leaf_origin, out, wp.vec3i, "wp.Volume.get_tiles", self.device)
 
     def array(self) -> Any:
         """The volume as a NanoVDB grid buffer (a ``wp.uint8`` array)."""

@@ -11,7 +11,7 @@ import enum
 from typing import Any
 
 import warp
-from warp.extending import Device, from_dlpack, get_device, resolve_dtype, type_repr
+from warp.extending import Device, from_dlpack, resolve_dtype, type_repr
 
 from warp_interop.checks import check_warp_array
 from warp_interop.frameworks import require
@@ -77,31 +77,48 @@ def dtype_to_jax(warp_dtype: Any) -> Any:
 
 
 def device_from_jax(jax_device: Any) -> Device:
-    """The warp device of a JAX device (``cpu`` devices map to ``"cpu"``, ``gpu`` ones to ``"cuda:N"``)."""
+    """The warp device of a JAX device: ``cpu`` devices map to ``"cpu"``; a GPU maps to the CUDA
+    device of this process with its process-local ordinal (``local_hardware_id``), so that under
+    ``jax.distributed`` (where ``jax.Device.id`` counts every process's GPUs) it is the same GPU.
+    A GPU of another process raises RuntimeError."""
     platform = getattr(jax_device, "platform", None)
     if platform == "cpu":
-        return get_device("cpu")
+        return warp.get_device("cpu")
     if platform in ("gpu", "cuda"):
-        return get_device(f"cuda:{getattr(jax_device, 'local_hardware_id', None) or jax_device.id}")
+        jax = _jax("device_from_jax")
+        owner, here = getattr(jax_device, "process_index", None), jax.process_index()
+        if owner is not None and owner != here:
+            raise RuntimeError(
+                f"device_from_jax: JAX device {jax_device} belongs to process {owner}, not to this process "
+                f"({here}); warp devices are those of the current process"
+            )
+        ordinal = getattr(jax_device, "local_hardware_id", None)
+        return warp.get_cuda_device(jax_device.id if ordinal is None else ordinal)
     raise RuntimeError(
         f"JAX device {jax_device!r} has no corresponding warp device (only CPU and GPU devices)"
     )
 
 
 def device_to_jax(warp_device: Any = None) -> Any:
-    """The JAX device of a warp device (the first CPU device for ``"cpu"``)."""
+    """The JAX device of this process matching a warp device: the first local CPU device for
+    ``"cpu"``; for ``cuda:N`` the local GPU whose process-local ordinal (``local_hardware_id``) is N."""
     jax = _jax("device_to_jax")
-    device = get_device(warp_device)
+    device = warp.get_device(warp_device)
+    if device.is_cuda:
+        try:
+            gpus = jax.local_devices(backend="cuda")
+        except RuntimeError:  # no CUDA backend in this JAX
+            gpus = []
+        for d in gpus:
+            if d.local_hardware_id == device.ordinal:
+                return d
+        raise RuntimeError(
+            f"device_to_jax: warp device '{device}' is not available in JAX (JAX has no local GPU with "
+            f"ordinal {device.ordinal})"
+        )
     if device.is_cpu:
-        return jax.devices("cpu")[0]
-    try:
-        gpus = jax.devices("gpu")
-    except RuntimeError:
-        gpus = []
-    for d in gpus:
-        if getattr(d, "local_hardware_id", d.id) == device.ordinal:
-            return d
-    raise RuntimeError(f"no JAX device corresponds to warp device '{device}'")
+        return jax.local_devices(backend="cpu")[0]
+    raise RuntimeError(f"device_to_jax: warp device '{device}' has no JAX equivalent (CPU and CUDA only)")
 
 
 def get_jax_device() -> Any:

@@ -141,21 +141,27 @@ def _grad_tensor(t: Any, requires_grad: bool | None, grad: Any, paddle: Any) -> 
 
 
 def from_paddle(t: Any, dtype: Any = None, requires_grad: bool | None = None, grad: Any = None,
-                return_ctype: bool = False) -> Any:
+                return_ctype: bool = False, retain_grad: bool = False) -> Any:
     """Wrap a paddle tensor as a ``wp.array`` without copying.
 
     ``dtype`` may be a vector/matrix type matching the tensor's trailing dimensions. With
     ``requires_grad`` (default: ``not t.stop_gradient``) the array's gradient wraps ``t.grad``,
     which is allocated (zeros) when missing; ``grad`` (a tensor or warp array) supplies it
     explicitly. ``return_ctype=True`` returns a cheaper descriptor only kernel launches accept.
+    ``retain_grad=True`` sets the array's ``retain_grad`` (it needs a gradient).
     """
     paddle = _paddle("from_paddle")
     if not isinstance(t, paddle.Tensor):
         raise TypeError(f"from_paddle: expected a paddle.Tensor, got {type(t).__name__}")
+    if retain_grad and return_ctype:
+        raise ValueError("from_paddle: retain_grad=True needs a wp.array, not return_ctype=True")
     layout = _tensor_layout(t, dtype, "from_paddle")
     g = _grad_tensor(t, requires_grad, grad, paddle)
-    return wrap_tensor(t, layout, g, return_ctype,
-                       lambda g, target: from_paddle(g, dtype=target, requires_grad=False))
+    result = wrap_tensor(t, layout, g, return_ctype,
+                         lambda g, target: from_paddle(g, dtype=target, requires_grad=False))
+    if retain_grad:
+        result.retain_grad = True
+    return result
 
 
 def tensor_launch_arg(t: Any, dtype: Any) -> ArrayDescriptor:

@@ -85,6 +85,8 @@ class AdjointBuilder(LoopsMixin, ReplayMixin, ReverseMixin):
         self.nonnull: set[int] = set()
         #: (result index, adjoint param) of the adjoint function's incoming result adjoints
         self.return_seeds: list[tuple[int, ir.Value]] = []
+        #: kernel value parameter id -> its adjoint parameter (what ``print`` shows as its adjoint)
+        self.param_adjoints: dict[int, ir.Value] = {}
         #: bool value: exclusively indexed adjoint arrays do not alias other ones (None: no risk)
         self.no_alias: ir.Value | None = None
         self._warned: set[tuple[Any, str]] = set()
@@ -172,6 +174,8 @@ class AdjointBuilder(LoopsMixin, ReplayMixin, ReverseMixin):
         for p, a in zip(fn.params, adj_params):
             if carries_arrays(p.type):
                 scope.aenv[id(p)] = a
+            else:
+                self.param_adjoints[id(p)] = a
         body = ir.Region()
         em = Emitter(body, fn.loc)
 

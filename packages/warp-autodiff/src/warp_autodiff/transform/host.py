@@ -40,6 +40,8 @@ class BuilderHost:
     nonnull: set[int]
     #: (result index, adjoint param) of the adjoint function's incoming result adjoints
     return_seeds: list[tuple[int, ir.Value]]
+    #: kernel value parameter id -> its adjoint parameter (what ``print`` shows as its adjoint)
+    param_adjoints: dict[int, ir.Value]
 
     def tape_layout(self) -> TapeLayout:
         """The loop-memory layout; only builders of adjoints (not of replays) have one."""

@@ -83,6 +83,30 @@ class ReverseMixin(BuilderHost):
             self.reverse_if(op, em, scope, adj)
         elif op.kind in ("for", "while"):
             self.reverse_loop(op, em, scope, adj)
+        elif op.kind == "print" and "pieces" in op.attrs:
+            self.reverse_print(op, em, scope, adj)
+
+    # -- print ------------------------------------------------------------------------------
+    def reverse_print(self, op: ir.Op, em: Emitter, scope: Scope, adj: Adj) -> None:
+        """``print(...)`` prints, in the reverse pass, ``adj:`` and the adjoints of its values as
+        they stand there (the gradients flowing back from later code), as NVIDIA Warp does."""
+        values = [self.printed_adjoint(v, em, scope, adj) for v in op.args]
+        em.op("print", values, [], pieces=["adj:", *op.attrs["pieces"]])
+
+    def printed_adjoint(self, value: ir.Value, em: Emitter, scope: Scope, adj: Adj) -> ir.Value:
+        """The adjoint ``print`` shows for ``value``: its adjoint so far plus, for a kernel
+        parameter, the adjoint passed to the launch; an array's gradient array; else zero."""
+        if carries_arrays(value.type):
+            return self.adjoint_carrier(em, scope, value)
+        current, passed = adj.get(id(value)), self.param_adjoints.get(id(value))
+        if current is not None and passed is not None:
+            return em.add(current, passed)
+        if current is not None or passed is not None:
+            return current if current is not None else passed
+        try:
+            return em.zero(value.type)
+        except RuleError:  # a type without a zero: its forward value, as the best available
+            return scope.get(value)
 
     # -- calls ------------------------------------------------------------------------------
     def reverse_call(self, op: ir.Op, em: Emitter, scope: Scope, adj: Adj) -> None:

@@ -10,6 +10,7 @@ descriptor :attr:`array._desc` is precomputed and refreshed only when the gradie
 
 from __future__ import annotations
 
+import ctypes
 import math
 import struct
 import weakref
@@ -41,6 +42,7 @@ from warp.runtime.devices import Device, get_device
 from warp.runtime.memory_tracking import is_tracking, record_allocation
 from warp.types import bfloat16_bits
 from warp.types.array_type import ARRAY_DESC_FORMAT, MAX_DIMS, ArrayType
+from warp.types.ctypes_layout import ArrayDescriptorC, ctype_of
 from warp.types.scalars import is_scalar_type, type_repr
 from warp.runtime.devices import is_cuda_available
 from warp.targets import target_for_kind
@@ -587,13 +589,32 @@ class array:
                 values = bfloat16_bits.from_bits(values)
             return values.reshape(-1).tolist()
         rows = values.reshape((self._size, *info.inner_shape))
-        return [element_value(self._dtype, v) for v in rows]
+        return [element_value(self._dtype, v, self) for v in rows]
+
+    def cptr(self) -> Any:
+        """A ctypes pointer to the elements of a contiguous CPU array (``p[i]`` reads/writes
+        element ``i`` without bounds checks), typed by :func:`warp.types.ctypes_layout.ctype_of`
+        (struct elements as ``ctypes.Structure``, 16-bit floats as their ``uint16`` bits);
+        None for an array without elements."""
+        self._check_concrete("cptr()")
+        if not self._device.is_cpu or not self._is_contiguous:
+            layout = "contiguous" if self._is_contiguous else "non-contiguous"
+            raise RuntimeError(f"cptr() needs a contiguous CPU array, got a {layout} array on {self._device}")
+        if not self._ptr:
+            return None
+        return ctypes.cast(self._ptr, ctypes.POINTER(ctype_of(self._dtype)))
+
+    def __ctype__(self) -> ArrayDescriptorC:
+        """The array's kernel-argument descriptor as a ctypes structure (data and gradient
+        addresses, shape, byte strides); ``wp.Launch.set_param_*_from_ctype`` take it."""
+        self._check_concrete("__ctype__()")
+        return ArrayDescriptorC.from_buffer_copy(self._desc)
 
     def __getitem__(self, key: Any) -> Any:
         self._check_concrete("indexing")
         r = resolve_index(key, self._shape, self._strides)
         if r.element is not None:
-            return element_value(self._dtype, self.numpy()[r.element])
+            return element_value(self._dtype, self.numpy()[r.element], self)
         grad = self._grad[key] if self._grad is not None else None
         return self._make_view(r.offset, r.shape, r.strides, grad=grad)
 

@@ -8,14 +8,18 @@ The result aliases the input whenever no conversion is needed, so callers can wr
 from __future__ import annotations
 
 import math
-from typing import Any
+import struct
+from typing import Any, Callable
 
 import numpy as np
 
 from warp.arrays.layout import ElementInfo, element_info, is_generic_dtype, normalize_shape, resolve_dtype
 from warp.types import bfloat16_bits
-from warp.types.array_type import MAX_DIMS
+from warp.types.array_type import ARRAY_DESC_FORMAT, MAX_DIMS, ArrayType
 from warp.types.scalars import ScalarBase, bfloat16, dtype_from_numpy, is_scalar_type, type_repr
+
+
+_desc_struct = struct.Struct(ARRAY_DESC_FORMAT)
 
 
 def is_bfloat16_element(dtype: Any) -> bool:
@@ -190,14 +194,17 @@ def prepare_data(data: Any, dtype: Any, shape: Any) -> tuple[np.ndarray, Any]:
     return _fit_shape(arr, dtype, shape), dtype
 
 
-def element_value(dtype: Any, value: Any) -> Any:
-    """Convert one element read through NumPy to a Python value (scalar, or an instance of dtype)."""
+def element_value(dtype: Any, value: Any, owner: Any = None) -> Any:
+    """Convert one element read through NumPy to a Python value (scalar, or an instance of dtype).
+
+    A struct element's array fields become arrays (of ``owner``'s class, on its device) viewing
+    the memory their stored descriptors point at; without ``owner`` they are left unset."""
     if is_bfloat16_element(dtype):
         value = bfloat16_bits.from_bits(value)
     if is_scalar_type(dtype):
         return value.item()
     if isinstance(value, np.void) and hasattr(dtype, "from_numpy_value"):  # a struct record
-        return dtype.from_numpy_value(value)
+        return dtype.from_numpy_value(value, None if owner is None else _field_array_of(owner))
     if isinstance(value, np.ndarray):
         flat = value.reshape(-1).tolist()
         try:
@@ -208,6 +215,19 @@ def element_value(dtype: Any, value: Any) -> Any:
             except Exception:
                 return value.copy()
     return value
+
+
+def _field_array_of(owner: Any) -> Callable[[ArrayType, bytes], Any]:
+    """The struct-record array-field rebuilder for elements read from array ``owner``."""
+
+    def field_array(t: ArrayType, desc: bytes) -> Any:
+        ptr, _grad, *dims = _desc_struct.unpack(desc)
+        if ptr == 0:
+            return None  # the field was unset (None) when the element was stored
+        shape, strides = tuple(dims[: t.ndim]), tuple(dims[MAX_DIMS : MAX_DIMS + t.ndim])
+        return type(owner)(ptr=ptr, dtype=t.dtype, shape=shape, strides=strides, device=owner.device)
+
+    return field_array
 
 
 def value_to_numpy(value: Any, info: ElementInfo, dtype: Any = None) -> Any:

@@ -14,10 +14,11 @@ from typing import Any
 
 from warp.arrays.array import _array_type, array
 from warp.arrays.layout import element_info, is_contiguous_layout
-from warp.types.array_type import ADJOINT_RETAIN_MARK, ARRAY_DESC_FORMAT, MAX_DIMS
+from warp.types.array_type import ADJOINT_RETAIN_MARK, ARRAY_DESC_FORMAT, MAX_DIMS, ArrayType
 from warp.types.scalars import type_repr
 
 _pack = struct.Struct(ARRAY_DESC_FORMAT).pack
+_unpack = struct.Struct(ARRAY_DESC_FORMAT).unpack
 _PAD = tuple((0,) * k for k in range(MAX_DIMS + 1))
 
 
@@ -31,6 +32,19 @@ class ArrayDescriptor(array):
 
     #: What keeps the memory alive (a tensor, ...).
     _owner: Any
+    #: Address of the gradient memory (0: none), as packed in the kernel argument.
+    _grad_ptr: int
+
+    @property
+    def data(self) -> int:
+        """Address of the first element (the ``data`` field of NVIDIA Warp's ``array_t``)."""
+        return self._ptr
+
+    @property
+    def grad(self) -> int:  # type: ignore[override]
+        """Address of the gradient memory, 0 when there is none (``array_t.grad``); an adjoint
+        launch reads it through :func:`adjoint_of`."""
+        return self._grad_ptr
 
     def __getattr__(self, name: str) -> Any:
         raise TypeError(_launch_only_message(name))
@@ -54,7 +68,7 @@ def _launch_only(name: str) -> Any:
     return method
 
 
-for _name in ("numpy", "list", "__array__", "__getitem__", "__setitem__", "__len__", "__dlpack__",
+for _name in ("numpy", "list", "cptr", "__array__", "__getitem__", "__setitem__", "__len__", "__dlpack__",
               "__dlpack_device__", "zero_", "fill_", "assign", "reshape", "flatten", "view", "transpose",
               "contiguous", "to"):
     setattr(ArrayDescriptor, _name, _launch_only(_name))
@@ -81,7 +95,30 @@ def make_descriptor(ptr: int, shape: tuple[int, ...], strides: tuple[int, ...], 
     d._grad = None
     d._requires_grad = False
     d._owner = owner
+    d._grad_ptr = grad_ptr
     return d
+
+
+def adjoint_of(a: array) -> array | None:
+    """The gradient array an adjoint launch uses for ``a`` when none is given: ``a.grad`` for a
+    ``wp.array``; for a descriptor, a descriptor over its gradient memory (None when it has none)."""
+    if not isinstance(a, ArrayDescriptor):
+        return a.grad
+    if not a._grad_ptr:
+        return None
+    return make_descriptor(a._grad_ptr, a._shape, a._strides, a._dtype, a._device, a._owner)
+
+
+def descriptor_from_bytes(desc: bytes, array_type: ArrayType, device: Any,
+                          owner: Any) -> ArrayDescriptor | None:
+    """The descriptor packed in ``desc`` (64 bytes: an array's ``__ctype__()``, a struct's array
+    field) read as an array of ``array_type`` on ``device``; None for a null data address."""
+    ptr, grad_ptr, *dims = _unpack(desc)
+    if ptr == 0:
+        return None
+    ndim = array_type.ndim
+    return make_descriptor(ptr, tuple(dims[:ndim]), tuple(dims[MAX_DIMS : MAX_DIMS + ndim]), array_type.dtype,
+                           device, owner, grad_ptr=grad_ptr)
 
 
 def retained_adjoint(grad: array) -> ArrayDescriptor:

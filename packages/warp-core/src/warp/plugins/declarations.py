@@ -4,11 +4,12 @@ A distribution of the ``warp`` entry-point group ships ``warp_provides.json`` ne
 of its entry-point module (``warp_builtins/warp_provides.json``)::
 
     {"builtins": ["sin", ...], "builtin_prefixes": ["mesh_"], "python_names": ["Tape"],
-     "submodules": ["warp.autograd"]}
+     "submodules": ["warp.autograd"], "module_names": {"warp.geometry": ["swept_volume_mesh"]}}
 
 Every key is optional. Error messages use it to name the package to install when a kernel calls
 a builtin, or code reaches ``wp.<name>`` or imports ``warp.<module>``, that an installed but
-disabled (``WARP_DISABLE_PLUGINS``) or broken plugin would provide. The file is found through
+disabled (``WARP_DISABLE_PLUGINS``) or broken plugin would provide; ``module_names`` lists the names
+a plugin publishes on warp-core's own modules (``warp_module_exports``). The file is found through
 ``importlib.util.find_spec`` of the top-level package, which does not run the package's code, and
 read once, on the first error that needs it.
 
@@ -45,6 +46,8 @@ class Declaration:
     builtin_prefixes: tuple[str, ...] = ()
     python_names: frozenset[str] = frozenset()
     submodules: frozenset[str] = frozenset()
+    #: names published on warp-core's modules, dotted: ``"warp.geometry.swept_volume_mesh"``
+    module_names: frozenset[str] = frozenset()
 
     def provides_builtin(self, name: str) -> bool:
         """Whether kernel builtin ``name`` is among the declared ones (or has a declared prefix)."""
@@ -73,6 +76,9 @@ def _declaration(distribution: str, data: dict) -> Declaration:
         builtin_prefixes=tuple(data.get("builtin_prefixes", ())),
         python_names=frozenset(data.get("python_names", ())),
         submodules=frozenset(data.get("submodules", ())),
+        module_names=frozenset(
+            f"{module}.{name}" for module, names in data.get("module_names", {}).items() for name in names
+        ),
     )
 
 
@@ -121,3 +127,9 @@ def python_name_distribution(name: str) -> str | None:
 def submodule_distribution(module: str) -> str | None:
     """The distribution that declares the submodule ``module`` (e.g. ``"warp.autograd"``), or None."""
     return next((d.distribution for d in known_declarations() if module in d.submodules), None)
+
+
+def module_name_distribution(module: str, name: str) -> str | None:
+    """The distribution that declares ``name`` on warp-core's module ``module``
+    (e.g. ``("warp.geometry", "swept_volume_mesh")``), or None."""
+    return next((d.distribution for d in known_declarations() if f"{module}.{name}" in d.module_names), None)

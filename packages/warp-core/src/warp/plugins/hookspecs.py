@@ -78,6 +78,18 @@ def warp_exports() -> dict[str, Any]:  # type: ignore[empty-body]  # a spec: nev
     """
 
 
+@hookspec
+def warp_module_exports() -> dict[str, dict[str, Any]]:  # type: ignore[empty-body]  # a spec: never run
+    """Return Python-scope names to publish on warp-core's own submodules, as ``{module: {name: obj}}``.
+
+    For example ``{"warp.geometry": {"swept_volume_mesh": swept_volume_mesh}}`` makes
+    ``warp.geometry.swept_volume_mesh`` that function: a plugin extends a documented module of
+    warp-core (``warp.geometry``) with functions that need its own builtins. The module must look
+    the names up (:func:`warp.plugins.manager.module_exports`); ``warp.geometry`` does. A name
+    exported twice is an error reported as a warning; the first one stays.
+    """
+
+
 @hookspec(firstresult=True)
 def warp_adjoint_function(function: ir.Function) -> ir.Function | None:
     """Return the adjoint (reverse-mode derivative) of a kernel, or None if not provided.

@@ -25,12 +25,15 @@ _records_launches = False
 plugin_distributions: dict[str, str] = {}
 #: Python-scope names exported by plugins
 exports: dict[str, Any] = {}
+#: names plugins publish on warp-core's submodules: module name -> {name: object}
+_module_exports: dict[str, dict[str, Any]] = {}
 
 #: Core's own standard pieces, registered like any plugin but without an entry point: the
 #: builtins of core kernels, and the parts written in the kernel language against ``wp`` (as
 #: user code is), which ``import warp`` therefore does not import itself: ``warp.gemm``
-#: (``wp.matmul``, and ``a @ b`` of arrays) and ``warp.geometry`` (``wp.MarchingCubes``).
-CORE_PLUGINS = ("warp.core_plugin", "warp.gemm", "warp.geometry")
+#: (``wp.matmul``, and ``a @ b`` of arrays) and ``warp.geometry`` (``wp.MarchingCubes``, through
+#: ``warp.geometry.plugin``).
+CORE_PLUGINS = ("warp.core_plugin", "warp.gemm", "warp.geometry.plugin")
 
 
 class WarpPluginManager(pluggy.PluginManager):
@@ -137,6 +140,18 @@ def _run_registration(pm: pluggy.PluginManager) -> None:
                 )
                 continue
             exports[name] = obj
+    for plugin_name, modules in call_each("warp_module_exports"):
+        for module, names in (modules or {}).items():
+            table = _module_exports.setdefault(module, {})
+            for name, obj in (names or {}).items():
+                if name in table and table[name] is not obj:
+                    warnings.warn(
+                        f"warp: plugin '{plugin_name}' exports '{module}.{name}', already exported",
+                        RuntimeWarning,
+                        stacklevel=2,
+                    )
+                    continue
+                table[name] = obj
     for plugin_name, names in call_each("warp_submodules"):
         submodules.register(dict(names or {}), plugin_name)
     submodules.install()
@@ -156,6 +171,12 @@ def load_plugins() -> None:
         _discover(pm)
         _run_registration(pm)
         _loaded = True
+
+
+def module_exports(module: str) -> dict[str, Any]:
+    """The names plugins publish on the warp-core module ``module`` (``warp_module_exports``)."""
+    load_plugins()
+    return _module_exports.get(module, {})
 
 
 def plugin_module(name: str) -> ModuleType | None:

@@ -14,7 +14,9 @@ import sys
 from typing import Any
 
 from warp import not_provided
-from warp.plugins.declarations import providing_distribution, python_name_distribution, submodule_distribution
+from warp.plugins.declarations import (
+    module_name_distribution, providing_distribution, python_name_distribution, submodule_distribution,
+)
 from warp.plugins.install_hints import distribution_hint
 from warp.plugins.manager import disabled_plugins
 
@@ -34,6 +36,15 @@ def missing_attribute(name: str) -> AttributeError:
     if dist is not None:
         return AttributeError(f"module 'warp' has no attribute '{name}': {_hint(dist)}")
     return AttributeError(f"module 'warp' has no attribute '{name}'")
+
+
+def missing_module_attribute(module: str, name: str) -> AttributeError | None:
+    """The error for ``<module>.<name>`` (a warp-core module) when a plugin that is not loaded
+    declares that name, or None."""
+    dist = module_name_distribution(module, name)
+    if dist is None:
+        return None
+    return AttributeError(f"module '{module}' has no attribute '{name}': {_hint(dist)}", name=name)
 
 
 class MissingSubmoduleFinder(importlib.abc.MetaPathFinder):

@@ -10,7 +10,7 @@ from typing import Any, Sequence
 
 from warp import config
 from warp.arrays import array as Array
-from warp.arrays.descriptor import ArrayDescriptor, retained_adjoint
+from warp.arrays.descriptor import ArrayDescriptor, adjoint_of, retained_adjoint
 from warp.errors import LaunchTypeError, WarpCodegenError
 from warp.kernels import Kernel
 from warp.plugins import manager as _plugins
@@ -132,7 +132,7 @@ def _own_adjoint(a: Any) -> Any:
     """The adjoint ``None`` stands for: an array's ``.grad``; for a struct, a struct of the same
     type whose array fields (nested structs' too) are the ``.grad`` of ``a``'s; else ``None``."""
     if isinstance(a, Array):
-        return a.grad
+        return adjoint_of(a)
     if is_struct(a):
         adj = type(a)()
         for name, _ in type(a)._fields_:

@@ -8,11 +8,21 @@ or the grid (:meth:`Launch.set_dim`) re-validates that value and repacks the buf
 
 from __future__ import annotations
 
+import ctypes
 from typing import Any, Sequence
 
+import numpy as np
+
+from warp.arrays.array import array
+from warp.arrays.descriptor import adjoint_of, descriptor_from_bytes
+from warp.errors import LaunchTypeError
 from warp.runtime import devices
 from warp.runtime.launch_plan import LaunchPlan
 from warp.runtime.launcher import get_launcher, launch_dims
+from warp.types.array_type import ArrayType
+from warp.types.ctypes_layout import ArrayDescriptorC
+from warp.types.helpers import type_is_struct
+from warp.types.scalars import is_scalar_type
 
 
 class Launch:
@@ -45,7 +55,11 @@ class Launch:
         self.max_blocks = max_blocks
         self.block_dim = block_dim
         self.adjoint = adjoint
-        self._params: list[Any] = [None] * len(self._launcher.types)
+        #: the converted arguments; until set, each parameter's zero value (null arrays)
+        self._params: list[Any] = [] if params is not None else [
+            self._launcher.convert_one(name, t, _zero_argument(t))
+            for name, t in zip(self._launcher.names, self._launcher.types)
+        ]
         #: adjoint slots given explicitly (the others follow their array argument's .grad)
         self._adjoint_set: set[int] = set()
         self._buffer: tuple[bytes, bool] | None = None
@@ -59,6 +73,12 @@ class Launch:
             self.set_dim(bounds)
 
     # -- parameters ------------------------------------------------------------------------
+    @property
+    def params(self) -> list[Any]:
+        """The arguments as validated and converted for the kernel, in order (for an adjoint
+        launch: the forward arguments, then the adjoints); parameters not set hold zero values."""
+        return list(self._params)
+
     def _index(self, index: int, adjoint: bool) -> int:
         n = len(self.kernel.arg_names)
         if adjoint and not self.adjoint:
@@ -80,12 +100,12 @@ class Launch:
         self._buffer = None
         if adjoint:
             self._adjoint_set.add(slot)
-        elif self.adjoint and getattr(value, "grad", None) is not None:
+        elif self.adjoint and isinstance(value, array) and adjoint_of(value) is not None:
             # an adjoint launch uses an array's own .grad until another adjoint is set
             n = len(self.kernel.arg_names)
             if slot + n not in self._adjoint_set:
                 self._params[slot + n] = launcher.convert_one(
-                    launcher.names[slot + n], launcher.types[slot + n], value.grad
+                    launcher.names[slot + n], launcher.types[slot + n], adjoint_of(value)
                 )
 
     def set_param_by_name(self, name: str, value: Any, adjoint: bool = False) -> None:
@@ -107,16 +127,46 @@ class Launch:
         self._buffer = None
 
     def set_param_at_index_from_ctype(self, index: int, value: Any) -> None:
-        """As :meth:`set_param_at_index` (values are Python objects here; no ctypes structures)."""
-        self.set_param_at_index(index, value)
+        """As :meth:`set_param_at_index`, ``value`` may also be a ctypes value: an array's or a
+        struct's ``__ctype__()``, a ctypes scalar or a ctypes array of a vector's components.
+        An array given so is used as a launch-only descriptor of the memory it points at."""
+        slot = self._index(index, False)
+        self.set_param_at_index(index, self._from_ctype(slot, value))
 
     def set_param_by_name_from_ctype(self, name: str, value: Any) -> None:
-        """As :meth:`set_param_by_name`."""
-        self.set_param_by_name(name, value)
+        """As :meth:`set_param_by_name`, taking ctypes values as :meth:`set_param_at_index_from_ctype`."""
+        names = list(self.kernel.arg_names)
+        if name not in names:
+            self.set_param_by_name(name, value)  # raises the KeyError naming the parameters
+        self.set_param_at_index_from_ctype(names.index(name), value)
 
     def set_params_from_ctypes(self, values: Sequence[Any]) -> None:
-        """As :meth:`set_params`."""
-        self.set_params(values)
+        """As :meth:`set_params`, taking ctypes values as :meth:`set_param_at_index_from_ctype`."""
+        values = list(values)
+        self.set_params([self._from_ctype(i, v) if i < len(self._launcher.types) else v
+                         for i, v in enumerate(values)])
+
+    def _from_ctype(self, slot: int, value: Any) -> Any:
+        """The Python value of a ctypes ``value`` given for parameter ``slot``."""
+        t = self._launcher.types[slot]
+        if isinstance(value, ctypes._SimpleCData):
+            return value.value
+        if isinstance(value, ctypes.Array):
+            return _ctypes_array_values(value)
+        if isinstance(value, ArrayDescriptorC) and isinstance(t, ArrayType):
+            return descriptor_from_bytes(bytes(value), t, self.device, owner=value)
+        if isinstance(value, ctypes.Structure) and type_is_struct(t):
+            if type(value) is not t.ctype:
+                raise LaunchTypeError(
+                    f"kernel '{self.kernel.name}', argument '{self._launcher.names[slot]}': a ctypes "
+                    f"structure {type(value).__name__} is not a {t.__name__} "
+                    f"(pass {t.__name__}().__ctype__() or a {t.__name__} instance)"
+                )
+            record = np.frombuffer(bytes(value), dtype=t.numpy_dtype())[0]
+            return t.from_numpy_value(
+                record, lambda at, desc: descriptor_from_bytes(desc, at, self.device, owner=value)
+            )
+        return value
 
     # -- grid and launch -------------------------------------------------------------------
     def set_dim(self, dim: Any) -> None:
@@ -152,3 +202,19 @@ class Launch:
 
     def __repr__(self) -> str:
         return f"Launch(kernel='{self.kernel.name}', device='{self.device}', dim={self.bounds})"
+
+
+def _zero_argument(t: Any) -> Any:
+    """The value a parameter of type ``t`` has until set: a null array, zero, a zero value."""
+    if isinstance(t, ArrayType):
+        return None
+    if is_scalar_type(t):
+        return False if t._kind_ == "bool" else 0
+    if getattr(t, "_wp_scalar_type_", None) is not None:  # composites: all components 0 (a
+        return t(np.zeros(t._shape_))  # transform too, where wp.transform() is the identity)
+    return t()  # structs: their default field values
+
+
+def _ctypes_array_values(value: ctypes.Array) -> Any:
+    """The (nested) list of a ctypes array's elements (a vector's or matrix's components)."""
+    return [_ctypes_array_values(v) if isinstance(v, ctypes.Array) else v for v in value]

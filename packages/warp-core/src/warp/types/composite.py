@@ -45,6 +45,8 @@ class CompositeBase:
     """Base of vector/matrix/quaternion/transform values in Python scope."""
 
     _wp_kind_ = ""
+    #: the generic family as NVIDIA Warp names it ("vec_t", ...; see warp.types.protocol)
+    _wp_generic_type_str_ = ""
     _shape_: tuple[int, ...] = ()
     _length_ = 0
     _wp_scalar_type_: Any = None
@@ -339,6 +341,7 @@ class VectorBase(CompositeBase):
     """Vectors: ``v.x``, ``v.y``, ``v.z``, ``v.w`` name the first four components."""
 
     _wp_kind_ = "vector"
+    _wp_generic_type_str_ = "vec_t"
     __slots__ = ()
 
     x = _vector_component(0, "x")
@@ -356,6 +359,7 @@ class MatrixBase(CompositeBase):
     """Row-major matrices: ``m[i]`` is row i as a vector, ``m[i, j]`` a component."""
 
     _wp_kind_ = "matrix"
+    _wp_generic_type_str_ = "mat_t"
     __slots__ = ()
 
     def __len__(self) -> int:
@@ -388,6 +392,7 @@ class QuaternionBase(VectorBase):
     """Quaternions stored as (i, j, k, w), w being the real part."""
 
     _wp_kind_ = "quaternion"
+    _wp_generic_type_str_ = "quat_t"
     __slots__ = ()
 
 
@@ -395,6 +400,7 @@ class TransformBase(VectorBase):
     """Rigid transforms stored as 7 components: position p (3) then rotation q (4)."""
 
     _wp_kind_ = "transform"
+    _wp_generic_type_str_ = "transform_t"
     __slots__ = ()
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -680,6 +686,9 @@ class GenericComposite:
 
 _generic_cache: dict[tuple[Any, ...], type] = {}
 
+#: ``_wp_generic_type_str_`` of each composite kind (NVIDIA Warp's names of the generic families)
+GENERIC_TYPE_STRS = {"vector": "vec_t", "matrix": "mat_t", "quaternion": "quat_t", "transform": "transform_t"}
+
 
 def generic_composite(kind: str, shape: tuple[Any, ...], dtype: Any) -> type:
     """The generic annotation of composites of ``kind`` whose shape/dtype may hold placeholders."""
@@ -696,6 +705,7 @@ def generic_composite(kind: str, shape: tuple[Any, ...], dtype: Any) -> type:
         what = {"vector": f"length={dims}, ", "matrix": f"shape=({dims}), "}.get(kind, "")
         name = f"{kind}({what}dtype={'Any' if dtype is Any else dtype.__name__})"
         cls = type(name, (GenericComposite,), {"_wp_kind_": kind, "_shape_": shape, "_dtype_": dtype,
+                                               "_wp_generic_type_str_": GENERIC_TYPE_STRS.get(kind, ""),
                                                "__module__": "warp.types"})
         _generic_cache[key] = cls
     return cls

@@ -28,6 +28,9 @@ Storage and ABI
     arithmetic, conversions and adjoints follow; None or absent for other types.
     ``_wp_generic_ = True`` marks a placeholder type (``wp.vector(length=3, dtype=Any)``) that
     only annotations may use; kernels are specialized to concrete types at launch.
+    ``_wp_generic_type_str_`` names the generic family of a composite type as NVIDIA Warp
+    spells it (``"vec_t"``, ``"mat_t"``, ``"quat_t"``, ``"transform_t"``), on concrete and
+    generic composite types alike; code inspecting an inferred dtype reads it.
     ``_wp_llvm_type_()`` gives the LLVM type of an SSA value;
     ``_wp_llvm_storage_type_()``, ``_wp_to_storage_(ir_builder, v)`` and
     ``_wp_from_storage_(ir_builder, v)`` differ from it only when the in-memory form is another
@@ -107,7 +110,7 @@ class KernelRecordType(KernelType, Protocol):
 
 #: Every ``_wp_*_`` member of the protocol (the names above); a test keeps the code to these.
 PROTOCOL_MEMBERS = frozenset({
-    "_wp_type_", "_wp_kind_", "_wp_scalar_type_", "_wp_generic_", "_wp_llvm_type_",
+    "_wp_type_", "_wp_kind_", "_wp_scalar_type_", "_wp_generic_", "_wp_generic_type_str_", "_wp_llvm_type_",
     "_wp_llvm_storage_type_", "_wp_to_storage_", "_wp_from_storage_", "_wp_alignment_",
     "_wp_abi_format_", "_wp_pack_", "_wp_check_arg_", "_wp_all_contiguous_",
     "_wp_call_", "_wp_getattr_", "_wp_setattr_", "_wp_getitem_", "_wp_setitem_", "_wp_iterate_",

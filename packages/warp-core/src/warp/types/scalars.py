@@ -34,16 +34,34 @@ class ScalarBase:
     _ctype_: Any = None
     _type_: Any = None  # the ctypes type again, under NVIDIA Warp's name for it
     _length_ = 1  # number of components, as for vectors and matrices (Warp's scalar types have it)
-    __slots__ = ("value",)
+    __slots__ = ("value", "_from_int")
     value: Any
 
     def __init__(self, x: Any = 0) -> None:
         if isinstance(x, ScalarBase):
             x = x.value
         self.value = _coerce(type(self), x)
+        # a float made from an integer it holds exactly shows that integer, as in Warp
+        self._from_int = (
+            self._kind_ == "float"
+            and isinstance(x, (builtins.int, np.integer))
+            and not isinstance(x, builtins.bool)
+            and self.value == x
+        )
+
+    def _shown(self) -> Any:
+        return builtins.int(self.value) if self._from_int else self.value
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.value!r})"
+        return f"{type(self).__name__}({self._shown()!r})"
+
+    def __str__(self) -> str:
+        """The value alone (``print(wp.int8(-1))`` prints ``-1``, as Warp's scalars do)."""
+        return str(self._shown())
+
+    def __format__(self, spec: str) -> str:
+        """Formats as the boxed value does (``f"{wp.float32(1.5):.2f}"``); ``str`` without a spec."""
+        return format(self.value, spec) if spec else str(self)
 
     def __float__(self) -> float:
         return builtins.float(self.value)

@@ -10,16 +10,21 @@ from __future__ import annotations
 
 import sys
 import warnings
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
 from warp.errors import LaunchTypeError
 from warp.types import bfloat16_bits
 from warp.types.annotations import resolve_annotation
+from warp.types.ctypes_layout import ctype_of, struct_to_ctype
 from warp.types.array_type import ARRAY_DESC_SIZE, ArrayType
 from warp.types.packing import scalar_code
 from warp.types.scalars import ScalarBase, bfloat16, canonical_type, is_scalar_type, type_repr
+
+
+#: Rebuilds an array field from its type and the 64-byte descriptor stored in a struct record.
+FieldArray = Callable[[ArrayType, bytes], Any]
 
 
 def _alignment(t: Any) -> int:
@@ -68,6 +73,11 @@ class StructType(type):
         """The class of the struct's Python instances (NVIDIA Warp's ``Struct.cls``): the type itself."""
         return cls
 
+    @property
+    def ctype(cls) -> type:
+        """The ``ctypes.Structure`` laid out as the struct is in memory (array fields: descriptors)."""
+        return ctype_of(cls)
+
     def __getattr__(cls, name: str) -> Any:
         error = type.__getattribute__(cls, "_wp_struct_error_")
         if error is not None and name in _LAYOUT_ATTRS:
@@ -97,6 +107,11 @@ class StructBase(metaclass=StructType):
         body = ", ".join(f"{n}={getattr(self, n)!r}" for n, _ in type(self)._fields_)
         return f"{type(self).__name__}({body})"
 
+    def __ctype__(self) -> Any:
+        """A ``ctypes.Structure`` (of :attr:`StructType.ctype`) holding a copy of the packed fields,
+        as a kernel receives them (``wp.Launch.set_param_at_index_from_ctype`` takes it)."""
+        return struct_to_ctype(self)
+
     # Struct values compare and hash by identity, as NVIDIA Warp's do: an instance can key a dict
     # (``Tape.gradients[s]`` holds the struct of its arrays' gradients).
 
@@ -123,7 +138,7 @@ class StructBase(metaclass=StructType):
         """Field values as a tuple matching :meth:`numpy_dtype` (for filling struct arrays)."""
         out = []
         for name, t in type(self)._fields_:
-            v = getattr(self, name)
+            v = _plain(getattr(self, name))
             if isinstance(t, ArrayType):
                 out.append(
                     np.frombuffer(_array_desc(v), dtype=np.uint8).view(np.dtype((np.void, ARRAY_DESC_SIZE)))[
@@ -141,17 +156,22 @@ class StructBase(metaclass=StructType):
         return tuple(out)
 
     @classmethod
-    def from_numpy_value(cls, record: Any) -> StructBase:
-        """An instance from one element of a struct array's NumPy view (array fields are not restored)."""
+    def from_numpy_value(cls, record: Any, field_array: FieldArray | None = None) -> StructBase:
+        """An instance from one element of a struct array's NumPy view.
+
+        Array fields are rebuilt by ``field_array(array_type, descriptor_bytes)`` (an array
+        viewing the memory the stored descriptor points at, or None), else left unset."""
         inst = cls()
         for name, t in cls._fields_:
             if isinstance(t, ArrayType):
+                if field_array is not None:
+                    object.__setattr__(inst, name, field_array(t, bytes(record[name])))
                 continue
             value = record[name]
             if t is bfloat16 or getattr(t, "_wp_scalar_type_", None) is bfloat16:
                 value = bfloat16_bits.from_bits(value)
             if issubclass_safe(t, StructBase):
-                object.__setattr__(inst, name, t.from_numpy_value(value))
+                object.__setattr__(inst, name, t.from_numpy_value(value, field_array))
             elif is_scalar_type(t):
                 object.__setattr__(inst, name, value.item())
             else:
@@ -175,7 +195,7 @@ class StructBase(metaclass=StructType):
     def _wp_pack_(cls, value: Any) -> list[Any]:
         out: list[Any] = []
         for name, t in cls._fields_:
-            v = getattr(value, name)
+            v = _plain(getattr(value, name))
             if isinstance(t, ArrayType):
                 out.append(_array_desc(v))
             elif t is bfloat16:
@@ -221,13 +241,18 @@ def issubclass_safe(t: Any, base: type) -> bool:
     return isinstance(t, type) and issubclass(t, base)
 
 
+def _plain(v: Any) -> Any:
+    """A field value with a warp scalar (``wp.uint8(3)``) unboxed to its Python value."""
+    return v.value if isinstance(v, ScalarBase) else v
+
+
 def _array_desc(v: Any) -> bytes:
     return bytes(ARRAY_DESC_SIZE) if v is None else v._desc
 
 
 def _default(t: Any) -> Any:
     if is_scalar_type(t):
-        return t(0).value
+        return t(0)  # a warp scalar of the field's type (wp.uint8(0)), as an assigned one stays
     if isinstance(t, ArrayType) or not getattr(t, "_wp_type_", False):  # (not a warp type: see StructType)
         return None
     return t()
@@ -261,29 +286,36 @@ def _convert_field(struct_name: str, name: str, t: Any, value: Any) -> Any:
             raise TypeError(f"{where} expects {t}, got {array_type or type(value).__name__}")
         return value
     if is_scalar_type(t):
-        raw = getattr(value, "value", value)
-        if t._kind_ == "float":
-            v = float(raw)
-            if t._bits_ < 64 and t is not bfloat16 and abs(v) > float(np.finfo(t._np_dtype_).max):
-                # beyond the type's range: inf, as for a value argument (unless it rounds down)
-                with np.errstate(over="ignore"):
-                    v = float(np.dtype(t._np_dtype_).type(v))
-            return v
-        if t._kind_ == "bool":
-            return bool(raw)
-        if isinstance(raw, float):
-            raise TypeError(f"{where} expects {type_repr(t)}, got float {raw!r}")
-        v = int(raw)
-        bits = t._bits_
-        lo, hi = (0, 2**bits - 1) if t._kind_ == "uint" else (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
-        if not lo <= v <= hi:
-            raise ValueError(f"{where}: value {v} is out of range for {type_repr(t)} [{lo}, {hi}]")
-        return v
+        v = _scalar_field(where, t, value)
+        # a warp scalar keeps its warp type (of the field's type); a Python number stays one
+        return t(v) if isinstance(value, ScalarBase) else v
     if issubclass_safe(t, StructBase):
         if type(value) is not t:
             raise TypeError(f"{where} expects struct {t.__name__}, got {type(value).__name__}")
         return value
     return value if type(value) is t else t(value)
+
+
+def _scalar_field(where: str, t: Any, value: Any) -> Any:
+    """The Python value (float, bool or range-checked int) a scalar field of type ``t`` stores."""
+    raw = getattr(value, "value", value)
+    if t._kind_ == "float":
+        v = float(raw)
+        if t._bits_ < 64 and t is not bfloat16 and abs(v) > float(np.finfo(t._np_dtype_).max):
+            # beyond the type's range: inf, as for a value argument (unless it rounds down)
+            with np.errstate(over="ignore"):
+                v = float(np.dtype(t._np_dtype_).type(v))
+        return v
+    if t._kind_ == "bool":
+        return bool(raw)
+    if isinstance(raw, float):
+        raise TypeError(f"{where} expects {type_repr(t)}, got float {raw!r}")
+    v = int(raw)
+    bits = t._bits_
+    lo, hi = (0, 2**bits - 1) if t._kind_ == "uint" else (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
+    if not lo <= v <= hi:
+        raise ValueError(f"{where}: value {v} is out of range for {type_repr(t)} [{lo}, {hi}]")
+    return v
 
 
 def _is_bool_or_numpy_scalar(value: Any) -> bool:

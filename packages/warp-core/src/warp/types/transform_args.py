@@ -27,10 +27,17 @@ def _scalar_value(v: Any) -> Any:
     return getattr(v, "value", v)
 
 
+def _is_sequence(v: Any) -> bool:
+    """Lists, tuples and array-likes (NumPy arrays, objects with ``__array__``: framework tensors)."""
+    return isinstance(v, (list, tuple, np.ndarray)) or hasattr(v, "__array__")
+
+
 def _sequence(name: str, v: Any, size: int) -> list[Any]:
     data = getattr(v, "_data", None)
     if data is not None:
         items = np.asarray(data).reshape(-1).tolist()
+    elif not isinstance(v, (list, tuple, np.ndarray)) and hasattr(v, "__array__"):
+        items = np.asarray(v).reshape(-1).tolist()
     elif isinstance(v, (list, tuple, np.ndarray)):
         items = [_scalar_value(x) for x in np.asarray(v, dtype=object).reshape(-1)]
     else:
@@ -63,7 +70,7 @@ def transform_components(args: tuple, kwargs: dict[str, Any]) -> list[Any] | Non
         if _is_scalar(only):
             return [_scalar_value(only)] * 7
         data = getattr(only, "_data", None)
-        if data is None and not isinstance(only, (list, tuple, np.ndarray)):
+        if data is None and not _is_sequence(only):
             what = type(only).__name__
             raise TypeError(f"Invalid argument in {_NAME}: expected a scalar value, got {what}")
         if np.size(data if data is not None else np.asarray(only, dtype=object)) != 3:

@@ -95,6 +95,21 @@ def bind_values(
     )
 
 
+def bind_overload(
+    builder: Any, fn: Any, positional: list[ir.Value], skip: Any = None
+) -> tuple[Any, list[Any]] | None:
+    """The first overload of ``fn`` (other than the one defined by Python function ``skip``)
+    accepting these positional values, with the values it takes; None when none does (nothing
+    is reported)."""
+    for overload in fn.ordered_overloads():
+        if skip is not None and overload.pyfunc is skip:
+            continue
+        bound = _bind(builder, overload, positional, {})
+        if not isinstance(bound, str):
+            return overload, bound
+    return None
+
+
 def _bind(builder: Any, overload: Any, positional: list[ir.Value], keywords: dict[str, ir.Value]) -> Any:
     names = overload.param_names
     if len(positional) > len(names):

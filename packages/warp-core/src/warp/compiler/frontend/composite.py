@@ -154,7 +154,8 @@ def build(builder: Any, cls: type[CompositeBase], args: list[wir.Value], node: a
             return args[0]
         if src._shape_ != cls._shape_:
             raise builder.error(
-                f"cannot convert {type_repr(src)} to {type_repr(cls)} (different shapes)",
+                f"cannot convert {type_repr(src)} to {type_repr(cls)} (different shapes)"
+                + _copy_mismatch_wording(src, cls),
                 WarpCodegenTypeError,
                 node,
             )
@@ -218,6 +219,19 @@ def _vector_columns(
         getitem(builder, args[c], [builder.const(r, int32)], node) for r in range(rows) for c in range(cols)
     ]
     return builder.emit("call", components, [cls], overload=CONSTRUCT).result
+
+
+def _copy_mismatch_wording(src: Any, cls: Any) -> str:
+    """NVIDIA Warp's wording for a copy construction between sizes of one kind: it names the
+    constructed type's size first ("incompatible vector of length 3 given when copy constructing
+    a vector of length 2" for ``wp.vec3(wp.vec2(...))``); empty across kinds."""
+    if src._wp_kind_ != cls._wp_kind_ or cls._wp_kind_ not in ("vector", "matrix"):
+        return ""
+    if cls._wp_kind_ == "matrix":
+        return (f": incompatible matrix of shape {tuple(cls._shape_)} given when copy constructing "
+                f"a matrix of shape {tuple(src._shape_)}")
+    return (f": incompatible vector of length {cls._shape_[0]} given when copy constructing "
+            f"a vector of length {src._shape_[0]}")
 
 
 def _what(cls: Any) -> str:

@@ -28,7 +28,7 @@ from warp.errors import (
     WarpCodegenValueError,
 )
 from warp.types.array_type import ArrayType, FixedArrayType
-from warp.types.helpers import type_is_struct
+from warp.types.helpers import is_array, type_is_struct
 from warp.types.scalars import (
     ScalarBase, canonical_type, comparison_type, dtype_from_numpy, float32, int32, int64, is_float, is_int,
     is_scalar_type, type_repr,
@@ -37,6 +37,7 @@ from warp.types.scalars import scalar_and_bool_types
 from warp.types.scalars import bool as wp_bool
 from warp.compiler.frontend.calls import bind_user_call
 from warp.compiler.frontend.structs import struct_operator
+from warp.compiler.frontend.user_operators import user_operator
 
 BINARY_OPS = {
     ast.Add: "add",
@@ -98,7 +99,7 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin, ArraySlicingMixin):
             return memo[node]
         method = getattr(self, f"expr_{type(node).__name__}", None)
         if method is None:
-            raise self.error(f"'{type(node).__name__}' expressions are not supported in kernels", node=node)
+            raise self.error(f"Construct `ast.{type(node).__name__}` not supported in kernels.", node=node)
         result = method(node)
         if memo is not None:
             memo[node] = result
@@ -162,6 +163,14 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin, ArraySlicingMixin):
         found, obj = self.source.lookup(node.id)
         if not found:
             return self.warp_name(node)
+        if is_array(obj):
+            raise self.error(
+                f"Invalid external reference type: {type(obj)}: '{node.id}' is an array defined outside "
+                "the kernel (a module global or closure variable); kernels cannot read such arrays, "
+                "whose contents would be frozen when the kernel compiles: pass it as a kernel argument",
+                WarpCodegenTypeError,
+                node,
+            )
         return self.from_python(obj)
 
     def warp_name(self, node: ast.Name) -> Any:
@@ -220,7 +229,13 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin, ArraySlicingMixin):
     def expr_Tuple(self, node: ast.Tuple) -> Any:
         return PyObj(tuple(self.expand_starred(node.elts)))  # (*t, x) spreads t
 
-    expr_List = expr_Tuple
+    def expr_List(self, node: ast.List) -> Any:
+        raise self.error(
+            "List constructs are not supported in kernels. Use vectors like `wp.vec3()` for small "
+            "fixed-size collections, or `wp.zeros(shape=N, dtype=...)` for stack-allocated arrays.",
+            WarpCodegenTypeError,
+            node,
+        )
 
     # -- operators ------------------------------------------------------------------------
     def expr_BinOp(self, node: ast.BinOp) -> ir.Value:
@@ -228,6 +243,9 @@ class ExpressionsMixin(CompileTimeMixin, TuplesMixin, ArraySlicingMixin):
         if name is None:
             raise self.error(f"operator {type(node.op).__name__} is not supported", node=node)
         lhs, rhs = self.value(node.left), self.value(node.right)
+        overloaded = user_operator(self, name, [lhs, rhs], node)
+        if overloaded is not None:
+            return overloaded
         if type_is_struct(lhs.type) or type_is_struct(rhs.type):
             return struct_operator(self, name, [lhs, rhs], node)  # overloaded by a @wp.func
         return self.call_builtin(name, [lhs, rhs], node).result

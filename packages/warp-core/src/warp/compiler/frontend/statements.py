@@ -10,6 +10,8 @@ from typing import Any
 from warp.compiler import ir
 from warp.compiler.frontend import composite
 from warp.compiler.frontend.builder import LoopFrame, PyObj
+from warp.compiler.frontend.calls import bind_overload
+from warp.compiler.frontend.user_operators import call_operator, operator_function
 from warp.compiler.frontend.compile_time import uses_static_on
 from warp.compiler.frontend.expressions import BINARY_OPS, ExpressionsMixin
 from warp.compiler.frontend.gradients import check_function_rebind
@@ -187,6 +189,8 @@ class StatementsMixin(ExpressionsMixin):
     def aug_assign(self, node: ast.AugAssign) -> None:
         name = BINARY_OPS[type(node.op)]
         target = node.target
+        if operator_function(self, name) is not None and self.user_aug_assign(name, node):
+            return
         if isinstance(target, ast.Subscript):
             base = self.expr(target.value)
             if (isinstance(base, ir.Value) and isinstance(base.type, ArrayType) and name in ("add", "sub")
@@ -208,6 +212,24 @@ class StatementsMixin(ExpressionsMixin):
             raise self.error(f"'{ast.unparse(target)}' is not a variable", node=node)
         result = self.call_builtin(name, [current, self.value(node.value)], node).result
         self.assign_to(target, result, node)
+
+    def user_aug_assign(self, name: str, node: ast.AugAssign) -> bool:
+        """``x op= v`` through the user's ``@wp.func`` overloading operator ``name``: the target
+        is read, combined and written back (not atomically). False (the target's parts are
+        memoized, nothing else emitted) when no overload accepts the operand types."""
+        target = node.target
+        if isinstance(target, ast.Name):
+            check_function_rebind(self, target.id, self.lookup_var(target.id), None, node)
+        current = self.expr(target)
+        if not isinstance(current, ir.Value):
+            return False
+        rhs = self.value(node.value)
+        bound = bind_overload(self, operator_function(self, name), [current, rhs], skip=self.source.func)
+        if bound is None:
+            return False
+        result = call_operator(self, operator_function(self, name), name, *bound, node)
+        self.assign_to(target, result, node)
+        return True
 
     def component_atomic(self, target: ast.Subscript | ast.Attribute, name: str, node: ast.AugAssign) -> bool:
         """``a[i].x += v``, ``a[i][j] -= v``, ``a[i][r, c] += v``, ``a[i][1:] += w`` on an array of

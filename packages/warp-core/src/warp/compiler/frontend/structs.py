@@ -7,11 +7,11 @@ from typing import Any
 
 from warp.compiler import ir as wir
 from warp.compiler.frontend.calls import bind_values
+from warp.compiler.frontend.user_operators import call_operator, operator_function
 from warp.compiler.value_ops import GET_FIELD, SET_FIELD
 from warp.errors import WarpCodegenAttributeError, WarpCodegenTypeError
 from warp.types.struct import StructBase
 from warp.types.scalars import type_repr
-
 
 
 def construct(builder: Any, cls: type[StructBase], node: ast.Call) -> wir.Value:
@@ -79,8 +79,8 @@ def set_field(builder: Any, value: wir.Value, attr: str, new: wir.Value, node: a
 def struct_operator(builder: Any, name: str, args: list[wir.Value], node: ast.AST) -> wir.Value:
     """``a + b`` on structs: the ``@wp.func`` named after the operator's builtin (``add``, ``mul``,
     ...) that is visible where the kernel is defined, as NVIDIA Warp overloads operators."""
-    fn = builder.source.closure.get(name, builder.source.globals.get(name))
-    if not callable(getattr(fn, "ordered_overloads", None)):  # not a @wp.func
+    fn = operator_function(builder, name)
+    if fn is None:
         got = ", ".join(type_repr(a.type) for a in args)
         raise builder.error(
             f"operator '{name}' has no definition for ({got}): define a @wp.func named '{name}' taking "
@@ -89,10 +89,4 @@ def struct_operator(builder: Any, name: str, args: list[wir.Value], node: ast.AS
             node,
         )
     overload, values = bind_values(builder, fn, args, {}, node)
-    spec = fn.specialization(overload, tuple(a.type for a in values))
-    op = builder.emit("call_func", values, spec.return_types, func=spec)
-    if len(op.results) != 1:
-        raise builder.error(
-            f"'{name}' overloading an operator must return one value", WarpCodegenTypeError, node
-        )
-    return op.result
+    return call_operator(builder, fn, name, overload, values, node)

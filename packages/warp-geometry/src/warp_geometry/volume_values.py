@@ -1,0 +1,77 @@
+"""Value types of volumes: the grid types kernels read directly or widened to vec4d, the
+background a Python value stands for, and the voxel sizes allocation accepts."""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+
+import warp as wp
+from warp_geometry import nanovdb
+
+FIELDS = {nanovdb.FLOAT: ("f", wp.float32), nanovdb.INT32: ("i", wp.int32), nanovdb.VEC3F: ("v", wp.vec3)}
+#: grid types kept widened to vec4d in kernels: (number of components, value type)
+WIDE = {
+    nanovdb.DOUBLE: (1, wp.float64),
+    nanovdb.VEC3D: (3, wp.vec3d),
+    nanovdb.VEC4F: (4, wp.vec4f),
+    nanovdb.VEC4D: (4, wp.vec4d),
+}
+_GRID_OF_TYPE = {wp.float32: nanovdb.FLOAT, wp.int32: nanovdb.INT32, wp.vec3f: nanovdb.VEC3F,
+                 **{t: grid_type for grid_type, (_, t) in WIDE.items()}}
+_BG_TYPES = "a float, an int, a 3- or 4-vector (float32 or float64)"
+
+
+def dtype_of_value(value: Any) -> tuple[int, Any]:
+    """(grid type, background) for a background value given from Python: a warp scalar or vector
+    gives its own type (``wp.float64(1.0)``: a float64 grid, ``wp.vec4d``: vec4d); Python and
+    NumPy numbers give float32 or int32, sequences of 3 or 4 numbers vec3f or vec4f."""
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"wp.Volume: bg_value must be {_BG_TYPES}")
+    grid_type = _GRID_OF_TYPE.get(type(value))
+    if grid_type is not None:
+        dtype = nanovdb.GridArrays(grid_type=grid_type).value_dtype
+        return grid_type, np.asarray(getattr(value, "value", value), dtype.base)
+    if isinstance(value, (int, np.integer)) or getattr(value, "dtype", None) in (np.int32, np.int64):
+        return nanovdb.INT32, np.int32(value)
+    if np.ndim(value) == 1 and len(value) == 3:
+        return nanovdb.VEC3F, np.asarray(value, np.float32)
+    if np.ndim(value) == 1 and len(value) == 4:
+        return nanovdb.VEC4F, np.asarray(value, np.float32)
+    if isinstance(value, (float, np.floating)) or np.ndim(value) == 0:
+        return nanovdb.FLOAT, np.float32(value)
+    raise TypeError(f"wp.Volume: bg_value must be {_BG_TYPES}, got {value!r}")
+
+
+def widened(values: np.ndarray, n: int) -> np.ndarray:
+    """Values of a wide grid as ``(count, 4)`` float64 rows (components past ``n`` are 0)."""
+    rows = np.asarray(values, np.float64).reshape(-1, n)
+    return np.pad(rows, ((0, 0), (0, 4 - n)))
+
+
+def voxel_sizes(voxel_size: Any, owner: str) -> np.ndarray:
+    """The per-axis voxel sizes of a scalar or a 3-sequence: ``TypeError`` for other types,
+    ``ValueError`` for a wrong length or sizes that are not positive and finite."""
+    if isinstance(voxel_size, (str, bytes)) or voxel_size is None or isinstance(voxel_size, bool):
+        raise TypeError(
+            f"{owner}: voxel_size must be a number or a sequence of 3 numbers, got {voxel_size!r}"
+        )
+    if isinstance(voxel_size, (numbers.Real, np.number)):
+        sizes = np.full(3, float(voxel_size))
+    else:
+        try:
+            items = list(voxel_size)
+        except TypeError:
+            raise TypeError(
+                f"{owner}: voxel_size must be a number or a sequence of 3 numbers, got {voxel_size!r}"
+            ) from None
+        if not all(isinstance(v, (numbers.Real, np.number)) and not isinstance(v, bool) for v in items):
+            raise TypeError(f"{owner}: voxel_size must hold numbers, got {voxel_size!r}")
+        if len(items) != 3:
+            raise ValueError(f"{owner}: voxel_size must have 3 entries (x, y, z), got {len(items)}")
+        sizes = np.array(items, dtype=np.float64)
+    if not np.all(np.isfinite(sizes)) or not np.all(sizes > 0.0):
+        raise ValueError(f"{owner}: voxel_size must be positive and finite, got {voxel_size!r}")
+    return sizes
