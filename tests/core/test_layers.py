@@ -35,28 +35,9 @@ FLOORS: list[tuple[str, tuple[str, ...]]] = [
     )),
 ]
 
-#: Imports that still break the rules, each a known debt with its reason (docs/plugins.md, "How
-#: warp-core is layered"). The tests fail on any other break, and on an entry no longer needed.
-KNOWN_DEBT: dict[tuple[str, str], str] = {
-    # the Python-scope CUDA stream and peer-access API resolves device arguments ("cuda:1") with
-    # the runtime's device table, and a Device's .stream is that API's current stream
-    ("warp.targets.cuda.streams", "warp.runtime.devices"): "device arguments of wp.get_stream & co.",
-    ("warp.targets.cuda.streams", "warp.runtime"): "the package module of runtime.devices",
-    ("warp.targets.cuda.peer", "warp.runtime.devices"): "device arguments of wp.set_peer_access_*",
-    ("warp.targets.cuda.peer", "warp.runtime"): "the package module of runtime.devices",
-    # the array class's conversions (copy, clone, DLPack, CUDA array interface, a @ b) live in the
-    # modules that build on it; they are called from its methods
-    ("warp.arrays.array", "warp.arrays.creation"): "array(data=...) copies, .contiguous(), .to()",
-    ("warp.arrays.array", "warp.arrays.dlpack"): "array.__dlpack__",
-    ("warp.arrays.array", "warp.arrays.cuda_interface"): "array.__cuda_array_interface__",
-    ("warp.arrays.array", "warp.matmul"): "array.__matmul__ launches wp.matmul's kernels",
-    ("warp.arrays.dlpack", "warp.arrays.array"): "wp.from_dlpack makes arrays",
-    ("warp.arrays.dlpack", "warp.arrays.creation"): "__dlpack__(copy=True) clones",
-    # warp.matmul and warp.geometry are written in the kernel language against the `wp` namespace
-    # (like user code); the root package imports them last to publish wp.matmul, wp.MarchingCubes
-    ("warp", "warp.matmul"): "wp.matmul, wp.batched_matmul",
-    ("warp", "warp.geometry"): "wp.MarchingCubes, warp.geometry",
-}
+#: Imports that still break the rules, each a known debt with its reason (docs/core-layers.md,
+#: "Known debt"): none now. The tests fail on any other break, and on an entry no longer needed.
+KNOWN_DEBT: dict[tuple[str, str], str] = {}
 
 
 def _modules() -> dict[str, Path]:

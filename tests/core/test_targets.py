@@ -13,6 +13,7 @@ from warp.runtime import devices
 from warp.targets import Target, parse_device, register_target, target_for_kind
 from warp.targets import registry as target_registry
 from warp.targets.cpu.target import CpuTarget
+from warp.targets.cuda import streams
 
 
 @wp.kernel
@@ -101,6 +102,35 @@ def test_a_registered_target_brings_its_devices():
         devices._other_devices.pop("other", None)
     with pytest.raises(ValueError, match="expected 'cpu', 'cuda' or 'cuda:N'"):
         parse_device("other:3")
+
+
+def test_target_code_resolves_device_arguments_with_the_runtimes_table():
+    """Targets sit below the runtime: a device argument a user gives target code (``wp.Stream("cpu")``)
+    is resolved by the device table the runtime installs in the registry."""
+    assert target_registry.resolve_device("cpu") is wp.get_device("cpu")
+    assert target_registry.resolve_device(None) is wp.get_device()
+    with pytest.raises(ValueError, match="invalid device identifier 'gpu:0'"):
+        target_registry.resolve_device("gpu:0")
+    with pytest.raises(RuntimeError, match="device 'cpu' is not a CUDA device"):
+        wp.Stream("cpu")
+    with pytest.raises(RuntimeError, match="device 'cpu' is not a CUDA device"):
+        wp.get_stream("cpu")
+
+
+def test_only_cuda_devices_have_a_current_stream():
+    """A device of another target numbered like a CUDA device never gets that device's stream."""
+    register_target("other", _OtherTarget, numbered_devices=True)
+    try:
+        other = wp.get_device("other:0")
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(streams, "_current", {0: object()})
+            with pytest.raises(RuntimeError, match="device 'other:0' is not a CUDA device"):
+                streams.current_stream(other)
+    finally:
+        target_registry._specs.pop("other", None)
+        target_registry._instances.pop("other", None)
+        target_registry._numbered.discard("other")
+        devices._other_devices.pop("other", None)
 
 
 def _lower(kernel, target: Target) -> str:

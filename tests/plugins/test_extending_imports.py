@@ -83,6 +83,22 @@ def test_every_published_name_of_warp_extending_exists():
     assert len(set(warp.extending.__all__)) == len(warp.extending.__all__), "duplicates in __all__"
 
 
+def test_warp_extending_publishes_no_translator_internals():
+    """Of the kernel translator (``warp.compiler.frontend``), plugins see only its declared surface
+    (``plugin_surface``: compile-time arguments, composite values, builtin calls, IR of kernels and
+    functions), not the builder's classes or entry points."""
+    from_frontend = {
+        name: obj.__module__
+        for name in warp.extending.__all__
+        for obj in [getattr(warp.extending, name)]
+        if str(getattr(obj, "__module__", "")).startswith("warp.compiler.frontend")
+    }
+    assert set(from_frontend.values()) == {"warp.compiler.frontend.plugin_surface"}, from_frontend
+    internals = ("PyObj", "BuiltinName", "build_kernel", "accepts", "build_composite", "build_custom_adjoint")
+    for internal in internals:
+        assert not hasattr(warp.extending, internal), internal
+
+
 def test_the_check_catches_a_core_internal_import(tmp_path: Path):
     """The parser sees imports inside functions and TYPE_CHECKING blocks."""
     module = tmp_path / "m.py"

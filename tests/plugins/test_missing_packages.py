@@ -78,10 +78,14 @@ def test_disable_all_plugins_keeps_core_operators() -> None:
         from warp.plugins.manager import get_plugin_manager
         print(sorted(n for n, _ in get_plugin_manager().list_name_plugin()))
         print("tid" in builtin_registry, "sin" in builtin_registry)
+        print(wp.matmul.__name__, wp.batched_matmul.__name__, wp.MarchingCubes.__name__)
         """,
     )
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.splitlines() == ["['warp.core_plugin']", "True False"]
+    # core's own plugins stay: its builtins, wp.matmul (warp.gemm) and warp.geometry
+    plugins = "['warp.core_plugin', 'warp.gemm', 'warp.geometry.plugin']"
+    expected = [plugins, "True False", "matmul batched_matmul IsoSurfaceMarchingCubes"]
+    assert proc.stdout.splitlines() == expected
 
 
 def test_vector_math_without_builtins_names_the_package(tmp_path) -> None:

@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import warp  # noqa: F401 - loads the plugins
 from warp.extending import builtin_registry
@@ -112,6 +113,71 @@ def test_a_geometry_builtin_with_geometry_disabled_names_the_package(tmp_path):
     proc = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert "builtin 'wp.mesh_get_point' is provided by the 'warp-geometry' package" in proc.stdout
+
+
+def test_cores_copy_of_the_repository_declarations_matches_their_files():
+    """warp-core's table for distributions that are not installed is each package's own file."""
+    packages = Path(__file__).resolve().parents[2] / "packages"
+    copy = json.loads(declarations.REPOSITORY_FILE.read_text(encoding="utf-8"))
+    files = {}
+    for dist in sorted(REPO_DISTRIBUTIONS):
+        (path,) = (packages / dist / "src").glob(f"*/{declarations.FILE_NAME}")
+        entry = json.loads(path.read_text(encoding="utf-8"))
+        entry.pop("comment", None)
+        files[dist] = entry
+    copy.pop("comment", None)
+    assert copy == files, (
+        f"{declarations.REPOSITORY_FILE} is out of date: each distribution's entry is its "
+        f"{declarations.FILE_NAME} without the comment"
+    )
+
+
+def test_a_distribution_that_is_not_installed_is_known_from_cores_copy(monkeypatch):
+    monkeypatch.setattr(declarations, "declarations", lambda: ())  # as if no plugin were installed
+    assert declarations.providing_distribution("mesh_query_point") == "warp-geometry"
+    assert declarations.providing_distribution("mesh_anything_new") == "warp-geometry"  # by prefix
+    assert declarations.providing_distribution("sin") == "warp-builtins"
+    assert declarations.python_name_distribution("Tape") == "warp-autodiff"
+    assert declarations.submodule_distribution("warp.jax_experimental") == "warp-interop"
+    assert declarations.providing_distribution("no_such_builtin") is None
+    # an installed distribution's own declaration comes first
+    installed = declarations.Declaration("warp-geometry-fork", builtins=frozenset({"mesh_query_point"}))
+    monkeypatch.setattr(declarations, "declarations", lambda: (installed,))
+    assert declarations.providing_distribution("mesh_query_point") == "warp-geometry-fork"
+
+
+def test_a_geometry_builtin_with_geometry_not_installed_names_the_extra(tmp_path):
+    """warp-geometry disabled and hidden from the installed distributions, as if not installed."""
+    script = tmp_path / "k.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            import types
+            import warp as wp
+            from warp.plugins import declarations
+
+            listed = declarations.metadata.entry_points
+            declarations.metadata = types.SimpleNamespace(
+                entry_points=lambda group: [e for e in listed(group=group) if e.dist.name != "warp-geometry"]
+            )
+            assert "warp-geometry" not in {d.distribution for d in declarations.declarations()}
+
+            @wp.kernel
+            def k(mesh: wp.uint64, out: wp.array(dtype=float)):
+                out[0] = wp.mesh_get_point(mesh, 0)[0]
+
+            try:
+                wp.launch(k, dim=1, inputs=[wp.uint64(0), wp.zeros(1, dtype=float)])
+            except wp.MissingPluginError as e:
+                print("ERROR:", e)
+            """
+        )
+    )
+    env = dict(os.environ, WARP_DISABLE_PLUGINS="geometry")
+    proc = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "builtin 'wp.mesh_get_point' is provided by the 'warp-geometry' package" in proc.stdout
+    assert 'pip install ".[geometry]"' in proc.stdout
 
 
 def test_a_geometry_module_name_with_geometry_disabled_names_the_package():

@@ -23,7 +23,7 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
-from warp.extending import ir, build_kernel
+from warp.extending import ir, kernel_ir
 
 from warp_autodiff.transform.needs import needed_values
 
@@ -209,7 +209,7 @@ def kernel_access(kernel: Any) -> KernelAccess:
     """Array uses of ``@wp.kernel`` ``kernel`` (built from its IR once, then cached)."""
     hit = _kernels.get(kernel)
     if hit is None:
-        hit = _summarize(build_kernel(kernel), [])
+        hit = _summarize(kernel_ir(kernel), [])
         _kernels[kernel] = hit
     return hit
 

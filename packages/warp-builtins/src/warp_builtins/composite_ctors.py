@@ -27,10 +27,10 @@ from typing import Any
 
 import numpy as np
 
-import warp
 from warp.extending import (
-    build_composite,
     canonical_type,
+    compile_time_object,
+    composite_value,
     CompositeBase,
     float32,
     ir as wir,
@@ -38,7 +38,6 @@ from warp.extending import (
     is_scalar_type,
     matrix as matrix_type,
     Overload,
-    PyObj,
     type_repr,
     vector as vector_type,
     WarpCodegenTypeError,
@@ -64,12 +63,8 @@ def _keywords(builder: Any, node: ast.Call, allowed: tuple[str, ...], name: str)
 
 def _type_arg(builder: Any, expr: ast.expr, what: str) -> Any:
     """A compile-time scalar type given as ``wp.float64``, ``float``, ``wp.types.float16``, ..."""
-    obj = builder.expr(expr)
-    if isinstance(obj, PyObj):
-        obj = obj.obj
-        name = getattr(obj, "name", None)
-        if type(obj).__name__ == "BuiltinName" and isinstance(name, str):  # wp.float64 met as a builtin name
-            obj = getattr(warp, name, obj)
+    obj = compile_time_object(builder, expr)
+    if obj is not None:
         t = canonical_type(obj)
         if is_scalar_type(t):
             return t
@@ -86,8 +81,8 @@ def _int_arg(builder: Any, expr: ast.expr, what: str) -> int:
 
 
 def _shape_arg(builder: Any, expr: ast.expr) -> tuple[int, int]:
-    value = builder.expr(expr)
-    items = value.obj if isinstance(value, PyObj) and isinstance(value.obj, tuple) else None
+    value = compile_time_object(builder, expr)
+    items = value if isinstance(value, tuple) else None
     if items is None or len(items) != 2 or not all(isinstance(v, wir.Value) and v.is_const for v in items):
         raise builder.error("shape must be a tuple of two compile-time integers, e.g. shape=(3, 2)",
                             WarpCodegenValueError, expr)
@@ -133,7 +128,7 @@ def _vector_kernel(builder: Any, node: ast.Call) -> wir.Value:
             raise builder.error(
                 "wp.vector() without components: the `length` argument must be specified when "
                 "zero-initializing a vector", WarpCodegenTypeError, node)
-        return build_composite(builder, vector_type(length, dtype or float32), [], node)
+        return composite_value(builder, vector_type(length, dtype or float32), [], node)
     scalars = [a for a in args if not is_composite(a.type)]
     if dtype is None and len({(a.type, a.weak) for a in scalars}) > 1:
         raise builder.error(
@@ -153,7 +148,7 @@ def _vector_kernel(builder: Any, node: ast.Call) -> wir.Value:
         raise builder.error(
             f"incompatible number of values given ({count}) when constructing a vector of length {length}",
             WarpCodegenTypeError, node)
-    return build_composite(builder, vector_type(length, dtype), args, node)
+    return composite_value(builder, vector_type(length, dtype), args, node)
 
 
 # -- wp.matrix ---------------------------------------------------------------------------------
@@ -197,7 +192,7 @@ def _matrix_kernel(builder: Any, node: ast.Call) -> wir.Value:
             raise builder.error(
                 "wp.matrix() without components: the `shape` argument must be specified when "
                 "zero-initializing a matrix", WarpCodegenTypeError, node)
-        return build_composite(builder, matrix_type(shape, dtype or float32), [], node)
+        return composite_value(builder, matrix_type(shape, dtype or float32), [], node)
     if dtype is None:
         dtype = _infer_dtype(builder, args, node)
     if shape is None:
@@ -208,7 +203,7 @@ def _matrix_kernel(builder: Any, node: ast.Call) -> wir.Value:
                 f"wp.matrix() with {count} components (not a square number): the `shape` argument "
                 "must be specified when initializing a matrix by value", WarpCodegenTypeError, node)
         shape = (k, k)
-    return build_composite(builder, matrix_type(shape, dtype), args, node)
+    return composite_value(builder, matrix_type(shape, dtype), args, node)
 
 
 def _trs_matrix(builder: Any, args: list[wir.Value], dtype: Any, node: ast.AST) -> wir.Value:

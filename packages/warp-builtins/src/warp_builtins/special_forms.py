@@ -15,18 +15,16 @@ from __future__ import annotations
 import ast
 from typing import Any, Callable
 
-import warp
 from warp.extending import (
-    BuiltinName,
     canonical_type,
+    compile_time_object,
+    composite_value,
     float32,
     ir,
     is_composite,
     is_scalar_type,
     type_repr,
     WarpCodegenTypeError,
-    PyObj,
-    build_composite,
 )
 
 
@@ -61,10 +59,7 @@ class SpecialForm:
 
 def compile_time_type(builder: Any, node: ast.expr) -> Any:
     """The type named by ``node`` (``wp.float64``, ``float``, ``wp.quatd``) at compile time."""
-    item = builder.expr(node)
-    obj = item.obj if isinstance(item, PyObj) else None
-    if isinstance(obj, BuiltinName):
-        obj = getattr(warp, obj.name, None)  # wp.float64 reaches kernels as the conversion builtin
+    obj = compile_time_object(builder, node)
     try:
         t = canonical_type(obj)
     except TypeError:  # unhashable: not a type
@@ -140,6 +135,6 @@ def constructor_kernel(name: str, make_type: Callable[[Any], type]) -> Callable[
     def kernel(builder: Any, node: ast.Call) -> Any:
         arg_nodes, dtype = split_call(builder, node, name)
         values = [builder.value(a) for a in arg_nodes]
-        return build_composite(builder, make_type(dtype or inferred_dtype(values)), values, node)
+        return composite_value(builder, make_type(dtype or inferred_dtype(values)), values, node)
 
     return kernel

@@ -75,7 +75,6 @@ from warp.runtime.memory_tracking import ScopedMemoryTracker, print_memory_repor
 from warp.runtime.launch import launch
 from warp.runtime.recorded_launch import Launch
 from warp.timing import ScopedTimer
-from warp.matmul import batched_matmul, matmul
 from warp.runtime.capture import (
     Graph,
     ScopedCapture,
@@ -85,7 +84,7 @@ from warp.runtime.capture import (
     capture_pause,
     capture_resume,
 )
-from warp.targets.cuda.streams import (
+from warp.runtime.streams import (
     Event,
     ScopedStream,
     Stream,
@@ -98,7 +97,7 @@ from warp.targets.cuda.streams import (
     wait_event,
     wait_stream,
 )
-from warp.targets.cuda.peer import (
+from warp.runtime.peer_access import (
     is_mempool_access_enabled,
     is_mempool_access_supported,
     is_mempool_enabled,
@@ -187,10 +186,6 @@ _cpu_jit.warm_up()
 _hashing.compiler_fingerprint()
 globals().update(_INPLACE_BUILTINS)  # wp.add_inplace(v, i, x) is v[i] += x, ...
 globals().update({k: v for k, v in _plugin_exports.items() if k not in globals()})
-
-# warp.geometry's marching cubes, also under NVIDIA Warp's older top-level name
-from warp import geometry  # noqa: E402
-from warp.geometry import IsoSurfaceMarchingCubes as MarchingCubes  # noqa: E402
 
 
 def __getattr__(name: str) -> Any:

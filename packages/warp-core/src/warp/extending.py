@@ -22,9 +22,12 @@ Sections:
 - **Compiler**: the typed IR (:mod:`ir <warp.compiler.ir>`), the context a lowering receives
   (:class:`LowerContext`), LLVM types of warp types (``lowering_types``), LLVM composite values
   (``composite_values``), core lowerings that plugin lowerings reuse (``element_pointer``,
-  ``lower_view``, ...), the special IR operations of
-  composite and struct values (``CONSTRUCT``, ``GET_FIELD``, ...), and frontend entry points for
-  builtins that act at translation time (``PyObj``, ``BuiltinName``, ``build_composite``).
+  ``lower_view``, ...), the IR operations that build and take apart
+  composite and struct values (``CONSTRUCT``, ``GET_FIELD``, ...), and what plugin code may ask
+  of the kernel translator (:mod:`warp.compiler.frontend.plugin_surface`): compile-time arguments
+  of special forms (``compile_time_object``), composite values (``composite_value``), calls of
+  builtins from synthesized code (``builtin_call``), the IR of kernels and functions
+  (``kernel_ir``, ``function_ir``, ``custom_adjoint_ir``).
 - **Runtime shims**: arrays made from foreign memory (``wrap_memory``, ``ArrayDescriptor``, ...),
   devices and launches, for Python-scope functions of a plugin.
 - **Errors**: the located compile errors a lowering or special form raises.
@@ -100,13 +103,15 @@ from warp.compiler.annotations import resolve_annotation
 from warp.compiler.lowering import types as lowering_types
 from warp.compiler.lowering.context import LowerContext
 from warp.compiler.verify import verify_function
-from warp.compiler.frontend.builder import PyObj
-from warp.compiler.frontend.calls import accepts
-from warp.compiler.frontend.composite import CONSTRUCT, CONVERT, FILL, build as build_composite
-from warp.compiler.frontend.custom_grad import build_custom_adjoint
-from warp.compiler.frontend.expressions import BuiltinName
-from warp.compiler.frontend.structs import GET_FIELD, SET_FIELD
-from warp.compiler.frontend.translator import build_kernel
+from warp.compiler.frontend.plugin_surface import (
+    builtin_call,
+    compile_time_object,
+    composite_value,
+    custom_adjoint_ir,
+    function_ir,
+    kernel_ir,
+)
+from warp.compiler.value_ops import CONSTRUCT, CONVERT, FILL, GET_FIELD, SET_FIELD
 from warp.core_builtins.arrays import atomic_bfloat16, element_pointer, lower_view
 from warp.core_builtins.operators import lower_div, lower_mod, shift
 from warp.core_builtins.thread import inner_launch_size
@@ -150,9 +155,9 @@ __all__ = [
     # compiler
     "composite_values", "assemble", "component_paths", "components", "ir", "HEADER_DIMS_OFFSET",
     "HEADER_SCRATCH_OFFSET", "resolve_annotation",
-    "lowering_types", "LowerContext", "verify_function", "PyObj", "accepts", "CONSTRUCT", "CONVERT",
-    "FILL",
-    "build_composite", "build_custom_adjoint", "BuiltinName", "GET_FIELD", "SET_FIELD", "build_kernel",
+    "lowering_types", "LowerContext", "verify_function", "CONSTRUCT", "CONVERT", "FILL", "GET_FIELD",
+    "SET_FIELD", "builtin_call", "compile_time_object", "composite_value", "custom_adjoint_ir",
+    "function_ir", "kernel_ir",
     "atomic_bfloat16", "element_pointer", "lower_view", "lower_div", "lower_mod", "shift",
     "inner_launch_size",
     # runtime shims

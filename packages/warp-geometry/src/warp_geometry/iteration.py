@@ -13,8 +13,7 @@ import ast
 import itertools
 from typing import Any
 
-import warp
-from warp.extending import int32, PyObj
+from warp.extending import builtin_call, int32
 
 _counter = itertools.count()
 
@@ -27,18 +26,12 @@ def make_iterable(query_type: Any, next_builtin: str) -> None:
             raise builder.error("the loop variable must be a single name", node=node)
         target = node.target.id
         n = next(_counter)
-        query_var, module_var = f"__query{n}", f"__wp{n}"
+        query_var = f"__query{n}"
         builder.assign_var(query_var, value)
-        builder.assign_var(module_var, PyObj(warp))
         builder.bind_name(target, builder.const(0, int32), node)
-        call = ast.Call(
-            func=ast.Attribute(value=ast.Name(module_var, ast.Load()), attr=next_builtin, ctx=ast.Load()),
-            args=[ast.Name(query_var, ast.Load()), ast.Name(target, ast.Load())],
-            keywords=[],
-        )
+        args = [ast.Name(query_var, ast.Load()), ast.Name(target, ast.Load())]
+        call = builtin_call(builder, next_builtin, args, node)
         loop = ast.While(test=call, body=node.body, orelse=[])
-        for sub in ast.walk(call):
-            ast.copy_location(sub, node)
         ast.copy_location(loop, node)
         builder.stmt_While(loop)
 

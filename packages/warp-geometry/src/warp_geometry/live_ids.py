@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from warp.extending import build_kernel, ir, uint64
+from warp.extending import kernel_ir, ir, uint64
 
 #: id -> descriptor (its struct type says which kind of object it belongs to)
 _live: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
@@ -105,7 +105,7 @@ def id_parameters(kernel: Any) -> list[Use]:
     fn = None
     if any(_may_hold_ids(t) for t in kernel.arg_types):
         try:
-            fn = build_kernel(kernel)
+            fn = kernel_ir(kernel)
         except Exception:  # noqa: BLE001 - a kernel that cannot be rebuilt here is not checked
             fn = None
     if fn is not None:

@@ -13,7 +13,7 @@ import ast
 from typing import Any
 
 import warp as wp
-from warp.extending import canonical_type, type_repr, WarpCodegenTypeError, PyObj, BuiltinName
+from warp.extending import builtin_call, canonical_type, compile_time_object, type_repr, WarpCodegenTypeError
 from warp_geometry.volume_wide import GRADIENT_TYPES
 from warp_geometry.descriptors import add_builtin
 from warp_geometry.volume_queries import volume_store_f_f, volume_store_i_f, volume_store_v_f
@@ -55,10 +55,7 @@ def _check_gradient_type(builder: Any, node: ast.expr, dtype: Any, name: str) ->
 
 
 def _dtype(builder: Any, node: ast.expr, name: str) -> tuple[str, Any]:
-    item = builder.expr(node)
-    obj = item.obj if isinstance(item, PyObj) else None
-    if isinstance(obj, BuiltinName):
-        obj = getattr(wp, obj.name, None)
+    obj = compile_time_object(builder, node)
     try:
         t = canonical_type(obj)
     except TypeError:
@@ -113,12 +110,7 @@ class VolumeForm:
             _check_gradient_type(builder, args[3], dtype, self.name)
         if suffix == "w":  # the wide grids' builtins take a zero of the value type last
             args = [*args, ast.copy_location(ast.Call(func=dtype_node, args=[], keywords=[]), node)]
-        module = ast.Name("__wp_volume", ast.Load())
-        call = ast.Call(func=ast.Attribute(value=module, attr=target, ctx=ast.Load()), args=args, keywords=[])
-        for part in (call, call.func, module):
-            ast.copy_location(part, node)
-        builder.assign_var("__wp_volume", PyObj(wp))
-        return builder.expr(call)
+        return builder.expr(builtin_call(builder, target, args, node))
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         raise TypeError(f"wp.{self.name} is a kernel builtin: call it inside a @wp.kernel or @wp.func")

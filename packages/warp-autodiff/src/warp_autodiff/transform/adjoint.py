@@ -24,7 +24,7 @@ import weakref
 from dataclasses import dataclass
 from typing import Any
 
-from warp.extending import bool as wp_bool, FixedArrayType, ir, verify_function, build_custom_adjoint
+from warp.extending import bool as wp_bool, custom_adjoint_ir, FixedArrayType, ir, verify_function
 
 from warp_autodiff import ops
 from warp_autodiff.transform.analysis import (
@@ -365,7 +365,7 @@ def custom_adjoint(fn: ir.Function) -> FuncAdjoint | None:
     diff_params = [k for k, p in enumerate(fn.params) if is_differentiable(p.type)]
     array_params = [k for k, p in enumerate(fn.params) if carries_arrays(p.type)]
     diff_results = [j for j, t in enumerate(fn.return_types) if is_differentiable(t)]
-    function = build_custom_adjoint(origin, grad, fn, diff_params, array_params, diff_results)
+    function = custom_adjoint_ir(origin, grad, fn, diff_params, array_params, diff_results)
     return FuncAdjoint(function, diff_params, array_params, diff_results)
 
 

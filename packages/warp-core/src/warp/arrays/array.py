@@ -20,6 +20,9 @@ import numpy as np
 
 from warp.arrays.arithmetic import elementwise
 from warp.arrays.capture_guard import refuse_while_capturing
+from warp.arrays.copying import copy_elements
+from warp.arrays.cuda_interface import export_interface, import_interface
+from warp.arrays.dlpack_export import dl_device_of, dlpack_method
 from warp.arrays.conversion import element_value, is_bfloat16_element, prepare_data, value_to_numpy
 from warp.arrays.indexing import resolve_index, resolve_reshape
 from warp.arrays.layout import (
@@ -221,17 +224,13 @@ class array:
         elif (not isinstance(data, (np.ndarray, list, tuple)) and hasattr(data, "__cuda_array_interface__")
               and not (hasattr(data, "__array_interface__") and get_device(device).is_cpu)):
             # (an object offering both interfaces is read through the host one for a CPU array)
-            from warp.arrays.cuda_interface import import_interface
-
             ptr, shape, strides, dtype, device = import_interface(data, dtype, shape, device)
             if not copy:
                 self._setup(ptr, shape, strides, dtype, device, data)
                 return
             source = array(ptr=ptr, dtype=dtype, shape=shape, strides=strides, device=device)
             self._init_new(dtype, shape, device, zero=False)
-            from warp.arrays.creation import copy as copy_array
-
-            copy_array(self, source)
+            copy_elements(self, source)
             return
         device = get_device(device)
         arr, dtype = prepare_data(data, dtype, shape)
@@ -479,29 +478,23 @@ class array:
         """CUDA array interface (version 3) of an array in CUDA device memory."""
         if self._is_annotation or self._device is None or self._device.is_cpu:
             raise AttributeError("__cuda_array_interface__ is only available for arrays on CUDA devices")
-        from warp.arrays.cuda_interface import export_interface
-
         return export_interface(self)
 
     def __dlpack__(self, *, stream: Any = None, max_version: Any = None, dl_device: Any = None,
                    copy: bool | None = None) -> Any:
         """Export the array as a DLPack capsule (zero-copy; versioned when ``max_version`` allows)."""
-        from warp.arrays.dlpack import dlpack_method
-
         return dlpack_method(self, stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
 
     def __dlpack_device__(self) -> tuple[int, int]:
         """The DLPack ``(device_type, device_id)`` of the array's memory."""
         self._check_concrete("__dlpack_device__")
-        from warp.arrays.dlpack import dl_device_of
-
         return dl_device_of(self._device)
 
     def __matmul__(self, other: Any) -> Any:
-        """``a @ b`` of 2-D arrays: ``wp.matmul`` into a new array (differentiable)."""
-        from warp.matmul import array_matmul  # matmul launches kernels: it depends on the compiler
-
-        return array_matmul(self, other)
+        """``a @ b`` of 2-D arrays: ``wp.matmul`` into a new array (differentiable), through the
+        ``warp_array_matmul`` hook."""
+        product = get_plugin_manager().hook.warp_array_matmul(a=self, b=other)
+        return NotImplemented if product is None else product
 
     # element-wise arithmetic with scalars (new arrays; see warp.arrays.arithmetic)
     def __add__(self, other: Any) -> Any:
@@ -746,9 +739,7 @@ class array:
         self._check_concrete("contiguous()")
         if self._is_contiguous:
             return self
-        from warp.arrays.creation import clone
-
-        return clone(self)
+        return self._clone()
 
     def to(self, device: Any, requires_grad: bool | None = None) -> array:
         """This array if already on ``device``, else a copy there."""
@@ -756,9 +747,16 @@ class array:
         device = get_device(device)
         if device == self._device:
             return self
-        from warp.arrays.creation import clone
+        return self._clone(device, requires_grad)
 
-        return clone(self, device=device, requires_grad=requires_grad)
+    def _clone(self, device: Any = None, requires_grad: bool | None = None) -> array:
+        """A contiguous copy (``wp.clone``) on ``device`` (default: this array's)."""
+        dest = array(
+            dtype=self._dtype, shape=self._shape, device=self._device if device is None else device,
+            requires_grad=self._requires_grad if requires_grad is None else requires_grad,
+        )
+        copy_elements(dest, self)
+        return dest
 
 
 class _Interface:

@@ -7,14 +7,12 @@ from typing import Any
 import numpy as np
 
 from warp.arrays.array import array
-from warp.arrays.capture_guard import refuse_while_capturing
 from warp.arrays.conversion import as_numpy
-from warp.arrays.layout import element_info, infer_scalar_dtype, normalize_shape, resolve_dtype
-from warp.errors import ArrayCopyError
+from warp.arrays.copying import copy_elements
+from warp.arrays.layout import infer_scalar_dtype, normalize_shape, resolve_dtype
 from warp.plugins.manager import get_plugin_manager
-from warp.targets import get_target
 from warp.runtime.devices import get_device
-from warp.types.scalars import dtype_from_numpy, type_repr
+from warp.types.scalars import dtype_from_numpy
 from warp import types as wp_types
 
 
@@ -136,9 +134,8 @@ def full_like(src: array, value: Any, device: Any = None, requires_grad: bool | 
 
 def clone(src: array, device: Any = None, requires_grad: bool | None = None) -> array:
     """A contiguous copy of ``src`` (on ``device``, default ``src.device``)."""
-    dest = empty_like(src, device, requires_grad)
-    copy(dest, src)
-    return dest
+    device, requires_grad = _like(src, device, requires_grad)
+    return src._clone(device, requires_grad)
 
 
 def _check_array(a: Any, name: str) -> None:
@@ -156,99 +153,7 @@ def copy(dest: array, src: array, dest_offset: int = 0, src_offset: int = 0, cou
     """
     _check_array(dest, "dest")
     _check_array(src, "src")
-    assert dest.device is not None and src.device is not None  # not annotations (checked above)
-    assert dest._ptr is not None and src._ptr is not None  # (an empty array's ptr says None)
-    for what, v in (("Destination offset", dest_offset), ("Source offset", src_offset), ("count", count)):
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-            raise ArrayCopyError(f"copy: offsets and count must be integers, got {what} {v!r}")
-        if v < 0:
-            raise ArrayCopyError(f"copy: {what} must be non-negative, got {v}")
-    if not (dest.is_contiguous and src.is_contiguous):
-        _copy_strided(dest, src, int(dest_offset), int(src_offset), int(count))
-        return
-    if count == 0:
-        count = src.size - src_offset
-    if src_offset + count > src.size:
-        raise ArrayCopyError(
-            f"copy: source range [{src_offset}, {src_offset + count}) is out of bounds for source of size "
-            f"{src.size} (the count exceeds the source size)"
-        )
-    if dest_offset + count > dest.size:
-        raise ArrayCopyError(
-            f"copy: destination range [{dest_offset}, {dest_offset + count}) is out of bounds for "
-            f"destination of size {dest.size}"
-        )
-    if count <= 0:
-        return
-    get_plugin_manager().hook.warp_array_copied(
-        dest=dest, src=src, dest_offset=dest_offset, src_offset=src_offset, count=count
-    )
-    itemsize = element_info(src.dtype).itemsize
-    if src.dtype == dest.dtype:
-        # The target of the non-host side copies (host <-> device, device <-> device, host <-> host).
-        target = get_target(src.device if dest.device.is_cpu else dest.device)
-        target.copy(
-            dest._ptr + dest_offset * itemsize, dest.device, src._ptr + src_offset * itemsize, src.device,
-            count * itemsize, keep=(dest, src),
-        )
-        return
-    for device in {dest.device, src.device}:
-        refuse_while_capturing(device, "a converting wp.copy() (between different dtypes)")
-    d = dest.numpy().reshape((dest.size, *element_info(dest.dtype).inner_shape))
-    s = src.numpy().reshape((src.size, *element_info(src.dtype).inner_shape))
-    _copy_values(d[dest_offset: dest_offset + count], s[src_offset: src_offset + count], dest, src)
-    if not dest.device.is_cpu:
-        dest._upload(d.reshape(dest.shape + element_info(dest.dtype).inner_shape))
-
-
-def _copy_strided(dest: array, src: array, dest_offset: int, src_offset: int, count: int) -> None:
-    """``copy`` where one array is not contiguous: whole arrays of one shape, or windows of 1-d ones."""
-    whole = not (dest_offset or src_offset or count)
-    if whole and dest.shape == src.shape:
-        window_dest, window_src, count = dest, src, dest.size
-    else:
-        if dest.ndim != 1 or src.ndim != 1:
-            if whole:
-                raise ArrayCopyError(
-                    "copy: non-contiguous arrays must have the same shape, got "
-                    f"destination shape={dest.shape}, source shape={src.shape}"
-                )
-            raise ArrayCopyError(
-                "copy: offsets and counts on non-contiguous arrays are only supported for 1-D arrays, got "
-                f"destination shape={dest.shape}, source shape={src.shape}"
-            )
-        if count == 0:
-            count = src.size - src_offset
-        if src_offset + count > src.size:
-            raise ArrayCopyError(
-                f"copy: count {count} from offset {src_offset} exceeds the source size {src.size}"
-            )
-        if dest_offset + count > dest.size:
-            raise ArrayCopyError(
-                f"copy: count {count} from offset {dest_offset} exceeds the destination size {dest.size}"
-            )
-        window_dest = dest[dest_offset: dest_offset + count]
-        window_src = src[src_offset: src_offset + count]
-    if count == 0:
-        return
-    for device in {dest.device, src.device}:
-        refuse_while_capturing(device, "wp.copy() of a non-contiguous array")
-    get_plugin_manager().hook.warp_array_copied(
-        dest=dest, src=src, dest_offset=dest_offset, src_offset=src_offset, count=count
-    )
-    host = window_dest.numpy()
-    _copy_values(host, window_src.numpy(), dest, src)
-    if not dest.device.is_cpu:  # type: ignore[union-attr]  # checked by copy()
-        window_dest._upload(host)
-
-
-def _copy_values(d: np.ndarray, s: np.ndarray, dest: array, src: array) -> None:
-    try:
-        np.copyto(d, s, casting="unsafe")
-    except (ValueError, TypeError) as e:
-        raise ValueError(
-            f"copy: cannot copy {type_repr(src.dtype)} elements to {type_repr(dest.dtype)} elements: {e}"
-        ) from None
+    copy_elements(dest, src, dest_offset, src_offset, count)
 
 
 def from_numpy(arr: np.ndarray, dtype: Any = None, shape: Any = None, device: Any = None,

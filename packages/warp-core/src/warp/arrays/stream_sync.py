@@ -21,7 +21,7 @@ from typing import Any
 from warp.targets.cuda.driver import CudaError
 from warp.targets.cuda.streams import (
     LEGACY_STREAM,
-    get_stream,
+    current_stream,
     handle_is_capturing,
     make_handle_wait,
     wait_handle,
@@ -76,7 +76,7 @@ def order_consumer_stream(device: Any, handle: int) -> None:
     captures too gets the dependency (an edge of the graph); any other is left alone (waiting
     would pull it into the capture).
     """
-    ours = get_stream(device)
+    ours = current_stream(device)
     if ours.is_capturing and not handle_is_capturing(handle, device.ordinal):
         return
     try:
@@ -93,13 +93,13 @@ def order_consumer_stream(device: Any, handle: int) -> None:
 
 def consumer_stream_value(device: Any) -> int:
     """Warp's current stream of CUDA ``device`` as a protocol stream value (the null stream as 1)."""
-    return get_stream(device).cuda_stream or LEGACY_STREAM
+    return current_stream(device).cuda_stream or LEGACY_STREAM
 
 
 def exported_stream_value(device: Any) -> int | None:
     """The ``"stream"`` of a CUDA array interface warp exports: its current stream of ``device``,
     or None while that stream captures a graph (consumers would synchronize a capturing stream)."""
-    ours = get_stream(device)
+    ours = current_stream(device)
     if ours.is_capturing:
         return None
     return ours.cuda_stream or LEGACY_STREAM
@@ -118,4 +118,4 @@ def wait_for_producer_stream(device: Any, stream: Any, what: str) -> None:
             f"{what}: __cuda_array_interface__ stream must be None or a positive integer (0 is "
             f"disallowed as ambiguous), got {value}"
         )
-    wait_handle(get_stream(device), value)
+    wait_handle(current_stream(device), value)

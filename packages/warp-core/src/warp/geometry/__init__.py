@@ -3,7 +3,11 @@ cubes (:class:`IsoSurfaceMarchingCubes`, also ``wp.MarchingCubes``) and by surfa
 (:class:`IsoSurfaceNets`) on dense grids, and by sparse marching cubes near the surface of a
 Lipschitz field (:func:`sparse_marching_cubes`, :func:`lipschitz_octree`,
 :func:`sparse_marching_cubes_from_cells`). Plugins add names here through the
-``warp_module_exports`` hook (warp-geometry: the swept volume of meshes)."""
+``warp_module_exports`` hook (warp-geometry: the swept volume of meshes).
+
+Loaded with the plugins at ``import warp`` (which makes it ``wp.geometry``) through its core plugin
+:mod:`warp.geometry.plugin`, which publishes ``wp.MarchingCubes``.
+"""
 
 from __future__ import annotations
 

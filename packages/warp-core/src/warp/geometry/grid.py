@@ -8,7 +8,8 @@ from typing import Any
 import numpy as np
 
 import warp
-from warp.arrays import array
+from warp.arrays import array, array3d
+from warp.decorators import func, kernel
 from warp.geometry import mc_tables
 from warp.types.composite import vector
 from warp.types.scalars import float32, int32
@@ -18,15 +19,15 @@ vec3 = vector(3, float32)
 vec3i = vector(3, int32)
 
 
-@warp.func
+@func
 def axis_step(d: int32) -> vec3i:
     """The unit step along grid axis ``d`` (0, 1 or 2): from an edge's first node to its other."""
     return vec3i(int32(d == 0), int32(d == 1), int32(d == 2))
 
 
-@warp.kernel
+@kernel
 def edge_flags(
-    field: warp.array3d(dtype=float32), threshold: float32, flags: warp.array(dtype=int32)
+    field: array3d(dtype=float32), threshold: float32, flags: array(dtype=int32)
 ) -> None:
     d, i, j, k = warp.tid()
     nx = field.shape[0]

@@ -16,7 +16,8 @@ from typing import Any
 import numpy as np
 
 import warp
-from warp.arrays import array, empty, zeros
+from warp.arrays import array, array2d, array3d, empty, zeros
+from warp.decorators import kernel
 from warp.geometry import mc_tables
 from warp.runtime.devices import get_device
 from warp.runtime.launch import launch
@@ -26,15 +27,15 @@ from warp.geometry.grid import (
 from warp.types.scalars import float32, int32
 
 
-@warp.kernel
+@kernel
 def _edge_vertices(
-    field: warp.array3d(dtype=float32),
+    field: array3d(dtype=float32),
     threshold: float32,
-    flags: warp.array(dtype=int32),
-    vertex_of_edge: warp.array(dtype=int32),
+    flags: array(dtype=int32),
+    vertex_of_edge: array(dtype=int32),
     lower: vec3,
     spacing: vec3,
-    verts: warp.array(dtype=vec3),
+    verts: array(dtype=vec3),
 ) -> None:
     d, i, j, k = warp.tid()
     nx = field.shape[0]
@@ -56,14 +57,14 @@ def _edge_vertices(
         )
 
 
-@warp.kernel
+@kernel
 def _cell_cases(
-    field: warp.array3d(dtype=float32),
+    field: array3d(dtype=float32),
     threshold: float32,
-    corner_offsets: warp.array2d(dtype=int32),
-    tri_range: warp.array(dtype=int32),
-    cases: warp.array(dtype=int32),
-    counts: warp.array(dtype=int32),
+    corner_offsets: array2d(dtype=int32),
+    tri_range: array(dtype=int32),
+    cases: array(dtype=int32),
+    counts: array(dtype=int32),
 ) -> None:
     i, j, k = warp.tid()
     ny1 = field.shape[1] - 1
@@ -77,16 +78,16 @@ def _cell_cases(
     counts[cell] = tri_range[case + 1] - tri_range[case]
 
 
-@warp.kernel
+@kernel
 def _cell_triangles(
-    field: warp.array3d(dtype=float32),
-    cases: warp.array(dtype=int32),
-    first_tri: warp.array(dtype=int32),
-    tri_range: warp.array(dtype=int32),
-    tri_edges: warp.array(dtype=int32),
-    edge_base: warp.array2d(dtype=int32),
-    vertex_of_edge: warp.array(dtype=int32),
-    indices: warp.array(dtype=int32),
+    field: array3d(dtype=float32),
+    cases: array(dtype=int32),
+    first_tri: array(dtype=int32),
+    tri_range: array(dtype=int32),
+    tri_edges: array(dtype=int32),
+    edge_base: array2d(dtype=int32),
+    vertex_of_edge: array(dtype=int32),
+    indices: array(dtype=int32),
 ) -> None:
     i, j, k = warp.tid()
     nx = field.shape[0]

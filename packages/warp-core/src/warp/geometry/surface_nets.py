@@ -14,7 +14,8 @@ from typing import Any
 
 
 import warp
-from warp.arrays import array, empty, zeros
+from warp.arrays import array, array2d, array3d, empty, zeros
+from warp.decorators import func, kernel
 from warp.geometry.grid import (
     axis_step, check_field, edge_base, edge_flags, exclusive_scan, node_bounds, vec3,
 )
@@ -25,12 +26,12 @@ from warp.types.scalars import float32, int32
 TOPOLOGIES = ("triangle", "quad")
 
 
-@warp.kernel
+@kernel
 def _active_cells(
-    field: warp.array3d(dtype=float32),
-    quads: warp.array(dtype=int32),
-    edges_of_cell: warp.array2d(dtype=int32),
-    active: warp.array(dtype=int32),
+    field: array3d(dtype=float32),
+    quads: array(dtype=int32),
+    edges_of_cell: array2d(dtype=int32),
+    active: array(dtype=int32),
 ) -> None:
     # a cell gets a vertex when one of its edges carries a quad (a crossed edge with all four
     # cells around it inside the grid); crossings on the grid's boundary alone make no vertex
@@ -47,16 +48,16 @@ def _active_cells(
     active[(i * (ny - 1) + j) * (nz - 1) + k] = flag
 
 
-@warp.kernel
+@kernel
 def _cell_vertices(
-    field: warp.array3d(dtype=float32),
+    field: array3d(dtype=float32),
     threshold: float32,
-    active: warp.array(dtype=int32),
-    vertex_of_cell: warp.array(dtype=int32),
-    edges_of_cell: warp.array2d(dtype=int32),
+    active: array(dtype=int32),
+    vertex_of_cell: array(dtype=int32),
+    edges_of_cell: array2d(dtype=int32),
     lower: vec3,
     spacing: vec3,
-    verts: warp.array(dtype=vec3),
+    verts: array(dtype=vec3),
 ) -> None:
     i, j, k = warp.tid()
     cell = (i * (field.shape[1] - 1) + j) * (field.shape[2] - 1) + k
@@ -89,7 +90,7 @@ def _cell_vertices(
         )
 
 
-@warp.func
+@func
 def _quad_frame(d: int) -> tuple[int, int, int, int, int, int]:
     # the two axes after d in cyclic order: (u, v) with u x v = +d
     ux = 0
@@ -110,9 +111,9 @@ def _quad_frame(d: int) -> tuple[int, int, int, int, int, int]:
     return ux, uy, uz, vx, vy, vz
 
 
-@warp.kernel
+@kernel
 def _edge_quads(
-    field: warp.array3d(dtype=float32), flags: warp.array(dtype=int32), quads: warp.array(dtype=int32)
+    field: array3d(dtype=float32), flags: array(dtype=int32), quads: array(dtype=int32)
 ) -> None:
     d, i, j, k = warp.tid()
     nx = field.shape[0]
@@ -130,15 +131,15 @@ def _edge_quads(
     quads[e] = q
 
 
-@warp.kernel
+@kernel
 def _emit_quads(
-    field: warp.array3d(dtype=float32),
+    field: array3d(dtype=float32),
     threshold: float32,
-    quads: warp.array(dtype=int32),
-    first_quad: warp.array(dtype=int32),
-    vertex_of_cell: warp.array(dtype=int32),
+    quads: array(dtype=int32),
+    first_quad: array(dtype=int32),
+    vertex_of_cell: array(dtype=int32),
     triangles: int,
-    indices: warp.array(dtype=int32),
+    indices: array(dtype=int32),
 ) -> None:
     d, i, j, k = warp.tid()
     nx = field.shape[0]

@@ -12,6 +12,11 @@ disabled (``WARP_DISABLE_PLUGINS``) or broken plugin would provide; ``module_nam
 a plugin publishes on warp-core's own modules (``warp_module_exports``). The file is found through
 ``importlib.util.find_spec`` of the top-level package, which does not run the package's code, and
 read once, on the first error that needs it.
+
+A distribution that is not installed declares nothing; for this repository's own plugin
+distributions warp-core keeps a copy of their declarations (:data:`REPOSITORY_FILE`, checked
+against their files by ``tests/plugins/test_plugin_declarations.py``), consulted for those not
+installed (:func:`known_declarations`).
 """
 
 from __future__ import annotations
@@ -28,6 +33,8 @@ from warp.plugins.hookspecs import PROJECT_NAME
 
 #: the declaration file's name, in the top-level package of a plugin's entry-point module
 FILE_NAME = "warp_provides.json"
+#: warp-core's copy of the declarations of this repository's plugin distributions, keyed by name
+REPOSITORY_FILE = Path(__file__).with_name("repository_declarations.json")
 
 
 @dataclass(frozen=True)
@@ -59,7 +66,10 @@ def _declaration_file(module: str) -> Path | None:
 
 
 def _read(distribution: str, path: Path) -> Declaration:
-    data = json.loads(path.read_text(encoding="utf-8"))
+    return _declaration(distribution, json.loads(path.read_text(encoding="utf-8")))
+
+
+def _declaration(distribution: str, data: dict) -> Declaration:
     return Declaration(
         distribution=distribution,
         builtins=frozenset(data.get("builtins", ())),
@@ -89,22 +99,37 @@ def declarations() -> tuple[Declaration, ...]:
     return tuple(found.values())
 
 
+@functools.cache
+def repository_declarations() -> tuple[Declaration, ...]:
+    """The declarations of this repository's plugin distributions, from warp-core's copy."""
+    data = json.loads(REPOSITORY_FILE.read_text(encoding="utf-8"))
+    return tuple(_declaration(dist, entry) for dist, entry in data.items() if isinstance(entry, dict))
+
+
+def known_declarations() -> tuple[Declaration, ...]:
+    """The installed distributions' declarations, then warp-core's copy of those of this
+    repository's distributions that are not installed."""
+    installed = declarations()
+    names = {d.distribution for d in installed}
+    return installed + tuple(d for d in repository_declarations() if d.distribution not in names)
+
+
 def providing_distribution(name: str) -> str | None:
-    """The distribution that declares kernel builtin ``name``, or None if no installed one does."""
-    return next((d.distribution for d in declarations() if d.provides_builtin(name)), None)
+    """The distribution that declares kernel builtin ``name``, or None if no known one does."""
+    return next((d.distribution for d in known_declarations() if d.provides_builtin(name)), None)
 
 
 def python_name_distribution(name: str) -> str | None:
     """The distribution that declares the Python-scope name ``wp.<name>``, or None."""
-    return next((d.distribution for d in declarations() if name in d.python_names), None)
+    return next((d.distribution for d in known_declarations() if name in d.python_names), None)
 
 
 def submodule_distribution(module: str) -> str | None:
     """The distribution that declares the submodule ``module`` (e.g. ``"warp.autograd"``), or None."""
-    return next((d.distribution for d in declarations() if module in d.submodules), None)
+    return next((d.distribution for d in known_declarations() if module in d.submodules), None)
 
 
 def module_name_distribution(module: str, name: str) -> str | None:
     """The distribution that declares ``name`` on warp-core's module ``module``
     (e.g. ``("warp.geometry", "swept_volume_mesh")``), or None."""
-    return next((d.distribution for d in declarations() if f"{module}.{name}" in d.module_names), None)
+    return next((d.distribution for d in known_declarations() if f"{module}.{name}" in d.module_names), None)

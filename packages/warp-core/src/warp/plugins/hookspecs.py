@@ -178,3 +178,13 @@ def warp_array_copied(dest: Any, src: Any, dest_offset: int, src_offset: int, co
     warp-autodiff records it on a recording ``wp.Tape``, whose backward pass then moves the
     gradient of the destination window to the source window.
     """
+
+
+@hookspec(firstresult=True)
+def warp_array_matmul(a: Any, b: Any) -> Any:
+    """``a @ b`` where ``a`` is a ``wp.array``: the product as a new array, or None when this
+    implementation does not handle the operands (then ``@`` raises ``TypeError``, as Python does
+    for unsupported operands).
+
+    warp-core's ``warp.gemm`` (``wp.matmul``, a core plugin) multiplies two 2-D arrays.
+    """

@@ -28,8 +28,12 @@ exports: dict[str, Any] = {}
 #: names plugins publish on warp-core's submodules: module name -> {name: object}
 _module_exports: dict[str, dict[str, Any]] = {}
 
-#: Core's own standard pieces, registered like any plugin but without an entry point.
-CORE_PLUGINS = ("warp.core_plugin",)
+#: Core's own standard pieces, registered like any plugin but without an entry point: the
+#: builtins of core kernels, and the parts written in the kernel language against ``wp`` (as
+#: user code is), which ``import warp`` therefore does not import itself: ``warp.gemm``
+#: (``wp.matmul``, and ``a @ b`` of arrays) and ``warp.geometry`` (``wp.MarchingCubes``, through
+#: ``warp.geometry.plugin``).
+CORE_PLUGINS = ("warp.core_plugin", "warp.gemm", "warp.geometry.plugin")
 
 
 class WarpPluginManager(pluggy.PluginManager):

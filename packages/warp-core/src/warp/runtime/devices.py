@@ -24,9 +24,9 @@ from warp.targets.cuda.driver import unavailable_reason
 from warp.targets.cuda.context import initialized_ordinals
 from warp.targets.cuda.ptx import supported_archs
 from warp.targets.cuda.memory import memory_info
-from warp.targets.cuda.streams import get_stream
-from warp.targets.cuda.streams import set_stream
+from warp.targets.cuda.streams import current_stream, set_current_stream
 from warp.targets import get_target
+from warp.targets.registry import set_device_resolver
 
 
 class Device:
@@ -124,11 +124,11 @@ class Device:
     @property
     def stream(self) -> Any:
         """The device's current stream (CUDA devices only)."""
-        return get_stream(self)
+        return current_stream(self)
 
     @stream.setter
     def stream(self, stream: Any) -> None:
-        set_stream(stream, self)
+        set_current_stream(stream, self)
 
     @property
     def has_stream(self) -> bool:
@@ -339,6 +339,9 @@ def synchronize_device(device: Devicelike = None) -> None:
     dev = get_device(device)
     if dev.is_cuda:
         dev.target.synchronize(dev)
+
+
+set_device_resolver(get_device)  # device arguments given to target code (wp.Stream("cuda:1"))
 
 
 class ScopedDevice:

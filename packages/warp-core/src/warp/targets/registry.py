@@ -7,7 +7,10 @@ only when a device of its kind is used). The CPU target is built in; the CUDA ta
 ``"warp.targets.cuda.target:CudaTarget"``.
 
 Device strings are parsed here (:func:`parse_device`): a target with numbered devices accepts
-``"<name>:N"`` and ``"<name>"`` (device 0), one without accepts its name only.
+``"<name>:N"`` and ``"<name>"`` (device 0), one without accepts its name only. The device
+objects themselves (and the current default device) belong to the runtime's device table,
+which installs itself with :func:`set_device_resolver` so that target code given a device
+argument by a user (``wp.Stream("cuda:1")``) can turn it into a device: :func:`resolve_device`.
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ from typing import Any, Callable, Union
 from warp.targets.base import Target
 
 TargetSpec = Union[Target, Callable[[], Target], str]
+#: Turns a device argument (a device, ``"cuda:1"``, None for the current default) into a device.
+DeviceResolver = Callable[[Any], Any]
 
 _lock = threading.Lock()
 _specs: dict[str, TargetSpec] = {
@@ -42,6 +47,24 @@ def register_target(kind: str, target: TargetSpec, *, numbered_devices: bool = F
             _numbered.add(kind)
         else:
             _numbered.discard(kind)
+
+
+_device_resolver: DeviceResolver | None = None
+
+
+def set_device_resolver(resolver: DeviceResolver) -> None:
+    """Install the device table that :func:`resolve_device` asks (``warp.runtime.devices``
+    installs ``get_device`` when it loads)."""
+    global _device_resolver
+    _device_resolver = resolver
+
+
+def resolve_device(device: Any) -> Any:
+    """The device named by a user's device argument (``"cuda:1"``, a device, None for the
+    current default), from the runtime's device table."""
+    if _device_resolver is None:
+        raise RuntimeError("no device table is installed: import warp before using devices")
+    return _device_resolver(device)
 
 
 def target_names() -> list[str]:
@@ -129,11 +152,14 @@ def _instantiate(kind: str, spec: TargetSpec) -> Target:
 
 
 __all__ = [
+    "DeviceResolver",
     "TargetSpec",
     "device_kind",
     "get_target",
     "parse_device",
     "register_target",
+    "resolve_device",
+    "set_device_resolver",
     "target_for_kind",
     "target_names",
 ]

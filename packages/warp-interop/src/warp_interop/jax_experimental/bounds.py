@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from warp.extending import build_kernel, ir
+from warp.extending import kernel_ir, ir
 
 MAX_TID_EXTENT = 2**31 - 1
 MAX_DIMS = 4
@@ -26,7 +26,7 @@ def thread_indexed_dims(kernel: Any) -> dict[int, set[tuple[int, int]]]:
     its unconditional accesses indexed by a ``wp.tid()`` result (a single ``i = wp.tid()`` runs
     over launch dimension 0). Empty when the kernel cannot be analysed (generic kernels)."""
     try:
-        fn = build_kernel(kernel)
+        fn = kernel_ir(kernel)
     except Exception:  # noqa: BLE001 - generic or not translatable here: nothing to check
         return {}
     coords: dict[int, int] = {}  # id of a tid result -> the launch dimension it runs over
@@ -56,7 +56,7 @@ def tid_launch_dims(kernel: Any) -> set[int]:
     ``wp.tid()``: dimension 0 and every other); empty when the kernel never calls ``wp.tid()``
     (after compile-time constant branches are folded) or cannot be analysed."""
     try:
-        fn = build_kernel(kernel)
+        fn = kernel_ir(kernel)
     except Exception:  # noqa: BLE001 - generic or not translatable here: nothing to check
         return set()
     dims: set[int] = set()

@@ -13,53 +13,18 @@ import sys
 import warnings
 from typing import Any
 
-import llvmlite.ir as ir
 
-from warp.compiler import composite as lc
 from warp.compiler import ir as wir
 from warp.compiler.frontend.builder import PyObj
 from warp.compiler.frontend.builtin_names import BuiltinName
-from warp.compiler.lowering.context import LowerContext
-from warp.compiler.registry import Overload
+from warp.compiler.value_ops import CONSTRUCT, CONVERT, FILL
 from warp.errors import WarpCodegenAttributeError, WarpCodegenTypeError, WarpCodegenValueError
 from warp.plugins.install_hints import install_hint
 from warp.types.composite import CompositeBase, is_composite, matrix, quaternion, vector
 from warp.types.scalars import canonical_type, is_scalar_type, type_repr
-from warp.core_builtins.casts import convert
 from warp.types.scalars import int32
 
 _ATTR_INDEX = {"x": 0, "y": 1, "z": 2, "w": 3}
-
-
-def _lower_components(ctx: LowerContext, args: list, types: list) -> ir.Value:
-    cls = ctx.op.results[0].type
-    parts: list[ir.Value] = []
-    for a, t in zip(args, types):
-        parts += lc.components(ctx.builder, t, a) if is_composite(t) else [a]
-    return lc.assemble(ctx.builder, cls, parts)
-
-
-def _lower_fill(ctx: LowerContext, args: list, types: list) -> ir.Value:
-    cls = ctx.op.results[0].type
-    return lc.assemble(ctx.builder, cls, [args[0]] * math.prod(cls._shape_))
-
-
-def _lower_convert(ctx: LowerContext, args: list, types: list) -> ir.Value:
-    cls = ctx.op.results[0].type
-    src = types[0]
-    parts = [
-        convert(ctx, c, src._wp_scalar_type_, cls._wp_scalar_type_)
-        for c in lc.components(ctx.builder, src, args[0])
-    ]
-    return lc.assemble(ctx.builder, cls, parts)
-
-
-#: Overloads used by constructor ops (not looked up by name; the op carries them).
-CONSTRUCT = Overload("construct", (), None, lower=_lower_components, doc="Composite from components.")
-FILL = Overload("construct_fill", (), None, lower=_lower_fill, doc="Composite with every component equal.")
-CONVERT = Overload(
-    "construct_convert", (), None, lower=_lower_convert, doc="Composite with converted component type."
-)
 
 
 def generic_constructor(builder: Any, name: str, node: ast.Call) -> Any:

@@ -6,19 +6,12 @@ import ast
 from typing import Any
 
 from warp.compiler import ir as wir
-from warp.compiler import struct_lowering as sl
 from warp.compiler.frontend.calls import bind_values
 from warp.compiler.frontend.user_operators import call_operator, operator_function
-from warp.compiler.registry import Overload
+from warp.compiler.value_ops import GET_FIELD, SET_FIELD
 from warp.errors import WarpCodegenAttributeError, WarpCodegenTypeError
 from warp.types.struct import StructBase
 from warp.types.scalars import type_repr
-
-#: Overloads carried by struct field ops; the field index is the op attribute "field".
-GET_FIELD = Overload("struct_get", (), None, lower=sl.lower_get, doc="Read a struct field.")
-SET_FIELD = Overload(
-    "struct_set", (), None, lower=sl.lower_set, doc="Copy of a struct with one field replaced."
-)
 
 
 def construct(builder: Any, cls: type[StructBase], node: ast.Call) -> wir.Value:

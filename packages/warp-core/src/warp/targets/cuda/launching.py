@@ -22,7 +22,7 @@ from warp.targets.cuda import context as ctx_module
 from warp.targets.cuda import driver as drv
 from warp.targets.cuda import streams as streams_module
 from warp.targets.cuda.context import make_current
-from warp.targets.cuda.streams import get_stream
+from warp.targets.cuda.streams import current_stream
 
 #: threads per block of launches that do not say (``wp.launch(block_dim=256)``, as NVIDIA Warp)
 BLOCK_DIM = 256
@@ -33,7 +33,7 @@ _BUFFER_POINTER, _BUFFER_SIZE, _END = 1, 2, 0
 def stream_handle(device: Any, stream: Any) -> Any:
     """The ``CUstream`` of ``stream`` (a ``wp.Stream`` of ``device``), or of the device's current stream."""
     if stream is None:
-        return get_stream(device).handle
+        return current_stream(device).handle
     if stream.device != device:
         raise RuntimeError(f"stream of device '{stream.device}' cannot run work for device '{device}'")
     return stream.handle

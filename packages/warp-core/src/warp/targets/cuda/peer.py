@@ -1,6 +1,7 @@
-"""Peer access between CUDA devices and memory-pool access and switches (``wp.*peer_access*``,
-``wp.*mempool*``), with NVIDIA Warp's argument order: ``(target_device, peer_device)`` asks
-whether ``peer_device`` can access memory allocated on ``target_device``."""
+"""Peer access between CUDA devices and access to their memory pools, by device ordinal: the
+driver calls behind ``wp.*peer_access*`` and ``wp.*mempool*`` (:mod:`warp.runtime.peer_access`,
+which resolves device arguments). ``target`` is the device whose memory is accessed, ``peer``
+the one accessing it, as in NVIDIA Warp's argument order."""
 
 from __future__ import annotations
 
@@ -14,134 +15,78 @@ _lock = threading.Lock()
 _peer_enabled: set[tuple[int, int]] = set()  # (target ordinal, peer ordinal)
 
 
-def _devices(target: Any, peer: Any) -> tuple[Any, Any]:
-    from warp.runtime.devices import get_device
-
-    return get_device(target), get_device(peer)
-
-
-def is_peer_access_supported(target_device: Any, peer_device: Any) -> bool:
-    """Whether ``peer_device`` can be given direct access to ``target_device``'s memory."""
-    target, peer = _devices(target_device, peer_device)
-    if not (target.is_cuda and peer.is_cuda):
-        return False
+def can_access_peer(target: int, peer: int) -> bool:
+    """Whether device ``peer`` can be given direct access to device ``target``'s memory."""
     if target == peer:
         return True
     cu = drv.driver()
-    can = drv.check(
-        cu.cuDeviceCanAccessPeer(device_info(peer.ordinal).handle, device_info(target.ordinal).handle),
-        "cuDeviceCanAccessPeer",
-    )
-    return bool(can)
+    can = cu.cuDeviceCanAccessPeer(device_info(peer).handle, device_info(target).handle)
+    return bool(drv.check(can, "cuDeviceCanAccessPeer"))
 
 
-def is_peer_access_enabled(target_device: Any, peer_device: Any) -> bool:
-    """Whether ``peer_device`` currently has direct access to ``target_device``'s memory."""
-    target, peer = _devices(target_device, peer_device)
-    if not (target.is_cuda and peer.is_cuda):
-        return False
-    return target == peer or (target.ordinal, peer.ordinal) in _peer_enabled
+def is_peer_enabled(target: int, peer: int) -> bool:
+    """Whether device ``peer`` currently has direct access to device ``target``'s memory."""
+    return target == peer or (target, peer) in _peer_enabled
 
 
-def set_peer_access_enabled(target_device: Any, peer_device: Any, enable: bool) -> None:
-    """Enable or disable direct access from ``peer_device`` to ``target_device``'s memory."""
-    target, peer = _devices(target_device, peer_device)
-    if not (target.is_cuda and peer.is_cuda):
-        if enable:
-            raise RuntimeError(f"peer access between '{target}' and '{peer}' needs two CUDA devices")
-        return
+def enable_peer_access(target: int, peer: int, enable: bool) -> None:
+    """Enable or disable direct access from device ``peer`` to device ``target``'s memory
+    (``cuCtxEnablePeerAccess`` in ``peer``'s context; already enabled/disabled is no error)."""
     if target == peer:
         return
-    if enable and not is_peer_access_supported(target, peer):
-        raise RuntimeError(f"device '{peer}' cannot access the memory of '{target}' directly on this system")
     cu = drv.driver()
-    make_current(peer.ordinal)
-    key = (target.ordinal, peer.ordinal)
+    make_current(peer)
     with _lock:
         if enable:
-            err = cu.cuCtxEnablePeerAccess(device_info(target.ordinal).context, 0)[0]
+            err = cu.cuCtxEnablePeerAccess(device_info(target).context, 0)[0]
             if int(err) not in (0, int(cu.CUresult.CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED)):
                 drv.check((err,), "cuCtxEnablePeerAccess")
-            _peer_enabled.add(key)
+            _peer_enabled.add((target, peer))
         else:
-            err = cu.cuCtxDisablePeerAccess(device_info(target.ordinal).context)[0]
+            err = cu.cuCtxDisablePeerAccess(device_info(target).context)[0]
             if int(err) not in (0, int(cu.CUresult.CUDA_ERROR_PEER_ACCESS_NOT_ENABLED)):
                 drv.check((err,), "cuCtxDisablePeerAccess")
-            _peer_enabled.discard(key)
+            _peer_enabled.discard((target, peer))
 
 
-def is_mempool_supported(device: Any) -> bool:
-    """Whether ``device`` supports stream-ordered memory pools."""
-    from warp.runtime.devices import get_device
-
-    dev = get_device(device)
-    return dev.is_cuda and device_info(dev.ordinal).is_mempool_supported
+def mempool_supported(ordinal: int) -> bool:
+    """Whether the device supports stream-ordered memory pools."""
+    return device_info(ordinal).is_mempool_supported
 
 
-def is_mempool_enabled(device: Any) -> bool:
-    """Whether allocations on ``device`` come from its memory pool."""
-    from warp.runtime.devices import get_device
-
-    dev = get_device(device)
-    return dev.is_cuda and device_info(dev.ordinal).use_mempool
+def mempool_enabled(ordinal: int) -> bool:
+    """Whether the device's allocations come from its memory pool."""
+    return device_info(ordinal).use_mempool
 
 
-def set_mempool_enabled(device: Any, enable: bool) -> None:
-    """Allocate from ``device``'s memory pool (default where supported) or with ``cuMemAlloc``."""
-    from warp.runtime.devices import get_device
-
-    dev = get_device(device)
-    if not dev.is_cuda:
-        if enable:
-            raise RuntimeError(f"device '{dev}' has no memory pool (CUDA devices only)")
-        return
-    info = device_info(dev.ordinal)
-    if enable and not info.is_mempool_supported:
-        raise RuntimeError(f"device '{dev}' does not support memory pools")
-    info.use_mempool = bool(enable)
+def use_mempool(ordinal: int, enable: bool) -> None:
+    """Allocate from the device's memory pool or with ``cuMemAlloc`` (the caller checked support)."""
+    device_info(ordinal).use_mempool = bool(enable)
 
 
-def _access_desc(cu: Any, peer_ordinal: int, enable: bool) -> Any:
+def _access_desc(cu: Any, peer: int, enable: bool) -> Any:
     desc = cu.CUmemAccessDesc()
     desc.location.type = cu.CUmemLocationType.CU_MEM_LOCATION_TYPE_DEVICE
-    desc.location.id = peer_ordinal
+    desc.location.id = peer
     flags = cu.CUmemAccess_flags
     desc.flags = flags.CU_MEM_ACCESS_FLAGS_PROT_READWRITE if enable else flags.CU_MEM_ACCESS_FLAGS_PROT_NONE
     return desc
 
 
-def is_mempool_access_supported(target_device: Any, peer_device: Any) -> bool:
-    """Whether ``peer_device`` can be given access to ``target_device``'s memory pool."""
-    target, peer = _devices(target_device, peer_device)
-    return is_mempool_supported(target) and is_peer_access_supported(target, peer)
-
-
-def is_mempool_access_enabled(target_device: Any, peer_device: Any) -> bool:
-    """Whether ``peer_device`` can access memory from ``target_device``'s memory pool."""
-    target, peer = _devices(target_device, peer_device)
-    if not is_mempool_supported(target) or not peer.is_cuda:
-        return False
+def mempool_access_enabled(target: int, peer: int) -> bool:
+    """Whether device ``peer`` can read and write memory from device ``target``'s memory pool."""
     if target == peer:
         return True
     cu = drv.driver()
     location = cu.CUmemLocation()
     location.type = cu.CUmemLocationType.CU_MEM_LOCATION_TYPE_DEVICE
-    location.id = peer.ordinal
-    flags = drv.check(
-        cu.cuMemPoolGetAccess(device_info(target.ordinal).mempool, location), "cuMemPoolGetAccess"
-    )
+    location.id = peer
+    flags = drv.check(cu.cuMemPoolGetAccess(device_info(target).mempool, location), "cuMemPoolGetAccess")
     return int(flags) == int(cu.CUmemAccess_flags.CU_MEM_ACCESS_FLAGS_PROT_READWRITE)
 
 
-def set_mempool_access_enabled(target_device: Any, peer_device: Any, enable: bool) -> None:
-    """Give ``peer_device`` access (or none) to memory from ``target_device``'s memory pool."""
-    target, peer = _devices(target_device, peer_device)
-    if target == peer:
-        return
-    if not is_mempool_access_supported(target, peer):
-        if enable:
-            raise RuntimeError(f"device '{peer}' cannot access the memory pool of '{target}'")
-        return
+def set_mempool_access(target: int, peer: int, enable: bool) -> None:
+    """Give device ``peer`` read-write access (or none) to device ``target``'s memory pool."""
     cu = drv.driver()
-    desc = _access_desc(cu, peer.ordinal, enable)
-    drv.check(cu.cuMemPoolSetAccess(device_info(target.ordinal).mempool, [desc], 1), "cuMemPoolSetAccess")
+    desc = _access_desc(cu, peer, enable)
+    drv.check(cu.cuMemPoolSetAccess(device_info(target).mempool, [desc], 1), "cuMemPoolSetAccess")

@@ -1,8 +1,11 @@
 """CUDA streams and events: ``wp.Stream``, ``wp.Event`` and the current stream of each device.
 
-Every CUDA device has a current stream (created on first use) on which launches, copies and
-allocations are issued when no stream is named. ``wp.set_stream``/``wp.ScopedStream`` change it;
-cross-stream ordering uses events (``wait_event``/``wait_stream``), as in CUDA.
+Every CUDA device has a current stream (created on first use, :func:`current_stream`) on which
+launches, copies and allocations are issued when no stream is named. The Python-scope functions
+that take device arguments (``wp.get_stream``, ``wp.set_stream``, ``wp.ScopedStream``, ...) are
+in :mod:`warp.runtime.streams`; cross-stream ordering uses events (``wait_event``/
+``wait_stream``), as in CUDA. A device argument given to ``Stream``/``Event`` is resolved with
+the runtime's device table (:func:`warp.targets.registry.resolve_device`).
 
 Streams of other libraries are named by their raw ``CUstream`` handle, with the driver's special
 values :data:`LEGACY_STREAM` (1) and :data:`PER_THREAD_STREAM` (2) for the default streams of
@@ -19,6 +22,7 @@ from typing import Any
 
 from warp.targets.cuda import driver as drv
 from warp.targets.cuda.context import make_current
+from warp.targets.registry import resolve_device
 
 #: ``CU_STREAM_LEGACY``: the legacy default stream of the current context
 LEGACY_STREAM = 1
@@ -38,10 +42,14 @@ def handle_is_capturing(handle: int, ordinal: int) -> bool:
     return int(status) != int(cu.CUstreamCaptureStatus.CU_STREAM_CAPTURE_STATUS_NONE)
 
 
-def _cuda_device(device: Any) -> Any:
-    from warp.runtime.devices import get_device
+def cuda_device(device: Any) -> Any:
+    """The CUDA device named by a device argument (None: the current default device); raises
+    ``RuntimeError`` for any other device."""
+    return require_cuda(resolve_device(device))
 
-    dev = get_device(device)
+
+def require_cuda(dev: Any) -> Any:
+    """``dev`` (a device) if it is a CUDA device, else ``RuntimeError``."""
     if not dev.is_cuda:
         raise RuntimeError(
             f"device '{dev}' is not a CUDA device: streams and events exist only on CUDA devices"
@@ -61,7 +69,7 @@ class Event:
     """A CUDA event: a marker in a stream that other streams or the host can wait for."""
 
     def __init__(self, device: Any = None, enable_timing: bool = False, interprocess: bool = False) -> None:
-        self.device = _cuda_device(device)
+        self.device = cuda_device(device)
         self.enable_timing = bool(enable_timing)
         cu = drv.driver()
         flags = 0 if enable_timing else int(cu.CUevent_flags.CU_EVENT_DISABLE_TIMING)
@@ -99,7 +107,7 @@ class Stream:
     """A CUDA stream: work issued to it runs in order; different streams may overlap."""
 
     def __init__(self, device: Any = None, priority: int = 0, *, cuda_stream: int | None = None) -> None:
-        self.device = _cuda_device(device)
+        self.device = cuda_device(device)
         cu = drv.driver()
         make_current(self.device.ordinal)
         if cuda_stream is not None:  # wrap a stream made elsewhere (not owned)
@@ -217,84 +225,23 @@ def wait_handle(stream: Stream, handle: int) -> bool:
     return True
 
 
-def get_stream(device: Any = None) -> Stream:
-    """The current stream of a CUDA device (the default device if None)."""
-    dev = _cuda_device(device)
-    stream = _current.get(dev.ordinal)
+def current_stream(device: Any) -> Stream:
+    """The current stream of the CUDA device ``device`` (a device, not a device argument),
+    created on first use."""
+    stream = _current.get(require_cuda(device).ordinal)
     if stream is None:
         with _lock:
-            stream = _current.get(dev.ordinal)
+            stream = _current.get(device.ordinal)
             if stream is None:
-                stream = _current[dev.ordinal] = Stream(dev)
+                stream = _current[device.ordinal] = Stream(device)
     return stream
 
 
-def set_stream(stream: Stream, device: Any = None, sync: bool = False) -> None:
-    """Make ``stream`` the current stream of its device; ``sync`` first orders it after the old one."""
-    if device is not None and _cuda_device(device) != stream.device:
+def set_current_stream(stream: Stream, device: Any = None, sync: bool = False) -> None:
+    """Make ``stream`` the current stream of its device (``device``, a device, must be that one
+    when given); ``sync`` first orders it after the old one."""
+    if device is not None and require_cuda(device) != stream.device:
         raise RuntimeError(f"stream of device '{stream.device}' cannot be made current on '{device}'")
     if sync:
-        stream.wait_stream(get_stream(stream.device))
+        stream.wait_stream(current_stream(stream.device))
     _current[stream.device.ordinal] = stream
-
-
-def wait_event(event: Event) -> None:
-    """Make the current stream of the default CUDA device wait for ``event``."""
-    get_stream().wait_event(event)
-
-
-def record_event(event: Event | None = None) -> Event:
-    """Record ``event`` (a new one if None) on the current stream of the default CUDA device."""
-    return get_stream().record_event(event)
-
-
-def wait_stream(other: Stream, event: Event | None = None) -> None:
-    """Make the current stream of the default CUDA device wait for the work issued to ``other``."""
-    get_stream().wait_stream(other, event)
-
-
-def synchronize_stream(stream: Stream | Any = None) -> None:
-    """Wait until all work on ``stream`` (or the current stream of a device) has finished."""
-    if not isinstance(stream, Stream):
-        stream = get_stream(stream)
-    stream.synchronize()
-
-
-def synchronize_event(event: Event) -> None:
-    """Wait until ``event`` has completed."""
-    event.synchronize()
-
-
-def get_event_elapsed_time(start: Event, end: Event, synchronize: bool = True) -> float:
-    """Milliseconds between two recorded events (both created with ``enable_timing=True``)."""
-    if synchronize:
-        end.synchronize()
-    return float(drv.check(drv.driver().cuEventElapsedTime(start.handle, end.handle), "cuEventElapsedTime"))
-
-
-class ScopedStream:
-    """``with wp.ScopedStream(s):`` makes ``s`` the current stream (and its device the default)."""
-
-    def __init__(self, stream: Stream | None, sync_enter: bool = True, sync_exit: bool = False) -> None:
-        self.stream = stream
-        self.sync_enter, self.sync_exit = sync_enter, sync_exit
-        self._saved: Stream | None = None
-        self._device_scope: Any = None
-
-    def __enter__(self) -> Stream | None:
-        if self.stream is None:
-            return None
-        from warp.runtime.devices import ScopedDevice
-
-        self._device_scope = ScopedDevice(self.stream.device)
-        self._device_scope.__enter__()
-        self._saved = get_stream(self.stream.device)
-        set_stream(self.stream, sync=self.sync_enter)
-        return self.stream
-
-    def __exit__(self, *exc: object) -> None:
-        if self.stream is None:
-            return
-        assert self._saved is not None
-        set_stream(self._saved, sync=self.sync_exit)
-        self._device_scope.__exit__(*exc)

@@ -5,6 +5,11 @@
 its adjoint is computed by dedicated kernels (``adj_a += alpha * adj_d @ b.T``,
 ``adj_b += alpha * a.T @ adj_d``, ``adj_c += beta * adj_d``) rather than by differentiating the
 forward loop. ``c`` may be ``d`` (in-place update).
+
+A core plugin (``warp.plugins.manager.CORE_PLUGINS``): it publishes ``wp.matmul`` and
+``wp.batched_matmul`` with ``warp_exports`` and multiplies arrays for ``a @ b`` with
+``warp_array_matmul``, so that neither ``warp`` nor the array class imports it (and the module is not
+``warp.matmul``, which would shadow the function ``wp.matmul``).
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from warp.kernels import CustomAdjoint
 from warp.runtime.launch import launch
 from warp.types.scalars import float16, float32, float64
 from warp.runtime.python_builtins import PythonBuiltin
+from warp.plugins import hookimpl
 
 __all__ = ["batched_matmul", "matmul"]
 
@@ -230,10 +236,18 @@ def batched_matmul(
     return d
 
 
-def array_matmul(a: array, b: array) -> array:
-    """``a @ b`` of two 2-D arrays: a new array (requiring gradients if either operand does)."""
+@hookimpl
+def warp_exports() -> dict[str, Any]:
+    """``wp.matmul`` and ``wp.batched_matmul``."""
+    return {"matmul": matmul, "batched_matmul": batched_matmul}
+
+
+@hookimpl
+def warp_array_matmul(a: array, b: Any) -> array | None:
+    """``a @ b`` of two 2-D arrays: a new array (requiring gradients if either operand does);
+    None for other operands."""
     if not isinstance(b, array) or a.ndim != 2 or b.ndim != 2:
-        return NotImplemented
+        return None
     requires_grad = a.requires_grad or b.requires_grad
     c = array(shape=(a.shape[0], b.shape[1]), dtype=a.dtype, device=a.device, requires_grad=requires_grad)
     c.zero_()
