@@ -216,6 +216,7 @@ def test_collection_literals_are_rejected_with_a_hint():
 _GLOBAL_VALUES = wp.array([1.0, 2.0, 3.0], dtype=float)
 
 
+@pytest.mark.needs_plugin("builtins")  # wp.lower_bound
 def test_arrays_from_outside_the_kernel_are_rejected():
     """A module global or closure array read in a kernel would be frozen at compile time."""
     local_values = wp.array([4.0, 5.0], dtype=float)

@@ -4,6 +4,7 @@ augmented assignments (names, array elements and their components); other types 
 builtin operator (and array updates stay atomic)."""
 
 import numpy as np
+import pytest
 
 import warp as wp
 
@@ -82,6 +83,7 @@ def test_user_operator_applies_to_array_component_slots():
     np.testing.assert_array_equal(values.numpy(), [[3.0 - 2.0, 3.0 - 2.0, 3.0 * 2.0]])
 
 
+@pytest.mark.needs_plugin("autodiff")
 def test_operands_the_overload_does_not_accept_use_the_builtin_atomics():
     values = wp.full(1, wp.vec3d(3.0), dtype=wp.vec3d, requires_grad=True)
     rhs = wp.array([2.0], dtype=wp.float64, requires_grad=True)
@@ -104,6 +106,7 @@ def _slot_gradients(kernel, start, r):
     return updated, values.grad.numpy()[0], rhs.grad.numpy()[0]
 
 
+@pytest.mark.needs_plugin("autodiff")
 def test_gradient_through_an_overloaded_slot_update():
     """Unlike NVIDIA Warp, which rejects these kernels, the adjoint is taken through the
     overwrite: checked against central finite differences of the updated vector's sum."""

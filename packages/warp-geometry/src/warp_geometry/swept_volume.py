@@ -300,6 +300,8 @@ def swept_volume_mesh(
         meshes, transforms, voxel_size=voxel_size, resolution=resolution, lower=lower, upper=upper,
         sign_mode=mode, padding=padding, device=device,
     )
-    return wp.geometry.IsoSurfaceMarchingCubes.extract(
+    # warp.geometry is a core plugin loaded with warp (not imported by warp/__init__, so mypy
+    # does not see it as an attribute of the package)
+    return wp.geometry.IsoSurfaceMarchingCubes.extract(  # type: ignore[attr-defined]
         field, threshold=level, lower=lo_corner, upper=hi_corner
     )
