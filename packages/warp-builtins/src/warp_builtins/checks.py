@@ -10,6 +10,7 @@ from typing import Any
 
 import llvmlite.ir as ir
 from warp.extending import (
+    LowerContext,
     ArrayOf,
     components,
     Float,
@@ -29,20 +30,20 @@ V = TypeVar("V")
 S = TypeVar("S", Scalar)
 
 
-def _parts(ctx: Any, value: ir.Value, t: Any) -> list[tuple[ir.Value, Any]]:
+def _parts(ctx: LowerContext, value: ir.Value, t: Any) -> list[tuple[ir.Value, Any]]:
     if is_composite(t):
         return [(c, t._wp_scalar_type_) for c in components(ctx.builder, t, value)]
     return [(value, t)]
 
 
-def _equal(ctx: Any, a: ir.Value, b: ir.Value, t: Any) -> ir.Value:
+def _equal(ctx: LowerContext, a: ir.Value, b: ir.Value, t: Any) -> ir.Value:
     b_ = ctx.builder
     if t._kind_ == "float":
         return b_.fcmp_ordered("==", a, b)
     return b_.icmp_unsigned("==", a, b)
 
 
-def _report_if(ctx: Any, failed: ir.Value) -> None:
+def _report_if(ctx: LowerContext, failed: ir.Value) -> None:
     op = ctx.current_op
     where = f"{op.loc.file}:{op.loc.line}: {op.loc.text.strip()}" if op is not None and op.loc else "?"
     with ctx.builder.if_then(failed, likely=False):
@@ -50,7 +51,7 @@ def _report_if(ctx: Any, failed: ir.Value) -> None:
 
 
 def _lower_expect(equal_wanted: bool):
-    def lower(ctx: Any, args: list, types: list) -> None:
+    def lower(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> None:
         all_equal = ir.Constant(lt.I1, 1)
         for (x, t), (y, _) in zip(_parts(ctx, args[0], types[0]), _parts(ctx, args[1], types[1])):
             all_equal = ctx.builder.and_(all_equal, _equal(ctx, x, y, t))
@@ -59,7 +60,7 @@ def _lower_expect(equal_wanted: bool):
     return lower
 
 
-def _lower_expect_near(ctx: Any, args: list, types: list) -> None:
+def _lower_expect_near(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> None:
     b = ctx.builder
     tol = args[2]
     near = ir.Constant(lt.I1, 1)
@@ -73,7 +74,7 @@ def _lower_expect_near(ctx: Any, args: list, types: list) -> None:
 DEFAULT_TOLERANCE = 1.0e-6
 
 
-def _lower_expect_near_default(ctx: Any, args: list, types: list) -> None:
+def _lower_expect_near_default(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> None:
     """``expect_near(a, b)``: the tolerance is :data:`DEFAULT_TOLERANCE` in the components' type."""
     parts = _parts(ctx, args[0], types[0])
     if not parts:
@@ -82,7 +83,7 @@ def _lower_expect_near_default(ctx: Any, args: list, types: list) -> None:
     _lower_expect_near(ctx, [args[0], args[1], tol], list(types))
 
 
-def _lower_lower_bound(ctx: Any, args: list, types: list) -> ir.Value:
+def _lower_lower_bound(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> ir.Value:
     """Index of the first element >= value in a sorted 1-d array (binary search); a value past
     the last element gives the last index, as in NVIDIA Warp (an index that can be read)."""
     b = ctx.builder

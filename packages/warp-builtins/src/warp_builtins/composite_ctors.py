@@ -25,9 +25,11 @@ import ast
 import math
 from typing import Any
 
+import llvmlite.ir as ir
 import numpy as np
 
 from warp.extending import (
+    LowerContext,
     canonical_type,
     compile_time_object,
     composite_value,
@@ -218,7 +220,7 @@ def _trs_matrix(builder: Any, args: list[wir.Value], dtype: Any, node: ast.AST) 
     return builder.emit("call", args, [matrix_type((4, 4), scalar)], overload=_TRS).result
 
 
-def _lower_trs(ctx: Any, args: list, types: list) -> Any:
+def _lower_trs(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> Any:
     e = Emitter(ctx.builder, scalar_of(types[1]))
     p, q, s = (e.parts(t, a) for t, a in zip(types, args))
     cols = [quat_rotate(q, [e.c(1.0 if i == j else 0.0) for i in range(3)]) for j in range(3)]

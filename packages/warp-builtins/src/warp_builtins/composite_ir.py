@@ -28,7 +28,9 @@ from typing import Any, Iterable, Sequence
 
 import llvmlite.ir as ir
 
-from warp.extending import composite_values as lc, float32, lowering_types as lt, lower_div, lower_mod
+from warp.extending import (
+    composite_values as lc, float32, lowering_types as lt, lower_div, lower_mod, LowerContext,
+)
 
 
 #: fast-math flags per float operation of composite arithmetic (see the module docstring)
@@ -272,12 +274,14 @@ def scalar_of(t: Any) -> Any:
     return getattr(t, "_wp_scalar_type_", None) or t
 
 
-def result_type(ctx: Any, i: int = 0) -> Any:
+def result_type(ctx: LowerContext, i: int = 0) -> Any:
     """Type of result ``i`` of the op being lowered."""
-    return ctx.current_op.results[i].type
+    return ctx.op.results[i].type
 
 
-def helper_function(ctx: Any, name: str, ret: ir.Type, params: Sequence[ir.Type], body: Any) -> ir.Function:
+def helper_function(
+    ctx: LowerContext, name: str, ret: ir.Type, params: Sequence[ir.Type], body: Any
+) -> ir.Function:
     """Define (once per module) an internal function and return it.
 
     ``body(builder, args)`` emits the body into the entry block and returns the value to

@@ -12,7 +12,7 @@ from typing import Any
 
 import llvmlite.ir as ir
 
-from warp.extending import bool as wp_bool, composite_values as lc, matrix, shift, vector
+from warp.extending import bool as wp_bool, composite_values as lc, matrix, shift, vector, LowerContext
 
 from warp_builtins.composite_ir import Emitter, Num, result_type, scalar_of
 from warp_builtins.composite_patterns import KINDS, B, F, I, S, Shaped, same
@@ -22,7 +22,7 @@ GROUP = "Operators"
 
 # -- component-wise ---------------------------------------------------------------------------
 def _cw_binary(op: str):
-    def lower(ctx: Any, args: list, types: list) -> Any:
+    def lower(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> Any:
         out = result_type(ctx)
         e = Emitter(ctx.builder, scalar_of(out))
         a = e.parts(types[0], args[0]) if types[0] is out else None
@@ -37,13 +37,13 @@ def _cw_binary(op: str):
     return lower
 
 
-def _lower_neg(ctx: Any, args: list, types: list) -> Any:
+def _lower_neg(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> Any:
     e = Emitter(ctx.builder, scalar_of(types[0]))
     return e.build(types[0], [-x for x in e.parts(types[0], args[0])])
 
 
 def _lower_eq(negate: bool):
-    def lower(ctx: Any, args: list, types: list) -> Any:
+    def lower(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> Any:
         e = Emitter(ctx.builder, scalar_of(types[0]))
         a, b = e.parts(types[0], args[0]), e.parts(types[1], args[1])
         if not a:  # zero-length composites are equal
@@ -61,7 +61,7 @@ _BITWISE = {"bit_and": "and_", "bit_or": "or_", "bit_xor": "xor"}
 
 
 def _lower_bitwise(op: str):
-    def lower(ctx: Any, args: list, types: list) -> Any:
+    def lower(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> Any:
         t, bld = types[0], ctx.builder
         pairs = zip(lc.components(bld, t, args[0]), lc.components(bld, t, args[1]))
         if op in _BITWISE:
@@ -73,7 +73,7 @@ def _lower_bitwise(op: str):
     return lower
 
 
-def _lower_invert(ctx: Any, args: list, types: list) -> Any:
+def _lower_invert(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> Any:
     t, bld = types[0], ctx.builder
     return lc.assemble(bld, t, [bld.not_(x) for x in lc.components(bld, t, args[0])])
 
@@ -91,20 +91,20 @@ def _mat_mat_type(ts: list) -> Any:
     return matrix((ts[0]._shape_[0], ts[1]._shape_[1]), ts[0]._wp_scalar_type_)
 
 
-def _lower_mat_vec(ctx: Any, args: list, types: list) -> Any:
+def _lower_mat_vec(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> Any:
     e = Emitter(ctx.builder, scalar_of(types[0]))
     rows, v = e.rows(types[0], args[0]), e.parts(types[1], args[1])
     return e.build(result_type(ctx), [e.dot(row, v) for row in rows])
 
 
-def _lower_vec_mat(ctx: Any, args: list, types: list) -> Any:
+def _lower_vec_mat(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> Any:
     e = Emitter(ctx.builder, scalar_of(types[1]))
     v, rows = e.parts(types[0], args[0]), e.rows(types[1], args[1])
     cols = types[1]._shape_[1]
     return e.build(result_type(ctx), [e.dot(v, [row[j] for row in rows]) for j in range(cols)])
 
 
-def _lower_mat_mat(ctx: Any, args: list, types: list) -> Any:
+def _lower_mat_mat(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> Any:
     e = Emitter(ctx.builder, scalar_of(types[0]))
     a, b = e.rows(types[0], args[0]), e.rows(types[1], args[1])
     cols = types[1]._shape_[1]
@@ -136,12 +136,12 @@ def quat_rotate(q: list[Num], v: list[Num]) -> list[Num]:
     return [v[i] * c + uxv[i] * w * 2.0 + u[i] * d for i in range(3)]
 
 
-def _lower_quat_mul(ctx: Any, args: list, types: list) -> Any:
+def _lower_quat_mul(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> Any:
     e = Emitter(ctx.builder, scalar_of(types[0]))
     return e.build(types[0], quat_mul(e.parts(types[0], args[0]), e.parts(types[1], args[1])))
 
 
-def _lower_transform_mul(ctx: Any, args: list, types: list) -> Any:
+def _lower_transform_mul(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> Any:
     e = Emitter(ctx.builder, scalar_of(types[0]))
     a, b = e.parts(types[0], args[0]), e.parts(types[1], args[1])
     p = [x + y for x, y in zip(quat_rotate(a[3:], b[:3]), a[:3])]

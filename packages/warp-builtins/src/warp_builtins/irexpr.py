@@ -24,7 +24,9 @@ from typing import Any, Callable, Sequence
 
 import llvmlite.ir as ir
 
-from warp.extending import composite_values as lc, float32, is_composite, is_scalar_type, lowering_types as lt
+from warp.extending import (
+    composite_values as lc, float32, is_composite, is_scalar_type, lowering_types as lt, LowerContext,
+)
 from warp_builtins.lowering import float_op
 
 
@@ -90,7 +92,7 @@ class Num:
 class Emitter:
     """Emits scalar code of one warp float type through a lowering context."""
 
-    def __init__(self, ctx: Any, scalar: Any):
+    def __init__(self, ctx: LowerContext, scalar: Any):
         self.ctx = ctx
         self.b: ir.IRBuilder = ctx.builder
         self.scalar = scalar
@@ -265,7 +267,7 @@ def mat_get(m: Sequence[Num], cols: int, i: int, j: int) -> Num:
 
 
 def while_loop(
-    ctx: Any,
+    ctx: LowerContext,
     init: Sequence[ir.Value],
     cond: Callable[[list[ir.Value]], ir.Value],
     body: Callable[[list[ir.Value]], list[ir.Value]],
@@ -297,7 +299,7 @@ def while_loop(
 
 
 def branch(
-    ctx: Any, pred: ir.Value, then: Callable[[], list[ir.Value]], other: Callable[[], list[ir.Value]]
+    ctx: LowerContext, pred: ir.Value, then: Callable[[], list[ir.Value]], other: Callable[[], list[ir.Value]]
 ) -> list[ir.Value]:
     """``then() if pred else other()`` with each side in its own block, merged by phis."""
     b = ctx.builder
@@ -332,7 +334,7 @@ def float_scalar(types: Sequence[Any]) -> Any:
 def formula(body: Callable[..., Any], result: Callable[[list[Any]], Any]) -> Callable[..., Any]:
     """A registry ``lower=`` evaluating ``body(em, *args)`` (see the module docstring)."""
 
-    def lower(ctx: Any, args: list, types: list) -> Any:
+    def lower(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> Any:
         em = Emitter(ctx, float_scalar(types))
         conv: list[Any] = []
         for a, t in zip(args, types):

@@ -12,12 +12,13 @@ from collections.abc import Callable
 from typing import Any
 
 from llvmlite import ir
+from warp.extending import LowerContext
 
 from warp_builtins import libdevice, mathlib
 from warp_builtins.mathlib import trig_lanes
 from warp_builtins.mathlib.irutil import declare_float_intrinsic
 
-Lowering = Callable[[Any, list, list], ir.Value]
+Lowering = Callable[[LowerContext, list[ir.Value], list[Any]], ir.Value]
 
 #: operations done with LLVM intrinsics on the CPU (all vectorize on x86)
 CPU_INTRINSICS = frozenset({"sqrt", "fabs", "floor", "ceil", "trunc", "roundeven", "round", "copysign"})
@@ -34,7 +35,7 @@ def is_signed(t: Any) -> bool:
     return t._kind_ == "int"
 
 
-def float_op(ctx: Any, name: str, args: list[ir.Value]) -> ir.Value:
+def float_op(ctx: LowerContext, name: str, args: list[ir.Value]) -> ir.Value:
     """Apply float function ``name`` (math library name or one of :data:`CPU_INTRINSICS`)."""
     special = TARGET_FLOAT_OPS.get(ctx.target.name)
     if special is not None:
@@ -48,7 +49,7 @@ def float_op(ctx: Any, name: str, args: list[ir.Value]) -> ir.Value:
     return mathlib.call_math(ctx.builder, name, *args, fast=fast)
 
 
-def _libdevice_float_op(ctx: Any, name: str, args: list[ir.Value]) -> ir.Value:
+def _libdevice_float_op(ctx: LowerContext, name: str, args: list[ir.Value]) -> ir.Value:
     return libdevice.call(ctx.builder, name, args)
 
 
@@ -63,7 +64,7 @@ def _late_intrinsic(builder: ir.IRBuilder, name: str, x: ir.Value) -> ir.Value:
 def float_op_lowering(name: str) -> Lowering:
     """A lowering that applies float function ``name`` to all arguments."""
 
-    def lower(ctx: Any, args: list, arg_types: list) -> ir.Value:
+    def lower(ctx: LowerContext, args: list[ir.Value], arg_types: list[Any]) -> ir.Value:
         return float_op(ctx, name, args)
 
     lower.__name__ = f"lower_{name}"
@@ -77,7 +78,7 @@ def const(ty: ir.Type, value: float) -> ir.Constant:
     return ir.Constant(ty, float(value))
 
 
-def in_float32(ctx: Any, x: ir.Value, body: Callable[[ir.Value], ir.Value]) -> ir.Value:
+def in_float32(ctx: LowerContext, x: ir.Value, body: Callable[[ir.Value], ir.Value]) -> ir.Value:
     """Compute ``body`` in float32 for a half ``x`` (one rounding at the end), else directly."""
     if isinstance(x.type, ir.HalfType):
         b = ctx.builder
@@ -85,14 +86,14 @@ def in_float32(ctx: Any, x: ir.Value, body: Callable[[ir.Value], ir.Value]) -> i
     return body(x)
 
 
-def int_less(ctx: Any, a: ir.Value, b: ir.Value, t: Any) -> ir.Value:
+def int_less(ctx: LowerContext, a: ir.Value, b: ir.Value, t: Any) -> ir.Value:
     """``a < b`` for integers of warp type ``t`` (signed or unsigned compare)."""
     if is_signed(t):
         return ctx.builder.icmp_signed("<", a, b)
     return ctx.builder.icmp_unsigned("<", a, b)
 
 
-def less(ctx: Any, a: ir.Value, b: ir.Value, t: Any) -> ir.Value:
+def less(ctx: LowerContext, a: ir.Value, b: ir.Value, t: Any) -> ir.Value:
     """``a < b`` for scalars of warp type ``t`` (ordered for floats: false with NaN)."""
     if is_float(t):
         return ctx.builder.fcmp_ordered("<", a, b)

@@ -19,7 +19,7 @@ from typing import Any
 
 import llvmlite.ir as ir
 
-from warp.extending import composite_values as lc, matrix, vector
+from warp.extending import composite_values as lc, matrix, vector, LowerContext
 
 from warp_builtins.composite_ir import Emitter, Num, counted_loop, helper_function, scalar_of
 from warp_builtins.composite_patterns import F, mat, vec
@@ -138,7 +138,9 @@ def svd(e: Emitter, a: list[list[Num]], sweeps: int) -> tuple[list[list[Num]], l
 
 
 # -- lowering: helper functions per scalar type --------------------------------------------------
-def _emit_helper(ctx: Any, name: str, scalar: Any, n: int, out_types: list[Any], algo: Any) -> ir.Function:
+def _emit_helper(
+    ctx: LowerContext, name: str, scalar: Any, n: int, out_types: list[Any], algo: Any
+) -> ir.Function:
     """The module's helper ``name`` computing ``algo(e, rows) -> parts`` on an n x n matrix."""
     in_cls = matrix((n, n), scalar)
     ret = ir.LiteralStructType([lc.llvm_type(t) for t in out_types])
@@ -159,7 +161,7 @@ def _emit_helper(ctx: Any, name: str, scalar: Any, n: int, out_types: list[Any],
 def _decomposition(name: str, algo: Any, kinds: str):
     """Lowering of a decomposition whose results have the given kinds ('m' matrix, 'v' vector)."""
 
-    def lower(ctx: Any, args: list, types: list) -> Any:
+    def lower(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> Any:
         src = types[0]
         n = src._shape_[0]
         scalar = scalar_of(src)
@@ -176,7 +178,7 @@ def _decomposition(name: str, algo: Any, kinds: str):
         for k, t in enumerate(out_c):
             part = ctx.builder.extract_value(agg, k)
             if cs is not scalar:
-                final = ctx.current_op.results[k].type
+                final = ctx.op.results[k].type
                 part = e.build(final, [ce.convert(x, e) for x in ce.parts(t, part)])
             results.append(part)
         return tuple(results)

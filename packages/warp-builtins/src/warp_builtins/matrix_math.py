@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from warp.extending import matrix, vector, WarpCodegenTypeError
+import llvmlite.ir as ir
+from warp.extending import matrix, vector, WarpCodegenTypeError, LowerContext
 
 from warp_builtins.composite_ir import Emitter, Num, result_type, scalar_of
 from warp_builtins.composite_patterns import F, S, mat, of_kind, same, square, vec
@@ -92,13 +93,13 @@ def _rows_in(e: Emitter, cls: Any, value: Any) -> tuple[Emitter, list[list[Num]]
     return ce, [[e.convert(x, ce) for x in row] for row in e.rows(cls, value)]
 
 
-def _lower_determinant(ctx: Any, args: list, types: list) -> Any:
+def _lower_determinant(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> Any:
     e = Emitter(ctx.builder, scalar_of(types[0]))
     ce, rows = _rows_in(e, types[0], args[0])
     return ce.convert(_DET[len(rows)](rows), e).v
 
 
-def _lower_inverse(ctx: Any, args: list, types: list) -> Any:
+def _lower_inverse(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> Any:
     e = Emitter(ctx.builder, scalar_of(types[0]))
     ce, rows = _rows_in(e, types[0], args[0])
     adj, det = adjugate_and_det(rows)
@@ -113,14 +114,14 @@ def _transpose_type(ts: list) -> Any:
     return matrix((c, r), ts[0]._wp_scalar_type_)
 
 
-def _lower_transpose(ctx: Any, args: list, types: list) -> Any:
+def _lower_transpose(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> Any:
     e = Emitter(ctx.builder, scalar_of(types[0]))
     rows = e.rows(types[0], args[0])
     r, c = types[0]._shape_
     return e.build(result_type(ctx), [rows[i][j] for j in range(c) for i in range(r)])
 
 
-def _lower_trace(ctx: Any, args: list, types: list) -> Any:
+def _lower_trace(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> Any:
     e = Emitter(ctx.builder, scalar_of(types[0]))
     rows = e.rows(types[0], args[0])
     return e.sum([rows[i][i] for i in range(len(rows))]).v
@@ -131,7 +132,7 @@ def _diag_type(ts: list) -> Any:
     return matrix((n, n), ts[0]._wp_scalar_type_)
 
 
-def _lower_diag(ctx: Any, args: list, types: list) -> Any:
+def _lower_diag(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> Any:
     e = Emitter(ctx.builder, scalar_of(types[0]))
     v = e.parts(types[0], args[0])
     n = len(v)
@@ -142,13 +143,13 @@ def _get_diag_type(ts: list) -> Any:
     return vector(ts[0]._shape_[0], ts[0]._wp_scalar_type_)
 
 
-def _lower_get_diag(ctx: Any, args: list, types: list) -> Any:
+def _lower_get_diag(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> Any:
     e = Emitter(ctx.builder, scalar_of(types[0]))
     rows = e.rows(types[0], args[0])
     return e.build(result_type(ctx), [rows[i][i] for i in range(len(rows))])
 
 
-def _lower_ddot(ctx: Any, args: list, types: list) -> Any:
+def _lower_ddot(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> Any:
     e = Emitter(ctx.builder, scalar_of(types[0]))
     return e.dot(e.parts(types[0], args[0]), e.parts(types[1], args[1])).v
 
@@ -157,7 +158,7 @@ def _skew_type(ts: list) -> Any:
     return matrix((3, 3), ts[0]._wp_scalar_type_)
 
 
-def _lower_skew(ctx: Any, args: list, types: list) -> Any:
+def _lower_skew(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> Any:
     e = Emitter(ctx.builder, scalar_of(types[0]))
     x, y, z = e.parts(types[0], args[0])
     zero = e.c(0)
@@ -179,12 +180,12 @@ def _from_cols_type(ts: list) -> Any:
     return matrix((ts[0]._shape_[0], len(ts)), ts[0]._wp_scalar_type_)
 
 
-def _lower_from_rows(ctx: Any, args: list, types: list) -> Any:
+def _lower_from_rows(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> Any:
     e = Emitter(ctx.builder, scalar_of(types[0]))
     return e.build(result_type(ctx), [x for a, t in zip(args, types) for x in e.parts(t, a)])
 
 
-def _lower_from_cols(ctx: Any, args: list, types: list) -> Any:
+def _lower_from_cols(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> Any:
     e = Emitter(ctx.builder, scalar_of(types[0]))
     cols = [e.parts(t, a) for a, t in zip(args, types)]
     n = types[0]._shape_[0]

@@ -17,7 +17,7 @@ from typing import Any, Sequence
 
 import llvmlite.ir as ir
 
-from warp.extending import float32, int32, uint32, vector
+from warp.extending import float32, int32, uint32, vector, LowerContext
 from warp_builtins.irexpr import Emitter, Num, while_loop
 from warp_builtins.random import U32, _u32, pcg
 
@@ -146,8 +146,10 @@ def _seed(b: ir.IRBuilder, state: ir.Value, k: int) -> ir.Value:
     return pcg(b, b.add(state, _u32(0x632BE5AB * (k + 1))))
 
 
-def _fractal_derivatives(ctx: Any, em: Emitter, seeds: list[ir.Value], x: list[Num], octaves: ir.Value,
-                         lacunarity: Num, gain: Num, hessian: bool = False) -> list[list[Num]]:
+def _fractal_derivatives(
+    ctx: LowerContext, em: Emitter, seeds: list[ir.Value], x: list[Num], octaves: ir.Value,
+    lacunarity: Num, gain: Num, hessian: bool = False,
+) -> list[list[Num]]:
     """For each seed k, the gradient (or, with ``hessian``, the row-major n x n matrix of second
     derivatives) of the fractal potential sum_o (gain / lacunarity)^o N_k(lacunarity^o x), whose
     octave o contributes gain^o times the gradient of N_k at lacunarity^o x: the curl's octaves
@@ -184,7 +186,8 @@ def _potential_seeds(b: ir.IRBuilder, state: ir.Value, n: int) -> list[ir.Value]
 
 
 def _curl(
-    ctx: Any, state: ir.Value, x: list[Num], em: Emitter, octaves: ir.Value, lacunarity: Num, gain: Num
+    ctx: LowerContext, state: ir.Value, x: list[Num], em: Emitter, octaves: ir.Value, lacunarity: Num,
+    gain: Num,
 ) -> list[Num]:
     seeds = _potential_seeds(em.b, state, len(x))
     if len(x) == 2:
@@ -196,8 +199,8 @@ def _curl(
 
 
 def curl_vjp(
-    ctx: Any, state: ir.Value, x: list[Num], em: Emitter, octaves: ir.Value, lacunarity: Num, gain: Num,
-    w: list[Num],
+    ctx: LowerContext, state: ir.Value, x: list[Num], em: Emitter, octaves: ir.Value, lacunarity: Num,
+    gain: Num, w: list[Num],
 ) -> list[Num]:
     """``J^T w`` for the Jacobian J of :func:`_curl` with respect to x (second derivatives of
     the potential)."""
@@ -228,19 +231,19 @@ def point_components(em: Emitter, t: Any, v: ir.Value) -> list[Num]:
     return em.parts(t, v) if hasattr(t, "_wp_kind_") else [em.wrap(v)]
 
 
-def _lower_noise(ctx: Any, args: list, types: list) -> ir.Value:
+def _lower_noise(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> ir.Value:
     em = Emitter(ctx, float32)
     value, _, _ = gradient_noise(em, args[0], point_components(em, types[1], args[1]))
     return em.unwrap(value)
 
 
-def _lower_pnoise(ctx: Any, args: list, types: list) -> ir.Value:
+def _lower_pnoise(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> ir.Value:
     em = Emitter(ctx, float32)
     value, _, _ = gradient_noise(em, args[0], point_components(em, types[1], args[1]), periods=args[2:])
     return em.unwrap(value)
 
 
-def _lower_curl(ctx: Any, args: list, types: list) -> ir.Value:
+def _lower_curl(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> ir.Value:
     em = Emitter(ctx, float32)
     x = point_components(em, types[1], args[1])
     if len(args) > 2:

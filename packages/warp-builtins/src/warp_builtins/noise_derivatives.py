@@ -14,7 +14,7 @@ from typing import Any
 
 import llvmlite.ir as ir
 
-from warp.extending import Overload, derivative, float32, vector
+from warp.extending import Overload, derivative, float32, vector, LowerContext
 from warp_builtins.irexpr import Emitter
 from warp_builtins.noise import point_components, curl_vjp, gradient_noise
 from warp_builtins.random import _u32
@@ -26,7 +26,7 @@ def _pack_like(em: Emitter, t: Any, parts: list[Any]) -> ir.Value:
     return em.pack(t, parts) if hasattr(t, "_wp_kind_") else em.unwrap(parts[0])
 
 
-def _lower_gradient(ctx: Any, args: list, types: list) -> ir.Value:
+def _lower_gradient(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> ir.Value:
     """Gradient of noise(state, x) or pnoise(state, x, periods...) at x (x's type)."""
     em = Emitter(ctx, float32)
     periods = args[2:] or None
@@ -35,7 +35,7 @@ def _lower_gradient(ctx: Any, args: list, types: list) -> ir.Value:
     return _pack_like(em, types[1], grad)
 
 
-def _lower_curl_vjp(ctx: Any, args: list, types: list) -> ir.Value:
+def _lower_curl_vjp(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> ir.Value:
     """J^T w of curlnoise(state, x[, octaves, lacunarity, gain]) for w = args[-1] (x's type)."""
     em = Emitter(ctx, float32)
     x = point_components(em, types[1], args[1])

@@ -22,6 +22,7 @@ from typing import Any, Callable
 import llvmlite.ir as ir
 
 from warp.extending import (
+    LowerContext,
     ArrayOf, float32, float64, Int, int32, lowering_types as lt, uint32, vector, element_pointer,
 )
 from warp_builtins.irexpr import Emitter, Num, branch, mark_mutating, while_loop
@@ -57,7 +58,7 @@ def _to_u32(b: ir.IRBuilder, value: ir.Value) -> ir.Value:
 class Draws:
     """A random state threaded through a lowering: each draw advances it."""
 
-    def __init__(self, ctx: Any, state: ir.Value):
+    def __init__(self, ctx: LowerContext, state: ir.Value):
         self.ctx = ctx
         self.b: ir.IRBuilder = ctx.builder
         self.state = state
@@ -124,7 +125,7 @@ def _square(em: Emitter, d: Draws, n: int) -> list[Num]:
     return [d.unit(em) - 0.5 for _ in range(n)]
 
 
-def _poisson(ctx: Any, state: ir.Value, lam: ir.Value) -> tuple[ir.Value, ir.Value]:
+def _poisson(ctx: LowerContext, state: ir.Value, lam: ir.Value) -> tuple[ir.Value, ir.Value]:
     """Poisson sample: Knuth's product method for lam < 10, Hoermann's PTRS above."""
     b = ctx.builder
     em = Emitter(ctx, float64)
@@ -196,7 +197,7 @@ def _log_factorial(em: Emitter, k: Num) -> Num:
     return lg - em.select(shift, em.log(prod), 0.0)
 
 
-def _sample_cdf(ctx: Any, state: ir.Value, arr: ir.Value, atype: Any) -> tuple[ir.Value, ir.Value]:
+def _sample_cdf(ctx: LowerContext, state: ir.Value, arr: ir.Value, atype: Any) -> tuple[ir.Value, ir.Value]:
     """Index of the first cdf entry >= u for a uniform u (binary search)."""
     b = ctx.builder
     em = Emitter(ctx, float32)
@@ -225,7 +226,7 @@ def _sample_cdf(ctx: Any, state: ir.Value, arr: ir.Value, atype: Any) -> tuple[i
 def _drawing(fn: Callable[[Emitter, Draws, list], Any], result: Any) -> Callable[..., list[ir.Value]]:
     """A lowering for a builtin ``(state, *args) -> (value, new_state)`` written over Draws."""
 
-    def lower(ctx: Any, args: list, types: list) -> list[ir.Value]:
+    def lower(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> list[ir.Value]:
         em = Emitter(ctx, float32)
         d = Draws(ctx, args[0])
         value = fn(em, d, args[1:])
@@ -234,7 +235,7 @@ def _drawing(fn: Callable[[Emitter, Draws, list], Any], result: Any) -> Callable
     return lower
 
 
-def _int_range(ctx: Any, raw: ir.Value, low: ir.Value, high: ir.Value) -> ir.Value:
+def _int_range(ctx: LowerContext, raw: ir.Value, low: ir.Value, high: ir.Value) -> ir.Value:
     """low + raw % (high - low) in 32-bit unsigned arithmetic (low when the range is empty)."""
     b = ctx.builder
     span = b.sub(high, low)

@@ -15,7 +15,9 @@ import math
 from typing import Any
 
 from llvmlite import ir
-from warp.extending import bfloat16, bool as wp_bool, float16, float32, float64, int32, int_types
+from warp.extending import (
+    bfloat16, bool as wp_bool, float16, float32, float64, int32, int_types, LowerContext,
+)
 
 from warp_builtins.lowering import (
     const,
@@ -71,7 +73,7 @@ BINARY_FLOAT: dict[str, tuple[str, tuple[str, str], str]] = {
 # ---------------------------------------------------------------------------------- lowerings
 
 
-def lower_abs(ctx: Any, args: list, types: list) -> ir.Value:
+def lower_abs(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> ir.Value:
     (x,), (t,) = args, types
     if is_float(t):
         return float_op(ctx, "fabs", [x])
@@ -82,19 +84,19 @@ def lower_abs(ctx: Any, args: list, types: list) -> ir.Value:
     return b.select(b.icmp_signed("<", x, zero), b.sub(zero, x), x)
 
 
-def lower_sign(ctx: Any, args: list, types: list) -> ir.Value:
+def lower_sign(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> ir.Value:
     (x,), (t,) = args, types
     neg = less(ctx, x, const(x.type, 0), t)
     return ctx.builder.select(neg, const(x.type, -1), const(x.type, 1))
 
 
-def lower_step(ctx: Any, args: list, types: list) -> ir.Value:
+def lower_step(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> ir.Value:
     (x,), (t,) = args, types
     neg = less(ctx, x, const(x.type, 0), t)
     return ctx.builder.select(neg, const(x.type, 1), const(x.type, 0))
 
 
-def lower_nonzero(ctx: Any, args: list, types: list) -> ir.Value:
+def lower_nonzero(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> ir.Value:
     (x,), (t,) = args, types
     b = ctx.builder
     zero = const(x.type, 0)
@@ -102,62 +104,62 @@ def lower_nonzero(ctx: Any, args: list, types: list) -> ir.Value:
     return b.select(is_zero, zero, const(x.type, 1))
 
 
-def _min(ctx: Any, a: ir.Value, b: ir.Value, t: Any) -> ir.Value:
+def _min(ctx: LowerContext, a: ir.Value, b: ir.Value, t: Any) -> ir.Value:
     bld = ctx.builder
     if is_float(t):  # a < b, or b is NaN: a NaN operand yields the other one, in either position
         return bld.select(bld.or_(bld.fcmp_ordered("<", a, b), bld.fcmp_unordered("uno", b, b)), a, b)
     return bld.select(less(ctx, a, b, t), a, b)
 
 
-def _max(ctx: Any, a: ir.Value, b: ir.Value, t: Any) -> ir.Value:
+def _max(ctx: LowerContext, a: ir.Value, b: ir.Value, t: Any) -> ir.Value:
     bld = ctx.builder
     if is_float(t):
         return bld.select(bld.or_(bld.fcmp_ordered(">", a, b), bld.fcmp_unordered("uno", b, b)), a, b)
     return bld.select(less(ctx, b, a, t), a, b)
 
 
-def lower_min(ctx: Any, args: list, types: list) -> ir.Value:
+def lower_min(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> ir.Value:
     return _min(ctx, args[0], args[1], types[0])
 
 
-def lower_max(ctx: Any, args: list, types: list) -> ir.Value:
+def lower_max(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> ir.Value:
     return _max(ctx, args[0], args[1], types[0])
 
 
-def lower_clamp(ctx: Any, args: list, types: list) -> ir.Value:
+def lower_clamp(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> ir.Value:
     x, low, high = args
     t = types[0]
     return _min(ctx, _max(ctx, low, x, t), high, t)
 
 
-def lower_frac(ctx: Any, args: list, types: list) -> ir.Value:
+def lower_frac(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> ir.Value:
     (x,) = args
     return ctx.builder.fsub(x, float_op(ctx, "trunc", [x]))
 
 
 def _scale_lowering(factor: float):
-    def lower(ctx: Any, args: list, types: list) -> ir.Value:
+    def lower(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> ir.Value:
         return in_float32(ctx, args[0], lambda v: ctx.builder.fmul(v, const(v.type, factor)))
 
     return lower
 
 
-def lower_isfinite(ctx: Any, args: list, types: list) -> ir.Value:
+def lower_isfinite(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> ir.Value:
     x = args[0]
     return ctx.builder.fcmp_ordered("!=", float_op(ctx, "fabs", [x]), const(x.type, math.inf))
 
 
-def lower_isinf(ctx: Any, args: list, types: list) -> ir.Value:
+def lower_isinf(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> ir.Value:
     x = args[0]
     return ctx.builder.fcmp_ordered("==", float_op(ctx, "fabs", [x]), const(x.type, math.inf))
 
 
-def lower_isnan(ctx: Any, args: list, types: list) -> ir.Value:
+def lower_isnan(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> ir.Value:
     x = args[0]
     return ctx.builder.fcmp_unordered("uno", x, x)
 
 
-def lower_bit_count(ctx: Any, args: list, types: list) -> ir.Value:
+def lower_bit_count(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> ir.Value:
     x = args[0]
     b = ctx.builder
     module = b.module

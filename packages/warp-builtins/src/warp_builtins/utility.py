@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from llvmlite import ir
-from warp.extending import bfloat16, float16, float32, float64
+from warp.extending import bfloat16, float16, float32, float64, LowerContext
 
 from warp_builtins.lowering import const
 
@@ -18,14 +18,14 @@ GROUP = "Utility"
 FLOATS = (float16, bfloat16, float32, float64)
 
 
-def lower_lerp(ctx: Any, args: list, types: list) -> ir.Value:
+def lower_lerp(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> ir.Value:
     a, b, t = args
     bld = ctx.builder
     one_minus_t = bld.fsub(const(t.type, 1.0), t)
     return bld.fadd(bld.fmul(a, one_minus_t), bld.fmul(b, t))
 
 
-def lower_smoothstep(ctx: Any, args: list, types: list) -> ir.Value:
+def lower_smoothstep(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> ir.Value:
     a, b, x = args
     bld = ctx.builder
     zero, one = const(x.type, 0.0), const(x.type, 1.0)

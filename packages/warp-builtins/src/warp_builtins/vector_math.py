@@ -16,7 +16,7 @@ from typing import Any
 
 import llvmlite.ir as ir
 
-from warp.extending import ANY_SCALAR, bool as wp_bool, int32, matrix, TypeVar, uint32
+from warp.extending import ANY_SCALAR, bool as wp_bool, int32, matrix, TypeVar, uint32, LowerContext
 
 from warp_builtins.composite_ir import Emitter, Num, result_type, scalar_of
 from warp_builtins.composite_ops import cross
@@ -27,12 +27,12 @@ GROUP = "Vector Math"
 
 
 # -- products and norms -----------------------------------------------------------------------
-def _lower_dot(ctx: Any, args: list, types: list) -> Any:
+def _lower_dot(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> Any:
     e = Emitter(ctx.builder, scalar_of(types[0]))
     return e.dot(e.parts(types[0], args[0]), e.parts(types[1], args[1])).v
 
 
-def _lower_length_sq(ctx: Any, args: list, types: list) -> Any:
+def _lower_length_sq(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> Any:
     e = Emitter(ctx.builder, scalar_of(types[0]))
     a = e.parts(types[0], args[0])
     return e.dot(a, a).v
@@ -42,12 +42,12 @@ def _length(e: Emitter, a: list[Num]) -> Num:
     return e.sqrt(e.dot(a, a))
 
 
-def _lower_length(ctx: Any, args: list, types: list) -> Any:
+def _lower_length(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> Any:
     e = Emitter(ctx.builder, scalar_of(types[0]))
     return _length(e, e.parts(types[0], args[0])).v
 
 
-def _lower_normalize(ctx: Any, args: list, types: list) -> Any:
+def _lower_normalize(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> Any:
     e = Emitter(ctx.builder, scalar_of(types[0]))
     a = e.parts(types[0], args[0])
     n = _length(e, a)
@@ -56,13 +56,13 @@ def _lower_normalize(ctx: Any, args: list, types: list) -> Any:
     return e.build(types[0], [e.select(ok, x * inv, 0.0) for x in a])
 
 
-def _lower_cross(ctx: Any, args: list, types: list) -> Any:
+def _lower_cross(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> Any:
     e = Emitter(ctx.builder, scalar_of(types[0]))
     return e.build(types[0], cross(e.parts(types[0], args[0]), e.parts(types[1], args[1])))
 
 
 def _cw(op: str):
-    def lower(ctx: Any, args: list, types: list) -> Any:
+    def lower(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> Any:
         e = Emitter(ctx.builder, scalar_of(types[0]))
         a, b = e.parts(types[0], args[0]), e.parts(types[1], args[1])
         return e.build(types[0], [e.binop(op, x, y) for x, y in zip(a, b)])
@@ -71,7 +71,7 @@ def _cw(op: str):
 
 
 def _arg_extreme(greater: bool):
-    def lower(ctx: Any, args: list, types: list) -> Any:
+    def lower(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> Any:
         e = Emitter(ctx.builder, scalar_of(types[0]))
         a = e.parts(types[0], args[0])
         best, index = a[0], ir.Constant(ir.IntType(32), 0)
@@ -88,29 +88,29 @@ def _outer_type(ts: list) -> Any:
     return matrix((ts[0]._shape_[0], ts[1]._shape_[0]), ts[0]._wp_scalar_type_)
 
 
-def _lower_outer(ctx: Any, args: list, types: list) -> Any:
+def _lower_outer(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> Any:
     e = Emitter(ctx.builder, scalar_of(types[0]))
     a, b = e.parts(types[0], args[0]), e.parts(types[1], args[1])
     return e.build(result_type(ctx), [x * y for x in a for y in b])
 
 
-def _lower_lerp(ctx: Any, args: list, types: list) -> Any:
+def _lower_lerp(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> Any:
     e = Emitter(ctx.builder, scalar_of(types[0]))
     a, b, t = e.parts(types[0], args[0]), e.parts(types[1], args[1]), Num(e, args[2])
     s = 1.0 - t
     return e.build(types[0], [x * s + y * t for x, y in zip(a, b)])
 
 
-def _lower_norm_l1(ctx: Any, args: list, types: list) -> Any:
+def _lower_norm_l1(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> Any:
     e = Emitter(ctx.builder, scalar_of(types[0]))
     return e.sum([e.abs(x) for x in e.parts(types[0], args[0])]).v
 
 
-def _delta(e: Emitter, args: list) -> Num:
+def _delta(e: Emitter, args: list[ir.Value]) -> Num:
     return Num(e, args[1]) if len(args) > 1 else e.c(1.0)
 
 
-def _lower_norm_huber(ctx: Any, args: list, types: list) -> Any:
+def _lower_norm_huber(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> Any:
     e = Emitter(ctx.builder, scalar_of(types[0]))
     a = e.parts(types[0], args[0])
     d = _delta(e, args)
@@ -124,12 +124,12 @@ def _pseudo_huber(e: Emitter, a: list[Num], d: Num) -> Num:
     return d * e.sqrt(1.0 + e.dot(a, a) / (d * d))
 
 
-def _lower_norm_pseudo_huber(ctx: Any, args: list, types: list) -> Any:
+def _lower_norm_pseudo_huber(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> Any:
     e = Emitter(ctx.builder, scalar_of(types[0]))
     return _pseudo_huber(e, e.parts(types[0], args[0]), _delta(e, args)).v
 
 
-def _lower_smooth_normalize(ctx: Any, args: list, types: list) -> Any:
+def _lower_smooth_normalize(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> Any:
     e = Emitter(ctx.builder, scalar_of(types[0]))
     a = e.parts(types[0], args[0])
     inv = 1.0 / _pseudo_huber(e, a, _delta(e, args))
@@ -138,7 +138,7 @@ def _lower_smooth_normalize(ctx: Any, args: list, types: list) -> Any:
 
 # -- component-wise scalar functions ------------------------------------------------------
 def _map(fn_name: str):
-    def lower(ctx: Any, args: list, types: list) -> Any:
+    def lower(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> Any:
         e = Emitter(ctx.builder, scalar_of(types[0]))
         return e.build(types[0], [getattr(e, fn_name)(x) for x in e.parts(types[0], args[0])])
 
@@ -146,7 +146,7 @@ def _map(fn_name: str):
 
 
 def _map2(fn_name: str):
-    def lower(ctx: Any, args: list, types: list) -> Any:
+    def lower(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> Any:
         e = Emitter(ctx.builder, scalar_of(types[0]))
         a, b = e.parts(types[0], args[0]), e.parts(types[1], args[1])
         return e.build(types[0], [getattr(e, fn_name)(x, y) for x, y in zip(a, b)])
@@ -155,7 +155,7 @@ def _map2(fn_name: str):
 
 
 def _reduce(fn_name: str):
-    def lower(ctx: Any, args: list, types: list) -> Any:
+    def lower(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> Any:
         e = Emitter(ctx.builder, scalar_of(types[0]))
         a = e.parts(types[0], args[0])
         best = a[0]
@@ -169,7 +169,7 @@ def _reduce(fn_name: str):
 def _classify(test: str):
     """isfinite (all components finite), isnan / isinf (some component NaN / infinite)."""
 
-    def lower(ctx: Any, args: list, types: list) -> Any:
+    def lower(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> Any:
         scalar = scalar_of(types[0])
         e = Emitter(ctx.builder, scalar)
         parts = e.parts(types[0], args[0])
@@ -191,23 +191,23 @@ def _classify(test: str):
 
 
 # -- utilities: select / where / len ----------------------------------------------------------
-def _truth(ctx: Any, value: ir.Value, t: Any) -> ir.Value:
+def _truth(ctx: LowerContext, value: ir.Value, t: Any) -> ir.Value:
     if t._kind_ == "bool":
         return value
     return ctx.builder.icmp_unsigned("!=", value, ir.Constant(value.type, 0))
 
 
-def _lower_select(ctx: Any, args: list, types: list) -> Any:
+def _lower_select(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> Any:
     cond, if_false, if_true = args
     return ctx.builder.select(_truth(ctx, cond, types[0]), if_true, if_false)
 
 
-def _lower_where(ctx: Any, args: list, types: list) -> Any:
+def _lower_where(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> Any:
     cond, if_true, if_false = args
     return ctx.builder.select(_truth(ctx, cond, types[0]), if_true, if_false)
 
 
-def _lower_len(ctx: Any, args: list, types: list) -> Any:
+def _lower_len(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> Any:
     return ir.Constant(ir.IntType(32), types[0]._shape_[0])
 
 

@@ -20,7 +20,7 @@ import llvmlite.ir as ir
 import numpy as np
 
 import warp as wp
-from warp.extending import lowering_types as lt, Overload, uint64
+from warp.extending import lowering_types as lt, LowerContext, Overload, uint64
 from warp_geometry import live_ids
 
 
@@ -89,7 +89,7 @@ class Releasable:
 
 
 def _lower_getter(struct_type: Any, element: int = 0):  # a @wp.struct class
-    def lower(ctx: Any, args: list, types: list) -> ir.Value:
+    def lower(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> ir.Value:
         b = ctx.builder
         llty = ctx.llvm_type(struct_type)
         address = args[0]

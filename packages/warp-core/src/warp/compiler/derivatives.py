@@ -91,7 +91,7 @@ def zero_derivative(*targets: RuleTarget, replay: str = "keep") -> None:
         register_rule(DerivativeRule(_target_name(target), _no_backward, None, (), replay, False), target)
 
 
-def _no_backward(ctx: Any) -> Sequence[Any] | None:
+def _no_backward(ctx: object) -> Sequence[Any] | None:
     return None
 
 
