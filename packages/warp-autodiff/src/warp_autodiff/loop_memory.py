@@ -29,6 +29,7 @@ from typing import Any
 import llvmlite.ir as ir
 
 from warp.extending import (
+    LowerContext,
     HEADER_DIMS_OFFSET,
     HEADER_SCRATCH_OFFSET,
     lowering_types as lt,
@@ -100,7 +101,7 @@ def _i64(v: int) -> ir.Constant:
     return ir.Constant(lt.I64, v)
 
 
-def _invariant_load(ctx: Any, base: ir.Value, offset: int, ty: ir.Type) -> ir.Value:
+def _invariant_load(ctx: LowerContext, base: ir.Value, offset: int, ty: ir.Type) -> ir.Value:
     """A load from memory that stays constant during the launch (the header, the scratch size):
     marked ``invariant.load`` so that LLVM hoists it out of loops storing into the scratch
     memory (the stores could alias it as far as LLVM knows), keeping per-site values uniform
@@ -115,7 +116,7 @@ def _invariant_load(ctx: Any, base: ir.Value, offset: int, ty: ir.Type) -> ir.Va
 class _Geometry:
     """Addresses of one site for the current thread (recomputed per op; LLVM hoists it)."""
 
-    def __init__(self, ctx: Any, site: TapeSite):
+    def __init__(self, ctx: LowerContext, site: TapeSite):
         b = self.b = ctx.builder
         self.site = site
         scratch = _invariant_load(ctx, ctx.header, HEADER_SCRATCH_OFFSET, lt.PTR)
@@ -150,15 +151,15 @@ class _Geometry:
         return b.gep(self.states, [byte], source_etype=lt.I8)
 
 
-def _site(ctx: Any) -> TapeSite:
-    return ctx.current_op.attrs["site"]
+def _site(ctx: LowerContext) -> TapeSite:
+    return ctx.op.attrs["site"]
 
 
-def _lower_leaf(ctx: Any, args: list, types: list) -> ir.Value:
+def _lower_leaf(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> ir.Value:
     return _Geometry(ctx, _site(ctx)).leaf()
 
 
-def _lower_store_state(ctx: Any, args: list, types: list) -> None:
+def _lower_store_state(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> None:
     site = _site(ctx)
     g = _Geometry(ctx, site)
     for k, (value, t) in enumerate(zip(args[1:], types[1:])):
@@ -167,7 +168,7 @@ def _lower_store_state(ctx: Any, args: list, types: list) -> None:
         )
 
 
-def _lower_load_state(ctx: Any, args: list, types: list) -> Any:
+def _lower_load_state(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> Any:
     site = _site(ctx)
     g = _Geometry(ctx, site)
     values = []
@@ -179,12 +180,12 @@ def _lower_load_state(ctx: Any, args: list, types: list) -> Any:
     return values
 
 
-def _lower_store_position(ctx: Any, args: list, types: list) -> None:
+def _lower_store_position(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> None:
     g = _Geometry(ctx, _site(ctx))
     ctx.builder.store(args[1], g.position(args[0]), align=8)
 
 
-def _lower_load_position(ctx: Any, args: list, types: list) -> ir.Value:
+def _lower_load_position(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> ir.Value:
     g = _Geometry(ctx, _site(ctx))
     return ctx.builder.load(g.position(args[0]), typ=lt.I64, align=8)
 

@@ -26,6 +26,7 @@ from typing import Any
 
 import llvmlite.ir as ir
 from warp.extending import (
+    LowerContext,
     ADJOINT_RETAIN_MARK,
     atomic_bfloat16,
     bfloat16,
@@ -42,7 +43,7 @@ from warp.extending import (
 from warp_autodiff.adjoint_types import is_differentiable
 
 
-def _is_null(ctx: Any, arr: ir.Value) -> ir.Value:
+def _is_null(ctx: LowerContext, arr: ir.Value) -> ir.Value:
     b = ctx.builder
     data = b.extract_value(arr, 0)
     return b.icmp_unsigned("==", b.ptrtoint(data, lt.I64), ir.Constant(lt.I64, 0))
@@ -54,7 +55,7 @@ def _component_paths(t: Any) -> list[list[int]]:
 
 
 def _element_parts(
-    ctx: Any, ptr: ir.Value, dtype: Any, value: ir.Value
+    ctx: LowerContext, ptr: ir.Value, dtype: Any, value: ir.Value
 ) -> list[tuple[ir.Value, ir.Value, Any]]:
     """(pointer, value, scalar type) of every differentiable scalar of ``value`` stored at ``ptr``.
 
@@ -89,7 +90,7 @@ def _accumulate(atomic: bool, checked: bool):
     front and use the unchecked variants when every adjoint exists (see the transform).
     """
 
-    def store(ctx: Any, ptr: ir.Value, dtype: Any, value: ir.Value) -> None:
+    def store(ctx: LowerContext, ptr: ir.Value, dtype: Any, value: ir.Value) -> None:
         b = ctx.builder
         for p, v, scalar in _element_parts(ctx, ptr, dtype, value):
             align = max(1, scalar._bits_ // 8)
@@ -104,7 +105,7 @@ def _accumulate(atomic: bool, checked: bool):
             else:
                 b.store(b.fadd(b.load(p, typ=v.type, align=align), v), p, align=align)
 
-    def lower(ctx: Any, args: list, types: list) -> None:
+    def lower(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> None:
         b = ctx.builder
         arr, idx, value = args[0], args[1:-1], args[-1]
         atype = types[0]
@@ -125,7 +126,7 @@ def _guarded(checked: bool):
     """
     plain, atomic = _accumulate(False, checked), _accumulate(True, checked)
 
-    def lower(ctx: Any, args: list, types: list) -> None:
+    def lower(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> None:
         b = ctx.builder
         with b.if_else(args[0]) as (then, otherwise):
             with then:
@@ -136,25 +137,27 @@ def _guarded(checked: bool):
     return lower
 
 
-def _lower_distinct(ctx: Any, args: list, types: list) -> ir.Value:
+def _lower_distinct(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> ir.Value:
     b = ctx.builder
     a, c = (b.ptrtoint(b.extract_value(x, 0), lt.I64) for x in args)
     return b.or_(b.icmp_unsigned("!=", a, c), b.icmp_unsigned("==", a, ir.Constant(lt.I64, 0)))
 
 
-def _lower_one_dimensional(ctx: Any, args: list, types: list) -> ir.Value:
+def _lower_one_dimensional(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> ir.Value:
     return ctx.builder.icmp_unsigned("==", inner_launch_size(ctx), ir.Constant(lt.I64, 1))
 
 
 def _load(checked: bool):
     """Lowering of ``arr[idx]``, zero for a null array when ``checked``."""
 
-    def read(ctx: Any, arr: ir.Value, atype: Any, idx: list, itypes: list) -> ir.Value:
+    def read(
+        ctx: LowerContext, arr: ir.Value, atype: Any, idx: list[ir.Value], itypes: list[Any]
+    ) -> ir.Value:
         ptr = element_pointer(ctx, arr, atype, idx, itypes)
         raw = ctx.builder.load(ptr, typ=lt.storage_type(atype.dtype), align=lt.alignment(atype.dtype))
         return lt.from_storage(ctx.builder, atype.dtype, raw)
 
-    def lower(ctx: Any, args: list, types: list) -> ir.Value:
+    def lower(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> ir.Value:
         b = ctx.builder
         arr, idx = args[0], args[1:]
         atype = types[0]
@@ -173,7 +176,7 @@ def _load(checked: bool):
     return lower
 
 
-def _is_retained(ctx: Any, arr: ir.Value) -> ir.Value:
+def _is_retained(ctx: LowerContext, arr: ir.Value) -> ir.Value:
     """Whether adjoint array ``arr`` is a ``retain_grad`` gradient (its grad field holds the mark)."""
     b = ctx.builder
     grad = b.extract_value(arr, 1)
@@ -184,12 +187,12 @@ def _clear(checked: bool):
     """Lowering of ``arr[idx] = 0`` (skipped for a null array when ``checked``, and for a
     ``retain_grad`` gradient always)."""
 
-    def store(ctx: Any, arr: ir.Value, atype: Any, idx: list, itypes: list) -> None:
+    def store(ctx: LowerContext, arr: ir.Value, atype: Any, idx: list[ir.Value], itypes: list[Any]) -> None:
         ptr = element_pointer(ctx, arr, atype, idx, itypes)
         storage = lt.storage_type(atype.dtype)
         ctx.builder.store(ir.Constant(storage, None), ptr, align=lt.alignment(atype.dtype))
 
-    def lower(ctx: Any, args: list, types: list) -> None:
+    def lower(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> None:
         b = ctx.builder
         skip = _is_retained(ctx, args[0])
         if checked:
@@ -200,18 +203,18 @@ def _clear(checked: bool):
     return lower
 
 
-def _lower_null(ctx: Any, args: list, types: list) -> ir.Value:
+def _lower_null(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> ir.Value:
     return ir.Constant(lt.ARRAY_STRUCT, None)
 
 
-def _lower_view(ctx: Any, args: list, types: list) -> ir.Value:
+def _lower_view(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> ir.Value:
     b = ctx.builder
     null = _is_null(ctx, args[0])
     view = lower_view(ctx, args, types)
     return b.select(null, ir.Constant(lt.ARRAY_STRUCT, None), view)
 
 
-def _map_components(ctx: Any, t: Any, fn: Any, *values: ir.Value) -> ir.Value:
+def _map_components(ctx: LowerContext, t: Any, fn: Any, *values: ir.Value) -> ir.Value:
     """Apply ``fn`` to matching scalar components of composite values (or to scalars)."""
     if is_scalar_type(t):
         return fn(*values)
@@ -220,7 +223,7 @@ def _map_components(ctx: Any, t: Any, fn: Any, *values: ir.Value) -> ir.Value:
     return assemble(b, t, [fn(*parts) for parts in zip(*cols)])
 
 
-def _add_values(ctx: Any, t: Any, a: ir.Value, b: ir.Value) -> ir.Value:
+def _add_values(ctx: LowerContext, t: Any, a: ir.Value, b: ir.Value) -> ir.Value:
     """a + b for adjoints: scalars, composites component-wise, structs field-wise."""
     if getattr(t, "_wp_kind_", "") == "struct":
         out = a
@@ -235,11 +238,11 @@ def _add_values(ctx: Any, t: Any, a: ir.Value, b: ir.Value) -> ir.Value:
     return _map_components(ctx, t, ctx.builder.fadd, a, b)
 
 
-def _lower_add(ctx: Any, args: list, types: list) -> ir.Value:
+def _lower_add(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> ir.Value:
     return _add_values(ctx, types[0], args[0], args[1])
 
 
-def _lower_inner(ctx: Any, args: list, types: list) -> ir.Value:
+def _lower_inner(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> ir.Value:
     """Sum of component-wise products of two composites of one type (dot / double dot)."""
     b = ctx.builder
     total = None
@@ -249,12 +252,12 @@ def _lower_inner(ctx: Any, args: list, types: list) -> ir.Value:
     return total
 
 
-def _lower_select(ctx: Any, args: list, types: list) -> ir.Value:
+def _lower_select(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> ir.Value:
     return ctx.builder.select(args[0], args[1], args[2])
 
 
 def _unary(intrinsic: str):
-    def lower(ctx: Any, args: list, types: list) -> ir.Value:
+    def lower(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> ir.Value:
         return _map_components(ctx, types[0], lambda v: ctx.call_intrinsic(intrinsic, [v]), args[0])
 
     return lower

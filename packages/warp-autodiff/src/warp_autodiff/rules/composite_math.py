@@ -14,6 +14,7 @@ from typing import Any
 from warp.extending import CONSTRUCT, int32, is_scalar_type, FILL, vector, derivative, zero_derivative
 
 from warp_autodiff import ops
+from warp_autodiff.rules import RuleContext
 from warp_autodiff.rules.scalar_math import picks_first
 
 
@@ -36,7 +37,7 @@ def _any_composite(types: list[Any]) -> bool:
     return any(not is_scalar_type(t) for t in types)
 
 
-def inner(ctx: Any, a: Any, b: Any) -> Any:
+def inner(ctx: RuleContext, a: Any, b: Any) -> Any:
     return ctx.e.internal(ops.INNER, [a, b], a.type._wp_scalar_type_)
 
 
@@ -45,21 +46,21 @@ LINEAR = "vector|matrix|quaternion|transform"
 # -- scaling ------------------------------------------------------------------------------------
 
 @derivative("mul", applies=_kinds(LINEAR, "scalar"))
-def _mul_composite_scalar(ctx: Any) -> list[Any]:
+def _mul_composite_scalar(ctx: RuleContext) -> list[Any]:
     c, s = ctx.args
     g = ctx.adj_out
     return [ctx.e.mul(g, s) if ctx.wants(0) else None, inner(ctx, g, c) if ctx.wants(1) else None]
 
 
 @derivative("mul", applies=_kinds("scalar", LINEAR))
-def _mul_scalar_composite(ctx: Any) -> list[Any]:
+def _mul_scalar_composite(ctx: RuleContext) -> list[Any]:
     s, c = ctx.args
     g = ctx.adj_out
     return [inner(ctx, g, c) if ctx.wants(0) else None, ctx.e.mul(s, g) if ctx.wants(1) else None]
 
 
 @derivative("div", "div_approx", applies=_kinds("vector|matrix|quaternion", "scalar"))
-def _div_composite_scalar(ctx: Any) -> list[Any]:
+def _div_composite_scalar(ctx: RuleContext) -> list[Any]:
     c, s = ctx.args
     e, g = ctx.e, ctx.adj_out
     dc = e.div(g, s) if ctx.wants(0) else None
@@ -69,7 +70,7 @@ def _div_composite_scalar(ctx: Any) -> list[Any]:
 
 
 @derivative("div", "div_approx", applies=_kinds("scalar", "vector|matrix"))
-def _div_scalar_composite(ctx: Any) -> list[Any]:
+def _div_scalar_composite(ctx: RuleContext) -> list[Any]:
     s, c = ctx.args
     e, g, r = ctx.e, ctx.adj_out, ctx.results[0]
     ds = inner(ctx, g, e.call("div", e.scalar(1.0, s), c)) if ctx.wants(0) else None
@@ -79,7 +80,7 @@ def _div_scalar_composite(ctx: Any) -> list[Any]:
 
 # -- matrix products ----------------------------------------------------------------------------
 
-def _matrix_product(ctx: Any) -> list[Any]:
+def _matrix_product(ctx: RuleContext) -> list[Any]:
     a, b = ctx.args
     e, g = ctx.e, ctx.adj_out
     ka, kb = _kind(a.type), _kind(b.type)
@@ -101,7 +102,7 @@ for _name in ("mul", "matmul"):
 
 
 @derivative("mul", applies=_kinds("quaternion", "quaternion"))
-def _quat_product(ctx: Any) -> list[Any]:
+def _quat_product(ctx: RuleContext) -> list[Any]:
     """r = a b (Hamilton): adj_a = adj conj(b), adj_b = conj(a) adj."""
     a, b = ctx.args
     e, g = ctx.e, ctx.adj_out
@@ -116,7 +117,7 @@ def _quat_product(ctx: Any) -> list[Any]:
 # -- vector algebra -----------------------------------------------------------------------------
 
 @derivative("dot", applies=_any_composite)
-def _dot(ctx: Any) -> list[Any]:
+def _dot(ctx: RuleContext) -> list[Any]:
     a, b = ctx.args
     g = ctx.adj_out
     return [ctx.e.mul(b, g) if ctx.wants(0) else None, ctx.e.mul(a, g) if ctx.wants(1) else None]
@@ -126,21 +127,21 @@ derivative("spatial_dot", applies=_any_composite)(_dot)
 
 
 @derivative("ddot", applies=_any_composite)
-def _ddot(ctx: Any) -> list[Any]:
+def _ddot(ctx: RuleContext) -> list[Any]:
     a, b = ctx.args
     g = ctx.adj_out
     return [ctx.e.mul(b, g) if ctx.wants(0) else None, ctx.e.mul(a, g) if ctx.wants(1) else None]
 
 
 @derivative("cross", applies=_any_composite)
-def _cross(ctx: Any) -> list[Any]:
+def _cross(ctx: RuleContext) -> list[Any]:
     a, b = ctx.args
     e, g = ctx.e, ctx.adj_out
     return [e.call("cross", b, g) if ctx.wants(0) else None, e.call("cross", g, a) if ctx.wants(1) else None]
 
 
 @derivative("length", applies=_any_composite)
-def _length(ctx: Any) -> list[Any]:
+def _length(ctx: RuleContext) -> list[Any]:
     (v,) = ctx.args
     e, g, r = ctx.e, ctx.adj_out, ctx.results[0]
     positive = e.cmp("gt", r, e.scalar(0.0, r))
@@ -152,21 +153,21 @@ derivative("norm_l2", applies=_any_composite)(_length)
 
 
 @derivative("norm_l1", applies=_kinds("vector"))
-def _norm_l1(ctx: Any) -> list[Any]:
+def _norm_l1(ctx: RuleContext) -> list[Any]:
     e, g = ctx.e, ctx.adj_out
     parts = [e.select(e.cmp("lt", x, e.scalar(0.0, x)), e.neg(g), g) for x in _components(ctx, ctx.args[0])]
     return [e.internal(CONSTRUCT, parts, ctx.op.args[0].type)]
 
 
 @derivative("length_sq", applies=_any_composite)
-def _length_sq(ctx: Any) -> list[Any]:
+def _length_sq(ctx: RuleContext) -> list[Any]:
     (v,) = ctx.args
     e, g = ctx.e, ctx.adj_out
     return [e.mul(v, e.mul(e.scalar(2.0, g), g))]
 
 
 @derivative("normalize", applies=_any_composite)
-def _normalize(ctx: Any) -> list[Any]:
+def _normalize(ctx: RuleContext) -> list[Any]:
     """r = v / |v|: adj_v = (adj - r (r . adj)) / |v| (zero for a zero vector)."""
     (v,) = ctx.args
     e, g, r = ctx.e, ctx.adj_out, ctx.results[0]
@@ -178,36 +179,36 @@ def _normalize(ctx: Any) -> list[Any]:
 
 
 @derivative("outer", applies=_any_composite)
-def _outer(ctx: Any) -> list[Any]:
+def _outer(ctx: RuleContext) -> list[Any]:
     a, b = ctx.args
     e, g = ctx.e, ctx.adj_out
     return [e.mul(g, b) if ctx.wants(0) else None, e.mul(a, g) if ctx.wants(1) else None]
 
 
 @derivative("transpose", applies=_any_composite, primal_args=())
-def _transpose(ctx: Any) -> list[Any]:
+def _transpose(ctx: RuleContext) -> list[Any]:
     return [ctx.e.call("transpose", ctx.adj_out)]
 
 
 @derivative("trace", applies=_any_composite, primal_args=())
-def _trace(ctx: Any) -> list[Any]:
+def _trace(ctx: RuleContext) -> list[Any]:
     m = ctx.op.args[0].type
     ones = ctx.e.internal(FILL, [ctx.adj_out], vector(m._shape_[0], m._wp_scalar_type_))
     return [ctx.e.call("diag", ones)]
 
 
 @derivative("diag", applies=_any_composite, primal_args=())
-def _diag(ctx: Any) -> list[Any]:
+def _diag(ctx: RuleContext) -> list[Any]:
     return [ctx.e.call("get_diag", ctx.adj_out)]
 
 
 @derivative("get_diag", applies=_any_composite, primal_args=())
-def _get_diag(ctx: Any) -> list[Any]:
+def _get_diag(ctx: RuleContext) -> list[Any]:
     return [ctx.e.call("diag", ctx.adj_out)]
 
 
 @derivative("cw_mul", applies=_any_composite)
-def _cw_mul(ctx: Any) -> list[Any]:
+def _cw_mul(ctx: RuleContext) -> list[Any]:
     a, b = ctx.args
     e, g = ctx.e, ctx.adj_out
     return [
@@ -217,7 +218,7 @@ def _cw_mul(ctx: Any) -> list[Any]:
 
 
 @derivative("cw_div", applies=_any_composite)
-def _cw_div(ctx: Any) -> list[Any]:
+def _cw_div(ctx: RuleContext) -> list[Any]:
     a, b = ctx.args
     e, g, r = ctx.e, ctx.adj_out, ctx.results[0]
     da = e.call("cw_div", g, b) if ctx.wants(0) else None
@@ -226,7 +227,7 @@ def _cw_div(ctx: Any) -> list[Any]:
 
 
 @derivative("determinant", applies=_any_composite)
-def _determinant(ctx: Any) -> list[Any]:
+def _determinant(ctx: RuleContext) -> list[Any]:
     """d det(M) / dM = det(M) M^-T."""
     (m,) = ctx.args
     e = ctx.e
@@ -234,7 +235,7 @@ def _determinant(ctx: Any) -> list[Any]:
 
 
 @derivative("inverse", "inverse_approx", applies=_any_composite)
-def _inverse(ctx: Any) -> list[Any]:
+def _inverse(ctx: RuleContext) -> list[Any]:
     """r = M^-1: adj_M = -r^T adj r^T."""
     e, g = ctx.e, ctx.adj_out
     rt = e.call("transpose", ctx.results[0])
@@ -242,7 +243,7 @@ def _inverse(ctx: Any) -> list[Any]:
 
 
 @derivative("skew", applies=_any_composite, primal_args=())
-def _skew(ctx: Any) -> list[Any]:
+def _skew(ctx: RuleContext) -> list[Any]:
     e, g = ctx.e, ctx.adj_out
 
     def at(i: int, j: int) -> Any:
@@ -252,7 +253,7 @@ def _skew(ctx: Any) -> list[Any]:
     return [e.internal(CONSTRUCT, parts, ctx.op.args[0].type)]
 
 
-def _from_vectors(ctx: Any) -> list[Any]:
+def _from_vectors(ctx: RuleContext) -> list[Any]:
     e, g = ctx.e, ctx.adj_out
     rows = g if ctx.name == "matrix_from_rows" else e.call("transpose", g)
     return [
@@ -265,7 +266,7 @@ derivative("matrix_from_cols", applies=_any_composite, primal_args=())(_from_vec
 
 
 @derivative("lerp", applies=_kinds(LINEAR, LINEAR, "scalar"))
-def _lerp_composite(ctx: Any) -> list[Any]:
+def _lerp_composite(ctx: RuleContext) -> list[Any]:
     a, b, t = ctx.args
     e, g = ctx.e, ctx.adj_out
     return [
@@ -277,13 +278,13 @@ def _lerp_composite(ctx: Any) -> list[Any]:
 
 # -- component-wise scalar functions of vectors -------------------------------------------------
 
-def _components(ctx: Any, value: Any) -> list[Any]:
+def _components(ctx: RuleContext, value: Any) -> list[Any]:
     n = value.type._shape_[0]
     return [ctx.e.call("extract", value, ctx.e.const(k, int32)) for k in range(n)]
 
 
 @derivative("abs", applies=_kinds("vector"))
-def _abs_vector(ctx: Any) -> list[Any]:
+def _abs_vector(ctx: RuleContext) -> list[Any]:
     e = ctx.e
     parts = [e.select(e.cmp("lt", x, e.scalar(0.0, x)), e.neg(g), g)
              for x, g in zip(_components(ctx, ctx.args[0]), _components(ctx, ctx.adj_out))]
@@ -291,7 +292,7 @@ def _abs_vector(ctx: Any) -> list[Any]:
 
 
 @derivative("min", "max", applies=_kinds("vector", "vector"))
-def _min_max_vector(ctx: Any) -> list[Any]:
+def _min_max_vector(ctx: RuleContext) -> list[Any]:
     e = ctx.e
     a, b = ctx.args
     pick_a, pick_b = [], []
@@ -305,7 +306,7 @@ def _min_max_vector(ctx: Any) -> list[Any]:
 
 
 @derivative("min", "max", applies=_kinds("vector"))
-def _min_max_reduce(ctx: Any) -> list[Any]:
+def _min_max_reduce(ctx: RuleContext) -> list[Any]:
     """The gradient goes to the first component equal to the result (the reduction drops NaN
     components, so a NaN component never receives it unless all are NaN: then component 0)."""
     (v,) = ctx.args
@@ -323,7 +324,7 @@ derivative("sign", applies=_kinds("vector"), primal_args=())(lambda ctx: None)
 
 
 @derivative("mod", applies=_kinds("vector", "vector"))
-def _mod_vector(ctx: Any) -> list[Any]:
+def _mod_vector(ctx: RuleContext) -> list[Any]:
     """Component-wise fmod(a, b) = a - trunc(a / b) * b."""
     a, b = ctx.args
     e = ctx.e
@@ -336,7 +337,7 @@ def _mod_vector(ctx: Any) -> list[Any]:
 
 
 @derivative("div", "div_approx", applies=_kinds("scalar", "quaternion"))
-def _div_scalar_quat(ctx: Any) -> list[Any]:
+def _div_scalar_quat(ctx: RuleContext) -> list[Any]:
     """r = s / q component-wise: adj_s = sum adj_i / q_i, adj_q_i = -adj_i r_i / q_i."""
     s, q = ctx.args
     e, g, r = ctx.e, ctx.adj_out, ctx.results[0]

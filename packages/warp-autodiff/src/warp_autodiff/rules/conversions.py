@@ -18,6 +18,7 @@ from typing import Any
 import warp as wp
 from warp.extending import func, int32, CONSTRUCT, derivative, derivative_from_func
 
+from warp_autodiff.rules import RuleContext
 from warp_autodiff.rules.reference import rotate_xyzw
 
 PI = 3.141592653589793
@@ -385,7 +386,7 @@ def _set_part(start: int):
     """transform_set_translation (components 0-2) / transform_set_rotation (3-6), copy or in place:
     r = t with r[start:start+n] = x: adj_t = adj_r with that part cleared, adj_x = that part."""
 
-    def backward(ctx: Any) -> list[Any]:
+    def backward(ctx: RuleContext) -> list[Any]:
         e, g = ctx.e, ctx.adj_out
         x_type = ctx.op.args[1].type
         n = x_type._shape_[0]
@@ -450,7 +451,7 @@ derivative_from_func("transform_wrench", transform_wrench_ref, applies=_kinds(T,
 
 
 @derivative("spatial_adjoint", applies=_kinds(M, M), primal_args=())
-def _spatial_adjoint(ctx: Any) -> list[Any]:
+def _spatial_adjoint(ctx: RuleContext) -> list[Any]:
     """r = [[R, 0], [S, R]]: adj_R = adj_r[:3, :3] + adj_r[3:, 3:], adj_S = adj_r[3:, :3]."""
     e, g = ctx.e, ctx.adj_out
     r_type, s_type = ctx.op.args[0].type, ctx.op.args[1].type

@@ -10,6 +10,7 @@ from warp.extending import (
 )
 
 from warp_autodiff import ops
+from warp_autodiff.rules import RuleContext
 from warp_autodiff.adjoint_types import is_differentiable
 
 
@@ -25,25 +26,25 @@ def _same_composites(types: list[Any]) -> bool:
 # -- arithmetic ---------------------------------------------------------------------------------
 
 @derivative("add", "sub", applies=lambda ts: _scalars(ts) or _same_composites(ts), primal_args=())
-def _add_sub(ctx: Any) -> list[Any]:
+def _add_sub(ctx: RuleContext) -> list[Any]:
     g = ctx.adj_out
     second = g if ctx.name == "add" else (ctx.e.neg(g) if ctx.wants(1) else None)
     return [g, second]
 
 
 @derivative(ops.ADD, primal_args=())
-def _adj_add(ctx: Any) -> list[Any]:
+def _adj_add(ctx: RuleContext) -> list[Any]:
     # the sums of adjoints inside an adjoint function (second derivatives: wp.grad(f) under a Tape)
     return [ctx.adj_out, ctx.adj_out]
 
 
 @derivative("pos", primal_args=())
-def _pos(ctx: Any) -> list[Any]:
+def _pos(ctx: RuleContext) -> list[Any]:
     return [ctx.adj_out]
 
 
 @derivative("neg", primal_args=())
-def _neg(ctx: Any) -> list[Any]:
+def _neg(ctx: RuleContext) -> list[Any]:
     return [ctx.e.neg(ctx.adj_out)]
 
 
@@ -56,14 +57,14 @@ def _mul_needs(op: Any) -> tuple[int, ...]:
 
 
 @derivative("mul", applies=_scalars, primal_args=_mul_needs)
-def _mul(ctx: Any) -> list[Any]:
+def _mul(ctx: RuleContext) -> list[Any]:
     a, b = ctx.args
     g, e = ctx.adj_out, ctx.e
     return [e.mul(g, b) if ctx.wants(0) else None, e.mul(g, a) if ctx.wants(1) else None]
 
 
 @derivative("div", "div_approx", applies=_scalars)
-def _div(ctx: Any) -> list[Any]:
+def _div(ctx: RuleContext) -> list[Any]:
     a, b = ctx.args
     g, e = ctx.adj_out, ctx.e
     da = e.div(g, b) if ctx.wants(0) else None
@@ -72,7 +73,7 @@ def _div(ctx: Any) -> list[Any]:
 
 
 @derivative("mod", applies=_scalars)
-def _mod(ctx: Any) -> list[Any]:
+def _mod(ctx: RuleContext) -> list[Any]:
     """fmod(a, b) = a - trunc(a / b) * b."""
     a, b = ctx.args
     g, e = ctx.adj_out, ctx.e
@@ -92,7 +93,7 @@ zero_derivative("lt", "le", "gt", "ge", "eq", "ne", "unot", "logical_and", "logi
 
 # -- scalar conversions -------------------------------------------------------------------------
 
-def _float_cast(ctx: Any) -> list[Any]:
+def _float_cast(ctx: RuleContext) -> list[Any]:
     src = ctx.op.args[0].type
     if not ctx.wants(0):
         return [None]
@@ -111,14 +112,14 @@ def _index_args(op: Any) -> tuple[int, ...]:
 
 
 @derivative("array_load", primal_args=_index_args)
-def _array_load(ctx: Any) -> list[Any]:
+def _array_load(ctx: RuleContext) -> list[Any]:
     if ctx.adj and ctx.adj[0] is not None:
         ctx.array_accumulate(0, ctx.args[1:], ctx.adj[0])
     return []
 
 
 @derivative("array_store", replay="effect", always=True, primal_args=_index_args)
-def _array_store(ctx: Any) -> list[Any]:
+def _array_store(ctx: RuleContext) -> list[Any]:
     """arr[i] = v: adj_v += adj(arr)[i], then adj(arr)[i] = 0 (the overwritten value's adjoint:
     earlier writes of the element, in this launch or earlier ones, receive nothing through it)."""
     n = len(ctx.args)
@@ -131,7 +132,7 @@ def _array_store(ctx: Any) -> list[Any]:
 
 
 @derivative("atomic_add", "atomic_sub", replay="effect", always=True, primal_args=_index_args)
-def _atomic_add_sub(ctx: Any) -> list[Any]:
+def _atomic_add_sub(ctx: RuleContext) -> list[Any]:
     n = len(ctx.args)
     if not ctx.wants(n - 1):
         return []
@@ -140,7 +141,7 @@ def _atomic_add_sub(ctx: Any) -> list[Any]:
 
 
 @derivative("atomic_min", "atomic_max", replay="effect", always=True)
-def _atomic_min_max(ctx: Any) -> list[Any]:
+def _atomic_min_max(ctx: RuleContext) -> list[Any]:
     """arr[i] = min/max(arr[i], v): v receives adj(arr)[i] where it won, i.e. where it equals the
     element's final value (per component for vectors and matrices; ties all receive it). A NaN
     value written over a NaN element (both NaN) won too."""
@@ -161,7 +162,7 @@ def _same(e: Any, a: Any, b: Any) -> Any:
     return e.call("logical_or", equal, e.call("logical_and", e.call("isnan", a), e.call("isnan", b)))
 
 
-def _where_equal(ctx: Any, a: Any, b: Any, g: Any) -> Any:
+def _where_equal(ctx: RuleContext, a: Any, b: Any, g: Any) -> Any:
     """``g`` where ``a == b`` (NaN equal to NaN) and zero elsewhere, component-wise for composites."""
     e = ctx.e
     if is_scalar_type(a.type):
@@ -179,12 +180,12 @@ zero_derivative("atomic_exch", "atomic_cas", replay="effect")
 
 # -- composite values (vectors, matrices, quaternions, transforms) ------------------------------
 
-def _int_consts(ctx: Any, values: list[int]) -> list[Any]:
+def _int_consts(ctx: RuleContext, values: list[int]) -> list[Any]:
     return [ctx.e.const(v, int32) for v in values]
 
 
 @derivative("extract", primal_args=(1, 2))
-def _extract(ctx: Any) -> list[Any]:
+def _extract(ctx: RuleContext) -> list[Any]:
     """r = a[i] (or a[i, j], or a row a[i] of a matrix): adj_a[i] += adj_r."""
     a = ctx.args[0]
     idx = ctx.args[1:]
@@ -193,7 +194,7 @@ def _extract(ctx: Any) -> list[Any]:
 
 
 @derivative("assign_copy", primal_args=(1, 2))
-def _assign_copy(ctx: Any) -> list[Any]:
+def _assign_copy(ctx: RuleContext) -> list[Any]:
     """r = a with a[i..] = x: adj_a += adj_r with [i..] cleared, adj_x += adj_r[i..]."""
     idx, x = ctx.args[1:-1], ctx.args[-1]
     g, e = ctx.adj_out, ctx.e
@@ -209,14 +210,14 @@ def _component_path(t: Any, flat: int) -> list[int]:
     return [flat]
 
 
-def _components_of(ctx: Any, value: Any, t: Any, start: int, count: int) -> list[Any]:
+def _components_of(ctx: RuleContext, value: Any, t: Any, start: int, count: int) -> list[Any]:
     return [
         ctx.e.call("extract", value, *_int_consts(ctx, _component_path(t, start + k))) for k in range(count)
     ]
 
 
 @derivative(CONSTRUCT, primal_args=())
-def _construct(ctx: Any) -> list[Any]:
+def _construct(ctx: RuleContext) -> list[Any]:
     """r = T(c0, c1, ...) from scalars and/or composites, flattened row-major."""
     g, rtype = ctx.adj_out, ctx.op.results[0].type
     out: list[Any] = []
@@ -235,7 +236,7 @@ def _construct(ctx: Any) -> list[Any]:
 
 
 @derivative(FILL, primal_args=())
-def _construct_fill(ctx: Any) -> list[Any]:
+def _construct_fill(ctx: RuleContext) -> list[Any]:
     """r = T(x) (every component x): adj_x += sum of adj_r's components."""
     rtype = ctx.op.results[0].type
     parts = _components_of(ctx, ctx.adj_out, rtype, 0, math.prod(rtype._shape_))
@@ -246,20 +247,20 @@ def _construct_fill(ctx: Any) -> list[Any]:
 
 
 @derivative(CONVERT, primal_args=())
-def _construct_convert(ctx: Any) -> list[Any]:
+def _construct_convert(ctx: RuleContext) -> list[Any]:
     """r = T(v) converting component types: adj_v += convert(adj_r)."""
     return [ctx.e.internal(CONVERT, [ctx.adj_out], ctx.op.args[0].type)]
 
 
 # -- structs --------------------------------------------------------------------------------------
 
-def _field_op(ctx: Any, overload_name: str, args: list, result_type: Any) -> Any:
+def _field_op(ctx: RuleContext, overload_name: str, args: list, result_type: Any) -> Any:
     overload = GET_FIELD if overload_name == "struct_get" else SET_FIELD
     return ctx.e.op("call", args, [result_type], overload=overload, field=ctx.op.attrs["field"]).result
 
 
 @derivative(GET_FIELD, primal_args=())
-def _struct_get(ctx: Any) -> list[Any]:
+def _struct_get(ctx: RuleContext) -> list[Any]:
     """r = s.f: adj_s.f += adj_r."""
     s_type = ctx.op.args[0].type
     r_type = ctx.op.results[0].type
@@ -269,7 +270,7 @@ def _struct_get(ctx: Any) -> list[Any]:
 
 
 @derivative(SET_FIELD, primal_args=())
-def _struct_set(ctx: Any) -> list[Any]:
+def _struct_set(ctx: RuleContext) -> list[Any]:
     """r = s with s.f = v: adj_s += adj_r with f cleared, adj_v += adj_r.f."""
     s_type, v_type = ctx.op.args[0].type, ctx.op.args[1].type
     g = ctx.adj_out

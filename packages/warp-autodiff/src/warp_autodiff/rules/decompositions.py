@@ -30,6 +30,7 @@ from typing import Any, Sequence
 import warp as wp
 from warp.extending import func, int32, derivative
 
+from warp_autodiff.rules import RuleContext
 from warp_autodiff.specialization import specialize
 
 
@@ -77,7 +78,7 @@ def qr3_adjoint(a: Any, q: Any, r: Any, adj_q: Any, adj_r: Any):
     return q * x * wp.transpose(wp.inverse(r))
 
 
-def _call_adjoint(ctx: Any, fn: Any, extra: Sequence[Any] = ()) -> list[Any]:
+def _call_adjoint(ctx: RuleContext, fn: Any, extra: Sequence[Any] = ()) -> list[Any]:
     e = ctx.e
     a = ctx.args[0]  # the out-argument forms pass the variables receiving the results after it
     results = [e.zero(r.type) if v is None else v for r, v in zip(ctx.op.results, ctx.results)]
@@ -88,16 +89,16 @@ def _call_adjoint(ctx: Any, fn: Any, extra: Sequence[Any] = ()) -> list[Any]:
 
 
 @derivative("eig3", primal_args=(0,))
-def _eig3(ctx: Any) -> list[Any]:
+def _eig3(ctx: RuleContext) -> list[Any]:
     return _call_adjoint(ctx, eig3_adjoint)
 
 
 @derivative("svd3", "svd2", primal_args=(0,))
-def _svd(ctx: Any) -> list[Any]:
+def _svd(ctx: RuleContext) -> list[Any]:
     n = ctx.op.args[0].type._shape_[0]
     return _call_adjoint(ctx, svd_adjoint, [ctx.e.const(n, int32)])
 
 
 @derivative("qr3", primal_args=(0,))
-def _qr3(ctx: Any) -> list[Any]:
+def _qr3(ctx: RuleContext) -> list[Any]:
     return _call_adjoint(ctx, qr3_adjoint)

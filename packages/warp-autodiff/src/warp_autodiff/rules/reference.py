@@ -13,6 +13,7 @@ from typing import Any
 import warp as wp
 from warp.extending import func, int32, derivative, derivative_from_func
 
+from warp_autodiff.rules import RuleContext
 
 
 @func
@@ -159,7 +160,7 @@ for _name in ("mul", "transform_multiply"):
 def _slice_rule(start: int):
     """transform_get_translation (components 0-2) / transform_get_rotation (3-6)."""
 
-    def backward(ctx: Any) -> list[Any]:
+    def backward(ctx: RuleContext) -> list[Any]:
         e, g = ctx.e, ctx.adj_out
         t = ctx.op.args[0].type
         out = e.zero(t)

@@ -15,6 +15,7 @@ from typing import Any
 from warp.extending import is_scalar_type, derivative, zero_derivative
 
 from warp_autodiff import ops
+from warp_autodiff.rules import RuleContext
 
 
 def _scalars(types: list[Any]) -> bool:
@@ -25,7 +26,7 @@ def unary(*names: str, primal_args: tuple[int, ...] = (0,)):
     """Register ``fn(ctx, x, y) -> dy/dx`` (y the result) as the rule of scalar builtins."""
 
     def wrap(fn: Any) -> Any:
-        def backward(ctx: Any) -> list[Any]:
+        def backward(ctx: RuleContext) -> list[Any]:
             if not ctx.wants(0):
                 return [None]
             return [ctx.e.mul(ctx.adj_out, fn(ctx.e, ctx.args[0], ctx.results[0]))]
@@ -147,12 +148,12 @@ def _radians(e: Any, x: Any, y: Any) -> Any:
 
 
 @derivative("frac", applies=_scalars, primal_args=())
-def _frac(ctx: Any) -> list[Any]:
+def _frac(ctx: RuleContext) -> list[Any]:
     return [ctx.adj_out]
 
 
 @derivative("abs", applies=_scalars)
-def _abs(ctx: Any) -> list[Any]:
+def _abs(ctx: RuleContext) -> list[Any]:
     (x,) = ctx.args
     e, g = ctx.e, ctx.adj_out
     return [e.select(e.cmp("lt", x, _c(e, 0.0, x)), e.neg(g), g)]
@@ -168,7 +169,7 @@ def picks_first(e: Any, name: str, a: Any, b: Any) -> Any:
 
 
 @derivative("min", "max", applies=_scalars)
-def _min_max(ctx: Any) -> list[Any]:
+def _min_max(ctx: RuleContext) -> list[Any]:
     a, b = ctx.args
     e, g = ctx.e, ctx.adj_out
     first = picks_first(e, ctx.name, a, b)
@@ -180,7 +181,7 @@ def _min_max(ctx: Any) -> list[Any]:
 
 
 @derivative("clamp", applies=_scalars)
-def _clamp(ctx: Any) -> list[Any]:
+def _clamp(ctx: RuleContext) -> list[Any]:
     """``clamp(x, lo, hi) = min(max(lo, x), hi)`` with NaN-dropping min/max: the gradient goes to
     the operand the result came from (``clamp(NaN, lo, hi)`` is ``min(lo, hi)``)."""
     x, lo, hi = ctx.args
@@ -196,7 +197,7 @@ def _clamp(ctx: Any) -> list[Any]:
 
 
 @derivative("atan2", applies=_scalars)
-def _atan2(ctx: Any) -> list[Any]:
+def _atan2(ctx: RuleContext) -> list[Any]:
     y, x = ctx.args
     e, g = ctx.e, ctx.adj_out
     scale = e.div(g, e.add(e.mul(x, x), e.mul(y, y)))
@@ -204,7 +205,7 @@ def _atan2(ctx: Any) -> list[Any]:
 
 
 @derivative("pow", applies=_scalars)
-def _pow(ctx: Any) -> list[Any]:
+def _pow(ctx: RuleContext) -> list[Any]:
     x, y = ctx.args
     e, g, r = ctx.e, ctx.adj_out, ctx.results[0]
     dx = e.mul(g, e.mul(y, e.call("pow", x, e.sub(y, _c(e, 1.0, y))))) if ctx.wants(0) else None
@@ -213,7 +214,7 @@ def _pow(ctx: Any) -> list[Any]:
 
 
 @derivative("copysign", applies=_scalars)
-def _copysign(ctx: Any) -> list[Any]:
+def _copysign(ctx: RuleContext) -> list[Any]:
     x, y = ctx.args
     e, g = ctx.e, ctx.adj_out
     one = _c(e, 1.0, x)
@@ -222,7 +223,7 @@ def _copysign(ctx: Any) -> list[Any]:
 
 
 @derivative("lerp", applies=_scalars)
-def _lerp(ctx: Any) -> list[Any]:
+def _lerp(ctx: RuleContext) -> list[Any]:
     """a + t * (b - a)."""
     a, b, t = ctx.args
     e, g = ctx.e, ctx.adj_out
@@ -234,7 +235,7 @@ def _lerp(ctx: Any) -> list[Any]:
 
 
 @derivative("smoothstep", applies=_scalars)
-def _smoothstep(ctx: Any) -> list[Any]:
+def _smoothstep(ctx: RuleContext) -> list[Any]:
     """s(t) = t^2 (3 - 2t), t = clamp((x - a) / (b - a), 0, 1); ds/dt = 6 t (1 - t)."""
     a, b, x = ctx.args
     e, g = ctx.e, ctx.adj_out
@@ -251,7 +252,7 @@ def _smoothstep(ctx: Any) -> list[Any]:
 
 
 def _select_like(true_index: int, false_index: int):
-    def backward(ctx: Any) -> list[Any]:
+    def backward(ctx: RuleContext) -> list[Any]:
         cond = ctx.args[0]
         e, g = ctx.e, ctx.adj_out
         if not (is_scalar_type(cond.type) and cond.type._kind_ == "bool"):
