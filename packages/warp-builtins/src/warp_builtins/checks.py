@@ -10,6 +10,7 @@ from typing import Any
 
 import llvmlite.ir as ir
 from warp.extending import (
+    BuiltinRegistry,
     LowerContext,
     ArrayOf,
     components,
@@ -121,7 +122,7 @@ def _lower_lower_bound(ctx: LowerContext, args: list[ir.Value], types: list[Any]
     return b.load(lo_slot)
 
 
-def register(registry: Any) -> None:
+def register(registry: BuiltinRegistry) -> None:
     """Register the expectation builtins and lower_bound."""
     registry.add(
         "expect_eq",

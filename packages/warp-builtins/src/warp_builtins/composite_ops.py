@@ -12,7 +12,9 @@ from typing import Any
 
 import llvmlite.ir as ir
 
-from warp.extending import bool as wp_bool, composite_values as lc, matrix, shift, vector, LowerContext
+from warp.extending import (
+    bool as wp_bool, BuiltinRegistry, composite_values as lc, LowerContext, matrix, shift, vector,
+)
 
 from warp_builtins.composite_ir import Emitter, Num, result_type, scalar_of
 from warp_builtins.composite_patterns import KINDS, B, F, I, S, Shaped, same
@@ -149,7 +151,7 @@ def _lower_transform_mul(ctx: LowerContext, args: list[ir.Value], types: list[An
 
 
 # -- registration -----------------------------------------------------------------------------
-def register(registry: Any) -> None:
+def register(registry: BuiltinRegistry) -> None:
     """Register the composite-type overloads of the operator builtins."""
     add = registry.add
     for kind in KINDS:

@@ -19,7 +19,7 @@ from typing import Any
 
 import llvmlite.ir as ir
 
-from warp.extending import composite_values as lc, matrix, vector, LowerContext
+from warp.extending import composite_values as lc, matrix, vector, LowerContext, BuiltinRegistry
 
 from warp_builtins.composite_ir import Emitter, Num, counted_loop, helper_function, scalar_of
 from warp_builtins.composite_patterns import F, mat, vec
@@ -207,7 +207,7 @@ def _results(kinds: str):
     return result
 
 
-def register(registry: Any) -> None:
+def register(registry: BuiltinRegistry) -> None:
     """Register eig3, svd3, svd2 and qr3, each also in its out-argument form (``wp.svd3(A, U,
     sigma, V)`` assigns the results to the variables passed: output parameters, ``mutated_args``)."""
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import llvmlite.ir as ir
-from warp.extending import matrix, vector, WarpCodegenTypeError, LowerContext
+from warp.extending import matrix, vector, WarpCodegenTypeError, LowerContext, BuiltinRegistry
 
 from warp_builtins.composite_ir import Emitter, Num, result_type, scalar_of
 from warp_builtins.composite_patterns import F, S, mat, of_kind, same, square, vec
@@ -192,7 +192,7 @@ def _lower_from_cols(ctx: LowerContext, args: list[ir.Value], types: list[Any]) 
     return e.build(result_type(ctx), [col[i] for i in range(n) for col in cols])
 
 
-def register(registry: Any) -> None:
+def register(registry: BuiltinRegistry) -> None:
     """Register the matrix builtins."""
     add = registry.add
     g = GROUP

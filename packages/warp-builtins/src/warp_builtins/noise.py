@@ -17,7 +17,7 @@ from typing import Any, Sequence
 
 import llvmlite.ir as ir
 
-from warp.extending import float32, int32, uint32, vector, LowerContext
+from warp.extending import float32, int32, uint32, vector, LowerContext, BuiltinRegistry
 from warp_builtins.irexpr import Emitter, Num, while_loop
 from warp_builtins.random import U32, _u32, pcg
 
@@ -254,7 +254,7 @@ def _lower_curl(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -> ir
     return em.pack(vector(len(out), float32), out)
 
 
-def register(registry: Any) -> None:
+def register(registry: BuiltinRegistry) -> None:
     """Register noise, pnoise and curlnoise."""
     vecs = {2: vector(2, float32), 3: vector(3, float32), 4: vector(4, float32)}
     names = {1: ["x"], 2: ["xy"], 3: ["xyz"], 4: ["xyzt"]}

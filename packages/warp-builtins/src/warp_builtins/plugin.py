@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from warp.extending import hookimpl
+from warp.extending import hookimpl, BuiltinRegistry
 from warp_builtins.mathlib import trig_lanes
 from warp_builtins import (
     checks,
@@ -21,7 +21,7 @@ from warp_builtins import (
 
 
 @hookimpl
-def warp_register_builtins(registry: Any) -> None:
+def warp_register_builtins(registry: BuiltinRegistry) -> None:
     """Scalar, vector, matrix, quaternion, transform, spatial math; random numbers and noise."""
     scalar_math.register(registry)
     utility.register(registry)

@@ -13,6 +13,7 @@ from typing import Any, Sequence
 import llvmlite.ir as ir
 
 from warp.extending import (
+    BuiltinRegistry,
     Float,
     Int,
     is_placeholder,
@@ -286,11 +287,13 @@ def _quat_to_axis_angle_result(ts: list) -> tuple:
     return (vector(3, s), s)
 
 
-def _add(registry: Any, name: str, params: list, result: Any, body: Any, doc: str, **kw: Any) -> None:
+def _add(
+    registry: BuiltinRegistry, name: str, params: list, result: Any, body: Any, doc: str, **kw: Any
+) -> None:
     registry.add(name, params=params, result=result, lower=formula(body, result), doc=doc, group=GROUP, **kw)
 
 
-def register(registry: Any) -> None:
+def register(registry: BuiltinRegistry) -> None:
     """Register the quaternion builtins."""
     _add(registry, "quat_from_axis_angle", [("axis", VEC3), ("angle", F)], quat_of(0),
          lambda em, axis, angle: qfrom_axis_angle(em, axis, angle),

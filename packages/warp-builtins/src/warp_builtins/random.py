@@ -22,6 +22,7 @@ from typing import Any, Callable
 import llvmlite.ir as ir
 
 from warp.extending import (
+    BuiltinRegistry,
     LowerContext,
     ArrayOf, float32, float64, Int, int32, lowering_types as lt, uint32, vector, element_pointer,
 )
@@ -244,7 +245,7 @@ def _int_range(ctx: LowerContext, raw: ir.Value, low: ir.Value, high: ir.Value) 
     return b.add(low, b.select(empty, _u32(0), rem))
 
 
-def register(registry: Any) -> None:
+def register(registry: BuiltinRegistry) -> None:
     """Register the random number builtins."""
     add = registry.add
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from llvmlite import ir
 from warp.extending import (
+    BuiltinRegistry,
     bfloat16, bool as wp_bool, float16, float32, float64, int32, int_types, LowerContext,
 )
 
@@ -177,7 +178,7 @@ def lower_bit_count(ctx: LowerContext, args: list[ir.Value], types: list[Any]) -
 # ---------------------------------------------------------------------------------- registration
 
 
-def register(registry: Any) -> None:
+def register(registry: BuiltinRegistry) -> None:
     """Add every Scalar Math builtin to ``registry``."""
 
     def add(name: str, params: dict, result: Any, lower: Any, doc: str, **kw: Any) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from warp.extending import Float, matrix, MatrixOf, TransformOf, TypeVar, vector, VectorOf
+from warp.extending import Float, matrix, MatrixOf, TransformOf, TypeVar, vector, VectorOf, BuiltinRegistry
 from warp_builtins.irexpr import Num, add, cross, dot, formula
 from warp_builtins.quaternion import qrotate
 
@@ -81,11 +81,11 @@ def _svec_of(k: int):
     return lambda ts: vector(6, _s(ts[k]))
 
 
-def _add(registry: Any, name: str, params: list, result: Any, body: Any, doc: str) -> None:
+def _add(registry: BuiltinRegistry, name: str, params: list, result: Any, body: Any, doc: str) -> None:
     registry.add(name, params=params, result=result, lower=formula(body, result), doc=doc, group=GROUP)
 
 
-def register(registry: Any) -> None:
+def register(registry: BuiltinRegistry) -> None:
     """Register the spatial math builtins."""
     _add(registry, "spatial_top", [("svec", SVEC)], _vec3_of(0), lambda em, a: a[:3],
          "Top (angular) 3-vector of a spatial vector.")

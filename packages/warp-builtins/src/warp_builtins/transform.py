@@ -13,6 +13,7 @@ import ast
 from typing import Any, Sequence
 
 from warp.extending import (
+    BuiltinRegistry,
     Float,
     is_placeholder,
     matrix,
@@ -107,13 +108,15 @@ def _vec3_of(k: int):
     return lambda ts: vector(3, _s(ts[k]))
 
 
-def _add(registry: Any, name: str, params: list, result: Any, body: Any, doc: str, **kw: Any) -> Any:
+def _add(
+    registry: BuiltinRegistry, name: str, params: list, result: Any, body: Any, doc: str, **kw: Any
+) -> Any:
     return registry.add(
         name, params=params, result=result, lower=formula(body, result), doc=doc, group=GROUP, **kw
     )
 
 
-def register(registry: Any) -> None:
+def register(registry: BuiltinRegistry) -> None:
     """Register the transform builtins."""
     _add(registry, "transform_get_translation", [("xform", XFORM)], _vec3_of(0), lambda em, t: t[:3],
          "Translation part p of a transform (also t.p).")

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from llvmlite import ir
-from warp.extending import bfloat16, float16, float32, float64, LowerContext
+from warp.extending import bfloat16, float16, float32, float64, LowerContext, BuiltinRegistry
 
 from warp_builtins.lowering import const
 
@@ -36,7 +36,7 @@ def lower_smoothstep(ctx: LowerContext, args: list[ir.Value], types: list[Any]) 
     return bld.fmul(bld.fmul(s, s), poly)
 
 
-def register(registry: Any) -> None:
+def register(registry: BuiltinRegistry) -> None:
     """Add the scalar ``lerp`` and ``smoothstep`` overloads to ``registry``."""
     for t in FLOATS:
         registry.add(

@@ -16,7 +16,9 @@ from typing import Any
 
 import llvmlite.ir as ir
 
-from warp.extending import ANY_SCALAR, bool as wp_bool, int32, matrix, TypeVar, uint32, LowerContext
+from warp.extending import (
+    ANY_SCALAR, bool as wp_bool, BuiltinRegistry, int32, LowerContext, matrix, TypeVar, uint32,
+)
 
 from warp_builtins.composite_ir import Emitter, Num, result_type, scalar_of
 from warp_builtins.composite_ops import cross
@@ -222,7 +224,7 @@ class _Cond:
 
 
 # -- registration -----------------------------------------------------------------------------
-def register(registry: Any) -> None:
+def register(registry: BuiltinRegistry) -> None:
     """Register vector/matrix builtins and composite operators."""
     composite_ops.register(registry)
     _register_vector(registry)
@@ -236,7 +238,7 @@ def exports() -> dict[str, Any]:
     return composite_ctors.exports()
 
 
-def _register_vector(registry: Any) -> None:
+def _register_vector(registry: BuiltinRegistry) -> None:
     add = registry.add
     g = GROUP
     V, Q = same("vector"), same("quaternion")
@@ -296,7 +298,7 @@ def _register_vector(registry: Any) -> None:
         )
 
 
-def _register_utility(registry: Any) -> None:
+def _register_utility(registry: BuiltinRegistry) -> None:
     add = registry.add
     V = same("vector")
     add("abs", params=[("x", V)], result=V, lower=_map("abs"), group="Scalar Math",

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
 
 from warp.core_builtins import array_slices, arrays, assertions, casts, composite, operators, thread
+from warp.compiler.registry import BuiltinRegistry
 from warp.plugins import hookimpl
 
 
 @hookimpl
-def warp_register_builtins(registry: Any) -> None:
+def warp_register_builtins(registry: BuiltinRegistry) -> None:
     """Operators, conversions, thread index and array access."""
     operators.register(registry)
     casts.register(registry)

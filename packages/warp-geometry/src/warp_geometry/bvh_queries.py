@@ -9,9 +9,9 @@ updates and returns, as the output-parameter convention of the registry requires
 
 from __future__ import annotations
 
-from typing import Any
 
 import warp as wp
+from warp.extending import BuiltinRegistry
 from warp_geometry.bvh import BvhData
 from warp_geometry.primitives import INF, boxes_overlap, ray_box, safe_inverse
 from warp_geometry.query_types import BvhQuery
@@ -162,7 +162,7 @@ def bvh_query_next_nomax(query: BvhQuery, index: int):
     return bvh_query_next_func(query, index, INF)
 
 
-def register(registry: Any) -> None:
+def register(registry: BuiltinRegistry) -> None:
     """Register the BVH builtins."""
     register_getter(
         registry, "bvh_get", BvhData, "The kernel-side data of the wp.Bvh with identifier ``id``.", GROUP

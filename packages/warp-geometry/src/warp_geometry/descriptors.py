@@ -20,7 +20,7 @@ import llvmlite.ir as ir
 import numpy as np
 
 import warp as wp
-from warp.extending import lowering_types as lt, LowerContext, Overload, uint64
+from warp.extending import lowering_types as lt, LowerContext, Overload, uint64, BuiltinRegistry
 from warp_geometry import live_ids
 
 
@@ -109,14 +109,14 @@ def _lower_getter(struct_type: Any, element: int = 0):  # a @wp.struct class
     return lower
 
 
-def add_builtin(registry: Any, name: str, **options: Any) -> Any:
+def add_builtin(registry: BuiltinRegistry, name: str, **options: Any) -> Any:
     """``registry.add`` for geometry builtins: kernel-only (they read objects through ids, which
     Python scope has no use for), and non-differentiable unless stated."""
     options.setdefault("differentiable", False)
     return registry.add(name, export=False, **options)
 
 
-def register_getter(registry: Any, name: str, struct_type: Any, doc: str, group: str) -> None:
+def register_getter(registry: BuiltinRegistry, name: str, struct_type: Any, doc: str, group: str) -> None:
     """Register builtin ``name(id: uint64) -> struct_type`` reading the descriptor at ``id``;
     its ``adjoint_source`` reads the adjoint descriptor after it (the gradient arrays)."""
     overload = add_builtin(
@@ -138,7 +138,7 @@ def register_getter(registry: Any, name: str, struct_type: Any, doc: str, group:
     )
 
 
-def func_adder(registry: Any, group: str):
+def func_adder(registry: BuiltinRegistry, group: str):
     """A short form of :func:`add_builtin` for kernel-language builtins of one group:
     ``add(name, params, result, func, doc, updated=(), diff=True)`` (``updated``: the positions of
     output arguments)."""

@@ -14,9 +14,9 @@ take points and distances of that type and search the float32 grid their points 
 
 from __future__ import annotations
 
-from typing import Any
 
 import warp as wp
+from warp.extending import BuiltinRegistry
 from warp_geometry.descriptors import add_builtin, register_getter
 from warp_geometry.hash_grid import HashGridData
 from warp_geometry.hash_grid_cells import cell as _cell
@@ -164,7 +164,7 @@ def hash_grid_point_id_f(id: wp.uint64, index: int) -> int:
     return g.point_ids[index]
 
 
-def register(registry: Any) -> None:
+def register(registry: BuiltinRegistry) -> None:
     """Register the hash grid builtins."""
     register_getter(
         registry, "hash_grid_get", HashGridData, "The kernel-side data of the wp.HashGrid ``id``.", GROUP

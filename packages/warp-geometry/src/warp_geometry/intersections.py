@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 import warp as wp
+from warp.extending import BuiltinRegistry
 from warp_geometry.descriptors import add_builtin
 
 GROUP = "Geometry"
@@ -303,7 +304,7 @@ def intersect_tri_tri_f(v0: Any, v1: Any, v2: Any, u0: Any, u1: Any, u2: Any) ->
     return 1
 
 
-def register(registry: Any) -> None:
+def register(registry: BuiltinRegistry) -> None:
     """Register ``closest_point_edge_edge`` and ``intersect_tri_tri``."""
     v3, f32 = wp.vec3, wp.float32
     add_builtin(

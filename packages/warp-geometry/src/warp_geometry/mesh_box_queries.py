@@ -10,9 +10,9 @@ see :mod:`warp_geometry.bvh_build`).
 
 from __future__ import annotations
 
-from typing import Any
 
 import warp as wp
+from warp.extending import BuiltinRegistry
 from warp_geometry.descriptors import func_adder
 from warp_geometry.primitives import box_distance_sq, boxes_overlap, triangle_distance_sq
 from warp_geometry.query_types import MeshQueryAABB
@@ -87,7 +87,7 @@ def mesh_query_next_f(query: MeshQueryAABB, index: int):
     return False, query, index
 
 
-def register(registry: Any) -> None:
+def register(registry: BuiltinRegistry) -> None:
     """Register the mesh box and sphere query builtins."""
     u64, v3, f32, i32, b = wp.uint64, wp.vec3, wp.float32, wp.int32, wp.bool
     add = func_adder(registry, GROUP)

@@ -10,9 +10,9 @@ writing output variables passed as arguments and returning a ``bool``.
 
 from __future__ import annotations
 
-from typing import Any
 
 import warp as wp
+from warp.extending import BuiltinRegistry
 from warp_geometry.bvh_queries import group_root
 from warp_geometry.descriptors import func_adder, register_getter
 from warp_geometry.mesh import MeshData
@@ -286,7 +286,7 @@ def mesh_get_bvh_f(id: wp.uint64) -> wp.uint64:
     return wp.mesh_get(id).bvh_id
 
 
-def register(registry: Any) -> None:
+def register(registry: BuiltinRegistry) -> None:
     """Register the mesh builtins."""
     register_getter(
         registry,

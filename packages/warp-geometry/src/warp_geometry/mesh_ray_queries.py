@@ -8,9 +8,9 @@ Rays are double sided and ``t`` is measured in units of ``|dir|``.
 
 from __future__ import annotations
 
-from typing import Any
 
 import warp as wp
+from warp.extending import BuiltinRegistry
 from warp_geometry.descriptors import func_adder
 from warp_geometry.mesh_traversal import ray_face, ray_hits, traversal_args, tri_point
 from warp_geometry.primitives import INF, ray_triangle
@@ -104,7 +104,7 @@ def mesh_query_ray_count_intersections_f3(id: wp.uint64, start: wp.vec3, dir: wp
     return ray_hits(id, traversal_args(start, dir, INF, -1), False)
 
 
-def register(registry: Any) -> None:
+def register(registry: BuiltinRegistry) -> None:
     """Register the mesh ray builtins."""
     u64, v3, f32, i32, b = wp.uint64, wp.vec3, wp.float32, wp.int32, wp.bool
     add = func_adder(registry, GROUP)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from warp.extending import hookimpl
+from warp.extending import hookimpl, BuiltinRegistry
 
 from warp_geometry import (
     bvh_queries,
@@ -28,7 +28,7 @@ from warp_geometry.volume import Volume
 
 
 @hookimpl
-def warp_register_builtins(registry: Any) -> None:
+def warp_register_builtins(registry: BuiltinRegistry) -> None:
     """Kernel builtins of BVHs, meshes, hash grids and volumes."""
     bvh_queries.register(registry)
     mesh_queries.register(registry)

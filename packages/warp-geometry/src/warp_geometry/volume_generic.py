@@ -13,7 +13,9 @@ import ast
 from typing import Any
 
 import warp as wp
-from warp.extending import builtin_call, canonical_type, compile_time_object, type_repr, WarpCodegenTypeError
+from warp.extending import (
+    BuiltinRegistry, builtin_call, canonical_type, compile_time_object, type_repr, WarpCodegenTypeError,
+)
 from warp_geometry.volume_wide import GRADIENT_TYPES
 from warp_geometry.descriptors import add_builtin
 from warp_geometry.volume_queries import volume_store_f_f, volume_store_i_f, volume_store_v_f
@@ -119,7 +121,7 @@ class VolumeForm:
         return f"<warp builtin {self.name}>"
 
 
-def _store_overloads(registry: Any) -> None:
+def _store_overloads(registry: BuiltinRegistry) -> None:
     ijk = [("id", wp.uint64), ("i", wp.int32), ("j", wp.int32), ("k", wp.int32)]
     for t, func in (
         (wp.float32, volume_store_f_f),
@@ -139,7 +141,7 @@ def _store_overloads(registry: Any) -> None:
         )
 
 
-def register(registry: Any) -> None:
+def register(registry: BuiltinRegistry) -> None:
     """Register ``volume_store`` (typed by its value argument)."""
     _store_overloads(registry)
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 import warp as wp
-from warp.extending import ArrayOf, TypeVar
+from warp.extending import ArrayOf, TypeVar, BuiltinRegistry
 from warp_geometry.descriptors import add_builtin
 from warp_geometry.volume import VolumeData
 from warp_geometry.volume_queries import locate
@@ -173,7 +173,7 @@ def volume_sample_grad_index_v(
     return value, wp.matrix_from_cols(dx, dy, dz)
 
 
-def register(registry: Any) -> None:
+def register(registry: BuiltinRegistry) -> None:
     """Register the index-sampling builtins."""
     u64, v3, i32 = wp.uint64, wp.vec3, wp.int32
     head = [("id", u64), ("uvw", v3), ("sampling_mode", i32)]

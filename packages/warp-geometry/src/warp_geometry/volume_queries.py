@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import warp as wp
+from warp.extending import BuiltinRegistry
 from warp_geometry.descriptors import add_builtin, register_getter
 from warp_geometry.nanovdb import FLOAT, INT32, VEC3F
 from warp_geometry.volume import VolumeData
@@ -298,7 +299,7 @@ def volume_world_to_index_dir_f(id: wp.uint64, xyz: wp.vec3) -> wp.vec3:
     return wp.volume_get(id).inv_mat * xyz
 
 
-def register(registry: Any) -> None:
+def register(registry: BuiltinRegistry) -> None:
     """Register the volume builtins."""
     register_getter(
         registry, "volume_get", VolumeData, "The kernel-side data of the wp.Volume ``id``.", GROUP

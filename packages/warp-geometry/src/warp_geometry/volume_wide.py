@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 import warp as wp
+from warp.extending import BuiltinRegistry
 from warp_geometry.descriptors import add_builtin
 from warp_geometry.nanovdb import DOUBLE, VEC3D, VEC4D, VEC4F
 from warp_geometry.volume import VolumeData
@@ -186,7 +187,7 @@ def volume_store_w(id: wp.uint64, i: int, j: int, k: int, value: Any):
             v.leaf_w[at[1]] = widened(value)
 
 
-def register(registry: Any) -> None:
+def register(registry: BuiltinRegistry) -> None:
     """Register the typed builtins behind ``wp.volume_lookup/sample/sample_grad/store`` of the
     float64, vec3d, vec4f and vec4d grids."""
     u64, i32, v3 = wp.uint64, wp.int32, wp.vec3
