@@ -67,4 +67,39 @@ def elementwise(arr: Any, other: Any, op: str, reflected: bool = False) -> Any:
     return type(arr)(np.asarray(result).astype(a.dtype), dtype=arr.dtype, device=arr.device)
 
 
-__all__ = ["elementwise"]
+class ArithmeticOperators:
+    """The element-wise operators (``+ - * / %``, reflected too) of ``wp.array``, through
+    :func:`elementwise`."""
+
+    def __add__(self, other: Any) -> Any:
+        return elementwise(self, other, "add")
+
+    def __radd__(self, other: Any) -> Any:
+        return elementwise(self, other, "add", True)
+
+    def __sub__(self, other: Any) -> Any:
+        return elementwise(self, other, "sub")
+
+    def __rsub__(self, other: Any) -> Any:
+        return elementwise(self, other, "sub", True)
+
+    def __mul__(self, other: Any) -> Any:
+        return elementwise(self, other, "mul")
+
+    def __rmul__(self, other: Any) -> Any:
+        return elementwise(self, other, "mul", True)
+
+    def __truediv__(self, other: Any) -> Any:
+        return elementwise(self, other, "div")
+
+    def __rtruediv__(self, other: Any) -> Any:
+        return elementwise(self, other, "div", True)
+
+    def __mod__(self, other: Any) -> Any:
+        return elementwise(self, other, "mod")
+
+    def __rmod__(self, other: Any) -> Any:
+        return elementwise(self, other, "mod", True)
+
+
+__all__ = ["ArithmeticOperators", "elementwise"]

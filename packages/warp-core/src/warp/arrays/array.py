@@ -10,7 +10,6 @@ descriptor :attr:`array._desc` is precomputed and refreshed only when the gradie
 
 from __future__ import annotations
 
-import ctypes
 import math
 import struct
 import weakref
@@ -18,13 +17,14 @@ from typing import Any, Callable
 
 import numpy as np
 
-from warp.arrays.arithmetic import elementwise
-from warp.arrays.capture_guard import refuse_while_capturing
+from warp.arrays import ctypes_access, inplace, staging, views
+from warp.arrays.allocation import allocate_array_memory
+from warp.arrays.arithmetic import ArithmeticOperators
 from warp.arrays.copying import copy_elements
 from warp.arrays.cuda_interface import export_interface, import_interface
 from warp.arrays.dlpack_export import dl_device_of, dlpack_method
 from warp.arrays.conversion import element_value, is_bfloat16_element, prepare_data, value_to_numpy
-from warp.arrays.indexing import resolve_index, resolve_reshape
+from warp.arrays.indexing import resolve_index
 from warp.arrays.layout import (
     contiguous_strides,
     element_info,
@@ -33,19 +33,15 @@ from warp.arrays.layout import (
     normalize_shape,
     resolve_dtype,
     span_in_bytes,
-    view_layout,
 )
+from warp.arrays.numpy_interface import as_numpy, host_interface
+from warp.arrays.printing import array_repr, array_str
 from warp.plugins.manager import get_plugin_manager
-from warp.targets import get_target
-from warp.runtime.allocators import allocate_with, custom_allocator
 from warp.runtime.devices import Device, get_device
-from warp.runtime.memory_tracking import is_tracking, record_allocation
 from warp.types import bfloat16_bits
 from warp.types.array_type import ARRAY_DESC_FORMAT, MAX_DIMS, ArrayType
-from warp.types.ctypes_layout import ArrayDescriptorC, ctype_of
+from warp.types.ctypes_layout import ArrayDescriptorC
 from warp.types.scalars import is_scalar_type, type_repr
-from warp.runtime.devices import is_cuda_available
-from warp.targets import target_for_kind
 
 _desc_struct = struct.Struct(ARRAY_DESC_FORMAT)
 _array_types: dict[tuple[Any, int], ArrayType] = {}
@@ -61,7 +57,7 @@ def _array_type(dtype: Any, ndim: int) -> ArrayType:
         return ArrayType(dtype, ndim)
 
 
-class array:
+class array(ArithmeticOperators):
     """A multi-dimensional array of ``dtype`` elements (at most 4 dimensions), or an annotation."""
 
     #: Fixed dimension count of the ``array1d``..``array4d`` helper subclasses.
@@ -164,38 +160,7 @@ class array:
 
     def _init_new(self, dtype: Any, shape: tuple[int, ...], device: Device, zero: bool,
                   pinned: bool = False, strides: Any = None) -> None:
-        if is_generic_dtype(dtype):
-            raise TypeError(
-                f"cannot allocate an array of generic dtype {type_repr(dtype)}; pass a concrete dtype"
-            )
-        info = element_info(dtype)
-        if strides is None:
-            strides = contiguous_strides(shape, info.itemsize)
-        else:  # a layout of the caller's (e.g. transposed): memory for the span it addresses
-            strides = tuple(int(s) for s in strides)
-            if len(strides) != len(shape):
-                raise ValueError(
-                    f"Invalid number of strides, expected {len(shape)} strides, got {len(strides)} "
-                    f"(strides {strides} for shape {shape})"
-                )
-            if any(s < 0 for s in strides):
-                raise NotImplementedError(
-                    f"Negative strides are not supported when allocating an array (strides {strides}); "
-                    "allocate it contiguous and take a reversed view (a[::-1])"
-                )
-        nbytes = span_in_bytes(shape, strides, info.itemsize)
-        target = get_target(device)
-        if pinned and device.is_cpu:
-            if is_cuda_available():  # page-locked host memory comes from the CUDA driver
-                target = target_for_kind("cuda")
-        custom = None if pinned else custom_allocator(device)  # wp.set_device_allocator
-        if custom is not None:
-            mem = allocate_with(custom, device, nbytes, zero)
-        else:
-            mem = target.allocate(device, nbytes, zero=zero, pinned=pinned)
-        if is_tracking():  # wp.config.track_memory / wp.ScopedMemoryTracker
-            kind = "pinned host" if pinned else "host" if device.is_cpu else "device"
-            record_allocation(mem, f"array[{type_repr(dtype)}, {', '.join(map(str, shape))}]", kind)
+        mem, strides, nbytes = allocate_array_memory(dtype, shape, device, zero, pinned, strides)
         self._setup(mem.ptr, shape, strides, dtype, device, mem, nbytes)
 
     def _init_from_ptr(self, ptr: int, dtype: Any, shape: Any, strides: Any, capacity: int | None,
@@ -253,45 +218,13 @@ class array:
 
     # -- device staging (arrays outside host memory) ---------------------------------------------
 
-    def _span(self) -> tuple[int, int]:
-        """(byte offset from ``ptr`` of the lowest element, bytes up to the end of the highest)."""
-        itemsize = self._info.itemsize
-        low = sum(min(0, (n - 1) * s) for n, s in zip(self._shape, self._strides))
-        high = sum(max(0, (n - 1) * s) for n, s in zip(self._shape, self._strides))
-        return low, high - low + itemsize
-
-    def _host_view(self, buffer: np.ndarray, low: int) -> np.ndarray:
-        info = self._info
-        return np.ndarray(self._shape + info.inner_shape, dtype=info.np_dtype, buffer=buffer, offset=-low,
-                          strides=self._strides + info.inner_strides)
-
     def _download(self) -> np.ndarray:
         """A host copy of a device array's elements (same strides inside a copied span)."""
-        if self._size == 0:
-            return np.zeros(self._shape + self._info.inner_shape, dtype=self._info.np_dtype)
-        low, nbytes = self._span()
-        host = np.empty(nbytes, dtype=np.uint8)
-        cpu = get_device("cpu")
-        get_target(self._device).copy(host.ctypes.data, cpu, self._ptr + low, self._device, nbytes)
-        view = self._host_view(host, low)
-        return view if self._is_contiguous else np.ascontiguousarray(view)
+        return staging.download(self)
 
     def _upload(self, values: np.ndarray) -> None:
         """Write host ``values`` (this array's shape) into a device array's elements."""
-        if self._size == 0:
-            return
-        cpu = get_device("cpu")
-        target = get_target(self._device)
-        if self._is_contiguous:
-            staged = np.ascontiguousarray(values, dtype=self._info.np_dtype)
-            target.copy(self._ptr, self._device, staged.ctypes.data, cpu, staged.nbytes)
-            return
-        # strided: read the whole span (gaps keep their contents), update the elements, write back
-        low, nbytes = self._span()
-        host = np.empty(nbytes, dtype=np.uint8)
-        target.copy(host.ctypes.data, cpu, self._ptr + low, self._device, nbytes)
-        self._host_view(host, low)[...] = values
-        target.copy(self._ptr + low, self._device, host.ctypes.data, cpu, nbytes)
+        staging.upload(self, values)
 
     def _make_view(self, offset: int, shape: tuple[int, ...], strides: tuple[int, ...],
                    dtype: Any = None, grad: array | None = None) -> array:
@@ -447,31 +380,11 @@ class array:
     @property
     def __array_interface__(self) -> dict[str, Any]:
         """NumPy array interface (version 3) over the array's host memory."""
-        if self._is_annotation or not self._device.is_cpu:
-            raise AttributeError("__array_interface__ is only available for CPU arrays")
-        info = self._info
-        iface: dict[str, Any] = {
-            "version": 3,
-            "shape": self._shape + info.inner_shape,
-            "strides": self._strides + info.inner_strides,
-            "typestr": info.np_dtype.str,
-            "data": (self._ptr, False),
-        }
-        if info.np_dtype.fields is not None:
-            iface["descr"] = info.np_dtype.descr
-        return iface
+        return host_interface(self)
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
         """NumPy conversion (``np.asarray(a)``): a zero-copy view of a CPU array unless a copy is asked."""
-        self._check_concrete("__array__")
-        view = self.numpy()
-        if dtype is not None and np.dtype(dtype) != view.dtype:
-            if copy is False:
-                raise ValueError(
-                    f"cannot convert an array of {view.dtype} to {np.dtype(dtype)} without a copy"
-                )
-            return view.astype(dtype)
-        return view.copy() if copy else view
+        return as_numpy(self, dtype, copy)
 
     @property
     def __cuda_array_interface__(self) -> dict[str, Any]:
@@ -496,37 +409,6 @@ class array:
         product = get_plugin_manager().hook.warp_array_matmul(a=self, b=other)
         return NotImplemented if product is None else product
 
-    # element-wise arithmetic with scalars (new arrays; see warp.arrays.arithmetic)
-    def __add__(self, other: Any) -> Any:
-        return elementwise(self, other, "add")
-
-    def __radd__(self, other: Any) -> Any:
-        return elementwise(self, other, "add", True)
-
-    def __sub__(self, other: Any) -> Any:
-        return elementwise(self, other, "sub")
-
-    def __rsub__(self, other: Any) -> Any:
-        return elementwise(self, other, "sub", True)
-
-    def __mul__(self, other: Any) -> Any:
-        return elementwise(self, other, "mul")
-
-    def __rmul__(self, other: Any) -> Any:
-        return elementwise(self, other, "mul", True)
-
-    def __truediv__(self, other: Any) -> Any:
-        return elementwise(self, other, "div")
-
-    def __rtruediv__(self, other: Any) -> Any:
-        return elementwise(self, other, "div", True)
-
-    def __mod__(self, other: Any) -> Any:
-        return elementwise(self, other, "mod")
-
-    def __rmod__(self, other: Any) -> Any:
-        return elementwise(self, other, "mod", True)
-
     def __len__(self) -> int:
         return self._shape[0]
 
@@ -534,17 +416,10 @@ class array:
         return True
 
     def __repr__(self) -> str:
-        if self._is_annotation:
-            return f"array(dtype={type_repr(self._dtype)}, ndim={self._ndim})"
-        if not self._device.is_cpu:
-            return f"array(shape={self._shape}, dtype={type_repr(self._dtype)}, device={self._device})"
-        body = np.array2string(self._values(), separator=", ", prefix="array(")
-        return f"array({body}, dtype={type_repr(self._dtype)})"
+        return array_repr(self)
 
     def __str__(self) -> str:
-        if self._is_annotation or not self._device.is_cpu:
-            return repr(self)
-        return str(self._values())
+        return array_str(self)
 
     def _values(self) -> np.ndarray:
         """The data as NumPy values: ``numpy()``, except bfloat16 bits shown as float32 values."""
@@ -596,20 +471,12 @@ class array:
         element ``i`` without bounds checks), typed by :func:`warp.types.ctypes_layout.ctype_of`
         (struct elements as ``ctypes.Structure``, 16-bit floats as their ``uint16`` bits);
         None for an array without elements."""
-        self._check_concrete("cptr()")
-        if not self._device.is_cpu or not self._is_contiguous:
-            layout = "contiguous" if self._is_contiguous else "non-contiguous"
-            raise RuntimeError(f"cptr() needs a contiguous CPU array, got a {layout} array on {self._device}")
-        if not self._ptr:
-            return None
-        return ctypes.cast(self._ptr, ctypes.POINTER(ctype_of(self._dtype)))
+        return ctypes_access.element_pointer(self)
 
     def __ctype__(self) -> ArrayDescriptorC:
         """The array's kernel-argument descriptor as a ctypes structure (data and gradient
         addresses, shape, byte strides); ``wp.Launch.set_param_*_from_ctype`` take it."""
-        self._check_concrete("__ctype__()")
-        assert self._desc is not None  # a concrete array always has its descriptor
-        return ArrayDescriptorC.from_buffer_copy(self._desc)
+        return ctypes_access.descriptor_struct(self)
 
     def __getitem__(self, key: Any) -> Any:
         self._check_concrete("indexing")
@@ -634,120 +501,43 @@ class array:
 
     def zero_(self) -> None:
         """Set every element to zero."""
-        self._check_concrete("zero_()")
-        if self._size == 0:
-            return
-        if self._is_contiguous:
-            nbytes = self._size * self._info.itemsize
-            get_target(self._device).memset(self._device, self._ptr, 0, nbytes, keep=self)
-            return
-        refuse_while_capturing(self._device, "zero_() of a non-contiguous array")
-        if not self._device.is_cpu:
-            host = self.numpy()
-            host[...] = 0
-            self._upload(host)
-        else:
-            raw = {"version": 3, "shape": self._shape + (self._info.itemsize,), "typestr": "|u1",
-                   "strides": self._strides + (1,), "data": (self._ptr, False)}
-            np.asarray(_Interface(raw, self))[...] = 0
+        inplace.zero(self)
 
     def fill_(self, value: Any) -> None:
         """Set every element to ``value`` (a scalar, or a vector/matrix/struct value)."""
-        self._check_concrete("fill_()")
-        if self._size == 0:
-            return
-        info = self._info
-        try:
-            if not self._is_contiguous:
-                refuse_while_capturing(self._device, "fill_() of a non-contiguous array")
-                host = self.numpy()
-                host[...] = value_to_numpy(value, info, self._dtype)
-                if not self._device.is_cpu:
-                    self._upload(host)
-                return
-            element = np.zeros((1, *info.inner_shape), dtype=info.np_dtype)
-            element[0] = value_to_numpy(value, info, self._dtype)
-        except (ValueError, TypeError) as e:
-            raise ValueError(
-                f"cannot fill an array of dtype {type_repr(self._dtype)} with {value!r}: {e}"
-            ) from None
-        get_target(self._device).fill(self._device, self._ptr, element.tobytes(), self._size, keep=self)
+        inplace.fill(self, value)
 
     def assign(self, src: Any) -> None:
         """Copy values from an array, NumPy array or list with the same shape (or element count)."""
-        self._check_concrete("assign()")
-        if isinstance(src, array) and src.size == self._size and self._size:
-            # a copy between arrays: a recording wp.Tape differentiates it (as wp.copy)
-            get_plugin_manager().hook.warp_array_copied(
-                dest=self, src=src, dest_offset=0, src_offset=0, count=self._size
-            )
-        target = self.numpy()
-        if isinstance(src, array):
-            values = src.numpy()
-        else:
-            values, _ = prepare_data(src, self._dtype, None)
-        if values.shape != target.shape:
-            if values.size != target.size:
-                src_shape = src.shape if isinstance(src, array) else values.shape
-                raise ValueError(f"assign: shape mismatch, destination has shape {self._shape} "
-                                 f"but source has shape {src_shape}")
-            values = values.reshape(target.shape)
-        target[...] = values
-        if not self._device.is_cpu:
-            self._upload(target)
+        inplace.assign(self, src)
 
     # -- views and copies -----------------------------------------------------------------------
 
     def reshape(self, shape: Any) -> array:
         """A view with a new shape (one dimension may be -1); the array must be contiguous."""
-        self._check_concrete("reshape()")
-        new_shape = resolve_reshape(shape, self._size, self._shape)
-        if not self._is_contiguous:
-            raise RuntimeError("reshaping non-contiguous arrays is unsupported; call .contiguous() first")
-        grad = self._grad.reshape(new_shape) if self._grad is not None else None
-        return self._make_view(0, new_shape, contiguous_strides(new_shape, self._info.itemsize), grad=grad)
+        return views.reshape(self, shape)
 
     def flatten(self) -> array:
         """A 1-D view of a contiguous array."""
-        self._check_concrete("flatten()")
-        if not self._is_contiguous:
-            raise RuntimeError("flattening non-contiguous arrays is unsupported; call .contiguous() first")
-        return self.reshape(-1)
+        return views.flatten(self)
 
     def view(self, dtype: Any) -> array:
         """Reinterpret the memory as another dtype: one of the same byte size, the scalar type of
         a vector/matrix dtype (adds its dimensions), or a vector/matrix of the scalar dtype
         (folds the matching trailing dimensions)."""
-        self._check_concrete("view()")
-        dtype = resolve_dtype(dtype)
-        shape, strides = view_layout(self._shape, self._strides, self._dtype, dtype)
-        grad = self._grad.view(dtype) if self._grad is not None else None
-        return self._make_view(0, shape, strides, dtype=dtype, grad=grad)
+        return views.view(self, dtype)
 
     def transpose(self, axes: Any = None) -> array:
         """A view with permuted dimensions (reversed by default)."""
-        self._check_concrete("transpose()")
-        axes = tuple(reversed(range(self._ndim))) if axes is None else tuple(int(a) for a in axes)
-        if sorted(axes) != list(range(self._ndim)):
-            raise ValueError(f"axes {axes} are not a permutation of the array's {self._ndim} dimensions")
-        grad = self._grad.transpose(axes) if self._grad is not None else None
-        return self._make_view(0, tuple(self._shape[a] for a in axes), tuple(self._strides[a] for a in axes),
-                               grad=grad)
+        return views.transpose(self, axes)
 
     def contiguous(self) -> array:
         """This array if contiguous, else a contiguous copy."""
-        self._check_concrete("contiguous()")
-        if self._is_contiguous:
-            return self
-        return self._clone()
+        return views.contiguous(self)
 
     def to(self, device: Any, requires_grad: bool | None = None) -> array:
         """This array if already on ``device``, else a copy there."""
-        self._check_concrete("to()")
-        device = get_device(device)
-        if device == self._device:
-            return self
-        return self._clone(device, requires_grad)
+        return views.to_device(self, device, requires_grad)
 
     def _clone(self, device: Any = None, requires_grad: bool | None = None) -> array:
         """A contiguous copy (``wp.clone``) on ``device`` (default: this array's)."""
@@ -757,11 +547,3 @@ class array:
         )
         copy_elements(dest, self)
         return dest
-
-
-class _Interface:
-    """Minimal holder exposing an ``__array_interface__`` dict and keeping its owner alive."""
-
-    def __init__(self, iface: dict[str, Any], owner: Any) -> None:
-        self.__array_interface__ = iface
-        self._owner = owner
