@@ -249,7 +249,7 @@ class array:
             return
         self._init_new(dtype, normalize_shape(outer_shape), device, zero=False)
         if self._size:
-            np.copyto(self.numpy(), arr, casting="unsafe")
+            np.copyto(self._storage(), arr, casting="unsafe")
 
     # -- device staging (arrays outside host memory) ---------------------------------------------
 
@@ -464,7 +464,7 @@ class array:
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
         """NumPy conversion (``np.asarray(a)``): a zero-copy view of a CPU array unless a copy is asked."""
         self._check_concrete("__array__")
-        view = self.numpy()
+        view = self._storage()
         if dtype is not None and np.dtype(dtype) != view.dtype:
             if copy is False:
                 raise ValueError(
@@ -548,7 +548,7 @@ class array:
 
     def _values(self) -> np.ndarray:
         """The data as NumPy values: ``numpy()``, except bfloat16 bits shown as float32 values."""
-        values = self.numpy()
+        values = self._storage()
         return bfloat16_bits.from_bits(values) if is_bfloat16_element(self._dtype) else values
 
     @classmethod
@@ -569,9 +569,19 @@ class array:
     def numpy(self) -> np.ndarray:
         """A NumPy view of the data (zero-copy on the CPU); composite dtypes add trailing dims.
 
-        NumPy has no bfloat16: a bfloat16 array's view is ``uint16`` holding the bit patterns
-        (``warp.types.bfloat16_bits.from_bits`` turns them into float32 values)."""
-        self._check_concrete("numpy()")
+        NumPy has no bfloat16 of its own: a bfloat16 array's view has dtype
+        ``ml_dtypes.bfloat16`` when the optional package ml_dtypes is installed, and is
+        ``uint16`` holding the bit patterns otherwise (``warp.types.bfloat16_bits.from_bits``
+        turns either into float32 values)."""
+        view = self._storage("numpy()")
+        if is_bfloat16_element(self._dtype):
+            return bfloat16_bits.as_public(view)
+        return view
+
+    def _storage(self, what: str = "numpy()") -> np.ndarray:
+        """The raw host data as NumPy sees it (bfloat16 as ``uint16`` bit patterns): a view of
+        the array's memory on the CPU, a downloaded copy on other devices."""
+        self._check_concrete(what)
         if not self._device.is_cpu:
             return self._download()
         view = np.asarray(self)
@@ -582,7 +592,7 @@ class array:
 
     def list(self) -> list[Any]:
         """The elements in row-major order as a flat Python list."""
-        values = self.numpy()
+        values = self._storage()
         info = self._info
         if is_scalar_type(self._dtype):
             if is_bfloat16_element(self._dtype):
@@ -615,17 +625,17 @@ class array:
         self._check_concrete("indexing")
         r = resolve_index(key, self._shape, self._strides)
         if r.element is not None:
-            return element_value(self._dtype, self.numpy()[r.element], self)
+            return element_value(self._dtype, self._storage()[r.element], self)
         grad = self._grad[key] if self._grad is not None else None
         return self._make_view(r.offset, r.shape, r.strides, grad=grad)
 
     def __setitem__(self, key: Any, value: Any) -> None:
         self._check_concrete("item assignment")
         r = resolve_index(key, self._shape, self._strides)
-        target = self.numpy()
+        target = self._storage()
         index = r.element if r.element is not None else key
         if isinstance(value, array):
-            value = value.numpy()
+            value = value._values()  # bfloat16 sources as float32 values, converted below
         target[index] = value_to_numpy(value, self._info, self._dtype)
         if not self._device.is_cpu:
             self._upload(target)
@@ -643,7 +653,7 @@ class array:
             return
         refuse_while_capturing(self._device, "zero_() of a non-contiguous array")
         if not self._device.is_cpu:
-            host = self.numpy()
+            host = self._storage()
             host[...] = 0
             self._upload(host)
         else:
@@ -660,7 +670,7 @@ class array:
         try:
             if not self._is_contiguous:
                 refuse_while_capturing(self._device, "fill_() of a non-contiguous array")
-                host = self.numpy()
+                host = self._storage()
                 host[...] = value_to_numpy(value, info, self._dtype)
                 if not self._device.is_cpu:
                     self._upload(host)
@@ -681,9 +691,9 @@ class array:
             get_plugin_manager().hook.warp_array_copied(
                 dest=self, src=src, dest_offset=0, src_offset=0, count=self._size
             )
-        target = self.numpy()
+        target = self._storage()
         if isinstance(src, array):
-            values = src.numpy()
+            values = self._host_values_of(src)
         else:
             values, _ = prepare_data(src, self._dtype, None)
         if values.shape != target.shape:
@@ -695,6 +705,15 @@ class array:
         target[...] = values
         if not self._device.is_cpu:
             self._upload(target)
+
+    def _host_values_of(self, src: array) -> np.ndarray:
+        """``src``'s data on the host, ready to store into this array's storage: raw when both
+        or neither hold bfloat16, else converted through float32 values."""
+        src_bf16, dest_bf16 = is_bfloat16_element(src.dtype), is_bfloat16_element(self._dtype)
+        if src_bf16 == dest_bf16:
+            return src._storage()
+        values = src._values()
+        return bfloat16_bits.to_bits(values) if dest_bf16 else values
 
     # -- views and copies -----------------------------------------------------------------------
 
