@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 import scipy.special as sps
 import warp as wp
+from warp.types.bfloat16_bits import bits_of
 
 wp.config.quiet = True
 
@@ -148,11 +149,12 @@ def test_unary_builtin(name: str) -> None:
     wp.launch(_unary_kernel(name, wp.float32), dim=n, inputs=[wp.array(x, dtype=wp.float32), out_f])
     with np.errstate(all="ignore"):
         reference = NUMPY[name](x.astype(np.float64))
-    _check(name, out_b.numpy(), out_f.numpy(), reference)
+    _check(name, bits_of(out_b.numpy()), out_f.numpy(), reference)
     # Python scope: same value as the kernel
     for k in (0, 7, n - 1):
         py = getattr(wp, name)(wp.bfloat16(float(x[k])))
-        assert np.float32(float(py)).view(np.uint32) == widen(out_b.numpy()[k : k + 1]).view(np.uint32)[0]
+        kernel_bits = bits_of(out_b.numpy())[k : k + 1]
+        assert np.float32(float(py)).view(np.uint32) == widen(kernel_bits).view(np.uint32)[0]
 
 
 @pytest.mark.parametrize("name", BINARY)
@@ -176,7 +178,7 @@ def test_binary_builtin(name: str) -> None:
     )
     with np.errstate(all="ignore"):
         reference = NUMPY[name](x.astype(np.float64), y.astype(np.float64))
-    _check(name, out_b.numpy(), out_f.numpy(), reference)
+    _check(name, bits_of(out_b.numpy()), out_f.numpy(), reference)
 
 
 @wp.kernel

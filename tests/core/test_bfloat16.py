@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 import warp as wp
 from warp.errors import WarpCodegenTypeError
+from warp.types.bfloat16_bits import bits_of
 
 wp.config.quiet = True
 
@@ -142,7 +143,7 @@ def to_bf16(
 
 
 def _bits(values: wp.array) -> np.ndarray:
-    return values.numpy().copy()
+    return bits_of(values.numpy()).copy()
 
 
 # -- conversions -----------------------------------------------------------------------------------
@@ -212,7 +213,7 @@ def test_float32_to_bfloat16_rounds_to_nearest_even():
     expected = ref_bits_from_f32_bits(bits)
     assert np.array_equal(_bits(hf), expected)
     # arrays built from float32 NumPy data round the same way
-    assert np.array_equal(wp.array(f, dtype=wp.bfloat16).numpy(), expected)
+    assert np.array_equal(bits_of(wp.array(f, dtype=wp.bfloat16).numpy()), expected)
 
 
 def test_float64_and_int_to_bfloat16_round_once():
@@ -247,7 +248,7 @@ def test_float64_and_int_to_bfloat16_round_once():
     # Python scope: wp.bfloat16(x) and array construction from Python floats agree
     finite = [float(x) for x in doubles if not math.isnan(x)]
     expected = np.array([ref_bits_from_double(x) for x in finite], dtype=np.uint16)
-    assert np.array_equal(wp.array(finite, dtype=wp.bfloat16).numpy(), expected)
+    assert np.array_equal(bits_of(wp.array(finite, dtype=wp.bfloat16).numpy()), expected)
     assert [wp.bfloat16(x).value for x in finite[:60]] == list(ref_values(expected[:60]).astype(float))
 
 
@@ -257,17 +258,17 @@ def test_float64_and_int_to_bfloat16_round_once():
 def test_array_storage_is_16_bits_and_numpy_sees_the_patterns():
     a = wp.array([1.0, -2.5, 1 / 3], dtype=wp.bfloat16)
     assert a.dtype is wp.bfloat16
-    assert a.numpy().dtype == np.uint16 and a.strides == (2,)
-    assert list(a.numpy()) == [0x3F80, 0xC020, 0x3EAB]
+    assert bits_of(a.numpy()).dtype == np.uint16 and a.strides == (2,)
+    assert list(bits_of(a.numpy())) == [0x3F80, 0xC020, 0x3EAB]
     assert a.list() == [1.0, -2.5, 0.333984375]
     assert a[2] == 0.333984375
     a[0] = 0.1
-    assert a.numpy()[0] == 0x3DCD
+    assert bits_of(a.numpy())[0] == 0x3DCD
     a.fill_(wp.bfloat16(3.0))
     assert a.list() == [3.0, 3.0, 3.0]
     a.assign(np.array([1.0, 2.0, 1e39], dtype=np.float64))
     assert a.list() == [1.0, 2.0, math.inf]
-    # bit patterns round-trip through numpy()
+    # numpy() (bit patterns, or ml_dtypes values) round-trips
     assert wp.array(a.numpy(), dtype=wp.bfloat16).list() == a.list()
     assert wp.types.type_size_in_bytes(wp.bfloat16) == 2
     assert wp.dtype_to_numpy(wp.bfloat16) == np.uint16
@@ -350,7 +351,7 @@ def test_arithmetic_rounds_after_every_operation():
             ],
             axis=1,
         )
-    got = ref_values(out.numpy())
+    got = ref_values(bits_of(out.numpy()))
     assert np.array_equal(got.view(np.uint32), expected.view(np.uint32))
     assert np.array_equal(cmp.numpy(), np.stack([a32 < b32, a32 == b32, a32 >= b32], axis=1).astype(np.int32))
 
@@ -418,7 +419,7 @@ def test_vector_and_matrix_of_bfloat16():
     x = vec3bf(1 / 3, 2.0, 1e39)
     assert x.tolist() == [0.333984375, 2.0, math.inf]
     v = wp.array([vec3bf(1.0, 1 / 3, 2.0), vec3bf(0.1, 0.2, 0.3)], dtype=vec3bf)
-    assert v.numpy().dtype == np.uint16 and v.numpy().shape == (2, 3)
+    assert bits_of(v.numpy()).dtype == np.uint16 and v.numpy().shape == (2, 3)
     m = wp.array([mat22bf(1.0, 2.0, 3.0, 4.0), mat22bf(0.5, 0.25, 1 / 3, 1.0)], dtype=mat22bf)
     s = wp.zeros(2, dtype=wp.bfloat16)
     out_v = wp.zeros(2, dtype=vec3bf)

@@ -23,5 +23,6 @@ def test_array_infers_bfloat16_and_keeps_the_bits():
     data = values.astype(ml_dtypes.bfloat16)
     arr = wp.array(data)
     assert arr.dtype is wp.bfloat16
-    np.testing.assert_array_equal(arr.numpy(), data.view(np.uint16))  # numpy(): the bit patterns
+    assert arr.numpy().dtype == ml_dtypes.bfloat16  # numpy(): ml_dtypes data over the same bits
+    np.testing.assert_array_equal(arr.numpy().view(np.uint16), data.view(np.uint16))
     np.testing.assert_array_equal(np.array(arr.list(), np.float32), data.astype(np.float32))

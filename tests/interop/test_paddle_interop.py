@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import warp as wp
+from warp.types.bfloat16_bits import bits_of
 
 paddle = pytest.importorskip("paddle")
 
@@ -64,9 +65,10 @@ def test_bfloat16_tensors_are_shared_both_ways():
     a = wp.from_paddle(t)
     assert a.dtype is wp.bfloat16 and a.ptr == t.data_ptr()
     # the same bit patterns (NumPy sees bfloat16 as uint16 on both sides)
-    assert np.array_equal(a.numpy(), t.numpy().view(np.uint16))
+    assert np.array_equal(bits_of(a.numpy()), t.numpy().view(np.uint16))
     a.fill_(0.1)
-    assert t.numpy().view(np.uint16)[0] == wp.array([0.1], dtype=wp.bfloat16).numpy()[0]  # shared memory
+    expected = bits_of(wp.array([0.1], dtype=wp.bfloat16).numpy())[0]
+    assert t.numpy().view(np.uint16)[0] == expected  # shared memory
     back = wp.to_paddle(wp.array(np.array([1.0, 2.0, 3.0], dtype=np.float32), dtype=wp.bfloat16))
     assert back.dtype == paddle.bfloat16
     np.testing.assert_array_equal(back.astype(paddle.float32).numpy(), [1.0, 2.0, 3.0])

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import warp as wp
+from warp.types.bfloat16_bits import bits_of
 
 torch = pytest.importorskip("torch")
 
@@ -81,7 +82,7 @@ def test_bfloat16_tensors_are_shared_both_ways():
     # values converted by torch and by warp agree bit for bit
     x = torch.randn(1000, dtype=torch.float32) * 100
     torch_bits = x.to(torch.bfloat16).view(torch.int16).numpy().view(np.uint16)
-    assert np.array_equal(wp.array(x.numpy(), dtype=wp.bfloat16).numpy(), torch_bits)
+    assert np.array_equal(bits_of(wp.array(x.numpy(), dtype=wp.bfloat16).numpy()), torch_bits)
 
 
 def test_device_maps():

@@ -51,8 +51,8 @@ def _read(a: array) -> np.ndarray:
     """The array's values as a NumPy array (composite dtypes add trailing dimensions; bfloat16
     components as float32 values, not their bit patterns)."""
     if is_bfloat16_element(a.dtype):
-        return bfloat16_bits.from_bits(a.numpy())
-    return a.numpy()
+        return bfloat16_bits.from_bits(a._storage())
+    return a._storage()
 
 
 def _on_host(a: array) -> bool:
@@ -63,13 +63,13 @@ def _on_host(a: array) -> bool:
 
 
 def _write(a: array, values: np.ndarray) -> None:
-    """Store ``values`` (shaped like ``a.numpy()``) into ``a`` (bfloat16: rounded to nearest)."""
+    """Store ``values`` (shaped like ``a.numpy()``, as values) into ``a`` (bfloat16: rounded to nearest)."""
     if is_bfloat16_element(a.dtype):
         values = bfloat16_bits.to_bits(values)
     if _on_host(a):
-        a.numpy()[...] = values
+        a._storage()[...] = values
     else:
-        host = np.array(a.numpy())
+        host = np.array(a._storage())
         host[...] = values
         a.assign(host)
 

@@ -191,7 +191,9 @@ def to_torch(a: Any, requires_grad: bool | None = None) -> Any:
         host = a.numpy()
         if host.dtype.fields is not None:
             raise TypeError(f"to_torch: arrays of {type_repr(a.dtype)} (structs) have no torch equivalent")
-        if host.dtype.kind == "u" and host.dtype.itemsize > 1:
+        if host.dtype.name == "bfloat16":  # ml_dtypes data: torch.from_numpy takes its bits
+            host = host.view("i2")
+        elif host.dtype.kind == "u" and host.dtype.itemsize > 1:
             host = host.view(f"i{host.dtype.itemsize}")
         t = torch.from_numpy(host)
     else:

@@ -27,7 +27,7 @@ def _host_operand(arr: Any, other: Any) -> np.ndarray | None:
                 f"element-wise arithmetic needs arrays of one dtype and shape, got {type_repr(arr.dtype)} "
                 f"{tuple(arr.shape)} and {type_repr(other.dtype)} {tuple(other.shape)}"
             )
-        return other.numpy()
+        return other._storage()
     if isinstance(other, ScalarBase):
         if type(other) is not dtype:
             raise TypeError(
@@ -50,7 +50,7 @@ def elementwise(arr: Any, other: Any, op: str, reflected: bool = False) -> Any:
     b = _host_operand(arr, other)
     if b is None:
         return NotImplemented
-    a = arr.numpy()
+    a = arr._storage()
     x, y = (b, a) if reflected else (a, b)
     with np.errstate(all="ignore"):
         if op in _OPS:

@@ -214,7 +214,7 @@ class array(ArithmeticOperators):
             return
         self._init_new(dtype, normalize_shape(outer_shape), device, zero=False)
         if self._size:
-            np.copyto(self.numpy(), arr, casting="unsafe")
+            np.copyto(self._storage(), arr, casting="unsafe")
 
     # -- device staging (arrays outside host memory) ---------------------------------------------
 
@@ -423,7 +423,7 @@ class array(ArithmeticOperators):
 
     def _values(self) -> np.ndarray:
         """The data as NumPy values: ``numpy()``, except bfloat16 bits shown as float32 values."""
-        values = self.numpy()
+        values = self._storage()
         return bfloat16_bits.from_bits(values) if is_bfloat16_element(self._dtype) else values
 
     @classmethod
@@ -444,9 +444,19 @@ class array(ArithmeticOperators):
     def numpy(self) -> np.ndarray:
         """A NumPy view of the data (zero-copy on the CPU); composite dtypes add trailing dims.
 
-        NumPy has no bfloat16: a bfloat16 array's view is ``uint16`` holding the bit patterns
-        (``warp.types.bfloat16_bits.from_bits`` turns them into float32 values)."""
-        self._check_concrete("numpy()")
+        NumPy has no bfloat16 of its own: a bfloat16 array's view has dtype
+        ``ml_dtypes.bfloat16`` when the optional package ml_dtypes is installed, and is
+        ``uint16`` holding the bit patterns otherwise (``warp.types.bfloat16_bits.from_bits``
+        turns either into float32 values)."""
+        view = self._storage("numpy()")
+        if is_bfloat16_element(self._dtype):
+            return bfloat16_bits.as_public(view)
+        return view
+
+    def _storage(self, what: str = "numpy()") -> np.ndarray:
+        """The raw host data as NumPy sees it (bfloat16 as ``uint16`` bit patterns): a view of
+        the array's memory on the CPU, a downloaded copy on other devices."""
+        self._check_concrete(what)
         if not self._device.is_cpu:
             return self._download()
         view = np.asarray(self)
@@ -457,7 +467,7 @@ class array(ArithmeticOperators):
 
     def list(self) -> list[Any]:
         """The elements in row-major order as a flat Python list."""
-        values = self.numpy()
+        values = self._storage()
         info = self._info
         if is_scalar_type(self._dtype):
             if is_bfloat16_element(self._dtype):
@@ -482,17 +492,17 @@ class array(ArithmeticOperators):
         self._check_concrete("indexing")
         r = resolve_index(key, self._shape, self._strides)
         if r.element is not None:
-            return element_value(self._dtype, self.numpy()[r.element], self)
+            return element_value(self._dtype, self._storage()[r.element], self)
         grad = self._grad[key] if self._grad is not None else None
         return self._make_view(r.offset, r.shape, r.strides, grad=grad)
 
     def __setitem__(self, key: Any, value: Any) -> None:
         self._check_concrete("item assignment")
         r = resolve_index(key, self._shape, self._strides)
-        target = self.numpy()
+        target = self._storage()
         index = r.element if r.element is not None else key
         if isinstance(value, array):
-            value = value.numpy()
+            value = value._values()  # bfloat16 sources as float32 values, converted below
         target[index] = value_to_numpy(value, self._info, self._dtype)
         if not self._device.is_cpu:
             self._upload(target)

@@ -11,10 +11,12 @@ from typing import Any
 import numpy as np
 
 from warp.arrays.capture_guard import refuse_while_capturing
+from warp.arrays.conversion import is_bfloat16_element
 from warp.arrays.layout import element_info
 from warp.errors import ArrayCopyError
 from warp.plugins.manager import get_plugin_manager
 from warp.targets import get_target
+from warp.types import bfloat16_bits
 from warp.types.scalars import type_repr
 
 
@@ -65,8 +67,8 @@ def copy_elements(dest: Any, src: Any, dest_offset: int = 0, src_offset: int = 0
         return
     for device in {dest.device, src.device}:
         refuse_while_capturing(device, "a converting wp.copy() (between different dtypes)")
-    d = dest.numpy().reshape((dest.size, *element_info(dest.dtype).inner_shape))
-    s = src.numpy().reshape((src.size, *element_info(src.dtype).inner_shape))
+    d = dest._storage().reshape((dest.size, *element_info(dest.dtype).inner_shape))
+    s = src._storage().reshape((src.size, *element_info(src.dtype).inner_shape))
     _copy_values(d[dest_offset: dest_offset + count], s[src_offset: src_offset + count], dest, src)
     if not dest.device.is_cpu:
         dest._upload(d.reshape(dest.shape + element_info(dest.dtype).inner_shape))
@@ -107,13 +109,20 @@ def _copy_strided(dest: Any, src: Any, dest_offset: int, src_offset: int, count:
     get_plugin_manager().hook.warp_array_copied(
         dest=dest, src=src, dest_offset=dest_offset, src_offset=src_offset, count=count
     )
-    host = window_dest.numpy()
-    _copy_values(host, window_src.numpy(), dest, src)
+    host = window_dest._storage()
+    _copy_values(host, window_src._storage(), dest, src)
     if not dest.device.is_cpu:  # type: ignore[union-attr]  # checked by copy()
         window_dest._upload(host)
 
 
 def _copy_values(d: np.ndarray, s: np.ndarray, dest: Any, src: Any) -> None:
+    """Copy storage ``s`` of ``src`` into storage ``d`` of ``dest``, converting values (bfloat16
+    storage is bit patterns: converted through float32 when only one side holds bfloat16)."""
+    src_bf16, dest_bf16 = is_bfloat16_element(src.dtype), is_bfloat16_element(dest.dtype)
+    if src_bf16 and not dest_bf16:
+        s = bfloat16_bits.from_bits(s)
+    elif dest_bf16 and not src_bf16:
+        s = bfloat16_bits.to_bits(s)
     try:
         np.copyto(d, s, casting="unsafe")
     except (ValueError, TypeError) as e:

@@ -10,9 +10,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from warp.arrays.capture_guard import refuse_while_capturing
-from warp.arrays.conversion import prepare_data, value_to_numpy
+from warp.arrays.conversion import is_bfloat16_element, prepare_data, value_to_numpy
 from warp.plugins.manager import get_plugin_manager
 from warp.targets import get_target
+from warp.types import bfloat16_bits
 from warp.types.scalars import type_repr
 
 if TYPE_CHECKING:
@@ -32,6 +33,16 @@ def _is_array_class(value: Any) -> bool:
     return bool(getattr(type(value), "_wp_array_class_", False))
 
 
+def host_values_of(dest: array, src: array) -> np.ndarray:
+    """``src``'s data on the host, ready to store into ``dest``'s storage: raw when both or
+    neither hold bfloat16, else converted through float32 values."""
+    src_bf16, dest_bf16 = is_bfloat16_element(src.dtype), is_bfloat16_element(dest._dtype)
+    if src_bf16 == dest_bf16:
+        return src._storage()
+    values = src._values()
+    return bfloat16_bits.to_bits(values) if dest_bf16 else values
+
+
 def zero(arr: array) -> None:
     """Set every element of ``arr`` to zero."""
     arr._check_concrete("zero_()")
@@ -43,7 +54,7 @@ def zero(arr: array) -> None:
         return
     refuse_while_capturing(arr._device, "zero_() of a non-contiguous array")
     if not arr._device.is_cpu:
-        host = arr.numpy()
+        host = arr._storage()
         host[...] = 0
         arr._upload(host)
     else:
@@ -61,7 +72,7 @@ def fill(arr: array, value: Any) -> None:
     try:
         if not arr._is_contiguous:
             refuse_while_capturing(arr._device, "fill_() of a non-contiguous array")
-            host = arr.numpy()
+            host = arr._storage()
             host[...] = value_to_numpy(value, info, arr._dtype)
             if not arr._device.is_cpu:
                 arr._upload(host)
@@ -84,9 +95,9 @@ def assign(arr: array, src: Any) -> None:
         get_plugin_manager().hook.warp_array_copied(
             dest=arr, src=src, dest_offset=0, src_offset=0, count=arr._size
         )
-    target = arr.numpy()
+    target = arr._storage()
     if src_is_array:
-        values = src.numpy()
+        values = host_values_of(arr, src)
     else:
         values, _ = prepare_data(src, arr._dtype, None)
     if values.shape != target.shape:

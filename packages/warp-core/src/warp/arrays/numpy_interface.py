@@ -35,7 +35,7 @@ def as_numpy(arr: array, dtype: Any = None, copy: bool | None = None) -> np.ndar
     """``arr`` as a NumPy array of ``dtype`` (default: its own): a zero-copy view of a CPU array
     unless ``copy`` or a conversion asks for a copy (refused when ``copy`` is False)."""
     arr._check_concrete("__array__")
-    view = arr.numpy()
+    view = arr._storage()
     if dtype is not None and np.dtype(dtype) != view.dtype:
         if copy is False:
             raise ValueError(

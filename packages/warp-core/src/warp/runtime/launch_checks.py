@@ -10,7 +10,9 @@ from typing import Any, Sequence
 import numpy as np
 
 from warp import config
+from warp.types import bfloat16_bits
 from warp.types.array_type import ArrayType
+from warp.types.scalars import bfloat16
 
 
 def checked_launch(
@@ -37,6 +39,8 @@ def verify_finite(kernel_name: str, names: Sequence[str], types: Sequence[Any], 
         if getattr(scalar, "_kind_", None) != "float":
             continue
         data = np.asarray(value.numpy())
+        if scalar is bfloat16:  # bit patterns or ml_dtypes data -> float32 values
+            data = bfloat16_bits.from_bits(data)
         bad = ~np.isfinite(data)
         if bad.any():
             first = tuple(int(i) for i in np.argwhere(bad)[0])

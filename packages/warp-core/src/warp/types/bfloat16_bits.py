@@ -9,9 +9,34 @@ NaN stays a quiet NaN with its sign and top payload bits) with a single rounding
 
 from __future__ import annotations
 
+import functools
+import importlib
 from typing import Any
 
 import numpy as np
+
+
+@functools.cache
+def ml_dtypes_bfloat16() -> np.dtype | None:
+    """NumPy's ``ml_dtypes.bfloat16`` dtype when the optional package ml_dtypes (installed with
+    JAX) is importable, else None; looked up once."""
+    try:
+        module = importlib.import_module("ml_dtypes")
+    except ImportError:
+        return None
+    return np.dtype(module.bfloat16)
+
+
+def as_public(bits: np.ndarray) -> np.ndarray:
+    """A view of ``uint16`` bit patterns as ``ml_dtypes.bfloat16`` when ml_dtypes is installed
+    (what ``array.numpy()`` returns for bfloat16 data), else ``bits`` itself."""
+    dtype = ml_dtypes_bfloat16()
+    return bits if dtype is None else bits.view(dtype)
+
+
+def is_ml_dtypes_bfloat16(data: np.ndarray) -> bool:
+    """True for NumPy data of dtype ``ml_dtypes.bfloat16``."""
+    return data.dtype.name == "bfloat16" and data.dtype.itemsize == 2
 
 
 def _round_to_odd_f32(x: np.ndarray) -> np.ndarray:
@@ -26,6 +51,16 @@ def _round_to_odd_f32(x: np.ndarray) -> np.ndarray:
         f = np.where(too_big, np.nextafter(f, np.float32(0)), f)
         inexact = f.astype(np.float64) != x
     return f.view(np.uint32) | inexact.astype(np.uint32)
+
+
+def bits_of(data: np.ndarray) -> np.ndarray:
+    """The ``uint16`` bit patterns of bfloat16 NumPy data (``array.numpy()`` of a bfloat16
+    array): ``ml_dtypes.bfloat16`` data viewed as its bits, ``uint16`` data as it is."""
+    if is_ml_dtypes_bfloat16(data):
+        return data.view(np.uint16)
+    if data.dtype != np.uint16:
+        raise TypeError(f"expected bfloat16 data (uint16 bits or ml_dtypes.bfloat16), got dtype {data.dtype}")
+    return data
 
 
 def to_bits(values: Any) -> np.ndarray:
@@ -47,8 +82,10 @@ def to_bits(values: Any) -> np.ndarray:
 
 
 def from_bits(bits: Any) -> np.ndarray:
-    """float32 values of bfloat16 bit patterns (exact)."""
-    b = np.asarray(bits).astype(np.uint16)
+    """float32 values of bfloat16 bit patterns (exact); ``ml_dtypes.bfloat16`` data is read
+    as its bit patterns."""
+    b = np.asarray(bits)
+    b = b.view(np.uint16) if is_ml_dtypes_bfloat16(b) else b.astype(np.uint16)
     return (b.astype(np.uint32) << np.uint32(16)).view(np.float32)
 
 
