@@ -14,7 +14,7 @@ from typing import Any
 from warp.extending import CONSTRUCT, int32, is_scalar_type, FILL, vector, derivative, zero_derivative
 
 from warp_autodiff import ops
-from warp_autodiff.rules import RuleContext
+from warp_autodiff.rules.context import RuleContext
 from warp_autodiff.rules.scalar_math import picks_first
 
 

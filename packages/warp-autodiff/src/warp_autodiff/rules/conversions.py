@@ -18,7 +18,7 @@ from typing import Any
 import warp as wp
 from warp.extending import func, int32, CONSTRUCT, derivative, derivative_from_func
 
-from warp_autodiff.rules import RuleContext
+from warp_autodiff.rules.context import RuleContext
 from warp_autodiff.rules.reference import rotate_xyzw
 
 PI = 3.141592653589793

@@ -10,7 +10,7 @@ from warp.extending import (
 )
 
 from warp_autodiff import ops
-from warp_autodiff.rules import RuleContext
+from warp_autodiff.rules.context import RuleContext
 from warp_autodiff.adjoint_types import is_differentiable
 
 

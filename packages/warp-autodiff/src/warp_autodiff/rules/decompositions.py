@@ -30,7 +30,7 @@ from typing import Any, Sequence
 import warp as wp
 from warp.extending import func, int32, derivative
 
-from warp_autodiff.rules import RuleContext
+from warp_autodiff.rules.context import RuleContext
 from warp_autodiff.specialization import specialize
 
 

@@ -13,7 +13,7 @@ from typing import Any
 import warp as wp
 from warp.extending import func, int32, derivative, derivative_from_func
 
-from warp_autodiff.rules import RuleContext
+from warp_autodiff.rules.context import RuleContext
 
 
 @func

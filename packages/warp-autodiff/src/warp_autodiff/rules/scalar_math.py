@@ -15,7 +15,7 @@ from typing import Any
 from warp.extending import is_scalar_type, derivative, zero_derivative
 
 from warp_autodiff import ops
-from warp_autodiff.rules import RuleContext
+from warp_autodiff.rules.context import RuleContext
 
 
 def _scalars(types: list[Any]) -> bool:
