@@ -6,6 +6,7 @@ import pytest
 
 import warp as wp
 from warp.runtime import devices
+from warp.targets.cuda import ptx
 from warp.runtime.devices import (
     Device,
     ScopedDevice,
@@ -187,9 +188,6 @@ def test_synchronize_is_noop():
 
 
 def test_cuda_supported_archs_are_the_sms_ptx_is_generated_for():
-    import warp as wp
-    from warp.targets.cuda import ptx
-
     archs = wp.get_cuda_supported_archs()
     assert archs == sorted(set(archs)) and all(isinstance(a, int) for a in archs)
     assert {75, 80, 86, 90} <= set(archs)
@@ -203,8 +201,6 @@ def test_cuda_supported_archs_are_the_sms_ptx_is_generated_for():
 
 
 def test_cuda_device_queries_without_cuda(monkeypatch):
-    import warp as wp
-
     if is_cuda_available():
         pytest.skip("a CUDA device is present")
     assert wp.get_cuda_driver_version() is None or isinstance(wp.get_cuda_driver_version(), tuple)
