@@ -1,0 +1,100 @@
+"""Where a CUDA launch's time goes: the host's issue cost against the GPU's drain rate.
+
+    python benchmarks/bench_launch_queue.py [--device cuda:0]
+
+Launches of an empty kernel are timed on the host in bursts of 32, 256 and 20000, each burst
+started on an idle stream (synchronized before, not inside, the timing). A short burst measures
+what the host spends per launch; a long one fills the driver's queue, after which the host waits
+for the GPU to retire kernels, so its figure is the GPU's rate for back-to-back empty kernels.
+Each is measured three ways: ``wp.launch``, ``cuLaunchKernel`` through cuda-bindings with a
+prebuilt argument buffer, and the same call through ctypes (no ``argtypes``, prebuilt
+arguments). The GPU's own time per empty kernel, between two events, is printed too.
+Needs a CUDA device; prints a message and exits without one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _common import result  # noqa: E402
+
+import warp as wp  # noqa: E402
+
+
+@wp.kernel
+def empty_kernel(a: wp.array(dtype=float), b: float):
+    wp.tid()
+
+
+def _burst_us(fn, burst: int, repeats: int) -> float:
+    """Best host time per call over ``repeats`` bursts of ``burst`` calls, each on an idle stream."""
+    best = float("inf")
+    for _ in range(repeats):
+        wp.synchronize()
+        t0 = time.perf_counter()
+        for _ in range(burst):
+            fn()
+        best = min(best, (time.perf_counter() - t0) / burst)
+    wp.synchronize()
+    return best * 1e6
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--device", default="cuda:0")
+    args = parser.parse_args()
+    if not wp.is_cuda_available():
+        print("no CUDA device: skipped")
+        return
+    from warp.runtime.launcher import get_launcher
+    from warp.targets.cuda import driver as drv
+    from warp.targets.cuda.launching import stream_handle
+
+    dev = wp.get_device(args.device)
+    a = wp.zeros(1, dtype=float, device=dev)
+    wp.launch(empty_kernel, dim=1, inputs=[a, 1.0], device=dev)
+    wp.synchronize()
+
+    launcher = get_launcher(empty_kernel, dev)
+    data = launcher.pack_checked([a, 1.0], (1, 1, 1, 1), 0)[0]
+    buffer = ctypes.create_string_buffer(data, len(data))
+    nbytes = ctypes.c_size_t(len(data))
+    extra = (ctypes.c_void_p * 5)(1, ctypes.addressof(buffer), 2, ctypes.addressof(nbytes), 0)
+    launch_kernel, function = drv.driver().cuLaunchKernel, launcher.entry_strided.function
+    handle, address = stream_handle(dev, None), ctypes.addressof(extra)
+    raw = ctypes.CFUNCTYPE(ctypes.c_int)(("cuLaunchKernel", ctypes.CDLL("libcuda.so.1")))
+    fv, sv, ev = ctypes.c_void_p(int(function)), ctypes.c_void_p(int(handle)), ctypes.c_void_p(address)
+
+    ways = {
+        "wp.launch": lambda: wp.launch(empty_kernel, dim=1, inputs=[a, 1.0], device=dev),
+        "cuda-bindings cuLaunchKernel": (
+            lambda: launch_kernel(function, 1, 1, 1, 256, 1, 1, 0, handle, None, address)
+        ),
+        "ctypes cuLaunchKernel": lambda: raw(fv, 1, 1, 1, 256, 1, 1, 0, sv, None, ev),
+    }
+    for burst, repeats in ((32, 200), (256, 40), (20000, 3)):
+        for name, fn in ways.items():
+            us = _burst_us(fn, burst, repeats)
+            print(f"burst {burst:>5}, {name}: {us:.2f} us per launch (host)")
+            key = name.split()[0].replace(".", "_").replace("-", "_")
+            result(f"launch_burst{burst}_{key}", us, "us", None)
+
+    start, end = wp.Event(enable_timing=True), wp.Event(enable_timing=True)
+    wp.synchronize()
+    wp.record_event(start)
+    for _ in range(5000):
+        raw(fv, 1, 1, 1, 256, 1, 1, 0, sv, None, ev)
+    wp.record_event(end)
+    wp.synchronize()
+    gpu_us = wp.get_event_elapsed_time(start, end) / 5000 * 1000
+    print(f"GPU time per empty kernel, 5000 back to back: {gpu_us:.2f} us")
+    result("launch_gpu_drain", gpu_us, "us", None)
+
+
+if __name__ == "__main__":
+    main()
