@@ -2,6 +2,7 @@
 ``ast.NodeTransformer`` objects, and the ``wp.static`` expressions of such trees."""
 
 import ast
+from typing import Any
 
 import numpy as np
 import pytest
@@ -161,3 +162,17 @@ def test_bad_transformers_are_rejected_at_declaration():
     with pytest.raises(TypeError, match=r"code_transformers\[0\] \(DropsEverything\) of kernel 'add_inputs' "
                        r"returned NoneType"):
         wp.Kernel(add_inputs, module="code_transformers_bad", code_transformers=[DropsEverything()])
+
+
+def scale_any(a: wp.array[Any], s: Any, out: wp.array[Any]):
+    i = wp.tid()
+    out[i] = a[i] + s
+
+
+def test_generic_kernel_instances_compile_the_transformed_tree():
+    k = wp.Kernel(scale_any, module="code_transformers_generic", code_transformers=[AddToMul()])
+    for dtype in (wp.float32, wp.float64):
+        a = wp.array([1.0, 2.0, 3.0], dtype=dtype)
+        out = wp.zeros(3, dtype=dtype)
+        wp.launch(k, dim=3, inputs=[a, dtype(2.0), out])
+        np.testing.assert_allclose(out.numpy(), a.numpy() * 2.0)
