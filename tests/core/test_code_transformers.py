@@ -176,3 +176,20 @@ def test_generic_kernel_instances_compile_the_transformed_tree():
         out = wp.zeros(3, dtype=dtype)
         wp.launch(k, dim=3, inputs=[a, dtype(2.0), out])
         np.testing.assert_allclose(out.numpy(), a.numpy() * 2.0)
+
+
+def test_each_declaration_keeps_its_own_static_values():
+    settings = {"v": 1.0}
+
+    def raw(out: wp.array[float]):
+        out[0] = wp.static(settings["v"])
+
+    identity = [ast.NodeTransformer()]
+    first = wp.Kernel(raw, key="kept", module="code_transformers_kept_1", code_transformers=identity)
+    settings["v"] = 2.0
+    second = wp.Kernel(raw, key="kept", module="code_transformers_kept_2", code_transformers=identity)
+    assert cache_key(first) != cache_key(second)  # same key and tree: only the kept values differ
+    for kernel, expected in ((first, 1.0), (second, 2.0), (first, 1.0)):
+        out = wp.zeros(1, dtype=float)
+        wp.launch(kernel, dim=1, inputs=[out])
+        assert out.numpy()[0] == expected

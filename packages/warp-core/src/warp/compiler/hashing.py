@@ -249,21 +249,18 @@ _MISSING = object()
 _LITERAL = {t: t.__name__ for t in (type(None), bool, int, float, complex, str, bytes, type(Ellipsis))}
 
 
-def _tree_text(tree: ast.AST) -> str:
-    """``ast.dump`` of a syntax tree with each non-literal constant (a value a code transformer's
-    kernel keeps in its tree, hashed with what the tree reads) written as its type."""
-    kept = {
-        id(n): (n, n.value)
-        for n in ast.walk(tree)
-        if isinstance(n, ast.Constant) and type(n.value) not in _LITERAL
-    }
-    try:
-        for node, value in kept.values():
-            node.value = f"<{type(value).__module__}.{type(value).__qualname__}>"
-        return ast.dump(tree)
-    finally:
-        for node, value in kept.values():
-            node.value = value
+def _tree_text(node: Any) -> str:
+    """A dump of a syntax tree (as ``ast.dump``, without positions) with each non-literal constant
+    (a value a code transformer's kernel keeps in its tree, hashed with what the tree reads)
+    written as its type; the tree is only read (a compile may be walking it meanwhile)."""
+    if isinstance(node, ast.Constant) and type(node.value) not in _LITERAL:
+        return f"Constant(<{type(node.value).__module__}.{type(node.value).__qualname__}>)"
+    if isinstance(node, ast.AST):
+        fields = ", ".join(f"{name}={_tree_text(getattr(node, name, None))}" for name in node._fields)
+        return f"{type(node).__name__}({fields})"
+    if isinstance(node, list):
+        return f"[{', '.join(_tree_text(item) for item in node)}]"
+    return repr(node)
 
 
 class _Reads:
