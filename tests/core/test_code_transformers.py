@@ -193,3 +193,23 @@ def test_each_declaration_keeps_its_own_static_values():
         out = wp.zeros(1, dtype=float)
         wp.launch(kernel, dim=1, inputs=[out])
         assert out.numpy()[0] == expected
+
+
+offset = 100.0  # a global that a local introduced by a transformer shadows
+
+
+def test_static_reading_a_local_introduced_by_a_transformer_sees_the_local():
+    def raw(out: wp.array[float]):
+        for i in range(2):
+            out[i] = wp.static(offset + 1.0)
+
+    class RenameLoopVariable(ast.NodeTransformer):
+        def visit_Name(self, node):  # i -> offset: the loop variable now shadows the global
+            if node.id == "i":
+                node.id = "offset"
+            return node
+
+    k = wp.Kernel(raw, module="code_transformers_new_local", code_transformers=[RenameLoopVariable()])
+    out = wp.zeros(2, dtype=float)
+    wp.launch(k, dim=1, inputs=[out])
+    np.testing.assert_array_equal(out.numpy(), [1.0, 2.0])  # per iteration, not the global's 101

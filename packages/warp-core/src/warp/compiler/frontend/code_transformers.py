@@ -17,7 +17,6 @@ from typing import Any, Callable, Sequence
 
 from warp.compiler.frontend.compile_time import static, callee_object
 from warp.compiler.source import SourceInfo, read_source
-from warp.compiler.static_values import reads_locals
 
 
 def transformed_source(func: Callable[..., Any], transformers: Sequence[Any]) -> SourceInfo:
@@ -52,7 +51,7 @@ def transformed_source(func: Callable[..., Any], transformers: Sequence[Any]) ->
                 "instead of the module holding the kernel's one function definition"
             )
     ast.fix_missing_locations(tree)
-    definition = _StaticBaker(func, info).visit(definitions[0])
+    definition = _StaticBaker(func, info, definitions[0]).visit(definitions[0])
     return dataclasses.replace(info, func=None, tree=definition)
 
 
@@ -60,10 +59,16 @@ class _StaticBaker(ast.NodeTransformer):
     """Replaces each ``wp.static(expr)`` reading no local variable by ``wp.static(<its value>)``
     (a new node per occurrence); one that fails now is left to report its error when compiled."""
 
-    def __init__(self, func: Callable[..., Any], info: SourceInfo):
-        self.func = func
+    def __init__(self, func: Callable[..., Any], info: SourceInfo, definition: ast.AST):
         self.info = info
         self.namespace = {**info.globals, **info.closure}
+        #: the function's local variables: its own, and those the transformers introduced
+        self.local_names = set(func.__code__.co_varnames) | set(func.__code__.co_cellvars)
+        for n in ast.walk(definition):
+            if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
+                self.local_names.add(n.id)
+            elif isinstance(n, ast.arg):
+                self.local_names.add(n.arg)
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
         if not (len(node.args) == 1 and not node.keywords and callee_object(node.func, self.info) is static):
@@ -71,7 +76,7 @@ class _StaticBaker(ast.NodeTransformer):
         expr = node.args[0]
         if isinstance(expr, ast.Constant):
             return node  # a literal, or a value baked already (a node reached twice)
-        if reads_locals(self.func, expr):
+        if any(isinstance(n, ast.Name) and n.id in self.local_names for n in ast.walk(expr)):
             return node  # evaluated per use when compiled (nested statics with it)
         try:
             value = eval(compile(ast.Expression(body=expr), self.info.file, "eval"), self.namespace)  # noqa: S307
