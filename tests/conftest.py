@@ -178,6 +178,8 @@ def fake_cuda(monkeypatch, _fake_cuda_cache):
     gc.collect()  # free fake allocations while the fake driver is still installed
     context.forget_current()
     _unload_all_kernels()
+    # misuses a real driver crashes on, made where warp ignores the result (finalizers)
+    assert not fake.violations, "stand-in driver misuse: " + "; ".join(fake.violations)
 
 
 def _unload_all_kernels() -> None:

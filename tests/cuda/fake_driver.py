@@ -103,6 +103,14 @@ class FakeDriver:
         self.pool_access: dict[tuple[int, int], int] = {}
         self.current_context: int | None = None
         self._ids = itertools.count(1000)
+        #: streams made by cuStreamCreate and not destroyed; those destroyed since
+        self.live_streams: set[int] = set()
+        self.destroyed_streams: set[int] = set()
+        #: device memory allocated on a stream while it captured a graph (graph allocations)
+        self.graph_allocations: set[int] = set()
+        #: misuses the real driver would crash on or fail, made where warp ignores the result
+        #: (finalizers): the ``fake_cuda`` fixture fails the test when any is left
+        self.violations: list[str] = []
 
     def reset(self) -> None:
         """Forget per-test records (calls, launches, captures, peer state); keep code and memory."""
@@ -115,6 +123,7 @@ class FakeDriver:
         self.current_context = None
         self.links.clear()
         self.arch, self.driver_version = 90, 12040
+        self.violations.clear()
 
     def __getattr__(self, name: str) -> Any:  # enums, handle types, constants
         return getattr(real, name)
@@ -255,25 +264,53 @@ class FakeDriver:
         with self.arena.opened():
             return ctypes.string_at(address, nbytes)
 
+    def _check_stream(self, call: str, stream: Any) -> bool:
+        """False (and a violation recorded) for a destroyed stream: the driver would crash."""
+        if int(stream) in self.destroyed_streams:
+            self.violations.append(f"{call} on destroyed stream {int(stream)}")
+            return False
+        return True
+
     def cuMemAllocAsync(self, size: int, stream: Any):
         assert isinstance(stream, real.CUstream) and size > 0
         self._log("cuMemAllocAsync")
-        return (OK, real.CUdeviceptr(self._alloc(size, "device")))
+        if not self._check_stream("cuMemAllocAsync", stream):
+            return (ERR.CUDA_ERROR_INVALID_HANDLE,)
+        ptr = self._alloc(size, "device")
+        if int(stream) in self.capturing:
+            self.graph_allocations.add(ptr)
+        return (OK, real.CUdeviceptr(ptr))
 
     def cuMemAlloc(self, size: int):
         self._log("cuMemAlloc")
         return (OK, real.CUdeviceptr(self._alloc(size, "device")))
 
     def cuMemFreeAsync(self, ptr: Any, stream: Any):
+        assert isinstance(stream, real.CUstream)
+        if not self._check_stream("cuMemFreeAsync", stream):
+            return (ERR.CUDA_ERROR_INVALID_HANDLE,)
+        if int(stream) in self.capturing and int(ptr) not in self.graph_allocations:
+            self.violations.append(
+                f"cuMemFreeAsync of memory the graph did not allocate, during capture ({int(ptr):#x})"
+            )
+            return (ERR.CUDA_ERROR_INVALID_VALUE,)
+        self.graph_allocations.discard(int(ptr))
         return self._free(ptr, "device")
 
     def cuMemFree(self, ptr: Any):
+        if self.capturing:  # an unsafe call: it would invalidate the capture
+            self.violations.append(f"cuMemFree during a graph capture ({int(ptr):#x})")
+            return (ERR.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,)
+        self.graph_allocations.discard(int(ptr))
         return self._free(ptr, "device")
 
     def cuMemHostAlloc(self, size: int, flags: int):
         return (OK, self._alloc(size, "host"))
 
     def cuMemFreeHost(self, ptr: Any):
+        if self.capturing:
+            self.violations.append(f"cuMemFreeHost during a graph capture ({int(ptr):#x})")
+            return (ERR.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,)
         return self._free(ptr, "host")
 
     def _check_range(self, ptr: int, nbytes: int) -> None:
@@ -331,12 +368,18 @@ class FakeDriver:
 
     # -- streams and events -------------------------------------------------------------------
     def cuStreamCreate(self, flags: int):
-        return (OK, real.CUstream(next(self._ids)))
+        handle = next(self._ids)
+        self.live_streams.add(handle)
+        return (OK, real.CUstream(handle))
 
     def cuStreamCreateWithPriority(self, flags: int, priority: int):
-        return (OK, real.CUstream(next(self._ids)))
+        return self.cuStreamCreate(flags)
 
     def cuStreamDestroy(self, stream: Any):
+        if not self._check_stream("cuStreamDestroy", stream):
+            return (ERR.CUDA_ERROR_INVALID_HANDLE,)
+        self.live_streams.discard(int(stream))
+        self.destroyed_streams.add(int(stream))
         return (OK,)
 
     def cuStreamSynchronize(self, stream: Any):
@@ -474,6 +517,7 @@ class FakeDriver:
 
     def cuLaunchKernel(self, f, gx, gy, gz, bx, by, bz, shared, stream, params, extra):
         assert isinstance(f, real.CUfunction) and isinstance(stream, real.CUstream)
+        assert int(stream) not in self.destroyed_streams, f"launch on destroyed stream {int(stream)}"
         assert params in (0, None) and isinstance(extra, int)
         assert 1 <= gx < 2**31 and gy == gz == 1 and 1 <= bx <= 1024 and by == bz == 1
         words = (ctypes.c_void_p * 5).from_address(extra)

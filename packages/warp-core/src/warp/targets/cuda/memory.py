@@ -3,11 +3,22 @@
 Allocations are :class:`~warp.targets.base.Allocation` objects whose finalizer frees
 the memory: ``cuMemFreeAsync`` on the stream it was allocated on (pool memory is reused by later
 allocations on that stream without synchronizing), ``cuMemFree``, or ``cuMemFreeHost``.
+
+Finalizers run whenever Python's garbage collector does, so two cases need care:
+
+* the stream an allocation was made on may be gone by then: the finalizer holds the
+  :class:`~warp.targets.cuda.streams.Stream` object, so a stream lives as long as memory
+  allocated on it (a destroyed ``CUstream`` handle crashes the driver);
+* a graph capture may be running on the device: freeing memory the graph did not allocate is
+  not allowed while capturing (``cuMemFreeAsync`` would become a graph node, ``cuMemFree``
+  invalidates the capture), so such frees wait in a list until the capture ends
+  (:func:`capture_started` / :func:`capture_ended`, called by the CUDA target).
 """
 
 from __future__ import annotations
 
 import ctypes
+import threading
 import weakref
 from typing import Any
 
@@ -19,13 +30,83 @@ from warp.targets.base import Allocation
 GRANULARITY = 256
 
 
-def _free(call: str, ptr: Any, ordinal: int, stream: Any = None) -> None:
+_lock = threading.Lock()
+#: device ordinal -> graph captures running on it
+_captures: dict[int, int] = {}
+#: device ordinal -> number of the latest capture begun on it (graph allocations remember it)
+_epochs: dict[int, int] = {}
+#: frees that came while a capture ran on their device: (call, pointer, ordinal, stream object)
+_deferred: list[tuple[str, Any, int, Any]] = []
+
+
+def capture_started(ordinal: int) -> None:
+    """A graph capture began on device ``ordinal``: frees of device memory wait until it ends."""
+    with _lock:
+        _captures[ordinal] = _captures.get(ordinal, 0) + 1
+        _epochs[ordinal] = _epochs.get(ordinal, 0) + 1
+
+
+def capture_ended(ordinal: int) -> None:
+    """A graph capture on device ``ordinal`` ended (or failed): do the frees that waited for it."""
+    with _lock:
+        count = _captures.get(ordinal, 0) - 1
+        if count > 0:
+            _captures[ordinal] = count
+        else:
+            _captures.pop(ordinal, None)
+    release_deferred()
+
+
+def release_deferred() -> None:
+    """Free the deferred allocations of devices no capture runs on any more."""
+    with _lock:
+        ready = [item for item in _deferred if not _waits(item[2])]
+        if not ready:
+            return
+        _deferred[:] = [item for item in _deferred if _waits(item[2])]
+    for call, ptr, ordinal, stream in ready:
+        _free(call, ptr, ordinal, stream)  # no capture runs on ``ordinal`` now: freed at once
+
+
+def _waits(ordinal: int) -> bool:
+    return ordinal in _captures or (ordinal < 0 and bool(_captures))
+
+
+def deferred_count() -> int:
+    """How many frees wait for a capture to end (for tests and diagnostics)."""
+    with _lock:
+        return len(_deferred)
+
+
+def _capturing(stream: Any) -> bool:
+    err, status = drv.driver().cuStreamIsCapturing(stream.handle)
+    return int(err) == 0 and int(status) != 0  # CU_STREAM_CAPTURE_STATUS_NONE is 0
+
+
+def _free(call: str, ptr: Any, ordinal: int, stream: Any = None, epoch: int | None = None) -> None:
+    """Finalizer of an allocation: ``call`` (``cuMemFreeAsync`` on the stream object ``stream``,
+    ``cuMemFree``, ``cuMemFreeHost``) now, or once the captures on ``ordinal`` have ended.
+
+    Memory the running capture allocated (``epoch``: the capture's number) is freed at once, by
+    the graph: a free node on its still-capturing stream."""
+    with _lock:  # (pinned host memory, ordinal -1, waits for every capture)
+        waits = _waits(ordinal)
+        in_graph = waits and epoch is not None and epoch == _epochs.get(ordinal)
+    if waits:
+        try:
+            in_graph = in_graph and _capturing(stream)
+        except Exception:
+            in_graph = False
+        if not in_graph:
+            with _lock:
+                _deferred.append((call, ptr, ordinal, stream))
+            return
     try:  # at interpreter exit the driver may already be shut down
         cu = drv.driver()
         if ordinal >= 0:
             make_current(ordinal)
         if stream is not None:
-            getattr(cu, call)(ptr, stream)
+            getattr(cu, call)(ptr, stream.handle)
         else:
             getattr(cu, call)(ptr)
     except Exception:
@@ -33,14 +114,19 @@ def _free(call: str, ptr: Any, ordinal: int, stream: Any = None) -> None:
 
 
 def allocate_device(device: Any, nbytes: int, stream: Any) -> Allocation:
-    """``nbytes`` of memory on CUDA ``device`` (from its memory pool when supported)."""
+    """``nbytes`` of memory on CUDA ``device`` (from its memory pool when supported), in the
+    order of ``stream`` (a :class:`~warp.targets.cuda.streams.Stream`, kept alive until the
+    memory is freed on it)."""
     cu = drv.driver()
     info = make_current(device.ordinal)
     size = max(GRANULARITY, (nbytes + GRANULARITY - 1) // GRANULARITY * GRANULARITY)
+    if _deferred:
+        release_deferred()
     if info.use_mempool:
-        ptr = drv.check(cu.cuMemAllocAsync(size, stream), "cuMemAllocAsync")
+        ptr = drv.check(cu.cuMemAllocAsync(size, stream.handle), "cuMemAllocAsync")
         mem = Allocation(int(ptr), nbytes, device)
-        weakref.finalize(mem, _free, "cuMemFreeAsync", ptr, device.ordinal, stream)
+        epoch = _epochs.get(device.ordinal) if _captures and _capturing(stream) else None
+        weakref.finalize(mem, _free, "cuMemFreeAsync", ptr, device.ordinal, stream, epoch)
     else:
         ptr = drv.check(cu.cuMemAlloc(size), "cuMemAlloc")
         mem = Allocation(int(ptr), nbytes, device)
@@ -100,4 +186,7 @@ def memory_info(device: Any) -> tuple[int, int]:
     return int(free), int(total)
 
 
-__all__ = ["allocate_device", "allocate_pinned", "fill_pattern", "memory_info", "device_info"]
+__all__ = [
+    "allocate_device", "allocate_pinned", "capture_ended", "capture_started", "deferred_count", "device_info",
+    "fill_pattern", "memory_info", "release_deferred",
+]

@@ -47,9 +47,11 @@ from warp.targets.cuda.lowering import emit_vprintf
 from warp.targets.cuda.launching import BLOCK_DIM as BLOCK_DIM  # noqa: F401  (the name's old home)
 from warp.targets.cuda.launching import argument_buffer, buffer_runner, bytes_runner
 from warp.targets.cuda.launching import stream_handle as _stream_handle
+from warp.targets.cuda import memory as cuda_memory
 from warp.targets.cuda.memory import allocate_device
 from warp.targets.cuda.memory import allocate_pinned
 from warp.targets.cuda.memory import fill_pattern
+from warp.targets.cuda.streams import current_stream
 
 _ENTRY_NAME = re.compile(r'^define ptx_kernel void @"?([\w.$]+)"?\(', re.M)
 
@@ -311,7 +313,7 @@ class CudaTarget(Target):
         return mem
 
     def _stream_for_alloc(self, device: Any) -> Any:
-        return _stream_handle(device, None)
+        return current_stream(device)
 
     def copy(
         self, dst: int, dst_device: Any, src: int, src_device: Any, nbytes: int, stream: Any = None,
@@ -365,6 +367,7 @@ class CudaTarget(Target):
             mode = cu.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_THREAD_LOCAL
             drv.check(cu.cuStreamBeginCapture(handle, mode), "cuStreamBeginCapture")
             self._capturing[device.ordinal] = (handle, None)
+            cuda_memory.capture_started(device.ordinal)
 
     def _stop_capture(self, device: Any, *, pause: bool) -> CudaGraph:
         """End the stream capture on ``device``; the graph, with what resuming needs when pausing."""
@@ -377,7 +380,10 @@ class CudaTarget(Target):
             # (a failed query leaves the capture active, to be ended with capture_end)
             dependencies = _capture_dependencies(cu, handle) if pause else None
             self._capturing.pop(device.ordinal, None)
-            graph = drv.check(cu.cuStreamEndCapture(handle), "cuStreamEndCapture")
+            try:
+                graph = drv.check(cu.cuStreamEndCapture(handle), "cuStreamEndCapture")
+            finally:
+                cuda_memory.capture_ended(device.ordinal)
         if target is None:
             target = CudaGraph(device, graph)
         target.recording = False
@@ -422,6 +428,7 @@ class CudaTarget(Target):
                 "cuStreamBeginCaptureToGraph",
             )
             self._capturing[device.ordinal] = (handle, commands)
+            cuda_memory.capture_started(device.ordinal)
         commands.resume_after = None
         commands.recording = True
 
