@@ -24,7 +24,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from warp.compiler.frontend.expressions import BuiltinName
+from warp.compiler.frontend.builtin_names import BuiltinName
 from warp.compiler.registry import Resolution, builtin_registry
 from warp.errors import BuiltinArgumentError
 from warp.types import bfloat16_bits

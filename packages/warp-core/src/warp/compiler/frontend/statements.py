@@ -13,7 +13,8 @@ from warp.compiler.frontend.builder import LoopFrame, PyObj
 from warp.compiler.frontend.calls import bind_overload
 from warp.compiler.frontend.user_operators import call_operator, operator_function
 from warp.compiler.frontend.compile_time import uses_static_on
-from warp.compiler.frontend.expressions import BINARY_OPS, ExpressionsMixin
+from warp.compiler.frontend.expressions import ExpressionsMixin
+from warp.compiler.frontend.operators import BINARY_OPS
 from warp.compiler.frontend.gradients import check_function_rebind
 from warp.compiler.frontend.names import assigned_names, rebound_names
 from warp.compiler.frontend.type_handlers import type_hook
