@@ -83,20 +83,16 @@ from warp.types.scalars import (
     uint32,
     uint64,
 )
-from warp.types.composite import (
-    CompositeBase,
+from warp.types.composite import matrix, quaternion, transformation, vector
+from warp.types.composite_generic import (
     CompositePattern,
     MatrixOf,
     QuatOf,
     TransformOf,
     VectorOf,
-    is_composite,
     is_placeholder,
-    matrix,
-    quaternion,
-    transformation,
-    vector,
 )
+from warp.types.composite_values import CompositeBase, is_composite
 from warp.types.array_type import ADJOINT_RETAIN_MARK, ArrayType, FixedArrayType
 
 # --- compiler ------------------------------------------------------------------------------

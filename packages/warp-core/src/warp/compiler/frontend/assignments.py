@@ -25,7 +25,7 @@ from warp.compiler.frontend.type_handlers import type_hook
 from warp.compiler.frontend.user_operators import call_operator, operator_function
 from warp.errors import WarpCodegenTypeError, WarpCodegenValueError
 from warp.types.array_type import ArrayType
-from warp.types.composite import is_composite
+from warp.types.composite_values import is_composite
 from warp.types.scalars import int32, non_atomic_types, type_repr
 
 
