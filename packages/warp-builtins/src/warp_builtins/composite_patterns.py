@@ -1,6 +1,6 @@
 """Signature patterns for the composite-type builtins.
 
-Besides :func:`warp.types.composite.VectorOf` / ``MatrixOf`` (fixed or any shape), the shape-
+Besides :func:`warp.types.composite_generic.VectorOf` / ``MatrixOf`` (fixed or any shape), the shape-
 changing products need *dimension variables*: ``Shaped("matrix", ("R", "K"))`` and
 ``Shaped("vector", ("K",))`` in one signature accept a matrix and a vector only when the
 matrix has as many columns as the vector has components. Dimension bindings live in the same

@@ -14,7 +14,7 @@ from typing import Any
 
 import llvmlite.ir as ir
 
-from warp.extending import Overload, derivative, float32, vector, LowerContext
+from warp.extending import DerivativeContext, Overload, derivative, float32, vector, LowerContext
 from warp_builtins.irexpr import Emitter
 from warp_builtins.noise import point_components, curl_vjp, gradient_noise
 from warp_builtins.random import _u32
@@ -57,7 +57,7 @@ CURL_VJP = _internal("adj_curlnoise_vjp", _lower_curl_vjp, "Transposed Jacobian 
 
 
 @derivative("noise", "pnoise")
-def _noise(ctx: Any) -> list[Any]:
+def _noise(ctx: DerivativeContext) -> list[Any]:
     out: list[Any] = [None] * len(ctx.args)
     if ctx.wants(1):
         grad = ctx.e.internal(NOISE_GRADIENT, ctx.args, ctx.types[1])
@@ -66,7 +66,7 @@ def _noise(ctx: Any) -> list[Any]:
 
 
 @derivative("curlnoise")
-def _curlnoise(ctx: Any) -> list[Any]:
+def _curlnoise(ctx: DerivativeContext) -> list[Any]:
     out: list[Any] = [None] * len(ctx.args)
     if ctx.wants(1):
         out[1] = ctx.e.internal(CURL_VJP, [*ctx.args, ctx.adj_out], ctx.types[1])

@@ -112,12 +112,12 @@ from warp.runtime import cache as _cache, kernel_loader as _kernel_loader  # noq
 from warp.targets.cpu import jit as _cpu_jit  # noqa: F401
 from warp.runtime import log as _log
 from warp.runtime.python_builtins import PythonBuiltin as _PythonBuiltin
-from warp.compiler.frontend.expressions import printf
+from warp.compiler.frontend.kernel_callables import printf
 from warp.compiler.frontend.gradients import grad
 from warp.compiler.frontend.compile_time import static
 from warp.compiler.frontend.kernel_forms import cast
 from warp.compiler.frontend.kernel_forms import INPLACE_BUILTINS as _INPLACE_BUILTINS
-from warp.compiler.frontend.expressions import tuple_ as tuple  # noqa: A001 - wp.tuple mirrors NVIDIA Warp
+from warp.compiler.frontend.kernel_callables import tuple_ as tuple  # noqa: A001 - wp.tuple mirrors NVIDIA Warp
 from warp.compiler import hashing as _hashing
 from warp.compiler.registry import builtin_registry as _builtin_registry
 from warp.types.scalars import (

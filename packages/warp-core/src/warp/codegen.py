@@ -8,7 +8,7 @@ from warp.errors import (  # noqa: F401
     WarpCodegenTypeError,
     WarpCodegenValueError,
 )
-from warp.compiler.frontend.expressions import IndexErrorCodegen as WarpCodegenIndexError  # noqa: F401
+from warp.compiler.frontend.subscripts import IndexErrorCodegen as WarpCodegenIndexError  # noqa: F401
 
 __all__ = [
     "WarpCodegenAttributeError",

@@ -15,7 +15,10 @@ Sections:
   parameter patterns :class:`TypeVar`, :class:`ArrayOf`, :data:`ANY_SCALAR`, :func:`match_type`.
 - **Derivative rules**: :func:`derivative`, :func:`derivative_from_func`,
   :func:`zero_derivative` attach a reverse-mode rule to overloads (or to every overload of a
-  builtin name, once it is registered); :class:`DerivativeRule`, :func:`lookup_rule`.
+  builtin name, once it is registered); :class:`DerivativeRule`, :func:`lookup_rule`;
+  :class:`DerivativeContext` (a ``typing.Protocol``: what a rule may use of the context it
+  receives, its emitter ``ctx.e`` being a :class:`DerivativeEmitter`), to type rules without
+  importing warp-autodiff.
 - **Kernel-visible types**: scalar types and families (``Scalar``, ``Float``, ``Int``), composite
   types and their patterns (``VectorOf``, ``MatrixOf``, ``QuatOf``, ``TransformOf``), array types,
   and type helpers (``canonical_type``, ``is_scalar_type``, ``type_repr``, ...).
@@ -56,6 +59,7 @@ from warp.compiler.derivatives import (
     unregister_rule,
     zero_derivative,
 )
+from warp.compiler.derivative_context import DerivativeContext, DerivativeEmitter
 
 # --- kernel-visible types ------------------------------------------------------------------
 from warp.types.scalars import (
@@ -79,20 +83,16 @@ from warp.types.scalars import (
     uint32,
     uint64,
 )
-from warp.types.composite import (
-    CompositeBase,
+from warp.types.composite import matrix, quaternion, transformation, vector
+from warp.types.composite_generic import (
     CompositePattern,
     MatrixOf,
     QuatOf,
     TransformOf,
     VectorOf,
-    is_composite,
     is_placeholder,
-    matrix,
-    quaternion,
-    transformation,
-    vector,
 )
+from warp.types.composite_values import CompositeBase, is_composite
 from warp.types.array_type import ADJOINT_RETAIN_MARK, ArrayType, FixedArrayType
 
 # --- compiler ------------------------------------------------------------------------------
@@ -145,6 +145,7 @@ __all__ = [
     # derivative rules
     "DerivativeRule", "derivative", "derivative_from_func", "lookup_rule", "register_rule",
     "rule_names", "unattached_rule_names", "unregister_rule", "zero_derivative",
+    "DerivativeContext", "DerivativeEmitter",
     # kernel-visible types
     "Float", "Int", "Scalar", "bfloat16", "bool", "canonical_type", "float16", "float32", "float64",
     "int16", "int32", "int64", "int_types", "is_scalar_type", "type_repr", "type_size_in_bytes",

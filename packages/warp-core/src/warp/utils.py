@@ -16,7 +16,7 @@ import numpy as np
 from warp.arrays.array import array
 from warp.arrays.conversion import is_bfloat16_element
 from warp.types import bfloat16_bits
-from warp.types.composite import is_composite
+from warp.types.composite_values import is_composite
 from warp.types.helpers import types_equal
 from warp.types.scalars import (
     float32,

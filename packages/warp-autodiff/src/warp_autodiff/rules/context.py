@@ -1,6 +1,9 @@
 """The :class:`RuleContext` a derivative rule receives for one forward op (see
 :mod:`warp_autodiff.rules`); its own module so that the rule modules can import it without
-importing the package that imports them."""
+importing the package that imports them.
+
+It provides what :class:`warp.extending.DerivativeContext` declares, the protocol that rules of
+other packages are typed with (mypy checks it where the reverse-mode transform calls a rule)."""
 
 from __future__ import annotations
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from warp.extending import ir
+from warp.extending import DerivativeContext, ir
 
 from warp_autodiff.rules import RuleContext, lookup_rule
 from warp_autodiff.specialization import specialize
@@ -132,7 +132,10 @@ class ReverseMixin(BuilderHost):
             self.reverse_through(spec, op, em, scope, adj)
             return
         try:
-            contributions = rule.backward(RuleContext(self, em, op, scope, adjoints)) or []
+            # typed as the protocol rules are written against (warp.extending): mypy checks here
+            # that RuleContext provides all of it
+            ctx: DerivativeContext = RuleContext(self, em, op, scope, adjoints)
+            contributions = rule.backward(ctx) or []
             for arg, c in zip(op.args, contributions):
                 self.accumulate(adj, arg, c, em)
         except RuleError as exc:

@@ -18,7 +18,7 @@ from warp.compiler import struct_lowering as sl
 from warp.compiler.lowering.context import LowerContext
 from warp.compiler.registry import Overload
 from warp.core_builtins.casts import convert
-from warp.types.composite import is_composite
+from warp.types.composite_values import is_composite
 
 
 def _lower_components(ctx: LowerContext, args: list, types: list) -> ir.Value:

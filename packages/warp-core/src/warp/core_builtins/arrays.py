@@ -14,7 +14,7 @@ from warp.compiler.lowering import types as lt
 from warp.compiler.lowering.context import LowerContext, Lowering
 from warp.compiler.registry import ArrayOf, BuiltinRegistry, TypeVar
 from warp.types.array_type import ArrayType
-from warp.types.composite import is_composite
+from warp.types.composite_values import is_composite
 from warp.types.scalars import bool as wp_bool
 from warp.types.scalars import Int, bfloat16, float16, int32, non_atomic_types, type_repr, type_size_in_bytes
 from warp.compiler import composite as lc

@@ -10,7 +10,8 @@ from warp.compiler.composite import component_pointer, static_index
 from warp.compiler.lowering.context import LowerContext
 from warp.compiler.registry import BuiltinRegistry, TypeVar
 from warp.core_builtins.patterns import ANY_SCALAR
-from warp.types.composite import CompositePattern, vector
+from warp.types.composite import vector
+from warp.types.composite_generic import CompositePattern
 from warp.types.scalars import Int
 
 GROUP = "Utility"

@@ -24,11 +24,11 @@ from typing import Any, Callable
 
 import numpy as np
 
-from warp.compiler.frontend.expressions import BuiltinName
+from warp.compiler.frontend.builtin_names import BuiltinName
 from warp.compiler.registry import Resolution, builtin_registry
 from warp.errors import BuiltinArgumentError
 from warp.types import bfloat16_bits
-from warp.types.composite import CompositeBase
+from warp.types.composite_values import CompositeBase
 from warp.types.scalars import ScalarBase, bfloat16, float32, int32, is_scalar_type, type_repr
 from warp.types.scalars import bool as wp_bool
 from warp.types.scalars import dtype_from_numpy

@@ -3,16 +3,8 @@
 from typing import Any
 
 from warp.types.array_type import ArrayType  # noqa: F401
-from warp.types.composite import (  # noqa: F401
-    MatrixOf,
-    QuatOf,
-    TransformOf,
-    VectorOf,
-    matrix,
-    quaternion,
-    transformation,
-    vector,
-)
+from warp.types.composite import matrix, quaternion, transformation, vector  # noqa: F401
+from warp.types.composite_generic import MatrixOf, QuatOf, TransformOf, VectorOf  # noqa: F401
 from warp.types.named import *  # noqa: F401,F403
 from warp.types.named import vector_types  # noqa: F401
 from warp.types.scalars import *  # noqa: F401,F403

@@ -13,8 +13,9 @@ from typing import Any
 import numpy as np
 
 from warp.types.array_type import ArrayType
-from warp.types.composite import CompositeBase, GenericComposite
-from warp.types.composite import is_composite as _is_composite_type
+from warp.types.composite_generic import GenericComposite
+from warp.types.composite_values import CompositeBase
+from warp.types.composite_values import is_composite as _is_composite_type
 from warp.types.scalars import (
     Float,
     Int,

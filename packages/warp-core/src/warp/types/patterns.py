@@ -2,7 +2,7 @@
 :func:`match_type` (see :mod:`warp.compiler.registry` for how overloads use them).
 
 They belong to the type system (they only compare types), so the composite patterns
-(:class:`warp.types.composite.CompositePattern`) and generic annotations match through them
+(:class:`warp.types.composite_generic.CompositePattern`) and generic annotations match through them
 without reaching into the compiler.
 """
 

@@ -1,7 +1,7 @@
 """The protocol of kernel-visible types: what a Python class provides to be usable in kernels.
 
 Scalars and arrays are known to the compiler directly. Vectors/matrices/quaternions/transforms
-(:mod:`warp.types.composite`) and ``@wp.struct`` types (:mod:`warp.types.struct`) are *core
+(:mod:`warp.types.composite_values`) and ``@wp.struct`` types (:mod:`warp.types.struct`) are *core
 kinds* (:mod:`warp.types.kinds`): their kernel-language behaviour (LLVM form, constructors,
 indexing, field access, printing) lives in the compiler's tables keyed by ``_wp_kind_``
 (:mod:`warp.compiler.frontend.type_handlers`, :mod:`warp.compiler.lowering.types`,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import builtins
 from typing import Any, get_args, get_origin
 
-from warp.types.composite import is_composite
+from warp.types.composite_values import is_composite
 from warp.types.helpers import _array_type, types_equal
 from warp.types.scalars import canonical_type, is_scalar_type
 

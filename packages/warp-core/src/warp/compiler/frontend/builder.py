@@ -22,7 +22,7 @@ from warp.plugins.manager import plugin_distributions
 from warp.plugins.install_hints import distribution_hint, install_hint
 from warp.not_provided import KERNEL_BUILTINS as NOT_PROVIDED_BUILTINS, NAMES as NOT_PROVIDED_NAMES
 from warp.plugins.declarations import providing_distribution
-from warp.types.composite import is_composite
+from warp.types.composite_values import is_composite
 from warp.types.scalars import type_repr
 from warp.compiler.frontend.calls import accepts
 from warp.compiler.frontend.pyobj import PyObj  # noqa: F401 - re-exported: the frontend's modules import it here

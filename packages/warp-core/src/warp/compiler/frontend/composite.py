@@ -20,7 +20,8 @@ from warp.compiler.frontend.builtin_names import BuiltinName
 from warp.compiler.value_ops import CONSTRUCT, CONVERT, FILL
 from warp.errors import WarpCodegenAttributeError, WarpCodegenTypeError, WarpCodegenValueError
 from warp.plugins.install_hints import install_hint
-from warp.types.composite import CompositeBase, is_composite, matrix, quaternion, vector
+from warp.types.composite import matrix, quaternion, vector
+from warp.types.composite_values import CompositeBase, is_composite
 from warp.types.scalars import canonical_type, is_scalar_type, type_repr
 from warp.types.scalars import int32
 

@@ -15,7 +15,7 @@ from typing import Any
 from warp.compiler import ir
 from warp.compiler.frontend.builder import PyObj
 from warp.compiler.frontend.calls import bind_user_call, function_symbol
-from warp.compiler.frontend.expressions import BuiltinName
+from warp.compiler.frontend.builtin_names import BuiltinName
 from warp.compiler.verify import verify_function
 from warp.errors import WarpCodegenError, WarpCodegenTypeError
 from warp.compiler.callables import UserFunction as Function

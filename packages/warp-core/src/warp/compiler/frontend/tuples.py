@@ -1,4 +1,5 @@
-"""Tuples in kernel code: starred expressions, starred assignment targets, ``len`` and loops.
+"""Tuples in kernel code: tuple displays, starred expressions, starred assignment targets, ``len``
+and loops (list displays are refused with a hint).
 
 Tuples are compile-time groupings of values (what a function returning several values, or
 ``wp.tuple(...)``, produces): they are unpacked, indexed with constants, measured with ``len``,
@@ -111,6 +112,17 @@ class TuplesMixin(FunctionBuilder):
         indices = range(bounds[0] or 0, bounds[1] or 0, bounds[2] or 1)
         return tuple(
             self.call_builtin("array_load", [arr, self.const(i, int32)], node).result for i in indices
+        )
+
+    def expr_Tuple(self, node: ast.Tuple) -> Any:
+        return PyObj(tuple(self.expand_starred(node.elts)))  # (*t, x) spreads t
+
+    def expr_List(self, node: ast.List) -> Any:
+        raise self.error(
+            "List constructs are not supported in kernels. Use vectors like `wp.vec3()` for small "
+            "fixed-size collections, or `wp.zeros(shape=N, dtype=...)` for stack-allocated arrays.",
+            WarpCodegenTypeError,
+            node,
         )
 
     def expand_starred(self, elts: list[ast.expr]) -> list[Any]:
