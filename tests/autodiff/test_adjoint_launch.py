@@ -193,6 +193,16 @@ def test_given_output_adjoint_is_left_in_place():
         np.testing.assert_allclose(seed.numpy(), [1.0, 10.0])
 
 
+def test_given_output_adjoints_without_input_adjoints():
+    """Only output adjoints given (adj_inputs empty: the inputs' own .grad): the given output
+    seed is still left in place and the input gradient accumulates d out / d a = b + 1."""
+    a, b = f64([1.0, 2.0], requires_grad=True), f64([3.0, 4.0])
+    seed = f64([1.0, 10.0])
+    wp.launch(two_inputs, 2, inputs=[a, b], outputs=[wp.zeros(2, dtype=F)], adj_outputs=[seed], adjoint=True)
+    np.testing.assert_allclose(a.grad.numpy(), [4.0, 50.0])
+    np.testing.assert_allclose(seed.numpy(), [1.0, 10.0])
+
+
 def test_own_output_gradient_is_consumed():
     """The output's own .grad (given or by None) is consumed by the adjoint of the store, as on a
     tape: the overwritten value receives no gradient after it."""

@@ -121,7 +121,8 @@ def launch_adjoint(
     ``.grad`` (a framework's incoming gradient, which may be shared with other consumers). The
     tape passes ``keep_given=False``: its adjoints are the gradients it propagates.
     """
-    given = [*adj_inputs, *adj_outputs]
+    # the adjoints as the caller gave them, aligned with the arguments (None: not given)
+    given = [*(adj_inputs or [None] * len(inputs)), *(adj_outputs or [None] * len(outputs))]
     adj_inputs = default_adjoints(inputs, adj_inputs)
     adj_outputs = default_adjoints(outputs, adj_outputs)
     custom = kernel.custom_adjoint if isinstance(kernel, Kernel) else None
