@@ -10,7 +10,7 @@ from typing import Any, Sequence
 
 from warp import config
 from warp.arrays import array as Array
-from warp.arrays.descriptor import ArrayDescriptor, adjoint_of, retained_adjoint
+from warp.arrays.descriptor import ArrayDescriptor, adjoint_of, is_own_gradient, retained_adjoint
 from warp.errors import LaunchTypeError, WarpCodegenError
 from warp.kernels import Kernel
 from warp.plugins import manager as _plugins
@@ -117,12 +117,11 @@ def launch_adjoint(
     ``adj_inputs``/``adj_outputs`` match ``inputs``/``outputs``; ``None`` (or none at all) stands
     for an array argument's own ``.grad``. The adjoint of a store consumes (zeroes) the adjoint
     element it reads, except in the gradient of a ``retain_grad`` array and, with ``keep_given``
-    (``wp.launch``), in an adjoint buffer the caller passed that is not the argument's own
-    ``.grad`` (a framework's incoming gradient, which may be shared with other consumers). The
-    tape passes ``keep_given=False``: its adjoints are the gradients it propagates.
+    (``wp.launch``, ``wp.Launch``), in an adjoint that is not the argument's own ``.grad``: the
+    caller's buffer (a framework's incoming gradient, which may be shared with other
+    consumers). The tape passes ``keep_given=False``: its adjoints are the gradients it
+    propagates (to arguments that may be its saved copies).
     """
-    # the adjoints as the caller gave them, aligned with the arguments (None: not given)
-    given = [*(adj_inputs or [None] * len(inputs)), *(adj_outputs or [None] * len(outputs))]
     adj_inputs = default_adjoints(inputs, adj_inputs)
     adj_outputs = default_adjoints(outputs, adj_outputs)
     custom = kernel.custom_adjoint if isinstance(kernel, Kernel) else None
@@ -143,22 +142,12 @@ def launch_adjoint(
     for k, (a, g) in enumerate(zip(fwd, adj)):
         if not isinstance(g, Array) or g._ptr is None:
             continue
-        own = _is_own_gradient(a, g)
-        if (own and isinstance(a, Array) and a._retain_grad) or (
-            keep_given and not own and k < len(given) and given[k] is not None
-        ):
-            adj[k] = retained_adjoint(g)  # stores' adjoints leave the gradient in place
+        own = is_own_gradient(a, g)
+        if (keep_given and not own) or (own and isinstance(a, Array) and a._retain_grad):
+            adj[k] = retained_adjoint(g)  # stores' adjoints leave it in place
         elif k >= len(adj_inputs):
             adj[k] = _unaliased(g)
     adj_launcher.launch([*fwd, *adj], dim, stream, _blocks(block_dim, max_blocks))
-
-
-def _is_own_gradient(a: Any, g: Array) -> bool:
-    """True if adjoint ``g`` is the gradient of forward argument ``a`` (``a.grad``; for a
-    descriptor, memory at the gradient address it carries)."""
-    if isinstance(a, ArrayDescriptor):
-        return bool(a._grad_ptr) and g._ptr == a._grad_ptr
-    return isinstance(a, Array) and g is a.grad
 
 
 def default_adjoints(args: Sequence[Any], adjoints: Sequence[Any]) -> list[Any]:
