@@ -142,7 +142,10 @@ def test_memory_is_freed_with_the_array(fake_cuda) -> None:
 
 def test_mempool_switch(fake_cuda) -> None:
     assert wp.is_mempool_supported("cuda:0") and wp.is_mempool_enabled("cuda:0")
+    assert wp.get_device("cuda:0").is_mempool_enabled
     wp.set_mempool_enabled("cuda:0", False)
+    assert not wp.get_device("cuda:0").is_mempool_enabled and not wp.is_mempool_enabled("cuda:0")
+    assert not wp.get_device("cpu").is_mempool_enabled
     fake_cuda.calls.clear()
     wp.empty(4, device="cuda:0")
     assert fake_cuda.calls.count("cuMemAlloc") == 1 and "cuMemAllocAsync" not in fake_cuda.calls

@@ -14,7 +14,7 @@ from warp.compiler.annotations import (
 )
 from warp.compiler.callables import UserFunction
 from warp.compiler.frontend.compile_time import evaluate_statics
-from warp.compiler.source import capture_source
+from warp.compiler.source import SourceInfo, capture_source
 from warp.errors import SourceLoc, WarpCodegenError, WarpCodegenTypeError
 from warp.types.inference import infer_type
 from warp.types.scalars import type_repr
@@ -58,6 +58,9 @@ class FunctionOverload:
             None if ret is inspect.Parameter.empty else self._resolve(pyfunc, "return", ret, ns)
         )
         self.generic = any(is_generic(t) for t in self.param_types)
+        #: the source to compile in place of ``pyfunc``'s own: its tree as rewritten by a kernel's
+        #: ``code_transformers`` (see :mod:`warp.compiler.frontend.code_transformers`); None: ``pyfunc``'s
+        self.transformed: SourceInfo | None = None
 
     def specialized(self, param_types: list[Any]) -> FunctionOverload:
         """A copy of this definition with concrete parameter types (a generic kernel's instance)."""

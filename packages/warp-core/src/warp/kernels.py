@@ -15,6 +15,7 @@ from typing import Any, Callable, Protocol, Sequence
 
 from warp.compiler.annotations import is_generic, specialize_type
 from warp.compiler.callables import UserKernel
+from warp.compiler.frontend.code_transformers import transformed_source
 from warp.compiler.frontend.compile_time import evaluate_statics
 from warp.compiler.options import launch_bounds_of
 from warp.functions import FunctionOverload
@@ -52,9 +53,12 @@ class CustomAdjoint(Protocol):
 class Kernel(UserKernel):
     """A ``@wp.kernel``: compiled on first launch per device, cached on disk.
 
-    ``wp.Kernel(func, key=None, module=None, options=None)`` builds one directly from a Python
-    function (what ``@wp.kernel`` does); ``options`` holds per-kernel compile options such as
-    ``{"enable_backward": False, "max_unroll": 8}``, overriding the module's.
+    ``wp.Kernel(func, key=None, module=None, options=None, code_transformers=None)`` builds one
+    directly from a Python function (what ``@wp.kernel`` does); ``options`` holds per-kernel compile
+    options such as ``{"enable_backward": False, "max_unroll": 8}``, overriding the module's;
+    ``code_transformers`` are ``ast.NodeTransformer`` objects that rewrite the function's syntax
+    tree once, at declaration, before it is compiled (see
+    :mod:`warp.compiler.frontend.code_transformers`).
     """
 
     def __init__(
@@ -70,8 +74,6 @@ class Kernel(UserKernel):
         launch_bounds: Any = None,
         scope: dict[str, Any] | None = None,
     ):
-        if code_transformers:
-            raise NotImplementedError("wp.Kernel(code_transformers=...) is not supported")
         if source is not None:
             raise NotImplementedError("wp.Kernel(source=...) is not supported; pass the Python function")
         options = dict(options or {})
@@ -86,8 +88,11 @@ class Kernel(UserKernel):
             FunctionOverload(func, scope),
             None,
         )
+        if code_transformers:
+            self.overload.transformed = transformed_source(func, code_transformers)
+        else:
+            evaluate_statics(func)
         self.module.kernels[self.key] = self
-        evaluate_statics(func)
 
     def _setup(
         self,

@@ -131,15 +131,26 @@ class _Hasher:
             self.h.update(str(p).encode())
             self.h.update(b"\0")
 
-    def function(self, pyfunc: Any) -> None:
+    def function(self, pyfunc: Any, transformed: Any = None) -> None:
+        """Hash the source of ``pyfunc`` and what it reads; ``transformed`` (a kernel's source as
+        rewritten by its code transformers) is hashed in its place where given."""
         if id(pyfunc) in self.seen:
             return
         self.seen.add(id(pyfunc))
+        if transformed is not None:
+            self.add("tree", _tree_text(transformed.tree))
+            self._hash_reads(pyfunc, transformed, _reads(pyfunc, transformed), keep=False)
+            return
         if self._remembered(pyfunc):
             return
         info = read_source(pyfunc)
         self.add("src", info.source)
         reads = _reads(pyfunc, info)
+        self._hash_reads(pyfunc, info, reads, keep=True)
+
+    def _hash_reads(self, pyfunc: Any, info: Any, reads: _Reads, keep: bool) -> None:
+        """Hash what a function's source reads; ``keep``: remember it (see :mod:`.reads_index`)
+        and keep its static values (see :mod:`.static_values`)."""
         for name in reads.names:
             if name not in reads.local_names:
                 found, obj = info.lookup(name)
@@ -149,12 +160,19 @@ class _Hasher:
             obj = _resolve_chain(node, info)
             if obj is not _MISSING:
                 self.reference(name, obj)
-        _remember(pyfunc, info, reads)
-        self._statics(pyfunc, [call.args[0] for call in reads.statics], {**info.globals, **info.closure})
+        if keep:
+            _remember(pyfunc, info, reads)
+        exprs = [call.args[0] for call in reads.statics]
+        self._statics(pyfunc if keep else None, exprs, {**info.globals, **info.closure})
 
     def _statics(self, pyfunc: Any, exprs: list[ast.expr], namespace: dict[str, Any]) -> None:
-        """Hash the value of each ``wp.static(expr)`` (evaluated once per function, see static_values)."""
+        """Hash the value of each ``wp.static(expr)`` (evaluated once per function, see static_values;
+        every time without ``pyfunc``); a constant ``expr`` is its value (a value a code transformer's
+        kernel keeps in its tree, see :mod:`.frontend.code_transformers`)."""
         for expr in exprs:
+            if isinstance(expr, ast.Constant):
+                self.reference(f"static:{_LITERAL.get(type(expr.value), 'value')}", expr.value)
+                continue
             code = compile(ast.Expression(body=expr), "<static>", "eval")
             try:
                 value = static_value(pyfunc, expr, functools.partial(eval, code, namespace))
@@ -226,6 +244,23 @@ class _Hasher:
 
 
 _MISSING = object()
+
+#: the types of Python literals (other constants of a syntax tree are values kept in it)
+_LITERAL = {t: t.__name__ for t in (type(None), bool, int, float, complex, str, bytes, type(Ellipsis))}
+
+
+def _tree_text(node: Any) -> str:
+    """A dump of a syntax tree (as ``ast.dump``, without positions) with each non-literal constant
+    (a value a code transformer's kernel keeps in its tree, hashed with what the tree reads)
+    written as its type; the tree is only read (a compile may be walking it meanwhile)."""
+    if isinstance(node, ast.Constant) and type(node.value) not in _LITERAL:
+        return f"Constant(<{type(node.value).__module__}.{type(node.value).__qualname__}>)"
+    if isinstance(node, ast.AST):
+        fields = ", ".join(f"{name}={_tree_text(getattr(node, name, None))}" for name in node._fields)
+        return f"{type(node).__name__}({fields})"
+    if isinstance(node, list):
+        return f"[{', '.join(_tree_text(item) for item in node)}]"
+    return repr(node)
 
 
 class _Reads:
@@ -426,7 +461,7 @@ def kernel_hash(kernel: Any, options: Any, target_fingerprint: str) -> str:
     returns = kernel.overload.return_annotation  # resolved: `-> Ret` depends on what Ret is
     if returns not in (None, type(None)):
         hasher.add("returns", type_key(returns))  # refused when compiled: never a cache hit
-    hasher.function(kernel.func)
+    hasher.function(kernel.func, kernel.overload.transformed)
     hasher.add("compiler", compiler_fingerprint())
     return hasher.h.hexdigest()
 
@@ -439,5 +474,5 @@ def kernel_content_hash(kernel: Any, options: dict[str, Any]) -> str:
     hasher = _Hasher(by_content=True)
     hasher.add("warp-kernel-content-v1", kernel.key, sorted((str(k), repr(v)) for k, v in options.items()))
     hasher.add("types", [type_key(t, by_content=True) for t in kernel.arg_types])
-    hasher.function(kernel.func)
+    hasher.function(kernel.func, kernel.overload.transformed)
     return hasher.h.hexdigest()

@@ -24,6 +24,7 @@ from warp.targets.cuda.driver import unavailable_reason
 from warp.targets.cuda.context import initialized_ordinals
 from warp.targets.cuda.ptx import supported_archs
 from warp.targets.cuda.memory import memory_info
+from warp.targets.cuda import peer as cuda_peer
 from warp.targets.cuda.streams import current_stream, set_current_stream
 from warp.targets import get_target
 from warp.targets.registry import set_device_resolver
@@ -105,6 +106,12 @@ class Device:
     def is_mempool_supported(self) -> bool:
         """Whether the device supports stream-ordered memory pools (CUDA)."""
         return self._info().is_mempool_supported if self.is_cuda else False
+
+    @property
+    def is_mempool_enabled(self) -> bool:
+        """Whether allocations on the device come from its stream-ordered memory pool (CUDA;
+        ``wp.set_mempool_enabled`` switches it)."""
+        return self.is_cuda and cuda_peer.mempool_enabled(self.ordinal)
 
     @property
     def is_primary_context(self) -> bool:

@@ -119,6 +119,8 @@ class CompileTimeMixin(FunctionBuilder):
 
     def eval_static(self, expr: ast.expr) -> Any:
         """Evaluate ``expr`` in Python (the argument of ``wp.static``) and return its value."""
+        if isinstance(expr, ast.Constant):
+            return expr.value  # a literal, or a value kept in the tree (see .code_transformers)
         code = compile(ast.Expression(body=expr), self.source.file, "eval")
         ns = self.static_namespace()
         try:
@@ -185,7 +187,7 @@ def evaluate_statics(func: Any) -> None:
     namespace = {**info.globals, **info.closure}
 
     def is_static(call: ast.Call) -> bool:
-        return _callee(call.func, info) is static
+        return callee_object(call.func, info) is static
 
     for stmt in info.tree.body:
         for call in outermost_static_calls(stmt, is_static):
@@ -217,13 +219,13 @@ def _cell_is_static(cell: Any) -> bool:
         return False
 
 
-def _callee(node: ast.expr, info: Any) -> Any:
+def callee_object(node: ast.expr, info: Any) -> Any:
     """The object a callee ``name`` or ``a.b.c`` of global/closure names refers to, or None."""
     if isinstance(node, ast.Name):
         found, obj = info.lookup(node.id)
         return obj if found else None
     if isinstance(node, ast.Attribute):
-        base = _callee(node.value, info)
+        base = callee_object(node.value, info)
         return getattr(base, node.attr, None) if base is not None else None
     return None
 
@@ -348,5 +350,13 @@ def uses_static_on(builder: Any, stmts: list[ast.stmt], name: str) -> bool:
     return False
 
 
-__all__ = ["CompileTimeMixin", "Static", "is_static_call", "python_object", "static", "uses_static_on"]
+__all__ = [
+    "CompileTimeMixin",
+    "Static",
+    "callee_object",
+    "is_static_call",
+    "python_object",
+    "static",
+    "uses_static_on",
+]
 

@@ -27,7 +27,7 @@ class Translator(StatementsMixin):
 
 def build_function(fn: Any, overload: Any, arg_types: list[Any], *, is_kernel: bool = False) -> ir.Function:
     """Translate ``overload`` (a FunctionOverload of a Function or Kernel) for ``arg_types``."""
-    source = read_source(overload.pyfunc)
+    source = overload.transformed if overload.transformed is not None else read_source(overload.pyfunc)
     t = Translator(source, fn.name, is_kernel)
     params, param_names, bound = _parameters(overload.param_names, arg_types)
     body = ir.Region(params=[])

@@ -57,7 +57,15 @@ EntryFunction = ctypes.CFUNCTYPE(None, ctypes.c_char_p, ctypes.c_int64, ctypes.c
 #:   two independent chains so that the CPU's scheduler window fills with one of them: a kernel
 #:   summing ``sin`` and ``cos`` in an inner loop ran 1.9x slower (``bench_sincos.py``, 0.19 s
 #:   against 0.10 s with this option). Measured neutral or better on the other benchmarks.
-LLVM_OPTIONS = ("-enable-vplan-native-path", "-misched=ilpmax")
+#: - ``-slp-vectorize-hor=false`` keeps the SLP vectorizer from starting at horizontal reductions
+#:   and at the operands of reduction roots. In LLVM 22.1 that path miscompiles: tuned for Intel
+#:   AVX-512 CPUs (``skylake-avx512``, ``icelake-server``, ``sapphirerapids``), the 4-D ``wp.pnoise``
+#:   kernel returned other values than the unvectorized code for most points (found on a Xeon
+#:   host; ``opt-bisect`` names the SLP pass, and its output is wrong on every backend).
+#:   Kernels rarely have horizontal reductions SLP could form (floating-point ones need
+#:   ``reassoc``, which warp does not emit), so little is lost
+#:   (tests/builtins/test_noise_cpu_tuning.py).
+LLVM_OPTIONS = ("-enable-vplan-native-path", "-misched=ilpmax", "-slp-vectorize-hor=false")
 
 
 def llvm_options() -> list[str]:
@@ -106,9 +114,11 @@ def host_triple() -> str:
 
 
 def host_cpu_name() -> str:
-    """The LLVM name of the host CPU (e.g. ``"rocketlake"``)."""
+    """The LLVM name of the CPU that code is tuned for: the host's (e.g. ``"rocketlake"``), or
+    ``$WARP_LLVM_CPU`` where set (to reproduce another machine's code generation: the instruction
+    set stays the host's, :func:`host_cpu_features`)."""
     _ensure_initialized()
-    return llvm.get_host_cpu_name()
+    return os.environ.get("WARP_LLVM_CPU") or llvm.get_host_cpu_name()
 
 
 def host_cpu_features() -> str:

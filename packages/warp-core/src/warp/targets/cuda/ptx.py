@@ -4,6 +4,7 @@
 would abort the process on them), rewrites the math ones to libdevice calls, parses and verifies
 the module, links ``libdevice.10.bc`` when the module calls ``__nv_*`` functions, makes every
 function but the kernel entries internal (so the optimizer drops the unused libdevice code),
+merges ``sin``/``cos`` pairs of one value into ``sincos`` (:mod:`~warp.targets.cuda.sincos_fusion`),
 optimizes at O3 and emits PTX for the chosen SM architecture and PTX ISA version.
 
 No GPU or driver is needed; ``ptxas`` (CUDA toolkit) can check the result offline.
@@ -26,11 +27,12 @@ import llvmlite.binding as llvm
 from warp.errors import WarpCodegenError
 from warp.plugins.install_hints import install_hint
 from warp.targets.llvm_passes import run_passes
+from warp.targets.cuda.sincos_fusion import fuse_sincos
 
 TRIPLE = "nvptx64-nvidia-cuda"
 
 #: Bumped when code generation settings change (part of :func:`target_fingerprint`).
-CODEGEN_VERSION = "3"
+CODEGEN_VERSION = "4"
 
 #: Default target when no device says otherwise (offline compilation, ``ptxas`` checks).
 DEFAULT_ARCH = 90
@@ -469,7 +471,7 @@ def compile_ptx(
     raise :class:`WarpCodegenError` naming the module; nothing reaches the NVPTX backend that
     could make it abort.
     """
-    text = device_scope_atomics(rewrite_intrinsics(llvm_ir, name))
+    text = device_scope_atomics(fuse_sincos(rewrite_intrinsics(llvm_ir, name)))
     tm = target_machine(arch, ptx_version)
     context = llvm.create_context()
     try:
