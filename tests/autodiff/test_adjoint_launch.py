@@ -115,7 +115,6 @@ def test_rosenbrock_optimization_with_adam(name):
     for step in range(1, 3001):
         xy.grad.zero_()
         wp.launch(kernel, dim=num_points, inputs=[xy], outputs=[z])
-        ones.fill_(1.0)  # the adjoint of the store z[i] = ... consumes the seed (as in NVIDIA Warp)
         wp.launch(kernel, dim=num_points, inputs=[xy], outputs=[z], adj_inputs=[xy.grad], adj_outputs=[ones],
                   adjoint=True)
         g = xy.grad.numpy()
@@ -178,6 +177,44 @@ def test_none_adjoints_are_skipped():
     wp.launch(two_inputs, 2, inputs=[a, b], outputs=[out], adj_inputs=[None, adj_b], adj_outputs=[None],
               adjoint=True)
     assert not np.any(adj_b.numpy())
+
+
+def test_given_output_adjoint_is_left_in_place():
+    """An output adjoint the caller passes (not the output's own .grad) is read, not consumed: a
+    framework's incoming gradient may be shared with other consumers. Each launch gives the same
+    input adjoint (d out / d a = b + 1)."""
+    a, b, out = f64([1.0, 2.0]), f64([3.0, 4.0]), wp.zeros(2, dtype=F)
+    seed = f64([1.0, 10.0])
+    for _ in range(2):
+        adj_a = wp.zeros(2, dtype=F)
+        wp.launch(two_inputs, 2, inputs=[a, b], outputs=[out], adj_inputs=[adj_a, None], adj_outputs=[seed],
+                  adjoint=True)
+        np.testing.assert_allclose(adj_a.numpy(), [4.0, 50.0])
+        np.testing.assert_allclose(seed.numpy(), [1.0, 10.0])
+
+
+def test_given_output_adjoints_without_input_adjoints():
+    """Only output adjoints given (adj_inputs empty: the inputs' own .grad): the given output
+    seed is still left in place and the input gradient accumulates d out / d a = b + 1."""
+    a, b = f64([1.0, 2.0], requires_grad=True), f64([3.0, 4.0])
+    seed = f64([1.0, 10.0])
+    wp.launch(two_inputs, 2, inputs=[a, b], outputs=[wp.zeros(2, dtype=F)], adj_outputs=[seed], adjoint=True)
+    np.testing.assert_allclose(a.grad.numpy(), [4.0, 50.0])
+    np.testing.assert_allclose(seed.numpy(), [1.0, 10.0])
+
+
+def test_own_output_gradient_is_consumed():
+    """The output's own .grad (given or by None) is consumed by the adjoint of the store, as on a
+    tape: the overwritten value receives no gradient after it."""
+    a, b = f64([1.0, 2.0]), f64([3.0, 4.0])
+    out = wp.zeros(2, dtype=F, requires_grad=True)
+    for given in (None, out.grad):
+        out.grad.assign(np.array([1.0, 10.0]))
+        adj_a = wp.zeros(2, dtype=F)
+        wp.launch(two_inputs, 2, inputs=[a, b], outputs=[out], adj_inputs=[adj_a, None], adj_outputs=[given],
+                  adjoint=True)
+        np.testing.assert_allclose(adj_a.numpy(), [4.0, 50.0])
+        assert not np.any(out.grad.numpy())
 
 
 def test_adjoint_launch_argument_count():

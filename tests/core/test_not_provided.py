@@ -13,7 +13,7 @@ DOC = pathlib.Path(__file__).resolve().parents[2] / "docs" / "coming-from-warp.m
 
 
 @pytest.mark.parametrize("name", ["launch_tiled", "tile_load", "ScopedMempool", "timing_begin", "timing_end",
-                                  "get_cuda_kernel_properties", "indexedarray", "fabricarray", "Texture2D",
+                                  "get_cuda_kernel_properties", "fabricarray", "Texture2D",
                                   "map"])
 def test_attribute_error_says_not_provided_and_what_instead(name):
     entry = not_provided.NAMES[name]

@@ -106,14 +106,23 @@ def test_recorded_adjoint_launch():
                     adj_outputs=[adj_out], adjoint=True, record_cmd=True)
     cmd.launch()
     assert np.array_equal(adj_x.numpy(), np.full(4, 3.0))  # d(a * x)/dx * adj_out
-    assert np.array_equal(adj_out.numpy(), np.zeros(4))  # the store's adjoint consumed the seed
+    # a seed the caller gives (not out's own .grad) is read and left in place, as in wp.launch
+    assert np.array_equal(adj_out.numpy(), np.ones(4))
     cmd.set_param_at_index(1, 5.0)
     adj_x2 = wp.zeros(4, dtype=wp.float32)
     cmd.set_param_by_name("x", adj_x2, adjoint=True)
-    adj_out.fill_(1.0)  # the adjoint of the store into out consumed the seed (as in Warp)
     cmd.launch()
     assert np.array_equal(adj_x.numpy(), np.full(4, 3.0))  # the old adjoint array is untouched
     assert np.array_equal(adj_x2.numpy(), np.full(4, 5.0))
+    assert np.array_equal(adj_out.numpy(), np.ones(4))
+    # the output's own gradient, set as its adjoint, is consumed (as by a tape)
+    owned = wp.zeros(4, dtype=wp.float32, requires_grad=True)
+    cmd.set_param_by_name("out", owned)
+    cmd.set_param_by_name("out", owned.grad, adjoint=True)
+    owned.grad.fill_(1.0)
+    cmd.launch()
+    assert np.array_equal(adj_x2.numpy(), np.full(4, 10.0))
+    assert np.array_equal(owned.grad.numpy(), np.zeros(4))
     with pytest.raises(ValueError, match="forward launch; it has no adjoint parameters"):
         wp.launch(scaled, dim=4, inputs=[x, 1.0, out], record_cmd=True).set_param_at_index(0, x, adjoint=True)
 

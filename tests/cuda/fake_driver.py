@@ -37,7 +37,7 @@ from cuda.bindings import driver as real
 from fake_memory import DeviceArena
 
 from warp.compiler.abi import param_layout
-from warp.types.array_type import ArrayType
+from warp.types.array_type import ADJOINT_RETAIN_MARK, ArrayType
 
 OK = real.CUresult.CUDA_SUCCESS
 ERR = real.CUresult
@@ -543,7 +543,8 @@ class FakeDriver:
 
     def _check_arguments(self, symbol: str, args: bytes) -> None:
         """Every array argument's data (and gradient) pointer is null or device-accessible memory:
-        a live device allocation or pinned host memory, never pageable host memory."""
+        a live device allocation or pinned host memory, never pageable host memory (an adjoint
+        argument's gradient field may hold the retain mark instead)."""
         params = self.entry_params(symbol) if self.entry_params is not None else None
         if params is None:
             return
@@ -555,6 +556,8 @@ class FakeDriver:
                 continue  # an empty array's pointer is never used
             for what, offset in (("data", 0), ("grad", 8)):
                 ptr = int.from_bytes(args[slot.offset + offset : slot.offset + offset + 8], "little")
+                if what == "grad" and ptr == ADJOINT_RETAIN_MARK:
+                    continue  # an adjoint argument's mark (never dereferenced), not an address
                 if ptr and self.allocation_of(ptr) is None:
                     where = "freed device memory" if self.arena.contains(ptr) else "host memory"
                     raise AssertionError(

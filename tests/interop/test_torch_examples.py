@@ -525,9 +525,8 @@ class RosenbrockOwnGrad(torch.autograd.Function):
 
     @staticmethod
     def backward(ctx, adj_z):
-        ctx.z.grad = wp.from_torch(adj_z.contiguous())
         wp.launch(eval_rosenbrock, dim=len(ctx.z), inputs=[ctx.xy], outputs=[ctx.z],
-                  adj_inputs=[ctx.xy.grad], adj_outputs=[ctx.z.grad], adjoint=True)
+                  adj_inputs=[ctx.xy.grad], adj_outputs=[wp.from_torch(adj_z)], adjoint=True)
         return wp.to_torch(ctx.xy.grad), None
 
 
@@ -549,3 +548,49 @@ def test_autograd_function_with_its_own_gradient_buffer_is_exact():
     ref0 = x0.clone().requires_grad_(True)
     torch_rosenbrock(ref0).sum().backward()
     np.testing.assert_allclose(xy2.detach().numpy(), (x0 - 1e-4 * ref0.grad).numpy(), rtol=1e-5, atol=1e-6)
+
+
+@wp.kernel
+def affine(x: wp.array(dtype=float), y: wp.array(dtype=float)):
+    i = wp.tid()
+    y[i] = 0.5 - x[i] * 2.0
+
+
+class AffineExternalAdjoint(torch.autograd.Function):
+    """A custom op whose backward hands torch's incoming gradient to warp as an explicit
+    ``adj_outputs`` buffer (not the output's own ``.grad``)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        y = torch.empty_like(x)
+        ctx.x, ctx.y = x.detach(), y.detach()
+        wp.launch(affine, dim=len(x), inputs=[wp.from_torch(ctx.x)], outputs=[wp.from_torch(ctx.y)])
+        return y
+
+    @staticmethod
+    def backward(ctx, adj_y):
+        adj_x = torch.zeros_like(ctx.x)
+        wp.launch(affine, dim=len(ctx.x), inputs=[wp.from_torch(ctx.x)], outputs=[wp.from_torch(ctx.y)],
+                  adj_inputs=[wp.from_torch(adj_x)], adj_outputs=[wp.from_torch(adj_y)], adjoint=True)
+        return adj_x
+
+
+def test_incoming_gradient_shared_by_two_custom_ops_reaches_both():
+    """torch hands the same gradient tensor to both operands of an addition: the first op's
+    adjoint launch must not consume it before the second reads it."""
+    w = torch.arange(1.0, 9.0)  # the gradient of the sum: w itself, one tensor for both operands
+    x1 = torch.ones(8, requires_grad=True)
+    x2 = torch.ones(8, requires_grad=True)
+    ((AffineExternalAdjoint.apply(x1) + AffineExternalAdjoint.apply(x2)) * w).sum().backward()
+    np.testing.assert_array_equal(x1.grad.numpy(), -2.0 * w.numpy())
+    np.testing.assert_array_equal(x2.grad.numpy(), -2.0 * w.numpy())
+
+
+def test_caller_gradient_outputs_are_left_unchanged():
+    grad_out = torch.arange(32, dtype=torch.float32)[::2]  # non-contiguous, as in torch.autograd.grad
+    expected_grad_out = grad_out.clone()
+    for _ in range(3):
+        x = torch.ones(16, requires_grad=True)
+        (grad,) = torch.autograd.grad(AffineExternalAdjoint.apply(x), (x,), grad_outputs=grad_out)
+        np.testing.assert_array_equal(grad.numpy(), -2.0 * expected_grad_out.numpy())
+        np.testing.assert_array_equal(grad_out.numpy(), expected_grad_out.numpy())

@@ -20,7 +20,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from warp.extending import array as _array, ArrayDescriptor, get_plugin_manager, hookimpl, clone, launch
+from warp.extending import (
+    array as _array, ArrayDescriptor, get_plugin_manager, hookimpl, clone, launch_adjoint,
+)
 
 from warp_autodiff.array_access import Root, kernel_access
 from warp_autodiff.tape_graph import tape_to_dot
@@ -273,7 +275,7 @@ class Tape:
             adj_outputs = [self.get_adjoint(a) for a in outputs]
             primal = record.primal if record is not None else inputs + outputs
             n = len(inputs)
-            launch(kernel, dim, primal[:n], primal[n:], adj_inputs, adj_outputs, device=device, adjoint=True)
+            launch_adjoint(kernel, dim, primal[:n], primal[n:], adj_inputs, adj_outputs, device=device)
 
     def get_adjoint(self, a: Any) -> Any:
         """The adjoint argument for launch argument ``a``: its gradient, ``None``, or ``a`` itself."""

@@ -26,6 +26,11 @@ from warp.arrays import (
     from_numpy,
     full,
     full_like,
+    indexedarray,
+    indexedarray1d,
+    indexedarray2d,
+    indexedarray3d,
+    indexedarray4d,
     ones,
     ones_like,
     zeros,
@@ -149,6 +154,8 @@ from warp.types.composite import matrix as _matrix_type, vector as _vector_type 
 # NVIDIA Warp defines the array classes in warp.types; ours live above the type system
 types.array, types.array1d, types.array2d = array, array1d, array2d
 types.array3d, types.array4d = array3d, array4d
+types.indexedarray, types.indexedarray1d, types.indexedarray2d = indexedarray, indexedarray1d, indexedarray2d
+types.indexedarray3d, types.indexedarray4d = indexedarray3d, indexedarray4d
 
 
 

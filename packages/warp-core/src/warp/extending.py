@@ -132,7 +132,7 @@ from warp.arrays.layout import (
 from warp.decorators import func
 from warp.kernels import Kernel
 from warp.runtime.devices import Device, get_device
-from warp.runtime.launch import launch
+from warp.runtime.launch import launch, launch_adjoint
 
 # --- errors --------------------------------------------------------------------------------
 from warp.errors import SourceLoc, WarpCodegenError, WarpCodegenTypeError, WarpCodegenValueError
@@ -164,7 +164,7 @@ __all__ = [
     # runtime shims
     "clone", "zeros_like", "array", "ArrayDescriptor", "make_descriptor", "from_dlpack", "wrap_memory",
     "contiguous_strides", "element_info", "fold_element_dims", "is_generic_dtype", "resolve_dtype",
-    "func", "Kernel", "Device", "get_device", "launch",
+    "func", "Kernel", "Device", "get_device", "launch", "launch_adjoint",
     # errors
     "SourceLoc", "WarpCodegenError", "WarpCodegenTypeError", "WarpCodegenValueError",
 ]

@@ -53,10 +53,6 @@ _AOT = NotProvided(
     "ahead-of-time module compilation and link-time-optimized (LTO) libraries are not provided",
     "kernels compile on first launch and are cached on disk (wp.config.kernel_cache_dir)",
 )
-_INDEXED = NotProvided(
-    "indexed arrays are not provided",
-    "pass the wp.array and an index array to the kernel and read arr[idx[i]]",
-)
 _FABRIC = NotProvided(
     "Omniverse Fabric arrays are not provided",
     "copy the data into a wp.array (e.g. through NumPy or DLPack)",
@@ -118,9 +114,6 @@ NAMES: dict[str, NotProvided] = {
         "texture_sample",
     ], _TEXTURES),
     **dict.fromkeys(["compile_aot_module", "load_aot_module"], _AOT),
-    **dict.fromkeys([
-        "indexedarray", "indexedarray1d", "indexedarray2d", "indexedarray3d", "indexedarray4d",
-    ], _INDEXED),
     **dict.fromkeys([
         "fabricarray", "fabricarrayarray", "indexedfabricarray", "indexedfabricarrayarray",
     ], _FABRIC),

@@ -4,6 +4,7 @@ from warp.compiler.frontend.kernel_forms import ARRAY_FUNCTION_FORMS, register_k
 
 from warp.arrays.annotations import array1d, array2d, array3d, array4d
 from warp.arrays.array import array
+from warp.arrays.indexed import indexedarray, indexedarray1d, indexedarray2d, indexedarray3d, indexedarray4d
 from warp.arrays.creation import (
     as_array,
     clone,
@@ -36,6 +37,11 @@ __all__ = [
     "empty",
     "empty_like",
     "from_numpy",
+    "indexedarray",
+    "indexedarray1d",
+    "indexedarray2d",
+    "indexedarray3d",
+    "indexedarray4d",
     "full",
     "full_like",
     "ones",

@@ -24,6 +24,7 @@ from warp.arrays.copying import copy_elements
 from warp.arrays.cuda_interface import export_interface, import_interface
 from warp.arrays.dlpack_export import dl_device_of, dlpack_method
 from warp.arrays.conversion import element_value, is_bfloat16_element, prepare_data, value_to_numpy
+from warp.arrays.indexed import has_index_arrays, indexed_view
 from warp.arrays.indexing import resolve_index
 from warp.arrays.layout import (
     contiguous_strides,
@@ -237,6 +238,15 @@ class array(ArithmeticOperators):
         view._grad = grad
         view._update_desc()
         return view
+
+    def _new(self, shape: tuple[int, ...]) -> array:
+        """A new uninitialized contiguous array of this dtype and ``shape`` on this device."""
+        a = array.__new__(array)
+        a._grad = None
+        a._requires_grad = False
+        a._init_new(self._dtype, shape, self._device, zero=False)
+        a._update_desc()
+        return a
 
     def _alloc_grad(self) -> None:
         grad = array.__new__(array)
@@ -490,6 +500,8 @@ class array(ArithmeticOperators):
 
     def __getitem__(self, key: Any) -> Any:
         self._check_concrete("indexing")
+        if has_index_arrays(key):  # a[idx] with wp.array indices: a wp.indexedarray
+            return indexed_view(self, key)
         r = resolve_index(key, self._shape, self._strides)
         if r.element is not None:
             return element_value(self._dtype, self._storage()[r.element], self)

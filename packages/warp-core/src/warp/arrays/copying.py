@@ -12,6 +12,7 @@ import numpy as np
 
 from warp.arrays.capture_guard import refuse_while_capturing
 from warp.arrays.conversion import is_bfloat16_element
+from warp.arrays.indexed import host_values, indexedarray, store_host_values
 from warp.arrays.layout import element_info
 from warp.errors import ArrayCopyError
 from warp.plugins.manager import get_plugin_manager
@@ -74,6 +75,33 @@ def copy_elements(dest: Any, src: Any, dest_offset: int = 0, src_offset: int = 0
         dest._upload(d.reshape(dest.shape + element_info(dest.dtype).inner_shape))
 
 
+def copy_indexed(dest: Any, src: Any, dest_offset: int = 0, src_offset: int = 0, count: int = 0) -> None:
+    """``wp.copy`` where one side (or both) is a ``wp.indexedarray``: whole arrays of one shape,
+    gathered from the source and scattered into the destination (any devices). Offsets and
+    counts are refused (an indexed array has no flat element order to count in)."""
+    if dest_offset or src_offset or count:
+        raise ArrayCopyError(
+            "copy: offsets and count are not supported when copying indexed arrays (as for NVIDIA Warp's "
+            "indexed or Fabric arrays); copy whole arrays, or index the base array's view"
+        )
+    if dest.shape != src.shape:
+        raise ArrayCopyError(
+            f"copy: indexed arrays are copied whole and must have the same shape, got destination "
+            f"shape={dest.shape}, source shape={src.shape}"
+        )
+    if dest.size == 0:
+        return
+    for device in {dest.device, src.device}:
+        refuse_while_capturing(device, "wp.copy() of an indexed array")
+    info = element_info(dest.dtype)
+    values = np.empty(dest.shape + info.inner_shape, dtype=info.np_dtype)
+    _copy_values(values, host_values(src), dest, src)  # converted to the destination's storage
+    if isinstance(dest, indexedarray):
+        dest._scatter(values, "wp.copy()")
+    else:
+        store_host_values(dest, values)
+
+
 def _copy_strided(dest: Any, src: Any, dest_offset: int, src_offset: int, count: int) -> None:
     """``copy`` where one array is not contiguous: whole arrays of one shape, or windows of 1-d ones."""
     whole = not (dest_offset or src_offset or count)
@@ -131,4 +159,4 @@ def _copy_values(d: np.ndarray, s: np.ndarray, dest: Any, src: Any) -> None:
         ) from None
 
 
-__all__ = ["copy_elements"]
+__all__ = ["copy_elements", "copy_indexed"]

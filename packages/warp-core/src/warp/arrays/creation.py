@@ -8,7 +8,8 @@ import numpy as np
 
 from warp.arrays.array import array
 from warp.arrays.conversion import as_numpy
-from warp.arrays.copying import copy_elements
+from warp.arrays.copying import copy_elements, copy_indexed
+from warp.arrays.indexed import indexedarray
 from warp.arrays.layout import infer_scalar_dtype, normalize_shape, resolve_dtype
 from warp.plugins.manager import get_plugin_manager
 from warp.runtime.devices import get_device
@@ -102,6 +103,8 @@ def ones(shape: Any = 0, dtype: Any = float, device: Any = None, requires_grad: 
 
 
 def _like(src: array, device: Any, requires_grad: bool | None) -> tuple[Any, bool]:
+    if isinstance(src, indexedarray) and src.data is not None:  # an array of its shape and dtype
+        return src.device if device is None else device, bool(requires_grad)
     if not isinstance(src, array) or src._is_annotation:
         raise TypeError(f"expected a warp array, got {type(src).__name__}")
     device = src.device if device is None else device
@@ -135,6 +138,10 @@ def full_like(src: array, value: Any, device: Any = None, requires_grad: bool | 
 def clone(src: array, device: Any = None, requires_grad: bool | None = None) -> array:
     """A contiguous copy of ``src`` (on ``device``, default ``src.device``)."""
     device, requires_grad = _like(src, device, requires_grad)
+    if isinstance(src, indexedarray):
+        dest = empty(src.shape, src.dtype, device, requires_grad)
+        copy_indexed(dest, src)
+        return dest
     return src._clone(device, requires_grad)
 
 
@@ -151,6 +158,14 @@ def copy(dest: array, src: array, dest_offset: int = 0, src_offset: int = 0, cou
     more dimensions are copied whole and must have the same shape. On a recording ``wp.Tape`` the
     copy is differentiable (the destination window's gradient moves to the source window).
     """
+    if isinstance(dest, indexedarray) or isinstance(src, indexedarray):
+        for a, name in ((dest, "dest"), (src, "src")):
+            if not isinstance(a, indexedarray):
+                _check_array(a, name)
+            elif a.data is None:
+                raise TypeError(f"copy: {name} is an indexedarray type description without data")
+        copy_indexed(dest, src, dest_offset, src_offset, count)
+        return
     _check_array(dest, "dest")
     _check_array(src, "src")
     copy_elements(dest, src, dest_offset, src_offset, count)

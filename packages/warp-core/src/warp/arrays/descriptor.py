@@ -126,3 +126,21 @@ def retained_adjoint(grad: array) -> ArrayDescriptor:
     field holding :data:`ADJOINT_RETAIN_MARK` so that the adjoints of stores leave it in place."""
     return make_descriptor(grad._ptr or 0, grad.shape, grad.strides, grad.dtype, grad.device, owner=grad,
                            grad_ptr=ADJOINT_RETAIN_MARK)
+
+
+def is_own_gradient(a: Any, g: array) -> bool:
+    """True if adjoint ``g`` is the gradient of forward argument ``a`` (``a.grad``; for a
+    descriptor, memory at the gradient address it carries)."""
+    if isinstance(a, ArrayDescriptor):
+        return bool(a._grad_ptr) and g._ptr == a._grad_ptr
+    return isinstance(a, array) and g is a.grad
+
+
+def caller_adjoint(a: Any, g: Any) -> Any:
+    """The adjoint argument for an adjoint ``g`` a caller gives for forward argument ``a``: a
+    gradient array that is not ``a``'s own is marked retained (stores' adjoints read it and
+    leave it in place: it is the caller's buffer, e.g. a framework's incoming gradient)."""
+    if isinstance(g, array) and g._ptr is not None and not is_own_gradient(a, g):
+        return retained_adjoint(g)
+    return g
+

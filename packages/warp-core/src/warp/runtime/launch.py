@@ -10,7 +10,7 @@ from typing import Any, Sequence
 
 from warp import config
 from warp.arrays import array as Array
-from warp.arrays.descriptor import ArrayDescriptor, adjoint_of, retained_adjoint
+from warp.arrays.descriptor import ArrayDescriptor, adjoint_of, is_own_gradient, retained_adjoint
 from warp.errors import LaunchTypeError, WarpCodegenError
 from warp.kernels import Kernel
 from warp.plugins import manager as _plugins
@@ -55,16 +55,17 @@ def launch(
     blocks when positive; a grid-stride loop in the kernel covers the launch) shape CUDA
     launches; CPU launches accept and ignore them.
     """
-    if adjoint:  # None (or no adjoints at all): an array argument's own .grad, as in NVIDIA Warp
-        adj_inputs = default_adjoints(inputs, adj_inputs)
-        adj_outputs = default_adjoints(outputs, adj_outputs)
+    if adjoint and not record_cmd:
+        launch_adjoint(kernel, dim, inputs, outputs, adj_inputs, adj_outputs, device=device, stream=stream,
+                       block_dim=block_dim, max_blocks=max_blocks, keep_given=True)
+        return None
     if record_cmd:
         params = [*inputs, *outputs]
-        if adjoint:
-            params += [*adj_inputs, *adj_outputs]
+        if adjoint:  # None (or no adjoints at all): an array argument's own .grad, as in NVIDIA Warp
+            params += [*default_adjoints(inputs, adj_inputs), *default_adjoints(outputs, adj_outputs)]
         return Launch(kernel, device, params=params, bounds=dim, max_blocks=max_blocks, block_dim=block_dim,
                       adjoint=adjoint)
-    if _plugins.records_launches() and record_tape and not adjoint:
+    if _plugins.records_launches() and record_tape:
         cancels = _plugins.get_plugin_manager().hook.warp_record_launch(
             kernel=kernel, dim=dim, inputs=inputs, outputs=outputs, device=devices.get_device(device)
         )
@@ -76,29 +77,6 @@ def launch(
                 if cancel is not None:
                     cancel()
             raise
-    if adjoint:
-        custom = kernel.custom_adjoint if isinstance(kernel, Kernel) else None
-        if custom is not None:  # a kernel whose adjoint is computed by other launches (wp.matmul)
-            custom(dim, list(inputs), list(outputs), list(adj_inputs), list(adj_outputs), device, stream)
-            return
-        fwd = [*inputs, *outputs]
-        adj_launcher = get_launcher(kernel, device, adjoint=True, args=fwd)
-        adj = [*adj_inputs, *adj_outputs]
-        if len(adj) != len(fwd):
-            raise LaunchTypeError(
-                f"kernel '{kernel.name}': adjoint launch needs one adjoint argument per argument "
-                f"({len(fwd)}), got {len(adj)}"
-            )
-        # None left (an array without .grad, a value parameter): no adjoint, a null gradient
-        # array or zero for a value (whose adjoint the kernel ignores).
-        adj = [_zero_adjoint(t) if a is None else a for a, t in zip(adj, adj_launcher.kernel.arg_types)]
-        n_in = len(adj_inputs)
-        adj[n_in:] = [_unaliased(a) for a in adj[n_in:]]
-        for k, a in enumerate(fwd):  # retain_grad: stores' adjoints leave the gradient in place
-            if isinstance(a, Array) and a._retain_grad and adj[k] is a.grad and a.grad is not None:
-                adj[k] = retained_adjoint(a.grad)
-        adj_launcher.launch([*fwd, *adj], dim, stream, _blocks(block_dim, max_blocks))
-        return
     try:
         key = device if device.__class__ is str or device is None else device.alias
         launcher = kernel._launchers.get(key)
@@ -119,6 +97,57 @@ def launch(
         checked_launch(launcher, args, dim, stream, blocks)
         return
     launcher.launch(args, dim, stream, blocks)
+
+
+def launch_adjoint(
+    kernel: Any,
+    dim: Any,
+    inputs: Sequence[Any],
+    outputs: Sequence[Any],
+    adj_inputs: Sequence[Any] = (),
+    adj_outputs: Sequence[Any] = (),
+    device: Any = None,
+    stream: Any = None,
+    block_dim: int = DEFAULT_BLOCK_DIM,
+    max_blocks: int = 0,
+    keep_given: bool = False,
+) -> None:
+    """Run the adjoint of ``kernel`` (what ``wp.launch(..., adjoint=True)`` does).
+
+    ``adj_inputs``/``adj_outputs`` match ``inputs``/``outputs``; ``None`` (or none at all) stands
+    for an array argument's own ``.grad``. The adjoint of a store consumes (zeroes) the adjoint
+    element it reads, except in the gradient of a ``retain_grad`` array and, with ``keep_given``
+    (``wp.launch``, ``wp.Launch``), in an adjoint that is not the argument's own ``.grad``: the
+    caller's buffer (a framework's incoming gradient, which may be shared with other
+    consumers). The tape passes ``keep_given=False``: its adjoints are the gradients it
+    propagates (to arguments that may be its saved copies).
+    """
+    adj_inputs = default_adjoints(inputs, adj_inputs)
+    adj_outputs = default_adjoints(outputs, adj_outputs)
+    custom = kernel.custom_adjoint if isinstance(kernel, Kernel) else None
+    if custom is not None:  # a kernel whose adjoint is computed by other launches (wp.matmul)
+        custom(dim, list(inputs), list(outputs), list(adj_inputs), list(adj_outputs), device, stream)
+        return
+    fwd = [*inputs, *outputs]
+    adj_launcher = get_launcher(kernel, device, adjoint=True, args=fwd)
+    adj = [*adj_inputs, *adj_outputs]
+    if len(adj) != len(fwd):
+        raise LaunchTypeError(
+            f"kernel '{kernel.name}': adjoint launch needs one adjoint argument per argument "
+            f"({len(fwd)}), got {len(adj)}"
+        )
+    # None left (an array without .grad, a value parameter): no adjoint, a null gradient
+    # array or zero for a value (whose adjoint the kernel ignores).
+    adj = [_zero_adjoint(t) if a is None else a for a, t in zip(adj, adj_launcher.kernel.arg_types)]
+    for k, (a, g) in enumerate(zip(fwd, adj)):
+        if not isinstance(g, Array) or g._ptr is None:
+            continue
+        own = is_own_gradient(a, g)
+        if (keep_given and not own) or (own and isinstance(a, Array) and a._retain_grad):
+            adj[k] = retained_adjoint(g)  # stores' adjoints leave it in place
+        elif k >= len(adj_inputs):
+            adj[k] = _unaliased(g)
+    adj_launcher.launch([*fwd, *adj], dim, stream, _blocks(block_dim, max_blocks))
 
 
 def default_adjoints(args: Sequence[Any], adjoints: Sequence[Any]) -> list[Any]:

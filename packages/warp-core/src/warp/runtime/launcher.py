@@ -31,6 +31,7 @@ from warp import config
 from warp.arrays import array as Array
 from warp.arrays import as_array
 from warp.arrays.descriptor import ArrayDescriptor
+from warp.arrays.indexed import indexedarray
 from warp.compiler.abi import HEADER_SIZE, VECTOR_ALIGNMENT, buffer_format, decode_error_record, params_format
 from warp.kernels import Kernel
 from warp.errors import LaunchTypeError, LaunchValueError, SourceLoc
@@ -468,6 +469,12 @@ class Launcher:
         """Wrap a NumPy / array-interface object zero-copy; never convert its dtype silently."""
         import numpy as np
 
+        if isinstance(value, indexedarray):  # its NumPy form is a gathered copy: writes would be lost
+            raise LaunchTypeError(
+                f"{where}: indexed arrays (wp.indexedarray, a[index_array]) cannot be kernel arguments here; "
+                "pass the data array and its index arrays and read data[idx[i]] in the kernel, or pass "
+                ".contiguous() (a gathered copy) for reading"
+            )
         converted = get_plugin_manager().hook.warp_convert_array(obj=value, dtype=t.dtype, device=self.device)
         if converted is not None:
             return self.convert_one(name, t, converted)

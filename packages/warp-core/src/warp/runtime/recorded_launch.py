@@ -14,7 +14,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from warp.arrays.array import array
-from warp.arrays.descriptor import adjoint_of, descriptor_from_bytes
+from warp.arrays.descriptor import adjoint_of, caller_adjoint, descriptor_from_bytes
 from warp.errors import LaunchTypeError
 from warp.runtime import devices
 from warp.runtime.launch_plan import LaunchPlan
@@ -96,6 +96,8 @@ class Launch:
         """Set the kernel argument at ``index`` (of the adjoint arguments with ``adjoint=True``)."""
         slot = self._index(index, adjoint)
         launcher = self._launcher
+        if adjoint:  # the caller's buffer unless it is the argument's own .grad (see caller_adjoint)
+            value = caller_adjoint(self._params[slot - len(self.kernel.arg_names)], value)
         self._params[slot] = launcher.convert_one(launcher.names[slot], launcher.types[slot], value)
         self._buffer = None
         if adjoint:
@@ -123,6 +125,9 @@ class Launch:
         launcher = self._launcher
         if len(values) != len(launcher.types):
             launcher.convert(values)  # raises the launch's own error naming the missing parameters
+        if self.adjoint:  # adjoints other than the arguments' own .grad: the caller's buffers
+            n = len(self.kernel.arg_names)
+            values[n:] = [caller_adjoint(a, g) for a, g in zip(values[:n], values[n:])]
         self._params = launcher.convert(values)
         self._buffer = None
 

@@ -21,3 +21,8 @@ array1d: Any
 array2d: Any
 array3d: Any
 array4d: Any
+indexedarray: Any
+indexedarray1d: Any
+indexedarray2d: Any
+indexedarray3d: Any
+indexedarray4d: Any
