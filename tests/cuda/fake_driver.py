@@ -41,6 +41,8 @@ from warp.types.array_type import ADJOINT_RETAIN_MARK, ArrayType
 
 OK = real.CUresult.CUDA_SUCCESS
 ERR = real.CUresult
+#: the legacy default stream: handle 0 (NULL) or ``CU_STREAM_LEGACY``
+_LEGACY_HANDLES = (0, int(real.CU_STREAM_LEGACY))
 
 #: The stand-in's cubins: an ELF magic, then ``arch, driver version, entries`` and a checksum.
 FAKE_CUBIN_MAGIC = b"\x7fELF-fake-cubin\0"
@@ -99,6 +101,12 @@ class FakeDriver:
         self.capture_graph: dict[int, int] = {}
         #: instantiated graphs: a snapshot of the graph's operations when instantiated
         self.graph_execs: dict[int, list[Callable[[], None]]] = {}
+        #: capturing streams whose capture a forbidden call invalidated (their end fails)
+        self.invalidated: set[int] = set()
+        #: events recorded on a capturing stream: event -> (graph, stream)
+        self.capture_events: dict[int, tuple[int, int]] = {}
+        #: streams forked into another stream's capture (by waiting on its event) -> joined back
+        self.forked: dict[int, bool] = {}
         self.peer_enabled: set[tuple[int, int]] = set()
         self.pool_access: dict[tuple[int, int], int] = {}
         self.current_context: int | None = None
@@ -118,6 +126,9 @@ class FakeDriver:
         self.launches.clear()
         self.capturing.clear()
         self.capture_graph.clear()
+        self.invalidated.clear()
+        self.capture_events.clear()
+        self.forked.clear()
         self.peer_enabled.clear()
         self.pool_access.clear()
         self.current_context = None
@@ -131,12 +142,40 @@ class FakeDriver:
     def _log(self, name: str) -> None:
         self.calls.append(name)
 
-    def _run(self, stream: Any, op: Callable[[], None]) -> None:
-        ops = self.capturing.get(int(stream))
+    def _run(self, stream: Any, op: Callable[[], None]) -> tuple:
+        """Run ``op`` on ``stream`` now, or record it while the stream captures a graph.
+
+        Work on a legacy default stream while a capture runs is refused (the real driver
+        invalidates the capture: the legacy stream synchronizes with every blocking stream), as
+        is work on a stream whose capture was invalidated."""
+        handle = int(stream)
+        if handle in self.invalidated:
+            return (ERR.CUDA_ERROR_STREAM_CAPTURE_INVALIDATED,)
+        if handle in _LEGACY_HANDLES and self.capturing:
+            self._invalidate_captures()
+            return (ERR.CUDA_ERROR_STREAM_CAPTURE_IMPLICIT,)
+        ops = self.capturing.get(handle)
         if ops is not None:
             ops.append(op)
         else:
             op()
+        return (OK,)
+
+    def _invalidate_captures(self) -> None:
+        """A call not allowed during stream capture was made: every capture fails at its end
+        (the stand-in runs one host thread, so thread-local captures are all of them)."""
+        self.invalidated.update(self.capturing)
+
+    def _capture_unsafe(self, call: str, *, violation: bool = False) -> bool:
+        """True (and the running captures invalidated) when ``call``, which the driver does not
+        allow while a stream capture runs, is made during one; ``violation`` also records it
+        (calls made from finalizers, whose result warp cannot act on)."""
+        if not self.capturing:
+            return False
+        self._invalidate_captures()
+        if violation:
+            self.violations.append(f"{call} during a graph capture")
+        return True
 
     # -- init and devices ---------------------------------------------------------------------
     def cuInit(self, flags: int):
@@ -189,6 +228,8 @@ class FakeDriver:
         return (OK,)
 
     def cuCtxSynchronize(self):
+        if self._capture_unsafe("cuCtxSynchronize"):
+            return (ERR.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,)
         self._log("cuCtxSynchronize")
         return (OK,)
 
@@ -342,8 +383,7 @@ class FakeDriver:
             with self._opened(d, nbytes), self._opened(s, nbytes):
                 ctypes.memmove(d, s, nbytes)
 
-        self._run(stream, op)
-        return (OK,)
+        return self._run(stream, op)
 
     def _memset(self, dst: Any, value: int, count: int, stream: Any, ctype: Any):
         assert isinstance(dst, real.CUdeviceptr) and isinstance(stream, real.CUstream)
@@ -354,8 +394,7 @@ class FakeDriver:
             with self._opened(address, count * ctypes.sizeof(ctype)):
                 np.ctypeslib.as_array((ctype * count).from_address(address))[:] = value
 
-        self._run(stream, op)
-        return (OK,)
+        return self._run(stream, op)
 
     def cuMemsetD8Async(self, dst: Any, value: int, count: int, stream: Any):
         return self._memset(dst, value, count, stream, ctypes.c_uint8)
@@ -365,6 +404,34 @@ class FakeDriver:
 
     def cuMemsetD32Async(self, dst: Any, value: int, count: int, stream: Any):
         return self._memset(dst, value, count, stream, ctypes.c_uint32)
+
+    def _memset2d(self, dst: Any, pitch: int, value: int, width: int, height: int, stream: Any, ctype: Any):
+        """``height`` rows of ``width`` values, ``pitch`` bytes apart (the driver's 2D memset)."""
+        assert isinstance(dst, real.CUdeviceptr) and isinstance(stream, real.CUstream)
+        size = ctypes.sizeof(ctype)
+        address = int(dst)
+        assert address % size == 0 and pitch % size == 0, "misaligned 2D memset"
+        assert width >= 1 and height >= 1 and (height == 1 or pitch >= width * size)
+        extent = (height - 1) * pitch + width * size
+        self._check_range(address, extent)
+
+        def op() -> None:
+            with self._opened(address, extent):
+                rows = np.ctypeslib.as_array((ctypes.c_uint8 * extent).from_address(address))
+                for r in range(height):
+                    row = rows[r * pitch : r * pitch + width * size].view(np.dtype(ctype))
+                    row[:] = value
+
+        return self._run(stream, op)
+
+    def cuMemsetD2D8Async(self, dst: Any, pitch: int, value: int, width: int, height: int, stream: Any):
+        return self._memset2d(dst, pitch, value, width, height, stream, ctypes.c_uint8)
+
+    def cuMemsetD2D16Async(self, dst: Any, pitch: int, value: int, width: int, height: int, stream: Any):
+        return self._memset2d(dst, pitch, value, width, height, stream, ctypes.c_uint16)
+
+    def cuMemsetD2D32Async(self, dst: Any, pitch: int, value: int, width: int, height: int, stream: Any):
+        return self._memset2d(dst, pitch, value, width, height, stream, ctypes.c_uint32)
 
     # -- streams and events -------------------------------------------------------------------
     def cuStreamCreate(self, flags: int):
@@ -384,17 +451,39 @@ class FakeDriver:
 
     def cuStreamSynchronize(self, stream: Any):
         assert isinstance(stream, real.CUstream)
-        if int(stream) in self.capturing:
+        if int(stream) in self.capturing or (int(stream) in _LEGACY_HANDLES and self.capturing):
+            self._invalidate_captures()
             return (ERR.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,)
         self._log("cuStreamSynchronize")
         return (OK,)
 
     def cuStreamQuery(self, stream: Any):
+        if int(stream) in self.capturing:
+            self._invalidate_captures()
+            return (ERR.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,)
         return (OK,)
 
     def cuStreamWaitEvent(self, stream: Any, event: Any, flags: int):
+        """A stream waiting on an event recorded during a capture joins that capture (a fork);
+        a capturing stream waiting on an event a forked stream recorded joins it back."""
         assert isinstance(stream, real.CUstream) and isinstance(event, real.CUevent)
         self._log(f"wait {int(stream)} {int(event)}")
+        handle = int(stream)
+        captured = self.capture_events.get(int(event))
+        if captured is not None:
+            graph, source = captured
+            if handle not in self.capturing:
+                if handle in _LEGACY_HANDLES:
+                    self._invalidate_captures()
+                    return (ERR.CUDA_ERROR_STREAM_CAPTURE_IMPLICIT,)
+                self.capturing[handle] = self.graphs[graph]
+                self.capture_graph[handle] = graph
+                self.forked[handle] = False
+            elif self.capture_graph[handle] != graph:
+                self._invalidate_captures()
+                return (ERR.CUDA_ERROR_STREAM_CAPTURE_ISOLATION,)
+            elif source in self.forked and source != handle:
+                self.forked[source] = True
         return (OK,)
 
     def cuEventCreate(self, flags: int):
@@ -403,12 +492,26 @@ class FakeDriver:
     def cuEventRecord(self, event: Any, stream: Any):
         assert isinstance(stream, real.CUstream) and isinstance(event, real.CUevent)
         self._log(f"record {int(event)} {int(stream)}")
+        handle = int(stream)
+        if handle in _LEGACY_HANDLES and self.capturing:
+            self._invalidate_captures()
+            return (ERR.CUDA_ERROR_STREAM_CAPTURE_IMPLICIT,)
+        if handle in self.capturing:
+            self.capture_events[int(event)] = (self.capture_graph[handle], handle)
+        else:
+            self.capture_events.pop(int(event), None)
         return (OK,)
 
     def cuEventQuery(self, event: Any):
+        if int(event) in self.capture_events:
+            self._invalidate_captures()
+            return (ERR.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,)
         return (OK,)
 
     def cuEventSynchronize(self, event: Any):
+        if int(event) in self.capture_events:
+            self._invalidate_captures()
+            return (ERR.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,)
         return (OK,)
 
     def cuEventElapsedTime(self, start: Any, end: Any):
@@ -512,6 +615,8 @@ class FakeDriver:
         return (OK, real.CUfunction(handle))
 
     def cuModuleUnload(self, module: Any):
+        if self._capture_unsafe("cuModuleUnload", violation=True):
+            return (ERR.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,)
         self.modules.pop(int(module), None)
         return (OK,)
 
@@ -538,8 +643,7 @@ class FakeDriver:
             with self.arena.opened():
                 entry(args, 0, n)
 
-        self._run(stream, op)
-        return (OK,)
+        return self._run(stream, op)
 
     def _check_arguments(self, symbol: str, args: bytes) -> None:
         """Every array argument's data (and gradient) pointer is null or device-accessible memory:
@@ -570,6 +674,8 @@ class FakeDriver:
         assert isinstance(mode, real.CUstreamCaptureMode)
         if int(stream) in self.capturing:
             return (ERR.CUDA_ERROR_ILLEGAL_STATE,)
+        if int(stream) in _LEGACY_HANDLES:
+            return (ERR.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,)
         graph = next(self._ids)
         self.graphs[graph] = self.capturing[int(stream)] = []
         self.capture_graph[int(stream)] = graph
@@ -626,7 +732,27 @@ class FakeDriver:
         ops = self.capturing.pop(int(stream), None)
         if ops is None:
             return (ERR.CUDA_ERROR_ILLEGAL_STATE, None)
-        return (OK, real.CUgraph(self.capture_graph.pop(int(stream))))
+        graph = self.capture_graph.pop(int(stream))
+        if int(stream) in self.forked:  # only the stream that began a capture can end it
+            self.capturing[int(stream)], self.capture_graph[int(stream)] = ops, graph
+            self._invalidate_captures()
+            return (ERR.CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD, None)
+        unjoined = False
+        for other in [h for h, g in self.capture_graph.items() if g == graph]:
+            unjoined = unjoined or not self.forked.pop(other, True)
+            self.capturing.pop(other, None)
+            self.capture_graph.pop(other, None)
+            self.invalidated.discard(other)
+        for event in [e for e, (g, _) in self.capture_events.items() if g == graph]:
+            del self.capture_events[event]
+        if unjoined and int(stream) not in self.invalidated:
+            self.graphs.pop(graph, None)
+            return (ERR.CUDA_ERROR_STREAM_CAPTURE_UNJOINED, None)
+        if int(stream) in self.invalidated:
+            self.invalidated.discard(int(stream))
+            self.graphs.pop(graph, None)
+            return (ERR.CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, None)
+        return (OK, real.CUgraph(graph))
 
     def cuGraphInstantiate(self, graph: Any, flags: int):
         if int(graph) in self.capture_graph.values():
@@ -640,12 +766,19 @@ class FakeDriver:
         if ops is None:
             return (ERR.CUDA_ERROR_INVALID_VALUE,)  # destroyed
         for op in ops:
-            self._run(stream, op)
+            result = self._run(stream, op)
+            if result[0] != OK:
+                return result
         return (OK,)
 
     def cuGraphExecDestroy(self, graph_exec: Any):
+        # it waits for the graph's launches to finish: the driver refuses it during a capture
+        if self._capture_unsafe("cuGraphExecDestroy", violation=True):
+            return (ERR.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,)
         self.graph_execs.pop(int(graph_exec), None)
         return (OK,)
 
     def cuGraphDestroy(self, graph: Any):
+        if self._capture_unsafe("cuGraphDestroy", violation=True):
+            return (ERR.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,)
         return (OK,)

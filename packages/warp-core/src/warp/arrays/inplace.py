@@ -52,6 +52,10 @@ def zero(arr: array) -> None:
         nbytes = arr._size * arr._info.itemsize
         get_target(arr._device).memset(arr._device, arr._ptr, 0, nbytes, keep=arr)
         return
+    pattern = bytes(arr._info.itemsize)
+    target = get_target(arr._device)
+    if target.fill_strided(arr._device, arr._ptr, pattern, arr._shape, arr._strides, keep=arr):
+        return
     refuse_while_capturing(arr._device, "zero_() of a non-contiguous array")
     if not arr._device.is_cpu:
         host = arr._storage()
@@ -69,21 +73,25 @@ def fill(arr: array, value: Any) -> None:
     if arr._size == 0:
         return
     info = arr._info
+    target = get_target(arr._device)
     try:
+        element = np.zeros((1, *info.inner_shape), dtype=info.np_dtype)
+        element[0] = value_to_numpy(value, info, arr._dtype)
         if not arr._is_contiguous:
+            pattern = element.tobytes()
+            if target.fill_strided(arr._device, arr._ptr, pattern, arr._shape, arr._strides, keep=arr):
+                return
             refuse_while_capturing(arr._device, "fill_() of a non-contiguous array")
             host = arr._storage()
-            host[...] = value_to_numpy(value, info, arr._dtype)
+            host[...] = element[0]
             if not arr._device.is_cpu:
                 arr._upload(host)
             return
-        element = np.zeros((1, *info.inner_shape), dtype=info.np_dtype)
-        element[0] = value_to_numpy(value, info, arr._dtype)
     except (ValueError, TypeError) as e:
         raise ValueError(
             f"cannot fill an array of dtype {type_repr(arr._dtype)} with {value!r}: {e}"
         ) from None
-    get_target(arr._device).fill(arr._device, arr._ptr, element.tobytes(), arr._size, keep=arr)
+    target.fill(arr._device, arr._ptr, element.tobytes(), arr._size, keep=arr)
 
 
 def assign(arr: array, src: Any) -> None:

@@ -290,6 +290,16 @@ class Target(abc.ABC):
     ) -> None:
         """Write ``pattern`` ``count`` times, back to back, starting at ``ptr``."""
 
+    def fill_strided(
+        self, device: Any, ptr: int, pattern: bytes, shape: tuple[int, ...], strides: tuple[int, ...],
+        stream: Any = None, keep: Any = None,
+    ) -> bool:
+        """Write ``pattern`` into each element of a strided layout (``shape``, byte ``strides``) at
+        ``ptr`` with the target's own memory commands (recorded by a capture), returning True; or
+        do nothing and return False where the target has no such way (the caller fills through
+        host memory instead, which a capture cannot record)."""
+        return False
+
     # -- graph capture ---------------------------------------------------------------------
     # ``wp.capture_begin/end/launch`` (warp.runtime.capture) call these; the commands object is the
     # target's own (the CPU's: a CommandList of host callables; CUDA: may wrap a CUgraph).

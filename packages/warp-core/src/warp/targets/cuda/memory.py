@@ -20,7 +20,7 @@ from __future__ import annotations
 import ctypes
 import threading
 import weakref
-from typing import Any
+from typing import Any, Callable
 
 from warp.targets.cuda import driver as drv
 from warp.targets.cuda.context import device_info, make_current
@@ -35,8 +35,8 @@ _lock = threading.Lock()
 _captures: dict[int, int] = {}
 #: device ordinal -> number of the latest capture begun on it (graph allocations remember it)
 _epochs: dict[int, int] = {}
-#: frees that came while a capture ran on their device: (call, pointer, ordinal, stream object)
-_deferred: list[tuple[str, Any, int, Any]] = []
+#: work that came while a capture ran on its device (-1: on any device): (ordinal, callable)
+_deferred: list[tuple[int, Callable[[], None]]] = []
 
 
 def capture_started(ordinal: int) -> None:
@@ -58,14 +58,27 @@ def capture_ended(ordinal: int) -> None:
 
 
 def release_deferred() -> None:
-    """Free the deferred allocations of devices no capture runs on any more."""
+    """Do the deferred frees (and other deferred work) of devices no capture runs on any more."""
     with _lock:
-        ready = [item for item in _deferred if not _waits(item[2])]
+        ready = [item for item in _deferred if not _waits(item[0])]
         if not ready:
             return
-        _deferred[:] = [item for item in _deferred if _waits(item[2])]
-    for call, ptr, ordinal, stream in ready:
-        _free(call, ptr, ordinal, stream)  # no capture runs on ``ordinal`` now: freed at once
+        _deferred[:] = [item for item in _deferred if _waits(item[0])]
+    for _, work in ready:
+        work()  # no capture runs on its device now: done at once
+
+
+def defer_while_capturing(ordinal: int, work: Callable[[], None]) -> None:
+    """Run ``work`` (a driver call a stream capture does not allow: destroying a graph, unloading
+    a module) now, or once no capture runs on device ``ordinal`` (-1: on any device).
+
+    Finalizers use it: they run whenever the garbage collector does, possibly during a capture,
+    which such a call would invalidate."""
+    with _lock:
+        if _waits(ordinal):
+            _deferred.append((ordinal, work))
+            return
+    work()
 
 
 def _waits(ordinal: int) -> bool:
@@ -99,7 +112,7 @@ def _free(call: str, ptr: Any, ordinal: int, stream: Any = None, epoch: int | No
             in_graph = False
         if not in_graph:
             with _lock:
-                _deferred.append((call, ptr, ordinal, stream))
+                _deferred.append((ordinal, lambda: _free(call, ptr, ordinal, stream)))
             return
     try:  # at interpreter exit the driver may already be shut down
         cu = drv.driver()
@@ -148,35 +161,69 @@ def allocate_pinned(device: Any, nbytes: int, *, zero: bool = False) -> Allocati
     return mem
 
 
+def _word_size(pattern: bytes, ptr: int, pitch: int) -> int:
+    """The widest driver memset unit (4, 2 or 1 bytes) that ``pattern``, ``ptr`` and ``pitch`` align to."""
+    for size in (4, 2):
+        if len(pattern) % size == 0 and ptr % size == 0 and pitch % size == 0:
+            return size
+    return 1
+
+
+def _memset_2d(ptr: int, pitch: int, pattern: bytes, rows: int, stream: Any) -> None:
+    """Write ``pattern`` at ``ptr`` and every ``pitch`` bytes after it, ``rows`` times: one driver 2D
+    memset per word of the pattern (no host staging: graph capture records them as memset nodes)."""
+    cu = drv.driver()
+    unit = _word_size(pattern, ptr, pitch)
+    call = {1: "cuMemsetD2D8Async", 2: "cuMemsetD2D16Async", 4: "cuMemsetD2D32Async"}[unit]
+    memset = getattr(cu, call)
+    for k in range(0, len(pattern), unit):
+        word = int.from_bytes(pattern[k : k + unit], "little")
+        drv.check(memset(cu.CUdeviceptr(ptr + k), pitch, word, 1, rows, stream), call)
+
+
+def _is_repeated_word(pattern: bytes) -> bool:
+    return len(pattern) % 4 == 0 and pattern == pattern[:4] * (len(pattern) // 4)
+
+
 def fill_pattern(ptr: int, pattern: bytes, count: int, stream: Any) -> None:
     """Write ``pattern`` ``count`` times from device address ``ptr`` on ``stream``.
 
     1-, 2- and 4-byte patterns (and longer ones made of one repeated 4-byte word) use the
-    driver's memset; others are written once from the host and doubled with device copies.
+    driver's memset; others one 2D memset per word of the pattern (its pitch the pattern's size).
+    Nothing is staged through host memory, so a graph capture records the fill completely.
     """
     cu = drv.driver()
     size = len(pattern)
     dst = cu.CUdeviceptr(ptr)
     if size == 1:
         drv.check(cu.cuMemsetD8Async(dst, pattern[0], count, stream), "cuMemsetD8Async")
-        return
-    if size == 2:
+    elif size == 2:
         value = int.from_bytes(pattern, "little")
         drv.check(cu.cuMemsetD16Async(dst, value, count, stream), "cuMemsetD16Async")
-        return
-    if size % 4 == 0 and pattern == pattern[:4] * (size // 4):
+    elif _is_repeated_word(pattern) and ptr % 4 == 0:
         value = int.from_bytes(pattern[:4], "little")
         drv.check(cu.cuMemsetD32Async(dst, value, count * size // 4, stream), "cuMemsetD32Async")
+    else:
+        _memset_2d(ptr, size, pattern, count, stream)
+
+
+def fill_strided(
+    ptr: int, pattern: bytes, shape: tuple[int, ...], strides: tuple[int, ...], stream: Any
+) -> None:
+    """Write ``pattern`` into every element of the strided layout (``shape``, byte ``strides``) at
+    ``ptr``: 2D memsets down the longest dimension, one group per position in the others."""
+    if not shape or 0 in shape:
         return
-    host = ctypes.create_string_buffer(pattern, size)
-    drv.check(cu.cuMemcpyAsync(dst, cu.CUdeviceptr(ctypes.addressof(host)), size, stream), "cuMemcpyAsync")
-    drv.check(cu.cuStreamSynchronize(stream), "cuStreamSynchronize")  # host buffer is temporary
-    done = 1
-    while done < count:
-        n = min(done, count - done)
-        target = cu.CUdeviceptr(ptr + done * size)
-        drv.check(cu.cuMemcpyAsync(target, dst, n * size, stream), "cuMemcpyAsync")
-        done += n
+    longest = max(range(len(shape)), key=lambda d: shape[d])
+    rows, pitch = shape[longest], strides[longest]
+    others = [(n, strides[d]) for d, n in enumerate(shape) if d != longest]
+    offsets = [0]
+    for n, stride in others:
+        offsets = [o + i * stride for o in offsets for i in range(n)]
+    if rows == 1:
+        pitch = len(pattern)  # unused by the driver for one row, but must be valid
+    for offset in offsets:
+        _memset_2d(ptr + offset, pitch, pattern, rows, stream)
 
 
 def memory_info(device: Any) -> tuple[int, int]:
@@ -188,5 +235,5 @@ def memory_info(device: Any) -> tuple[int, int]:
 
 __all__ = [
     "allocate_device", "allocate_pinned", "capture_ended", "capture_started", "deferred_count", "device_info",
-    "fill_pattern", "memory_info", "release_deferred",
+    "defer_while_capturing", "fill_pattern", "fill_strided", "memory_info", "release_deferred",
 ]

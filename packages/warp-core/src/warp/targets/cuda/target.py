@@ -50,7 +50,7 @@ from warp.targets.cuda.launching import stream_handle as _stream_handle
 from warp.targets.cuda import memory as cuda_memory
 from warp.targets.cuda.memory import allocate_device
 from warp.targets.cuda.memory import allocate_pinned
-from warp.targets.cuda.memory import fill_pattern
+from warp.targets.cuda.memory import fill_pattern, fill_strided
 from warp.targets.cuda.streams import current_stream
 
 _ENTRY_NAME = re.compile(r'^define ptx_kernel void @"?([\w.$]+)"?\(', re.M)
@@ -87,7 +87,7 @@ class CudaLoadedCode(LoadedCode):
 
     def __init__(self, module: Any, functions: dict[str, Any], device: Any) -> None:
         self.module, self.functions, self.device = module, functions, device
-        weakref.finalize(self, _unload, module, device.ordinal)
+        weakref.finalize(self, cuda_memory.defer_while_capturing, -1, lambda: _unload(module, device.ordinal))
 
     def entry(self, symbol: str) -> CudaEntry:
         return CudaEntry(self.functions[symbol], self, symbol)
@@ -165,7 +165,10 @@ class CudaGraph(CommandList):
         self.resume_after: list[Any] | None = None
         #: whether a resumed capture is recording into the graph now
         self.recording = False
-        weakref.finalize(self, _destroy_graph, self._handles, device.ordinal)
+        # (destroying a graph waits for its launches: not allowed while this thread captures one)
+        handles, ordinal = self._handles, device.ordinal
+        destroy = lambda: _destroy_graph(handles, ordinal)  # noqa: E731 - holds no reference to self
+        weakref.finalize(self, cuda_memory.defer_while_capturing, -1, destroy)
 
     @property
     def graph(self) -> Any:
@@ -355,6 +358,26 @@ class CudaTarget(Target):
         if count > 0 and pattern:
             make_current(device.ordinal)
             fill_pattern(ptr, pattern, count, _stream_handle(device, stream))
+
+    #: at most this many driver memsets for a strided fill outside a capture (else the caller's
+    #: host path is faster); a capture takes any number (it has no other way to record the fill)
+    max_strided_fill_calls = 4096
+
+    def fill_strided(
+        self, device: Any, ptr: int, pattern: bytes, shape: tuple[int, ...], strides: tuple[int, ...],
+        stream: Any = None, keep: Any = None,
+    ) -> bool:
+        if not pattern or any(s <= 0 for s, n in zip(strides, shape) if n > 1):
+            return False
+        size = 1
+        for n in shape:
+            size *= n
+        calls = size // max(shape, default=1) * len(pattern)  # at most: one memset per byte
+        if calls > self.max_strided_fill_calls and not self.is_capturing(device, stream):
+            return False
+        make_current(device.ordinal)
+        fill_strided(ptr, pattern, tuple(shape), tuple(strides), _stream_handle(device, stream))
+        return True
 
     # -- graph capture ---------------------------------------------------------------------
     def capture_begin(self, device: Any, stream: Any = None) -> None:
