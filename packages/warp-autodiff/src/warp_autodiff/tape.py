@@ -25,6 +25,7 @@ from warp.extending import (
 )
 
 from warp_autodiff.array_access import Root, kernel_access
+from warp_autodiff.copy_adjoint import copy_adjoint_on_device, refuse_host_adjoint_while_capturing
 from warp_autodiff.tape_graph import tape_to_dot
 
 _active: list[Tape] = []
@@ -202,13 +203,20 @@ class Tape:
                 return
             self.gradients[dest] = dest.grad
             dest_grad = _window(dest.grad, dest_offset, count)
+            if src.grad is None:
+                if not dest.retain_grad:  # consumed, unless retained
+                    dest_grad.zero_()
+                return
+            self.gradients[src] = src.grad
+            src_grad = _window(src.grad, src_offset, count)
+            dest_window, src_window = _window(dest, dest_offset, count), _window(src, src_offset, count)
+            if copy_adjoint_on_device(dest_window, src_window, dest_grad, src_grad):
+                return
+            refuse_host_adjoint_while_capturing(dest, src)
             seed = dest_grad.numpy().copy()
             if not dest.retain_grad:  # consumed, unless retained
                 dest_grad.zero_()
-            if src.grad is not None:
-                self.gradients[src] = src.grad
-                src_grad = _window(src.grad, src_offset, count)
-                src_grad.assign(src_grad.numpy() + seed)
+            src_grad.assign(src_grad.numpy() + seed)
 
         self.launches.append(adjoint)
         self._records.append(None)

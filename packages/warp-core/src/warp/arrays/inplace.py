@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from warp.arrays.capture_guard import refuse_while_capturing
+from warp.arrays.copying import copy_elements
 from warp.arrays.conversion import is_bfloat16_element, prepare_data, value_to_numpy
 from warp.plugins.manager import get_plugin_manager
 from warp.targets import get_target
@@ -98,7 +99,12 @@ def assign(arr: array, src: Any) -> None:
     """Copy values into ``arr`` from an array, NumPy array or list with the same shape (or element count)."""
     arr._check_concrete("assign()")
     src_is_array = _is_array_class(src)
-    if src_is_array and src.size == arr._size and arr._size:
+    if src_is_array and src.size == arr._size and arr._size and src.device is not None:
+        if (arr._is_contiguous and src.is_contiguous) or src.shape == arr._shape:
+            # wp.copy: a device copy where it can be (graph captures record it), differentiated
+            # by a recording wp.Tape
+            copy_elements(arr, src)
+            return
         # a copy between arrays: a recording wp.Tape differentiates it (as wp.copy)
         get_plugin_manager().hook.warp_array_copied(
             dest=arr, src=src, dest_offset=0, src_offset=0, count=arr._size
