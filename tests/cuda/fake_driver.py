@@ -479,11 +479,16 @@ class FakeDriver:
                 self.capturing[handle] = self.graphs[graph]
                 self.capture_graph[handle] = graph
                 self.forked[handle] = False
-            elif self.capture_graph[handle] != graph:
+            elif self.capture_graph[handle] != graph:  # would merge two captures
                 self._invalidate_captures()
-                return (ERR.CUDA_ERROR_STREAM_CAPTURE_ISOLATION,)
+                return (ERR.CUDA_ERROR_STREAM_CAPTURE_MERGE,)
             elif source in self.forked and source != handle:
                 self.forked[source] = True
+        elif handle in self.capturing and flags == 0:
+            # a capturing stream may wait only on events of its own capture (without
+            # CU_EVENT_WAIT_EXTERNAL): the dependency would cross the capture's boundary
+            self._invalidate_captures()
+            return (ERR.CUDA_ERROR_STREAM_CAPTURE_ISOLATION,)
         return (OK,)
 
     def cuEventCreate(self, flags: int):

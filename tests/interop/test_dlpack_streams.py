@@ -153,18 +153,21 @@ def test_export_while_warp_captures_leaves_outside_streams_alone(fake_cuda) -> N
 
 
 def test_export_while_both_streams_capture_adds_the_dependency(fake_cuda) -> None:
+    # the consumer stream takes part in warp's capture (forked into it by an event wait, as a
+    # framework's side stream would be): the dependency becomes an edge of the graph
     a = wp.zeros(2, dtype=float, device="cuda:0")
     consumer = wp.Stream("cuda:0")
     with wp.ScopedDevice("cuda:0"):
         wp.capture_begin()
-        mode = fake_cuda.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_GLOBAL
-        fake_cuda.cuStreamBeginCapture(consumer.handle, mode)
+        ours = wp.get_stream()
         try:
+            consumer.wait_stream(ours)
+            assert consumer.is_capturing
             fake_cuda.calls.clear()
             a.__dlpack__(stream=consumer.cuda_stream)
             waited_on(fake_cuda, consumer.cuda_stream)
         finally:
-            fake_cuda.cuStreamEndCapture(consumer.handle)
+            ours.wait_stream(consumer)  # joined back before the capture ends
             wp.capture_end()
 
 

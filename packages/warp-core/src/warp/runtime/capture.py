@@ -54,8 +54,10 @@ def capture_begin(
     """Start recording the launches and memory operations the calling thread issues to ``device``.
 
     ``force_module_load=True`` compiles/loads every kernel module first (kernels can also load
-    during a capture). ``external=True`` (a capture started outside Warp on a CUDA stream) is for
-    CUDA devices only. ``apic`` is accepted for compatibility; graphs cannot be saved to files.
+    during a capture). ``external=True``: the stream (``stream``, else the device's current one) is
+    already capturing, begun outside Warp (``torch.cuda.graph``); Warp's work joins that graph
+    and :func:`capture_end` returns None. CUDA devices only. ``apic`` is accepted for
+    compatibility; graphs cannot be saved to files.
     """
     dev = _capture_device(device, stream)
     if external and dev.is_cpu:
@@ -63,13 +65,18 @@ def capture_begin(
                            "the CPU has no external captures")
     if force_module_load:
         modules.force_load(device=dev)
-    get_target(dev).capture_begin(dev, stream)
+    if external:
+        get_target(dev).capture_join(dev, stream)
+    else:
+        get_target(dev).capture_begin(dev, stream)
 
 
-def capture_end(device: Any = None, stream: Any = None) -> Graph:
-    """Stop recording on ``device`` and return the recorded :class:`Graph`."""
+def capture_end(device: Any = None, stream: Any = None) -> Graph | None:
+    """Stop recording on ``device`` and return the recorded :class:`Graph` (None for a capture
+    begun outside Warp, ``capture_begin(external=True)``: its owner ends it and has the graph)."""
     dev = _capture_device(device, stream)
-    return Graph(dev, get_target(dev).capture_end(dev, stream))
+    commands = get_target(dev).capture_end(dev, stream)
+    return None if commands is None else Graph(dev, commands)
 
 
 def capture_pause(device: Any = None, stream: Any = None) -> Graph:

@@ -307,6 +307,12 @@ class Target(abc.ABC):
         """Start recording the work issued to ``device`` (and ``stream``) instead of running it."""
         raise RuntimeError(f"graph capture is not supported on device '{device}'")
 
+    def capture_join(self, device: Any, stream: Any = None) -> None:
+        """Take part in a capture begun outside Warp on ``stream`` (``capture_begin(external=True)``):
+        Warp's work there is recorded into the other framework's graph; :meth:`capture_end`
+        then leaves the capture running and returns None."""
+        raise RuntimeError(f"external graph captures are not supported on device '{device}'")
+
     def capture_end(self, device: Any, stream: Any = None) -> Any:
         """Stop recording and return what was recorded (replayable with :meth:`capture_replay`)."""
         raise RuntimeError(f"graph capture is not supported on device '{device}'")

@@ -243,6 +243,8 @@ class CudaTarget(Target):
     def __init__(self) -> None:
         #: device ordinal -> (capturing stream handle, the CudaGraph resumed into or None)
         self._capturing: dict[int, tuple[Any, CudaGraph | None]] = {}
+        #: device ordinals whose capture was begun outside Warp (``capture_join``)
+        self._external: set[int] = set()
         self._lock = threading.Lock()
 
     # -- code ------------------------------------------------------------------------------
@@ -392,6 +394,34 @@ class CudaTarget(Target):
             self._capturing[device.ordinal] = (handle, None)
             cuda_memory.capture_started(device.ordinal)
 
+    def capture_join(self, device: Any, stream: Any = None) -> None:
+        """Record Warp's work into a capture another framework began on ``stream``."""
+        cu = drv.driver()
+        make_current(device.ordinal)
+        handle = _stream_handle(device, stream)
+        err, status = cu.cuStreamIsCapturing(handle)
+        if int(err) != 0 or int(status) != int(cu.CUstreamCaptureStatus.CU_STREAM_CAPTURE_STATUS_ACTIVE):
+            raise RuntimeError(
+                f"capture_begin(external=True): stream {int(handle)} of device '{device}' is not capturing; "
+                "begin the capture on it first (e.g. torch.cuda.graph(..., stream=...)), or capture with Warp"
+            )
+        with self._lock:
+            if device.ordinal in self._capturing:
+                raise RuntimeError(f"a graph capture is already active on device '{device}'")
+            self._capturing[device.ordinal] = (handle, None)
+            self._external.add(device.ordinal)
+            cuda_memory.capture_started(device.ordinal)
+
+    def _end_external(self, device: Any) -> bool:
+        """Stop taking part in an external capture of ``device`` (left running); False if none."""
+        with self._lock:
+            if device.ordinal not in self._external:
+                return False
+            self._external.discard(device.ordinal)
+            self._capturing.pop(device.ordinal, None)
+        cuda_memory.capture_ended(device.ordinal)
+        return True
+
     def _stop_capture(self, device: Any, *, pause: bool) -> CudaGraph:
         """End the stream capture on ``device``; the graph, with what resuming needs when pausing."""
         cu = drv.driver()
@@ -413,7 +443,9 @@ class CudaTarget(Target):
         target.resume_after = dependencies
         return target
 
-    def capture_end(self, device: Any, stream: Any = None) -> CudaGraph:
+    def capture_end(self, device: Any, stream: Any = None) -> CudaGraph | None:
+        if self._end_external(device):
+            return None  # the framework that began the capture ends it
         graph = self._stop_capture(device, pause=False)
         graph.instantiate()
         return graph
@@ -423,6 +455,8 @@ class CudaTarget(Target):
 
         The graph is not instantiated (``capture_launch`` of a paused graph instantiates it).
         """
+        if device.ordinal in self._external:
+            raise RuntimeError("wp.capture_pause: the capture was begun outside Warp (external=True)")
         return self._stop_capture(device, pause=True)
 
     def capture_resume(self, device: Any, commands: Any, stream: Any = None) -> None:
