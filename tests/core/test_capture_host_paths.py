@@ -33,3 +33,15 @@ def test_host_side_array_operations_are_refused_while_capturing(op):
         with pytest.raises(NotImplementedError, match="cannot be recorded by graph capture on device 'cpu'"):
             run()
     run()  # outside a capture it works
+
+
+def test_host_computed_utils_are_refused_while_capturing(device):
+    keys = wp.array(np.int32([3, 1, 2, 0, 0, 0, 0, 0]), device=device)
+    values = wp.array(np.arange(8, dtype=np.int32), device=device)
+    with wp.ScopedCapture(device=device, force_module_load=False):
+        message = r"wp.utils functions .* cannot be recorded by graph capture"
+        with pytest.raises(NotImplementedError, match=message):
+            wp.utils.radix_sort_pairs(keys, values, 4)
+    wp.utils.radix_sort_pairs(keys, values, 4)  # outside a capture it works
+    np.testing.assert_array_equal(keys.numpy()[:4], [0, 1, 2, 3])
+    np.testing.assert_array_equal(values.numpy()[:4], [3, 1, 2, 0])

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from warp.arrays.array import array
+from warp.arrays.capture_guard import refuse_while_capturing
 from warp.arrays.conversion import is_bfloat16_element
 from warp.types import bfloat16_bits
 from warp.types.composite_values import is_composite
@@ -49,7 +50,12 @@ __all__ = [
 
 def _read(a: array) -> np.ndarray:
     """The array's values as a NumPy array (composite dtypes add trailing dimensions; bfloat16
-    components as float32 values, not their bit patterns)."""
+    components as float32 values, not their bit patterns).
+
+    Raises ``NotImplementedError`` while a graph capture records ``a``'s device: the host
+    computation would run once, on values not computed yet, and never on replay."""
+    if a.device is not None:
+        refuse_while_capturing(a.device, "wp.utils functions (they compute on the host)")
     if is_bfloat16_element(a.dtype):
         return bfloat16_bits.from_bits(a._storage())
     return a._storage()
