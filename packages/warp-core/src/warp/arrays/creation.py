@@ -150,13 +150,18 @@ def _check_array(a: Any, name: str) -> None:
         raise TypeError(f"copy: {name} must be a warp array, got {type(a).__name__}")
 
 
-def copy(dest: array, src: array, dest_offset: int = 0, src_offset: int = 0, count: int = 0) -> None:
+def copy(
+    dest: array, src: array, dest_offset: int = 0, src_offset: int = 0, count: int = 0, stream: Any = None
+) -> None:
     """Copy ``count`` elements (all of ``src`` from ``src_offset`` when 0) between arrays.
 
     Offsets and counts are in elements: of the flattened arrays when both are contiguous, of the
     arrays themselves when one is a non-contiguous 1-d view (``a[::2]``). Non-contiguous arrays of
     more dimensions are copied whole and must have the same shape. On a recording ``wp.Tape`` the
     copy is differentiable (the destination window's gradient moves to the source window).
+
+    ``stream``: the ``wp.Stream`` (of the CUDA device involved) a copy to or from CUDA memory is
+    issued on; None uses that device's current stream. A copy to host memory is complete on return.
     """
     if isinstance(dest, indexedarray) or isinstance(src, indexedarray):
         for a, name in ((dest, "dest"), (src, "src")):
@@ -168,7 +173,7 @@ def copy(dest: array, src: array, dest_offset: int = 0, src_offset: int = 0, cou
         return
     _check_array(dest, "dest")
     _check_array(src, "src")
-    copy_elements(dest, src, dest_offset, src_offset, count)
+    copy_elements(dest, src, dest_offset, src_offset, count, stream=stream)
 
 
 def from_numpy(arr: np.ndarray, dtype: Any = None, shape: Any = None, device: Any = None,

@@ -25,7 +25,7 @@ from warp.targets.cuda.context import initialized_ordinals
 from warp.targets.cuda.ptx import supported_archs
 from warp.targets.cuda.memory import memory_info
 from warp.targets.cuda import peer as cuda_peer
-from warp.targets.cuda.streams import current_stream, set_current_stream
+from warp.targets.cuda.streams import current_stream, null_stream, set_current_stream
 from warp.targets import get_target
 from warp.targets.registry import set_device_resolver
 
@@ -136,6 +136,12 @@ class Device:
     @stream.setter
     def stream(self, stream: Any) -> None:
         set_current_stream(stream, self)
+
+    @property
+    def null_stream(self) -> Any:
+        """The legacy default stream of a CUDA device, ordered with all its blocking streams
+        (those warp creates); None for other devices."""
+        return null_stream(self) if self.is_cuda else None
 
     @property
     def has_stream(self) -> bool:
