@@ -168,6 +168,7 @@ def fake_cuda(monkeypatch, _fake_cuda_cache):
     monkeypatch.setattr(devices, "_default_device", None)
     monkeypatch.setattr(context, "_infos", {})
     monkeypatch.setattr(streams, "_current", {})
+    monkeypatch.setattr(streams, "_null", {})
     monkeypatch.setattr(peer, "_peer_enabled", set())
     # the CPU target (and its capture state) stays the one launchers already hold
     targets.get_target(wp.get_device("cpu"))

@@ -85,6 +85,9 @@ class FakeDriver:
         #: pinned host allocations (ordinary host memory, device-accessible like cuMemHostAlloc's)
         self._host_buffers: dict[int, ctypes.Array] = {}
         self.freed: list[int] = []
+        #: size of each freed allocation (by address); pool allocations: address -> pool
+        self.freed_sizes: dict[int, int] = {}
+        self.pool_memory: dict[int, int] = {}
         self.functions: dict[int, str] = {}
         self.modules: dict[int, list[str]] = {}
         #: pending JIT links (cuLinkCreate): handle -> entries added, the completed image
@@ -93,6 +96,8 @@ class FakeDriver:
         self.arch = 90
         self.driver_version = 12040
         self.launches: list[dict[str, Any]] = []
+        #: cuMemcpyAsync calls: (dst, src, bytes, stream)
+        self.copies: list[tuple[int, int, int, int]] = []
         self.capturing: dict[int, list[Callable[[], None]]] = {}
         self.graphs: dict[int, list[Callable[[], None]]] = {}
         #: capturing stream -> the graph it captures into
@@ -108,6 +113,13 @@ class FakeDriver:
         self.destroyed_streams: set[int] = set()
         #: device memory allocated on a stream while it captured a graph (graph allocations)
         self.graph_allocations: set[int] = set()
+        #: stream -> (flags, priority) of the streams cuStreamCreate* made
+        self.stream_info: dict[int, tuple[int, int]] = {}
+        #: event -> {"flags", "recorded", "captured", "time"}: what cuEventRecord* did to it
+        self.events: dict[int, dict[str, Any]] = {}
+        self._clock = itertools.count(1)
+        #: memory pool -> attribute values set (release threshold) and usage counters
+        self.pool_attrs: dict[int, dict[str, int]] = {}
         #: misuses the real driver would crash on or fail, made where warp ignores the result
         #: (finalizers): the ``fake_cuda`` fixture fails the test when any is left
         self.violations: list[str] = []
@@ -116,6 +128,7 @@ class FakeDriver:
         """Forget per-test records (calls, launches, captures, peer state); keep code and memory."""
         self.calls.clear()
         self.launches.clear()
+        self.copies.clear()
         self.capturing.clear()
         self.capture_graph.clear()
         self.peer_enabled.clear()
@@ -189,15 +202,47 @@ class FakeDriver:
         return (OK,)
 
     def cuCtxSynchronize(self):
+        if self.capturing:  # synchronizing a context with a capturing stream invalidates the capture
+            self.violations.append("cuCtxSynchronize during a graph capture")
+            return (ERR.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,)
         self._log("cuCtxSynchronize")
         return (OK,)
+
+    def cuCtxGetStreamPriorityRange(self):
+        """(least, greatest): an H100's range, 0 (default) to -5 (highest)."""
+        return (OK, 0, -5)
 
     def cuDeviceGetDefaultMemPool(self, dev: Any):
         return (OK, real.CUmemoryPool(0x200 + int(dev)))
 
+    def _pool(self, pool: Any) -> dict[str, int]:
+        return self.pool_attrs.setdefault(int(pool), {
+            "CU_MEMPOOL_ATTR_RELEASE_THRESHOLD": 0, "CU_MEMPOOL_ATTR_USED_MEM_CURRENT": 0,
+            "CU_MEMPOOL_ATTR_USED_MEM_HIGH": 0,
+        })
+
+    #: pool attributes ``cuMemPoolSetAttribute`` may set (the usage counters only to 0: a reset)
+    _SETTABLE = ("CU_MEMPOOL_ATTR_RELEASE_THRESHOLD",)
+    _RESETTABLE = ("CU_MEMPOOL_ATTR_USED_MEM_HIGH", "CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH")
+
     def cuMemPoolSetAttribute(self, pool: Any, attr: Any, value: Any):
-        assert isinstance(attr, real.CUmemPool_attribute)
+        assert isinstance(attr, real.CUmemPool_attribute) and isinstance(pool, real.CUmemoryPool)
+        assert isinstance(value, real.cuuint64_t)  # the 64-bit attributes take a cuuint64_t
+        if attr.name in self._RESETTABLE:
+            if int(value) != 0:
+                return (ERR.CUDA_ERROR_INVALID_VALUE,)
+            self._pool(pool)[attr.name] = self._pool(pool).get("CU_MEMPOOL_ATTR_USED_MEM_CURRENT", 0)
+            return (OK,)
+        if attr.name not in self._SETTABLE:
+            return (ERR.CUDA_ERROR_INVALID_VALUE,)
+        self._pool(pool)[attr.name] = int(value)
         return (OK,)
+
+    def cuMemPoolGetAttribute(self, pool: Any, attr: Any):
+        assert isinstance(attr, real.CUmemPool_attribute) and isinstance(pool, real.CUmemoryPool)
+        if attr.name not in self._pool(pool):
+            return (ERR.CUDA_ERROR_INVALID_VALUE, None)
+        return (OK, real.cuuint64_t(self._pool(pool)[attr.name]))
 
     def cuMemGetInfo(self):
         return (OK, 70 * 2**30, 80 * 2**30)
@@ -245,6 +290,7 @@ class FakeDriver:
         if entry is None or entry[1] != kind:
             return (ERR.CUDA_ERROR_INVALID_VALUE,)
         del self.memory[int(ptr)]
+        self.freed_sizes[int(ptr)] = entry[0]
         if kind == "device":
             self.arena.release(int(ptr), entry[0])
         else:
@@ -279,7 +325,17 @@ class FakeDriver:
         ptr = self._alloc(size, "device")
         if int(stream) in self.capturing:
             self.graph_allocations.add(ptr)
+        else:
+            pool = self._pool(0x200 + self._device_of_context())
+            pool["CU_MEMPOOL_ATTR_USED_MEM_CURRENT"] += size
+            high = max(pool["CU_MEMPOOL_ATTR_USED_MEM_HIGH"], pool["CU_MEMPOOL_ATTR_USED_MEM_CURRENT"])
+            pool["CU_MEMPOOL_ATTR_USED_MEM_HIGH"] = high
+            self.pool_memory[ptr] = 0x200 + self._device_of_context()
         return (OK, real.CUdeviceptr(ptr))
+
+    def _device_of_context(self) -> int:
+        assert self.current_context is not None, "no current context"
+        return self.current_context - 0x100
 
     def cuMemAlloc(self, size: int):
         self._log("cuMemAlloc")
@@ -295,7 +351,11 @@ class FakeDriver:
             )
             return (ERR.CUDA_ERROR_INVALID_VALUE,)
         self.graph_allocations.discard(int(ptr))
-        return self._free(ptr, "device")
+        result = self._free(ptr, "device")
+        pool = self.pool_memory.pop(int(ptr), None)
+        if pool is not None and result == (OK,):
+            self._pool(pool)["CU_MEMPOOL_ATTR_USED_MEM_CURRENT"] -= self.freed_sizes[int(ptr)]
+        return result
 
     def cuMemFree(self, ptr: Any):
         if self.capturing:  # an unsafe call: it would invalidate the capture
@@ -337,6 +397,10 @@ class FakeDriver:
         d, s = int(dst), int(src)
         self._check_range(d, nbytes)
         self._check_range(s, nbytes)
+        if int(stream) in (0, int(real.CU_STREAM_LEGACY)) and self.capturing:
+            # the legacy stream synchronizes with the (blocking) capturing stream: not allowed
+            return (ERR.CUDA_ERROR_STREAM_CAPTURE_IMPLICIT,)
+        self.copies.append((d, s, nbytes, int(stream)))
 
         def op() -> None:
             with self._opened(d, nbytes), self._opened(s, nbytes):
@@ -368,12 +432,35 @@ class FakeDriver:
 
     # -- streams and events -------------------------------------------------------------------
     def cuStreamCreate(self, flags: int):
-        handle = next(self._ids)
-        self.live_streams.add(handle)
-        return (OK, real.CUstream(handle))
+        return self.cuStreamCreateWithPriority(flags, 0)
 
     def cuStreamCreateWithPriority(self, flags: int, priority: int):
-        return self.cuStreamCreate(flags)
+        assert isinstance(flags, int) and isinstance(priority, int)
+        if flags & ~int(real.CUstream_flags.CU_STREAM_NON_BLOCKING):
+            return (ERR.CUDA_ERROR_INVALID_VALUE, None)
+        least, greatest = self.cuCtxGetStreamPriorityRange()[1:]
+        handle = next(self._ids)
+        self.live_streams.add(handle)
+        self.stream_info[handle] = (flags, min(least, max(greatest, priority)))  # clamped, as the driver does
+        return (OK, real.CUstream(handle))
+
+    def cuStreamGetPriority(self, stream: Any):
+        assert isinstance(stream, real.CUstream)
+        if int(stream) in (0, int(real.CU_STREAM_LEGACY), int(real.CU_STREAM_PER_THREAD)):
+            return (OK, 0)
+        info = self.stream_info.get(int(stream))
+        if info is None or int(stream) in self.destroyed_streams:
+            return (ERR.CUDA_ERROR_INVALID_HANDLE, None)
+        return (OK, info[1])
+
+    def cuStreamGetFlags(self, stream: Any):
+        assert isinstance(stream, real.CUstream)
+        if int(stream) in (0, int(real.CU_STREAM_LEGACY), int(real.CU_STREAM_PER_THREAD)):
+            return (OK, 0)
+        info = self.stream_info.get(int(stream))
+        if info is None or int(stream) in self.destroyed_streams:
+            return (ERR.CUDA_ERROR_INVALID_HANDLE, None)
+        return (OK, info[0])
 
     def cuStreamDestroy(self, stream: Any):
         if not self._check_stream("cuStreamDestroy", stream):
@@ -394,27 +481,73 @@ class FakeDriver:
 
     def cuStreamWaitEvent(self, stream: Any, event: Any, flags: int):
         assert isinstance(stream, real.CUstream) and isinstance(event, real.CUevent)
+        assert isinstance(flags, int)
+        if flags & int(real.CUevent_wait_flags.CU_EVENT_WAIT_EXTERNAL) and int(stream) not in self.capturing:
+            return (ERR.CUDA_ERROR_INVALID_VALUE,)  # the flag is invalid outside a capture
         self._log(f"wait {int(stream)} {int(event)}")
         return (OK,)
 
     def cuEventCreate(self, flags: int):
-        return (OK, real.CUevent(next(self._ids)))
+        assert isinstance(flags, int)
+        handle = next(self._ids)
+        self.events[handle] = {"flags": flags, "recorded": False, "captured": False, "time": 0}
+        return (OK, real.CUevent(handle))
+
+    def _event(self, event: Any) -> dict[str, Any] | None:
+        assert isinstance(event, real.CUevent)
+        return self.events.get(int(event))
+
+    def _record(self, state: dict[str, Any]) -> Callable[[], None]:
+        def op() -> None:
+            state.update(recorded=True, captured=False, time=next(self._clock))
+
+        return op
 
     def cuEventRecord(self, event: Any, stream: Any):
-        assert isinstance(stream, real.CUstream) and isinstance(event, real.CUevent)
+        return self.cuEventRecordWithFlags(event, stream, 0)
+
+    def cuEventRecordWithFlags(self, event: Any, stream: Any, flags: int):
+        assert isinstance(stream, real.CUstream) and isinstance(flags, int)
+        state = self._event(event)
+        if state is None:
+            return (ERR.CUDA_ERROR_INVALID_HANDLE,)
+        external = bool(flags & int(real.CUevent_record_flags.CU_EVENT_RECORD_EXTERNAL))
+        capturing = int(stream) in self.capturing
+        if external and not capturing:
+            return (ERR.CUDA_ERROR_INVALID_VALUE,)  # the flag is invalid outside a capture
         self._log(f"record {int(event)} {int(stream)}")
+        if capturing and not external:
+            # an internal record only orders work inside the graph: the event itself is left
+            # in a captured state no host call may use
+            state["captured"] = True
+            return (OK,)
+        self._run(stream, self._record(state))
         return (OK,)
 
     def cuEventQuery(self, event: Any):
+        state = self._event(event)
+        if state is None or state["captured"]:
+            return (ERR.CUDA_ERROR_INVALID_VALUE if state else ERR.CUDA_ERROR_INVALID_HANDLE,)
         return (OK,)
 
     def cuEventSynchronize(self, event: Any):
-        return (OK,)
+        return self.cuEventQuery(event)
 
     def cuEventElapsedTime(self, start: Any, end: Any):
-        return (OK, 0.5)
+        states = [self._event(start), self._event(end)]
+        for state in states:
+            if state is None or not state["recorded"]:
+                return (ERR.CUDA_ERROR_INVALID_HANDLE, None)
+            if state["flags"] & int(real.CUevent_flags.CU_EVENT_DISABLE_TIMING):
+                return (ERR.CUDA_ERROR_INVALID_HANDLE, None)
+            if state["captured"]:
+                return (ERR.CUDA_ERROR_INVALID_VALUE, None)
+        return (OK, 0.25 * (states[1]["time"] - states[0]["time"]))
 
     def cuEventDestroy(self, event: Any):
+        if self.events.pop(int(event), None) is None:
+            self.violations.append(f"cuEventDestroy of an unknown or destroyed event {int(event)}")
+            return (ERR.CUDA_ERROR_INVALID_HANDLE,)
         return (OK,)
 
     # -- modules and launches -----------------------------------------------------------------
@@ -644,8 +777,14 @@ class FakeDriver:
         return (OK,)
 
     def cuGraphExecDestroy(self, graph_exec: Any):
+        if self.capturing:  # an unsafe call: it would invalidate the capture
+            self.violations.append(f"cuGraphExecDestroy during a graph capture ({int(graph_exec)})")
+            return (ERR.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,)
         self.graph_execs.pop(int(graph_exec), None)
         return (OK,)
 
     def cuGraphDestroy(self, graph: Any):
+        if self.capturing:
+            self.violations.append(f"cuGraphDestroy during a graph capture ({int(graph)})")
+            return (ERR.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,)
         return (OK,)

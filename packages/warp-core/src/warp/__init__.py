@@ -113,6 +113,14 @@ from warp.runtime.peer_access import (
     set_mempool_enabled,
     set_peer_access_enabled,
 )
+from warp.runtime.mempools import (
+    ScopedMempool,
+    ScopedMempoolAccess,
+    get_mempool_release_threshold,
+    get_mempool_used_mem_current,
+    get_mempool_used_mem_high,
+    set_mempool_release_threshold,
+)
 from warp.runtime import cache as _cache, kernel_loader as _kernel_loader  # noqa: F401
 from warp.targets.cpu import jit as _cpu_jit  # noqa: F401
 from warp.runtime import log as _log

@@ -25,10 +25,6 @@ _TILES = NotProvided(
     "per-thread kernels launched with wp.launch (e.g. one thread per output element, "
     "wp.matmul for dense matrix products)",
 )
-_MEMPOOL = NotProvided(
-    "CUDA memory pools are not used (device memory comes from cuMemAlloc directly)",
-    "no pool to configure: allocate with wp.empty/wp.zeros and free by dropping the array",
-)
 _ALLOCATORS = NotProvided(
     "CUDA managed memory and the CUDA allocator switch are not provided",
     "wp.set_device_allocator(device, allocator) for custom allocation; wp.ScopedMemoryTracker to track it",
@@ -89,10 +85,6 @@ NAMES: dict[str, NotProvided] = {
         "bvh_query_aabb_tiled", "bvh_query_next_tiled", "bvh_query_ray_tiled",
         "mesh_query_aabb_tiled", "mesh_query_aabb_next_tiled",
     ], _TILES),
-    **dict.fromkeys([
-        "ScopedMempool", "ScopedMempoolAccess", "get_mempool_release_threshold",
-        "set_mempool_release_threshold", "get_mempool_used_mem_current", "get_mempool_used_mem_high",
-    ], _MEMPOOL),
     **dict.fromkeys([
         "set_cuda_allocator", "CudaManagedAllocator", "MemoryKind",
     ], _ALLOCATORS),
