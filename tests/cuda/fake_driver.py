@@ -88,6 +88,8 @@ class FakeDriver:
         #: size of each freed allocation (by address); pool allocations: address -> pool
         self.freed_sizes: dict[int, int] = {}
         self.pool_memory: dict[int, int] = {}
+        #: allocation -> how many times it is mapped from an IPC handle
+        self.ipc_mapped: dict[int, int] = {}
         self.functions: dict[int, str] = {}
         self.modules: dict[int, list[str]] = {}
         #: pending JIT links (cuLinkCreate): handle -> entries added, the completed image
@@ -180,6 +182,7 @@ class FakeDriver:
         "CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT": 132,
         "CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING": 1,
         "CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN": 232448,
+        "CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED": 1,
     }
 
     def cuDeviceGetAttribute(self, attrib: Any, dev: Any):
@@ -549,6 +552,58 @@ class FakeDriver:
             self.violations.append(f"cuEventDestroy of an unknown or destroyed event {int(event)}")
             return (ERR.CUDA_ERROR_INVALID_HANDLE,)
         return (OK,)
+
+    # -- inter-process handles (one process plays both sides: opening a handle maps the same
+    # allocation again, counted, until cuIpcCloseMemHandle) ------------------------------------
+    @staticmethod
+    def _handle(kind: Any, tag: bytes, value: int) -> Any:
+        handle = kind()
+        data = tag + struct.pack("<Q", value)
+        ctypes.memmove(handle.getPtr(), data.ljust(64, b"\0"), 64)
+        return handle
+
+    @staticmethod
+    def _handle_value(handle: Any, tag: bytes) -> int | None:
+        data = ctypes.string_at(handle.getPtr(), 64)
+        return struct.unpack_from("<Q", data, len(tag))[0] if data.startswith(tag) else None
+
+    def cuIpcGetMemHandle(self, ptr: Any):
+        assert isinstance(ptr, real.CUdeviceptr)
+        entry = self.memory.get(int(ptr))
+        if entry is None or entry[1] != "device" or int(ptr) in self.pool_memory:
+            return (ERR.CUDA_ERROR_INVALID_VALUE, None)  # not the start of a cuMemAlloc allocation
+        return (OK, self._handle(real.CUipcMemHandle, b"fakeipcm", int(ptr)))
+
+    def cuIpcOpenMemHandle(self, handle: Any, flags: int):
+        assert isinstance(handle, real.CUipcMemHandle) and isinstance(flags, int)
+        ptr = self._handle_value(handle, b"fakeipcm")
+        if ptr is None or ptr not in self.memory:
+            return (ERR.CUDA_ERROR_INVALID_HANDLE, None)
+        self.ipc_mapped[ptr] = self.ipc_mapped.get(ptr, 0) + 1
+        return (OK, real.CUdeviceptr(ptr))
+
+    def cuIpcCloseMemHandle(self, ptr: Any):
+        assert isinstance(ptr, real.CUdeviceptr)
+        if not self.ipc_mapped.get(int(ptr)):
+            self.violations.append(f"cuIpcCloseMemHandle of memory not opened from a handle ({int(ptr):#x})")
+            return (ERR.CUDA_ERROR_INVALID_VALUE,)
+        self.ipc_mapped[int(ptr)] -= 1
+        return (OK,)
+
+    def cuIpcGetEventHandle(self, event: Any):
+        state = self._event(event)
+        if state is None or not state["flags"] & int(real.CUevent_flags.CU_EVENT_INTERPROCESS):
+            return (ERR.CUDA_ERROR_INVALID_VALUE, None)
+        return (OK, self._handle(real.CUipcEventHandle, b"fakeipce", int(event)))
+
+    def cuIpcOpenEventHandle(self, handle: Any):
+        assert isinstance(handle, real.CUipcEventHandle)
+        event = self._handle_value(handle, b"fakeipce")
+        if event is None or event not in self.events:
+            return (ERR.CUDA_ERROR_INVALID_HANDLE, None)
+        opened = next(self._ids)  # a handle of its own, sharing the event's state
+        self.events[opened] = self.events[event]
+        return (OK, real.CUevent(opened))
 
     # -- modules and launches -----------------------------------------------------------------
     @staticmethod

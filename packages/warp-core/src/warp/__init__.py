@@ -23,6 +23,7 @@ from warp.arrays import (
     copy,
     empty,
     empty_like,
+    from_ipc_handle,
     from_numpy,
     full,
     full_like,
@@ -113,6 +114,7 @@ from warp.runtime.peer_access import (
     set_mempool_enabled,
     set_peer_access_enabled,
 )
+from warp.arrays.ipc import event_from_ipc_handle
 from warp.runtime.mempools import (
     ScopedMempool,
     ScopedMempoolAccess,

@@ -95,7 +95,7 @@ NAMES: dict[str, NotProvided] = {
     ], _TIMING),
     **dict.fromkeys([
         "get_cuda_kernel_properties", "get_cuda_max_cluster_dim", "get_suggested_block_size",
-        "map_cuda_device", "unmap_cuda_device", "from_ipc_handle", "event_from_ipc_handle",
+        "map_cuda_device", "unmap_cuda_device",
     ], _CUDA_INFO),
     **dict.fromkeys([
         "is_conditional_graph_supported", "capture_if", "capture_while", "capture_save",

@@ -24,6 +24,7 @@ from warp.targets.cuda.driver import unavailable_reason
 from warp.targets.cuda.context import initialized_ordinals
 from warp.targets.cuda.ptx import supported_archs
 from warp.targets.cuda.memory import memory_info
+from warp.targets.cuda import ipc as cuda_ipc
 from warp.targets.cuda import peer as cuda_peer
 from warp.targets.cuda.streams import current_stream, null_stream, set_current_stream
 from warp.targets import get_target
@@ -112,6 +113,12 @@ class Device:
         """Whether allocations on the device come from its stream-ordered memory pool (CUDA;
         ``wp.set_mempool_enabled`` switches it)."""
         return self.is_cuda and cuda_peer.mempool_enabled(self.ordinal)
+
+    @property
+    def is_ipc_supported(self) -> bool:
+        """Whether CUDA arrays and events of the device can be shared with other processes
+        (``array.ipc_handle``, ``wp.from_ipc_handle``): Linux and driver support; False for the CPU."""
+        return self.is_cuda and cuda_ipc.ipc_supported(self.ordinal)
 
     @property
     def is_primary_context(self) -> bool:

@@ -141,7 +141,7 @@ def allocate_device(device: Any, nbytes: int, stream: Any) -> Allocation:
         release_deferred()
     if info.use_mempool:
         ptr = drv.check(cu.cuMemAllocAsync(size, stream.handle), "cuMemAllocAsync")
-        mem = Allocation(int(ptr), nbytes, device)
+        mem = Allocation(int(ptr), nbytes, device, owner="mempool")
         epoch = _epochs.get(device.ordinal) if _captures and _capturing(stream) else None
         weakref.finalize(mem, _free, "cuMemFreeAsync", ptr, device.ordinal, stream, epoch)
     else:

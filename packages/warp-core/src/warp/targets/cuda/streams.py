@@ -20,6 +20,7 @@ import threading
 from typing import Any
 
 from warp.targets.cuda import driver as drv
+from warp.targets.cuda import ipc as cuda_ipc
 from warp.targets.cuda.context import make_current
 from warp.targets.registry import resolve_device
 
@@ -105,8 +106,29 @@ class Event:
         refuse_sync_while_capturing(self.device, "event")
         drv.check(drv.driver().cuEventSynchronize(self.handle), "cuEventSynchronize")
 
+    def ipc_handle(self) -> bytes:
+        """The 64-byte handle another process opens with ``wp.event_from_ipc_handle`` (the
+        event must have been created with ``interprocess=True``)."""
+        if not self.interprocess:
+            raise RuntimeError(
+                "Event.ipc_handle: the event was not created with interprocess=True, so other "
+                "processes cannot use it (create it with wp.Event(device, interprocess=True))"
+            )
+        return cuda_ipc.event_handle(self.device.ordinal, self.handle)
+
     def __repr__(self) -> str:
         return f"Event(device='{self.device}', cuda_event={self.cuda_event:#x})"
+
+
+def event_from_handle(device: Any, handle: Any, *, interprocess: bool = False) -> Event:
+    """An :class:`Event` owning the ``CUevent`` ``handle`` of CUDA device ``device`` made
+    elsewhere (an event opened from an IPC handle): destroyed with the object."""
+    event = Event.__new__(Event)
+    event.device = require_cuda(device)
+    event.enable_timing = False
+    event.interprocess = interprocess
+    event.handle = handle
+    return event
 
 
 def refuse_sync_while_capturing(device: Any, what: str) -> None:
