@@ -182,3 +182,24 @@ def test_an_internal_record_in_a_capture_leaves_the_event_unusable_by_the_host(f
         wp.get_stream("cuda:0").record_event(e)
     with pytest.raises(CudaError, match="CUDA_ERROR_INVALID_VALUE"):
         e.synchronize()
+
+
+@wp.kernel
+def total(a: wp.array(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    wp.atomic_add(out, 0, a[i])
+
+
+@pytest.mark.needs_plugin("autodiff")
+def test_copy_on_a_stream_is_differentiable(fake_cuda) -> None:
+    stream = wp.Stream("cuda:0")
+    src = wp.array(np.ones(4, dtype=np.float32), dtype=float, requires_grad=True, device="cpu")
+    dst = wp.zeros(2, dtype=float, requires_grad=True, device="cuda:0")
+    loss = wp.zeros(1, dtype=float, requires_grad=True, device="cuda:0")
+    tape = wp.Tape()
+    with tape:
+        wp.copy(dst, src, src_offset=1, count=2, stream=stream)
+        wp.get_device("cuda:0").stream.wait_stream(stream)
+        wp.launch(total, dim=2, inputs=[dst], outputs=[loss], device="cuda:0")
+    tape.backward(loss)
+    np.testing.assert_array_equal(src.grad.numpy(), [0.0, 1.0, 1.0, 0.0])
