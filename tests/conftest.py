@@ -177,6 +177,7 @@ def fake_cuda(monkeypatch, _fake_cuda_cache):
     _unload_all_kernels()
     yield fake
     gc.collect()  # free fake allocations while the fake driver is still installed
+    fake.drain()  # (deferred mode: run the work and frees still pending)
     context.forget_current()
     _unload_all_kernels()
     # misuses a real driver crashes on, made where warp ignores the result (finalizers)

@@ -122,12 +122,20 @@ class FakeDriver:
         self._clock = itertools.count(1)
         #: memory pool -> attribute values set (release threshold) and usage counters
         self.pool_attrs: dict[int, dict[str, int]] = {}
+        #: deferred mode (off by default; a test sets it): streams keep their work pending until
+        #: the host synchronizes with them, another stream waits for their events or the legacy
+        #: stream (which waits for every blocking stream) is used, so missing stream ordering
+        #: shows as wrong values, as on a GPU; off: work runs when issued
+        self.deferred = False
+        #: stream -> its pending work, in issue order (deferred mode)
+        self.pending: dict[int, list[Callable[[], None]]] = {}
         #: misuses the real driver would crash on or fail, made where warp ignores the result
         #: (finalizers): the ``fake_cuda`` fixture fails the test when any is left
         self.violations: list[str] = []
 
     def reset(self) -> None:
         """Forget per-test records (calls, launches, captures, peer state); keep code and memory."""
+        self.drain()
         self.calls.clear()
         self.launches.clear()
         self.copies.clear()
@@ -150,8 +158,44 @@ class FakeDriver:
         ops = self.capturing.get(int(stream))
         if ops is not None:
             ops.append(op)
-        else:
+        elif not self.deferred:
             op()
+        elif int(stream) in (0, int(real.CU_STREAM_LEGACY)):
+            self._flush_blocking()  # the legacy stream starts after all blocking streams' work
+            op()
+        else:
+            self.pending.setdefault(int(stream), []).append(op)
+
+    # -- deferred mode: running pending work -----------------------------------------------------
+    def _flush(self, stream: int) -> None:
+        queue = self.pending.get(stream)
+        while queue:
+            queue.pop(0)()
+
+    def _flush_until(self, token: dict[str, Any]) -> None:
+        """Run the work of ``token``'s stream up to its event record."""
+        queue = self.pending.get(token["stream"])
+        while not token["done"] and queue:
+            queue.pop(0)()
+
+    def _flush_blocking(self) -> None:
+        non_blocking = int(real.CUstream_flags.CU_STREAM_NON_BLOCKING)
+        for stream in list(self.pending):
+            if not self.stream_info.get(stream, (0, 0))[0] & non_blocking:
+                self._flush(stream)
+
+    def _flush_all(self) -> None:
+        for stream in list(self.pending):
+            self._flush(stream)
+
+    def drain(self) -> None:
+        """Run all pending work and leave deferred mode (the fixture does at the end of a test)."""
+        self._flush_all()
+        self.deferred = False
+
+    def _pinned(self, address: int) -> bool:
+        found = self.allocation_of(address)
+        return found is not None and found[2] == "host"
 
     # -- init and devices ---------------------------------------------------------------------
     def cuInit(self, flags: int):
@@ -209,6 +253,7 @@ class FakeDriver:
             self.violations.append("cuCtxSynchronize during a graph capture")
             return (ERR.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,)
         self._log("cuCtxSynchronize")
+        self._flush_all()
         return (OK,)
 
     def cuCtxGetStreamPriorityRange(self):
@@ -309,7 +354,8 @@ class FakeDriver:
         return None
 
     def read_device(self, address: int, nbytes: int) -> bytes:
-        """Bytes of device memory (for tests: the host cannot read it directly)."""
+        """Bytes of device memory (for tests: the host cannot read it directly), after all work."""
+        self._flush_all()
         with self.arena.opened():
             return ctypes.string_at(address, nbytes)
 
@@ -354,17 +400,28 @@ class FakeDriver:
             )
             return (ERR.CUDA_ERROR_INVALID_VALUE,)
         self.graph_allocations.discard(int(ptr))
-        result = self._free(ptr, "device")
-        pool = self.pool_memory.pop(int(ptr), None)
-        if pool is not None and result == (OK,):
-            self._pool(pool)["CU_MEMPOOL_ATTR_USED_MEM_CURRENT"] -= self.freed_sizes[int(ptr)]
-        return result
+        entry = self.memory.get(int(ptr))
+        if entry is None or entry[1] != "device":
+            return (ERR.CUDA_ERROR_INVALID_VALUE,)
+
+        def op() -> None:  # freed in stream order (after the work issued before it)
+            self._free(ptr, "device")
+            pool = self.pool_memory.pop(int(ptr), None)
+            if pool is not None:
+                self._pool(pool)["CU_MEMPOOL_ATTR_USED_MEM_CURRENT"] -= self.freed_sizes[int(ptr)]
+
+        if int(stream) in self.capturing:
+            op()  # a free node of the graph's own allocation: the stand-in frees it now
+        else:
+            self._run(stream, op)
+        return (OK,)
 
     def cuMemFree(self, ptr: Any):
         if self.capturing:  # an unsafe call: it would invalidate the capture
             self.violations.append(f"cuMemFree during a graph capture ({int(ptr):#x})")
             return (ERR.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,)
         self.graph_allocations.discard(int(ptr))
+        self._flush_all()  # cuMemFree waits for the device's work
         return self._free(ptr, "device")
 
     def cuMemHostAlloc(self, size: int, flags: int):
@@ -374,6 +431,7 @@ class FakeDriver:
         if self.capturing:
             self.violations.append(f"cuMemFreeHost during a graph capture ({int(ptr):#x})")
             return (ERR.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,)
+        self._flush_all()
         return self._free(ptr, "host")
 
     def _check_range(self, ptr: int, nbytes: int) -> None:
@@ -404,12 +462,22 @@ class FakeDriver:
             # the legacy stream synchronizes with the (blocking) capturing stream: not allowed
             return (ERR.CUDA_ERROR_STREAM_CAPTURE_IMPLICIT,)
         self.copies.append((d, s, nbytes, int(stream)))
+        pageable_src = not self.arena.contains(s) and not self._pinned(s)
+        pageable_dst = not self.arena.contains(d) and not self._pinned(d)
+        if self.deferred and pageable_src and int(stream) not in self.capturing:
+            source = ctypes.create_string_buffer(ctypes.string_at(s, nbytes), nbytes)
+            s = ctypes.addressof(source)  # pageable memory is staged when the call is made
 
         def op() -> None:
             with self._opened(d, nbytes), self._opened(s, nbytes):
                 ctypes.memmove(d, s, nbytes)
 
+        if self.deferred and pageable_dst and int(stream) not in self.capturing:
+            # a copy to pageable memory returns when done: after the stream's earlier work
+            self._flush(int(stream))
         self._run(stream, op)
+        if self.deferred and pageable_dst and int(stream) not in self.capturing:
+            self._flush(int(stream))
         return (OK,)
 
     def _memset(self, dst: Any, value: int, count: int, stream: Any, ctype: Any):
@@ -468,6 +536,7 @@ class FakeDriver:
     def cuStreamDestroy(self, stream: Any):
         if not self._check_stream("cuStreamDestroy", stream):
             return (ERR.CUDA_ERROR_INVALID_HANDLE,)
+        self._flush(int(stream))  # its pending work still completes
         self.live_streams.discard(int(stream))
         self.destroyed_streams.add(int(stream))
         return (OK,)
@@ -477,10 +546,13 @@ class FakeDriver:
         if int(stream) in self.capturing:
             return (ERR.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,)
         self._log("cuStreamSynchronize")
+        if int(stream) in (0, int(real.CU_STREAM_LEGACY)):
+            self._flush_blocking()
+        self._flush(int(stream))
         return (OK,)
 
     def cuStreamQuery(self, stream: Any):
-        return (OK,)
+        return (ERR.CUDA_ERROR_NOT_READY,) if self.pending.get(int(stream)) else (OK,)
 
     def cuStreamWaitEvent(self, stream: Any, event: Any, flags: int):
         assert isinstance(stream, real.CUstream) and isinstance(event, real.CUevent)
@@ -488,6 +560,9 @@ class FakeDriver:
         if flags & int(real.CUevent_wait_flags.CU_EVENT_WAIT_EXTERNAL) and int(stream) not in self.capturing:
             return (ERR.CUDA_ERROR_INVALID_VALUE,)  # the flag is invalid outside a capture
         self._log(f"wait {int(stream)} {int(event)}")
+        token = self.events.get(int(event), {}).get("token")
+        if token is not None and not token["done"]:
+            self._run(stream, lambda: self._flush_until(token))  # the wait: the record's work first
         return (OK,)
 
     def cuEventCreate(self, flags: int):
@@ -500,10 +575,15 @@ class FakeDriver:
         assert isinstance(event, real.CUevent)
         return self.events.get(int(event))
 
-    def _record(self, state: dict[str, Any]) -> Callable[[], None]:
+    def _record(self, state: dict[str, Any], stream: int) -> Callable[[], None]:
+        token = {"done": False, "stream": stream}
+
         def op() -> None:
             state.update(recorded=True, captured=False, time=next(self._clock))
+            token["done"] = True
 
+        if stream not in self.capturing:
+            state["token"] = token  # what waits on and synchronizations of the event reach
         return op
 
     def cuEventRecord(self, event: Any, stream: Any):
@@ -524,16 +604,20 @@ class FakeDriver:
             # in a captured state no host call may use
             state["captured"] = True
             return (OK,)
-        self._run(stream, self._record(state))
+        self._run(stream, self._record(state, int(stream)))
         return (OK,)
 
     def cuEventQuery(self, event: Any):
         state = self._event(event)
         if state is None or state["captured"]:
             return (ERR.CUDA_ERROR_INVALID_VALUE if state else ERR.CUDA_ERROR_INVALID_HANDLE,)
-        return (OK,)
+        token = state.get("token")
+        return (ERR.CUDA_ERROR_NOT_READY,) if token is not None and not token["done"] else (OK,)
 
     def cuEventSynchronize(self, event: Any):
+        state = self._event(event)
+        if state is not None and state.get("token") is not None and not state["captured"]:
+            self._flush_until(state["token"])
         return self.cuEventQuery(event)
 
     def cuEventElapsedTime(self, start: Any, end: Any):

@@ -203,3 +203,54 @@ def test_copy_on_a_stream_is_differentiable(fake_cuda) -> None:
         wp.launch(total, dim=2, inputs=[dst], outputs=[loss], device="cuda:0")
     tape.backward(loss)
     np.testing.assert_array_equal(src.grad.numpy(), [0.0, 1.0, 1.0, 0.0])
+
+
+def test_deferred_stand_in_shows_unordered_reads(fake_cuda) -> None:
+    """In deferred mode the stand-in runs a stream's work only when something waits for it: a
+    copy to the host on a stream that never waited for a side stream reads the old values."""
+    fake_cuda.deferred = True
+    a = wp.zeros(16, dtype=float, device="cuda:0")
+    host = wp.zeros(16, dtype=float, device="cpu")
+    s = wp.Stream("cuda:0")
+    s.wait_stream(wp.get_stream("cuda:0"))
+    wp.launch(add_one, dim=16, inputs=[a], stream=s)
+    assert not s.is_complete
+    wp.copy(host, a)  # on the current stream, not ordered after s
+    np.testing.assert_array_equal(host.numpy(), np.zeros(16))
+    np.testing.assert_array_equal(a.numpy(), np.ones(16))  # the legacy stream waits for s
+
+
+def test_scoped_stream_work_is_visible_after_the_scope(fake_cuda) -> None:
+    fake_cuda.deferred = True
+    with wp.ScopedDevice("cuda:0"):
+        a = wp.zeros(64, dtype=float)
+        b = wp.full(64, 42.0, dtype=float)
+        c = wp.empty(64, dtype=float)
+        old, side = wp.get_stream(), wp.Stream()
+        with wp.ScopedStream(side):  # entering waits for the allocations on the old stream
+            wp.launch(add_one, dim=64, inputs=[a])
+            wp.copy(b, a)
+            wp.launch(add_one, dim=64, inputs=[a])
+            wp.copy(c, a)
+            wp.launch(add_one, dim=64, inputs=[a])
+        assert wp.get_stream() is old
+        np.testing.assert_array_equal(a.numpy(), np.full(64, 3.0))
+        np.testing.assert_array_equal(b.numpy(), np.full(64, 1.0))
+        np.testing.assert_array_equal(c.numpy(), np.full(64, 2.0))
+
+
+def test_stream_arguments_with_explicit_waits(fake_cuda) -> None:
+    fake_cuda.deferred = True
+    a = wp.zeros(64, dtype=float, device="cuda:0")
+    b = wp.full(64, 42.0, dtype=float, device="cuda:0")
+    s = wp.Stream("cuda:0")
+    s.wait_stream(wp.get_stream("cuda:0"))
+    wp.launch(add_one, dim=64, inputs=[a], stream=s)
+    wp.copy(b, a, stream=s)
+    wp.launch(add_one, dim=64, inputs=[a], stream=s)
+    e = s.record_event()
+    assert not e.is_complete
+    wp.synchronize_event(e)
+    assert e.is_complete
+    np.testing.assert_array_equal(a.numpy(), np.full(64, 2.0))
+    np.testing.assert_array_equal(b.numpy(), np.full(64, 1.0))
