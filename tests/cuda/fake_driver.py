@@ -464,13 +464,17 @@ class FakeDriver:
         self.copies.append((d, s, nbytes, int(stream)))
         pageable_src = not self.arena.contains(s) and not self._pinned(s)
         pageable_dst = not self.arena.contains(d) and not self._pinned(d)
+        staged = None
         if self.deferred and pageable_src and int(stream) not in self.capturing:
-            source = ctypes.create_string_buffer(ctypes.string_at(s, nbytes), nbytes)
-            s = ctypes.addressof(source)  # pageable memory is staged when the call is made
+            staged = ctypes.create_string_buffer(ctypes.string_at(s, nbytes), nbytes)
+            s = ctypes.addressof(staged)  # pageable memory is staged when the call is made
 
         def op() -> None:
             with self._opened(d, nbytes), self._opened(s, nbytes):
                 ctypes.memmove(d, s, nbytes)
+            del staged_ref[:]  # (the staging buffer lives until the copy ran)
+
+        staged_ref = [staged]
 
         if self.deferred and pageable_dst and int(stream) not in self.capturing:
             # a copy to pageable memory returns when done: after the stream's earlier work

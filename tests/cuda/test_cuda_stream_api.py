@@ -254,3 +254,21 @@ def test_stream_arguments_with_explicit_waits(fake_cuda) -> None:
     assert e.is_complete
     np.testing.assert_array_equal(a.numpy(), np.full(64, 2.0))
     np.testing.assert_array_equal(b.numpy(), np.full(64, 1.0))
+
+
+def test_deferred_copies_between_pageable_pinned_and_device_memory(fake_cuda) -> None:
+    """A copy from pageable memory is staged when issued (the source may change or go away
+    before the stream runs it); pinned memory is read when the copy runs."""
+    fake_cuda.deferred = True
+    n = 4096
+    device = wp.zeros(n, dtype=float, device="cuda:0")
+    pageable = np.ones(n, dtype=np.float32)
+    wp.copy(device, wp.array(pageable, dtype=float, device="cpu"))
+    pageable[:] = 5.0  # too late: staged already
+    pinned = wp.full(n, 2.0, dtype=float, device="cpu", pinned=True)
+    out = wp.zeros(n, dtype=float, device="cpu")
+    wp.copy(out, device)
+    np.testing.assert_array_equal(out.numpy(), np.ones(n))
+    wp.copy(device, pinned)
+    wp.copy(out, device)
+    np.testing.assert_array_equal(out.numpy(), np.full(n, 2.0))
