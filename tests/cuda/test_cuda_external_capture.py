@@ -35,8 +35,8 @@ def test_external_capture_records_into_the_foreign_graph(fake_cuda):
             assert wp.capture_end() is None  # the foreign framework owns the graph
     assert stream.is_capturing  # still capturing: its owner ends it
     assert not wp.get_device("cuda:0").is_capturing
-    np.testing.assert_array_equal(a.numpy(), 1.0)  # nothing ran yet
     graph = drv.check(fake_cuda.cuStreamEndCapture(stream.handle), "cuStreamEndCapture")
+    np.testing.assert_array_equal(a.numpy(), 1.0)  # nothing ran yet
     graph_exec = drv.check(fake_cuda.cuGraphInstantiate(graph, 0), "cuGraphInstantiate")
     drv.check(fake_cuda.cuGraphLaunch(graph_exec, stream.handle), "cuGraphLaunch")
     np.testing.assert_array_equal(a.numpy(), 6.0)

@@ -35,8 +35,10 @@ _lock = threading.Lock()
 _captures: dict[int, int] = {}
 #: device ordinal -> number of the latest capture begun on it (graph allocations remember it)
 _epochs: dict[int, int] = {}
-#: work that came while a capture ran on its device (-1: on any device): (ordinal, callable)
-_deferred: list[tuple[int, Callable[[], None]]] = []
+#: frees that came while a capture ran on their device: (call, pointer, ordinal, stream object)
+_deferred: list[tuple[str, Any, int, Any]] = []
+#: other releases (graph destruction) waiting for the captures on a device: (ordinal, callable)
+_deferred_calls: list[tuple[int, Callable[[], None]]] = []
 
 
 def capture_started(ordinal: int) -> None:
@@ -58,27 +60,29 @@ def capture_ended(ordinal: int) -> None:
 
 
 def release_deferred() -> None:
-    """Do the deferred frees (and other deferred work) of devices no capture runs on any more."""
+    """Free the deferred allocations (and run the deferred releases) of devices no capture runs
+    on any more."""
     with _lock:
-        ready = [item for item in _deferred if not _waits(item[0])]
-        if not ready:
+        ready = [item for item in _deferred if not _waits(item[2])]
+        calls = [fn for ordinal, fn in _deferred_calls if not _waits(ordinal)]
+        if not ready and not calls:
             return
-        _deferred[:] = [item for item in _deferred if _waits(item[0])]
-    for _, work in ready:
-        work()  # no capture runs on its device now: done at once
+        _deferred[:] = [item for item in _deferred if _waits(item[2])]
+        _deferred_calls[:] = [item for item in _deferred_calls if _waits(item[0])]
+    for call, ptr, ordinal, stream in ready:
+        _free(call, ptr, ordinal, stream)  # no capture runs on ``ordinal`` now: freed at once
+    for fn in calls:
+        fn()
 
 
-def defer_while_capturing(ordinal: int, work: Callable[[], None]) -> None:
-    """Run ``work`` (a driver call a stream capture does not allow: destroying a graph, unloading
-    a module) now, or once no capture runs on device ``ordinal`` (-1: on any device).
-
-    Finalizers use it: they run whenever the garbage collector does, possibly during a capture,
-    which such a call would invalidate."""
+def defer_while_capturing(ordinal: int, release: Callable[[], None]) -> None:
+    """Run ``release`` (a finalizer's driver call that would invalidate a running capture, such
+    as destroying a graph) now, or once the captures on device ``ordinal`` have ended."""
     with _lock:
         if _waits(ordinal):
-            _deferred.append((ordinal, work))
+            _deferred_calls.append((ordinal, release))
             return
-    work()
+    release()
 
 
 def _waits(ordinal: int) -> bool:
@@ -112,7 +116,7 @@ def _free(call: str, ptr: Any, ordinal: int, stream: Any = None, epoch: int | No
             in_graph = False
         if not in_graph:
             with _lock:
-                _deferred.append((ordinal, lambda: _free(call, ptr, ordinal, stream)))
+                _deferred.append((call, ptr, ordinal, stream))
             return
     try:  # at interpreter exit the driver may already be shut down
         cu = drv.driver()
@@ -137,7 +141,7 @@ def allocate_device(device: Any, nbytes: int, stream: Any) -> Allocation:
         release_deferred()
     if info.use_mempool:
         ptr = drv.check(cu.cuMemAllocAsync(size, stream.handle), "cuMemAllocAsync")
-        mem = Allocation(int(ptr), nbytes, device)
+        mem = Allocation(int(ptr), nbytes, device, owner="mempool")
         epoch = _epochs.get(device.ordinal) if _captures and _capturing(stream) else None
         weakref.finalize(mem, _free, "cuMemFreeAsync", ptr, device.ordinal, stream, epoch)
     else:
@@ -234,6 +238,6 @@ def memory_info(device: Any) -> tuple[int, int]:
 
 
 __all__ = [
-    "allocate_device", "allocate_pinned", "capture_ended", "capture_started", "deferred_count", "device_info",
-    "defer_while_capturing", "fill_pattern", "fill_strided", "memory_info", "release_deferred",
+    "allocate_device", "allocate_pinned", "capture_ended", "capture_started", "defer_while_capturing",
+    "deferred_count", "device_info", "fill_pattern", "fill_strided", "memory_info", "release_deferred",
 ]

@@ -24,6 +24,7 @@
 from __future__ import annotations
 
 import ctypes
+import functools
 import re
 import threading
 import weakref
@@ -87,7 +88,8 @@ class CudaLoadedCode(LoadedCode):
 
     def __init__(self, module: Any, functions: dict[str, Any], device: Any) -> None:
         self.module, self.functions, self.device = module, functions, device
-        weakref.finalize(self, cuda_memory.defer_while_capturing, -1, lambda: _unload(module, device.ordinal))
+        unload = functools.partial(_unload, module, device.ordinal)
+        weakref.finalize(self, cuda_memory.defer_while_capturing, -1, unload)
 
     def entry(self, symbol: str) -> CudaEntry:
         return CudaEntry(self.functions[symbol], self, symbol)
@@ -165,10 +167,11 @@ class CudaGraph(CommandList):
         self.resume_after: list[Any] | None = None
         #: whether a resumed capture is recording into the graph now
         self.recording = False
-        # (destroying a graph waits for its launches: not allowed while this thread captures one)
-        handles, ordinal = self._handles, device.ordinal
-        destroy = lambda: _destroy_graph(handles, ordinal)  # noqa: E731 - holds no reference to self
-        weakref.finalize(self, cuda_memory.defer_while_capturing, -1, destroy)
+        # (destroying a graph while a capture runs would invalidate that capture: deferred)
+        weakref.finalize(
+            self, cuda_memory.defer_while_capturing, device.ordinal,
+            functools.partial(_destroy_graph, self._handles, device.ordinal),
+        )
 
     @property
     def graph(self) -> Any:
@@ -304,6 +307,13 @@ class CudaTarget(Target):
             self.synchronize(device)
 
     def synchronize(self, device: Any) -> None:
+        """Wait for all work on ``device``; ``RuntimeError`` while a graph capture runs on it
+        (the driver would invalidate the capture)."""
+        if self.is_capturing(device):
+            raise RuntimeError(
+                f"Cannot synchronize device '{device}' while graph capture is active on it "
+                "(synchronize before wp.capture_begin or after wp.capture_end)"
+            )
         make_current(device.ordinal)
         drv.check(drv.driver().cuCtxSynchronize(), "cuCtxSynchronize")
 
