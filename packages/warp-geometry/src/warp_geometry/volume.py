@@ -20,7 +20,7 @@ from warp_geometry.descriptors import Descriptor, Releasable
 from warp_geometry.nanovdb_blind import BlindData, append_blind_data, blind_data
 from warp_geometry.volume_features import FeatureArrayInfo, feature_info, feature_values
 from warp_geometry import volume_rebuild as rebuilds
-from warp_geometry.volume_values import dtype_of_value, FIELDS, voxel_sizes, WIDE, widened
+from warp_geometry.volume_values import dtype_of_value, FIELDS, index_map, voxel_sizes, WIDE, widened
 from warp_geometry.volume_rebuild import index_coords, RebuildInfo, RebuildSpec
 
 
@@ -210,7 +210,7 @@ class Volume(Releasable):
         last = np.floor(np.maximum(lo, hi)).astype(np.int64) >> 3
         axes = [np.arange(a, b + 1) * 8 for a, b in zip(first, last)]
         origins = np.stack(np.meshgrid(*axes, indexing="ij"), axis=-1).reshape(-1, 3)
-        return cls._from_leaves(origins, sizes, bg_value, translation, device)
+        return cls._from_leaves(origins, np.diag(sizes), bg_value, translation, device)
 
     @classmethod
     def allocate_by_tiles(
@@ -220,6 +220,7 @@ class Volume(Releasable):
         bg_value: Any = 0.0,
         translation: Any = (0.0, 0.0, 0.0),
         device: Any = None,
+        transform: Any = None,
         point_mask: Any = None,
         rebuildable: bool = False,
         max_tiles: int | None = None,
@@ -228,24 +229,26 @@ class Volume(Releasable):
         status: Any = None,
     ) -> Volume:
         """A volume with one leaf (8^3 tile) for each point: integer points (``wp.vec3i`` or
-        ``(N, 3)`` int32) are index-space voxel coordinates, ``wp.vec3`` points world positions;
-        points whose ``point_mask`` entry is 0 are skipped. ``bg_value`` None makes an index grid.
+        ``(N, 3)`` int32) are index-space voxel coordinates, ``wp.vec3`` points world positions
+        (in the tile of the nearest voxel); points whose ``point_mask`` entry is 0 are skipped.
+        ``bg_value`` None makes an index grid. ``transform`` (3x3, world = transform @ ijk +
+        translation) replaces the diagonal of ``voxel_size`` as the index-to-world map.
 
         With ``rebuildable=True`` the volume can be given new tiles in place by :meth:`rebuild`,
         up to ``max_tiles`` leaves, ``max_lower_nodes`` and ``max_upper_nodes`` (all required);
         ``status`` (one ``wp.uint32``) receives the ``REBUILD_*`` flags of this first topology."""
         owner = "wp.Volume.allocate_by_tiles"
-        if voxel_size is None:
-            raise ValueError(f"{owner}: voxel_size is required")
-        sizes = voxel_sizes(voxel_size, owner)
-        ijk = index_coords(tile_points, sizes, translation, point_mask, owner, rounding=False)
+        if voxel_size is None and transform is None:
+            raise ValueError(f"{owner}: voxel_size (or transform) is required")
+        mat = index_map(voxel_size, transform, owner)
+        ijk = index_coords(tile_points, mat, translation, point_mask, owner)
         if not rebuildable:
             rebuilds.check_not_rebuild_args(owner, max_tiles=max_tiles, max_lower_nodes=max_lower_nodes,
                                             max_upper_nodes=max_upper_nodes, status=status)
-            return cls._from_leaves(rebuilds.tile_origins(ijk), sizes, bg_value, translation, device)
+            return cls._from_leaves(rebuilds.tile_origins(ijk), mat, bg_value, translation, device)
         info = rebuilds.capacities("tiles", owner, None, max_tiles, max_lower_nodes, max_upper_nodes)
         bg = None if bg_value is None else dtype_of_value(bg_value)  # (grid type, a copy of the value)
-        spec = RebuildSpec(info, sizes, np.asarray(translation, np.float64).reshape(3).copy(), bg)
+        spec = RebuildSpec(info, mat, np.asarray(translation, np.float64).reshape(3).copy(), bg)
         return cls._rebuildable(spec, ijk, status, owner, device)
 
     @classmethod
@@ -255,6 +258,7 @@ class Volume(Releasable):
         voxel_size: Any = 1.0,
         translation: Any = (0.0, 0.0, 0.0),
         device: Any = None,
+        transform: Any = None,
         point_mask: Any = None,
         rebuildable: bool = False,
         max_active_voxels: int | None = None,
@@ -266,23 +270,24 @@ class Volume(Releasable):
         """An index volume whose active voxels are exactly the given ones (duplicates merged):
         integer points (``wp.vec3i`` or ``(N, 3)`` int32) are index coordinates, ``wp.vec3``
         points world positions (the nearest voxel); points whose ``point_mask`` entry is 0 are
-        skipped. Its voxels' indices follow :meth:`get_voxels`.
+        skipped. Its voxels' indices follow :meth:`get_voxels`. ``transform`` (3x3, world =
+        transform @ ijk + translation) replaces the diagonal of ``voxel_size`` as the map.
 
         With ``rebuildable=True`` the volume can be given new voxels in place by :meth:`rebuild`,
         up to the capacities ``max_active_voxels``, ``max_leaf_nodes``, ``max_lower_nodes`` and
         ``max_upper_nodes`` (all required); ``status`` receives the ``REBUILD_*`` flags."""
         owner = "wp.Volume.allocate_by_voxels"
-        sizes = voxel_sizes(voxel_size, owner)
-        ijk = index_coords(voxel_points, sizes, translation, point_mask, owner, rounding=True)
+        mat = index_map(voxel_size, transform, owner)
+        ijk = index_coords(voxel_points, mat, translation, point_mask, owner)
         if not rebuildable:
             rebuilds.check_not_rebuild_args(
                 owner, max_active_voxels=max_active_voxels, max_leaf_nodes=max_leaf_nodes,
                 max_lower_nodes=max_lower_nodes, max_upper_nodes=max_upper_nodes, status=status,
             )
-            return cls._with_transform(rebuilds.voxels_grid(ijk), sizes, translation, device)
+            return cls._with_transform(rebuilds.voxels_grid(ijk), mat, translation, device)
         info = rebuilds.capacities("voxels", owner, max_active_voxels, max_leaf_nodes, max_lower_nodes,
                                    max_upper_nodes)
-        spec = RebuildSpec(info, sizes, np.asarray(translation, np.float64).reshape(3).copy(), None)
+        spec = RebuildSpec(info, mat, np.asarray(translation, np.float64).reshape(3).copy(), None)
         return cls._rebuildable(spec, ijk, status, owner, device)
 
     @classmethod
@@ -323,10 +328,10 @@ class Volume(Releasable):
 
     @classmethod
     def _from_leaves(
-        cls, origins: np.ndarray, sizes: np.ndarray, bg_value: Any, translation: Any, device: Any
+        cls, origins: np.ndarray, mat: np.ndarray, bg_value: Any, translation: Any, device: Any
     ) -> Volume:
         typed = None if bg_value is None else dtype_of_value(bg_value)
-        return cls._with_transform(rebuilds.tiles_grid(origins, typed), sizes, translation, device)
+        return cls._with_transform(rebuilds.tiles_grid(origins, typed), mat, translation, device)
 
     @classmethod
     def _rebuildable(cls, spec: RebuildSpec, ijk: np.ndarray, status: Any, owner: str, device: Any) -> Volume:
@@ -336,7 +341,7 @@ class Volume(Releasable):
             grid = rebuilds.tiles_grid(empty, spec.bg_value)
         else:
             grid = rebuilds.voxels_grid(empty)
-        volume = cls._with_transform(grid, spec.sizes, spec.translation, device)
+        volume = cls._with_transform(grid, spec.mat, spec.translation, device)
         volume._rebuild = spec
         volume._retopologize(ijk, status, owner)
         return volume
@@ -351,8 +356,7 @@ class Volume(Releasable):
         spec = self._rebuild
         if spec is None:
             raise RuntimeError(f"{owner}: this volume is not rebuildable (allocate it with rebuildable=True)")
-        ijk = index_coords(points, spec.sizes, spec.translation, point_mask, owner,
-                           rounding=spec.info.mode == "voxels")
+        ijk = index_coords(points, spec.mat, spec.translation, point_mask, owner)
         self._retopologize(ijk, status, owner)
 
     def _retopologize(self, ijk: np.ndarray, status: Any, owner: str) -> None:
@@ -374,11 +378,13 @@ class Volume(Releasable):
 
     @classmethod
     def _with_transform(
-        cls, grid: nanovdb.GridArrays, sizes: np.ndarray, translation: Any, device: Any
+        cls, grid: nanovdb.GridArrays, mat: np.ndarray, translation: Any, device: Any
     ) -> Volume:
-        grid.mat = np.diag(sizes)
+        """``grid`` with the index-to-world map world = ``mat`` @ ijk + ``translation``; its voxel
+        size is NanoVDB's: the image of the index vector (1, 1, 1) by ``mat``."""
+        grid.mat = np.array(mat, np.float64)
         grid.vec = np.asarray(translation, np.float64).reshape(3)
-        grid.voxel_size = sizes.copy()
+        grid.voxel_size = grid.mat @ np.ones(3)
         return cls(grid, device=device)
 
     # -- state ----------------------------------------------------------------------------

@@ -75,3 +75,20 @@ def voxel_sizes(voxel_size: Any, owner: str) -> np.ndarray:
     if not np.all(np.isfinite(sizes)) or not np.all(sizes > 0.0):
         raise ValueError(f"{owner}: voxel_size must be positive and finite, got {voxel_size!r}")
     return sizes
+
+
+def index_map(voxel_size: Any, transform: Any, owner: str) -> np.ndarray:
+    """The 3x3 index-to-world matrix (world = M @ ijk + translation): ``transform`` when given (a
+    finite, invertible 3x3 matrix, row major), else the diagonal of ``voxel_size``."""
+    if transform is None:
+        return np.diag(voxel_sizes(voxel_size, owner))
+    try:
+        m = np.array(transform, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"{owner}: transform must be a 3x3 matrix of numbers, got {transform!r}") from None
+    if m.size != 9:
+        raise ValueError(f"{owner}: transform must be a 3x3 matrix, got shape {m.shape}")
+    m = m.reshape(3, 3)
+    if not np.all(np.isfinite(m)) or abs(np.linalg.det(m)) < 1e-300:
+        raise ValueError(f"{owner}: transform must be finite and invertible, got {m.tolist()}")
+    return m
