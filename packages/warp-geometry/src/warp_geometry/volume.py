@@ -20,7 +20,9 @@ from warp_geometry.descriptors import Descriptor, Releasable
 from warp_geometry.nanovdb_blind import BlindData, append_blind_data, blind_data
 from warp_geometry.volume_features import FeatureArrayInfo, feature_info, feature_values
 from warp_geometry import volume_rebuild as rebuilds
-from warp_geometry.volume_values import dtype_of_value, FIELDS, index_map, voxel_sizes, WIDE, widened
+from warp_geometry.volume_values import (
+    dtype_of_value, index_map, leaf_values, value_fields, value_type, voxel_sizes,
+)
 from warp_geometry.volume_rebuild import index_coords, RebuildInfo, RebuildSpec
 
 
@@ -60,6 +62,12 @@ class VolumeData:
     upper_w: wp.array(dtype=wp.vec4d)
     lower_w: wp.array(dtype=wp.vec4d)
     leaf_w: wp.array(dtype=wp.vec4d)
+    #: uint32 and int64 grids: values as int64
+    background_q: wp.int64
+    root_q: wp.array(dtype=wp.int64)
+    upper_q: wp.array(dtype=wp.int64)
+    lower_q: wp.array(dtype=wp.int64)
+    leaf_q: wp.array(dtype=wp.int64)
 
 
 class ActiveStats(NamedTuple):
@@ -96,7 +104,8 @@ class GridInfo(NamedTuple):
 
 _TYPE_STR = {nanovdb.FLOAT: "float", nanovdb.INT32: "int32", nanovdb.VEC3F: "Vec3f", nanovdb.INDEX: "Index",
              nanovdb.ON_INDEX: "OnIndex", nanovdb.DOUBLE: "double", nanovdb.VEC3D: "Vec3d",
-             nanovdb.VEC4F: "Vec4f", nanovdb.VEC4D: "Vec4d"}
+             nanovdb.VEC4F: "Vec4f", nanovdb.VEC4D: "Vec4d", nanovdb.INT64: "int64",
+             nanovdb.UINT32: "uint32"}
 
 
 class Volume(Releasable):
@@ -391,7 +400,6 @@ class Volume(Releasable):
     def _set_grid(self, g: nanovdb.GridArrays) -> None:
         self._grid = g
         dev = self.device
-        is_index = g.grid_type in (nanovdb.INDEX, nanovdb.ON_INDEX)
         fields: dict[str, Any] = {
             "grid_type": g.grid_type,
             "num_roots": len(g.root_origin),
@@ -405,34 +413,8 @@ class Volume(Releasable):
             "upper_child": wp.array(g.upper_child.astype(np.int32), dtype=wp.int32, device=dev),
             "lower_child": wp.array(g.lower_child.astype(np.int32), dtype=wp.int32, device=dev),
         }
-        if is_index:
-            idx = np.asarray(g.leaf_value, np.int64) - 1  # NanoVDB index 0 is the background
-            if g.grid_type == nanovdb.ON_INDEX:
-                idx = np.where(g.leaf_active, idx, -1)
-            fields["leaf_index"] = wp.array(idx.astype(np.int32), dtype=wp.int32, device=dev)
-            count = int(idx.max() + 1) if idx.size else 0
-        elif g.grid_type in WIDE:
-            fields["leaf_index"] = wp.array(
-                np.arange(len(g.leaf_origin) * 512, dtype=np.int32), dtype=wp.int32, device=dev
-            )
-            count = len(g.leaf_origin) * 512
-            n = WIDE[g.grid_type][0]
-            for level in ("root", "upper", "lower", "leaf"):
-                values = widened(getattr(g, f"{level}_value"), n)
-                fields[f"{level}_w"] = wp.array(values, dtype=wp.vec4d, device=dev)
-            fields["background_w"] = wp.vec4d(*widened(g.background, n)[0])
-        else:
-            fields["leaf_index"] = wp.array(
-                np.arange(len(g.leaf_origin) * 512, dtype=np.int32), dtype=wp.int32, device=dev
-            )
-            count = len(g.leaf_origin) * 512
-            suffix, t = FIELDS[g.grid_type]
-            for level in ("root", "upper", "lower", "leaf"):
-                values = getattr(g, f"{level}_value")
-                fields[f"{level}_{suffix}"] = wp.array(np.ascontiguousarray(values), dtype=t, device=dev)
-            fields[f"background_{suffix}"] = (
-                t(*np.atleast_1d(g.background)) if suffix == "v" else g.background.item()
-            )
+        values, count = value_fields(g, dev)
+        fields.update(values)
         fields["voxel_count"] = count
         self._voxel_count = count
         self._arrays = fields
@@ -445,15 +427,7 @@ class Volume(Releasable):
     def _sync(self) -> nanovdb.GridArrays:
         """The grid with the current voxel values (kernels may have stored into them)."""
         g = self._grid
-        if g.grid_type in FIELDS:
-            assert g.leaf_value is not None  # grids of these types hold values
-            suffix = FIELDS[g.grid_type][0]
-            g.leaf_value = self._arrays[f"leaf_{suffix}"].numpy().reshape(g.leaf_value.shape).copy()
-        elif g.grid_type in WIDE:
-            assert g.leaf_value is not None  # grids of these types hold values
-            n = WIDE[g.grid_type][0]
-            rows = self._arrays["leaf_w"].numpy()[:, :n]
-            g.leaf_value = rows.astype(g.value_dtype.base).reshape(g.leaf_value.shape)
+        g.leaf_value = leaf_values(g, self._arrays)
         return g
 
     @property
@@ -464,11 +438,8 @@ class Volume(Releasable):
     @property
     def dtype(self) -> Any:
         """The value type (``wp.float32``, ``wp.int32``, ``wp.vec3``, ``wp.float64``, ``wp.vec3d``,
-        ``wp.vec4f``, ``wp.vec4d``), or ``wp.uint64`` for index grids."""
-        grid_type = self._grid.grid_type
-        if grid_type in WIDE:
-            return WIDE[grid_type][1]
-        return FIELDS.get(grid_type, (None, wp.uint64))[1]
+        ``wp.vec4f``, ``wp.vec4d``, ``wp.uint32``, ``wp.int64``), or ``wp.uint64`` for index grids."""
+        return value_type(self._grid.grid_type)
 
     @property
     def is_index(self) -> bool:
@@ -538,7 +509,7 @@ class Volume(Releasable):
         """The NanoVDB buffer's size; for the grid types kept in memory only (float64, vec3d,
         vec4f, vec4d: no buffer layout here), the bytes of the grid's arrays."""
         g = self._grid
-        if g.grid_type in WIDE:
+        if nanovdb.layout_of(g.grid_type) is None:
             return sum(int(a.nbytes) for a in vars(g).values() if isinstance(a, np.ndarray))
         return len(nanovdb.encode(g))
 
