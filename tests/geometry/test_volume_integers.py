@@ -109,5 +109,6 @@ def test_gradients_and_nvdb_files_are_refused_by_name():
         g = wp.vec3()
         wp.volume_sample_grad(volume, wp.vec3(0.0), wp.Volume.LINEAR, g, dtype=wp.int64)
 
-    with pytest.raises(wp.WarpCodegenTypeError, match="wp.volume_sample_grad: int64 volumes have no gradients"):
+    message = "wp.volume_sample_grad: int64 volumes have no gradients"
+    with pytest.raises(wp.WarpCodegenTypeError, match=message):
         wp.launch(grad, dim=1, inputs=[volume.id])
