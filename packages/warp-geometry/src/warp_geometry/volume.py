@@ -208,6 +208,7 @@ class Volume(Releasable):
     ) -> Volume:
         """A volume whose leaves cover the box ``[min, max]`` (index space, or world space when
         ``points_in_world_space``); every voxel of those leaves is active and holds ``bg_value``."""
+        rebuilds.refuse_capture(device, "wp.Volume.allocate")
         lo, hi = np.asarray(min, np.float64), np.asarray(max, np.float64)
         if lo.shape != (3,) or hi.shape != (3,):
             raise ValueError("wp.Volume.allocate: min and max must be 3-vectors")
@@ -247,6 +248,7 @@ class Volume(Releasable):
         up to ``max_tiles`` leaves, ``max_lower_nodes`` and ``max_upper_nodes`` (all required);
         ``status`` (one ``wp.uint32``) receives the ``REBUILD_*`` flags of this first topology."""
         owner = "wp.Volume.allocate_by_tiles"
+        rebuilds.refuse_capture(device, owner)
         if voxel_size is None and transform is None:
             raise ValueError(f"{owner}: voxel_size (or transform) is required")
         mat = index_map(voxel_size, transform, owner)
@@ -286,6 +288,7 @@ class Volume(Releasable):
         up to the capacities ``max_active_voxels``, ``max_leaf_nodes``, ``max_lower_nodes`` and
         ``max_upper_nodes`` (all required); ``status`` receives the ``REBUILD_*`` flags."""
         owner = "wp.Volume.allocate_by_voxels"
+        rebuilds.refuse_capture(device, owner)
         mat = index_map(voxel_size, transform, owner)
         ijk = index_coords(voxel_points, mat, translation, point_mask, owner)
         if not rebuildable:
@@ -362,6 +365,7 @@ class Volume(Releasable):
         leaves the volume empty: ``status`` (one ``wp.uint32``) receives the ``REBUILD_*`` flags,
         and without it a RuntimeError says what overflowed."""
         owner = "wp.Volume.rebuild"
+        rebuilds.refuse_capture(self.device, owner)
         spec = self._rebuild
         if spec is None:
             raise RuntimeError(f"{owner}: this volume is not rebuildable (allocate it with rebuildable=True)")

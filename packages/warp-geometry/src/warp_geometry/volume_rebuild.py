@@ -58,6 +58,17 @@ class RebuildSpec:
     bg_value: Any
 
 
+def refuse_capture(device: Any, owner: str) -> None:
+    """Raise ``RuntimeError`` while a graph capture is active on ``device``: topologies are built
+    on the host (NumPy) and uploaded, which a capture cannot record or replay."""
+    if wp.get_device(device).is_capturing:
+        raise RuntimeError(
+            f"{owner} cannot be recorded by graph capture on device '{wp.get_device(device)}': volume "
+            "topologies are built on the host here (NVIDIA Warp builds them on the device); allocate "
+            "or rebuild the volume outside the capture"
+        )
+
+
 def index_coords(points: Any, mat: np.ndarray, translation: Any, point_mask: Any, owner: str) -> np.ndarray:
     """``(N, 3)`` int64 index coordinates of points: integer points are index coordinates, float
     points world positions (world = ``mat`` @ ijk + ``translation``), mapped to the voxel whose

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from warp.arrays.capture_guard import refuse_host_read_while_capturing
 from warp.runtime.devices import get_device
 from warp.targets import get_target
 
@@ -37,6 +38,7 @@ def download(arr: array) -> np.ndarray:
     """A host copy of a device array's elements (same strides inside a copied span)."""
     if arr._size == 0:
         return np.zeros(arr._shape + arr._info.inner_shape, dtype=arr._info.np_dtype)
+    refuse_host_read_while_capturing(arr._device, "a host copy of a device array (.numpy(), .list(), ...)")
     low, nbytes = byte_span(arr)
     host = np.empty(nbytes, dtype=np.uint8)
     cpu = get_device("cpu")
@@ -56,6 +58,7 @@ def upload(arr: array, values: np.ndarray) -> None:
         target.copy(arr._ptr, arr._device, staged.ctypes.data, cpu, staged.nbytes)
         return
     # strided: read the whole span (gaps keep their contents), update the elements, write back
+    refuse_host_read_while_capturing(arr._device, "writing host values into a non-contiguous device array")
     low, nbytes = byte_span(arr)
     host = np.empty(nbytes, dtype=np.uint8)
     target.copy(host.ctypes.data, cpu, arr._ptr + low, arr._device, nbytes)
