@@ -35,3 +35,21 @@ def test_strided_upload_while_capturing_is_refused(fake_cuda) -> None:
         with pytest.raises(RuntimeError, match="graph capture is active on device .cuda:0."):
             a[::2].assign(np.arange(4, dtype=np.int32))
     np.testing.assert_array_equal(a.numpy(), np.zeros(8))
+
+
+def test_upload_captured_from_a_temporary_replays_its_values(fake_cuda) -> None:
+    """``wp.array(numpy)`` or ``assign`` inside a capture: the graph's copy reads the staged host
+    buffer on every replay, so the graph keeps it alive (it was freed before: the replay read
+    freed memory)."""
+    a = wp.zeros(4, dtype=wp.int32, device="cuda:0")
+    with wp.ScopedCapture("cuda:0", force_module_load=False) as capture:
+        a.assign(np.array([5, 6, 7, 8], dtype=np.float64))  # converted: a temporary staging buffer
+    import gc
+
+    gc.collect()
+    np.testing.assert_array_equal(a.numpy(), [0, 0, 0, 0])
+    wp.capture_launch(capture.graph)
+    np.testing.assert_array_equal(a.numpy(), [5, 6, 7, 8])
+    a.zero_()
+    wp.capture_launch(capture.graph)
+    np.testing.assert_array_equal(a.numpy(), [5, 6, 7, 8])

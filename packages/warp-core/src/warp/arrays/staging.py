@@ -55,7 +55,8 @@ def upload(arr: array, values: np.ndarray) -> None:
     target = get_target(arr._device)
     if arr._is_contiguous:
         staged = np.ascontiguousarray(values, dtype=arr._info.np_dtype)
-        target.copy(arr._ptr, arr._device, staged.ctypes.data, cpu, staged.nbytes)
+        # keep: a graph capture records a copy that reads ``staged`` again on every replay
+        target.copy(arr._ptr, arr._device, staged.ctypes.data, cpu, staged.nbytes, keep=staged)
         return
     # strided: read the whole span (gaps keep their contents), update the elements, write back
     refuse_host_read_while_capturing(arr._device, "writing host values into a non-contiguous device array")
