@@ -168,6 +168,7 @@ def fake_cuda(monkeypatch, _fake_cuda_cache):
     monkeypatch.setattr(devices, "_default_device", None)
     monkeypatch.setattr(context, "_infos", {})
     monkeypatch.setattr(streams, "_current", {})
+    monkeypatch.setattr(streams, "_null", {})
     monkeypatch.setattr(peer, "_peer_enabled", set())
     # the CPU target (and its capture state) stays the one launchers already hold
     targets.get_target(wp.get_device("cpu"))
@@ -176,6 +177,7 @@ def fake_cuda(monkeypatch, _fake_cuda_cache):
     _unload_all_kernels()
     yield fake
     gc.collect()  # free fake allocations while the fake driver is still installed
+    fake.drain()  # (deferred mode: run the work and frees still pending)
     context.forget_current()
     _unload_all_kernels()
     # misuses a real driver crashes on, made where warp ignores the result (finalizers)

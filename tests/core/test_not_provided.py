@@ -12,7 +12,7 @@ from warp.errors import WarpCodegenNameError
 DOC = pathlib.Path(__file__).resolve().parents[2] / "docs" / "coming-from-warp.md"
 
 
-@pytest.mark.parametrize("name", ["launch_tiled", "tile_load", "ScopedMempool", "timing_begin", "timing_end",
+@pytest.mark.parametrize("name", ["launch_tiled", "tile_load", "timing_begin", "timing_end",
                                   "get_cuda_kernel_properties", "fabricarray", "Texture2D",
                                   "map"])
 def test_attribute_error_says_not_provided_and_what_instead(name):

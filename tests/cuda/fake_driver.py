@@ -85,6 +85,11 @@ class FakeDriver:
         #: pinned host allocations (ordinary host memory, device-accessible like cuMemHostAlloc's)
         self._host_buffers: dict[int, ctypes.Array] = {}
         self.freed: list[int] = []
+        #: size of each freed allocation (by address); pool allocations: address -> pool
+        self.freed_sizes: dict[int, int] = {}
+        self.pool_memory: dict[int, int] = {}
+        #: allocation -> how many times it is mapped from an IPC handle
+        self.ipc_mapped: dict[int, int] = {}
         self.functions: dict[int, str] = {}
         self.modules: dict[int, list[str]] = {}
         #: pending JIT links (cuLinkCreate): handle -> entries added, the completed image
@@ -93,6 +98,8 @@ class FakeDriver:
         self.arch = 90
         self.driver_version = 12040
         self.launches: list[dict[str, Any]] = []
+        #: cuMemcpyAsync calls: (dst, src, bytes, stream)
+        self.copies: list[tuple[int, int, int, int]] = []
         self.capturing: dict[int, list[Callable[[], None]]] = {}
         self.graphs: dict[int, list[Callable[[], None]]] = {}
         #: capturing stream -> the graph it captures into
@@ -108,14 +115,30 @@ class FakeDriver:
         self.destroyed_streams: set[int] = set()
         #: device memory allocated on a stream while it captured a graph (graph allocations)
         self.graph_allocations: set[int] = set()
+        #: stream -> (flags, priority) of the streams cuStreamCreate* made
+        self.stream_info: dict[int, tuple[int, int]] = {}
+        #: event -> {"flags", "recorded", "captured", "time"}: what cuEventRecord* did to it
+        self.events: dict[int, dict[str, Any]] = {}
+        self._clock = itertools.count(1)
+        #: memory pool -> attribute values set (release threshold) and usage counters
+        self.pool_attrs: dict[int, dict[str, int]] = {}
+        #: deferred mode (off by default; a test sets it): streams keep their work pending until
+        #: the host synchronizes with them, another stream waits for their events or the legacy
+        #: stream (which waits for every blocking stream) is used, so missing stream ordering
+        #: shows as wrong values, as on a GPU; off: work runs when issued
+        self.deferred = False
+        #: stream -> its pending work, in issue order (deferred mode)
+        self.pending: dict[int, list[Callable[[], None]]] = {}
         #: misuses the real driver would crash on or fail, made where warp ignores the result
         #: (finalizers): the ``fake_cuda`` fixture fails the test when any is left
         self.violations: list[str] = []
 
     def reset(self) -> None:
         """Forget per-test records (calls, launches, captures, peer state); keep code and memory."""
+        self.drain()
         self.calls.clear()
         self.launches.clear()
+        self.copies.clear()
         self.capturing.clear()
         self.capture_graph.clear()
         self.peer_enabled.clear()
@@ -135,8 +158,44 @@ class FakeDriver:
         ops = self.capturing.get(int(stream))
         if ops is not None:
             ops.append(op)
-        else:
+        elif not self.deferred:
             op()
+        elif int(stream) in (0, int(real.CU_STREAM_LEGACY)):
+            self._flush_blocking()  # the legacy stream starts after all blocking streams' work
+            op()
+        else:
+            self.pending.setdefault(int(stream), []).append(op)
+
+    # -- deferred mode: running pending work -----------------------------------------------------
+    def _flush(self, stream: int) -> None:
+        queue = self.pending.get(stream)
+        while queue:
+            queue.pop(0)()
+
+    def _flush_until(self, token: dict[str, Any]) -> None:
+        """Run the work of ``token``'s stream up to its event record."""
+        queue = self.pending.get(token["stream"])
+        while not token["done"] and queue:
+            queue.pop(0)()
+
+    def _flush_blocking(self) -> None:
+        non_blocking = int(real.CUstream_flags.CU_STREAM_NON_BLOCKING)
+        for stream in list(self.pending):
+            if not self.stream_info.get(stream, (0, 0))[0] & non_blocking:
+                self._flush(stream)
+
+    def _flush_all(self) -> None:
+        for stream in list(self.pending):
+            self._flush(stream)
+
+    def drain(self) -> None:
+        """Run all pending work and leave deferred mode (the fixture does at the end of a test)."""
+        self._flush_all()
+        self.deferred = False
+
+    def _pinned(self, address: int) -> bool:
+        found = self.allocation_of(address)
+        return found is not None and found[2] == "host"
 
     # -- init and devices ---------------------------------------------------------------------
     def cuInit(self, flags: int):
@@ -167,6 +226,7 @@ class FakeDriver:
         "CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT": 132,
         "CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING": 1,
         "CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN": 232448,
+        "CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED": 1,
     }
 
     def cuDeviceGetAttribute(self, attrib: Any, dev: Any):
@@ -189,15 +249,48 @@ class FakeDriver:
         return (OK,)
 
     def cuCtxSynchronize(self):
+        if self.capturing:  # synchronizing a context with a capturing stream invalidates the capture
+            self.violations.append("cuCtxSynchronize during a graph capture")
+            return (ERR.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,)
         self._log("cuCtxSynchronize")
+        self._flush_all()
         return (OK,)
+
+    def cuCtxGetStreamPriorityRange(self):
+        """(least, greatest): an H100's range, 0 (default) to -5 (highest)."""
+        return (OK, 0, -5)
 
     def cuDeviceGetDefaultMemPool(self, dev: Any):
         return (OK, real.CUmemoryPool(0x200 + int(dev)))
 
+    def _pool(self, pool: Any) -> dict[str, int]:
+        return self.pool_attrs.setdefault(int(pool), {
+            "CU_MEMPOOL_ATTR_RELEASE_THRESHOLD": 0, "CU_MEMPOOL_ATTR_USED_MEM_CURRENT": 0,
+            "CU_MEMPOOL_ATTR_USED_MEM_HIGH": 0,
+        })
+
+    #: pool attributes ``cuMemPoolSetAttribute`` may set (the usage counters only to 0: a reset)
+    _SETTABLE = ("CU_MEMPOOL_ATTR_RELEASE_THRESHOLD",)
+    _RESETTABLE = ("CU_MEMPOOL_ATTR_USED_MEM_HIGH", "CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH")
+
     def cuMemPoolSetAttribute(self, pool: Any, attr: Any, value: Any):
-        assert isinstance(attr, real.CUmemPool_attribute)
+        assert isinstance(attr, real.CUmemPool_attribute) and isinstance(pool, real.CUmemoryPool)
+        assert isinstance(value, real.cuuint64_t)  # the 64-bit attributes take a cuuint64_t
+        if attr.name in self._RESETTABLE:
+            if int(value) != 0:
+                return (ERR.CUDA_ERROR_INVALID_VALUE,)
+            self._pool(pool)[attr.name] = self._pool(pool).get("CU_MEMPOOL_ATTR_USED_MEM_CURRENT", 0)
+            return (OK,)
+        if attr.name not in self._SETTABLE:
+            return (ERR.CUDA_ERROR_INVALID_VALUE,)
+        self._pool(pool)[attr.name] = int(value)
         return (OK,)
+
+    def cuMemPoolGetAttribute(self, pool: Any, attr: Any):
+        assert isinstance(attr, real.CUmemPool_attribute) and isinstance(pool, real.CUmemoryPool)
+        if attr.name not in self._pool(pool):
+            return (ERR.CUDA_ERROR_INVALID_VALUE, None)
+        return (OK, real.cuuint64_t(self._pool(pool)[attr.name]))
 
     def cuMemGetInfo(self):
         return (OK, 70 * 2**30, 80 * 2**30)
@@ -245,6 +338,7 @@ class FakeDriver:
         if entry is None or entry[1] != kind:
             return (ERR.CUDA_ERROR_INVALID_VALUE,)
         del self.memory[int(ptr)]
+        self.freed_sizes[int(ptr)] = entry[0]
         if kind == "device":
             self.arena.release(int(ptr), entry[0])
         else:
@@ -260,7 +354,8 @@ class FakeDriver:
         return None
 
     def read_device(self, address: int, nbytes: int) -> bytes:
-        """Bytes of device memory (for tests: the host cannot read it directly)."""
+        """Bytes of device memory (for tests: the host cannot read it directly), after all work."""
+        self._flush_all()
         with self.arena.opened():
             return ctypes.string_at(address, nbytes)
 
@@ -279,7 +374,17 @@ class FakeDriver:
         ptr = self._alloc(size, "device")
         if int(stream) in self.capturing:
             self.graph_allocations.add(ptr)
+        else:
+            pool = self._pool(0x200 + self._device_of_context())
+            pool["CU_MEMPOOL_ATTR_USED_MEM_CURRENT"] += size
+            high = max(pool["CU_MEMPOOL_ATTR_USED_MEM_HIGH"], pool["CU_MEMPOOL_ATTR_USED_MEM_CURRENT"])
+            pool["CU_MEMPOOL_ATTR_USED_MEM_HIGH"] = high
+            self.pool_memory[ptr] = 0x200 + self._device_of_context()
         return (OK, real.CUdeviceptr(ptr))
+
+    def _device_of_context(self) -> int:
+        assert self.current_context is not None, "no current context"
+        return self.current_context - 0x100
 
     def cuMemAlloc(self, size: int):
         self._log("cuMemAlloc")
@@ -295,13 +400,28 @@ class FakeDriver:
             )
             return (ERR.CUDA_ERROR_INVALID_VALUE,)
         self.graph_allocations.discard(int(ptr))
-        return self._free(ptr, "device")
+        entry = self.memory.get(int(ptr))
+        if entry is None or entry[1] != "device":
+            return (ERR.CUDA_ERROR_INVALID_VALUE,)
+
+        def op() -> None:  # freed in stream order (after the work issued before it)
+            self._free(ptr, "device")
+            pool = self.pool_memory.pop(int(ptr), None)
+            if pool is not None:
+                self._pool(pool)["CU_MEMPOOL_ATTR_USED_MEM_CURRENT"] -= self.freed_sizes[int(ptr)]
+
+        if int(stream) in self.capturing:
+            op()  # a free node of the graph's own allocation: the stand-in frees it now
+        else:
+            self._run(stream, op)
+        return (OK,)
 
     def cuMemFree(self, ptr: Any):
         if self.capturing:  # an unsafe call: it would invalidate the capture
             self.violations.append(f"cuMemFree during a graph capture ({int(ptr):#x})")
             return (ERR.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,)
         self.graph_allocations.discard(int(ptr))
+        self._flush_all()  # cuMemFree waits for the device's work
         return self._free(ptr, "device")
 
     def cuMemHostAlloc(self, size: int, flags: int):
@@ -311,6 +431,7 @@ class FakeDriver:
         if self.capturing:
             self.violations.append(f"cuMemFreeHost during a graph capture ({int(ptr):#x})")
             return (ERR.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,)
+        self._flush_all()
         return self._free(ptr, "host")
 
     def _check_range(self, ptr: int, nbytes: int) -> None:
@@ -337,12 +458,30 @@ class FakeDriver:
         d, s = int(dst), int(src)
         self._check_range(d, nbytes)
         self._check_range(s, nbytes)
+        if int(stream) in (0, int(real.CU_STREAM_LEGACY)) and self.capturing:
+            # the legacy stream synchronizes with the (blocking) capturing stream: not allowed
+            return (ERR.CUDA_ERROR_STREAM_CAPTURE_IMPLICIT,)
+        self.copies.append((d, s, nbytes, int(stream)))
+        pageable_src = not self.arena.contains(s) and not self._pinned(s)
+        pageable_dst = not self.arena.contains(d) and not self._pinned(d)
+        staged = None
+        if self.deferred and pageable_src and int(stream) not in self.capturing:
+            staged = ctypes.create_string_buffer(ctypes.string_at(s, nbytes), nbytes)
+            s = ctypes.addressof(staged)  # pageable memory is staged when the call is made
 
         def op() -> None:
             with self._opened(d, nbytes), self._opened(s, nbytes):
                 ctypes.memmove(d, s, nbytes)
+            del staged_ref[:]  # (the staging buffer lives until the copy ran)
 
+        staged_ref = [staged]
+
+        if self.deferred and pageable_dst and int(stream) not in self.capturing:
+            # a copy to pageable memory returns when done: after the stream's earlier work
+            self._flush(int(stream))
         self._run(stream, op)
+        if self.deferred and pageable_dst and int(stream) not in self.capturing:
+            self._flush(int(stream))
         return (OK,)
 
     def _memset(self, dst: Any, value: int, count: int, stream: Any, ctype: Any):
@@ -368,16 +507,40 @@ class FakeDriver:
 
     # -- streams and events -------------------------------------------------------------------
     def cuStreamCreate(self, flags: int):
-        handle = next(self._ids)
-        self.live_streams.add(handle)
-        return (OK, real.CUstream(handle))
+        return self.cuStreamCreateWithPriority(flags, 0)
 
     def cuStreamCreateWithPriority(self, flags: int, priority: int):
-        return self.cuStreamCreate(flags)
+        assert isinstance(flags, int) and isinstance(priority, int)
+        if flags & ~int(real.CUstream_flags.CU_STREAM_NON_BLOCKING):
+            return (ERR.CUDA_ERROR_INVALID_VALUE, None)
+        least, greatest = self.cuCtxGetStreamPriorityRange()[1:]
+        handle = next(self._ids)
+        self.live_streams.add(handle)
+        self.stream_info[handle] = (flags, min(least, max(greatest, priority)))  # clamped, as the driver does
+        return (OK, real.CUstream(handle))
+
+    def cuStreamGetPriority(self, stream: Any):
+        assert isinstance(stream, real.CUstream)
+        if int(stream) in (0, int(real.CU_STREAM_LEGACY), int(real.CU_STREAM_PER_THREAD)):
+            return (OK, 0)
+        info = self.stream_info.get(int(stream))
+        if info is None or int(stream) in self.destroyed_streams:
+            return (ERR.CUDA_ERROR_INVALID_HANDLE, None)
+        return (OK, info[1])
+
+    def cuStreamGetFlags(self, stream: Any):
+        assert isinstance(stream, real.CUstream)
+        if int(stream) in (0, int(real.CU_STREAM_LEGACY), int(real.CU_STREAM_PER_THREAD)):
+            return (OK, 0)
+        info = self.stream_info.get(int(stream))
+        if info is None or int(stream) in self.destroyed_streams:
+            return (ERR.CUDA_ERROR_INVALID_HANDLE, None)
+        return (OK, info[0])
 
     def cuStreamDestroy(self, stream: Any):
         if not self._check_stream("cuStreamDestroy", stream):
             return (ERR.CUDA_ERROR_INVALID_HANDLE,)
+        self._flush(int(stream))  # its pending work still completes
         self.live_streams.discard(int(stream))
         self.destroyed_streams.add(int(stream))
         return (OK,)
@@ -387,35 +550,148 @@ class FakeDriver:
         if int(stream) in self.capturing:
             return (ERR.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,)
         self._log("cuStreamSynchronize")
+        if int(stream) in (0, int(real.CU_STREAM_LEGACY)):
+            self._flush_blocking()
+        self._flush(int(stream))
         return (OK,)
 
     def cuStreamQuery(self, stream: Any):
-        return (OK,)
+        return (ERR.CUDA_ERROR_NOT_READY,) if self.pending.get(int(stream)) else (OK,)
 
     def cuStreamWaitEvent(self, stream: Any, event: Any, flags: int):
         assert isinstance(stream, real.CUstream) and isinstance(event, real.CUevent)
+        assert isinstance(flags, int)
+        if flags & int(real.CUevent_wait_flags.CU_EVENT_WAIT_EXTERNAL) and int(stream) not in self.capturing:
+            return (ERR.CUDA_ERROR_INVALID_VALUE,)  # the flag is invalid outside a capture
         self._log(f"wait {int(stream)} {int(event)}")
+        token = self.events.get(int(event), {}).get("token")
+        if token is not None and not token["done"]:
+            self._run(stream, lambda: self._flush_until(token))  # the wait: the record's work first
         return (OK,)
 
     def cuEventCreate(self, flags: int):
-        return (OK, real.CUevent(next(self._ids)))
+        assert isinstance(flags, int)
+        handle = next(self._ids)
+        self.events[handle] = {"flags": flags, "recorded": False, "captured": False, "time": 0}
+        return (OK, real.CUevent(handle))
+
+    def _event(self, event: Any) -> dict[str, Any] | None:
+        assert isinstance(event, real.CUevent)
+        return self.events.get(int(event))
+
+    def _record(self, state: dict[str, Any], stream: int) -> Callable[[], None]:
+        token = {"done": False, "stream": stream}
+
+        def op() -> None:
+            state.update(recorded=True, captured=False, time=next(self._clock))
+            token["done"] = True
+
+        if stream not in self.capturing:
+            state["token"] = token  # what waits on and synchronizations of the event reach
+        return op
 
     def cuEventRecord(self, event: Any, stream: Any):
-        assert isinstance(stream, real.CUstream) and isinstance(event, real.CUevent)
+        return self.cuEventRecordWithFlags(event, stream, 0)
+
+    def cuEventRecordWithFlags(self, event: Any, stream: Any, flags: int):
+        assert isinstance(stream, real.CUstream) and isinstance(flags, int)
+        state = self._event(event)
+        if state is None:
+            return (ERR.CUDA_ERROR_INVALID_HANDLE,)
+        external = bool(flags & int(real.CUevent_record_flags.CU_EVENT_RECORD_EXTERNAL))
+        capturing = int(stream) in self.capturing
+        if external and not capturing:
+            return (ERR.CUDA_ERROR_INVALID_VALUE,)  # the flag is invalid outside a capture
         self._log(f"record {int(event)} {int(stream)}")
+        if capturing and not external:
+            # an internal record only orders work inside the graph: the event itself is left
+            # in a captured state no host call may use
+            state["captured"] = True
+            return (OK,)
+        self._run(stream, self._record(state, int(stream)))
         return (OK,)
 
     def cuEventQuery(self, event: Any):
-        return (OK,)
+        state = self._event(event)
+        if state is None or state["captured"]:
+            return (ERR.CUDA_ERROR_INVALID_VALUE if state else ERR.CUDA_ERROR_INVALID_HANDLE,)
+        token = state.get("token")
+        return (ERR.CUDA_ERROR_NOT_READY,) if token is not None and not token["done"] else (OK,)
 
     def cuEventSynchronize(self, event: Any):
-        return (OK,)
+        state = self._event(event)
+        if state is not None and state.get("token") is not None and not state["captured"]:
+            self._flush_until(state["token"])
+        return self.cuEventQuery(event)
 
     def cuEventElapsedTime(self, start: Any, end: Any):
-        return (OK, 0.5)
+        states = [self._event(start), self._event(end)]
+        for state in states:
+            if state is None or not state["recorded"]:
+                return (ERR.CUDA_ERROR_INVALID_HANDLE, None)
+            if state["flags"] & int(real.CUevent_flags.CU_EVENT_DISABLE_TIMING):
+                return (ERR.CUDA_ERROR_INVALID_HANDLE, None)
+            if state["captured"]:
+                return (ERR.CUDA_ERROR_INVALID_VALUE, None)
+        return (OK, 0.25 * (states[1]["time"] - states[0]["time"]))
 
     def cuEventDestroy(self, event: Any):
+        if self.events.pop(int(event), None) is None:
+            self.violations.append(f"cuEventDestroy of an unknown or destroyed event {int(event)}")
+            return (ERR.CUDA_ERROR_INVALID_HANDLE,)
         return (OK,)
+
+    # -- inter-process handles (one process plays both sides: opening a handle maps the same
+    # allocation again, counted, until cuIpcCloseMemHandle) ------------------------------------
+    @staticmethod
+    def _handle(kind: Any, tag: bytes, value: int) -> Any:
+        handle = kind()
+        data = tag + struct.pack("<Q", value)
+        ctypes.memmove(handle.getPtr(), data.ljust(64, b"\0"), 64)
+        return handle
+
+    @staticmethod
+    def _handle_value(handle: Any, tag: bytes) -> int | None:
+        data = ctypes.string_at(handle.getPtr(), 64)
+        return struct.unpack_from("<Q", data, len(tag))[0] if data.startswith(tag) else None
+
+    def cuIpcGetMemHandle(self, ptr: Any):
+        assert isinstance(ptr, real.CUdeviceptr)
+        entry = self.memory.get(int(ptr))
+        if entry is None or entry[1] != "device" or int(ptr) in self.pool_memory:
+            return (ERR.CUDA_ERROR_INVALID_VALUE, None)  # not the start of a cuMemAlloc allocation
+        return (OK, self._handle(real.CUipcMemHandle, b"fakeipcm", int(ptr)))
+
+    def cuIpcOpenMemHandle(self, handle: Any, flags: int):
+        assert isinstance(handle, real.CUipcMemHandle) and isinstance(flags, int)
+        ptr = self._handle_value(handle, b"fakeipcm")
+        if ptr is None or ptr not in self.memory:
+            return (ERR.CUDA_ERROR_INVALID_HANDLE, None)
+        self.ipc_mapped[ptr] = self.ipc_mapped.get(ptr, 0) + 1
+        return (OK, real.CUdeviceptr(ptr))
+
+    def cuIpcCloseMemHandle(self, ptr: Any):
+        assert isinstance(ptr, real.CUdeviceptr)
+        if not self.ipc_mapped.get(int(ptr)):
+            self.violations.append(f"cuIpcCloseMemHandle of memory not opened from a handle ({int(ptr):#x})")
+            return (ERR.CUDA_ERROR_INVALID_VALUE,)
+        self.ipc_mapped[int(ptr)] -= 1
+        return (OK,)
+
+    def cuIpcGetEventHandle(self, event: Any):
+        state = self._event(event)
+        if state is None or not state["flags"] & int(real.CUevent_flags.CU_EVENT_INTERPROCESS):
+            return (ERR.CUDA_ERROR_INVALID_VALUE, None)
+        return (OK, self._handle(real.CUipcEventHandle, b"fakeipce", int(event)))
+
+    def cuIpcOpenEventHandle(self, handle: Any):
+        assert isinstance(handle, real.CUipcEventHandle)
+        event = self._handle_value(handle, b"fakeipce")
+        if event is None or event not in self.events:
+            return (ERR.CUDA_ERROR_INVALID_HANDLE, None)
+        opened = next(self._ids)  # a handle of its own, sharing the event's state
+        self.events[opened] = self.events[event]
+        return (OK, real.CUevent(opened))
 
     # -- modules and launches -----------------------------------------------------------------
     @staticmethod
@@ -644,8 +920,14 @@ class FakeDriver:
         return (OK,)
 
     def cuGraphExecDestroy(self, graph_exec: Any):
+        if self.capturing:  # an unsafe call: it would invalidate the capture
+            self.violations.append(f"cuGraphExecDestroy during a graph capture ({int(graph_exec)})")
+            return (ERR.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,)
         self.graph_execs.pop(int(graph_exec), None)
         return (OK,)
 
     def cuGraphDestroy(self, graph: Any):
+        if self.capturing:
+            self.violations.append(f"cuGraphDestroy during a graph capture ({int(graph)})")
+            return (ERR.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,)
         return (OK,)

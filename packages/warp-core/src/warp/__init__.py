@@ -23,6 +23,7 @@ from warp.arrays import (
     copy,
     empty,
     empty_like,
+    from_ipc_handle,
     from_numpy,
     full,
     full_like,
@@ -112,6 +113,15 @@ from warp.runtime.peer_access import (
     set_mempool_access_enabled,
     set_mempool_enabled,
     set_peer_access_enabled,
+)
+from warp.arrays.ipc import event_from_ipc_handle
+from warp.runtime.mempools import (
+    ScopedMempool,
+    ScopedMempoolAccess,
+    get_mempool_release_threshold,
+    get_mempool_used_mem_current,
+    get_mempool_used_mem_high,
+    set_mempool_release_threshold,
 )
 from warp.runtime import cache as _cache, kernel_loader as _kernel_loader  # noqa: F401
 from warp.targets.cpu import jit as _cpu_jit  # noqa: F401

@@ -25,10 +25,6 @@ _TILES = NotProvided(
     "per-thread kernels launched with wp.launch (e.g. one thread per output element, "
     "wp.matmul for dense matrix products)",
 )
-_MEMPOOL = NotProvided(
-    "CUDA memory pools are not used (device memory comes from cuMemAlloc directly)",
-    "no pool to configure: allocate with wp.empty/wp.zeros and free by dropping the array",
-)
 _ALLOCATORS = NotProvided(
     "CUDA managed memory and the CUDA allocator switch are not provided",
     "wp.set_device_allocator(device, allocator) for custom allocation; wp.ScopedMemoryTracker to track it",
@@ -90,10 +86,6 @@ NAMES: dict[str, NotProvided] = {
         "mesh_query_aabb_tiled", "mesh_query_aabb_next_tiled",
     ], _TILES),
     **dict.fromkeys([
-        "ScopedMempool", "ScopedMempoolAccess", "get_mempool_release_threshold",
-        "set_mempool_release_threshold", "get_mempool_used_mem_current", "get_mempool_used_mem_high",
-    ], _MEMPOOL),
-    **dict.fromkeys([
         "set_cuda_allocator", "CudaManagedAllocator", "MemoryKind",
     ], _ALLOCATORS),
     **dict.fromkeys([
@@ -103,7 +95,7 @@ NAMES: dict[str, NotProvided] = {
     ], _TIMING),
     **dict.fromkeys([
         "get_cuda_kernel_properties", "get_cuda_max_cluster_dim", "get_suggested_block_size",
-        "map_cuda_device", "unmap_cuda_device", "from_ipc_handle", "event_from_ipc_handle",
+        "map_cuda_device", "unmap_cuda_device",
     ], _CUDA_INFO),
     **dict.fromkeys([
         "is_conditional_graph_supported", "capture_if", "capture_while", "capture_save",

@@ -26,6 +26,7 @@ from warp.arrays.dlpack_export import dl_device_of, dlpack_method
 from warp.arrays.conversion import element_value, is_bfloat16_element, prepare_data, value_to_numpy
 from warp.arrays.indexed import has_index_arrays, indexed_view
 from warp.arrays.indexing import resolve_index
+from warp.arrays.ipc import array_ipc_handle
 from warp.arrays.layout import (
     contiguous_strides,
     element_info,
@@ -396,6 +397,12 @@ class array(ArithmeticOperators):
         """NumPy conversion (``np.asarray(a)``): a zero-copy view of a CPU array unless a copy is asked."""
         return as_numpy(self, dtype, copy)
 
+    def ipc_handle(self) -> bytes:
+        """The 64-byte handle another process maps this CUDA array's memory with
+        (``wp.from_ipc_handle``); the memory must come from ``cuMemAlloc``, i.e. be allocated
+        inside ``wp.ScopedMempool(device, False)``, and the array must start it."""
+        return array_ipc_handle(self)
+
     @property
     def __cuda_array_interface__(self) -> dict[str, Any]:
         """CUDA array interface (version 3) of an array in CUDA device memory."""
@@ -561,11 +568,12 @@ class array(ArithmeticOperators):
         """This array if already on ``device``, else a copy there."""
         return views.to_device(self, device, requires_grad)
 
-    def _clone(self, device: Any = None, requires_grad: bool | None = None) -> array:
-        """A contiguous copy (``wp.clone``) on ``device`` (default: this array's)."""
+    def _clone(self, device: Any = None, requires_grad: bool | None = None, pinned: bool = False) -> array:
+        """A contiguous copy (``wp.clone``) on ``device`` (default: this array's; ``pinned``: in
+        page-locked host memory, for a CPU copy)."""
         dest = array(
             dtype=self._dtype, shape=self._shape, device=self._device if device is None else device,
-            requires_grad=self._requires_grad if requires_grad is None else requires_grad,
+            requires_grad=self._requires_grad if requires_grad is None else requires_grad, pinned=pinned,
         )
         copy_elements(dest, self)
         return dest

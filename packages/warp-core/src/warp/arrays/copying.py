@@ -21,7 +21,9 @@ from warp.types import bfloat16_bits
 from warp.types.scalars import type_repr
 
 
-def copy_elements(dest: Any, src: Any, dest_offset: int = 0, src_offset: int = 0, count: int = 0) -> None:
+def copy_elements(
+    dest: Any, src: Any, dest_offset: int = 0, src_offset: int = 0, count: int = 0, *, stream: Any = None
+) -> None:
     """``wp.copy`` of two arrays (checked to be arrays by the caller): ``count`` elements (all of
     ``src`` from ``src_offset`` when 0).
 
@@ -29,6 +31,8 @@ def copy_elements(dest: Any, src: Any, dest_offset: int = 0, src_offset: int = 0
     arrays themselves when one is a non-contiguous 1-d view (``a[::2]``). Non-contiguous arrays of
     more dimensions are copied whole and must have the same shape. On a recording ``wp.Tape`` the
     copy is differentiable (the destination window's gradient moves to the source window).
+    ``stream`` (a stream of the device whose target copies; None: its current stream) orders
+    contiguous copies of one dtype; the other copies go through the host and are done on return.
     """
     assert dest.device is not None and src.device is not None  # not annotations (checked by the caller)
     assert dest._ptr is not None and src._ptr is not None  # (an empty array's ptr says None)
@@ -63,7 +67,7 @@ def copy_elements(dest: Any, src: Any, dest_offset: int = 0, src_offset: int = 0
         target = get_target(src.device if dest.device.is_cpu else dest.device)
         target.copy(
             dest._ptr + dest_offset * itemsize, dest.device, src._ptr + src_offset * itemsize, src.device,
-            count * itemsize, keep=(dest, src),
+            count * itemsize, stream=stream, keep=(dest, src),
         )
         return
     for device in {dest.device, src.device}:

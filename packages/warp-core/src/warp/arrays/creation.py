@@ -10,6 +10,7 @@ from warp.arrays.array import array
 from warp.arrays.conversion import as_numpy
 from warp.arrays.copying import copy_elements, copy_indexed
 from warp.arrays.indexed import indexedarray
+from warp.arrays.ipc import open_ipc_memory
 from warp.arrays.layout import infer_scalar_dtype, normalize_shape, resolve_dtype
 from warp.plugins.manager import get_plugin_manager
 from warp.runtime.devices import get_device
@@ -111,38 +112,53 @@ def _like(src: array, device: Any, requires_grad: bool | None) -> tuple[Any, boo
     return device, src.requires_grad if requires_grad is None else requires_grad
 
 
-def empty_like(src: array, device: Any = None, requires_grad: bool | None = None) -> array:
-    """An uninitialized array with the shape and dtype of ``src``."""
+def _pinned_like(src: Any, pinned: bool | None) -> bool:
+    """``pinned`` if given, else whether ``src`` is in pinned host memory (only host arrays are)."""
+    return bool(getattr(src, "pinned", False)) if pinned is None else bool(pinned)
+
+
+def empty_like(src: array, device: Any = None, requires_grad: bool | None = None,
+               pinned: bool | None = None) -> array:
+    """An uninitialized array with the shape and dtype of ``src`` (``pinned``: page-locked host
+    memory for a CPU result; None: as ``src``)."""
     device, requires_grad = _like(src, device, requires_grad)
-    return empty(src.shape, src.dtype, device, requires_grad)
+    return empty(src.shape, src.dtype, device, requires_grad, pinned=_pinned_like(src, pinned))
 
 
-def zeros_like(src: array, device: Any = None, requires_grad: bool | None = None) -> array:
-    """A zeroed array with the shape and dtype of ``src``."""
+def zeros_like(src: array, device: Any = None, requires_grad: bool | None = None,
+               pinned: bool | None = None) -> array:
+    """A zeroed array with the shape and dtype of ``src`` (``pinned`` as for :func:`empty_like`)."""
     device, requires_grad = _like(src, device, requires_grad)
-    return zeros(src.shape, src.dtype, device, requires_grad)
+    return zeros(src.shape, src.dtype, device, requires_grad, pinned=_pinned_like(src, pinned))
 
 
-def ones_like(src: array, device: Any = None, requires_grad: bool | None = None) -> array:
-    """An array of ones with the shape and dtype of ``src``."""
+def ones_like(src: array, device: Any = None, requires_grad: bool | None = None,
+              pinned: bool | None = None) -> array:
+    """An array of ones with the shape and dtype of ``src`` (``pinned`` as for :func:`empty_like`)."""
     device, requires_grad = _like(src, device, requires_grad)
-    return ones(src.shape, src.dtype, device, requires_grad)
+    return ones(src.shape, src.dtype, device, requires_grad, pinned=_pinned_like(src, pinned))
 
 
-def full_like(src: array, value: Any, device: Any = None, requires_grad: bool | None = None) -> array:
-    """An array with the shape and dtype of ``src`` filled with ``value``."""
+def full_like(src: array, value: Any, device: Any = None, requires_grad: bool | None = None,
+              pinned: bool | None = None) -> array:
+    """An array with the shape and dtype of ``src`` filled with ``value`` (``pinned`` as for
+    :func:`empty_like`)."""
     device, requires_grad = _like(src, device, requires_grad)
-    return full(src.shape, value, src.dtype, device, requires_grad)
+    return full(src.shape, value, src.dtype, device, requires_grad, pinned=_pinned_like(src, pinned))
 
 
-def clone(src: array, device: Any = None, requires_grad: bool | None = None) -> array:
-    """A contiguous copy of ``src`` (on ``device``, default ``src.device``)."""
+def clone(
+    src: array, device: Any = None, requires_grad: bool | None = None, pinned: bool | None = None
+) -> array:
+    """A contiguous copy of ``src`` (on ``device``, default ``src.device``; ``pinned`` as for
+    :func:`empty_like`)."""
     device, requires_grad = _like(src, device, requires_grad)
+    pinned = _pinned_like(src, pinned)
     if isinstance(src, indexedarray):
-        dest = empty(src.shape, src.dtype, device, requires_grad)
+        dest = empty(src.shape, src.dtype, device, requires_grad, pinned=pinned)
         copy_indexed(dest, src)
         return dest
-    return src._clone(device, requires_grad)
+    return src._clone(device, requires_grad, pinned=pinned)
 
 
 def _check_array(a: Any, name: str) -> None:
@@ -150,13 +166,18 @@ def _check_array(a: Any, name: str) -> None:
         raise TypeError(f"copy: {name} must be a warp array, got {type(a).__name__}")
 
 
-def copy(dest: array, src: array, dest_offset: int = 0, src_offset: int = 0, count: int = 0) -> None:
+def copy(
+    dest: array, src: array, dest_offset: int = 0, src_offset: int = 0, count: int = 0, stream: Any = None
+) -> None:
     """Copy ``count`` elements (all of ``src`` from ``src_offset`` when 0) between arrays.
 
     Offsets and counts are in elements: of the flattened arrays when both are contiguous, of the
     arrays themselves when one is a non-contiguous 1-d view (``a[::2]``). Non-contiguous arrays of
     more dimensions are copied whole and must have the same shape. On a recording ``wp.Tape`` the
     copy is differentiable (the destination window's gradient moves to the source window).
+
+    ``stream``: the ``wp.Stream`` (of the CUDA device involved) a copy to or from CUDA memory is
+    issued on; None uses that device's current stream. A copy to host memory is complete on return.
     """
     if isinstance(dest, indexedarray) or isinstance(src, indexedarray):
         for a, name in ((dest, "dest"), (src, "src")):
@@ -168,7 +189,16 @@ def copy(dest: array, src: array, dest_offset: int = 0, src_offset: int = 0, cou
         return
     _check_array(dest, "dest")
     _check_array(src, "src")
-    copy_elements(dest, src, dest_offset, src_offset, count)
+    copy_elements(dest, src, dest_offset, src_offset, count, stream=stream)
+
+
+def from_ipc_handle(handle: bytes, dtype: Any, shape: Any, strides: Any = None, device: Any = None) -> array:
+    """An array over another process's CUDA memory (``handle`` from its ``array.ipc_handle()``),
+    mapped on ``device`` until the array is collected."""
+    ptr, dev, deleter = open_ipc_memory(handle, device)
+    return array(
+        ptr=ptr, dtype=resolve_dtype(dtype), shape=shape, strides=strides, device=dev, deleter=deleter
+    )
 
 
 def from_numpy(arr: np.ndarray, dtype: Any = None, shape: Any = None, device: Any = None,
@@ -213,6 +243,7 @@ __all__ = [
     "copy",
     "empty",
     "empty_like",
+    "from_ipc_handle",
     "from_numpy",
     "full",
     "full_like",

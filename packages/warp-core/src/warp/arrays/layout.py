@@ -174,12 +174,14 @@ def fold_element_dims(shape: tuple[int, ...], strides: tuple[int, ...], scalar: 
                       what: str, source: str | None = None) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """Fold trailing dimensions of ``scalar`` data into ``target`` elements.
 
-    ``(n, 3)`` float32 data with ``target=vec3`` becomes ``n`` vec3 elements; ``shape`` and
-    ``strides`` (bytes) describe the scalar data. Raises TypeError naming ``what`` when the
-    component types differ (:class:`~warp.errors.IncompatibleDataTypeError`, naming the data's
-    type as ``source`` spells it, e.g. "DLPack bool8") or the trailing dimensions are not the
-    element's, contiguous. Integer and bool components of one size view each other (int32 data
-    as uint32, bool as int8), as a NumPy ``view`` does.
+    ``(n, 3)`` float32 data with ``target=vec3`` becomes ``n`` vec3 elements, and so does a
+    flat contiguous last dimension of whole elements (``(4 n,)`` data as ``n`` mat22f, as for
+    NumPy data); ``shape`` and ``strides`` (bytes) describe the scalar data. Raises TypeError
+    naming ``what`` when the component types differ
+    (:class:`~warp.errors.IncompatibleDataTypeError`, naming the data's type as ``source``
+    spells it, e.g. "DLPack bool8") or the trailing dimensions are not the element's,
+    contiguous. Integer and bool components of one size view each other (int32 data as
+    uint32, bool as int8), as a NumPy ``view`` does.
     """
     info = element_info(target)
     if not same_size_integers(np.dtype(info.np_dtype), np.dtype(dtype_to_numpy(scalar))):
@@ -192,6 +194,14 @@ def fold_element_dims(shape: tuple[int, ...], strides: tuple[int, ...], scalar: 
     if not k:
         return shape, strides
     trailing_shape, trailing_strides = tuple(shape[len(shape) - k:]), tuple(strides[len(strides) - k:])
+    length = int(np.prod(info.inner_shape))
+    scalar_size = info.inner_strides[-1]
+    if (trailing_shape != info.inner_shape and shape and shape[-1] % length == 0
+            and strides[-1] == scalar_size):
+        # a flat, contiguous last dimension holding whole elements (4 floats as one mat22f), as
+        # NumPy data is taken
+        outer = (*shape[:-1], shape[-1] // length)
+        return outer, (*strides[:-1], info.itemsize)
     if trailing_shape != info.inner_shape or trailing_strides != info.inner_strides:
         raise TypeError(
             f"{what}: data of shape {tuple(shape)} cannot be viewed as an array of {type_repr(target)}: "

@@ -33,8 +33,15 @@ def host_interface(arr: array) -> dict[str, Any]:
 
 def as_numpy(arr: array, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
     """``arr`` as a NumPy array of ``dtype`` (default: its own): a zero-copy view of a CPU array
-    unless ``copy`` or a conversion asks for a copy (refused when ``copy`` is False)."""
+    unless ``copy`` or a conversion asks for a copy (refused when ``copy`` is False).
+    ``TypeError`` for arrays on other devices (``array.numpy()`` copies them explicitly)."""
     arr._check_concrete("__array__")
+    if not arr._device.is_cpu:
+        # a device array would be downloaded silently (and synchronously) at each conversion
+        raise TypeError(
+            f"implicit NumPy conversion of an array on device '{arr._device}' is not supported "
+            "(it would copy the data to the host silently); call array.numpy() for a host copy"
+        )
     view = arr._storage()
     if dtype is not None and np.dtype(dtype) != view.dtype:
         if copy is False:

@@ -35,14 +35,18 @@ def host_view(arr: array, buffer: np.ndarray, low: int) -> np.ndarray:
 
 
 def download(arr: array) -> np.ndarray:
-    """A host copy of a device array's elements (same strides inside a copied span)."""
+    """A host copy of a device array's elements (same strides inside a copied span), after all
+    the work issued to the device's blocking streams (``array.numpy()``)."""
     if arr._size == 0:
         return np.zeros(arr._shape + arr._info.inner_shape, dtype=arr._info.np_dtype)
     refuse_host_read_while_capturing(arr._device, "a host copy of a device array (.numpy(), .list(), ...)")
+    target = get_target(arr._device)
     low, nbytes = byte_span(arr)
     host = np.empty(nbytes, dtype=np.uint8)
     cpu = get_device("cpu")
-    get_target(arr._device).copy(host.ctypes.data, cpu, arr._ptr + low, arr._device, nbytes)
+    # on the device's legacy default stream (if it has one), which waits for the work of all its
+    # blocking streams: the values are those every stream issued so far has written
+    target.copy(host.ctypes.data, cpu, arr._ptr + low, arr._device, nbytes, stream=arr._device.null_stream)
     view = host_view(arr, host, low)
     return view if arr._is_contiguous else np.ascontiguousarray(view)
 

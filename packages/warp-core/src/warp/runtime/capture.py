@@ -129,6 +129,11 @@ class ScopedCapture:
 
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
         self.active = False
-        graph = capture_end(self.device, self.stream)
+        try:
+            graph = capture_end(self.device, self.stream)
+        except Exception:
+            if exc_type is None:
+                raise
+            return  # the block's own exception is the one to report
         if exc_type is None:
             self.graph = graph

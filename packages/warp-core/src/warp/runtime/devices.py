@@ -24,8 +24,9 @@ from warp.targets.cuda.driver import unavailable_reason
 from warp.targets.cuda.context import initialized_ordinals
 from warp.targets.cuda.ptx import supported_archs
 from warp.targets.cuda.memory import memory_info
+from warp.targets.cuda import ipc as cuda_ipc
 from warp.targets.cuda import peer as cuda_peer
-from warp.targets.cuda.streams import current_stream, set_current_stream
+from warp.targets.cuda.streams import current_stream, null_stream, set_current_stream
 from warp.targets import get_target
 from warp.targets.registry import set_device_resolver
 
@@ -114,6 +115,12 @@ class Device:
         return self.is_cuda and cuda_peer.mempool_enabled(self.ordinal)
 
     @property
+    def is_ipc_supported(self) -> bool:
+        """Whether CUDA arrays and events of the device can be shared with other processes
+        (``array.ipc_handle``, ``wp.from_ipc_handle``): Linux and driver support; False for the CPU."""
+        return self.is_cuda and cuda_ipc.ipc_supported(self.ordinal)
+
+    @property
     def is_primary_context(self) -> bool:
         """CUDA devices run in their primary context (shared with other libraries)."""
         return self.is_cuda
@@ -136,6 +143,12 @@ class Device:
     @stream.setter
     def stream(self, stream: Any) -> None:
         set_current_stream(stream, self)
+
+    @property
+    def null_stream(self) -> Any:
+        """The legacy default stream of a CUDA device, ordered with all its blocking streams
+        (those warp creates); None for other devices."""
+        return null_stream(self) if self.is_cuda else None
 
     @property
     def has_stream(self) -> bool:

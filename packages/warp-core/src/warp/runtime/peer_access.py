@@ -60,7 +60,7 @@ def set_mempool_enabled(device: Devicelike, enable: bool) -> None:
     dev = get_device(device)
     if not dev.is_cuda:
         if enable:
-            raise RuntimeError(f"device '{dev}' has no memory pool (CUDA devices only)")
+            raise ValueError(f"device '{dev}' has no memory pool (memory pools are for CUDA devices only)")
         return
     if enable and not cuda_peer.mempool_supported(dev.ordinal):
         raise RuntimeError(f"device '{dev}' does not support memory pools")
@@ -86,6 +86,11 @@ def set_mempool_access_enabled(target_device: Devicelike, peer_device: Devicelik
     target, peer = _devices(target_device, peer_device)
     if target == peer:
         return
+    if enable and not (target.is_cuda and peer.is_cuda):
+        raise ValueError(
+            f"memory pool access between '{target}' and '{peer}' needs two CUDA devices "
+            "(memory pools are for CUDA devices only)"
+        )
     if not is_mempool_access_supported(target, peer):
         if enable:
             raise RuntimeError(f"device '{peer}' cannot access the memory pool of '{target}'")

@@ -33,14 +33,16 @@ def set_stream(stream: Stream, device: Devicelike = None, sync: bool = False) ->
     set_current_stream(stream, sync=sync)
 
 
-def wait_event(event: Event) -> None:
-    """Make the current stream of the default CUDA device wait for ``event``."""
-    get_stream().wait_event(event)
+def wait_event(event: Event, external: bool = False) -> None:
+    """Make the current stream of the default CUDA device wait for ``event`` (see
+    :meth:`Stream.wait_event` for ``external``)."""
+    get_stream().wait_event(event, external)
 
 
-def record_event(event: Event | None = None) -> Event:
-    """Record ``event`` (a new one if None) on the current stream of the default CUDA device."""
-    return get_stream().record_event(event)
+def record_event(event: Event | None = None, external: bool = False) -> Event:
+    """Record ``event`` (a new one if None) on the current stream of the default CUDA device
+    (see :meth:`Stream.record_event` for ``external``)."""
+    return get_stream().record_event(event, external)
 
 
 def wait_stream(other: Stream, event: Event | None = None) -> None:
@@ -49,9 +51,13 @@ def wait_stream(other: Stream, event: Event | None = None) -> None:
 
 
 def synchronize_stream(stream: Stream | Devicelike = None) -> None:
-    """Wait until all work on ``stream`` (or the current stream of a device) has finished."""
+    """Wait until all work on ``stream`` (or the current stream of a device) has finished; a
+    no-op for the CPU, whose work is done on return."""
     if not isinstance(stream, Stream):
-        stream = get_stream(stream)
+        device = get_device(stream)
+        if device.is_cpu:
+            return
+        stream = get_stream(device)
     stream.synchronize()
 
 

@@ -107,6 +107,17 @@ class StructBase(metaclass=StructType):
         body = ", ".join(f"{n}={getattr(self, n)!r}" for n, _ in type(self)._fields_)
         return f"{type(self).__name__}({body})"
 
+    def to(self, device: Any) -> StructBase:
+        """A copy of the struct whose array fields (also those of nested structs) are on
+        ``device``: arrays already there are shared, others copied; other fields are copied."""
+        result = type(self)()
+        for name, t in type(self)._fields_:
+            value = getattr(self, name)
+            if isinstance(value, StructBase) or (isinstance(t, ArrayType) and value is not None):
+                value = value.to(device)
+            object.__setattr__(result, name, value)
+        return result
+
     def __ctype__(self) -> Any:
         """A ``ctypes.Structure`` (of :attr:`StructType.ctype`) holding a copy of the packed fields,
         as a kernel receives them (``wp.Launch.set_param_at_index_from_ctype`` takes it)."""

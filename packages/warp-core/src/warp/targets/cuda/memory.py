@@ -20,7 +20,7 @@ from __future__ import annotations
 import ctypes
 import threading
 import weakref
-from typing import Any
+from typing import Any, Callable
 
 from warp.targets.cuda import driver as drv
 from warp.targets.cuda.context import device_info, make_current
@@ -37,6 +37,8 @@ _captures: dict[int, int] = {}
 _epochs: dict[int, int] = {}
 #: frees that came while a capture ran on their device: (call, pointer, ordinal, stream object)
 _deferred: list[tuple[str, Any, int, Any]] = []
+#: other releases (graph destruction) waiting for the captures on a device: (ordinal, callable)
+_deferred_calls: list[tuple[int, Callable[[], None]]] = []
 
 
 def capture_started(ordinal: int) -> None:
@@ -58,14 +60,29 @@ def capture_ended(ordinal: int) -> None:
 
 
 def release_deferred() -> None:
-    """Free the deferred allocations of devices no capture runs on any more."""
+    """Free the deferred allocations (and run the deferred releases) of devices no capture runs
+    on any more."""
     with _lock:
         ready = [item for item in _deferred if not _waits(item[2])]
-        if not ready:
+        calls = [fn for ordinal, fn in _deferred_calls if not _waits(ordinal)]
+        if not ready and not calls:
             return
         _deferred[:] = [item for item in _deferred if _waits(item[2])]
+        _deferred_calls[:] = [item for item in _deferred_calls if _waits(item[0])]
     for call, ptr, ordinal, stream in ready:
         _free(call, ptr, ordinal, stream)  # no capture runs on ``ordinal`` now: freed at once
+    for fn in calls:
+        fn()
+
+
+def defer_while_capturing(ordinal: int, release: Callable[[], None]) -> None:
+    """Run ``release`` (a finalizer's driver call that would invalidate a running capture, such
+    as destroying a graph) now, or once the captures on device ``ordinal`` have ended."""
+    with _lock:
+        if _waits(ordinal):
+            _deferred_calls.append((ordinal, release))
+            return
+    release()
 
 
 def _waits(ordinal: int) -> bool:
@@ -124,7 +141,7 @@ def allocate_device(device: Any, nbytes: int, stream: Any) -> Allocation:
         release_deferred()
     if info.use_mempool:
         ptr = drv.check(cu.cuMemAllocAsync(size, stream.handle), "cuMemAllocAsync")
-        mem = Allocation(int(ptr), nbytes, device)
+        mem = Allocation(int(ptr), nbytes, device, owner="mempool")
         epoch = _epochs.get(device.ordinal) if _captures and _capturing(stream) else None
         weakref.finalize(mem, _free, "cuMemFreeAsync", ptr, device.ordinal, stream, epoch)
     else:
@@ -187,6 +204,7 @@ def memory_info(device: Any) -> tuple[int, int]:
 
 
 __all__ = [
-    "allocate_device", "allocate_pinned", "capture_ended", "capture_started", "deferred_count", "device_info",
+    "allocate_device", "allocate_pinned", "capture_ended", "capture_started", "defer_while_capturing",
+    "deferred_count", "device_info",
     "fill_pattern", "memory_info", "release_deferred",
 ]

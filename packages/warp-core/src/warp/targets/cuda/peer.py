@@ -90,3 +90,23 @@ def set_mempool_access(target: int, peer: int, enable: bool) -> None:
     cu = drv.driver()
     desc = _access_desc(cu, peer, enable)
     drv.check(cu.cuMemPoolSetAccess(device_info(target).mempool, [desc], 1), "cuMemPoolSetAccess")
+
+
+def pool_attribute(ordinal: int, name: str) -> int:
+    """The value of ``CU_MEMPOOL_ATTR_<name>`` of the device's default memory pool (64-bit attributes)."""
+    cu = drv.driver()
+    make_current(ordinal)
+    attr = getattr(cu.CUmemPool_attribute, f"CU_MEMPOOL_ATTR_{name}")
+    value = drv.check(cu.cuMemPoolGetAttribute(device_info(ordinal).mempool, attr), "cuMemPoolGetAttribute")
+    return int(value)
+
+
+def set_pool_attribute(ordinal: int, name: str, value: int) -> None:
+    """Set the 64-bit attribute ``CU_MEMPOOL_ATTR_<name>`` of the device's default memory pool."""
+    cu = drv.driver()
+    make_current(ordinal)
+    attr = getattr(cu.CUmemPool_attribute, f"CU_MEMPOOL_ATTR_{name}")
+    drv.check(
+        cu.cuMemPoolSetAttribute(device_info(ordinal).mempool, attr, cu.cuuint64_t(int(value))),
+        "cuMemPoolSetAttribute",
+    )

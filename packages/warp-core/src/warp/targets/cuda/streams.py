@@ -17,10 +17,10 @@ the current context (the conventions of DLPack and the CUDA array interface):
 from __future__ import annotations
 
 import threading
-import weakref
 from typing import Any
 
 from warp.targets.cuda import driver as drv
+from warp.targets.cuda import ipc as cuda_ipc
 from warp.targets.cuda.context import make_current
 from warp.targets.registry import resolve_device
 
@@ -71,6 +71,7 @@ class Event:
     def __init__(self, device: Any = None, enable_timing: bool = False, interprocess: bool = False) -> None:
         self.device = cuda_device(device)
         self.enable_timing = bool(enable_timing)
+        self.interprocess = bool(interprocess)
         cu = drv.driver()
         flags = 0 if enable_timing else int(cu.CUevent_flags.CU_EVENT_DISABLE_TIMING)
         if interprocess:
@@ -79,7 +80,12 @@ class Event:
             flags |= int(cu.CUevent_flags.CU_EVENT_INTERPROCESS)
         make_current(self.device.ordinal)
         self.handle = drv.check(cu.cuEventCreate(flags), "cuEventCreate")
-        weakref.finalize(self, _destroy, "cuEventDestroy", self.handle, self.device.ordinal)
+
+    def __del__(self) -> None:
+        handle = getattr(self, "handle", None)  # None: __init__ failed or never ran
+        if handle is not None:
+            self.handle = None
+            _destroy("cuEventDestroy", handle, self.device.ordinal)
 
     @property
     def cuda_event(self) -> int:
@@ -96,34 +102,99 @@ class Event:
         return True
 
     def synchronize(self) -> None:
-        """Block the host until the event completes."""
+        """Block the host until the event completes (not allowed while its device captures a graph)."""
+        refuse_sync_while_capturing(self.device, "event")
         drv.check(drv.driver().cuEventSynchronize(self.handle), "cuEventSynchronize")
+
+    def ipc_handle(self) -> bytes:
+        """The 64-byte handle another process opens with ``wp.event_from_ipc_handle`` (the
+        event must have been created with ``interprocess=True``)."""
+        if not self.interprocess:
+            raise RuntimeError(
+                "Event.ipc_handle: the event was not created with interprocess=True, so other "
+                "processes cannot use it (create it with wp.Event(device, interprocess=True))"
+            )
+        return cuda_ipc.event_handle(self.device.ordinal, self.handle)
 
     def __repr__(self) -> str:
         return f"Event(device='{self.device}', cuda_event={self.cuda_event:#x})"
+
+
+def event_from_handle(device: Any, handle: Any, *, interprocess: bool = False) -> Event:
+    """An :class:`Event` owning the ``CUevent`` ``handle`` of CUDA device ``device`` made
+    elsewhere (an event opened from an IPC handle): destroyed with the object."""
+    event = Event.__new__(Event)
+    event.device = require_cuda(device)
+    event.enable_timing = False
+    event.interprocess = interprocess
+    event.handle = handle
+    return event
+
+
+def refuse_sync_while_capturing(device: Any, what: str) -> None:
+    """``RuntimeError`` if a graph capture runs on ``device``: synchronizing a capturing stream,
+    event or context is illegal and would make the driver invalidate the capture."""
+    if device.is_capturing:
+        raise RuntimeError(
+            f"Cannot synchronize {what} while graph capture is active on device '{device}' "
+            "(synchronize before wp.capture_begin or after wp.capture_end)"
+        )
 
 
 class Stream:
     """A CUDA stream: work issued to it runs in order; different streams may overlap."""
 
     def __init__(self, device: Any = None, priority: int = 0, *, cuda_stream: int | None = None) -> None:
+        if isinstance(priority, bool) or not isinstance(priority, int):
+            raise TypeError(f"Stream priority must be an integer, got {type(priority).__name__} {priority!r}")
         self.device = cuda_device(device)
         cu = drv.driver()
         make_current(self.device.ordinal)
+        self._sync_event: Event | None = None
         if cuda_stream is not None:  # wrap a stream made elsewhere (not owned)
             self.handle = cu.CUstream(int(cuda_stream))
             self.owned = False
+            #: whether the stream synchronizes with the legacy default stream (None: not asked yet)
+            self._is_blocking: bool | None = None
+            return
+        # NVIDIA Warp's priorities: -1 (high) or 0 (low, the default); the driver clamps to
+        # what the device supports and :attr:`priority` reports the effective value
+        priority = min(0, max(-1, priority))
+        flags = int(cu.CUstream_flags.CU_STREAM_DEFAULT)  # blocking: ordered with the legacy stream
+        if priority:
+            self.handle = drv.check(
+                cu.cuStreamCreateWithPriority(flags, priority), "cuStreamCreateWithPriority"
+            )
         else:
-            if priority:
-                self.handle = drv.check(
-                    cu.cuStreamCreateWithPriority(0, int(priority)), "cuStreamCreateWithPriority"
-                )
+            self.handle = drv.check(cu.cuStreamCreate(flags), "cuStreamCreate")
+        self.owned = True
+        self._is_blocking = True
+
+    def __del__(self) -> None:
+        if getattr(self, "owned", False) and getattr(self, "handle", None) is not None:
+            handle, self.handle = self.handle, None
+            _destroy("cuStreamDestroy", handle, self.device.ordinal)
+
+    @property
+    def priority(self) -> int:
+        """The stream's effective priority (lower is higher; 0 is the default)."""
+        make_current(self.device.ordinal)
+        return int(drv.check(drv.driver().cuStreamGetPriority(self.handle), "cuStreamGetPriority"))
+
+    @property
+    def is_blocking(self) -> bool:
+        """Whether the stream is ordered with the legacy default stream (streams warp creates are;
+        a wrapped stream is asked once, ``cuStreamGetFlags``)."""
+        if self._is_blocking is None:
+            cu = drv.driver()
+            handle = int(self.handle)
+            if handle in (0, LEGACY_STREAM):
+                self._is_blocking = True
             else:
-                self.handle = drv.check(cu.cuStreamCreate(0), "cuStreamCreate")
-            self.owned = True
-            weakref.finalize(self, _destroy, "cuStreamDestroy", self.handle, self.device.ordinal)
-        self.priority = int(priority)
-        self._sync_event: Event | None = None
+                make_current(self.device.ordinal)
+                flags = int(drv.check(cu.cuStreamGetFlags(self.handle), "cuStreamGetFlags"))
+                self._is_blocking = not flags & int(cu.CUstream_flags.CU_STREAM_NON_BLOCKING)
+        return self._is_blocking
 
     @property
     def cuda_stream(self) -> int:
@@ -144,20 +215,33 @@ class Stream:
         drv.check((err,), "cuStreamQuery")
         return True
 
-    def record_event(self, event: Event | None = None) -> Event:
-        """Record ``event`` (a new one if None) at the current end of this stream."""
+    def record_event(self, event: Event | None = None, external: bool = False) -> Event:
+        """Record ``event`` (a new one if None) at the current end of this stream.
+
+        While the stream captures a graph, ``external=True`` (implied for timing events) records
+        it as a node of the graph, so that replays record it (for other graphs or streams to
+        wait on, or to time); otherwise it only orders work within the capture.
+        """
         if event is None:
             event = Event(self.device)
         elif event.device != self.device:
             raise RuntimeError(
                 f"event of device '{event.device}' cannot be recorded on a stream of '{self.device}'"
             )
-        drv.check(drv.driver().cuEventRecord(event.handle, self.handle), "cuEventRecord")
+        cu = drv.driver()
+        if (external or event.enable_timing) and self.is_capturing:
+            flags = int(cu.CUevent_record_flags.CU_EVENT_RECORD_EXTERNAL)
+            drv.check(cu.cuEventRecordWithFlags(event.handle, self.handle, flags), "cuEventRecordWithFlags")
+        else:
+            drv.check(cu.cuEventRecord(event.handle, self.handle), "cuEventRecord")
         return event
 
-    def wait_event(self, event: Event) -> None:
-        """Make later work on this stream wait until ``event`` completes."""
-        drv.check(drv.driver().cuStreamWaitEvent(self.handle, event.handle, 0), "cuStreamWaitEvent")
+    def wait_event(self, event: Event, external: bool = False) -> None:
+        """Make later work on this stream wait until ``event`` completes (``external=True``
+        during a capture: the graph waits on the event's record made outside it)."""
+        cu = drv.driver()
+        flags = int(cu.CUevent_wait_flags.CU_EVENT_WAIT_EXTERNAL) if external and self.is_capturing else 0
+        drv.check(cu.cuStreamWaitEvent(self.handle, event.handle, flags), "cuStreamWaitEvent")
 
     def wait_stream(self, other: Stream, event: Event | None = None) -> None:
         """Make later work on this stream wait for the work issued to ``other`` so far."""
@@ -174,7 +258,9 @@ class Stream:
         return self._sync_event
 
     def synchronize(self) -> None:
-        """Block the host until all work issued to the stream has finished."""
+        """Block the host until all work issued to the stream has finished (not allowed while
+        its device captures a graph)."""
+        refuse_sync_while_capturing(self.device, "stream")
         drv.check(drv.driver().cuStreamSynchronize(self.handle), "cuStreamSynchronize")
 
     def __eq__(self, other: object) -> bool:
@@ -223,6 +309,19 @@ def wait_handle(stream: Stream, handle: int) -> bool:
     drv.check(cu.cuEventRecord(event.handle, cu.CUstream(int(handle))), "cuEventRecord")
     stream.wait_event(event)
     return True
+
+
+_null: dict[int, Stream] = {}
+
+
+def null_stream(device: Any) -> Stream:
+    """The legacy default stream of the CUDA device ``device`` (a device): work issued to it
+    starts after, and finishes before, the work of every blocking stream of the device (all
+    streams warp creates), so a copy to the host on it sees all of that work."""
+    stream = _null.get(require_cuda(device).ordinal)
+    if stream is None:
+        stream = _null.setdefault(device.ordinal, Stream(device, cuda_stream=LEGACY_STREAM))
+    return stream
 
 
 def current_stream(device: Any) -> Stream:

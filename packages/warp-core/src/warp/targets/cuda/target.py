@@ -24,6 +24,7 @@
 from __future__ import annotations
 
 import ctypes
+import functools
 import re
 import threading
 import weakref
@@ -167,7 +168,11 @@ class CudaGraph(CommandList):
         self.recording = False
         #: host buffers the graph's copies read (staged uploads): kept alive as long as the graph
         self.kept: list[Any] = []
-        weakref.finalize(self, _destroy_graph, self._handles, device.ordinal)
+        # (destroying a graph while a capture runs would invalidate that capture: deferred)
+        weakref.finalize(
+            self, cuda_memory.defer_while_capturing, device.ordinal,
+            functools.partial(_destroy_graph, self._handles, device.ordinal),
+        )
 
     @property
     def graph(self) -> Any:
@@ -303,6 +308,13 @@ class CudaTarget(Target):
             self.synchronize(device)
 
     def synchronize(self, device: Any) -> None:
+        """Wait for all work on ``device``; ``RuntimeError`` while a graph capture runs on it
+        (the driver would invalidate the capture)."""
+        if self.is_capturing(device):
+            raise RuntimeError(
+                f"Cannot synchronize device '{device}' while graph capture is active on it "
+                "(synchronize before wp.capture_begin or after wp.capture_end)"
+            )
         make_current(device.ordinal)
         drv.check(drv.driver().cuCtxSynchronize(), "cuCtxSynchronize")
 
