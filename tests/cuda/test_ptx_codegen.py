@@ -299,3 +299,42 @@ def test_atomics_get_device_scope() -> None:
     assert 'fadd ptr %p, float %v syncscope("device") monotonic, align 4' in out
     assert 'i32 1 syncscope("device") monotonic monotonic' in out
     assert ptx.device_scope_atomics(out) == out
+
+
+_mat22ui = wp.types.matrix(shape=(2, 2), dtype=wp.uint32)
+
+
+@wp.kernel
+def bitwise_augassign(
+    a: wp.array(dtype=wp.uint32), q: wp.array(dtype=wp.int64), v: wp.array(dtype=wp.vec3ui),
+    m: wp.array(dtype=_mat22ui), op: int
+):
+    i = wp.tid()
+    bit = wp.uint32(1) << wp.uint32(i % 32)
+    if op == 0:
+        a[i // 32] &= ~bit
+        q[i % 4] &= wp.int64(i)
+        v[0] &= wp.vec3ui(bit, bit, bit)
+        m[0][1, 1] &= bit
+    elif op == 1:
+        a[i // 32] |= bit
+        q[i % 4] |= wp.int64(i)
+        v[0] |= wp.vec3ui(bit, bit, bit)
+        m[0][1, 1] |= bit
+    else:
+        a[i // 32] ^= bit
+        q[i % 4] ^= wp.int64(i)
+        v[0] ^= wp.vec3ui(bit, bit, bit)
+        m[0][1, 1] ^= bit
+
+
+@needs_ptxas
+def test_bitwise_augmented_assignment_to_elements_is_atomic() -> None:
+    # a[i] &= x (|=, ^=) from many threads on one element: a plain load/op/store loses updates
+    text, _ = _ptx(bitwise_augassign)
+    for op in ("and", "or", "xor"):
+        # per op: a (1), q (1, 64-bit), v (3 components), m[0][1, 1] only (1)
+        assert len(re.findall(rf"\batom\.global\.{op}\.b32\b", text)) == 5, op
+        assert len(re.findall(rf"\batom\.global\.{op}\.b64\b", text)) == 1, op
+    assert not re.search(r"\bst\.global\.", text), "no element is stored non-atomically"
+    ptxas_check(text)

@@ -266,3 +266,25 @@ def test_cubql_with_groups_names_grouped_bvhs():
     bvh = wp.Bvh(points[:1], points[:1], groups=groups)
     with pytest.raises(RuntimeError, match="wp.Bvh.rebuild: Grouped BVHs cannot be built with the cuBQL"):
         bvh.rebuild("cubql")
+
+
+def test_argument_errors_are_also_runtime_errors(device):
+    """As in NVIDIA Warp, wrong array types and buffers on different devices raise RuntimeError
+    (our errors are TypeError/ValueError subclasses that are also RuntimeErrors)."""
+    points = wp.array(CUBE_POINTS, dtype=wp.vec3)
+    indices = wp.array(CUBE_INDICES, dtype=wp.int32)
+    cases = [
+        (dict(points=wp.array(CUBE_POINTS, dtype=wp.vec3d), indices=indices), TypeError, "'points' must be"),
+        (dict(points=points, indices=indices, velocities=wp.zeros(8, dtype=wp.vec3d)), TypeError,
+         "'velocities'"),
+        (dict(points=points, indices=wp.array(CUBE_INDICES, dtype=wp.int64)), TypeError, "'indices' must be"),
+        (dict(points=points, indices=indices.reshape((3, -1))), TypeError, "2-d array of int32"),
+    ]
+    if device.is_cuda:
+        host = wp.array(CUBE_POINTS, dtype=wp.vec3, device="cpu")
+        cases.append((dict(points=host, indices=indices), ValueError,
+                      rf"'indices' is on {device} but 'points' on cpu; all buffers must live on one device"))
+    for kwargs, base, message in cases:
+        with pytest.raises(RuntimeError, match=message) as info:
+            wp.Mesh(**kwargs)
+        assert isinstance(info.value, base)

@@ -89,6 +89,16 @@ class IncompatibleDataTypeError(TypeError, RuntimeError):
     as the requested warp dtype; also a ``RuntimeError``, as NVIDIA Warp reports it."""
 
 
+class ArrayArgumentTypeError(TypeError, RuntimeError):
+    """An array argument of a Python-scope API (``wp.Mesh(points=...)``, ...) that is not a
+    ``wp.array`` of the required dtype and rank; also a ``RuntimeError`` as in NVIDIA Warp."""
+
+
+class DeviceMismatchError(ValueError, RuntimeError):
+    """Buffers given together (a mesh's points and indices, ...) that live on different devices;
+    also a ``RuntimeError`` as in NVIDIA Warp."""
+
+
 class ArrayCopyError(ValueError, RuntimeError):
     """A ``wp.copy`` with bad offsets, count or arrays; also a ``RuntimeError`` as in NVIDIA Warp."""
 

@@ -5,16 +5,18 @@ from __future__ import annotations
 from typing import Any
 
 import warp as wp
+from warp.errors import ArrayArgumentTypeError, DeviceMismatchError
 
 
 def check_array(value: Any, owner: str, name: str, dtype: Any, ndim: int = 1) -> None:
-    """Raise ``TypeError`` unless ``value`` is a contiguous ``wp.array`` of ``dtype``/``ndim``."""
+    """Raise :class:`~warp.errors.ArrayArgumentTypeError` (a ``TypeError`` and a ``RuntimeError``)
+    unless ``value`` is a ``wp.array`` of ``dtype``/``ndim``; ``ValueError`` unless contiguous."""
     if not isinstance(value, wp.array) or value.ptr is None and value.size:
-        raise TypeError(
+        raise ArrayArgumentTypeError(
             f"{owner}: '{name}' must be a wp.array of {wp.types.type_repr(dtype)}, got {type(value).__name__}"
         )
     if value.dtype != dtype or value.ndim != ndim:
-        raise TypeError(
+        raise ArrayArgumentTypeError(
             f"{owner}: '{name}' must be a {ndim}-d wp.array of {wp.types.type_repr(dtype)}, got a "
             f"{value.ndim}-d array of {wp.types.type_repr(value.dtype)}"
         )
@@ -28,7 +30,8 @@ def check_vec3_array(value: Any, owner: str, name: str) -> None:
 
 
 def check_same_device(owner: str, **arrays: Any) -> Any:
-    """The common device of the given arrays (None entries skipped); ``ValueError`` otherwise."""
+    """The common device of the given arrays (None entries skipped); otherwise a
+    :class:`~warp.errors.DeviceMismatchError` (a ``ValueError`` and a ``RuntimeError``)."""
     device = None
     first = None
     for name, a in arrays.items():
@@ -37,7 +40,7 @@ def check_same_device(owner: str, **arrays: Any) -> Any:
         if device is None:
             device, first = a.device, name
         elif a.device != device:
-            raise ValueError(
+            raise DeviceMismatchError(
                 f"{owner}: '{name}' is on {a.device} but '{first}' on {device}; "
                 "all buffers must live on one device"
             )

@@ -34,9 +34,10 @@ VERSION = (32 << 21) | (7 << 10)
 FLOAT, INT32, VEC3F, INDEX, ON_INDEX = 1, 4, 6, 19, 20
 #: value types held in memory only (created by wp.Volume.allocate*; no NanoVDB layout table here,
 #: so they are not encoded to or decoded from buffers)
-DOUBLE, VEC3D, VEC4F, VEC4D = 2, 7, 17, 18
+DOUBLE, VEC3D, VEC4F, VEC4D, INT64, UINT32 = 2, 7, 17, 18, 5, 10
 TYPE_NAMES = {FLOAT: "float", INT32: "int32", VEC3F: "vec3f", INDEX: "index", ON_INDEX: "on-index",
-              DOUBLE: "double", VEC3D: "vec3d", VEC4F: "vec4f", VEC4D: "vec4d"}
+              DOUBLE: "double", VEC3D: "vec3d", VEC4F: "vec4f", VEC4D: "vec4d", INT64: "int64",
+              UINT32: "uint32"}
 CLASS_FOG_VOLUME, CLASS_INDEX_GRID = 2, 8
 GRID_SIZE, TREE_SIZE = 672, 64
 
@@ -74,6 +75,8 @@ _VALUE_DTYPE = {
     VEC3D: np.dtype(("<f8", 3)),
     VEC4F: np.dtype(("<f4", 4)),
     VEC4D: np.dtype(("<f8", 4)),
+    INT64: np.dtype("<i8"),
+    UINT32: np.dtype("<u4"),
 }
 #: (log2 of children per axis, log2 of voxels per child axis) of upper, lower and leaf nodes
 UPPER, LOWER, LEAF = (5, 7), (4, 3), (3, 0)

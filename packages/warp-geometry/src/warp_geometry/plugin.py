@@ -18,6 +18,7 @@ from warp_geometry import (
     query_types,
     volume_generic,
     volume_index_sampling,
+    volume_integers,
     volume_queries,
     volume_wide,
 )
@@ -39,6 +40,7 @@ def warp_register_builtins(registry: BuiltinRegistry) -> None:
     volume_generic.register(registry)
     volume_index_sampling.register(registry)
     volume_wide.register(registry)
+    volume_integers.register(registry)
     intersections.register(registry)
 
 

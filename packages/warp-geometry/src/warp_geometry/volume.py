@@ -20,7 +20,9 @@ from warp_geometry.descriptors import Descriptor, Releasable
 from warp_geometry.nanovdb_blind import BlindData, append_blind_data, blind_data
 from warp_geometry.volume_features import FeatureArrayInfo, feature_info, feature_values
 from warp_geometry import volume_rebuild as rebuilds
-from warp_geometry.volume_values import dtype_of_value, FIELDS, voxel_sizes, WIDE, widened
+from warp_geometry.volume_values import (
+    dtype_of_value, index_map, leaf_values, value_fields, value_type, voxel_sizes,
+)
 from warp_geometry.volume_rebuild import index_coords, RebuildInfo, RebuildSpec
 
 
@@ -60,6 +62,12 @@ class VolumeData:
     upper_w: wp.array(dtype=wp.vec4d)
     lower_w: wp.array(dtype=wp.vec4d)
     leaf_w: wp.array(dtype=wp.vec4d)
+    #: uint32 and int64 grids: values as int64
+    background_q: wp.int64
+    root_q: wp.array(dtype=wp.int64)
+    upper_q: wp.array(dtype=wp.int64)
+    lower_q: wp.array(dtype=wp.int64)
+    leaf_q: wp.array(dtype=wp.int64)
 
 
 class ActiveStats(NamedTuple):
@@ -96,7 +104,8 @@ class GridInfo(NamedTuple):
 
 _TYPE_STR = {nanovdb.FLOAT: "float", nanovdb.INT32: "int32", nanovdb.VEC3F: "Vec3f", nanovdb.INDEX: "Index",
              nanovdb.ON_INDEX: "OnIndex", nanovdb.DOUBLE: "double", nanovdb.VEC3D: "Vec3d",
-             nanovdb.VEC4F: "Vec4f", nanovdb.VEC4D: "Vec4d"}
+             nanovdb.VEC4F: "Vec4f", nanovdb.VEC4D: "Vec4d", nanovdb.INT64: "int64",
+             nanovdb.UINT32: "uint32"}
 
 
 class Volume(Releasable):
@@ -199,6 +208,7 @@ class Volume(Releasable):
     ) -> Volume:
         """A volume whose leaves cover the box ``[min, max]`` (index space, or world space when
         ``points_in_world_space``); every voxel of those leaves is active and holds ``bg_value``."""
+        rebuilds.refuse_capture(device, "wp.Volume.allocate")
         lo, hi = np.asarray(min, np.float64), np.asarray(max, np.float64)
         if lo.shape != (3,) or hi.shape != (3,):
             raise ValueError("wp.Volume.allocate: min and max must be 3-vectors")
@@ -210,7 +220,7 @@ class Volume(Releasable):
         last = np.floor(np.maximum(lo, hi)).astype(np.int64) >> 3
         axes = [np.arange(a, b + 1) * 8 for a, b in zip(first, last)]
         origins = np.stack(np.meshgrid(*axes, indexing="ij"), axis=-1).reshape(-1, 3)
-        return cls._from_leaves(origins, sizes, bg_value, translation, device)
+        return cls._from_leaves(origins, np.diag(sizes), bg_value, translation, device)
 
     @classmethod
     def allocate_by_tiles(
@@ -220,6 +230,7 @@ class Volume(Releasable):
         bg_value: Any = 0.0,
         translation: Any = (0.0, 0.0, 0.0),
         device: Any = None,
+        transform: Any = None,
         point_mask: Any = None,
         rebuildable: bool = False,
         max_tiles: int | None = None,
@@ -228,24 +239,27 @@ class Volume(Releasable):
         status: Any = None,
     ) -> Volume:
         """A volume with one leaf (8^3 tile) for each point: integer points (``wp.vec3i`` or
-        ``(N, 3)`` int32) are index-space voxel coordinates, ``wp.vec3`` points world positions;
-        points whose ``point_mask`` entry is 0 are skipped. ``bg_value`` None makes an index grid.
+        ``(N, 3)`` int32) are index-space voxel coordinates, ``wp.vec3`` points world positions
+        (in the tile of the nearest voxel); points whose ``point_mask`` entry is 0 are skipped.
+        ``bg_value`` None makes an index grid. ``transform`` (3x3, world = transform @ ijk +
+        translation) replaces the diagonal of ``voxel_size`` as the index-to-world map.
 
         With ``rebuildable=True`` the volume can be given new tiles in place by :meth:`rebuild`,
         up to ``max_tiles`` leaves, ``max_lower_nodes`` and ``max_upper_nodes`` (all required);
         ``status`` (one ``wp.uint32``) receives the ``REBUILD_*`` flags of this first topology."""
         owner = "wp.Volume.allocate_by_tiles"
-        if voxel_size is None:
-            raise ValueError(f"{owner}: voxel_size is required")
-        sizes = voxel_sizes(voxel_size, owner)
-        ijk = index_coords(tile_points, sizes, translation, point_mask, owner, rounding=False)
+        rebuilds.refuse_capture(device, owner)
+        if voxel_size is None and transform is None:
+            raise ValueError(f"{owner}: voxel_size (or transform) is required")
+        mat = index_map(voxel_size, transform, owner)
+        ijk = index_coords(tile_points, mat, translation, point_mask, owner)
         if not rebuildable:
             rebuilds.check_not_rebuild_args(owner, max_tiles=max_tiles, max_lower_nodes=max_lower_nodes,
                                             max_upper_nodes=max_upper_nodes, status=status)
-            return cls._from_leaves(rebuilds.tile_origins(ijk), sizes, bg_value, translation, device)
+            return cls._from_leaves(rebuilds.tile_origins(ijk), mat, bg_value, translation, device)
         info = rebuilds.capacities("tiles", owner, None, max_tiles, max_lower_nodes, max_upper_nodes)
         bg = None if bg_value is None else dtype_of_value(bg_value)  # (grid type, a copy of the value)
-        spec = RebuildSpec(info, sizes, np.asarray(translation, np.float64).reshape(3).copy(), bg)
+        spec = RebuildSpec(info, mat, np.asarray(translation, np.float64).reshape(3).copy(), bg)
         return cls._rebuildable(spec, ijk, status, owner, device)
 
     @classmethod
@@ -255,6 +269,7 @@ class Volume(Releasable):
         voxel_size: Any = 1.0,
         translation: Any = (0.0, 0.0, 0.0),
         device: Any = None,
+        transform: Any = None,
         point_mask: Any = None,
         rebuildable: bool = False,
         max_active_voxels: int | None = None,
@@ -266,23 +281,25 @@ class Volume(Releasable):
         """An index volume whose active voxels are exactly the given ones (duplicates merged):
         integer points (``wp.vec3i`` or ``(N, 3)`` int32) are index coordinates, ``wp.vec3``
         points world positions (the nearest voxel); points whose ``point_mask`` entry is 0 are
-        skipped. Its voxels' indices follow :meth:`get_voxels`.
+        skipped. Its voxels' indices follow :meth:`get_voxels`. ``transform`` (3x3, world =
+        transform @ ijk + translation) replaces the diagonal of ``voxel_size`` as the map.
 
         With ``rebuildable=True`` the volume can be given new voxels in place by :meth:`rebuild`,
         up to the capacities ``max_active_voxels``, ``max_leaf_nodes``, ``max_lower_nodes`` and
         ``max_upper_nodes`` (all required); ``status`` receives the ``REBUILD_*`` flags."""
         owner = "wp.Volume.allocate_by_voxels"
-        sizes = voxel_sizes(voxel_size, owner)
-        ijk = index_coords(voxel_points, sizes, translation, point_mask, owner, rounding=True)
+        rebuilds.refuse_capture(device, owner)
+        mat = index_map(voxel_size, transform, owner)
+        ijk = index_coords(voxel_points, mat, translation, point_mask, owner)
         if not rebuildable:
             rebuilds.check_not_rebuild_args(
                 owner, max_active_voxels=max_active_voxels, max_leaf_nodes=max_leaf_nodes,
                 max_lower_nodes=max_lower_nodes, max_upper_nodes=max_upper_nodes, status=status,
             )
-            return cls._with_transform(rebuilds.voxels_grid(ijk), sizes, translation, device)
+            return cls._with_transform(rebuilds.voxels_grid(ijk), mat, translation, device)
         info = rebuilds.capacities("voxels", owner, max_active_voxels, max_leaf_nodes, max_lower_nodes,
                                    max_upper_nodes)
-        spec = RebuildSpec(info, sizes, np.asarray(translation, np.float64).reshape(3).copy(), None)
+        spec = RebuildSpec(info, mat, np.asarray(translation, np.float64).reshape(3).copy(), None)
         return cls._rebuildable(spec, ijk, status, owner, device)
 
     @classmethod
@@ -323,10 +340,10 @@ class Volume(Releasable):
 
     @classmethod
     def _from_leaves(
-        cls, origins: np.ndarray, sizes: np.ndarray, bg_value: Any, translation: Any, device: Any
+        cls, origins: np.ndarray, mat: np.ndarray, bg_value: Any, translation: Any, device: Any
     ) -> Volume:
         typed = None if bg_value is None else dtype_of_value(bg_value)
-        return cls._with_transform(rebuilds.tiles_grid(origins, typed), sizes, translation, device)
+        return cls._with_transform(rebuilds.tiles_grid(origins, typed), mat, translation, device)
 
     @classmethod
     def _rebuildable(cls, spec: RebuildSpec, ijk: np.ndarray, status: Any, owner: str, device: Any) -> Volume:
@@ -336,7 +353,7 @@ class Volume(Releasable):
             grid = rebuilds.tiles_grid(empty, spec.bg_value)
         else:
             grid = rebuilds.voxels_grid(empty)
-        volume = cls._with_transform(grid, spec.sizes, spec.translation, device)
+        volume = cls._with_transform(grid, spec.mat, spec.translation, device)
         volume._rebuild = spec
         volume._retopologize(ijk, status, owner)
         return volume
@@ -348,11 +365,11 @@ class Volume(Releasable):
         leaves the volume empty: ``status`` (one ``wp.uint32``) receives the ``REBUILD_*`` flags,
         and without it a RuntimeError says what overflowed."""
         owner = "wp.Volume.rebuild"
+        rebuilds.refuse_capture(self.device, owner)
         spec = self._rebuild
         if spec is None:
             raise RuntimeError(f"{owner}: this volume is not rebuildable (allocate it with rebuildable=True)")
-        ijk = index_coords(points, spec.sizes, spec.translation, point_mask, owner,
-                           rounding=spec.info.mode == "voxels")
+        ijk = index_coords(points, spec.mat, spec.translation, point_mask, owner)
         self._retopologize(ijk, status, owner)
 
     def _retopologize(self, ijk: np.ndarray, status: Any, owner: str) -> None:
@@ -374,18 +391,19 @@ class Volume(Releasable):
 
     @classmethod
     def _with_transform(
-        cls, grid: nanovdb.GridArrays, sizes: np.ndarray, translation: Any, device: Any
+        cls, grid: nanovdb.GridArrays, mat: np.ndarray, translation: Any, device: Any
     ) -> Volume:
-        grid.mat = np.diag(sizes)
+        """``grid`` with the index-to-world map world = ``mat`` @ ijk + ``translation``; its voxel
+        size is NanoVDB's: the image of the index vector (1, 1, 1) by ``mat``."""
+        grid.mat = np.array(mat, np.float64)
         grid.vec = np.asarray(translation, np.float64).reshape(3)
-        grid.voxel_size = sizes.copy()
+        grid.voxel_size = grid.mat @ np.ones(3)
         return cls(grid, device=device)
 
     # -- state ----------------------------------------------------------------------------
     def _set_grid(self, g: nanovdb.GridArrays) -> None:
         self._grid = g
         dev = self.device
-        is_index = g.grid_type in (nanovdb.INDEX, nanovdb.ON_INDEX)
         fields: dict[str, Any] = {
             "grid_type": g.grid_type,
             "num_roots": len(g.root_origin),
@@ -399,34 +417,8 @@ class Volume(Releasable):
             "upper_child": wp.array(g.upper_child.astype(np.int32), dtype=wp.int32, device=dev),
             "lower_child": wp.array(g.lower_child.astype(np.int32), dtype=wp.int32, device=dev),
         }
-        if is_index:
-            idx = np.asarray(g.leaf_value, np.int64) - 1  # NanoVDB index 0 is the background
-            if g.grid_type == nanovdb.ON_INDEX:
-                idx = np.where(g.leaf_active, idx, -1)
-            fields["leaf_index"] = wp.array(idx.astype(np.int32), dtype=wp.int32, device=dev)
-            count = int(idx.max() + 1) if idx.size else 0
-        elif g.grid_type in WIDE:
-            fields["leaf_index"] = wp.array(
-                np.arange(len(g.leaf_origin) * 512, dtype=np.int32), dtype=wp.int32, device=dev
-            )
-            count = len(g.leaf_origin) * 512
-            n = WIDE[g.grid_type][0]
-            for level in ("root", "upper", "lower", "leaf"):
-                values = widened(getattr(g, f"{level}_value"), n)
-                fields[f"{level}_w"] = wp.array(values, dtype=wp.vec4d, device=dev)
-            fields["background_w"] = wp.vec4d(*widened(g.background, n)[0])
-        else:
-            fields["leaf_index"] = wp.array(
-                np.arange(len(g.leaf_origin) * 512, dtype=np.int32), dtype=wp.int32, device=dev
-            )
-            count = len(g.leaf_origin) * 512
-            suffix, t = FIELDS[g.grid_type]
-            for level in ("root", "upper", "lower", "leaf"):
-                values = getattr(g, f"{level}_value")
-                fields[f"{level}_{suffix}"] = wp.array(np.ascontiguousarray(values), dtype=t, device=dev)
-            fields[f"background_{suffix}"] = (
-                t(*np.atleast_1d(g.background)) if suffix == "v" else g.background.item()
-            )
+        values, count = value_fields(g, dev)
+        fields.update(values)
         fields["voxel_count"] = count
         self._voxel_count = count
         self._arrays = fields
@@ -439,15 +431,7 @@ class Volume(Releasable):
     def _sync(self) -> nanovdb.GridArrays:
         """The grid with the current voxel values (kernels may have stored into them)."""
         g = self._grid
-        if g.grid_type in FIELDS:
-            assert g.leaf_value is not None  # grids of these types hold values
-            suffix = FIELDS[g.grid_type][0]
-            g.leaf_value = self._arrays[f"leaf_{suffix}"].numpy().reshape(g.leaf_value.shape).copy()
-        elif g.grid_type in WIDE:
-            assert g.leaf_value is not None  # grids of these types hold values
-            n = WIDE[g.grid_type][0]
-            rows = self._arrays["leaf_w"].numpy()[:, :n]
-            g.leaf_value = rows.astype(g.value_dtype.base).reshape(g.leaf_value.shape)
+        g.leaf_value = leaf_values(g, self._arrays)
         return g
 
     @property
@@ -458,11 +442,8 @@ class Volume(Releasable):
     @property
     def dtype(self) -> Any:
         """The value type (``wp.float32``, ``wp.int32``, ``wp.vec3``, ``wp.float64``, ``wp.vec3d``,
-        ``wp.vec4f``, ``wp.vec4d``), or ``wp.uint64`` for index grids."""
-        grid_type = self._grid.grid_type
-        if grid_type in WIDE:
-            return WIDE[grid_type][1]
-        return FIELDS.get(grid_type, (None, wp.uint64))[1]
+        ``wp.vec4f``, ``wp.vec4d``, ``wp.uint32``, ``wp.int64``), or ``wp.uint64`` for index grids."""
+        return value_type(self._grid.grid_type)
 
     @property
     def is_index(self) -> bool:
@@ -532,7 +513,7 @@ class Volume(Releasable):
         """The NanoVDB buffer's size; for the grid types kept in memory only (float64, vec3d,
         vec4f, vec4d: no buffer layout here), the bytes of the grid's arrays."""
         g = self._grid
-        if g.grid_type in WIDE:
+        if nanovdb.layout_of(g.grid_type) is None:
             return sum(int(a.nbytes) for a in vars(g).values() if isinstance(a, np.ndarray))
         return len(nanovdb.encode(g))
 

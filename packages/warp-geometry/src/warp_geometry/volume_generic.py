@@ -22,8 +22,8 @@ from warp_geometry.volume_queries import volume_store_f_f, volume_store_i_f, vol
 
 GROUP = "Volumes"
 _SUFFIX = {wp.float32: "f", wp.vec3: "v", wp.int32: "i", wp.float64: "w", wp.vec3d: "w", wp.vec4f: "w",
-           wp.vec4d: "w"}
-_ACCEPTED = "float, wp.vec3, wp.int32, wp.float64, wp.vec3d, wp.vec4f or wp.vec4d"
+           wp.vec4d: "w", wp.uint32: "q", wp.int64: "q"}
+_ACCEPTED = "float, wp.vec3, wp.int32, wp.float64, wp.vec3d, wp.vec4f, wp.vec4d, wp.uint32 or wp.int64"
 #: value type -> the type of ``volume_sample_grad``'s ``grad`` (its index-space Jacobian)
 _GRADIENT = {wp.float32: wp.vec3, wp.vec3: wp.mat33, **GRADIENT_TYPES}
 
@@ -110,7 +110,7 @@ class VolumeForm:
             )
         if self.grad:
             _check_gradient_type(builder, args[3], dtype, self.name)
-        if suffix == "w":  # the wide grids' builtins take a zero of the value type last
+        if suffix in ("w", "q"):  # the wide and 64-bit integer grids' builtins take a zero of the type last
             args = [*args, ast.copy_location(ast.Call(func=dtype_node, args=[], keywords=[]), node)]
         return builder.expr(builtin_call(builder, target, args, node))
 
@@ -153,14 +153,14 @@ def exports() -> dict[str, Any]:
             "volume_lookup",
             4,
             "(id: uint64, i: int32, j: int32, k: int32, "
-            "dtype: float32 | vec3f | int32 | float64 | vec3d | vec4f | vec4d) -> dtype",
+            "dtype: float32 | vec3f | int32 | float64 | vec3d | vec4f | vec4d | uint32 | int64) -> dtype",
             "Value of voxel (i, j, k) of a volume of value type ``dtype`` (background if it has no storage).",
         ),
         VolumeForm(
             "volume_sample",
             3,
             "(id: uint64, uvw: vec3f, sampling_mode: int32, "
-            "dtype: float32 | vec3f | int32 | float64 | vec3d | vec4f | vec4d) -> dtype",
+            "dtype: float32 | vec3f | int32 | float64 | vec3d | vec4f | vec4d | uint32 | int64) -> dtype",
             "Sample a volume of value type ``dtype`` at index-space point uvw (CLOSEST or LINEAR).",
         ),
         VolumeForm(

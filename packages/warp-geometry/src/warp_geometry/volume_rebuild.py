@@ -51,24 +51,37 @@ class RebuildSpec:
     index-space map and background value it was allocated with (copied then)."""
 
     info: RebuildInfo
-    sizes: np.ndarray
+    #: the index-to-world matrix (world = mat @ ijk + translation)
+    mat: np.ndarray
     translation: np.ndarray
     #: the background value (None: an index grid)
     bg_value: Any
 
 
-def index_coords(points: Any, sizes: np.ndarray, translation: Any, point_mask: Any, owner: str,
-                 rounding: bool) -> np.ndarray:
+def refuse_capture(device: Any, owner: str) -> None:
+    """Raise ``RuntimeError`` while a graph capture is active on ``device``: topologies are built
+    on the host (NumPy) and uploaded, which a capture cannot record or replay."""
+    if wp.get_device(device).is_capturing:
+        raise RuntimeError(
+            f"{owner} cannot be recorded by graph capture on device '{wp.get_device(device)}': volume "
+            "topologies are built on the host here (NVIDIA Warp builds them on the device); allocate "
+            "or rebuild the volume outside the capture"
+        )
+
+
+def index_coords(points: Any, mat: np.ndarray, translation: Any, point_mask: Any, owner: str) -> np.ndarray:
     """``(N, 3)`` int64 index coordinates of points: integer points are index coordinates, float
-    points world positions (floored, or rounded to the nearest voxel centre when ``rounding``);
-    points whose ``point_mask`` entry is 0 are dropped."""
+    points world positions (world = ``mat`` @ ijk + ``translation``), mapped to the voxel whose
+    centre is nearest (index coordinates are voxel centres; a float32 position of a voxel centre
+    may land just below it); points whose ``point_mask`` entry is 0 are dropped."""
     pts = points.numpy() if isinstance(points, wp.array) else np.asarray(points)
     pts = pts.reshape(-1, 3)
     if np.issubdtype(pts.dtype, np.integer):
         ijk = pts.astype(np.int64)
     else:
-        scaled = (pts.astype(np.float64) - np.asarray(translation, np.float64)) / sizes
-        ijk = np.floor(scaled + (0.5 if rounding else 0.0)).astype(np.int64)
+        offsets = pts.astype(np.float64) - np.asarray(translation, np.float64).reshape(3)
+        scaled = np.linalg.solve(np.asarray(mat, np.float64), offsets.T).T
+        ijk = np.floor(scaled + 0.5).astype(np.int64)
     if point_mask is not None:
         mask = point_mask.numpy() if isinstance(point_mask, wp.array) else np.asarray(point_mask)
         mask = mask.reshape(-1)

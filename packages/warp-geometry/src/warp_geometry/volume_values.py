@@ -19,9 +19,12 @@ WIDE = {
     nanovdb.VEC4F: (4, wp.vec4f),
     nanovdb.VEC4D: (4, wp.vec4d),
 }
+#: integer grids kept as int64 in kernels (uint32 values exactly): grid type -> value type
+LONG = {nanovdb.UINT32: wp.uint32, nanovdb.INT64: wp.int64}
 _GRID_OF_TYPE = {wp.float32: nanovdb.FLOAT, wp.int32: nanovdb.INT32, wp.vec3f: nanovdb.VEC3F,
-                 **{t: grid_type for grid_type, (_, t) in WIDE.items()}}
-_BG_TYPES = "a float, an int, a 3- or 4-vector (float32 or float64)"
+                 **{t: grid_type for grid_type, (_, t) in WIDE.items()},
+                 **{t: grid_type for grid_type, t in LONG.items()}}
+_BG_TYPES = "a float, an int, a 3- or 4-vector (float32 or float64), a wp.uint32 or a wp.int64"
 
 
 def dtype_of_value(value: Any) -> tuple[int, Any]:
@@ -43,6 +46,63 @@ def dtype_of_value(value: Any) -> tuple[int, Any]:
     if isinstance(value, (float, np.floating)) or np.ndim(value) == 0:
         return nanovdb.FLOAT, np.float32(value)
     raise TypeError(f"wp.Volume: bg_value must be {_BG_TYPES}, got {value!r}")
+
+
+def value_type(grid_type: int) -> Any:
+    """The value type of grids of ``grid_type`` (``wp.uint64`` for index grids)."""
+    if grid_type in WIDE:
+        return WIDE[grid_type][1]
+    if grid_type in LONG:
+        return LONG[grid_type]
+    return FIELDS.get(grid_type, (None, wp.uint64))[1]
+
+
+def value_fields(g: nanovdb.GridArrays, device: Any) -> tuple[dict[str, Any], int]:
+    """The kernel-side fields holding the values of grid ``g`` (per tree level, background, leaf
+    value indices) on ``device``, and its number of voxels with storage."""
+    fields: dict[str, Any] = {}
+    leaf_slots = len(g.leaf_origin) * 512
+    if g.grid_type in (nanovdb.INDEX, nanovdb.ON_INDEX):
+        idx = np.asarray(g.leaf_value, np.int64) - 1  # NanoVDB index 0 is the background
+        if g.grid_type == nanovdb.ON_INDEX:
+            idx = np.where(g.leaf_active, idx, -1)
+        fields["leaf_index"] = wp.array(idx.astype(np.int32), dtype=wp.int32, device=device)
+        return fields, int(idx.max() + 1) if idx.size else 0
+    fields["leaf_index"] = wp.array(np.arange(leaf_slots, dtype=np.int32), dtype=wp.int32, device=device)
+    levels = ("root", "upper", "lower", "leaf")
+    if g.grid_type in WIDE:
+        n = WIDE[g.grid_type][0]
+        for level in levels:
+            values = widened(getattr(g, f"{level}_value"), n)
+            fields[f"{level}_w"] = wp.array(values, dtype=wp.vec4d, device=device)
+        fields["background_w"] = wp.vec4d(*widened(g.background, n)[0])
+    elif g.grid_type in LONG:
+        for level in levels:
+            values = np.asarray(getattr(g, f"{level}_value"), np.int64)
+            fields[f"{level}_q"] = wp.array(values, dtype=wp.int64, device=device)
+        fields["background_q"] = int(np.asarray(g.background).item())
+    else:
+        suffix, t = FIELDS[g.grid_type]
+        for level in levels:
+            values = np.ascontiguousarray(getattr(g, f"{level}_value"))
+            fields[f"{level}_{suffix}"] = wp.array(values, dtype=t, device=device)
+        bg = g.background
+        fields[f"background_{suffix}"] = t(*np.atleast_1d(bg)) if suffix == "v" else bg.item()
+    return fields, leaf_slots
+
+
+def leaf_values(g: nanovdb.GridArrays, fields: dict[str, Any]) -> np.ndarray | None:
+    """The current leaf values of grid ``g`` read back from its kernel-side ``fields`` (kernels may
+    have stored into them), in the grid's value type; None for index grids."""
+    if g.leaf_value is None or g.grid_type in (nanovdb.INDEX, nanovdb.ON_INDEX):
+        return g.leaf_value
+    shape, base = g.leaf_value.shape, g.value_dtype.base
+    if g.grid_type in FIELDS:
+        return fields[f"leaf_{FIELDS[g.grid_type][0]}"].numpy().reshape(shape).copy()
+    if g.grid_type in WIDE:
+        rows = fields["leaf_w"].numpy()[:, : WIDE[g.grid_type][0]]
+        return rows.astype(base).reshape(shape)
+    return fields["leaf_q"].numpy().astype(base).reshape(shape)
 
 
 def widened(values: np.ndarray, n: int) -> np.ndarray:
@@ -75,3 +135,20 @@ def voxel_sizes(voxel_size: Any, owner: str) -> np.ndarray:
     if not np.all(np.isfinite(sizes)) or not np.all(sizes > 0.0):
         raise ValueError(f"{owner}: voxel_size must be positive and finite, got {voxel_size!r}")
     return sizes
+
+
+def index_map(voxel_size: Any, transform: Any, owner: str) -> np.ndarray:
+    """The 3x3 index-to-world matrix (world = M @ ijk + translation): ``transform`` when given (a
+    finite, invertible 3x3 matrix, row major), else the diagonal of ``voxel_size``."""
+    if transform is None:
+        return np.diag(voxel_sizes(voxel_size, owner))
+    try:
+        m = np.array(transform, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"{owner}: transform must be a 3x3 matrix of numbers, got {transform!r}") from None
+    if m.size != 9:
+        raise ValueError(f"{owner}: transform must be a 3x3 matrix, got shape {m.shape}")
+    m = m.reshape(3, 3)
+    if not np.all(np.isfinite(m)) or abs(np.linalg.det(m)) < 1e-300:
+        raise ValueError(f"{owner}: transform must be finite and invertible, got {m.tolist()}")
+    return m

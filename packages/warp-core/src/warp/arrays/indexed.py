@@ -242,7 +242,7 @@ class indexedarray:  # noqa: N801  (NVIDIA Warp's name)
         refuse_while_capturing(data.device, f"{what} of an indexed array")
         host = data._storage()
         host[self._selector()] = values
-        if not data.device.is_cpu:
+        if data.device is not None and not data.device.is_cpu:
             data._upload(host)
 
 
@@ -316,7 +316,7 @@ def store_host_values(dest: array, values: np.ndarray) -> None:
     """Write raw host ``values`` (``dest``'s shape and storage dtype) into array ``dest``."""
     if dest.size == 0:
         return
-    if dest.device.is_cpu:
+    if dest.device is None or dest.device.is_cpu:
         np.copyto(dest._storage(), values, casting="unsafe")
     else:
         host = dest._storage()

@@ -109,7 +109,12 @@ def assign(arr: array, src: Any) -> None:
         get_plugin_manager().hook.warp_array_copied(
             dest=arr, src=src, dest_offset=0, src_offset=0, count=arr._size
         )
-    target = arr._storage()
+    if arr._device.is_cpu:
+        target = arr._storage()
+    else:
+        # every element is overwritten: fill a host buffer and upload it (the old values are not
+        # read back, which a graph capture could not do)
+        target = np.empty(arr._shape + arr._info.inner_shape, dtype=arr._info.np_dtype)
     if src_is_array:
         values = host_values_of(arr, src)
     else:

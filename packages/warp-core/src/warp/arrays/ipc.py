@@ -41,7 +41,10 @@ def array_ipc_handle(arr: array) -> bytes:
             f"array.ipc_handle: the array's memory comes from the memory pool of '{arr.device}', which "
             "has no IPC handle; allocate it inside wp.ScopedMempool(device, False)"
         )
-    return cuda_ipc.memory_handle(arr.device.ordinal, arr.ptr)
+    device = arr.device
+    if device is None:
+        raise RuntimeError("array.ipc_handle: the array has no device")
+    return cuda_ipc.memory_handle(device.ordinal, arr.ptr)
 
 
 def open_ipc_memory(handle: bytes, device: Devicelike) -> tuple[int, Any, Callable[[int, int], None]]:

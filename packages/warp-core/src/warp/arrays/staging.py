@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from warp.arrays.capture_guard import refuse_host_read_while_capturing
 from warp.runtime.devices import get_device
 from warp.targets import get_target
 
@@ -38,12 +39,8 @@ def download(arr: array) -> np.ndarray:
     the work issued to the device's blocking streams (``array.numpy()``)."""
     if arr._size == 0:
         return np.zeros(arr._shape + arr._info.inner_shape, dtype=arr._info.np_dtype)
+    refuse_host_read_while_capturing(arr._device, "a host copy of a device array (.numpy(), .list(), ...)")
     target = get_target(arr._device)
-    if target.is_capturing(arr._device):
-        raise RuntimeError(
-            f"cannot read the values of an array on '{arr._device}' while a graph capture is active "
-            "there (the copy would be recorded, not run); read them after wp.capture_end"
-        )
     low, nbytes = byte_span(arr)
     host = np.empty(nbytes, dtype=np.uint8)
     cpu = get_device("cpu")
@@ -62,9 +59,11 @@ def upload(arr: array, values: np.ndarray) -> None:
     target = get_target(arr._device)
     if arr._is_contiguous:
         staged = np.ascontiguousarray(values, dtype=arr._info.np_dtype)
-        target.copy(arr._ptr, arr._device, staged.ctypes.data, cpu, staged.nbytes)
+        # keep: a graph capture records a copy that reads ``staged`` again on every replay
+        target.copy(arr._ptr, arr._device, staged.ctypes.data, cpu, staged.nbytes, keep=staged)
         return
     # strided: read the whole span (gaps keep their contents), update the elements, write back
+    refuse_host_read_while_capturing(arr._device, "writing host values into a non-contiguous device array")
     low, nbytes = byte_span(arr)
     host = np.empty(nbytes, dtype=np.uint8)
     target.copy(host.ctypes.data, cpu, arr._ptr + low, arr._device, nbytes)

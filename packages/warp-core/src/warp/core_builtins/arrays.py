@@ -305,12 +305,18 @@ def _known_component(agg: ir.Value, path: list[int]) -> ir.Value | None:
 
 
 def _is_identity(kind: str, scalar: Any, part: ir.Value) -> bool:
-    """True when updating with ``part`` leaves every value unchanged (``x + -0.0``, ``x - 0.0``)."""
-    if not isinstance(part, ir.Constant) or kind not in ("add", "sub"):
+    """True when updating with ``part`` leaves every value unchanged (``x + -0.0``, ``x - 0.0``,
+    ``x | 0``, ``x ^ 0``, ``x & ~0``)."""
+    if not isinstance(part, ir.Constant) or kind not in ("add", "sub", "and", "or", "xor"):
         return False
     c = part.constant
     if scalar._kind_ == "float":
         return isinstance(c, float) and c == 0.0 and (math.copysign(1.0, c) < 0) == (kind == "add")
+    if not isinstance(c, int):
+        return False
+    if kind == "and":
+        mask = (1 << scalar._bits_) - 1
+        return c & mask == mask
     return c == 0
 
 

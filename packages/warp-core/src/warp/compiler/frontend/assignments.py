@@ -1,5 +1,6 @@
 """Assignments in kernel code: ``x = ...``, ``x: float = ...``, unpacking, stores into array
-elements, components and fields, and augmented assignments (``a[i] += x`` is atomic).
+elements, components and fields, and augmented assignments (``a[i] += x`` is atomic, and so
+are ``a[i] &= x``, ``|=`` and ``^=`` on 32/64-bit integer elements).
 
 A variable keeps the type of its first binding (warp types are strict; a constant of the same
 numeric family converts). Storing into a component or field of a value (``v.x = 1.0``,
@@ -166,16 +167,18 @@ class AssignmentsMixin(ExpressionsMixin):
             return
         if isinstance(target, ast.Subscript):
             base = self.expr(target.value)
-            if (isinstance(base, ir.Value) and isinstance(base.type, ArrayType) and name in ("add", "sub")
-                    and not _narrow_integer_elements(base.type.dtype)):
-                # a[i] += x is an atomic update, as in NVIDIA Warp (8/16-bit integers, which have
-                # no atomics, are read, updated and written back, as there)
+            if isinstance(base, ir.Value) and isinstance(base.type, ArrayType) and _atomic_update(
+                name, base.type.dtype
+            ):
+                # a[i] += x is an atomic update, as in NVIDIA Warp, and so are a[i] &= x, |= x and
+                # ^= x on 32/64-bit integers: concurrent threads updating one element all count.
+                # 8/16-bit integers, which have no atomics, are read, updated and written back.
                 index_nodes = target.slice.elts if isinstance(target.slice, ast.Tuple) else [target.slice]
                 indices = [self.index_value(i) for i in index_nodes]
                 value = self.value(node.value)
-                self.call_builtin(f"atomic_{name}", [base, *indices, value], node)
+                self.call_builtin(f"atomic_{_ATOMIC_UPDATES[name]}", [base, *indices, value], node)
                 return
-        if name in ("add", "sub") and isinstance(target, (ast.Subscript, ast.Attribute)):
+        if name in _ATOMIC_UPDATES and isinstance(target, (ast.Subscript, ast.Attribute)):
             if self.component_atomic(target, name, node):
                 return
         if isinstance(target, ast.Name):
@@ -205,12 +208,14 @@ class AssignmentsMixin(ExpressionsMixin):
         return True
 
     def component_atomic(self, target: ast.Subscript | ast.Attribute, name: str, node: ast.AugAssign) -> bool:
-        """``a[i].x += v``, ``a[i][j] -= v``, ``a[i][r, c] += v``, ``a[i][1:] += w`` on an array of
-        vectors/matrices: an atomic update of the addressed components only (like ``a[i] += x``).
+        """``a[i].x += v``, ``a[i][j] -= v``, ``a[i][r, c] += v``, ``a[i][1:] += w`` (and ``&=``,
+        ``|=``, ``^=`` on integer components) on an array of vectors/matrices: an atomic update of
+        the addressed components only (like ``a[i] += x``).
 
-        The update is an atomic add of a composite holding ``v`` in the addressed components and
-        the identity elsewhere (-0.0 for +=, 0.0 for -=, 0 for integers), which the lowering
-        leaves out. Returns False (nothing emitted) when ``target`` is not such a component.
+        The update is an atomic operation with a composite holding ``v`` in the addressed
+        components and the identity elsewhere (-0.0 for +=, 0.0 for -=, 0 for integer += -= |= ^=,
+        all bits set for &=), which the lowering leaves out. Returns False (nothing emitted) when
+        ``target`` is not such a component.
         """
         inner = target.value
         if not isinstance(inner, ast.Subscript):
@@ -220,19 +225,18 @@ class AssignmentsMixin(ExpressionsMixin):
             return False
         index_nodes = inner.slice.elts if isinstance(inner.slice, ast.Tuple) else [inner.slice]
         dtype = base.type.dtype
-        if len(index_nodes) != base.type.ndim or not is_composite(dtype):
+        if len(index_nodes) != base.type.ndim or not is_composite(dtype) or not _atomic_update(name, dtype):
             return False
         indices = [self.index_value(i) for i in index_nodes]
         scalar = dtype._wp_scalar_type_
-        fill = (-0.0 if name == "add" else 0.0) if scalar._kind_ == "float" else 0
-        identity = self.const(tuple([fill] * math.prod(dtype._shape_)), dtype)
+        identity = self.const(tuple([_identity(name, scalar)] * math.prod(dtype._shape_)), dtype)
         if isinstance(target, ast.Attribute):
             delta = composite.setattr_(self, identity, target.attr, self.value(node.value), node)
         else:
             comp_nodes = target.slice.elts if isinstance(target.slice, ast.Tuple) else [target.slice]
             comp = [self.component_index(i) for i in comp_nodes]
             delta = composite.setitem(self, identity, comp, self.value(node.value), node)
-        self.call_builtin(f"atomic_{name}", [base, *indices, delta], node)
+        self.call_builtin(f"atomic_{_ATOMIC_UPDATES[name]}", [base, *indices, delta], node)
         return True
 
 
@@ -247,6 +251,26 @@ def same_family(a: Any, b: Any) -> bool:
     return (ka == kb == "float") or (ka in ("int", "uint") and kb in ("int", "uint"))
 
 
-def _narrow_integer_elements(dtype: object) -> bool:
-    """Whether array elements of ``dtype`` are (vectors/matrices of) 8- or 16-bit integers."""
-    return getattr(dtype, "_wp_scalar_type_", dtype) in non_atomic_types
+#: augmented assignments to array elements that are atomic updates: operator -> atomic_<kind>
+_ATOMIC_UPDATES = {"add": "add", "sub": "sub", "bit_and": "and", "bit_or": "or", "bit_xor": "xor"}
+
+
+def _atomic_update(name: str, dtype: object) -> bool:
+    """Whether ``a[i] <op>= x`` on elements of ``dtype`` is an atomic update: += and -= except on
+    8/16-bit integers (no atomics; read, updated and written back, as in NVIDIA Warp), the bitwise
+    &= |= ^= on 32/64-bit integers (elsewhere they are not atomic, or not defined at all)."""
+    scalar = getattr(dtype, "_wp_scalar_type_", dtype)
+    if name in ("add", "sub"):
+        return scalar not in non_atomic_types
+    if name in _ATOMIC_UPDATES:
+        return getattr(scalar, "_kind_", None) in ("int", "uint") and scalar not in non_atomic_types
+    return False
+
+
+def _identity(name: str, scalar: Any) -> float | int:
+    """The operand of ``name`` that leaves a component of type ``scalar`` unchanged."""
+    if scalar._kind_ == "float":
+        return -0.0 if name == "add" else 0.0
+    if name == "bit_and":
+        return (1 << scalar._bits_) - 1 if scalar._kind_ == "uint" else -1
+    return 0

@@ -167,6 +167,8 @@ class CudaGraph(CommandList):
         self.resume_after: list[Any] | None = None
         #: whether a resumed capture is recording into the graph now
         self.recording = False
+        #: host buffers the graph's copies read (staged uploads): kept alive as long as the graph
+        self.kept: list[Any] = []
         # (destroying a graph while a capture runs would invalidate that capture: deferred)
         weakref.finalize(
             self, cuda_memory.defer_while_capturing, device.ordinal,
@@ -248,6 +250,10 @@ class CudaTarget(Target):
         self._capturing: dict[int, tuple[Any, CudaGraph | None]] = {}
         #: device ordinals whose capture was begun outside Warp (``capture_join``)
         self._external: set[int] = set()
+        #: per device ordinal: host buffers copies captured now read from (moved to the graph)
+        self._capture_kept: dict[int, list[Any]] = {}
+        #: such buffers of external captures (whose graphs warp does not own)
+        self._external_kept: list[Any] = []
         self._lock = threading.Lock()
 
     # -- code ------------------------------------------------------------------------------
@@ -335,7 +341,12 @@ class CudaTarget(Target):
         keep: Any = None,
     ) -> None:
         to_host = getattr(dst_device, "is_cpu", False)
-        self._copy(dst, src, src_device if to_host else dst_device, nbytes, stream, to_host=to_host)
+        cuda_side = src_device if to_host else dst_device
+        self._copy(dst, src, cuda_side, nbytes, stream, to_host=to_host)
+        if keep is not None and self.is_capturing(cuda_side, stream):
+            # the graph's copy node reads (or writes) ``keep`` on every replay: it must outlive the graph
+            with self._lock:
+                self._capture_kept.setdefault(cuda_side.ordinal, []).append(keep)
 
     def copy_to_host(self, dst: int, src: int, device: Any, nbytes: int, stream: Any = None) -> None:
         """Copy ``nbytes`` from ``device`` memory at ``src`` to host memory at ``dst`` (done on return)."""
@@ -429,6 +440,9 @@ class CudaTarget(Target):
                 return False
             self._external.discard(device.ordinal)
             self._capturing.pop(device.ordinal, None)
+            # the foreign graph's copy nodes may read these on every replay, and warp cannot know
+            # when that graph is destroyed: they are kept for the life of the process
+            self._external_kept.extend(self._capture_kept.pop(device.ordinal, []))
         cuda_memory.capture_ended(device.ordinal)
         return True
 
@@ -443,12 +457,14 @@ class CudaTarget(Target):
             # (a failed query leaves the capture active, to be ended with capture_end)
             dependencies = _capture_dependencies(cu, handle) if pause else None
             self._capturing.pop(device.ordinal, None)
+            kept = self._capture_kept.pop(device.ordinal, [])
             try:
                 graph = drv.check(cu.cuStreamEndCapture(handle), "cuStreamEndCapture")
             finally:
                 cuda_memory.capture_ended(device.ordinal)
         if target is None:
             target = CudaGraph(device, graph)
+        target.kept.extend(kept)
         target.recording = False
         target.resume_after = dependencies
         return target
