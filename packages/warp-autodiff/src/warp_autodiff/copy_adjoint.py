@@ -12,10 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 import warp as wp
-from warp.decorators import kernel
-from warp.extending import array, float16, float32, float64, launch_adjoint
-from warp.runtime.capture import is_capturing
-from warp.types.helpers import types_equal
+from warp.extending import array, float16, float32, float64, is_capturing, kernel, launch_adjoint, types_equal
 
 
 @kernel(module="warp_autodiff.copy_adjoint")

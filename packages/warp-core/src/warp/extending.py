@@ -129,13 +129,16 @@ from warp.arrays.layout import (
     is_generic_dtype,
     resolve_dtype,
 )
-from warp.decorators import func
+from warp.decorators import func, kernel
 from warp.kernels import Kernel
+from warp.runtime.capture import is_capturing
+from warp.types.helpers import types_equal
 from warp.runtime.devices import Device, get_device
 from warp.runtime.launch import launch, launch_adjoint
 
 # --- errors --------------------------------------------------------------------------------
 from warp.errors import SourceLoc, WarpCodegenError, WarpCodegenTypeError, WarpCodegenValueError
+from warp.errors import ArrayArgumentTypeError, DeviceMismatchError
 
 __all__ = [
     # hooks
@@ -164,7 +167,9 @@ __all__ = [
     # runtime shims
     "clone", "zeros_like", "array", "ArrayDescriptor", "make_descriptor", "from_dlpack", "wrap_memory",
     "contiguous_strides", "element_info", "fold_element_dims", "is_generic_dtype", "resolve_dtype",
-    "func", "Kernel", "Device", "get_device", "launch", "launch_adjoint",
+    "func", "kernel", "Kernel", "Device", "get_device", "launch", "launch_adjoint", "is_capturing",
+    "types_equal",
     # errors
     "SourceLoc", "WarpCodegenError", "WarpCodegenTypeError", "WarpCodegenValueError",
+    "ArrayArgumentTypeError", "DeviceMismatchError",
 ]

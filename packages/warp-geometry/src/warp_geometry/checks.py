@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import warp as wp
-from warp.errors import ArrayArgumentTypeError, DeviceMismatchError
+from warp.extending import ArrayArgumentTypeError, DeviceMismatchError
 
 
 def check_array(value: Any, owner: str, name: str, dtype: Any, ndim: int = 1) -> None:
