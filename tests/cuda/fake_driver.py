@@ -123,6 +123,10 @@ class FakeDriver:
         self.destroyed_streams: set[int] = set()
         #: device memory allocated on a stream while it captured a graph (graph allocations)
         self.graph_allocations: set[int] = set()
+        #: graph -> device memory its capture allocated (allocation nodes); graph exec -> (graph,
+        #: instantiate flags, launched before)
+        self.graph_alloc_ptrs: dict[int, list[int]] = {}
+        self.exec_info: dict[int, list[Any]] = {}
         #: stream -> (flags, priority) of the streams cuStreamCreate* made
         self.stream_info: dict[int, tuple[int, int]] = {}
         #: event -> {"flags", "recorded", "captured", "time"}: what cuEventRecord* did to it
@@ -413,6 +417,9 @@ class FakeDriver:
         ptr = self._alloc(size, "device")
         if int(stream) in self.capturing:
             self.graph_allocations.add(ptr)
+            graph = self.capture_graph.get(int(stream))
+            if graph is not None:
+                self.graph_alloc_ptrs.setdefault(graph, []).append(ptr)
         else:
             pool = self._pool(0x200 + self._device_of_context())
             pool["CU_MEMPOOL_ATTR_USED_MEM_CURRENT"] += size
@@ -1037,12 +1044,24 @@ class FakeDriver:
             return (ERR.CUDA_ERROR_ILLEGAL_STATE, None)  # still being captured into
         handle = next(self._ids)
         self.graph_execs[handle] = list(self.graphs[int(graph)])
+        self.exec_info[handle] = [int(graph), int(flags), False]
         return (OK, real.CUgraphExec(handle))
 
     def cuGraphLaunch(self, graph_exec: Any, stream: Any):
         ops = self.graph_execs.get(int(graph_exec))
         if ops is None:
             return (ERR.CUDA_ERROR_INVALID_VALUE,)  # destroyed
+        info = self.exec_info.get(int(graph_exec))
+        if info is not None:
+            graph, flags, launched = info
+            auto_free = flags & int(
+                real.CUgraphInstantiate_flags.CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH
+            )
+            live = [p for p in self.graph_alloc_ptrs.get(graph, []) if p in self.memory]
+            if launched and live and not auto_free:
+                # the allocations of the previous launch were not freed: the driver refuses
+                return (ERR.CUDA_ERROR_INVALID_VALUE,)
+            info[2] = True
         for op in ops:
             result = self._run(stream, op)
             if result[0] != OK:

@@ -94,3 +94,14 @@ def test_cuda_interface_flat_data_folds_into_elements(fake_cuda, values, dtype, 
 def test_cuda_interface_flat_data_that_does_not_fold(fake_cuda) -> None:
     with pytest.raises(TypeError, match=r"data of shape \(6,\) cannot be viewed as an array of mat22f"):
         wp.array(_Interface(tuple(range(6)), np.float32), dtype=wp.mat22, device="cuda:0")
+
+
+def test_array_from_a_device_array(fake_cuda) -> None:
+    """wp.array(data=<array on cuda:0>, dtype=..., shape=...) reads the data (NVIDIA Warp's
+    test_casting): a device array refuses implicit NumPy conversion, so its host copy is used."""
+    flat = wp.array(np.arange(1, 13, dtype=np.int32), dtype=wp.int32, device="cuda:0").reshape((-1, 3))
+    vecs = wp.array(flat, shape=flat.shape[0], dtype=wp.vec3i, device="cuda:0")
+    assert vecs.device == "cuda:0" and vecs.shape == (4,)
+    np.testing.assert_array_equal(vecs.numpy(), np.arange(1, 13, dtype=np.int32).reshape(4, 3))
+    with pytest.raises(TypeError, match="implicit NumPy conversion"):
+        np.asarray(flat)

@@ -81,3 +81,27 @@ def test_a_failed_capture_releases_the_waiting_frees(fake_cuda) -> None:
             gc.collect()
             raise RuntimeError("boom")
     assert ptr not in fake_cuda.memory and cuda_memory.deferred_count() == 0
+
+
+@wp.kernel
+def scale_add(src: wp.array(dtype=float), tmp: wp.array(dtype=float), out: wp.array(dtype=float)):
+    i = wp.tid()
+    tmp[i] = src[i] * 2.0
+    out[i] = tmp[i] + src[i]
+
+
+def test_graph_with_a_live_allocation_launches_again(fake_cuda) -> None:
+    """An array allocated inside the capture and still referenced afterwards (NVIDIA Warp's
+    test_graph_alloc): the driver refuses to relaunch such a graph unless it was instantiated to
+    free its allocations on launch."""
+    src = wp.array(np.arange(8, dtype=np.float32), device="cuda:0")
+    out = wp.zeros(8, dtype=float, device="cuda:0")
+    with wp.ScopedCapture("cuda:0") as capture:
+        tmp = wp.zeros(8, dtype=float, device="cuda:0")
+        wp.launch(scale_add, 8, inputs=[src, tmp, out], device="cuda:0")
+    for _ in range(3):
+        out.zero_()
+        wp.capture_launch(capture.graph)
+        np.testing.assert_array_equal(out.numpy(), np.arange(8, dtype=np.float32) * 3.0)
+    del tmp
+    assert not fake_cuda.violations

@@ -105,6 +105,10 @@ def as_numpy(data: Any) -> np.ndarray | None:
     """``data`` as a NumPy array when it is one or exposes the array protocols, else None."""
     if isinstance(data, np.ndarray):
         return data
+    host_copy = getattr(data, "numpy", None)
+    if getattr(data, "__cuda_array_interface__", None) is not None and callable(host_copy):
+        # device data (a warp array on cuda:N refuses implicit conversion): its explicit host copy
+        return np.asarray(host_copy())
     if hasattr(data, "__array_interface__") or hasattr(data, "__array__"):
         return np.asarray(data)
     return _buffer_to_numpy(data)

@@ -188,7 +188,11 @@ class CudaGraph(CommandList):
     def instantiate(self) -> Any:
         """Instantiate the graph (again, if it changed since), returning the ``CUgraphExec``."""
         self.discard_exec()
-        self._handles[1] = drv.check(drv.driver().cuGraphInstantiate(self.graph, 0), "cuGraphInstantiate")
+        cu = drv.driver()
+        # memory the graph allocates and nothing freed by its next launch (an array made inside
+        # the capture and still referenced) is freed at that launch, as NVIDIA Warp's graphs do
+        flags = int(cu.CUgraphInstantiate_flags.CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH)
+        self._handles[1] = drv.check(cu.cuGraphInstantiate(self.graph, flags), "cuGraphInstantiate")
         return self._handles[1]
 
     def discard_exec(self) -> None:
