@@ -154,6 +154,17 @@ def test_errors():
         grid.reserve(-1)
 
 
+def test_points_on_another_device(on_device):
+    """Points on another device than the grid: an error that is a RuntimeError (as NVIDIA Warp
+    raises) and a ValueError."""
+    if not on_device.is_cuda:
+        pytest.skip("needs a CUDA device (or the stand-in) beside the CPU")
+    grid = wp.HashGrid(4, 4, 4, device=on_device)
+    with pytest.raises(RuntimeError, match="points must live on the same device as the grid") as info:
+        grid.build(wp.zeros(3, dtype=wp.vec3, device="cpu"), 0.5)
+    assert isinstance(info.value, ValueError)
+
+
 @wp.kernel
 def _query_loop_with_two_names(grid: wp.uint64, points: wp.array(dtype=wp.vec3), out: wp.array(dtype=int)):
     for i, j in wp.hash_grid_query(grid, points[0], 1.0):

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 import warp as wp
+from warp.extending import DeviceMismatchError
 from warp_geometry.descriptors import Descriptor, Releasable
 from warp_geometry.hash_grid_build import BuildScratch, sort_by_bucket
 
@@ -160,8 +161,8 @@ class HashGrid(Releasable):
             raise TypeError(f"{owner}: '{name}' must hold {wp.types.type_repr(dtype)} (the grid's dtype is "
                             f"wp.{self.dtype.__name__}), got {wp.types.type_repr(value.dtype)}")
         if value.device != self.device:
-            raise ValueError(f"{owner}: {name} must live on the same device as the grid: {name} are on "
-                             f"{value.device}, the grid on {self.device}")
+            raise DeviceMismatchError(f"{owner}: {name} must live on the same device as the grid: {name} are "
+                                      f"on {value.device}, the grid on {self.device}")
         return value
 
     def build(self, points: Any, radius: float, groups: Any = None) -> None:
