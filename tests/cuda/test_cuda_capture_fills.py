@@ -105,12 +105,17 @@ def test_stand_in_refuses_synchronizing_calls_during_capture(fake_cuda):
 
 
 def test_stand_in_refuses_unjoined_fork(fake_cuda):
+    """The stand-in refuses to end a capture whose forked stream was not joined back, as the
+    driver does (warp's capture end joins such streams first: test_cuda_capture_forks.py)."""
+    cu = fake_cuda
     outer, inner = wp.Stream("cuda:0"), wp.Stream("cuda:0")
-    wp.capture_begin(stream=outer, force_module_load=False)
-    event = wp.Event("cuda:0")
-    outer.record_event(event)
-    inner.wait_event(event)
+    mode = cu.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_THREAD_LOCAL
+    assert int(cu.cuStreamBeginCapture(outer.handle, mode)[0]) == 0
+    event = cu.cuEventCreate(0)[1]
+    cu.cuEventRecord(event, outer.handle)
+    cu.cuStreamWaitEvent(inner.handle, event, 0)
     assert inner.is_capturing
-    with pytest.raises(RuntimeError, match="STREAM_CAPTURE_UNJOINED"):
-        wp.capture_end(stream=outer)
+    err = cu.cuStreamEndCapture(outer.handle)[0]
+    assert err == cu.CUresult.CUDA_ERROR_STREAM_CAPTURE_UNJOINED
     assert not inner.is_capturing
+    cu.cuEventDestroy(event)

@@ -17,6 +17,7 @@ the current context (the conventions of DLPack and the CUDA array interface):
 from __future__ import annotations
 
 import threading
+import weakref
 from typing import Any
 
 from warp.targets.cuda import driver as drv
@@ -141,6 +142,17 @@ def refuse_sync_while_capturing(device: Any, what: str) -> None:
         )
 
 
+#: every live Stream object (for joining the streams a graph capture forked, at its end)
+_streams: weakref.WeakSet = weakref.WeakSet()
+
+
+def device_streams(ordinal: int) -> list["Stream"]:
+    """The live :class:`Stream` objects of CUDA device ``ordinal``."""
+    return [
+        s for s in list(_streams) if s.device.ordinal == ordinal and getattr(s, "handle", None) is not None
+    ]
+
+
 class Stream:
     """A CUDA stream: work issued to it runs in order; different streams may overlap."""
 
@@ -156,6 +168,7 @@ class Stream:
             self.owned = False
             #: whether the stream synchronizes with the legacy default stream (None: not asked yet)
             self._is_blocking: bool | None = None
+            _streams.add(self)
             return
         # NVIDIA Warp's priorities: -1 (high) or 0 (low, the default); the driver clamps to
         # what the device supports and :attr:`priority` reports the effective value
@@ -169,6 +182,7 @@ class Stream:
             self.handle = drv.check(cu.cuStreamCreate(flags), "cuStreamCreate")
         self.owned = True
         self._is_blocking = True
+        _streams.add(self)
 
     def __del__(self) -> None:
         if getattr(self, "owned", False) and getattr(self, "handle", None) is not None:

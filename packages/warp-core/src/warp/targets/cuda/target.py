@@ -52,7 +52,7 @@ from warp.targets.cuda import memory as cuda_memory
 from warp.targets.cuda.memory import allocate_device
 from warp.targets.cuda.memory import allocate_pinned
 from warp.targets.cuda.memory import fill_pattern, fill_strided
-from warp.targets.cuda.streams import current_stream
+from warp.targets.cuda.streams import current_stream, device_streams
 
 _ENTRY_NAME = re.compile(r'^define ptx_kernel void @"?([\w.$]+)"?\(', re.M)
 
@@ -210,6 +210,32 @@ def _destroy_graph(handles: list[Any], ordinal: int) -> None:
         drv.driver().cuGraphDestroy(handles[0])
     except Exception:
         pass
+
+
+def _join_forked_streams(cu: Any, origin: Any, ordinal: int) -> None:
+    """Make the capturing stream ``origin`` wait for the device's other streams still in its
+    capture: streams forked into it (``wp.ScopedStream``, ``wait_stream``) and never joined back.
+    The driver refuses to end a capture with unjoined work; as in NVIDIA Warp, their work ends
+    the graph."""
+    query = getattr(cu, "cuStreamGetCaptureInfo_v3", None) or cu.cuStreamGetCaptureInfo
+    info = query(origin)
+    active = int(cu.CUstreamCaptureStatus.CU_STREAM_CAPTURE_STATUS_ACTIVE)
+    if int(info[0]) != 0 or int(info[1]) != active:
+        return
+    capture_id = int(info[2])
+    for stream in device_streams(ordinal):
+        if int(stream.handle) == int(origin):
+            continue
+        other = query(stream.handle)
+        if int(other[0]) != 0 or int(other[1]) != active or int(other[2]) != capture_id:
+            continue
+        flags = int(cu.CUevent_flags.CU_EVENT_DISABLE_TIMING)
+        event = drv.check(cu.cuEventCreate(flags), "cuEventCreate")
+        try:
+            drv.check(cu.cuEventRecord(event, stream.handle), "cuEventRecord")
+            drv.check(cu.cuStreamWaitEvent(origin, event, 0), "cuStreamWaitEvent")
+        finally:
+            cu.cuEventDestroy(event)
 
 
 def _capture_dependencies(cu: Any, handle: Any) -> list[Any]:
@@ -458,6 +484,7 @@ class CudaTarget(Target):
             handle, target = self._capturing.get(device.ordinal, (None, None))
             if handle is None:
                 raise RuntimeError(f"no graph capture is active on device '{device}'")
+            _join_forked_streams(cu, handle, device.ordinal)
             # (a failed query leaves the capture active, to be ended with capture_end)
             dependencies = _capture_dependencies(cu, handle) if pause else None
             self._capturing.pop(device.ordinal, None)
