@@ -26,6 +26,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _common import machine_info, result  # noqa: E402
+from _driver_launch import PreparedLaunch  # noqa: E402
 
 import warp as wp  # noqa: E402
 
@@ -302,23 +303,12 @@ def main() -> None:
 def _driver_call_us(a, dev, launches: int) -> float:
     """Microseconds per ``cuLaunchKernel`` of ``empty_kernel`` issued straight through cuda-bindings
     with a prebuilt argument buffer: the part of a launch that is the driver's and the binding's."""
-    import ctypes
-
-    from warp.runtime.launcher import get_launcher
-    from warp.targets.cuda import driver as drv
-    from warp.targets.cuda.launching import stream_handle
-
-    launcher = get_launcher(empty_kernel, dev)
-    data = launcher.pack_checked([a, 1.0], (1, 1, 1, 1), 0)[0]
-    buffer = ctypes.create_string_buffer(data, len(data))
-    nbytes = ctypes.c_size_t(len(data))
-    extra = (ctypes.c_void_p * 5)(1, ctypes.addressof(buffer), 2, ctypes.addressof(nbytes), 0)
-    launch_kernel, function = drv.driver().cuLaunchKernel, launcher.entry_strided.function
-    handle, address = stream_handle(dev, None), ctypes.addressof(extra)
+    prepared = PreparedLaunch(empty_kernel, [a, 1.0], dev)
+    launch = prepared.bindings
     wp.synchronize()
     t0 = time.perf_counter()
     for _ in range(launches):
-        launch_kernel(function, 1, 1, 1, 256, 1, 1, 0, handle, None, address)
+        launch()
     per_call = (time.perf_counter() - t0) / launches * 1e6
     wp.synchronize()
     return per_call

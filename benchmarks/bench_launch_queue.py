@@ -15,13 +15,13 @@ Needs a CUDA device; prints a message and exits without one.
 from __future__ import annotations
 
 import argparse
-import ctypes
 import os
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _common import result  # noqa: E402
+from _driver_launch import PreparedLaunch  # noqa: E402
 
 import warp as wp  # noqa: E402
 
@@ -51,31 +51,17 @@ def main() -> None:
     if not wp.is_cuda_available():
         print("no CUDA device: skipped")
         return
-    from warp.runtime.launcher import get_launcher
-    from warp.targets.cuda import driver as drv
-    from warp.targets.cuda.launching import stream_handle
-
     dev = wp.get_device(args.device)
     a = wp.zeros(1, dtype=float, device=dev)
     wp.launch(empty_kernel, dim=1, inputs=[a, 1.0], device=dev)
     wp.synchronize()
-
-    launcher = get_launcher(empty_kernel, dev)
-    data = launcher.pack_checked([a, 1.0], (1, 1, 1, 1), 0)[0]
-    buffer = ctypes.create_string_buffer(data, len(data))
-    nbytes = ctypes.c_size_t(len(data))
-    extra = (ctypes.c_void_p * 5)(1, ctypes.addressof(buffer), 2, ctypes.addressof(nbytes), 0)
-    launch_kernel, function = drv.driver().cuLaunchKernel, launcher.entry_strided.function
-    handle, address = stream_handle(dev, None), ctypes.addressof(extra)
-    raw = ctypes.CFUNCTYPE(ctypes.c_int)(("cuLaunchKernel", ctypes.CDLL("libcuda.so.1")))
-    fv, sv, ev = ctypes.c_void_p(int(function)), ctypes.c_void_p(int(handle)), ctypes.c_void_p(address)
+    prepared = PreparedLaunch(empty_kernel, [a, 1.0], dev)
+    raw = prepared.ctypes_call()
 
     ways = {
         "wp.launch": lambda: wp.launch(empty_kernel, dim=1, inputs=[a, 1.0], device=dev),
-        "cuda-bindings cuLaunchKernel": (
-            lambda: launch_kernel(function, 1, 1, 1, 256, 1, 1, 0, handle, None, address)
-        ),
-        "ctypes cuLaunchKernel": lambda: raw(fv, 1, 1, 1, 256, 1, 1, 0, sv, None, ev),
+        "cuda-bindings cuLaunchKernel": prepared.bindings,
+        "ctypes cuLaunchKernel": raw,
     }
     for burst, repeats in ((32, 200), (256, 40), (20000, 3)):
         for name, fn in ways.items():
@@ -88,7 +74,7 @@ def main() -> None:
     wp.synchronize()
     wp.record_event(start)
     for _ in range(5000):
-        raw(fv, 1, 1, 1, 256, 1, 1, 0, sv, None, ev)
+        raw()
     wp.record_event(end)
     wp.synchronize()
     gpu_us = wp.get_event_elapsed_time(start, end) / 5000 * 1000

@@ -592,23 +592,21 @@ class FakeDriver:
         self.stream_info[handle] = (flags, min(least, max(greatest, priority)))  # clamped, as the driver does
         return (OK, real.CUstream(handle))
 
-    def cuStreamGetPriority(self, stream: Any):
+    def _stream_field(self, stream: Any, index: int):
+        """(OK, field ``index`` of the stream's (flags, priority)); 0 for the special streams."""
         assert isinstance(stream, real.CUstream)
         if int(stream) in (0, int(real.CU_STREAM_LEGACY), int(real.CU_STREAM_PER_THREAD)):
             return (OK, 0)
         info = self.stream_info.get(int(stream))
         if info is None or int(stream) in self.destroyed_streams:
             return (ERR.CUDA_ERROR_INVALID_HANDLE, None)
-        return (OK, info[1])
+        return (OK, info[index])
+
+    def cuStreamGetPriority(self, stream: Any):
+        return self._stream_field(stream, 1)
 
     def cuStreamGetFlags(self, stream: Any):
-        assert isinstance(stream, real.CUstream)
-        if int(stream) in (0, int(real.CU_STREAM_LEGACY), int(real.CU_STREAM_PER_THREAD)):
-            return (OK, 0)
-        info = self.stream_info.get(int(stream))
-        if info is None or int(stream) in self.destroyed_streams:
-            return (ERR.CUDA_ERROR_INVALID_HANDLE, None)
-        return (OK, info[0])
+        return self._stream_field(stream, 0)
 
     def cuStreamDestroy(self, stream: Any):
         if not self._check_stream("cuStreamDestroy", stream):

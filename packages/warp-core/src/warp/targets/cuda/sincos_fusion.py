@@ -27,7 +27,8 @@ _WRAPPERS = {
 _LIBDEVICE = {"float": "__nv_sincosf", "double": "__nv_sincos"}
 
 
-def _wrapper(ty: str) -> str:
+def _wrapper(ty: str, declare: bool) -> str:
+    """The wrapper returning ``{sin, cos}`` of type ``ty``, and (``declare``) libdevice's function."""
     name, callee = _WRAPPERS[ty], _LIBDEVICE[ty]
     pair = f"{{{ty}, {ty}}}"
     return (
@@ -42,8 +43,7 @@ def _wrapper(ty: str) -> str:
         f'  %"r1" = insertvalue {pair} %"r0", {ty} %"cv", 1\n'
         f'  ret {pair} %"r1"\n'
         f'}}\n'
-        f'declare void @"{callee}"({ty}, ptr, ptr)\n'
-    )
+    ) + (f'declare void @"{callee}"({ty}, ptr, ptr)\n' if declare else "")
 
 
 def fuse_sincos(llvm_ir: str) -> str:
@@ -85,10 +85,6 @@ def fuse_sincos(llvm_ir: str) -> str:
         )
         lines[b] = f"  {second_result} = extractvalue {pair} {fused}, {second_index}"
         used.add(ty)
-    text = "\n".join(lines) + "\n" + "".join(_wrapper(ty) for ty in sorted(used))
-    for ty in used:  # the module may already declare the libdevice function
-        callee = _LIBDEVICE[ty]
-        declared = re.findall(rf'^declare [^\n]*@"?{callee}"?\(', text, re.M)
-        if len(declared) > 1:
-            text = text.replace(f'declare void @"{callee}"({ty}, ptr, ptr)\n', "", 1)
-    return text
+    declared = set(re.findall(r'^declare [^\n]*@"?(__nv_sincosf?)"?\(', llvm_ir, re.M))
+    wrappers = "".join(_wrapper(ty, _LIBDEVICE[ty] not in declared) for ty in sorted(used))
+    return "\n".join(lines) + "\n" + wrappers
