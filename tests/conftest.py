@@ -11,6 +11,7 @@ runtime, geometry, autodiff and capture code runs in CI too.
 import gc
 import os
 import sys
+import weakref
 from pathlib import Path
 
 # JAX's GPU client preallocates most of the GPU memory per process unless told not to: several
@@ -122,8 +123,11 @@ def fake_cuda(monkeypatch, _fake_cuda_cache):
     from warp.targets import registry as targets
     from warp.targets.cpu.target import CpuTarget
     from warp.targets.cuda import context, driver, peer, streams
+    from warp.targets.cuda import memory as cuda_memory
     from warp.targets.cuda.target import CudaTarget
 
+    # on a GPU host: real garbage is freed by the real driver, before the stand-in replaces it
+    gc.collect()
     if not _FAKE:
         entries = CpuEntries()
         _FAKE.append(FakeDriver(device_count=2, resolve_entry=entries, entry_params=entries.params.get))
@@ -170,6 +174,10 @@ def fake_cuda(monkeypatch, _fake_cuda_cache):
     monkeypatch.setattr(streams, "_current", {})
     monkeypatch.setattr(streams, "_null", {})
     monkeypatch.setattr(peer, "_peer_enabled", set())
+    # the real devices' streams and capture bookkeeping (same ordinals) stay out of the stand-in's
+    monkeypatch.setattr(streams, "_streams", weakref.WeakSet())
+    for name, empty in (("_captures", {}), ("_epochs", {}), ("_deferred", []), ("_deferred_calls", [])):
+        monkeypatch.setattr(cuda_memory, name, empty)
     # the CPU target (and its capture state) stays the one launchers already hold
     targets.get_target(wp.get_device("cpu"))
     monkeypatch.setattr(targets, "_instances", {k: v for k, v in targets._instances.items() if k != "cuda"})
