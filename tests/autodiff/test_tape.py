@@ -247,3 +247,24 @@ def test_a_refused_launch_leaves_no_trace_on_the_tape(bad):
         np.testing.assert_allclose(x.grad.numpy(), dx, rtol=1e-10)
         np.testing.assert_allclose(w.grad.numpy(), dw, rtol=1e-10)
         tape.zero()
+
+
+def test_launches_have_warps_layout_and_the_adjoint_keeps_the_launch_shape(device):
+    """``tape.launches`` entries are NVIDIA Warp's ``[kernel, dim, max_blocks, inputs, outputs,
+    device, block_dim, metadata]``; the backward pass launches with the entry's shape."""
+    xv, wv, x, w, y, z, loss = _chain()
+    tape = wp.Tape()
+    with tape:
+        wp.launch(scale_square, dim=len(x), inputs=[x, 1.5], outputs=[y], block_dim=64, max_blocks=3)
+    entry = tape.launches[0]
+    assert len(entry) == 8
+    assert entry[0] is scale_square and entry[1] == len(x) and entry[2] == 3
+    assert entry[3] == [x, 1.5] and entry[4] == [y] and entry[5] == wp.get_device(device)
+    assert entry[6] == 64 and entry[7] is None
+    tape.backward(grads={y: wp.ones_like(y)})
+    np.testing.assert_allclose(x.grad.numpy(), 3.0 * xv)
+    if wp.get_device(device).is_cuda:
+        tape.zero()
+        entry[6] = 2048  # more threads than a block holds: the adjoint launch is refused
+        with pytest.raises(RuntimeError, match=r"Error launching kernel: .*scale_square.*Warp CUDA error"):
+            tape.backward(grads={y: wp.ones_like(y)})

@@ -134,6 +134,15 @@ def test_bad_block_arguments_are_errors(fake_cuda) -> None:
     hits = wp.zeros(10, dtype=wp.int32, device="cuda:0")
     with pytest.raises(ValueError, match=r"kernel 'count_hits'.*block_dim=2048.*at most 1024 threads"):
         wp.launch(count_hits, dim=10, inputs=[hits], device="cuda:0", block_dim=2048)
+    # NVIDIA Warp's wording, a RuntimeError as there: for launches, recorded launches and adjoints
+    warp_wording = r"Error launching kernel: .*'bounded'.*Warp CUDA error"
+    with pytest.raises(RuntimeError, match=warp_wording):
+        wp.launch(bounded, dim=10, inputs=[hits], device="cuda:0", block_dim=512)
+    with pytest.raises(RuntimeError, match=warp_wording):
+        wp.launch(bounded, dim=10, inputs=[hits], device="cuda:0", block_dim=512, record_cmd=True).launch()
+    with pytest.raises(RuntimeError, match=warp_wording):
+        wp.launch(bounded, dim=10, inputs=[hits], adj_inputs=[None], adjoint=True, device="cuda:0",
+                  block_dim=512)
     with pytest.raises(TypeError, match=r"kernel 'count_hits'.*block_dim must be an int, got float 64.0"):
         wp.launch(count_hits, dim=10, inputs=[hits], device="cuda:0", block_dim=64.0)
     with pytest.raises(TypeError, match=r"max_blocks must be an int, got str"):
@@ -198,6 +207,13 @@ def test_launch_bounds_in_ptx() -> None:
     ptxas_check(text)
     text, _ = cuda_compile(count_hits)
     assert ".maxntid" not in text
+
+
+def test_max_registers_and_launch_bounds_are_exclusive() -> None:
+    with pytest.raises(ValueError, match="kernel 'both': cuda_max_registers and launch_bounds cannot both"):
+        @wp.kernel(launch_bounds=128, cuda_max_registers=64)
+        def both(a: wp.array(dtype=int)):
+            a[wp.tid()] = 0
 
 
 def test_invalid_launch_bounds_fail_at_definition() -> None:

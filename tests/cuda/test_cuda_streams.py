@@ -105,6 +105,20 @@ def test_peer_access(fake_cuda) -> None:
     assert not wp.is_mempool_access_enabled("cuda:0", "cuda:1")
 
 
+def test_peer_and_mempool_access_with_the_cpu(fake_cuda) -> None:
+    """Enabling access between the CPU and a CUDA device is a ValueError (as in NVIDIA Warp);
+    querying gives False and disabling is a no-op."""
+    for target, peer in (("cpu", "cuda:0"), ("cuda:0", "cpu")):
+        assert not wp.is_peer_access_enabled(target, peer)
+        assert not wp.is_mempool_access_enabled(target, peer)
+        with pytest.raises(ValueError, match="peer access between .* needs two CUDA devices"):
+            wp.set_peer_access_enabled(target, peer, True)
+        with pytest.raises(ValueError, match="memory pool access between .* needs two CUDA devices"):
+            wp.set_mempool_access_enabled(target, peer, True)
+        wp.set_peer_access_enabled(target, peer, False)
+        wp.set_mempool_access_enabled(target, peer, False)
+
+
 def test_without_a_driver_cuda_is_reported_and_cpu_works(monkeypatch) -> None:
     from warp.targets.cuda import driver
     from warp.runtime import devices

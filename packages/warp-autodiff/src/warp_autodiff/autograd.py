@@ -411,7 +411,8 @@ def gradcheck_tape(
         launches = launches[::-1]
     ok = True
     for entry in launches[skip_to_launch_index:]:
-        kernel, dim, inputs, outputs, device = entry
+        kernel, device = entry.kernel, entry.device
+        dim, inputs, outputs = entry.dim, entry.inputs, entry.outputs
         if blacklist_kernels and kernel in blacklist_kernels:
             continue
         if whitelist_kernels and kernel not in whitelist_kernels:

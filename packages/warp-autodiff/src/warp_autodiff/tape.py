@@ -27,6 +27,7 @@ from warp.extending import (
 from warp_autodiff.array_access import Root, kernel_access
 from warp_autodiff.copy_adjoint import copy_adjoint_on_device, refuse_host_adjoint_while_capturing
 from warp_autodiff.tape_graph import tape_to_dot
+from warp_autodiff.tape_launch import TapeLaunch
 
 _active: list[Tape] = []
 
@@ -51,9 +52,10 @@ class _LaunchRecorder:
 
     @hookimpl
     def warp_record_launch(
-        self, kernel: Any, dim: Any, inputs: list[Any], outputs: list[Any], device: Any
+        self, kernel: Any, dim: Any, inputs: list[Any], outputs: list[Any], device: Any, block_dim: int,
+        max_blocks: int,
     ) -> Callable[[], None]:
-        return self.tape._record(kernel, dim, inputs, outputs, device)
+        return self.tape._record(kernel, dim, inputs, outputs, device, block_dim, max_blocks)
 
 
 class Tape:
@@ -68,7 +70,7 @@ class Tape:
     def __init__(self) -> None:
         #: array -> its gradient array, for every array whose gradient a backward pass used
         self.gradients: dict[Any, Any] = {}
-        #: recorded launches ``(kernel, dim, inputs, outputs, device)`` and custom callables
+        #: recorded launches (:class:`TapeLaunch`, Warp's layout) and custom callables
         self.launches: list[Any] = []
         #: set while the tape copies an array for its own use (not recorded as a program copy)
         self._saving = False
@@ -97,10 +99,13 @@ class Tape:
         if _active and _active[-1] is self:
             _active.pop()
 
-    def _record(self, kernel: Any, dim: Any, inputs: Any, outputs: Any, device: Any) -> Callable[[], None]:
+    def _record(
+        self, kernel: Any, dim: Any, inputs: Any, outputs: Any, device: Any, block_dim: int = 256,
+        max_blocks: int = 0,
+    ) -> Callable[[], None]:
         """Record a launch about to run; returns what forgets it if the launch is refused."""
         inputs, outputs = list(inputs), list(outputs)
-        self.launches.append((kernel, dim, inputs, outputs, device))
+        self.launches.append(TapeLaunch([kernel, dim, max_blocks, inputs, outputs, device, block_dim, None]))
         record = _Record(inputs + outputs)
         self._records.append(record)
         if getattr(kernel, "enable_backward", None) is not False:
@@ -278,12 +283,13 @@ class Tape:
             if callable(entry):
                 entry()
                 continue
-            kernel, dim, inputs, outputs, device = entry
+            inputs, outputs = entry.inputs, entry.outputs
             adj_inputs = [self.get_adjoint(a) for a in inputs]
             adj_outputs = [self.get_adjoint(a) for a in outputs]
             primal = record.primal if record is not None else inputs + outputs
             n = len(inputs)
-            launch_adjoint(kernel, dim, primal[:n], primal[n:], adj_inputs, adj_outputs, device=device)
+            launch_adjoint(entry.kernel, entry.dim, primal[:n], primal[n:], adj_inputs, adj_outputs,
+                           device=entry.device, block_dim=entry.block_dim, max_blocks=entry.max_blocks)
 
     def get_adjoint(self, a: Any) -> Any:
         """The adjoint argument for launch argument ``a``: its gradient, ``None``, or ``a`` itself."""

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from warp.extending import array as _array, type_repr
+from warp_autodiff.tape_launch import TapeLaunch
 
 
 @dataclass
@@ -34,11 +35,11 @@ def _quote(text: str) -> str:
 def _steps(launches: list[Any], simplify: bool) -> list[_Step]:
     steps: list[_Step] = []
     for index, entry in enumerate(launches):
-        if callable(entry) or not isinstance(entry, tuple):
+        if callable(entry) or not isinstance(entry, TapeLaunch):
             name = getattr(entry, "__name__", type(entry).__name__)
             steps.append(_Step(index, f"{name} (recorded function)", key=("func", id(entry))))
             continue
-        kernel, dim, inputs, outputs, _device = entry
+        kernel, dim, inputs, outputs = entry.kernel, entry.dim, entry.inputs, entry.outputs
         name = getattr(kernel, "key", None) or getattr(kernel, "name", None) or str(kernel)
         arrays_in = [a for a in inputs if isinstance(a, _array)]
         arrays_out = [a for a in outputs if isinstance(a, _array)]

@@ -116,6 +116,12 @@ def kernel(
 
     def make(pyfunc: Callable[..., Any]) -> Kernel:
         max_registers_of(cuda_max_registers, pyfunc.__name__)  # invalid limits fail at definition
+        if cuda_max_registers is not None and launch_bounds is not None:
+            # CUDA C refuses __maxnreg__ beside __launch_bounds__, and NVIDIA Warp both options
+            raise ValueError(
+                f"kernel '{pyfunc.__name__}': cuda_max_registers and launch_bounds cannot both be given "
+                "(the registers per thread follow from the launch bounds; keep one of them)"
+            )
         k = Kernel(
             pyfunc,
             key=name,

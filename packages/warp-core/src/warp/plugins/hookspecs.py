@@ -130,13 +130,15 @@ def warp_check_launch(kernel: UserKernel, args: Any, device: Device) -> None:
 
 @hookspec
 def warp_record_launch(
-    kernel: UserKernel, dim: Any, inputs: list[Any], outputs: list[Any], device: Device
+    kernel: UserKernel, dim: Any, inputs: list[Any], outputs: list[Any], device: Device, block_dim: int,
+    max_blocks: int,
 ) -> None:
     """Told of a forward kernel launch about to run (``wp.launch(..., record_tape=True)``, the default);
     may return a callable, called without arguments if the launch is then refused before it runs.
 
     ``kernel`` is the ``wp.Kernel``, ``dim`` the launch dimensions as given, ``inputs`` and
-    ``outputs`` the argument lists and ``device`` the resolved ``wp.Device``. Meant for objects
+    ``outputs`` the argument lists, ``device`` the resolved ``wp.Device``, ``block_dim`` and
+    ``max_blocks`` the launch shape (for the adjoint to run with). Meant for objects
     registered with the plugin manager while they record, not for entry-point plugins: a
     ``wp.Tape`` used as a context manager registers one on entry and unregisters it on exit
     (``get_plugin_manager().register(recorder)``), so launches made while nothing records cost

@@ -67,7 +67,8 @@ def launch(
                       adjoint=adjoint)
     if _plugins.records_launches() and record_tape:
         cancels = _plugins.get_plugin_manager().hook.warp_record_launch(
-            kernel=kernel, dim=dim, inputs=inputs, outputs=outputs, device=devices.get_device(device)
+            kernel=kernel, dim=dim, inputs=inputs, outputs=outputs, device=devices.get_device(device),
+            block_dim=block_dim, max_blocks=max_blocks,
         )
         try:
             return launch(kernel, dim, inputs, outputs, device=device, stream=stream, record_tape=False,

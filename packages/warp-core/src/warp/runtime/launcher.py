@@ -263,6 +263,10 @@ class Launcher:
             else:
                 why = (f"the kernel's launch_bounds allow at most {self.block_limit} threads per block "
                        f"(@wp.kernel(launch_bounds={self.kernel.launch_bounds!r}))")
+            if getattr(self.device, "is_cuda", False):
+                # NVIDIA Warp's wording for the launch the driver refuses (CUDA_ERROR_INVALID_VALUE)
+                where = f"Error launching kernel: {where} on device '{self.device}'"
+                why += " (the CUDA driver refuses such a launch: Warp CUDA error 1, invalid argument)"
             raise LaunchValueError(f"{where}: block_dim={threads} is too large: {why}")
         shape = (threads, max(blocks, 0))
         if exact and len(self._shapes) < 64:

@@ -5,6 +5,7 @@ resolved here; the driver calls are :mod:`warp.targets.cuda.peer`."""
 
 from __future__ import annotations
 
+from warp.errors import DeviceMismatchError
 from warp.runtime.devices import Device, Devicelike, get_device
 from warp.targets.cuda import peer as cuda_peer
 
@@ -34,7 +35,10 @@ def set_peer_access_enabled(target_device: Devicelike, peer_device: Devicelike, 
     target, peer = _devices(target_device, peer_device)
     if not (target.is_cuda and peer.is_cuda):
         if enable:
-            raise RuntimeError(f"peer access between '{target}' and '{peer}' needs two CUDA devices")
+            raise DeviceMismatchError(
+                f"peer access between '{target}' and '{peer}' needs two CUDA devices "
+                "(peer access is between CUDA devices only)"
+            )
         return
     if target == peer:
         return
