@@ -36,12 +36,23 @@ def test_host_side_array_operations_are_refused_while_capturing(op):
 
 
 def test_host_computed_utils_are_refused_while_capturing(device):
+    # segmented_sort_pairs computes on the host on every device (radix_sort_pairs runs in kernels
+    # on CUDA devices: tests/builtins/test_device_utils.py records it)
     keys = wp.array(np.int32([3, 1, 2, 0, 0, 0, 0, 0]), device=device)
     values = wp.array(np.arange(8, dtype=np.int32), device=device)
+    segments = wp.array(np.int32([0, 4]), device=device)
     with wp.ScopedCapture(device=device, force_module_load=False):
         message = r"wp.utils functions .* cannot be recorded by graph capture"
         with pytest.raises(NotImplementedError, match=message):
-            wp.utils.radix_sort_pairs(keys, values, 4)
-    wp.utils.radix_sort_pairs(keys, values, 4)  # outside a capture it works
+            wp.utils.segmented_sort_pairs(keys, values, 4, segments)
+    wp.utils.segmented_sort_pairs(keys, values, 4, segments)  # outside a capture it works
     np.testing.assert_array_equal(keys.numpy()[:4], [0, 1, 2, 3])
     np.testing.assert_array_equal(values.numpy()[:4], [3, 1, 2, 0])
+
+
+def test_radix_sort_is_refused_while_capturing_on_the_cpu():
+    keys = wp.array(np.int32([3, 1, 2, 0, 0, 0, 0, 0]))
+    values = wp.array(np.arange(8, dtype=np.int32))
+    with wp.ScopedCapture(device="cpu", force_module_load=False):
+        with pytest.raises(NotImplementedError, match=r"wp.utils functions .* cannot be recorded"):
+            wp.utils.radix_sort_pairs(keys, values, 4)

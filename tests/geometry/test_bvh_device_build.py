@@ -11,7 +11,6 @@ import pytest
 
 import warp as wp
 from geomref import closest_faces, random_soup, ray_hits, solid_angle_winding, uv_sphere
-from warp_geometry import device_sort
 from warp_geometry.bvh_tree import TreeArrays
 
 
@@ -20,30 +19,6 @@ def _boxes(n, seed=0, size=0.05):
     c = rng.random((n, 3)).astype(np.float32)
     h = (size * rng.random((n, 3))).astype(np.float32)
     return c - h, c + h
-
-
-def test_radix_sort_and_scan_match_numpy(device):
-    rng = np.random.default_rng(1)
-    n = 3000
-    keys = rng.integers(-(2**31), 2**31 - 1, n, dtype=np.int64).astype(np.int32)
-    keys[::3] = keys[0]  # many duplicates: the sort must be stable
-    values = np.arange(n, dtype=np.int32)
-    k, v = device_sort.radix_sort_pairs(
-        wp.array(keys, device=device), wp.array(values, device=device), n, key_bits=32
-    )
-    order = np.argsort(keys.view(np.uint32), kind="stable")  # keys compare as unsigned numbers
-    np.testing.assert_array_equal(v.numpy(), order)
-    np.testing.assert_array_equal(k.numpy(), keys[order])
-    low = keys & 0xFFF  # only the low 12 bits sorted
-    _, v = device_sort.radix_sort_pairs(
-        wp.array(low, device=device), wp.array(values, device=device), n, key_bits=12
-    )
-    np.testing.assert_array_equal(v.numpy(), np.argsort(low, kind="stable"))
-    counts = rng.integers(0, 7, n).astype(np.int32)
-    out = wp.empty(n, dtype=wp.int32, device=device)
-    total = device_sort.exclusive_scan(wp.array(counts, device=device), out, n)
-    np.testing.assert_array_equal(out.numpy(), np.cumsum(counts) - counts)
-    assert int(total.numpy()[0]) == counts.sum()
 
 
 def _check_tree(t, lo, hi, leaf, groups=None):

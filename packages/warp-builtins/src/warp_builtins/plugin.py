@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from warp.extending import hookimpl, BuiltinRegistry
+from warp.extending import hookimpl, BuiltinRegistry, DeviceArrayUtils
 from warp_builtins.mathlib import trig_lanes
 from warp_builtins import (
     checks,
+    device_utils,
     noise,
     noise_derivatives,  # noqa: F401  # registers the noise adjoints on import
     quaternion,
@@ -40,3 +41,9 @@ def warp_register_builtins(registry: BuiltinRegistry) -> None:
 def warp_exports() -> dict[str, Any]:
     """Constructors taking type arguments: wp.vector, wp.matrix, wp.identity, wp.quat_identity, ..."""
     return {**vector_math.exports(), **quaternion.exports(), **transform.exports()}
+
+
+@hookimpl
+def warp_device_array_utils(device: Any) -> DeviceArrayUtils | None:
+    """``warp.utils`` in kernels on CUDA devices (sorts, scans, run-length encoding, sums)."""
+    return device_utils if device.is_cuda else None

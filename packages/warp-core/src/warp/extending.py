@@ -9,7 +9,8 @@ line here. ``docs/plugins.md`` is the walkthrough.
 Sections:
 
 - **Hooks**: :data:`hookimpl` (the marker of hook implementations, see
-  :mod:`warp.plugins.hookspecs`), :func:`get_plugin_manager`, :func:`install_hint`.
+  :mod:`warp.plugins.hookspecs`), :func:`get_plugin_manager`, :func:`install_hint`,
+  :class:`DeviceArrayUtils` (what ``warp_device_array_utils`` returns).
 - **Builtins**: :data:`builtin_registry` (the :class:`BuiltinRegistry` that
   ``warp_register_builtins`` receives), :class:`Overload` (what ``registry.add`` returns), the
   parameter patterns :class:`TypeVar`, :class:`ArrayOf`, :data:`ANY_SCALAR`, :func:`match_type`.
@@ -40,6 +41,7 @@ from __future__ import annotations
 
 # --- hooks ---------------------------------------------------------------------------------
 from warp.plugins import get_plugin_manager, hookimpl
+from warp.plugins.array_utils import DeviceArrayUtils
 from warp.plugins.install_hints import install_hint
 from warp import not_provided
 
@@ -142,7 +144,7 @@ from warp.errors import ArrayArgumentTypeError, DeviceMismatchError
 
 __all__ = [
     # hooks
-    "get_plugin_manager", "hookimpl", "install_hint", "not_provided",
+    "DeviceArrayUtils", "get_plugin_manager", "hookimpl", "install_hint", "not_provided",
     # builtins
     "ANY_SCALAR", "ArrayOf", "BuiltinRegistry", "Overload", "TypeVar", "builtin_registry", "match_type",
     # derivative rules

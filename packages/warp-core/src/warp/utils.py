@@ -1,9 +1,12 @@
 """``warp.utils``: array reductions, scans, sorts and run-length encoding from Python scope.
 
 These mirror NVIDIA Warp's ``warp.utils`` functions (same names, parameters, results and
-errors). They compute on the host with NumPy: CPU arrays are read and written in place
-(zero-copy); arrays on another device are staged through host memory. They are not recorded
-by graph capture.
+errors). CPU arrays are computed on the host with NumPy, read and written in place (zero-copy).
+Arrays on another device are computed there in kernels when a plugin provides them (the
+``warp_device_array_utils`` hook; warp-builtins does for CUDA devices: ``radix_sort_pairs``,
+``array_scan`` of int32/float32, ``runlength_encode``, ``array_sum``/``array_inner`` of
+float32/float64 without ``axis``): graph capture records those. Otherwise they are staged
+through host memory, which graph capture refuses.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import numpy as np
 from warp.arrays.array import array
 from warp.arrays.capture_guard import refuse_while_capturing
 from warp.arrays.conversion import is_bfloat16_element
+from warp.plugins.array_utils import device_array_utils
 from warp.types import bfloat16_bits
 from warp.types.composite_values import is_composite
 from warp.types.helpers import types_equal
@@ -127,12 +131,31 @@ def _leading(data: np.ndarray, axis: int, count: int | None, size: int, what: st
     return data[(slice(None),) * axis + (slice(0, count),)]
 
 
-def _first(flat: np.ndarray, count: int | None, size: int, what: str) -> np.ndarray:
+def _first_count(count: int | None, size: int, what: str) -> int:
+    """How many leading elements a reduction without ``axis`` covers (all when ``count`` is None)."""
     if count is None:
-        return flat
+        return size
     if count < 0 or count > size:
         raise RuntimeError(f"{what}: count {count} is out of range for an array of {size} elements")
-    return flat[:count]
+    return count
+
+
+def _first(flat: np.ndarray, count: int | None, size: int, what: str) -> np.ndarray:
+    return flat[: _first_count(count, size, what)]
+
+
+def _device_total(values: array, other: array | None, out: array | None, count: int) -> Any:
+    """The sum of the first ``count`` elements of ``values`` (or of ``values * other``) computed
+    on their device by a plugin, stored into ``out`` (then returned) or returned as a Python
+    value; None when no plugin computes it there."""
+    impl = device_array_utils(values.device)
+    if impl is None:
+        return None
+    scalar = _scalar_type(values.dtype)
+    target = out if out is not None else array(shape=(1,), dtype=scalar, device=values.device)
+    if not impl.array_inner(values, other, target, count):
+        return None
+    return out if out is not None else target.numpy()[0].item()
 
 
 # -- reductions -----------------------------------------------------------------------------------
@@ -149,9 +172,14 @@ def array_sum(
     """
     dtype = values.dtype
     if _scalar_type(dtype) not in (float32, float64):
-        raise RuntimeError(
-            f"array_sum: Unsupported data type: {dtype.__name__}"
-        )
+        raise RuntimeError(f"array_sum: Unsupported data type: {dtype.__name__}")
+    if axis is None:
+        if out is not None:
+            _check_out(out, values, dtype, (1,), "array_sum")
+        count = _first_count(value_count, values.size, "array_sum")
+        total = _device_total(values, None, out, count)
+        if total is not None:
+            return total
     data = _read(values)
     np_type = _scalar_type(dtype)._np_dtype_
     inner = data.shape[values.ndim :]
@@ -192,6 +220,13 @@ def array_inner(
     scalar = _scalar_type(a.dtype)
     if scalar not in (float32, float64):
         raise RuntimeError(f"array_inner: Unsupported data type: {a.dtype.__name__}")
+    if axis is None:
+        if out is not None:
+            _check_out(out, a, scalar, (1,), "array_inner")
+        first = _first_count(count, a.size, "array_inner")
+        total = _device_total(a, b, out, first)
+        if total is not None:
+            return total
     np_type = scalar._np_dtype_
     products = _read(a) * _read(b)
     inner_axes = tuple(range(a.ndim, a.ndim + _inner_ndim(a.dtype)))
@@ -245,6 +280,9 @@ def array_scan(in_array: array, out_array: array, inclusive: bool = True) -> Non
         raise RuntimeError(
             f"array_scan: In and out array storage sizes do not match ({in_array.size} vs {out_array.size})"
         )
+    impl = device_array_utils(in_array.device)
+    if impl is not None and impl.array_scan(in_array, out_array, inclusive):
+        return
     np_type = _scalar_type(dtype)._np_dtype_
     inner = tuple(dtype._shape_) if is_composite(dtype) else ()
     data = _read(in_array).reshape((-1, *inner))
@@ -374,6 +412,9 @@ def radix_sort_pairs(
     end = bits if end_bit is None else end_bit
     if not 0 <= begin_bit < end <= bits:
         raise RuntimeError(f"{what}: Invalid radix sort bit range [{begin_bit}, {end}) for {bits}-bit keys")
+    impl = device_array_utils(keys.device)
+    if impl is not None and impl.radix_sort_pairs(keys, values, count, begin_bit, end):
+        return
     k, v = _read(keys), _read(values)
     order = np.argsort(_radix_digits(k[:count], begin_bit, end), kind="stable")
     new_k, new_v = k[:count][order], v[:count][order]
@@ -477,6 +518,11 @@ def runlength_encode(
         raise RuntimeError(
             f"runlength_encode: Output array storage sizes must be at least equal to value_count ({n})"
         )
+    impl = device_array_utils(values.device)
+    if impl is not None:
+        counter = run_count if run_count is not None else array(shape=(1,), dtype=int32, device=values.device)
+        if impl.runlength_encode(values, run_values, run_lengths, counter, n):
+            return run_count if run_count is not None else builtins.int(counter.numpy().reshape(-1)[0])
     data = _read(values).reshape(-1)[:n]
     if n:
         starts = np.flatnonzero(np.concatenate([[True], data[1:] != data[:-1]]))

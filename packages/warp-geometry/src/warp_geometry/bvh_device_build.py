@@ -5,7 +5,7 @@ Produces the threaded preorder layout of :mod:`warp_geometry.bvh_build` (``skip`
 
 1. the bounds of the items' centroids (chunk reductions), and every item's 30-bit Morton code
    in them;
-2. a stable radix sort of the item indices by Morton code (:mod:`warp_geometry.device_sort`);
+2. a stable radix sort of the item indices by Morton code (:mod:`warp_builtins.device_sort`);
    with ``groups``, then stably by group, so every group is one run of the order;
 3. Karras' (2012) binary radix tree over the sorted keys: internal node ``i`` (of ``n - 1``)
    finds its range and split in parallel; a key is (group, Morton code, position), so duplicate
@@ -25,7 +25,7 @@ from __future__ import annotations
 from typing import Any
 
 import warp as wp
-from warp_geometry import device_sort
+from warp_builtins import device_sort
 from warp_geometry.bvh_refit import MAX_DEPTH, LevelOrder
 
 #: items per thread of the centroid-bounds reduction
@@ -409,7 +409,10 @@ class DeviceBuild:
         self.num_nodes = int(per_level.sum())
         m = self.num_nodes
         self.skip, self.first, self.count, self.depth = (
-            self.skip[:m], self.first[:m], self.count[:m], self.depth[:m]
+            self.skip[:m],
+            self.first[:m],
+            self.count[:m],
+            self.depth[:m],
         )
         self.levels = LevelOrder.from_depths(self.depth, per_level, self.num_nodes)
 

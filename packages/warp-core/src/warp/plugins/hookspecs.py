@@ -50,6 +50,7 @@ if TYPE_CHECKING:  # the hooks' argument types only
     from warp.compiler import ir
     from warp.compiler.callables import UserKernel
     from warp.compiler.registry import BuiltinRegistry
+    from warp.plugins.array_utils import DeviceArrayUtils
     from warp.runtime.devices import Device
 
 PROJECT_NAME = "warp"
@@ -189,4 +190,18 @@ def warp_array_matmul(a: Any, b: Any) -> Any:
     for unsupported operands).
 
     warp-core's ``warp.gemm`` (``wp.matmul``, a core plugin) multiplies two 2-D arrays.
+    """
+
+
+@hookspec(firstresult=True)
+def warp_device_array_utils(device: Device) -> DeviceArrayUtils | None:
+    """Return the implementation of ``warp.utils`` functions computed in kernels on ``device`` (a
+    device other than the CPU), or None when this plugin has none for it.
+
+    The result provides ``radix_sort_pairs``, ``array_scan``, ``runlength_encode`` and
+    ``array_inner`` as described by :class:`warp.plugins.array_utils.DeviceArrayUtils` (a module
+    defining those functions will do); each returns False for arguments it does not handle.
+    ``warp.utils`` checks the arguments before calling them and computes on the host (staging
+    through host memory) when no plugin provides an implementation or it declines: that path
+    cannot be recorded by graph capture. warp-builtins implements it for CUDA devices.
     """

@@ -1,10 +1,11 @@
 """Prefix sums and a stable radix sort of (key, value) pairs in kernels, on the arrays' device.
 
-Used by the device BVH builder (:mod:`warp_geometry.bvh_device_build`): nothing goes through
-the host. Both work on contiguous chunks of the input, one thread per chunk:
+Used by ``wp.utils`` on CUDA devices (:mod:`warp_builtins.device_utils`) and by the device BVH
+builder (:mod:`warp_geometry.bvh_device_build`): nothing goes through the host, so graph capture
+records them. Both work on contiguous chunks of the input, one thread per chunk:
 
-- exclusive scan: every chunk's sum, a serial scan of the chunk sums (one thread), then every
-  chunk writes its prefixes;
+- scan (int32 or float32, exclusive or inclusive): every chunk's sum, a serial exclusive scan of
+  the chunk sums (one thread), then every chunk writes its prefixes;
 - radix sort, ``RADIX_BITS`` bits per pass from the lowest: every chunk counts its digits
   (``counts[digit * chunks + chunk]``), an exclusive scan of those counts gives every (digit,
   chunk) its first output slot, and every chunk scatters its pairs in order. Chunks in input
@@ -52,6 +53,7 @@ def _chunk_prefixes(
     values: wp.array(dtype=wp.int32),
     n: int,
     chunk: int,
+    inclusive: int,
     offsets: wp.array(dtype=wp.int32),
     out: wp.array(dtype=wp.int32),
 ):
@@ -61,21 +63,89 @@ def _chunk_prefixes(
     running = offsets[c]
     for j in range(first, last):
         v = values[j]
-        out[j] = running
-        running += v
+        if inclusive != 0:
+            running += v
+            out[j] = running
+        else:
+            out[j] = running
+            running += v
+
+
+@wp.kernel
+def _chunk_sums_f32(values: wp.array(dtype=wp.float32), n: int, chunk: int, sums: wp.array(dtype=wp.float32)):
+    c = wp.tid()
+    first = c * chunk
+    last = wp.min(first + chunk, n)
+    s = wp.float32(0.0)
+    for j in range(first, last):
+        s += values[j]
+    sums[c] = s
+
+
+@wp.kernel
+def _serial_exclusive_scan_f32(sums: wp.array(dtype=wp.float32), n: int, total: wp.array(dtype=wp.float32)):
+    running = wp.float32(0.0)
+    for c in range(n):
+        s = sums[c]
+        sums[c] = running
+        running += s
+    total[0] = running
+
+
+@wp.kernel
+def _chunk_prefixes_f32(
+    values: wp.array(dtype=wp.float32),
+    n: int,
+    chunk: int,
+    inclusive: int,
+    offsets: wp.array(dtype=wp.float32),
+    out: wp.array(dtype=wp.float32),
+):
+    c = wp.tid()
+    first = c * chunk
+    last = wp.min(first + chunk, n)
+    running = offsets[c]
+    for j in range(first, last):
+        v = values[j]
+        if inclusive != 0:
+            running += v
+            out[j] = running
+        else:
+            out[j] = running
+            running += v
+
+
+#: dtype -> (chunk sums, serial scan of the sums, chunk prefixes) kernels
+_SCAN_KERNELS = {
+    wp.int32: (_chunk_sums, _serial_exclusive_scan, _chunk_prefixes),
+    wp.float32: (_chunk_sums_f32, _serial_exclusive_scan_f32, _chunk_prefixes_f32),
+}
+
+#: element types :func:`scan` handles
+SCAN_TYPES = tuple(_SCAN_KERNELS)
+
+
+def scan(values: Any, out: Any, n: int, inclusive: bool = False) -> Any:
+    """Prefix sums of the first ``n`` elements of ``values`` into ``out`` (1-D int32 or float32
+    arrays of one dtype on one device; ``out`` may be ``values``): exclusive ``out[i] =
+    values[0] + ... + values[i - 1]``, inclusive up to ``values[i]``. Returns a 1-element device
+    array holding the total."""
+    sums_kernel, serial_kernel, prefixes_kernel = _SCAN_KERNELS[values.dtype]
+    device = values.device
+    chunks = max(1, (n + CHUNK - 1) // CHUNK)
+    sums = wp.empty(chunks, dtype=values.dtype, device=device)
+    total = wp.empty(1, dtype=values.dtype, device=device)
+    wp.launch(sums_kernel, dim=chunks, inputs=[values, n, CHUNK, sums], device=device)
+    wp.launch(serial_kernel, dim=1, inputs=[sums, chunks, total], device=device)
+    flag = 1 if inclusive else 0
+    wp.launch(prefixes_kernel, dim=chunks, inputs=[values, n, CHUNK, flag, sums, out], device=device)
+    return total
 
 
 def exclusive_scan(values: Any, out: Any, n: int) -> Any:
     """``out[i] = values[0] + ... + values[i - 1]`` for ``i < n`` (int32 arrays on one device;
     ``out`` may be ``values``). Returns a 1-element device array holding the total."""
-    device = values.device
-    chunks = max(1, (n + CHUNK - 1) // CHUNK)
-    sums = wp.empty(chunks, dtype=wp.int32, device=device)
-    total = wp.empty(1, dtype=wp.int32, device=device)
-    wp.launch(_chunk_sums, dim=chunks, inputs=[values, n, CHUNK, sums], device=device)
-    wp.launch(_serial_exclusive_scan, dim=1, inputs=[sums, chunks, total], device=device)
-    wp.launch(_chunk_prefixes, dim=chunks, inputs=[values, n, CHUNK, sums, out], device=device)
-    return total
+    return scan(values, out, n, inclusive=False)
 
 
 @wp.kernel
