@@ -12,7 +12,7 @@ import numpy as np
 
 from warp.arrays.capture_guard import refuse_while_capturing
 from warp.arrays.conversion import is_bfloat16_element
-from warp.arrays.indexed import host_values, indexedarray, store_host_values
+from warp.arrays.indexed import copy_between_on_device, host_values, indexedarray, store_host_values
 from warp.arrays.layout import element_info
 from warp.errors import ArrayCopyError
 from warp.plugins.manager import get_plugin_manager
@@ -81,7 +81,8 @@ def copy_elements(
 
 def copy_indexed(dest: Any, src: Any, dest_offset: int = 0, src_offset: int = 0, count: int = 0) -> None:
     """``wp.copy`` where one side (or both) is a ``wp.indexedarray``: whole arrays of one shape,
-    gathered from the source and scattered into the destination (any devices). Offsets and
+    gathered from the source and scattered into the destination (any devices: in a kernel when
+    both are on one device other than the CPU with one dtype, else through the host). Offsets and
     counts are refused (an indexed array has no flat element order to count in)."""
     if dest_offset or src_offset or count:
         raise ArrayCopyError(
@@ -94,6 +95,8 @@ def copy_indexed(dest: Any, src: Any, dest_offset: int = 0, src_offset: int = 0,
             f"shape={dest.shape}, source shape={src.shape}"
         )
     if dest.size == 0:
+        return
+    if copy_between_on_device(dest, src):  # data on one device other than the CPU: in a kernel there
         return
     for device in {dest.device, src.device}:
         refuse_while_capturing(device, "wp.copy() of an indexed array")
