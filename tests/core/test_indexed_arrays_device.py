@@ -73,8 +73,11 @@ FILLS = [
     (wp.mat22, wp.mat22(1.0, 2.0, 3.0, 4.0), np.float32([[1, 2], [3, 4]])),
     (wp.mat33d, wp.mat33d(*range(9)), np.arange(9, dtype=np.float64).reshape(3, 3)),
     (wp.quat, wp.quat(0.0, 0.6, 0.0, 0.8), np.float32([0, 0.6, 0, 0.8])),
-    (wp.transform, wp.transform(wp.vec3(1.0, 2.0, 3.0), wp.quat(0.0, 0.0, 0.0, 1.0)),
-     np.float32([1, 2, 3, 0, 0, 0, 1])),
+    (
+        wp.transform,
+        wp.transform(wp.vec3(1.0, 2.0, 3.0), wp.quat(0.0, 0.0, 0.0, 1.0)),
+        np.float32([1, 2, 3, 0, 0, 0, 1]),
+    ),
 ]
 
 

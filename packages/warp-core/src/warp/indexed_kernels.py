@@ -221,8 +221,13 @@ class IndexedKernelOps:
         shape, index_args, whole = _side(data, indices)
         if 0 in shape:
             return True
-        launch(kernel_, dim=shape, inputs=[data, *index_args, whole, value], device=data.device,
-               record_tape=False)
+        launch(
+            kernel_,
+            dim=shape,
+            inputs=[data, *index_args, whole, value],
+            device=data.device,
+            record_tape=False,
+        )
         return True
 
     def copy(
@@ -241,8 +246,13 @@ class IndexedKernelOps:
             return False
         if 0 in shape:
             return True
-        launch(kernel_, dim=shape, inputs=[dest, *dest_args, dest_whole, src, *src_args, src_whole],
-               device=dest.device, record_tape=False)
+        launch(
+            kernel_,
+            dim=shape,
+            inputs=[dest, *dest_args, dest_whole, src, *src_args, src_whole],
+            device=dest.device,
+            record_tape=False,
+        )
         return True
 
 

@@ -41,7 +41,7 @@ def _word_size(itemsize: int, arrays: Sequence[array]) -> int:
     and strides (so that each word access is aligned)."""
     for size in _WORDS:
         if itemsize % size == 0 and all(
-            a.ptr % size == 0 and all(s % size == 0 for s in a.strides) for a in arrays
+            (a.ptr or 0) % size == 0 and all(s % size == 0 for s in a.strides) for a in arrays
         ):
             return size
     return 1
@@ -85,7 +85,9 @@ def copy_on_device(
         return False
     itemsize = dest._info.itemsize
     word_type = _word_type(itemsize, _word_size(itemsize, [dest, src]))
-    return ops.copy(_as_words(dest, word_type), list(dest_indices), _as_words(src, word_type), list(src_indices))
+    return ops.copy(
+        _as_words(dest, word_type), list(dest_indices), _as_words(src, word_type), list(src_indices)
+    )
 
 
 __all__ = ["copy_on_device", "fill_on_device"]
