@@ -66,15 +66,20 @@ def copy_elements(
         # The target of the non-host side copies (host <-> device, device <-> device, host <-> host).
         target = get_target(src.device if dest.device.is_cpu else dest.device)
         target.copy(
-            dest._ptr + dest_offset * itemsize, dest.device, src._ptr + src_offset * itemsize, src.device,
-            count * itemsize, stream=stream, keep=(dest, src),
+            dest._ptr + dest_offset * itemsize,
+            dest.device,
+            src._ptr + src_offset * itemsize,
+            src.device,
+            count * itemsize,
+            stream=stream,
+            keep=(dest, src),
         )
         return
     for device in {dest.device, src.device}:
         refuse_while_capturing(device, "a converting wp.copy() (between different dtypes)")
     d = dest._storage().reshape((dest.size, *element_info(dest.dtype).inner_shape))
     s = src._storage().reshape((src.size, *element_info(src.dtype).inner_shape))
-    _copy_values(d[dest_offset: dest_offset + count], s[src_offset: src_offset + count], dest, src)
+    _copy_values(d[dest_offset : dest_offset + count], s[src_offset : src_offset + count], dest, src)
     if not dest.device.is_cpu:
         dest._upload(d.reshape(dest.shape + element_info(dest.dtype).inner_shape))
 
@@ -135,8 +140,8 @@ def _copy_strided(dest: Any, src: Any, dest_offset: int, src_offset: int, count:
             raise ArrayCopyError(
                 f"copy: count {count} from offset {dest_offset} exceeds the destination size {dest.size}"
             )
-        window_dest = dest[dest_offset: dest_offset + count]
-        window_src = src[src_offset: src_offset + count]
+        window_dest = dest[dest_offset : dest_offset + count]
+        window_src = src[src_offset : src_offset + count]
     if count == 0:
         return
     for device in {dest.device, src.device}:

@@ -52,8 +52,9 @@ class indexedarray:  # noqa: N801  (NVIDIA Warp's name)
     #: Fixed dimension count of the ``indexedarray1d``..``indexedarray4d`` subclasses.
     _fixed_ndim_: int | None = None
 
-    def __init__(self, data: array | None = None, indices: Any = None, dtype: Any = Any,
-                 ndim: int | None = None) -> None:
+    def __init__(
+        self, data: array | None = None, indices: Any = None, dtype: Any = Any, ndim: int | None = None
+    ) -> None:
         fixed = self._fixed_ndim_
         if fixed is not None:
             if ndim is not None and ndim != fixed:
@@ -77,9 +78,7 @@ class indexedarray:  # noqa: N801  (NVIDIA Warp's name)
         self._data = data
         self._dtype = data.dtype
         self._indices = _check_indices(data, indices)
-        self._shape = tuple(
-            n if idx is None else idx.shape[0] for n, idx in zip(data.shape, self._indices)
-        )
+        self._shape = tuple(n if idx is None else idx.shape[0] for n, idx in zip(data.shape, self._indices))
 
     @classmethod
     def __class_getitem__(cls, params: Any) -> indexedarray:
@@ -211,8 +210,11 @@ class indexedarray:  # noqa: N801  (NVIDIA Warp's name)
                 return
             values = host_values(src)
             if is_bfloat16_element(src.dtype) != is_bfloat16_element(self._dtype):
-                values = (bfloat16_bits.from_bits(values) if is_bfloat16_element(src.dtype)
-                          else bfloat16_bits.to_bits(values))
+                values = (
+                    bfloat16_bits.from_bits(values)
+                    if is_bfloat16_element(src.dtype)
+                    else bfloat16_bits.to_bits(values)
+                )
         else:
             values = value_to_numpy(src, element_info(self._dtype), self._dtype)
         self._scatter(values, "assign()")
@@ -307,14 +309,20 @@ def _check_indices(data: array, indices: Any) -> tuple[array | None, ...]:
         if idx is None:
             continue
         if not _is_array(idx) or not hasattr(idx, "_storage"):
-            raise TypeError(f"indexedarray: the index of dimension {k} must be a warp array or None, "
-                            f"got {type(idx).__name__}")
+            raise TypeError(
+                f"indexedarray: the index of dimension {k} must be a warp array or None, "
+                f"got {type(idx).__name__}"
+            )
         if idx.dtype is not int32 or idx.ndim != 1:
-            raise TypeError(f"indexedarray: index arrays must be 1-D arrays of int32, got one of "
-                            f"dtype {type_repr(idx.dtype)} with {idx.ndim} dimensions (dimension {k})")
+            raise TypeError(
+                f"indexedarray: index arrays must be 1-D arrays of int32, got one of "
+                f"dtype {type_repr(idx.dtype)} with {idx.ndim} dimensions (dimension {k})"
+            )
         if idx.device != data.device:
-            raise ValueError(f"indexedarray: the index array of dimension {k} is on {idx.device}, "
-                             f"the data on {data.device}")
+            raise ValueError(
+                f"indexedarray: the index array of dimension {k} is on {idx.device}, "
+                f"the data on {data.device}"
+            )
     return tuple(indices)
 
 
@@ -333,7 +341,7 @@ def indexed_view(arr: array, key: Any) -> indexedarray:
         raise IndexError("an index can only have a single ellipsis ('...')")
     if Ellipsis in key:
         pos = key.index(Ellipsis)
-        key = key[:pos] + (slice(None),) * max(arr.ndim - (len(key) - 1), 0) + key[pos + 1:]
+        key = key[:pos] + (slice(None),) * max(arr.ndim - (len(key) - 1), 0) + key[pos + 1 :]
     if len(key) > arr.ndim:
         raise IndexError(
             f"too many indices for array: array is {arr.ndim}-dimensional, but {len(key)} were indexed"
@@ -392,11 +400,15 @@ def store_host_values(dest: array, values: np.ndarray) -> None:
 
 
 def _annotation_class(ndim: int) -> type[indexedarray]:
-    return type(f"indexedarray{ndim}d", (indexedarray,), {
-        "_fixed_ndim_": ndim,
-        "__doc__": f"An indexed array of {ndim} dimension(s).",
-        "__module__": __name__,
-    })
+    return type(
+        f"indexedarray{ndim}d",
+        (indexedarray,),
+        {
+            "_fixed_ndim_": ndim,
+            "__doc__": f"An indexed array of {ndim} dimension(s).",
+            "__module__": __name__,
+        },
+    )
 
 
 indexedarray1d = _annotation_class(1)
@@ -406,5 +418,12 @@ indexedarray4d = _annotation_class(4)
 
 assert MAX_DIMS == 4
 
-__all__ = ["has_index_arrays", "indexed_view", "indexedarray", "indexedarray1d", "indexedarray2d",
-           "indexedarray3d", "indexedarray4d"]
+__all__ = [
+    "has_index_arrays",
+    "indexed_view",
+    "indexedarray",
+    "indexedarray1d",
+    "indexedarray2d",
+    "indexedarray3d",
+    "indexedarray4d",
+]

@@ -132,7 +132,12 @@ def warp_check_launch(kernel: UserKernel, args: Any, device: Device) -> None:
 
 @hookspec
 def warp_record_launch(
-    kernel: UserKernel, dim: Any, inputs: list[Any], outputs: list[Any], device: Device, block_dim: int,
+    kernel: UserKernel,
+    dim: Any,
+    inputs: list[Any],
+    outputs: list[Any],
+    device: Device,
+    block_dim: int,
     max_blocks: int,
 ) -> None:
     """Told of a forward kernel launch about to run (``wp.launch(..., record_tape=True)``, the default);
