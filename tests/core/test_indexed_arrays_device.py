@@ -175,7 +175,7 @@ def test_strided_data_and_indexed_to_indexed(no_staging):
 
 def test_vectors_copy_through_indices(no_staging):
     np_data = np.arange(30, dtype=np.float32).reshape(10, 3)
-    data = wp.array(np_data, dtype=wp.vec3, device=DEVICE)
+    data = wp.array(np_data, dtype=wp.vec3, device=DEVICE, requires_grad=True)
     indexed = data[_idx([9, 0, 5])]
     out = wp.zeros(3, dtype=wp.vec3, device=DEVICE)
     with no_staging():
@@ -251,3 +251,31 @@ def test_host_values_and_other_dtypes_still_stage_outside_capture(fake_cuda):
             indexed.assign(np.float32([1, 2]))
         with pytest.raises(NotImplementedError, match="cannot be recorded by graph capture"):
             wp.copy(indexed, wp.zeros(2, dtype=wp.float64, device=DEVICE))
+
+
+def test_graph_fill_vecmat_contiguous_strided_and_indexed(no_staging):
+    # as NVIDIA Warp's test_array.py::test_graph_fill_vecmat: fills recorded, then replayed
+    n = 5
+    types = [wp.vec2, wp.vec3h, wp.vec4d, wp.mat22, wp.mat33, wp.mat44d, wp.quatd, wp.transformh]
+    arrays = []
+    indices = _idx([4, 1, 3])
+    for dtype in types:
+        contiguous = wp.zeros(n, dtype=dtype, device=DEVICE)
+        strided = wp.zeros(2 * n, dtype=dtype, device=DEVICE)[::2]
+        indexed_data = wp.zeros(n, dtype=dtype, device=DEVICE)
+        arrays.append((dtype, contiguous, strided, indexed_data, indexed_data[indices]))
+    with no_staging():
+        with wp.ScopedCapture(device=DEVICE) as capture:
+            for dtype, contiguous, strided, _, indexed in arrays:
+                value = dtype(*[float(k + 1) for k in range(dtype._length_)])
+                for a in (contiguous, strided, indexed):
+                    a.fill_(value)
+        wp.capture_launch(capture.graph)
+    for dtype, contiguous, strided, indexed_data, _ in arrays:
+        flat = np.arange(1, dtype._length_ + 1, dtype=np.float64)
+        one = flat.reshape(contiguous.numpy().shape[1:])
+        np.testing.assert_array_equal(contiguous.numpy(), np.broadcast_to(one, contiguous.numpy().shape))
+        np.testing.assert_array_equal(strided.numpy(), np.broadcast_to(one, strided.numpy().shape))
+        expected = np.zeros(indexed_data.numpy().shape)
+        expected[[4, 1, 3]] = one
+        np.testing.assert_array_equal(indexed_data.numpy(), expected)
