@@ -82,8 +82,9 @@ def test_disable_all_plugins_keeps_core_operators() -> None:
         """,
     )
     assert proc.returncode == 0, proc.stderr
-    # core's own plugins stay: its builtins, wp.matmul (warp.gemm) and warp.geometry
-    plugins = "['warp.core_plugin', 'warp.gemm', 'warp.geometry.plugin']"
+    # core's own plugins stay: its builtins, wp.matmul (warp.gemm), warp.geometry and the indexed
+    # arrays' device kernels (warp.indexed_kernels)
+    plugins = "['warp.core_plugin', 'warp.gemm', 'warp.geometry.plugin', 'warp.indexed_kernels']"
     expected = [plugins, "True False", "matmul batched_matmul IsoSurfaceMarchingCubes"]
     assert proc.stdout.splitlines() == expected
 

@@ -15,6 +15,11 @@ from typing import Any
 from warp.targets import get_target
 
 
+def is_capturing(device: Any) -> bool:
+    """Whether a graph capture is active on ``device`` in this thread."""
+    return bool(get_target(device).is_capturing(device))
+
+
 def refuse_while_capturing(device: Any, what: str) -> None:
     """Raise ``NotImplementedError`` if a graph capture is active on ``device`` in this thread."""
     if get_target(device).is_capturing(device):

@@ -12,7 +12,7 @@ import numpy as np
 
 from warp.arrays.capture_guard import refuse_while_capturing
 from warp.arrays.conversion import is_bfloat16_element
-from warp.arrays.indexed import host_values, indexedarray, store_host_values
+from warp.arrays.indexed import copy_between_on_device, host_values, indexedarray, store_host_values
 from warp.arrays.layout import element_info
 from warp.errors import ArrayCopyError
 from warp.plugins.manager import get_plugin_manager
@@ -66,22 +66,28 @@ def copy_elements(
         # The target of the non-host side copies (host <-> device, device <-> device, host <-> host).
         target = get_target(src.device if dest.device.is_cpu else dest.device)
         target.copy(
-            dest._ptr + dest_offset * itemsize, dest.device, src._ptr + src_offset * itemsize, src.device,
-            count * itemsize, stream=stream, keep=(dest, src),
+            dest._ptr + dest_offset * itemsize,
+            dest.device,
+            src._ptr + src_offset * itemsize,
+            src.device,
+            count * itemsize,
+            stream=stream,
+            keep=(dest, src),
         )
         return
     for device in {dest.device, src.device}:
         refuse_while_capturing(device, "a converting wp.copy() (between different dtypes)")
     d = dest._storage().reshape((dest.size, *element_info(dest.dtype).inner_shape))
     s = src._storage().reshape((src.size, *element_info(src.dtype).inner_shape))
-    _copy_values(d[dest_offset: dest_offset + count], s[src_offset: src_offset + count], dest, src)
+    _copy_values(d[dest_offset : dest_offset + count], s[src_offset : src_offset + count], dest, src)
     if not dest.device.is_cpu:
         dest._upload(d.reshape(dest.shape + element_info(dest.dtype).inner_shape))
 
 
 def copy_indexed(dest: Any, src: Any, dest_offset: int = 0, src_offset: int = 0, count: int = 0) -> None:
     """``wp.copy`` where one side (or both) is a ``wp.indexedarray``: whole arrays of one shape,
-    gathered from the source and scattered into the destination (any devices). Offsets and
+    gathered from the source and scattered into the destination (any devices: in a kernel when
+    both are on one device other than the CPU with one dtype, else through the host). Offsets and
     counts are refused (an indexed array has no flat element order to count in)."""
     if dest_offset or src_offset or count:
         raise ArrayCopyError(
@@ -94,6 +100,8 @@ def copy_indexed(dest: Any, src: Any, dest_offset: int = 0, src_offset: int = 0,
             f"shape={dest.shape}, source shape={src.shape}"
         )
     if dest.size == 0:
+        return
+    if copy_between_on_device(dest, src):  # data on one device other than the CPU: in a kernel there
         return
     for device in {dest.device, src.device}:
         refuse_while_capturing(device, "wp.copy() of an indexed array")
@@ -132,8 +140,8 @@ def _copy_strided(dest: Any, src: Any, dest_offset: int, src_offset: int, count:
             raise ArrayCopyError(
                 f"copy: count {count} from offset {dest_offset} exceeds the destination size {dest.size}"
             )
-        window_dest = dest[dest_offset: dest_offset + count]
-        window_src = src[src_offset: src_offset + count]
+        window_dest = dest[dest_offset : dest_offset + count]
+        window_src = src[src_offset : src_offset + count]
     if count == 0:
         return
     for device in {dest.device, src.device}:

@@ -9,6 +9,11 @@ into ``data``. Index arrays are 1-D ``int32`` arrays on ``data``'s device.
 Here indexed arrays live in Python scope only (copies, NumPy conversion, fills): they are not
 kernel arguments or struct fields, and launches refuse them with a ``TypeError`` saying so.
 
+On the CPU, gathers and scatters index the data's memory with NumPy in place. For data on another
+device (CUDA) they run as kernels there (:mod:`warp.arrays.indexed_device`): fills, assignments
+and copies from arrays on that device, and ``contiguous()``, never stage through host memory, so
+graph capture records them; ``numpy()`` gathers on the device, then downloads.
+
 The module takes arrays (``wp.array``) as arguments and uses their methods, so the array class
 can build on it (``array.__getitem__`` makes indexed arrays).
 """
@@ -20,8 +25,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from warp.arrays.capture_guard import refuse_while_capturing
+from warp.arrays.capture_guard import is_capturing, refuse_while_capturing
 from warp.arrays.conversion import is_bfloat16_element, value_to_numpy
+from warp.arrays.indexed_device import copy_on_device, fill_on_device
 from warp.arrays.layout import MAX_DIMS, element_info, resolve_dtype
 from warp.types import bfloat16_bits
 from warp.types.scalars import int32, type_repr
@@ -46,8 +52,9 @@ class indexedarray:  # noqa: N801  (NVIDIA Warp's name)
     #: Fixed dimension count of the ``indexedarray1d``..``indexedarray4d`` subclasses.
     _fixed_ndim_: int | None = None
 
-    def __init__(self, data: array | None = None, indices: Any = None, dtype: Any = Any,
-                 ndim: int | None = None) -> None:
+    def __init__(
+        self, data: array | None = None, indices: Any = None, dtype: Any = Any, ndim: int | None = None
+    ) -> None:
         fixed = self._fixed_ndim_
         if fixed is not None:
             if ndim is not None and ndim != fixed:
@@ -71,9 +78,7 @@ class indexedarray:  # noqa: N801  (NVIDIA Warp's name)
         self._data = data
         self._dtype = data.dtype
         self._indices = _check_indices(data, indices)
-        self._shape = tuple(
-            n if idx is None else idx.shape[0] for n, idx in zip(data.shape, self._indices)
-        )
+        self._shape = tuple(n if idx is None else idx.shape[0] for n, idx in zip(data.shape, self._indices))
 
     @classmethod
     def __class_getitem__(cls, params: Any) -> indexedarray:
@@ -165,7 +170,8 @@ class indexedarray:  # noqa: N801  (NVIDIA Warp's name)
         """A new contiguous ``wp.array`` of the indexed elements, on the same device."""
         data = self._checked_data("contiguous()")
         dest = data._new(self._shape)
-        store_host_values(dest, self._gather())
+        if not self._gather_on_device(dest):
+            store_host_values(dest, self._gather())
         return dest
 
     def zero_(self) -> None:
@@ -177,24 +183,38 @@ class indexedarray:  # noqa: N801  (NVIDIA Warp's name)
         info = element_info(self._dtype)
         try:
             values = value_to_numpy(value, info, self._dtype)
+            element = np.zeros((1, *info.inner_shape), dtype=info.np_dtype)
+            element[0] = values
         except (ValueError, TypeError) as e:
             raise ValueError(
                 f"cannot fill an array of dtype {type_repr(self._dtype)} with {value!r}: {e}"
             ) from None
+        data = self._checked_data("fill_()")
+        if self.size == 0:
+            return
+        if self._on_device():
+            self._check_indices_unless_capturing()
+            if fill_on_device(data, self._indices, element.tobytes()):
+                return
         self._scatter(values, "fill_()")
 
     def assign(self, src: Any) -> None:
         """Write the elements of ``src`` (an array, indexed array, NumPy array or list of this
         shape) into the indexed elements of :attr:`data`."""
         if isinstance(src, indexedarray) or _is_array(src):
-            values = host_values(src)
             if src.shape != self._shape:
                 raise ValueError(
                     f"assign: source shape {src.shape} does not match indexed shape {self._shape}"
                 )
+            if self.size and copy_between_on_device(self, src):
+                return
+            values = host_values(src)
             if is_bfloat16_element(src.dtype) != is_bfloat16_element(self._dtype):
-                values = (bfloat16_bits.from_bits(values) if is_bfloat16_element(src.dtype)
-                          else bfloat16_bits.to_bits(values))
+                values = (
+                    bfloat16_bits.from_bits(values)
+                    if is_bfloat16_element(src.dtype)
+                    else bfloat16_bits.to_bits(values)
+                )
         else:
             values = value_to_numpy(src, element_info(self._dtype), self._dtype)
         self._scatter(values, "assign()")
@@ -207,7 +227,8 @@ class indexedarray:  # noqa: N801  (NVIDIA Warp's name)
         return self._data
 
     def _selector(self) -> tuple[Any, ...]:
-        """The NumPy index selecting the indexed elements of the data's host values."""
+        """The NumPy index selecting the indexed elements of the data's host values (the index
+        arrays read on the host and checked)."""
         data = self._data
         assert data is not None
         axes = []
@@ -226,12 +247,38 @@ class indexedarray:  # noqa: N801  (NVIDIA Warp's name)
             axes.append(values)
         return np.ix_(*axes)
 
+    def _on_device(self) -> bool:
+        """Whether the data is on a device other than the CPU (gathers and scatters in kernels)."""
+        data = self._data
+        return data is not None and data.device is not None and not data.device.is_cpu
+
+    def _check_indices_unless_capturing(self) -> None:
+        """Raise ``IndexError`` for an out-of-range index before a kernel gathers or scatters.
+
+        The indices are read on the host, which graph capture cannot do (the copy would only be
+        recorded): during capture the check is skipped, as NVIDIA Warp checks nothing there; the
+        kernels then skip out-of-range elements rather than touch memory outside the data."""
+        data = self._data
+        if data is not None and any(idx is not None for idx in self._indices):
+            if not is_capturing(data.device):
+                self._selector()
+
+    def _gather_on_device(self, dest: array) -> bool:
+        """Gather the indexed elements into contiguous ``dest`` (this shape and dtype, on the
+        data's device) in a kernel there; False when that is not available (the CPU)."""
+        return self.size > 0 and copy_between_on_device(dest, self)
+
     def _gather(self) -> np.ndarray:
-        """The raw host values (bfloat16 as bits) of the indexed elements, in this shape."""
+        """The raw host values (bfloat16 as bits) of the indexed elements, in this shape (gathered
+        on the data's device first when it is not the CPU)."""
         data = self._checked_data("numpy()")
         if self.size == 0:
             info = element_info(self._dtype)
             return np.zeros(self._shape + info.inner_shape, dtype=info.np_dtype)
+        if self._on_device():
+            dense = data._new(self._shape)
+            if self._gather_on_device(dense):
+                return dense._storage()
         return np.ascontiguousarray(data._storage()[self._selector()])
 
     def _scatter(self, values: np.ndarray, what: str) -> None:
@@ -262,14 +309,20 @@ def _check_indices(data: array, indices: Any) -> tuple[array | None, ...]:
         if idx is None:
             continue
         if not _is_array(idx) or not hasattr(idx, "_storage"):
-            raise TypeError(f"indexedarray: the index of dimension {k} must be a warp array or None, "
-                            f"got {type(idx).__name__}")
+            raise TypeError(
+                f"indexedarray: the index of dimension {k} must be a warp array or None, "
+                f"got {type(idx).__name__}"
+            )
         if idx.dtype is not int32 or idx.ndim != 1:
-            raise TypeError(f"indexedarray: index arrays must be 1-D arrays of int32, got one of "
-                            f"dtype {type_repr(idx.dtype)} with {idx.ndim} dimensions (dimension {k})")
+            raise TypeError(
+                f"indexedarray: index arrays must be 1-D arrays of int32, got one of "
+                f"dtype {type_repr(idx.dtype)} with {idx.ndim} dimensions (dimension {k})"
+            )
         if idx.device != data.device:
-            raise ValueError(f"indexedarray: the index array of dimension {k} is on {idx.device}, "
-                             f"the data on {data.device}")
+            raise ValueError(
+                f"indexedarray: the index array of dimension {k} is on {idx.device}, "
+                f"the data on {data.device}"
+            )
     return tuple(indices)
 
 
@@ -288,7 +341,7 @@ def indexed_view(arr: array, key: Any) -> indexedarray:
         raise IndexError("an index can only have a single ellipsis ('...')")
     if Ellipsis in key:
         pos = key.index(Ellipsis)
-        key = key[:pos] + (slice(None),) * max(arr.ndim - (len(key) - 1), 0) + key[pos + 1:]
+        key = key[:pos] + (slice(None),) * max(arr.ndim - (len(key) - 1), 0) + key[pos + 1 :]
     if len(key) > arr.ndim:
         raise IndexError(
             f"too many indices for array: array is {arr.ndim}-dimensional, but {len(key)} were indexed"
@@ -305,6 +358,28 @@ def indexed_view(arr: array, key: Any) -> indexedarray:
     if not _is_array(view):
         raise IndexError("an indexed view needs at least one dimension left besides the integer indices")
     return indexedarray(view, indices)
+
+
+def _parts(a: Any) -> tuple[array, list[array | None]]:
+    """The data array and per-dimension index arrays (None: whole) of an array or indexed array."""
+    if isinstance(a, indexedarray):
+        return a._checked_data("copy"), list(a._indices)
+    return a, [None] * a.ndim
+
+
+def copy_between_on_device(dest: Any, src: Any) -> bool:
+    """``dest = src`` for arrays or indexed arrays of one shape and dtype whose data is on one
+    device other than the CPU, in a kernel there (no host staging: graph capture records it);
+    False when that is not available (the CPU, different devices or dtypes, no implementation)."""
+    device = dest.device
+    if device is None or device.is_cpu or src.device != device or src.dtype != dest.dtype:
+        return False
+    for side in (dest, src):
+        if isinstance(side, indexedarray):
+            side._check_indices_unless_capturing()
+    dest_data, dest_indices = _parts(dest)
+    src_data, src_indices = _parts(src)
+    return copy_on_device(dest_data, dest_indices, src_data, src_indices)
 
 
 def host_values(a: Any) -> np.ndarray:
@@ -325,11 +400,15 @@ def store_host_values(dest: array, values: np.ndarray) -> None:
 
 
 def _annotation_class(ndim: int) -> type[indexedarray]:
-    return type(f"indexedarray{ndim}d", (indexedarray,), {
-        "_fixed_ndim_": ndim,
-        "__doc__": f"An indexed array of {ndim} dimension(s).",
-        "__module__": __name__,
-    })
+    return type(
+        f"indexedarray{ndim}d",
+        (indexedarray,),
+        {
+            "_fixed_ndim_": ndim,
+            "__doc__": f"An indexed array of {ndim} dimension(s).",
+            "__module__": __name__,
+        },
+    )
 
 
 indexedarray1d = _annotation_class(1)
@@ -339,5 +418,12 @@ indexedarray4d = _annotation_class(4)
 
 assert MAX_DIMS == 4
 
-__all__ = ["has_index_arrays", "indexed_view", "indexedarray", "indexedarray1d", "indexedarray2d",
-           "indexedarray3d", "indexedarray4d"]
+__all__ = [
+    "has_index_arrays",
+    "indexed_view",
+    "indexedarray",
+    "indexedarray1d",
+    "indexedarray2d",
+    "indexedarray3d",
+    "indexedarray4d",
+]

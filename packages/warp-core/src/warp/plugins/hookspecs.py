@@ -51,6 +51,7 @@ if TYPE_CHECKING:  # the hooks' argument types only
     from warp.compiler.callables import UserKernel
     from warp.compiler.registry import BuiltinRegistry
     from warp.plugins.array_utils import DeviceArrayUtils
+    from warp.plugins.indexed_ops import DeviceIndexedOps
     from warp.runtime.devices import Device
 
 PROJECT_NAME = "warp"
@@ -131,7 +132,12 @@ def warp_check_launch(kernel: UserKernel, args: Any, device: Device) -> None:
 
 @hookspec
 def warp_record_launch(
-    kernel: UserKernel, dim: Any, inputs: list[Any], outputs: list[Any], device: Device, block_dim: int,
+    kernel: UserKernel,
+    dim: Any,
+    inputs: list[Any],
+    outputs: list[Any],
+    device: Device,
+    block_dim: int,
     max_blocks: int,
 ) -> None:
     """Told of a forward kernel launch about to run (``wp.launch(..., record_tape=True)``, the default);
@@ -204,4 +210,18 @@ def warp_device_array_utils(device: Device) -> DeviceArrayUtils | None:
     ``warp.utils`` checks the arguments before calling them and computes on the host (staging
     through host memory) when no plugin provides an implementation or it declines: that path
     cannot be recorded by graph capture. warp-builtins implements it for CUDA devices.
+    """
+
+
+@hookspec(firstresult=True)
+def warp_device_indexed_ops(device: Device) -> DeviceIndexedOps | None:
+    """Return the implementation of indexed-array gathers and scatters computed in kernels on
+    ``device`` (a device other than the CPU), or None when this plugin has none for it.
+
+    The result provides ``fill`` and ``copy`` as described by
+    :class:`warp.plugins.indexed_ops.DeviceIndexedOps`; each returns False for arguments it does
+    not handle. ``wp.indexedarray`` (``fill_``, ``zero_``, ``assign``, ``contiguous``, ``numpy``)
+    and ``wp.copy`` of indexed arrays use it for data on such a device, so graph capture records
+    them; without it they stage through host memory, which graph capture refuses. warp-core's
+    ``warp.indexed_kernels`` (a core plugin) implements it for every device but the CPU.
     """

@@ -31,9 +31,10 @@ _module_exports: dict[str, dict[str, Any]] = {}
 #: Core's own standard pieces, registered like any plugin but without an entry point: the
 #: builtins of core kernels, and the parts written in the kernel language against ``wp`` (as
 #: user code is), which ``import warp`` therefore does not import itself: ``warp.gemm``
-#: (``wp.matmul``, and ``a @ b`` of arrays) and ``warp.geometry`` (``wp.MarchingCubes``, through
+#: (``wp.matmul``, and ``a @ b`` of arrays), ``warp.indexed_kernels`` (indexed-array gathers and
+#: scatters on devices) and ``warp.geometry`` (``wp.MarchingCubes``, through
 #: ``warp.geometry.plugin``).
-CORE_PLUGINS = ("warp.core_plugin", "warp.gemm", "warp.geometry.plugin")
+CORE_PLUGINS = ("warp.core_plugin", "warp.gemm", "warp.indexed_kernels", "warp.geometry.plugin")
 
 
 class WarpPluginManager(pluggy.PluginManager):
