@@ -236,3 +236,30 @@ def test_host_fallback_without_a_plugin(fake_cuda, monkeypatch):
     with wp.ScopedCapture(device="cuda:0", force_module_load=False):
         with pytest.raises(NotImplementedError, match="cannot be recorded by graph capture"):
             wu.radix_sort_pairs(keys, values, 4)
+
+
+@wp.kernel
+def _scaled(x: wp.array(dtype=wp.float32), y: wp.array(dtype=wp.float32)):
+    i = wp.tid()
+    y[i] = 3.0 * x[i]
+
+
+def test_a_tape_does_not_record_the_utils_kernels(cuda):
+    """``wp.utils`` called while a ``wp.Tape`` records (as the sparse marching cubes evaluator
+    does) leaves no launch on the tape: its kernels update arrays in place and have no adjoint,
+    as in NVIDIA Warp; the tape's backward pass over the other launches still works."""
+    rng = np.random.default_rng(5)
+    xv = rng.normal(size=64).astype(np.float32)
+    x = wp.array(xv, device=cuda, requires_grad=True)
+    y = wp.zeros(64, dtype=wp.float32, device=cuda, requires_grad=True)
+    keys = wp.array(rng.integers(0, 100, 128).astype(np.int32), device=cuda)
+    values = wp.array(np.arange(128, dtype=np.int32), device=cuda)
+    scanned = wp.zeros(64, dtype=wp.int32, device=cuda)
+    tape = wp.Tape()
+    with tape:
+        wu.radix_sort_pairs(keys, values, 64)
+        wu.array_scan(values[:64], scanned)
+        wp.launch(_scaled, dim=64, inputs=[x], outputs=[y], device=cuda)
+    assert len(tape.launches) == 1 and tape.launches[0][0] is _scaled
+    tape.backward(grads={y: wp.ones(64, dtype=wp.float32, device=cuda)})
+    np.testing.assert_allclose(x.grad.numpy(), np.full(64, 3.0, np.float32))

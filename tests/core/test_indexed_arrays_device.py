@@ -279,3 +279,32 @@ def test_graph_fill_vecmat_contiguous_strided_and_indexed(no_staging):
         expected = np.zeros(indexed_data.numpy().shape)
         expected[[4, 1, 3]] = one
         np.testing.assert_array_equal(indexed_data.numpy(), expected)
+
+
+def test_copies_between_non_contiguous_arrays_run_on_the_device(no_staging):
+    """``wp.copy`` between strided views on one CUDA device (whole arrays and 1-D windows) runs
+    the same kernels with no index arrays, so a graph capture records it."""
+    rng = np.random.default_rng(3)
+    base = rng.normal(size=(6, 8)).astype(np.float32)
+    src_full = wp.array(base, dtype=wp.float32, device=DEVICE)
+    dest_full = wp.zeros((12, 8), dtype=wp.float32, device=DEVICE)
+    line = wp.array(np.arange(20, dtype=np.int32), dtype=wp.int32, device=DEVICE)
+    window = wp.zeros(20, dtype=wp.int32, device=DEVICE)
+    with no_staging():
+        wp.copy(dest_full[::2], src_full)
+        wp.copy(window[::2], line[1::2], dest_offset=1, src_offset=2, count=6)
+    expected = np.zeros((12, 8), np.float32)
+    expected[::2] = base
+    np.testing.assert_array_equal(dest_full.numpy(), expected)
+    expected_window = np.zeros(20, np.int32)
+    expected_window[::2][1:7] = np.arange(20, dtype=np.int32)[1::2][2:8]
+    np.testing.assert_array_equal(window.numpy(), expected_window)
+
+    dest_full.zero_()
+    with no_staging(), wp.ScopedCapture(device=DEVICE) as capture:
+        wp.copy(dest_full[1::2], src_full)
+    src_full.assign(base * 2.0)
+    wp.capture_launch(capture.graph)
+    expected = np.zeros((12, 8), np.float32)
+    expected[1::2] = base * 2.0
+    np.testing.assert_array_equal(dest_full.numpy(), expected)

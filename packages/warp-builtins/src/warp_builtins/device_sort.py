@@ -135,10 +135,11 @@ def scan(values: Any, out: Any, n: int, inclusive: bool = False) -> Any:
     chunks = max(1, (n + CHUNK - 1) // CHUNK)
     sums = wp.empty(chunks, dtype=values.dtype, device=device)
     total = wp.empty(1, dtype=values.dtype, device=device)
-    wp.launch(sums_kernel, dim=chunks, inputs=[values, n, CHUNK, sums], device=device)
-    wp.launch(serial_kernel, dim=1, inputs=[sums, chunks, total], device=device)
+    wp.launch(sums_kernel, dim=chunks, inputs=[values, n, CHUNK, sums], device=device, record_tape=False)
+    wp.launch(serial_kernel, dim=1, inputs=[sums, chunks, total], device=device, record_tape=False)
     flag = 1 if inclusive else 0
-    wp.launch(prefixes_kernel, dim=chunks, inputs=[values, n, CHUNK, flag, sums, out], device=device)
+    inputs = [values, n, CHUNK, flag, sums, out]
+    wp.launch(prefixes_kernel, dim=chunks, inputs=inputs, device=device, record_tape=False)
     return total
 
 
@@ -215,9 +216,10 @@ def radix_sort_pairs(keys: Any, values: Any, n: int, key_bits: int = 32) -> tupl
     for p, shift in enumerate(range(0, key_bits, RADIX_BITS)):
         dst_k, dst_v = buffers[p % len(buffers)]
         counts.zero_()
-        wp.launch(_count_digits, dim=chunks, inputs=[src_k, n, shift, chunk, chunks, counts], device=device)
+        count_args = [src_k, n, shift, chunk, chunks, counts]
+        wp.launch(_count_digits, dim=chunks, inputs=count_args, device=device, record_tape=False)
         exclusive_scan(counts, counts, _RADIX * chunks)
         scatter = [src_k, src_v, n, shift, chunk, chunks, counts, dst_k, dst_v]
-        wp.launch(_scatter_digits, dim=chunks, inputs=scatter, device=device)
+        wp.launch(_scatter_digits, dim=chunks, inputs=scatter, device=device, record_tape=False)
         src_k, src_v = dst_k, dst_v
     return src_k, src_v

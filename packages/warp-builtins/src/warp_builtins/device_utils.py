@@ -2,7 +2,9 @@
 :class:`warp.plugins.array_utils.DeviceArrayUtils`).
 
 Nothing is read back to the host, so graph capture records these and a replay recomputes them
-on the arrays' new contents. ``warp.utils`` has checked the arguments before calling them.
+on the arrays' new contents. A ``wp.Tape`` does not record their launches (``warp.utils`` has no
+adjoints, as in NVIDIA Warp: the kernels update arrays in place). ``warp.utils`` has checked the
+arguments before calling them.
 
 - ``radix_sort_pairs``: every key's bits are mapped to an unsigned number ordering as the keys do
   (signed integers: sign bit flipped; floats: all bits flipped when negative, else the sign bit
@@ -96,6 +98,22 @@ def _gather_64(src: wp.array(dtype=wp.int64), order: wp.array(dtype=wp.int32), o
 _GATHER = {wp.int32: _gather_32, wp.int64: _gather_64}
 
 
+@wp.kernel
+def _copy_32(src: wp.array(dtype=wp.int32), out: wp.array(dtype=wp.int32)):
+    i = wp.tid()
+    out[i] = src[i]
+
+
+@wp.kernel
+def _copy_64(src: wp.array(dtype=wp.int64), out: wp.array(dtype=wp.int64)):
+    i = wp.tid()
+    out[i] = src[i]
+
+
+#: plain copies (not ``wp.copy``, which a recording ``wp.Tape`` would differentiate)
+_COPY = {wp.int32: _copy_32, wp.int64: _copy_64}
+
+
 def _mask(width: int, bits: int) -> int:
     """The ``width`` low bits set, as a signed ``bits``-bit integer."""
     value = (1 << width) - 1
@@ -115,16 +133,16 @@ def _sort_order(keys: Any, count: int, begin_bit: int, end_bit: int) -> Any:
     low = wp.empty(count, dtype=wp.int32, device=device)
     if nbits == 32:
         inputs = [bits, kind, sign, begin_bit, mask, low, positions]
-        wp.launch(_radix_keys_32, dim=count, inputs=inputs, device=device)
+        wp.launch(_radix_keys_32, dim=count, inputs=inputs, device=device, record_tape=False)
         return device_sort.radix_sort_pairs(low, positions, count, key_bits=width)[1]
     high = wp.empty(count, dtype=wp.int32, device=device)
     inputs = [bits, kind, wp.int64(sign), wp.int64(begin_bit), wp.int64(mask), low, high, positions]
-    wp.launch(_radix_keys_64, dim=count, inputs=inputs, device=device)
+    wp.launch(_radix_keys_64, dim=count, inputs=inputs, device=device, record_tape=False)
     order = device_sort.radix_sort_pairs(low, positions, count, key_bits=min(width, 32))[1]
     if width <= 32:
         return order
     ordered_high = wp.empty(count, dtype=wp.int32, device=device)
-    wp.launch(_gather_32, dim=count, inputs=[high, order, ordered_high], device=device)
+    wp.launch(_gather_32, dim=count, inputs=[high, order, ordered_high], device=device, record_tape=False)
     return device_sort.radix_sort_pairs(ordered_high, order, count, key_bits=width - 32)[1]
 
 
@@ -133,8 +151,8 @@ def _permute(a: Any, order: Any, count: int) -> None:
     itype = _BITS_TYPES[a.dtype._bits_ // 8]
     bits = a.view(itype)
     ordered = wp.empty(count, dtype=itype, device=a.device)
-    wp.launch(_GATHER[itype], dim=count, inputs=[bits, order, ordered], device=a.device)
-    wp.copy(bits, ordered, count=count)
+    wp.launch(_GATHER[itype], dim=count, inputs=[bits, order, ordered], device=a.device, record_tape=False)
+    wp.launch(_COPY[itype], dim=count, inputs=[ordered, bits], device=a.device, record_tape=False)
 
 
 def radix_sort_pairs(keys: Any, values: Any, count: int, begin_bit: int, end_bit: int) -> bool:
@@ -234,11 +252,11 @@ def runlength_encode(
     heads = wp.empty(n, dtype=wp.int32, device=device)
     runs = wp.empty(n, dtype=wp.int32, device=device)
     starts = wp.empty(n, dtype=wp.int32, device=device)
-    wp.launch(_run_heads, dim=n, inputs=[src, heads], device=device)
+    wp.launch(_run_heads, dim=n, inputs=[src, heads], device=device, record_tape=False)
     total = device_sort.scan(heads, runs, n, inclusive=True)
-    wp.launch(_run_starts, dim=n, inputs=[src, heads, runs, rv, starts], device=device)
-    wp.launch(_run_ends, dim=n, inputs=[src, n, runs, starts, rl], device=device)
-    wp.launch(_store_count, dim=1, inputs=[total, cnt], device=device)
+    wp.launch(_run_starts, dim=n, inputs=[src, heads, runs, rv, starts], device=device, record_tape=False)
+    wp.launch(_run_ends, dim=n, inputs=[src, n, runs, starts, rl], device=device, record_tape=False)
+    wp.launch(_store_count, dim=1, inputs=[total, cnt], device=device, record_tape=False)
     return True
 
 
@@ -321,6 +339,6 @@ def array_inner(a: Any, b: Any | None, out: Any, count: int) -> bool:
     sums = wp.empty(chunks, dtype=a.dtype, device=a.device)
     use_b = 0 if b is None else 1
     inputs = [src, other, use_b, count, device_sort.CHUNK, sums]
-    wp.launch(chunk_kernel, dim=chunks, inputs=inputs, device=a.device)
-    wp.launch(sum_kernel, dim=1, inputs=[sums, chunks, dst], device=a.device)
+    wp.launch(chunk_kernel, dim=chunks, inputs=inputs, device=a.device, record_tape=False)
+    wp.launch(sum_kernel, dim=1, inputs=[sums, chunks, dst], device=a.device, record_tape=False)
     return True

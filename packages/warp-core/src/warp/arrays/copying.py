@@ -144,11 +144,18 @@ def _copy_strided(dest: Any, src: Any, dest_offset: int, src_offset: int, count:
         window_src = src[src_offset : src_offset + count]
     if count == 0:
         return
-    for device in {dest.device, src.device}:
-        refuse_while_capturing(device, "wp.copy() of a non-contiguous array")
+    # one device other than the CPU, one dtype: a kernel there (the indexed-array copy kernels with
+    # no index arrays), so graph capture records it; otherwise through the host
+    on_device = src.device == dest.device and not dest.device.is_cpu and src.dtype == dest.dtype
+    if not on_device:
+        for device in {dest.device, src.device}:
+            refuse_while_capturing(device, "wp.copy() of a non-contiguous array")
     get_plugin_manager().hook.warp_array_copied(
         dest=dest, src=src, dest_offset=dest_offset, src_offset=src_offset, count=count
     )
+    if on_device and copy_between_on_device(window_dest, window_src):
+        return
+    refuse_while_capturing(dest.device, "wp.copy() of a non-contiguous array")
     host = window_dest._storage()
     _copy_values(host, window_src._storage(), dest, src)
     if not dest.device.is_cpu:  # type: ignore[union-attr]  # checked by copy()
