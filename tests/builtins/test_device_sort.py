@@ -46,3 +46,22 @@ def test_float_scan_matches_cumsum(device, inclusive):
     assert float(total.numpy()[0]) == pytest.approx(
         float(expected[-1] + (0 if inclusive else data[-1])), rel=1e-5
     )
+
+
+@pytest.mark.parametrize("inclusive", [True, False])
+def test_scans_of_many_chunks_scan_their_chunk_sums_the_same_way(device, inclusive):
+    """More than CHUNK**2 elements: the chunk sums are scanned by a scan of chunks in turn (two
+    levels before the serial one), with totals and prefixes exact for integers."""
+    n = device_sort.CHUNK**2 * 3 + 17
+    data = np.random.default_rng(4).integers(-5, 9, n).astype(np.int32)
+    source = wp.array(data, device=device)
+    out = wp.empty(n, dtype=wp.int32, device=device)
+    total = device_sort.scan(source, out, n, inclusive=inclusive)
+    expected = np.cumsum(data.astype(np.int64))
+    if not inclusive:
+        expected = expected - data
+    np.testing.assert_array_equal(out.numpy(), expected)
+    assert int(total.numpy()[0]) == int(data.astype(np.int64).sum())
+    in_place = wp.array(data, device=device)
+    device_sort.scan(in_place, in_place, n, inclusive=inclusive)
+    np.testing.assert_array_equal(in_place.numpy(), expected)

@@ -4,8 +4,9 @@ Used by ``wp.utils`` on CUDA devices (:mod:`warp_builtins.device_utils`) and by 
 builder (:mod:`warp_geometry.bvh_device_build`): nothing goes through the host, so graph capture
 records them. Both work on contiguous chunks of the input, one thread per chunk:
 
-- scan (int32 or float32, exclusive or inclusive): every chunk's sum, a serial exclusive scan of
-  the chunk sums (one thread), then every chunk writes its prefixes;
+- scan (int32 or float32, exclusive or inclusive): every chunk's sum, an exclusive scan of the
+  chunk sums (the same scan in place when there are more than ``CHUNK`` chunks, else serial in
+  one thread), then every chunk writes its prefixes;
 - radix sort, ``RADIX_BITS`` bits per pass from the lowest: every chunk counts its digits
   (``counts[digit * chunks + chunk]``), an exclusive scan of those counts gives every (digit,
   chunk) its first output slot, and every chunk scatters its pairs in order. Chunks in input
@@ -134,9 +135,12 @@ def scan(values: Any, out: Any, n: int, inclusive: bool = False) -> Any:
     device = values.device
     chunks = max(1, (n + CHUNK - 1) // CHUNK)
     sums = wp.empty(chunks, dtype=values.dtype, device=device)
-    total = wp.empty(1, dtype=values.dtype, device=device)
     wp.launch(sums_kernel, dim=chunks, inputs=[values, n, CHUNK, sums], device=device, record_tape=False)
-    wp.launch(serial_kernel, dim=1, inputs=[sums, chunks, total], device=device, record_tape=False)
+    if chunks > CHUNK:  # the chunk sums scanned the same way (in place): no long serial loop
+        total = scan(sums, sums, chunks, inclusive=False)
+    else:
+        total = wp.empty(1, dtype=values.dtype, device=device)
+        wp.launch(serial_kernel, dim=1, inputs=[sums, chunks, total], device=device, record_tape=False)
     flag = 1 if inclusive else 0
     inputs = [values, n, CHUNK, flag, sums, out]
     wp.launch(prefixes_kernel, dim=chunks, inputs=inputs, device=device, record_tape=False)
