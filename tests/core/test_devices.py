@@ -39,6 +39,22 @@ def test_cpu_device_attributes():
     assert get_device("cpu") is cpu
 
 
+def test_cpu_free_memory_is_the_hosts_available_memory():
+    """As in NVIDIA Warp (whose tests skip memory-hungry cases by it), the CPU's ``free_memory``
+    is the host memory available to new allocations: positive, at most the physical memory,
+    and on Linux the kernel's ``MemAvailable`` (read here at about the same moment)."""
+    cpu = get_device("cpu")
+    free = cpu.free_memory
+    assert 0 < free <= cpu.total_memory
+    try:
+        with open("/proc/meminfo") as f:
+            fields = dict(line.split(":", 1) for line in f)
+    except OSError:
+        return
+    available = int(fields["MemAvailable"].split()[0]) * 1024
+    assert abs(free - available) < 0.05 * cpu.total_memory
+
+
 def test_device_equality_and_hash():
     cpu = get_device("cpu")
     assert cpu == "cpu"

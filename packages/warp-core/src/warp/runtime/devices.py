@@ -12,6 +12,7 @@ As in NVIDIA Warp, the default device is ``"cuda:0"`` when a CUDA device is pres
 
 from __future__ import annotations
 
+import os
 import platform
 import threading
 from typing import Any, Union
@@ -30,6 +31,22 @@ from warp.targets.cuda.streams import current_stream, null_stream, set_current_s
 from warp.targets import get_target
 from warp.targets.registry import set_device_resolver
 
+
+
+def _host_available_memory() -> int:
+    """Bytes of host memory available without swapping (``MemAvailable`` of ``/proc/meminfo``,
+    else the free physical pages), 0 if unknown."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_AVPHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return 0
 
 class Device:
     """A compute device: ``"cpu"`` or ``"cuda:N"``.
@@ -85,17 +102,16 @@ class Device:
         if self.is_cuda:
             return self._info().total_memory
         try:
-            import os
-
             return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
         except (ValueError, OSError, AttributeError):
             return 0
 
     @property
     def free_memory(self) -> int:
-        """Free device memory in bytes (CUDA devices; 0 for the CPU)."""
+        """Free device memory in bytes (for the CPU: the memory available to new allocations
+        without swapping, as NVIDIA Warp reports it; 0 if unknown)."""
         if not self.is_cuda:
-            return 0
+            return _host_available_memory()
         return memory_info(self)[0]
 
     @property
