@@ -11,6 +11,11 @@ backed by a small NumPy array; the class itself is the type the compiler sees. C
 - ``_wp_scalar_type_``: the component scalar type
 - ``_size_in_bytes_``: storage size (components packed, no padding)
 
+This module holds the classes, their construction, conversions, indexing and products; the
+component-wise operators are :mod:`warp.types.composite_arithmetic`'s, the launch and cache hooks
+(``_wp_pack_``, ``_wp_hash_``, ...) :mod:`warp.types.composite_hooks`'s, both mixins over the storage
+of :mod:`warp.types.composite_data`.
+
 What these types do in kernels (LLVM form, constructors, indexing, swizzles, printing) is the
 compiler's business: :mod:`warp.compiler.frontend.type_handlers` and
 :mod:`warp.compiler.lowering.types` key it on ``_wp_kind_``. This module imports no compiler code.
@@ -19,14 +24,13 @@ compiler's business: :mod:`warp.compiler.frontend.type_handlers` and
 from __future__ import annotations
 
 import math
-import warnings
 from typing import Any
 
 import numpy as np
 
-from warp.errors import LaunchTypeError
 from warp.types import bfloat16_bits
 from warp.types import scalars as _s
+from warp.types.composite_arithmetic import CompositeArithmetic
 from warp.types.composite_classes import (
     component_type,
     composite_class,
@@ -35,13 +39,14 @@ from warp.types.composite_classes import (
     transform_name,
     vector_name,
 )
-from warp.types.composite_components import as_components, divide, format_components, is_number, value_dtype
-from warp.types.packing import scalar_code
+from warp.types.composite_components import as_components, format_components, is_number
+from warp.types.composite_data import _flatten, _flatten_args, _unwrap
+from warp.types.composite_hooks import CompositeLaunchHooks
 from warp.types.transform_args import compose, transform_components
-from warp.types.scalars import float32, is_scalar_type, type_repr
+from warp.types.scalars import float32, type_repr
 
 
-class CompositeBase:
+class CompositeBase(CompositeArithmetic, CompositeLaunchHooks):
     """Base of vector/matrix/quaternion/transform values in Python scope."""
 
     _wp_kind_ = ""
@@ -53,8 +58,7 @@ class CompositeBase:
     _size_in_bytes_ = 0
     _wp_type_ = True
     _wp_generic_ = False
-    # "__dict__": values take attributes of their own (``v.tag = 1``), as NVIDIA Warp's do
-    __slots__ = ("_data", "__dict__")
+    __slots__ = ()  # the storage (``_data``, and a ``__dict__``) is CompositeData's
 
     def __init__(self, *args: Any) -> None:
         scalar = self._wp_scalar_type_
@@ -185,28 +189,7 @@ class CompositeBase:
             raise KeyError(f"Invalid key {key}, expected int or pair of ints")
         raise KeyError(f"Invalid key {key}, expected int or slice")
 
-    # -- arithmetic -------------------------------------------------------------------
-    def _like(self, data: np.ndarray) -> CompositeBase:
-        out = type(self).__new__(type(self))
-        scalar = self._wp_scalar_type_
-        data = np.asarray(data, dtype=value_dtype(scalar))
-        if scalar is _s.bfloat16:
-            data = bfloat16_bits.round_values(data)
-        out._data = data.reshape(self._shape_)
-        return out
-
-    def __add__(self, other: Any) -> CompositeBase:
-        return self._like(self._data + _operand(other, self))
-
-    def __sub__(self, other: Any) -> CompositeBase:
-        return self._like(self._data - _operand(other, self))
-
-    def __neg__(self) -> CompositeBase:
-        return self._like(-self._data)
-
-    def __pos__(self) -> CompositeBase:
-        return self._like(self._data.copy())
-
+    # -- products (component-wise operators: warp.types.composite_arithmetic) ---------------
     def __mul__(self, other: Any) -> Any:
         if isinstance(other, CompositeBase):
             return _composite_product(self, other)
@@ -219,37 +202,6 @@ class CompositeBase:
 
     def __matmul__(self, other: Any) -> Any:
         return _composite_product(self, other)
-
-    def __truediv__(self, other: Any) -> CompositeBase:
-        return self._like(divide(self._data, _operand(other, self)))
-
-    def __rtruediv__(self, other: Any) -> CompositeBase:
-        return self._like(divide(_operand(other, self), self._data))
-
-    def __mod__(self, other: Any) -> CompositeBase:
-        """Component-wise remainder with the dividend's sign (C's ``%`` and ``fmod``, as in kernels)."""
-        b = _operand(other, self)
-        if self._data.dtype.kind in "iu":
-            with np.errstate(divide="ignore", invalid="ignore"):
-                return self._like(np.where(b == 0, 0, np.fmod(self._data, np.where(b == 0, 1, b))))
-        return self._like(np.fmod(self._data, b))
-
-    def __rsub__(self, other: Any) -> CompositeBase:
-        return self._like(_operand(other, self) - self._data)
-
-    def __radd__(self, other: Any) -> CompositeBase:
-        return self._like(_operand(other, self) + self._data)
-
-    def __eq__(self, other: object) -> bool:
-        try:
-            return bool(np.array_equal(self._data, np.asarray(_unwrap(other)).reshape(self._shape_)))
-        except (ValueError, TypeError):
-            return False
-
-    def __ne__(self, other: object) -> bool:
-        return not self.__eq__(other)
-
-    __hash__ = None  # type: ignore[assignment]  # mutable, so unhashable (the usual idiom)
 
     def __str__(self) -> str:
         return format_components(self._data)
@@ -265,56 +217,6 @@ class CompositeBase:
         else:
             items = [f"{scalar.__name__}({x!r})" for x in self._data.tolist()]
         return f"{type(self).__name__}([{', '.join(items)}])"
-
-    # -- launch and cache hooks (kernel-language behaviour: warp.compiler.frontend.type_handlers) --
-    @classmethod
-    def _wp_abi_format_(cls) -> str:
-        return f"{math.prod(cls._shape_)}{scalar_code(cls._wp_scalar_type_)}"
-
-    @classmethod
-    def _wp_pack_(cls, value: Any) -> list[Any]:
-        data = value._data if isinstance(value, CompositeBase) else np.asarray(_flatten(value))
-        if cls._wp_scalar_type_ is _s.bfloat16:  # passed as 16-bit patterns
-            return bfloat16_bits.to_bits(data).reshape(-1).tolist()
-        return data.reshape(-1).tolist()
-
-    @classmethod
-    def _wp_check_arg_(cls, where: str, value: Any) -> Any:
-        if isinstance(value, (bool, np.bool_, np.number)) or (
-            isinstance(value, _s.ScalarBase) and type(value)._kind_ == "bool"
-        ):
-            warnings.warn(
-                f"passing a single value of type `{type(value).__name__}` for the `{type_repr(cls)}` "
-                f"{where.replace('argument', 'kernel parameter')} fills every component; this is deprecated: "
-                f"pass a {type_repr(cls)}",
-                DeprecationWarning,
-                stacklevel=5,
-            )
-            return cls(float(getattr(value, "value", value)))
-        if isinstance(value, (int, float, _s.ScalarBase)):
-            raise LaunchTypeError(
-                f"{where} expects {type_repr(cls)} but got a single value ({value!r}); pass a "
-                f"{type_repr(cls)} or a sequence of its components"
-            )
-        try:
-            converted = value if type(value) is cls else cls(value)
-        except (ValueError, TypeError) as exc:
-            raise TypeError(
-                f"{where}: expected {type_repr(cls)}, got {type(value).__name__} ({exc})"
-            ) from None
-        return converted
-
-    @classmethod
-    def _wp_hash_(cls) -> str:
-        return f"{cls._wp_kind_}{cls._shape_}{cls._wp_scalar_type_.__name__}"
-
-    @classmethod
-    def _wp_constant_(cls, builder: Any, obj: Any) -> Any:
-        return builder.const(tuple(obj._data.reshape(-1).tolist()), cls)
-
-    @classmethod
-    def _wp_constant_hash_(cls, obj: Any) -> str:
-        return f"{cls._wp_hash_()}:{obj._data.reshape(-1).tolist()}"
 
 
 def _vector_component(i: int, name: str) -> property:
@@ -426,35 +328,6 @@ class TransformBase(VectorBase):
         self._data[3:] = as_components(_flatten(value), self._data.dtype)
 
 
-def _unwrap(v: Any) -> Any:
-    if isinstance(v, CompositeBase):
-        return v._data
-    return getattr(v, "value", v) if is_scalar_type(type(v)) else v
-
-
-def _flatten(v: Any) -> Any:
-    if isinstance(v, CompositeBase):
-        return v._data.reshape(-1)
-    return np.asarray([_unwrap(x) for x in v] if isinstance(v, (list, tuple)) else v).reshape(-1)
-
-
-def _flatten_args(args: tuple) -> list[Any]:
-    out: list[Any] = []
-    for a in args:
-        if isinstance(a, CompositeBase) or isinstance(a, (list, tuple, np.ndarray)):
-            out.extend(np.asarray(_flatten(a)).tolist())
-        else:
-            out.append(a)
-    return out
-
-
-def _operand(other: Any, like: CompositeBase) -> np.ndarray:
-    if isinstance(other, CompositeBase):
-        return other._data
-    data = np.asarray(_unwrap(other))
-    return data.reshape(like._shape_) if data.size == like._data.size else data
-
-
 def _composite_product(a: Any, b: Any) -> Any:
     """Matrix-vector / matrix-matrix products (and quaternion products, transform composition)
     in Python scope. As in kernels, both operands must have the same scalar type."""
@@ -472,12 +345,16 @@ def _composite_product(a: Any, b: Any) -> Any:
     if isinstance(a, QuaternionBase) and isinstance(b, QuaternionBase):
         x1, y1, z1, w1 = a._data
         x2, y2, z2, w2 = b._data
-        return a._like(np.array([
-            w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2,
-            w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2,
-            w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2,
-            w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2,
-        ]))
+        return a._like(
+            np.array(
+                [
+                    w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2,
+                    w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2,
+                    w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2,
+                    w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2,
+                ]
+            )
+        )
     result = np.asarray(_unwrap(a)) @ np.asarray(_unwrap(b))
     scalar = (a if isinstance(a, CompositeBase) else b)._wp_scalar_type_
     if result.ndim == 1:
