@@ -165,9 +165,12 @@ def _count_digits(
     c = wp.tid()
     first = c * chunk
     last = wp.min(first + chunk, n)
+    local = wp.zeros(shape=16, dtype=wp.int32)  # the chunk's digit counts, thread-local
     for j in range(first, last):
         d = (keys[j] >> shift) & 15
-        counts[d * chunks + c] += 1
+        local[d] += 1
+    for d in range(16):
+        counts[d * chunks + c] = local[d]
 
 
 @wp.kernel
@@ -185,11 +188,14 @@ def _scatter_digits(
     c = wp.tid()
     first = c * chunk
     last = wp.min(first + chunk, n)
+    next_slot = wp.zeros(shape=16, dtype=wp.int32)  # the chunk's next output slot per digit
+    for d in range(16):
+        next_slot[d] = slots[d * chunks + c]
     for j in range(first, last):
         k = keys[j]
-        at = ((k >> shift) & 15) * chunks + c
-        slot = slots[at]
-        slots[at] = slot + 1
+        d = (k >> shift) & 15
+        slot = next_slot[d]
+        next_slot[d] = slot + 1
         keys_out[slot] = k
         values_out[slot] = values[j]
 
@@ -219,7 +225,6 @@ def radix_sort_pairs(keys: Any, values: Any, n: int, key_bits: int = 32) -> tupl
     src_k, src_v = keys, values
     for p, shift in enumerate(range(0, key_bits, RADIX_BITS)):
         dst_k, dst_v = buffers[p % len(buffers)]
-        counts.zero_()
         count_args = [src_k, n, shift, chunk, chunks, counts]
         wp.launch(_count_digits, dim=chunks, inputs=count_args, device=device, record_tape=False)
         exclusive_scan(counts, counts, _RADIX * chunks)
