@@ -176,6 +176,18 @@ def test_array_sum_and_inner_match_numpy(cuda, dtype):
     assert out.numpy()[0] == pytest.approx(float(a_np[:100].astype(np.float64) @ b_np[:100]), rel=1e-5)
 
 
+@pytest.mark.parametrize("dtype", [wp.float32, wp.float64])
+def test_sums_of_more_than_chunk_squared_elements_reduce_in_levels(cuda, dtype):
+    """More than CHUNK**2 elements: the chunk sums are summed by chunks in turn (two levels of
+    kernels before the single thread); inner products too."""
+    n = 256 * 256 * 2 + 333
+    rng = np.random.default_rng(14)
+    a_np, b_np = rng.random(n).astype(dtype._np_dtype_), rng.random(n).astype(dtype._np_dtype_)
+    a, b = wp.array(a_np, device=cuda), wp.array(b_np, device=cuda)
+    assert wu.array_sum(a) == pytest.approx(float(a_np.astype(np.float64).sum()), rel=1e-5)
+    assert wu.array_inner(a, b) == pytest.approx(float(a_np.astype(np.float64) @ b_np), rel=1e-5)
+
+
 def test_utils_are_recorded_by_graph_capture_and_replay_on_new_inputs(cuda):
     rng = np.random.default_rng(13)
     n = 1000

@@ -15,7 +15,8 @@ arguments before calling them.
 - ``array_scan``: :func:`warp_builtins.device_sort.scan` (int32 and float32 elements).
 - ``runlength_encode``: run heads flagged, an inclusive scan numbers the runs, heads store the
   run values and starts, run tails the lengths.
-- ``array_inner``: chunk sums of the (products of) elements, then their sum in one thread.
+- ``array_inner``: chunk sums of the (products of) elements, chunk sums of those while there are
+  more than ``CHUNK``, then their sum in one thread.
 """
 
 from __future__ import annotations
@@ -335,10 +336,17 @@ def array_inner(a: Any, b: Any | None, out: Any, count: int) -> bool:
     if src is None or other is None or dst is None:
         return False
     chunk_kernel, sum_kernel = _INNER_KERNELS[a.dtype]
-    chunks = max(1, (count + device_sort.CHUNK - 1) // device_sort.CHUNK)
-    sums = wp.empty(chunks, dtype=a.dtype, device=a.device)
     use_b = 0 if b is None else 1
-    inputs = [src, other, use_b, count, device_sort.CHUNK, sums]
-    wp.launch(chunk_kernel, dim=chunks, inputs=inputs, device=a.device, record_tape=False)
+    # chunk sums, then sums of chunks of those, until one thread adds at most CHUNK of them
+    # (a fixed order of additions: the result does not vary between runs)
+    while True:
+        chunks = max(1, (count + device_sort.CHUNK - 1) // device_sort.CHUNK)
+        sums = wp.empty(chunks, dtype=a.dtype, device=a.device)
+        inputs = [src, other, use_b, count, device_sort.CHUNK, sums]
+        wp.launch(chunk_kernel, dim=chunks, inputs=inputs, device=a.device, record_tape=False)
+        if chunks <= device_sort.CHUNK:
+            break
+        src = other = sums
+        use_b, count = 0, chunks
     wp.launch(sum_kernel, dim=1, inputs=[sums, chunks, dst], device=a.device, record_tape=False)
     return True
