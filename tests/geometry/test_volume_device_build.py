@@ -73,8 +73,12 @@ def _queries(pts):
 
 def _run(kernel, volume, query, dtype, device):
     out = wp.zeros(len(query), dtype=dtype, device=device)
-    wp.launch(kernel, dim=len(query), inputs=[volume.id, wp.array(query, dtype=wp.vec3i, device=device), out],
-              device=device)
+    wp.launch(
+        kernel,
+        dim=len(query),
+        inputs=[volume.id, wp.array(query, dtype=wp.vec3i, device=device), out],
+        device=device,
+    )
     return out.numpy()
 
 
@@ -95,17 +99,35 @@ def _voxels(device, pts, caps=(4096, 1024, 512, 64), mask=None, status=None, wor
         size, translation = world
         points = arr(np.asarray(pts, np.float32) * size + np.asarray(translation, np.float32), wp.vec3)
         kwargs = dict(voxel_size=size, translation=translation)
-    return V.allocate_by_voxels(points, device=device, rebuildable=True, max_active_voxels=caps[0],
-                                max_leaf_nodes=caps[1], max_lower_nodes=caps[2], max_upper_nodes=caps[3],
-                                point_mask=arr(mask, wp.int32), status=status, **kwargs)
+    return V.allocate_by_voxels(
+        points,
+        device=device,
+        rebuildable=True,
+        max_active_voxels=caps[0],
+        max_leaf_nodes=caps[1],
+        max_lower_nodes=caps[2],
+        max_upper_nodes=caps[3],
+        point_mask=arr(mask, wp.int32),
+        status=status,
+        **kwargs,
+    )
 
 
 def _tiles(device, pts, bg, caps=(1024, 512, 64), mask=None, status=None):
     points = wp.array(pts, dtype=wp.vec3i, device=device)
     m = None if mask is None else wp.array(mask, dtype=wp.int32, device=device)
-    return V.allocate_by_tiles(points, voxel_size=1.0, bg_value=bg, device=device, rebuildable=True,
-                               max_tiles=caps[0], max_lower_nodes=caps[1], max_upper_nodes=caps[2],
-                               point_mask=m, status=status)
+    return V.allocate_by_tiles(
+        points,
+        voxel_size=1.0,
+        bg_value=bg,
+        device=device,
+        rebuildable=True,
+        max_tiles=caps[0],
+        max_lower_nodes=caps[1],
+        max_upper_nodes=caps[2],
+        point_mask=m,
+        status=status,
+    )
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -122,8 +144,9 @@ def test_voxels_built_on_the_device_equal_the_host_build(fake_cuda, seed):
     assert dev.get_rebuild_info() == host.get_rebuild_info()
     assert _kernel_voxel_count(dev, DEV) == _kernel_voxel_count(host, "cpu") == stats.voxel_count
     query = _queries(pts)
-    np.testing.assert_array_equal(_run(_lookup_index, dev, query, wp.int32, DEV),
-                                  _run(_lookup_index, host, query, wp.int32, "cpu"))
+    np.testing.assert_array_equal(
+        _run(_lookup_index, dev, query, wp.int32, DEV), _run(_lookup_index, host, query, wp.int32, "cpu")
+    )
     # a rebuild in place (fewer points) agrees too, id kept
     vid = dev.id
     fewer = pts[: len(pts) // 3]
@@ -131,8 +154,9 @@ def test_voxels_built_on_the_device_equal_the_host_build(fake_cuda, seed):
         v.rebuild(wp.array(fewer, dtype=wp.vec3i, device=d))
     assert dev.id == vid and dev.get_active_stats() == host.get_active_stats()
     np.testing.assert_array_equal(dev.get_voxels().numpy(), host.get_voxels().numpy())
-    np.testing.assert_array_equal(_run(_lookup_index, dev, query, wp.int32, DEV),
-                                  _run(_lookup_index, host, query, wp.int32, "cpu"))
+    np.testing.assert_array_equal(
+        _run(_lookup_index, dev, query, wp.int32, DEV), _run(_lookup_index, host, query, wp.int32, "cpu")
+    )
     assert dev.get_tile_count() == host.get_tile_count()
 
 
@@ -148,7 +172,9 @@ def test_world_points_map_to_the_same_voxels(fake_cuda):
     np.testing.assert_array_equal(got[np.lexsort(got.T[::-1])], expected[np.lexsort(expected.T[::-1])])
 
 
-@pytest.mark.parametrize("bg", [2.5, None, (1.0, 2.0, 3.0), wp.float64(-1.5)], ids=["float", "index", "vec3", "f64"])
+@pytest.mark.parametrize(
+    "bg", [2.5, None, (1.0, 2.0, 3.0), wp.float64(-1.5)], ids=["float", "index", "vec3", "f64"]
+)
 def test_tiles_built_on_the_device_equal_the_host_build(fake_cuda, bg):
     rng = np.random.default_rng(3)
     pts = _points(rng, 40)
@@ -161,30 +187,40 @@ def test_tiles_built_on_the_device_equal_the_host_build(fake_cuda, bg):
     assert dev.dtype == host.dtype and dev.is_index == host.is_index
     query = _queries(pts)
     if bg is None:
-        np.testing.assert_array_equal(_run(_lookup_index, dev, query, wp.int32, DEV),
-                                      _run(_lookup_index, host, query, wp.int32, "cpu"))
+        np.testing.assert_array_equal(
+            _run(_lookup_index, dev, query, wp.int32, DEV), _run(_lookup_index, host, query, wp.int32, "cpu")
+        )
     elif isinstance(bg, float):
         for v, d in ((host, "cpu"), (dev, DEV)):  # stores, then a rebuild resets to the background
-            wp.launch(_store_f, dim=len(pts), inputs=[v.id, wp.array(pts, dtype=wp.vec3i, device=d)], device=d)
+            wp.launch(
+                _store_f, dim=len(pts), inputs=[v.id, wp.array(pts, dtype=wp.vec3i, device=d)], device=d
+            )
         for kernel in (_lookup_f, _sample_f):
-            np.testing.assert_array_equal(_run(kernel, dev, query, wp.float32, DEV),
-                                          _run(kernel, host, query, wp.float32, "cpu"))
+            np.testing.assert_array_equal(
+                _run(kernel, dev, query, wp.float32, DEV), _run(kernel, host, query, wp.float32, "cpu")
+            )
         np.testing.assert_array_equal(dev._sync().leaf_value, host._sync().leaf_value)
         for v, d in ((host, "cpu"), (dev, DEV)):
             v.rebuild(wp.array(pts[:10], dtype=wp.vec3i, device=d))
-        np.testing.assert_array_equal(_run(_lookup_f, dev, query, wp.float32, DEV),
-                                      _run(_lookup_f, host, query, wp.float32, "cpu"))
+        np.testing.assert_array_equal(
+            _run(_lookup_f, dev, query, wp.float32, DEV), _run(_lookup_f, host, query, wp.float32, "cpu")
+        )
     elif isinstance(bg, tuple):
-        np.testing.assert_array_equal(_run(_lookup_v, dev, query, wp.vec3, DEV),
-                                      _run(_lookup_v, host, query, wp.vec3, "cpu"))
+        np.testing.assert_array_equal(
+            _run(_lookup_v, dev, query, wp.vec3, DEV), _run(_lookup_v, host, query, wp.vec3, "cpu")
+        )
     else:
         np.testing.assert_array_equal(dev._sync().leaf_value, host._sync().leaf_value)
 
 
 @pytest.mark.parametrize("mode", ["voxels", "tiles"])
 def test_capacity_overflow_sets_the_host_flags(fake_cuda, mode):
-    cases = [np.array([[1, 2, 3], [4, 5, 6]]), np.array([[0, 0, 0], [5000, 0, 0]]),
-             np.array([[0, 0, 0], [200, 0, 0]]), np.array([[7, 7, 7]])]
+    cases = [
+        np.array([[1, 2, 3], [4, 5, 6]]),
+        np.array([[0, 0, 0], [5000, 0, 0]]),
+        np.array([[0, 0, 0], [200, 0, 0]]),
+        np.array([[7, 7, 7]]),
+    ]
     for pts in cases:
         flags = []
         for d in ("cpu", DEV):
@@ -226,13 +262,36 @@ def test_allocate_capture(fake_cuda):
     volumes = {}
     wp.load_module(device=DEV)
     with wp.ScopedCapture(device=DEV, force_module_load=False) as capture:
-        volumes["voxels"] = V.allocate_by_voxels(voxel_points, voxel_size=1.0, device=DEV, rebuildable=True,
-                                                 max_active_voxels=4, max_leaf_nodes=4, max_lower_nodes=4,
-                                                 max_upper_nodes=4)
-        volumes["index"] = V.allocate_by_tiles(tile_points, voxel_size=1.0, bg_value=None, device=DEV,
-                                               rebuildable=True, max_tiles=4, max_lower_nodes=4, max_upper_nodes=4)
-        volumes["value"] = V.allocate_by_tiles(tile_points, voxel_size=1.0, bg_value=2.0, device=DEV,
-                                               rebuildable=True, max_tiles=4, max_lower_nodes=4, max_upper_nodes=4)
+        volumes["voxels"] = V.allocate_by_voxels(
+            voxel_points,
+            voxel_size=1.0,
+            device=DEV,
+            rebuildable=True,
+            max_active_voxels=4,
+            max_leaf_nodes=4,
+            max_lower_nodes=4,
+            max_upper_nodes=4,
+        )
+        volumes["index"] = V.allocate_by_tiles(
+            tile_points,
+            voxel_size=1.0,
+            bg_value=None,
+            device=DEV,
+            rebuildable=True,
+            max_tiles=4,
+            max_lower_nodes=4,
+            max_upper_nodes=4,
+        )
+        volumes["value"] = V.allocate_by_tiles(
+            tile_points,
+            voxel_size=1.0,
+            bg_value=2.0,
+            device=DEV,
+            rebuildable=True,
+            max_tiles=4,
+            max_lower_nodes=4,
+            max_upper_nodes=4,
+        )
         for at, name in enumerate(("voxels", "index", "value")):
             wp.launch(_voxel_count, dim=1, inputs=[volumes[name].id, counts, at], device=DEV)
     # nothing ran yet (the stand-in defers nothing: the capture only recorded)
@@ -244,7 +303,9 @@ def test_allocate_capture(fake_cuda):
         assert volumes["voxels"].get_active_stats() == V.ActiveStats(2, 2, 1, 1)
         assert volumes["index"].get_active_stats().leaf_node_count == 2
         assert volumes["value"].get_active_stats().leaf_node_count == 2
-    np.testing.assert_array_equal(_sorted_rows(volumes["voxels"].get_voxels().numpy()), [[1, 2, 3], [100, 5, 6]])
+    np.testing.assert_array_equal(
+        _sorted_rows(volumes["voxels"].get_voxels().numpy()), [[1, 2, 3], [100, 5, 6]]
+    )
 
 
 def _rebuild_captured(volume, points, **kwargs):
@@ -312,7 +373,9 @@ def test_rebuild_voxels_point_mask_capture(fake_cuda):
     mask.assign(np.array([0, 0, 1, 1, 1], np.int32))
     wp.capture_launch(capture.graph)
     assert int(count.numpy()[0]) == 3
-    np.testing.assert_array_equal(_sorted_rows(volume.get_voxels().numpy()), [[4, 5, 6], [7, 8, 9], [11, 12, 13]])
+    np.testing.assert_array_equal(
+        _sorted_rows(volume.get_voxels().numpy()), [[4, 5, 6], [7, 8, 9], [11, 12, 13]]
+    )
 
 
 def test_rebuild_capacity_status_capture(fake_cuda):

@@ -22,7 +22,12 @@ from warp_geometry.volume_features import FeatureArrayInfo, feature_info, featur
 from warp_geometry import volume_rebuild as rebuilds
 from warp_geometry.volume_device_build import DeviceTopology, supported as device_supported
 from warp_geometry.volume_values import (
-    dtype_of_value, index_map, leaf_values, value_fields, value_type, voxel_sizes,
+    dtype_of_value,
+    index_map,
+    leaf_values,
+    value_fields,
+    value_type,
+    voxel_sizes,
 )
 from warp_geometry.volume_rebuild import index_coords, RebuildInfo, RebuildSpec
 
@@ -106,10 +111,19 @@ class GridInfo(NamedTuple):
     transform_matrix: Any
 
 
-_TYPE_STR = {nanovdb.FLOAT: "float", nanovdb.INT32: "int32", nanovdb.VEC3F: "Vec3f", nanovdb.INDEX: "Index",
-             nanovdb.ON_INDEX: "OnIndex", nanovdb.DOUBLE: "double", nanovdb.VEC3D: "Vec3d",
-             nanovdb.VEC4F: "Vec4f", nanovdb.VEC4D: "Vec4d", nanovdb.INT64: "int64",
-             nanovdb.UINT32: "uint32"}
+_TYPE_STR = {
+    nanovdb.FLOAT: "float",
+    nanovdb.INT32: "int32",
+    nanovdb.VEC3F: "Vec3f",
+    nanovdb.INDEX: "Index",
+    nanovdb.ON_INDEX: "OnIndex",
+    nanovdb.DOUBLE: "double",
+    nanovdb.VEC3D: "Vec3d",
+    nanovdb.VEC4F: "Vec4f",
+    nanovdb.VEC4D: "Vec4d",
+    nanovdb.INT64: "int64",
+    nanovdb.UINT32: "uint32",
+}
 
 
 class Volume(Releasable):
@@ -155,6 +169,8 @@ class Volume(Releasable):
         self._grid_index, self._grid_count = 0, 1
         #: how :meth:`rebuild` makes a new topology (None: the volume is not rebuildable)
         self._rebuild: RebuildSpec | None = None
+        #: the fixed-capacity tree a rebuildable volume on a CUDA device builds with kernels
+        self._device_topology: DeviceTopology | None = None
         self._set_grid(grid)
 
     # -- construction ---------------------------------------------------------------------
@@ -257,8 +273,13 @@ class Volume(Releasable):
         mat = index_map(voxel_size, transform, owner)
         if not rebuildable:
             rebuilds.refuse_capture(device, owner)
-            rebuilds.check_not_rebuild_args(owner, max_tiles=max_tiles, max_lower_nodes=max_lower_nodes,
-                                            max_upper_nodes=max_upper_nodes, status=status)
+            rebuilds.check_not_rebuild_args(
+                owner,
+                max_tiles=max_tiles,
+                max_lower_nodes=max_lower_nodes,
+                max_upper_nodes=max_upper_nodes,
+                status=status,
+            )
             ijk = index_coords(tile_points, mat, translation, point_mask, owner)
             return cls._from_leaves(rebuilds.tile_origins(ijk), mat, bg_value, translation, device)
         info = rebuilds.capacities("tiles", owner, None, max_tiles, max_lower_nodes, max_upper_nodes)
@@ -297,12 +318,17 @@ class Volume(Releasable):
             rebuilds.refuse_capture(device, owner)
             ijk = index_coords(voxel_points, mat, translation, point_mask, owner)
             rebuilds.check_not_rebuild_args(
-                owner, max_active_voxels=max_active_voxels, max_leaf_nodes=max_leaf_nodes,
-                max_lower_nodes=max_lower_nodes, max_upper_nodes=max_upper_nodes, status=status,
+                owner,
+                max_active_voxels=max_active_voxels,
+                max_leaf_nodes=max_leaf_nodes,
+                max_lower_nodes=max_lower_nodes,
+                max_upper_nodes=max_upper_nodes,
+                status=status,
             )
             return cls._with_transform(rebuilds.voxels_grid(ijk), mat, translation, device)
-        info = rebuilds.capacities("voxels", owner, max_active_voxels, max_leaf_nodes, max_lower_nodes,
-                                   max_upper_nodes)
+        info = rebuilds.capacities(
+            "voxels", owner, max_active_voxels, max_leaf_nodes, max_lower_nodes, max_upper_nodes
+        )
         spec = RebuildSpec(info, mat, np.asarray(translation, np.float64).reshape(3).copy(), None)
         return cls._rebuildable(spec, voxel_points, point_mask, status, owner, device)
 
@@ -350,8 +376,9 @@ class Volume(Releasable):
         return cls._with_transform(rebuilds.tiles_grid(origins, typed), mat, translation, device)
 
     @classmethod
-    def _rebuildable(cls, spec: RebuildSpec, points: Any, point_mask: Any, status: Any, owner: str,
-                     device: Any) -> Volume:
+    def _rebuildable(
+        cls, spec: RebuildSpec, points: Any, point_mask: Any, status: Any, owner: str, device: Any
+    ) -> Volume:
         """A rebuildable volume (``spec``) whose first topology is that of ``points``: built by
         kernels on a CUDA device (:mod:`warp_geometry.volume_device_build`), else on the host."""
         if spec.info.mode == "tiles":

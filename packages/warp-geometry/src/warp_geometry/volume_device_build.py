@@ -29,7 +29,7 @@ import numpy as np
 import warp as wp
 from warp_builtins import device_sort
 from warp_geometry import nanovdb
-from warp_geometry.volume_rebuild import REBUILD_SUCCESS, RebuildSpec
+from warp_geometry.volume_rebuild import RebuildSpec
 from warp_geometry.volume_topology import grid_from_leaves
 from warp_geometry.volume_values import FIELDS, LONG, WIDE, value_fields
 
@@ -50,24 +50,35 @@ def _masked(mask: wp.array(dtype=wp.int32), has_mask: int, i: int) -> int:
 
 
 @wp.kernel
-def _ijk_from_vec3i(points: wp.array(dtype=wp.vec3i), mask: wp.array(dtype=wp.int32), has_mask: int,
-                    ijk: wp.array(dtype=wp.vec3i), valid: wp.array(dtype=wp.int32)):
+def _ijk_from_vec3i(
+    points: wp.array(dtype=wp.vec3i),
+    mask: wp.array(dtype=wp.int32),
+    has_mask: int,
+    ijk: wp.array(dtype=wp.vec3i),
+    valid: wp.array(dtype=wp.int32),
+):
     i = wp.tid()
     ijk[i] = points[i]
     valid[i] = _masked(mask, has_mask, i)
 
 
 @wp.kernel
-def _ijk_from_rows_i(points: wp.array2d(dtype=wp.int32), mask: wp.array(dtype=wp.int32), has_mask: int,
-                     ijk: wp.array(dtype=wp.vec3i), valid: wp.array(dtype=wp.int32)):
+def _ijk_from_rows_i(
+    points: wp.array2d(dtype=wp.int32),
+    mask: wp.array(dtype=wp.int32),
+    has_mask: int,
+    ijk: wp.array(dtype=wp.vec3i),
+    valid: wp.array(dtype=wp.int32),
+):
     i = wp.tid()
     ijk[i] = wp.vec3i(points[i, 0], points[i, 1], points[i, 2])
     valid[i] = _masked(mask, has_mask, i)
 
 
 @wp.func
-def _nearest_voxel(x: float, y: float, z: float, translation: wp.vec3d, diag: wp.vec3d, inv: wp.mat33d,
-                   diagonal: int) -> wp.vec3i:
+def _nearest_voxel(
+    x: float, y: float, z: float, translation: wp.vec3d, diag: wp.vec3d, inv: wp.mat33d, diagonal: int
+) -> wp.vec3i:
     o = wp.vec3d(wp.float64(x), wp.float64(y), wp.float64(z)) - translation
     s = o
     if diagonal != 0:  # a diagonal map divides, as the host's solve does
@@ -79,9 +90,17 @@ def _nearest_voxel(x: float, y: float, z: float, translation: wp.vec3d, diag: wp
 
 
 @wp.kernel
-def _ijk_from_vec3(points: wp.array(dtype=wp.vec3), mask: wp.array(dtype=wp.int32), has_mask: int,
-                   translation: wp.vec3d, diag: wp.vec3d, inv: wp.mat33d, diagonal: int,
-                   ijk: wp.array(dtype=wp.vec3i), valid: wp.array(dtype=wp.int32)):
+def _ijk_from_vec3(
+    points: wp.array(dtype=wp.vec3),
+    mask: wp.array(dtype=wp.int32),
+    has_mask: int,
+    translation: wp.vec3d,
+    diag: wp.vec3d,
+    inv: wp.mat33d,
+    diagonal: int,
+    ijk: wp.array(dtype=wp.vec3i),
+    valid: wp.array(dtype=wp.int32),
+):
     i = wp.tid()
     p = points[i]
     ijk[i] = _nearest_voxel(p[0], p[1], p[2], translation, diag, inv, diagonal)
@@ -89,9 +108,17 @@ def _ijk_from_vec3(points: wp.array(dtype=wp.vec3), mask: wp.array(dtype=wp.int3
 
 
 @wp.kernel
-def _ijk_from_rows_f(points: wp.array2d(dtype=wp.float32), mask: wp.array(dtype=wp.int32), has_mask: int,
-                     translation: wp.vec3d, diag: wp.vec3d, inv: wp.mat33d, diagonal: int,
-                     ijk: wp.array(dtype=wp.vec3i), valid: wp.array(dtype=wp.int32)):
+def _ijk_from_rows_f(
+    points: wp.array2d(dtype=wp.float32),
+    mask: wp.array(dtype=wp.int32),
+    has_mask: int,
+    translation: wp.vec3d,
+    diag: wp.vec3d,
+    inv: wp.mat33d,
+    diagonal: int,
+    ijk: wp.array(dtype=wp.vec3i),
+    valid: wp.array(dtype=wp.int32),
+):
     i = wp.tid()
     ijk[i] = _nearest_voxel(points[i, 0], points[i, 1], points[i, 2], translation, diag, inv, diagonal)
     valid[i] = _masked(mask, has_mask, i)
@@ -105,8 +132,14 @@ def _iota(out: wp.array(dtype=wp.int32)):
 
 
 @wp.kernel
-def _pass_keys(coords: wp.array(dtype=wp.vec3i), valid: wp.array(dtype=wp.int32), perm: wp.array(dtype=wp.int32),
-               axis: int, shift: int, keys: wp.array(dtype=wp.int32)):
+def _pass_keys(
+    coords: wp.array(dtype=wp.vec3i),
+    valid: wp.array(dtype=wp.int32),
+    perm: wp.array(dtype=wp.int32),
+    axis: int,
+    shift: int,
+    keys: wp.array(dtype=wp.int32),
+):
     """Key of pass ``axis`` (0..2: node coordinate ``c >> shift``, biased; 3: voxel slot)."""
     i = wp.tid()
     j = perm[i]
@@ -128,8 +161,13 @@ def _same(a: wp.vec3i, b: wp.vec3i, shift: int) -> int:
 
 
 @wp.kernel
-def _first_flags(coords: wp.array(dtype=wp.vec3i), valid: wp.array(dtype=wp.int32), perm: wp.array(dtype=wp.int32),
-                 shift: int, flags: wp.array(dtype=wp.int32)):
+def _first_flags(
+    coords: wp.array(dtype=wp.vec3i),
+    valid: wp.array(dtype=wp.int32),
+    perm: wp.array(dtype=wp.int32),
+    shift: int,
+    flags: wp.array(dtype=wp.int32),
+):
     """1 where sorted entry ``i`` starts a new node of size ``2**shift`` (valid entries only)."""
     i = wp.tid()
     j = perm[i]
@@ -142,10 +180,17 @@ def _first_flags(coords: wp.array(dtype=wp.vec3i), valid: wp.array(dtype=wp.int3
 
 
 @wp.kernel
-def _number_nodes(coords: wp.array(dtype=wp.vec3i), valid: wp.array(dtype=wp.int32), perm: wp.array(dtype=wp.int32),
-                  flags: wp.array(dtype=wp.int32), ranks: wp.array(dtype=wp.int32), shift: int,
-                  node_of: wp.array(dtype=wp.int32), origins: wp.array(dtype=wp.vec3i),
-                  origin_valid: wp.array(dtype=wp.int32)):
+def _number_nodes(
+    coords: wp.array(dtype=wp.vec3i),
+    valid: wp.array(dtype=wp.int32),
+    perm: wp.array(dtype=wp.int32),
+    flags: wp.array(dtype=wp.int32),
+    ranks: wp.array(dtype=wp.int32),
+    shift: int,
+    node_of: wp.array(dtype=wp.int32),
+    origins: wp.array(dtype=wp.vec3i),
+    origin_valid: wp.array(dtype=wp.int32),
+):
     """Entry ``perm[i]`` belongs to node ``ranks[i] - 1`` (inclusive scan of ``flags``); each
     node's first entry writes the node's origin."""
     i = wp.tid()
@@ -161,9 +206,17 @@ def _number_nodes(coords: wp.array(dtype=wp.vec3i), valid: wp.array(dtype=wp.int
 
 # -- capacities, status and the tree arrays -----------------------------------------------------
 @wp.kernel
-def _check(voxels: wp.array(dtype=wp.int32), leaves: wp.array(dtype=wp.int32), lowers: wp.array(dtype=wp.int32),
-           uppers: wp.array(dtype=wp.int32), voxels_per_leaf: int, caps: wp.vec4i,
-           counts: wp.array(dtype=wp.int32), status: wp.array(dtype=wp.uint32), has_status: int):
+def _check(
+    voxels: wp.array(dtype=wp.int32),
+    leaves: wp.array(dtype=wp.int32),
+    lowers: wp.array(dtype=wp.int32),
+    uppers: wp.array(dtype=wp.int32),
+    voxels_per_leaf: int,
+    caps: wp.vec4i,
+    counts: wp.array(dtype=wp.int32),
+    status: wp.array(dtype=wp.uint32),
+    has_status: int,
+):
     n_vox = voxels[0]
     if voxels_per_leaf > 0:
         n_vox = leaves[0] * voxels_per_leaf
@@ -205,12 +258,20 @@ def _clear_roots(root_origin: wp.array(dtype=wp.vec3i), root_child: wp.array(dty
 
 @wp.func
 def _slot(o: wp.vec3i, mask: int, shift: int, log2: int) -> int:
-    return (((o[0] & mask) >> shift) << (2 * log2)) + (((o[1] & mask) >> shift) << log2) + ((o[2] & mask) >> shift)
+    return (
+        (((o[0] & mask) >> shift) << (2 * log2))
+        + (((o[1] & mask) >> shift) << log2)
+        + ((o[2] & mask) >> shift)
+    )
 
 
 @wp.kernel
-def _link_uppers(counts: wp.array(dtype=wp.int32), upper_origin: wp.array(dtype=wp.vec3i),
-                 root_origin: wp.array(dtype=wp.vec3i), root_child: wp.array(dtype=wp.int32)):
+def _link_uppers(
+    counts: wp.array(dtype=wp.int32),
+    upper_origin: wp.array(dtype=wp.vec3i),
+    root_origin: wp.array(dtype=wp.vec3i),
+    root_child: wp.array(dtype=wp.int32),
+):
     u = wp.tid()
     if counts[4] == 0 and u < counts[3]:
         root_origin[u] = upper_origin[u]
@@ -218,9 +279,16 @@ def _link_uppers(counts: wp.array(dtype=wp.int32), upper_origin: wp.array(dtype=
 
 
 @wp.kernel
-def _link_children(counts: wp.array(dtype=wp.int32), level: int, origins: wp.array(dtype=wp.vec3i),
-                   parent_of: wp.array(dtype=wp.int32), mask: int, shift: int, log2: int,
-                   table: wp.array(dtype=wp.int32)):
+def _link_children(
+    counts: wp.array(dtype=wp.int32),
+    level: int,
+    origins: wp.array(dtype=wp.vec3i),
+    parent_of: wp.array(dtype=wp.int32),
+    mask: int,
+    shift: int,
+    log2: int,
+    table: wp.array(dtype=wp.int32),
+):
     """Child ``c`` (a lower node: level 2, a leaf: level 1) in its parent's child table."""
     c = wp.tid()
     if counts[4] == 0 and c < counts[level]:
@@ -229,17 +297,24 @@ def _link_children(counts: wp.array(dtype=wp.int32), level: int, origins: wp.arr
 
 
 @wp.kernel
-def _copy_leaves(counts: wp.array(dtype=wp.int32), origins: wp.array(dtype=wp.vec3i),
-                 out: wp.array(dtype=wp.vec3i)):
+def _copy_leaves(
+    counts: wp.array(dtype=wp.int32), origins: wp.array(dtype=wp.vec3i), out: wp.array(dtype=wp.vec3i)
+):
     f = wp.tid()
     if counts[4] == 0 and f < counts[1]:
         out[f] = origins[f]
 
 
 @wp.kernel
-def _index_voxels(counts: wp.array(dtype=wp.int32), coords: wp.array(dtype=wp.vec3i), perm: wp.array(dtype=wp.int32),
-                  voxel_flags: wp.array(dtype=wp.int32), voxel_ranks: wp.array(dtype=wp.int32),
-                  leaf_of: wp.array(dtype=wp.int32), leaf_index: wp.array(dtype=wp.int32)):
+def _index_voxels(
+    counts: wp.array(dtype=wp.int32),
+    coords: wp.array(dtype=wp.vec3i),
+    perm: wp.array(dtype=wp.int32),
+    voxel_flags: wp.array(dtype=wp.int32),
+    voxel_ranks: wp.array(dtype=wp.int32),
+    leaf_of: wp.array(dtype=wp.int32),
+    leaf_index: wp.array(dtype=wp.int32),
+):
     i = wp.tid()
     if counts[4] == 0 and voxel_flags[i] != 0:
         j = perm[i]
@@ -287,8 +362,12 @@ class DeviceTopology:
         else:
             fill = np.asarray(spec.bg_value[1], cap.value_dtype.base)
             cap.background = fill
-            sizes = {"root": info.max_upper_nodes, "upper": info.max_upper_nodes * 32768,
-                     "lower": info.max_lower_nodes * 4096, "leaf": n_leaf_slots}
+            sizes = {
+                "root": info.max_upper_nodes,
+                "upper": info.max_upper_nodes * 32768,
+                "lower": info.max_lower_nodes * 4096,
+                "leaf": n_leaf_slots,
+            }
             for level, n in sizes.items():
                 setattr(cap, f"{level}_value", np.broadcast_to(fill, (n,) + cap.value_dtype.shape).copy())
         values, _ = value_fields(cap, device)
@@ -308,9 +387,14 @@ class DeviceTopology:
         """The kernel-side ``VolumeData`` fields of the fixed-capacity tree."""
         fields = dict(self._values)
         fields.update(
-            grid_type=self.grid_type, num_roots=self.spec.info.max_upper_nodes, voxel_count=0,
-            root_origin=self.root_origin, root_child=self.root_child, upper_child=self.upper_child,
-            lower_child=self.lower_child, counts=self.counts,
+            grid_type=self.grid_type,
+            num_roots=self.spec.info.max_upper_nodes,
+            voxel_count=0,
+            root_origin=self.root_origin,
+            root_child=self.root_child,
+            upper_child=self.upper_child,
+            lower_child=self.lower_child,
+            counts=self.counts,
         )
         return fields
 
@@ -358,28 +442,54 @@ class DeviceTopology:
             voxel_flags, voxel_ranks, voxel_total = self._flags(ijk, valid, perm, n, 0)
         leaf_of, leaf_origins, leaf_valid, leaf_total = self._nodes(ijk, valid, perm, n, _LEAF)
         perm = self._sort(leaf_origins, leaf_valid, n, _LOWER, with_slot=False)
-        lower_of, lower_origins, lower_valid, lower_total = self._nodes(leaf_origins, leaf_valid, perm, n, _LOWER)
+        lower_of, lower_origins, lower_valid, lower_total = self._nodes(
+            leaf_origins, leaf_valid, perm, n, _LOWER
+        )
         perm = self._sort(lower_origins, lower_valid, n, _UPPER, with_slot=False)
         upper_of, upper_origins, _, upper_total = self._nodes(lower_origins, lower_valid, perm, n, _UPPER)
 
         info = self.spec.info
         caps = wp.vec4i(info.max_voxels, info.max_tiles, info.max_lower_nodes, info.max_upper_nodes)
         no_status = wp.empty(0, dtype=wp.uint32, device=device)
-        self._launch(_check, 1, [voxel_total, leaf_total, lower_total, upper_total, 512 if self.tiles else 0,
-                                 caps, self.counts, status if status is not None else no_status,
-                                 0 if status is None else 1])
+        self._launch(
+            _check,
+            1,
+            [
+                voxel_total,
+                leaf_total,
+                lower_total,
+                upper_total,
+                512 if self.tiles else 0,
+                caps,
+                self.counts,
+                status if status is not None else no_status,
+                0 if status is None else 1,
+            ],
+        )
         self._clear()
         counts = self.counts
-        self._launch(_link_uppers, min(n, info.max_upper_nodes), [counts, upper_origins, self.root_origin,
-                                                                   self.root_child])
-        self._launch(_link_children, min(n, info.max_lower_nodes),
-                     [counts, 2, lower_origins, upper_of, 4095, 7, 5, self.upper_child])
-        self._launch(_link_children, min(n, info.max_tiles),
-                     [counts, 1, leaf_origins, lower_of, 127, 3, 4, self.lower_child])
+        self._launch(
+            _link_uppers,
+            min(n, info.max_upper_nodes),
+            [counts, upper_origins, self.root_origin, self.root_child],
+        )
+        self._launch(
+            _link_children,
+            min(n, info.max_lower_nodes),
+            [counts, 2, lower_origins, upper_of, 4095, 7, 5, self.upper_child],
+        )
+        self._launch(
+            _link_children,
+            min(n, info.max_tiles),
+            [counts, 1, leaf_origins, lower_of, 127, 3, 4, self.lower_child],
+        )
         self._launch(_copy_leaves, min(n, info.max_tiles), [counts, leaf_origins, self.leaf_origin])
         if voxel_flags is not None:
-            self._launch(_index_voxels, n, [counts, ijk, voxel_perm, voxel_flags, voxel_ranks, leaf_of,
-                                            self.leaf_index])
+            self._launch(
+                _index_voxels,
+                n,
+                [counts, ijk, voxel_perm, voxel_flags, voxel_ranks, leaf_of, self.leaf_index],
+            )
 
     def _to_index(self, points: Any, mask: Any, has_mask: int, ijk: Any, valid: Any, n: int) -> None:
         if points.dtype in (wp.vec3i, wp.int32):
@@ -424,7 +534,9 @@ class DeviceTopology:
         node_of = wp.empty(n, dtype=wp.int32, device=device)
         origins = wp.zeros(n, dtype=wp.vec3i, device=device)
         origin_valid = wp.zeros(n, dtype=wp.int32, device=device)
-        self._launch(_number_nodes, n, [coords, valid, perm, flags, ranks, shift, node_of, origins, origin_valid])
+        self._launch(
+            _number_nodes, n, [coords, valid, perm, flags, ranks, shift, node_of, origins, origin_valid]
+        )
         return node_of, origins, origin_valid, total
 
     def flags(self) -> int:
@@ -451,6 +563,7 @@ class DeviceTopology:
             values = self._leaf_values_field().numpy()[: n_leaf * 512]
             if self.grid_type in WIDE:
                 values = values[:, : WIDE[self.grid_type][0]]
-            grid.leaf_value = np.asarray(values).astype(grid.value_dtype.base).reshape(grid.leaf_value.shape)
+            shape = (n_leaf * 512,) + grid.value_dtype.shape
+            grid.leaf_value = np.asarray(values).astype(grid.value_dtype.base).reshape(shape)
         grid.mat, grid.vec, grid.voxel_size, grid.name = like.mat, like.vec, like.voxel_size, like.name
         return grid

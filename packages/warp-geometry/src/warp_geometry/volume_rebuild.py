@@ -135,16 +135,22 @@ def overflow(ijk: np.ndarray, info: RebuildInfo) -> int:
 def overflow_message(flags: int, info: RebuildInfo, owner: str) -> str:
     """What a status of ``flags`` says, for the error raised when no ``status`` array was given."""
     exceeded = ", ".join(what for flag, what in _EXCEEDED if flags & flag)
-    return (f"{owner}: the topology exceeds the volume's capacity ({exceeded}; capacities {info}); "
-            "the volume was left empty (pass status= to get the flags instead of this error)")
+    return (
+        f"{owner}: the topology exceeds the volume's capacity ({exceeded}; capacities {info}); "
+        "the volume was left empty (pass status= to get the flags instead of this error)"
+    )
 
 
-def capacities(mode: str, owner: str, max_voxels: Any, max_leaves: Any, max_lower: Any,
-               max_upper: Any) -> RebuildInfo:
+def capacities(
+    mode: str, owner: str, max_voxels: Any, max_leaves: Any, max_lower: Any, max_upper: Any
+) -> RebuildInfo:
     """The :class:`RebuildInfo` of a rebuildable volume; ``max_voxels`` is None in "tiles" mode
     (512 voxels per tile). Every capacity must be given, as a non-negative int."""
-    named = {"max_tiles" if mode == "tiles" else "max_leaf_nodes": max_leaves,
-             "max_lower_nodes": max_lower, "max_upper_nodes": max_upper}
+    named = {
+        "max_tiles" if mode == "tiles" else "max_leaf_nodes": max_leaves,
+        "max_lower_nodes": max_lower,
+        "max_upper_nodes": max_upper,
+    }
     if mode == "voxels":
         named = {"max_active_voxels": max_voxels, **named}
     for name, value in named.items():
