@@ -167,6 +167,12 @@ def test_world_points_map_to_the_same_voxels(fake_cuda):
     host, dev = (_voxels(d, pts, world=world) for d in ("cpu", DEV))
     assert dev.get_active_stats() == host.get_active_stats()
     np.testing.assert_array_equal(dev.get_voxels().numpy(), host.get_voxels().numpy())
+    # (N, 3) float32 rows read as the wp.vec3 points are
+    rows = wp.array(
+        np.asarray(pts, np.float32) * 0.25 + np.float32([1.0, -2.0, 3.5]), dtype=wp.float32, device=DEV
+    )
+    dev.rebuild(rows)
+    np.testing.assert_array_equal(dev.get_voxels().numpy(), host.get_voxels().numpy())
     expected = np.unique(pts, axis=0)
     got = dev.get_voxels().numpy()
     np.testing.assert_array_equal(got[np.lexsort(got.T[::-1])], expected[np.lexsort(expected.T[::-1])])
@@ -408,3 +414,15 @@ def test_kernel_ptx_assembles(name, kernel):
     ptx, _ = cuda_compile(kernel)
     assert ".entry" in ptx
     ptxas_check(ptx)
+
+
+def test_no_points_and_every_point_masked_give_an_empty_volume(fake_cuda):
+    status = wp.full(1, 99, dtype=wp.uint32, device=DEV)
+    dev = _voxels(DEV, np.zeros((0, 3), np.int32), status=status)
+    assert int(status.numpy()[0]) == V.REBUILD_SUCCESS
+    assert dev.get_active_stats() == V.ActiveStats(0, 0, 0, 0) and _kernel_voxel_count(dev, DEV) == 0
+    pts = np.array([[1, 2, 3], [40, 5, 6]], np.int32)
+    tiles = _tiles(DEV, pts, 1.0, mask=np.zeros(2, np.int32), status=status)
+    assert int(status.numpy()[0]) == V.REBUILD_SUCCESS
+    assert tiles.get_active_stats() == V.ActiveStats(0, 0, 0, 0)
+    np.testing.assert_array_equal(_run(_lookup_f, tiles, _queries(pts), wp.float32, DEV), 1.0)
