@@ -20,8 +20,14 @@ from warp_geometry.descriptors import Descriptor, Releasable
 from warp_geometry.nanovdb_blind import BlindData, append_blind_data, blind_data
 from warp_geometry.volume_features import FeatureArrayInfo, feature_info, feature_values
 from warp_geometry import volume_rebuild as rebuilds
+from warp_geometry.volume_device_build import DeviceTopology, supported as device_supported
 from warp_geometry.volume_values import (
-    dtype_of_value, index_map, leaf_values, value_fields, value_type, voxel_sizes,
+    dtype_of_value,
+    index_map,
+    leaf_values,
+    value_fields,
+    value_type,
+    voxel_sizes,
 )
 from warp_geometry.volume_rebuild import index_coords, RebuildInfo, RebuildSpec
 
@@ -68,6 +74,9 @@ class VolumeData:
     upper_q: wp.array(dtype=wp.int64)
     lower_q: wp.array(dtype=wp.int64)
     leaf_q: wp.array(dtype=wp.int64)
+    #: volumes whose topology is built on the device: active voxels, leaves, lower and upper
+    #: nodes, status flags (empty otherwise: ``voxel_count`` holds the count)
+    counts: wp.array(dtype=wp.int32)
 
 
 class ActiveStats(NamedTuple):
@@ -102,10 +111,19 @@ class GridInfo(NamedTuple):
     transform_matrix: Any
 
 
-_TYPE_STR = {nanovdb.FLOAT: "float", nanovdb.INT32: "int32", nanovdb.VEC3F: "Vec3f", nanovdb.INDEX: "Index",
-             nanovdb.ON_INDEX: "OnIndex", nanovdb.DOUBLE: "double", nanovdb.VEC3D: "Vec3d",
-             nanovdb.VEC4F: "Vec4f", nanovdb.VEC4D: "Vec4d", nanovdb.INT64: "int64",
-             nanovdb.UINT32: "uint32"}
+_TYPE_STR = {
+    nanovdb.FLOAT: "float",
+    nanovdb.INT32: "int32",
+    nanovdb.VEC3F: "Vec3f",
+    nanovdb.INDEX: "Index",
+    nanovdb.ON_INDEX: "OnIndex",
+    nanovdb.DOUBLE: "double",
+    nanovdb.VEC3D: "Vec3d",
+    nanovdb.VEC4F: "Vec4f",
+    nanovdb.VEC4D: "Vec4d",
+    nanovdb.INT64: "int64",
+    nanovdb.UINT32: "uint32",
+}
 
 
 class Volume(Releasable):
@@ -151,6 +169,8 @@ class Volume(Releasable):
         self._grid_index, self._grid_count = 0, 1
         #: how :meth:`rebuild` makes a new topology (None: the volume is not rebuildable)
         self._rebuild: RebuildSpec | None = None
+        #: the fixed-capacity tree a rebuildable volume on a CUDA device builds with kernels
+        self._device_topology: DeviceTopology | None = None
         self._set_grid(grid)
 
     # -- construction ---------------------------------------------------------------------
@@ -248,19 +268,24 @@ class Volume(Releasable):
         up to ``max_tiles`` leaves, ``max_lower_nodes`` and ``max_upper_nodes`` (all required);
         ``status`` (one ``wp.uint32``) receives the ``REBUILD_*`` flags of this first topology."""
         owner = "wp.Volume.allocate_by_tiles"
-        rebuilds.refuse_capture(device, owner)
         if voxel_size is None and transform is None:
             raise ValueError(f"{owner}: voxel_size (or transform) is required")
         mat = index_map(voxel_size, transform, owner)
-        ijk = index_coords(tile_points, mat, translation, point_mask, owner)
         if not rebuildable:
-            rebuilds.check_not_rebuild_args(owner, max_tiles=max_tiles, max_lower_nodes=max_lower_nodes,
-                                            max_upper_nodes=max_upper_nodes, status=status)
+            rebuilds.refuse_capture(device, owner)
+            rebuilds.check_not_rebuild_args(
+                owner,
+                max_tiles=max_tiles,
+                max_lower_nodes=max_lower_nodes,
+                max_upper_nodes=max_upper_nodes,
+                status=status,
+            )
+            ijk = index_coords(tile_points, mat, translation, point_mask, owner)
             return cls._from_leaves(rebuilds.tile_origins(ijk), mat, bg_value, translation, device)
         info = rebuilds.capacities("tiles", owner, None, max_tiles, max_lower_nodes, max_upper_nodes)
         bg = None if bg_value is None else dtype_of_value(bg_value)  # (grid type, a copy of the value)
         spec = RebuildSpec(info, mat, np.asarray(translation, np.float64).reshape(3).copy(), bg)
-        return cls._rebuildable(spec, ijk, status, owner, device)
+        return cls._rebuildable(spec, tile_points, point_mask, status, owner, device)
 
     @classmethod
     def allocate_by_voxels(
@@ -288,19 +313,24 @@ class Volume(Releasable):
         up to the capacities ``max_active_voxels``, ``max_leaf_nodes``, ``max_lower_nodes`` and
         ``max_upper_nodes`` (all required); ``status`` receives the ``REBUILD_*`` flags."""
         owner = "wp.Volume.allocate_by_voxels"
-        rebuilds.refuse_capture(device, owner)
         mat = index_map(voxel_size, transform, owner)
-        ijk = index_coords(voxel_points, mat, translation, point_mask, owner)
         if not rebuildable:
+            rebuilds.refuse_capture(device, owner)
+            ijk = index_coords(voxel_points, mat, translation, point_mask, owner)
             rebuilds.check_not_rebuild_args(
-                owner, max_active_voxels=max_active_voxels, max_leaf_nodes=max_leaf_nodes,
-                max_lower_nodes=max_lower_nodes, max_upper_nodes=max_upper_nodes, status=status,
+                owner,
+                max_active_voxels=max_active_voxels,
+                max_leaf_nodes=max_leaf_nodes,
+                max_lower_nodes=max_lower_nodes,
+                max_upper_nodes=max_upper_nodes,
+                status=status,
             )
             return cls._with_transform(rebuilds.voxels_grid(ijk), mat, translation, device)
-        info = rebuilds.capacities("voxels", owner, max_active_voxels, max_leaf_nodes, max_lower_nodes,
-                                   max_upper_nodes)
+        info = rebuilds.capacities(
+            "voxels", owner, max_active_voxels, max_leaf_nodes, max_lower_nodes, max_upper_nodes
+        )
         spec = RebuildSpec(info, mat, np.asarray(translation, np.float64).reshape(3).copy(), None)
-        return cls._rebuildable(spec, ijk, status, owner, device)
+        return cls._rebuildable(spec, voxel_points, point_mask, status, owner, device)
 
     @classmethod
     def load_from_numpy(
@@ -346,16 +376,24 @@ class Volume(Releasable):
         return cls._with_transform(rebuilds.tiles_grid(origins, typed), mat, translation, device)
 
     @classmethod
-    def _rebuildable(cls, spec: RebuildSpec, ijk: np.ndarray, status: Any, owner: str, device: Any) -> Volume:
-        """A rebuildable volume (``spec``) whose first topology is that of ``ijk``."""
-        empty = ijk[:0]
+    def _rebuildable(
+        cls, spec: RebuildSpec, points: Any, point_mask: Any, status: Any, owner: str, device: Any
+    ) -> Volume:
+        """A rebuildable volume (``spec``) whose first topology is that of ``points``: built by
+        kernels on a CUDA device (:mod:`warp_geometry.volume_device_build`), else on the host."""
         if spec.info.mode == "tiles":
-            grid = rebuilds.tiles_grid(empty, spec.bg_value)
+            grid = rebuilds.tiles_grid(np.zeros((0, 3), np.int64), spec.bg_value)
         else:
-            grid = rebuilds.voxels_grid(empty)
+            grid = rebuilds.voxels_grid(np.zeros((0, 3), np.int64))
         volume = cls._with_transform(grid, spec.mat, spec.translation, device)
         volume._rebuild = spec
-        volume._retopologize(ijk, status, owner)
+        if volume.device.is_cuda:
+            topology = DeviceTopology(spec, volume.device)
+            volume._descriptor.value = VolumeData()
+            volume._descriptor.update(**{**volume._arrays, **topology.fields()})
+            volume._arrays = {**volume._arrays, **topology.fields()}
+            volume._device_topology = topology
+        volume._topology_from(points, point_mask, status, owner)
         return volume
 
     def rebuild(self, points: Any, status: Any = None, point_mask: Any = None) -> None:
@@ -365,11 +403,30 @@ class Volume(Releasable):
         leaves the volume empty: ``status`` (one ``wp.uint32``) receives the ``REBUILD_*`` flags,
         and without it a RuntimeError says what overflowed."""
         owner = "wp.Volume.rebuild"
-        rebuilds.refuse_capture(self.device, owner)
-        spec = self._rebuild
-        if spec is None:
+        if self._rebuild is None:
             raise RuntimeError(f"{owner}: this volume is not rebuildable (allocate it with rebuildable=True)")
+        self._topology_from(points, point_mask, status, owner)
+
+    def _topology_from(self, points: Any, point_mask: Any, status: Any, owner: str) -> None:
+        """The topology of ``points`` (a rebuildable volume): kernels on a CUDA device for points
+        on it (recorded by graph capture), else the host."""
+        spec = self._rebuild
+        assert spec is not None  # only rebuildable volumes get here
+        topology = getattr(self, "_device_topology", None)
+        if topology is not None and device_supported(points, point_mask, self.device):
+            rebuilds.check_status(status, owner)
+            topology.build(points, point_mask, status)
+            if status is None and not self.device.is_capturing:
+                flags = topology.flags()
+                if flags:
+                    raise RuntimeError(rebuilds.overflow_message(flags, spec.info, owner))
+            return
+        rebuilds.refuse_capture(self.device, owner)
         ijk = index_coords(points, spec.mat, spec.translation, point_mask, owner)
+        if topology is not None:  # points the kernels do not read: the device build from a copy
+            copy = wp.array(ijk.astype(np.int32).reshape(-1, 3), dtype=wp.vec3i, device=self.device)
+            self._topology_from(copy, None, status, owner)
+            return
         self._retopologize(ijk, status, owner)
 
     def _retopologize(self, ijk: np.ndarray, status: Any, owner: str) -> None:
@@ -401,6 +458,18 @@ class Volume(Releasable):
         return cls(grid, device=device)
 
     # -- state ----------------------------------------------------------------------------
+    @property
+    def _grid(self) -> nanovdb.GridArrays:
+        """The grid as arrays on the host; for a topology built on the device, read back now."""
+        topology = getattr(self, "_device_topology", None)
+        if topology is not None:
+            return topology.host_grid(self._host_grid)
+        return self._host_grid
+
+    @_grid.setter
+    def _grid(self, g: nanovdb.GridArrays) -> None:
+        self._host_grid = g
+
     def _set_grid(self, g: nanovdb.GridArrays) -> None:
         self._grid = g
         dev = self.device
@@ -431,7 +500,8 @@ class Volume(Releasable):
     def _sync(self) -> nanovdb.GridArrays:
         """The grid with the current voxel values (kernels may have stored into them)."""
         g = self._grid
-        g.leaf_value = leaf_values(g, self._arrays)
+        if getattr(self, "_device_topology", None) is None:  # (read back with the current values)
+            g.leaf_value = leaf_values(g, self._arrays)
         return g
 
     @property
@@ -504,7 +574,7 @@ class Volume(Releasable):
         offsets = np.stack([slots >> 6, (slots >> 3) & 7, slots & 7], axis=1)
         ijk = (np.asarray(g.leaf_origin, np.int64)[:, None, :] + offsets[None, :, :]).reshape(-1, 3)
         if self.is_index:
-            index = self._arrays["leaf_index"].numpy()
+            index = self._arrays["leaf_index"].numpy()[: len(ijk)]  # (capacity arrays are longer)
             stored = index >= 0
             ijk = ijk[stored][np.argsort(index[stored], kind="stable")]
         return rebuilds.coords_out(ijk, out, wp.int32, "wp.Volume.get_voxels", self.device)

@@ -151,7 +151,10 @@ def volume_store_i_f(id: wp.uint64, i: int, j: int, k: int, value: int):
 
 @wp.func
 def volume_voxel_count_f(id: wp.uint64) -> int:
-    return wp.volume_get(id).voxel_count
+    v = wp.volume_get(id)
+    if v.counts.shape[0] > 0:  # a topology built on the device
+        return v.counts[0]
+    return v.voxel_count
 
 
 # -- sampling ---------------------------------------------------------------------------------

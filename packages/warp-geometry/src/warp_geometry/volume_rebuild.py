@@ -59,13 +59,15 @@ class RebuildSpec:
 
 
 def refuse_capture(device: Any, owner: str) -> None:
-    """Raise ``RuntimeError`` while a graph capture is active on ``device``: topologies are built
-    on the host (NumPy) and uploaded, which a capture cannot record or replay."""
+    """Raise ``RuntimeError`` while a graph capture is active on ``device``: this topology is built
+    on the host (NumPy) and uploaded, which a capture cannot record or replay (rebuildable
+    volumes on CUDA devices build theirs with kernels instead)."""
     if wp.get_device(device).is_capturing:
         raise RuntimeError(
-            f"{owner} cannot be recorded by graph capture on device '{wp.get_device(device)}': volume "
-            "topologies are built on the host here (NVIDIA Warp builds them on the device); allocate "
-            "or rebuild the volume outside the capture"
+            f"{owner} cannot be recorded by graph capture on device '{wp.get_device(device)}': this "
+            "volume topology is built on the host (only rebuildable volumes, from points given as "
+            "wp.vec3i/wp.vec3 or (N, 3) int32/float32 arrays on the volume's device with an int32 "
+            "point_mask, are built by kernels); allocate or rebuild the volume outside the capture"
         )
 
 
@@ -133,16 +135,22 @@ def overflow(ijk: np.ndarray, info: RebuildInfo) -> int:
 def overflow_message(flags: int, info: RebuildInfo, owner: str) -> str:
     """What a status of ``flags`` says, for the error raised when no ``status`` array was given."""
     exceeded = ", ".join(what for flag, what in _EXCEEDED if flags & flag)
-    return (f"{owner}: the topology exceeds the volume's capacity ({exceeded}; capacities {info}); "
-            "the volume was left empty (pass status= to get the flags instead of this error)")
+    return (
+        f"{owner}: the topology exceeds the volume's capacity ({exceeded}; capacities {info}); "
+        "the volume was left empty (pass status= to get the flags instead of this error)"
+    )
 
 
-def capacities(mode: str, owner: str, max_voxels: Any, max_leaves: Any, max_lower: Any,
-               max_upper: Any) -> RebuildInfo:
+def capacities(
+    mode: str, owner: str, max_voxels: Any, max_leaves: Any, max_lower: Any, max_upper: Any
+) -> RebuildInfo:
     """The :class:`RebuildInfo` of a rebuildable volume; ``max_voxels`` is None in "tiles" mode
     (512 voxels per tile). Every capacity must be given, as a non-negative int."""
-    named = {"max_tiles" if mode == "tiles" else "max_leaf_nodes": max_leaves,
-             "max_lower_nodes": max_lower, "max_upper_nodes": max_upper}
+    named = {
+        "max_tiles" if mode == "tiles" else "max_leaf_nodes": max_leaves,
+        "max_lower_nodes": max_lower,
+        "max_upper_nodes": max_upper,
+    }
     if mode == "voxels":
         named = {"max_active_voxels": max_voxels, **named}
     for name, value in named.items():
@@ -162,12 +170,19 @@ def check_not_rebuild_args(owner: str, **args: Any) -> None:
         raise ValueError(f"{owner}: {', '.join(given)} only apply with rebuildable=True")
 
 
-def write_status(status: Any, flags: int, owner: str) -> None:
-    """Store ``flags`` in the one-element ``wp.uint32`` array ``status`` (when given)."""
+def check_status(status: Any, owner: str) -> None:
+    """``TypeError`` unless ``status`` is None or a ``wp.uint32`` array with an element."""
     if status is None:
         return
     if not isinstance(status, wp.array) or status.dtype != wp.uint32 or status.size < 1:
         raise TypeError(f"{owner}: status must be a wp.array of wp.uint32 with one element, got {status!r}")
+
+
+def write_status(status: Any, flags: int, owner: str) -> None:
+    """Store ``flags`` in the one-element ``wp.uint32`` array ``status`` (when given)."""
+    if status is None:
+        return
+    check_status(status, owner)
     status.fill_(wp.uint32(flags))
 
 
