@@ -10,6 +10,7 @@ import pytest
 
 import warp as wp
 import warp.utils as wu
+from warp_builtins import device_sort
 
 KEY_TYPES = [
     (wp.int32, np.int32),
@@ -180,7 +181,7 @@ def test_array_sum_and_inner_match_numpy(cuda, dtype):
 def test_sums_of_more_than_chunk_squared_elements_reduce_in_levels(cuda, dtype):
     """More than CHUNK**2 elements: the chunk sums are summed by chunks in turn (two levels of
     kernels before the single thread); inner products too."""
-    n = 256 * 256 * 2 + 333
+    n = device_sort.CHUNK**2 * 2 + 333
     rng = np.random.default_rng(14)
     a_np, b_np = rng.random(n).astype(dtype._np_dtype_), rng.random(n).astype(dtype._np_dtype_)
     a, b = wp.array(a_np, device=cuda), wp.array(b_np, device=cuda)

@@ -20,9 +20,9 @@ from typing import Any
 import warp as wp
 
 #: items per thread of the scans, and at most per thread of the sorting passes
-CHUNK = 256
+CHUNK = 128
 #: threads the sorting passes aim for (fewer items per thread for small inputs)
-SORT_THREADS = 8192
+SORT_THREADS = 32768
 #: key bits per sorting pass (16 digits)
 RADIX_BITS = 4
 _RADIX = 1 << RADIX_BITS
