@@ -5,17 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-import warp as wp
-from ptxas_util import cuda_compile, needs_ptxas, ptxas_check
+from ptxas_util import cuda_compile, module_kernels, needs_ptxas, ptxas_check
 from warp_builtins import device_sort, device_utils
 
 MODULES = (device_sort, device_utils)
-KERNELS = [
-    (m.__name__.rsplit(".", 1)[1], name, k)
-    for m in MODULES
-    for name, k in sorted(vars(m).items())
-    if isinstance(k, wp.Kernel)
-]
+KERNELS = module_kernels(*MODULES)
 
 
 def test_every_module_has_kernels():

@@ -6,13 +6,27 @@ import os
 import shutil
 import subprocess
 import tempfile
+from types import ModuleType
+from typing import Any
 
 import pytest
+import warp as wp
 from warp.targets import target_for_kind
 
 PTXAS = shutil.which("ptxas")
 
 needs_ptxas = pytest.mark.skipif(PTXAS is None, reason="ptxas (CUDA toolkit) not installed")
+
+
+def module_kernels(*modules: ModuleType) -> list[tuple[str, str, Any]]:
+    """``(module's short name, kernel name, kernel)`` for every ``wp.Kernel`` the modules define at
+    their top level, sorted by name: the cases of a "every kernel assembles" test."""
+    return [
+        (m.__name__.rsplit(".", 1)[1], name, k)
+        for m in modules
+        for name, k in sorted(vars(m).items())
+        if isinstance(k, wp.Kernel)
+    ]
 
 
 def ptxas_check(ptx: str, arch: int = 90) -> None:

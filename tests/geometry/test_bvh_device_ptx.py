@@ -6,17 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-import warp as wp
-from ptxas_util import cuda_compile, needs_ptxas, ptxas_check
+from ptxas_util import cuda_compile, module_kernels, needs_ptxas, ptxas_check
 from warp_geometry import bvh_device_build, bvh_refit, mesh_device, winding_device
 
 MODULES = (bvh_device_build, bvh_refit, mesh_device, winding_device)
-KERNELS = [
-    (m.__name__.rsplit(".", 1)[1], name, k)
-    for m in MODULES
-    for name, k in sorted(vars(m).items())
-    if isinstance(k, wp.Kernel)
-]
+KERNELS = module_kernels(*MODULES)
 
 
 def test_every_builder_module_has_kernels():

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import warp as wp
-from ptxas_util import cuda_compile, needs_ptxas, ptxas_check
+from ptxas_util import cuda_compile, module_kernels, needs_ptxas, ptxas_check
 from warp_geometry import volume_device_build
 
 DEV = "cuda:0"
@@ -405,12 +405,12 @@ def test_rebuild_capacity_status_capture(fake_cuda):
     assert voxels.get_active_stats() == V.ActiveStats(1, 1, 1, 1)
 
 
-KERNELS = sorted((name, k) for name, k in vars(volume_device_build).items() if isinstance(k, wp.Kernel))
+KERNELS = module_kernels(volume_device_build)
 
 
 @needs_ptxas
-@pytest.mark.parametrize("name,kernel", KERNELS, ids=[n for n, _ in KERNELS])
-def test_kernel_ptx_assembles(name, kernel):
+@pytest.mark.parametrize("module,name,kernel", KERNELS, ids=[n for _, n, _ in KERNELS])
+def test_kernel_ptx_assembles(module, name, kernel):
     ptx, _ = cuda_compile(kernel)
     assert ".entry" in ptx
     ptxas_check(ptx)

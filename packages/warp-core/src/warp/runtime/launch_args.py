@@ -114,8 +114,6 @@ class ArgumentChecks:
 
     def foreign_array(self, where: str, name: str, t: ArrayType, value: Any) -> Any:
         """Wrap a NumPy / array-interface object zero-copy; never convert its dtype silently."""
-        import numpy as np
-
         if isinstance(value, indexedarray):  # its NumPy form is a gathered copy: writes would be lost
             raise LaunchTypeError(
                 f"{where}: indexed arrays (wp.indexedarray, a[index_array]) cannot be kernel arguments here; "
