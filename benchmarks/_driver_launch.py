@@ -27,6 +27,8 @@ class PreparedLaunch:
         self.function = launcher.entry_strided.function
         self.stream = stream_handle(device, None)
         self.extra_address = ctypes.addressof(self._extra)
+        #: address of the packed argument buffer (for ``kernelParams``: the entry's one parameter)
+        self.buffer_address = ctypes.addressof(self._buffer)
         self._launch = drv.driver().cuLaunchKernel
 
     def bindings(self) -> Any:
