@@ -1,9 +1,15 @@
-"""Gradient (Perlin-style) noise in 1-4 dimensions, its periodic variant and curl noise.
+"""Gradient (Perlin) noise in 1-4 dimensions, its periodic variant and curl noise.
 
-``noise(state, x)`` is smooth, zero at integer lattice points, roughly in [-1, 1] with mean 0.
-Each lattice corner gets a pseudo-random gradient from the PCG hash of the state (the seed,
-not advanced) and the corner's integer coordinates; values blend the corners' linear ramps
-with the quintic fade 6t^5 - 15t^4 + 10t^3, so the noise has continuous second derivatives.
+``noise(state, x)`` is smooth and zero at integer lattice points. Each lattice corner gets a
+unit-length pseudo-random gradient: the corner's integer coordinates and the state (the seed, not
+advanced) are hashed with the spatial-hash primes (2-d: ``(ix * 73856093) ^ (iy * 19349663 +
+state)``), ``randf`` draws one coordinate per axis from that hash, centred on zero, and the
+vector is normalized. Values blend the corners' linear ramps with the quintic fade
+6t^5 - 15t^4 + 10t^3 (continuous second derivatives), with no rescaling, so 2-d noise lies within
+[-sqrt(2)/2, sqrt(2)/2]. This is NVIDIA Warp's construction: 2-d noise, pnoise and curl noise
+give Warp's values (checked against Warp's reference images); 1, 3 and 4 dimensions extend the
+hash in the same way (a third and fourth prime; in 1-d the gradient is a slope in [-1, 1)),
+which no Warp reference checks.
 ``pnoise`` wraps the corner coordinates (periods px, py, ...); ``curlnoise`` is the curl of a
 fractal (octave-summed) noise potential, a divergence-free vector field, computed with the
 analytic gradient of the noise. The adjoints of all three (with respect to the position) are in
@@ -22,17 +28,40 @@ from warp_builtins.irexpr import Emitter, Num, while_loop
 from warp_builtins.random import U32, _u32, pcg
 
 GROUP = "Random"
-#: amplitude normalization per dimension (keeps values roughly within [-1, 1])
-_SCALE = {1: 2.0, 2: 1.6, 3: 1.4, 4: 1.25}
+#: the spatial-hash primes of the corner coordinates, one per axis
+_PRIMES = (73856093, 19349663, 83492791, 67867979)
+
+
+def _corner_hash(b: ir.IRBuilder, seed: ir.Value, corner: Sequence[ir.Value]) -> ir.Value:
+    """The hash of a lattice corner's integer coordinates (as u32) and the seed:
+    ``(c0 * p0) ^ (c1 * p1) ^ ... ^ (c_last * p_last + seed)``."""
+    h: ir.Value | None = None
+    last = len(corner) - 1
+    for i, c in enumerate(corner):
+        term = b.mul(c, _u32(_PRIMES[i]))
+        if i == last:
+            term = b.add(term, seed)
+        h = term if h is None else b.xor(h, term)
+    assert h is not None
+    return h
 
 
 def _gradient(b: ir.IRBuilder, em: Emitter, h: ir.Value, n: int) -> list[Num]:
-    """n gradient components in [-1, 1) drawn from hash ``h``."""
+    """The corner's gradient: ``randf(h) - 0.5`` per axis (``h`` advanced by each draw),
+    normalized (a zero vector stays zero, as ``wp.normalize`` leaves it). In 1-d, where a unit
+    gradient could only be +-1, the slope is ``2 * randf(h) - 1``, in [-1, 1)."""
     g = []
     for _ in range(n):
         h = pcg(b, h)
-        g.append(Num(em, b.uitofp(b.lshr(h, _u32(8)), em.ty)) * (1.0 / 8388608.0) - 1.0)
-    return g
+        g.append(Num(em, b.uitofp(b.lshr(h, _u32(8)), em.ty)) * (1.0 / 16777216.0) - 0.5)
+    if n == 1:
+        return [g[0] * 2.0]
+    length_sq = g[0] * g[0]
+    for gi in g[1:]:
+        length_sq = length_sq + gi * gi
+    positive = (length_sq > 0.0)
+    inv = em.select(positive, 1.0 / em.sqrt(em.select(positive, length_sq, 1.0)), 0.0)
+    return [gi * inv for gi in g]
 
 
 def _fade(t: Num) -> Num:
@@ -77,13 +106,13 @@ def gradient_noise(
     grad: list[Num | None] = [None] * n
     hess: list[list[Num | None]] = [[None] * n for _ in range(n)]
     for corner in itertools.product((0, 1), repeat=n):
-        h = seed
+        coords = []
         for i, bit in enumerate(corner):
             c = b.add(cell[i], _u32(bit))
             if periods is not None:
                 c = _wrap(b, c, periods[i])
-            h = pcg(b, b.xor(h, b.mul(c, _u32(0x9E3779B1 + 0x7F4A7C15 * i))))
-        g = _gradient(b, em, h, n)
+            coords.append(c)
+        g = _gradient(b, em, _corner_hash(b, seed, coords), n)
         d = [f - float(bit) for f, bit in zip(frac, corner)]
         ramp = g[0] * d[0]
         for gi, di in zip(g[1:], d[1:]):
@@ -109,14 +138,13 @@ def gradient_noise(
                     rest = [f_parts[j] for j in range(n) if j not in (i, k)]
                     ddw = df[i] * df[k] * _product(em, rest)
                 hess[i][k] = _acc(hess[i][k], ddw * ramp + dw[i] * g[k] + dw[k] * g[i])
-    scale = _SCALE[n]
     assert value is not None
-    grads = [gj * scale for gj in grad if gj is not None]
+    grads = [gj for gj in grad if gj is not None]
     rows: list[list[Num]] = []
     if order > 1:  # the upper triangle was summed; every corner added to each entry
         upper = [[h for h in row if h is not None] for row in hess]
-        rows = [[upper[min(i, k)][max(i, k) - min(i, k)] * scale for k in range(n)] for i in range(n)]
-    return value * scale, grads, rows
+        rows = [[upper[min(i, k)][max(i, k) - min(i, k)] for k in range(n)] for i in range(n)]
+    return value, grads, rows
 
 
 def _acc(total: Num | None, part: Num) -> Num:
@@ -153,7 +181,9 @@ def _fractal_derivatives(
     """For each seed k, the gradient (or, with ``hessian``, the row-major n x n matrix of second
     derivatives) of the fractal potential sum_o (gain / lacunarity)^o N_k(lacunarity^o x), whose
     octave o contributes gain^o times the gradient of N_k at lacunarity^o x: the curl's octaves
-    have amplitudes 1, gain, gain^2, ... (loop over octaves)."""
+    have amplitudes 1, gain, gain^2, ... (loop over octaves). In 2-d every octave samples the
+    same noise (the seed as given, as Warp's 2-d curl noise does); in 3-d and 4-d octave o
+    samples the noise of seed + o."""
     b = em.b
     n = len(x)
     size = n * n if hessian else n
@@ -169,7 +199,8 @@ def _fractal_derivatives(
         xs = [xi * freq for xi in x]
         out = []
         for k, seed in enumerate(seeds):
-            _, g, h = gradient_noise(em, b.add(seed, vals[0]), xs, derivative=True, hessian=hessian)
+            octave_seed = seed if n == 2 else b.add(seed, vals[0])
+            _, g, h = gradient_noise(em, octave_seed, xs, derivative=True, hessian=hessian)
             # the potential's octave is (amp / freq) N(freq x): one factor of freq per derivative
             parts = [hij * (amp * freq) for row in h for hij in row] if hessian else [gj * amp for gj in g]
             out += [sums[k * size + j] + parts[j] for j in range(size)]
@@ -181,8 +212,11 @@ def _fractal_derivatives(
 
 
 def _potential_seeds(b: ir.IRBuilder, state: ir.Value, n: int) -> list[ir.Value]:
-    """Seeds of the potential's components: one (a stream function) in 2-d, three otherwise."""
-    return [_seed(b, state, k) for k in range(1 if n == 2 else 3)]
+    """Seeds of the potential's components: the state itself for the one stream function of
+    2-d, three seeds derived from it for the vector potential otherwise."""
+    if n == 2:
+        return [state]
+    return [_seed(b, state, k) for k in range(3)]
 
 
 def _curl(
@@ -192,7 +226,7 @@ def _curl(
     seeds = _potential_seeds(em.b, state, len(x))
     if len(x) == 2:
         (g,) = _fractal_derivatives(ctx, em, seeds, x, octaves, lacunarity, gain)
-        return [g[1], -g[0]]
+        return [-g[1], g[0]]
     gx, gy, gz = _fractal_derivatives(ctx, em, seeds, x, octaves, lacunarity, gain)
     # curl of the potential (Px, Py, Pz); a 4th (time) coordinate only varies the field
     return [gz[1] - gy[2], gx[2] - gz[0], gy[0] - gx[1]]
@@ -212,7 +246,7 @@ def curl_vjp(
         return hs[k][j * n + i]
 
     if n == 2:
-        return [w[0] * h(0, 1, i) - w[1] * h(0, 0, i) for i in range(n)]
+        return [w[1] * h(0, 0, i) - w[0] * h(0, 1, i) for i in range(n)]
     px, py, pz = 0, 1, 2
     out = []
     for i in range(n):
@@ -268,7 +302,10 @@ def register(registry: BuiltinRegistry) -> None:
             lower=_lower_noise,
             group=GROUP,
             differentiable=True,
-            doc="Smooth gradient (Perlin-style) noise at a point, roughly in [-1, 1]; state seeds it.",
+            doc=(
+                "Smooth gradient (Perlin) noise at a point, within [-sqrt(n)/2, sqrt(n)/2] in n "
+                "dimensions; state seeds it."
+            ),
         )
         periods = [(f"p{c}", int32) for c in ("x", "y", "z", "t")[:n]]
         registry.add("pnoise", params=point + periods, result=float32, lower=_lower_pnoise, group=GROUP,
