@@ -4,9 +4,9 @@ These mirror NVIDIA Warp's ``warp.utils`` functions (same names, parameters, res
 errors). CPU arrays are computed on the host with NumPy, read and written in place (zero-copy).
 Arrays on another device are computed there in kernels when a plugin provides them (the
 ``warp_device_array_utils`` hook; warp-builtins does for CUDA devices: ``radix_sort_pairs``,
-``array_scan`` of int32/float32, ``runlength_encode``, ``array_sum``/``array_inner`` of
-float32/float64 without ``axis``): graph capture records those. Otherwise they are staged
-through host memory, which graph capture refuses.
+``segmented_sort_pairs``, ``array_cast``, ``array_scan`` of int32/float32, ``runlength_encode``,
+``array_sum``/``array_inner`` of float32/float64 without ``axis``): graph capture records those.
+Otherwise they are staged through host memory, which graph capture refuses.
 """
 
 from __future__ import annotations
@@ -299,9 +299,11 @@ def array_cast(in_array: array, out_array: array, count: int | None = None) -> N
     component by component; ``count`` (1-D arrays only) limits the cast to the first ``count``
     input elements.
 
-    On CUDA devices the conversion runs in kernels (warp-builtins), so graph capture records it.
-    Where C leaves a conversion undefined (NaN or out-of-range floats to integers, negative floats
-    to unsigned integers) the device saturates (NaN gives 0) and the host gives what NumPy gives.
+    On CUDA devices the conversion runs in kernels (warp-builtins), so graph capture records it
+    (except for strided views of more than four dimensions counting the components, which are
+    staged through the host). Where C leaves a conversion undefined (NaN or out-of-range floats
+    to integers, negative floats to unsigned integers) the device saturates (NaN gives 0, others
+    the type's limits) and the host gives what NumPy gives.
     """
     _check_same_device(in_array, out_array)
     if count is not None and (in_array.ndim > 1 or out_array.ndim > 1):
@@ -333,8 +335,9 @@ def _cast_components(in_array: array, out_array: array, count: int | None) -> in
     the first ``count`` input elements; ``RuntimeError`` when they exceed either array."""
     # counts are in input elements; arrays whose dtypes differ in components are cast flattened
     elements = in_array.size if count is None else count
-    n = elements * _components(in_array)
-    if elements < 0 or n > in_array.size * _components(in_array) or n > out_array.size * _components(out_array):
+    per_element = _components(in_array)
+    n = elements * per_element
+    if elements < 0 or n > in_array.size * per_element or n > out_array.size * _components(out_array):
         raise RuntimeError(
             f"array_cast: Cast count ({elements}) exceeds the input size ({in_array.size}) "
             f"or output size ({out_array.size})"
