@@ -99,11 +99,6 @@ def test_every_scalar_pair_casts_as_numpy(cuda, src, dst):
     _assert_same(_result(out), _expected(values, dst))
 
 
-def _components(a) -> np.ndarray:
-    """``a``'s values with composite components as trailing dimensions."""
-    return a.numpy()
-
-
 def test_composites_cast_component_by_component(cuda):
     rng = np.random.default_rng(1)
     ints = rng.integers(-1000, 1000, (N, 3)).astype(np.int32)
