@@ -1,7 +1,8 @@
 """``wp.utils`` on a CUDA device computes in kernels there (warp_builtins.device_utils, through the
 ``warp_device_array_utils`` hook), checked on the stand-in driver whose device memory the host
 cannot touch: sorts, scans, run-length encoding and sums agree with NumPy, never stage through
-the host, and are recorded by graph capture (a replay recomputes them on new inputs)."""
+the host, and are recorded by graph capture (a replay recomputes them on new inputs). The
+``cuda`` fixture (tests/builtins/conftest.py) makes host staging fail."""
 
 from __future__ import annotations
 
@@ -21,18 +22,6 @@ KEY_TYPES = [
     (wp.float64, np.float64),
 ]
 VALUE_TYPES = [(wp.int32, np.int32), (wp.float32, np.float32), (wp.int64, np.int64), (wp.float64, np.float64)]
-
-
-@pytest.fixture
-def cuda(fake_cuda, monkeypatch):
-    """``cuda:0`` of the stand-in, with ``wp.utils``' host staging made to fail."""
-
-    def no_host(*args, **kwargs):
-        raise AssertionError("wp.utils staged device arrays through the host")
-
-    monkeypatch.setattr(wu, "_read", no_host)
-    monkeypatch.setattr(wu, "_write", no_host)
-    return wp.get_device("cuda:0")
 
 
 def _keys(np_type, n, rng):

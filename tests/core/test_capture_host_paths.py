@@ -35,17 +35,31 @@ def test_host_side_array_operations_are_refused_while_capturing(op):
     run()  # outside a capture it works
 
 
-def test_host_computed_utils_are_refused_while_capturing(device):
-    # segmented_sort_pairs computes on the host on every device (radix_sort_pairs runs in kernels
-    # on CUDA devices: tests/builtins/test_device_utils.py records it)
-    keys = wp.array(np.int32([3, 1, 2, 0, 0, 0, 0, 0]), device=device)
-    values = wp.array(np.arange(8, dtype=np.int32), device=device)
-    segments = wp.array(np.int32([0, 4]), device=device)
-    with wp.ScopedCapture(device=device, force_module_load=False):
-        message = r"wp.utils functions .* cannot be recorded by graph capture"
+def test_host_computed_utils_are_refused_while_capturing():
+    # the CPU computes wp.utils on the host (CUDA devices run them in kernels, which a capture
+    # records: tests/builtins/test_device_utils.py, test_device_segmented.py, test_device_cast.py)
+    keys = wp.array(np.int32([3, 1, 2, 0, 0, 0, 0, 0]))
+    values = wp.array(np.arange(8, dtype=np.int32))
+    segments = wp.array(np.int32([0, 4]))
+    message = r"wp.utils functions .* cannot be recorded by graph capture"
+    with wp.ScopedCapture(device="cpu", force_module_load=False):
         with pytest.raises(NotImplementedError, match=message):
             wp.utils.segmented_sort_pairs(keys, values, 4, segments)
+        with pytest.raises(NotImplementedError, match=message):
+            wp.utils.array_cast(values, wp.zeros(8, dtype=wp.float32))
     wp.utils.segmented_sort_pairs(keys, values, 4, segments)  # outside a capture it works
+    np.testing.assert_array_equal(keys.numpy()[:4], [0, 1, 2, 3])
+    np.testing.assert_array_equal(values.numpy()[:4], [3, 1, 2, 0])
+
+
+def test_segmented_sort_is_recorded_on_cuda_devices(fake_cuda):
+    keys = wp.array(np.int32([3, 1, 2, 0, 0, 0, 0, 0]), device="cuda:0")
+    values = wp.array(np.arange(8, dtype=np.int32), device="cuda:0")
+    segments = wp.array(np.int32([0, 4]), device="cuda:0")
+    with wp.ScopedCapture(device="cuda:0") as capture:
+        wp.utils.segmented_sort_pairs(keys, values, 4, segments)
+    np.testing.assert_array_equal(values.numpy()[:4], [0, 1, 2, 3])  # recorded, not run
+    wp.capture_launch(capture.graph)
     np.testing.assert_array_equal(keys.numpy()[:4], [0, 1, 2, 3])
     np.testing.assert_array_equal(values.numpy()[:4], [3, 1, 2, 0])
 

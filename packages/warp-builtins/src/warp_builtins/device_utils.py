@@ -17,6 +17,8 @@ arguments before calling them.
   run values and starts, run tails the lengths.
 - ``array_inner``: chunk sums of the (products of) elements, chunk sums of those while there are
   more than ``CHUNK``, then their sum in one thread.
+- ``array_cast``: :func:`warp_builtins.device_cast.array_cast`.
+- ``segmented_sort_pairs``: :func:`warp_builtins.device_segmented.segmented_sort_pairs`.
 """
 
 from __future__ import annotations
@@ -25,6 +27,17 @@ from typing import Any
 
 import warp as wp
 from warp_builtins import device_sort
+from warp_builtins.device_cast import array_cast
+from warp_builtins.device_segmented import segmented_sort_pairs
+
+__all__ = [
+    "array_cast",
+    "array_inner",
+    "array_scan",
+    "radix_sort_pairs",
+    "runlength_encode",
+    "segmented_sort_pairs",
+]
 
 #: key kinds of the mapping kernels: how a key's bits become an unsigned order-preserving number
 _UNSIGNED, _SIGNED, _FLOAT = 0, 1, 2

@@ -4,20 +4,21 @@ These mirror NVIDIA Warp's ``warp.utils`` functions (same names, parameters, res
 errors). CPU arrays are computed on the host with NumPy, read and written in place (zero-copy).
 Arrays on another device are computed there in kernels when a plugin provides them (the
 ``warp_device_array_utils`` hook; warp-builtins does for CUDA devices: ``radix_sort_pairs``,
-``array_scan`` of int32/float32, ``runlength_encode``, ``array_sum``/``array_inner`` of
-float32/float64 without ``axis``): graph capture records those. Otherwise they are staged
-through host memory, which graph capture refuses.
+``segmented_sort_pairs``, ``array_cast``, ``array_scan`` of int32/float32, ``runlength_encode``,
+``array_sum``/``array_inner`` of float32/float64 without ``axis``): graph capture records those.
+Otherwise they are staged through host memory, which graph capture refuses.
 """
 
 from __future__ import annotations
 
 import builtins
+import math
 from typing import Any
 
 import numpy as np
 
 from warp.arrays.array import array
-from warp.arrays.capture_guard import refuse_while_capturing
+from warp.arrays.capture_guard import is_capturing, refuse_while_capturing
 from warp.arrays.conversion import is_bfloat16_element
 from warp.plugins.array_utils import device_array_utils
 from warp.types import bfloat16_bits
@@ -295,7 +296,15 @@ def array_scan(in_array: array, out_array: array, inclusive: bool = True) -> Non
 def array_cast(in_array: array, out_array: array, count: int | None = None) -> None:
     """Element-wise conversion of ``in_array`` into ``out_array``'s dtype (C casts: floats to
     integers truncate). Arrays whose dtypes have different component shapes are cast flattened,
-    component by component."""
+    component by component; ``count`` (1-D arrays only) limits the cast to the first ``count``
+    input elements.
+
+    On CUDA devices the conversion runs in kernels (warp-builtins), so graph capture records it
+    (except for strided views of more than four dimensions counting the components, which are
+    staged through the host). Where C leaves a conversion undefined (NaN or out-of-range floats
+    to integers, negative floats to unsigned integers) the device saturates (NaN gives 0, others
+    the type's limits) and the host gives what NumPy gives.
+    """
     _check_same_device(in_array, out_array)
     if count is not None and (in_array.ndim > 1 or out_array.ndim > 1):
         raise RuntimeError(
@@ -303,23 +312,37 @@ def array_cast(in_array: array, out_array: array, count: int | None = None) -> N
         )
     if in_array.ndim == out_array.ndim > 1 and tuple(in_array.shape) != tuple(out_array.shape):
         raise RuntimeError(f"array_cast: Array shapes do not match ({in_array.shape} vs {out_array.shape})")
+    n = _cast_components(in_array, out_array, count)
+    impl = device_array_utils(in_array.device)
+    if impl is not None and impl.array_cast(in_array, out_array, n):
+        return
     src = _read(in_array)
     dst = np.array(_read(out_array))
-    if count is None and src.shape == dst.shape:
-        _write(out_array, _cast(src, dst.dtype))
-        return
+    if is_bfloat16_element(out_array.dtype):  # one rounding to bfloat16 (as the device does)
+        dst = dst.astype(np.float64)
+    flat_dst = dst.reshape(-1)
+    flat_dst[:n] = _cast(src.reshape(-1)[:n], dst.dtype)
+    _write(out_array, dst)
+
+
+def _components(a: array) -> int:
+    """Scalar components of one element of ``a`` (1 for scalars)."""
+    return math.prod(a.dtype._shape_) if is_composite(a.dtype) else 1
+
+
+def _cast_components(in_array: array, out_array: array, count: int | None) -> int:
+    """How many scalar components (row-major) ``array_cast`` converts: all of them, or those of
+    the first ``count`` input elements; ``RuntimeError`` when they exceed either array."""
     # counts are in input elements; arrays whose dtypes differ in components are cast flattened
     elements = in_array.size if count is None else count
-    flat_src, flat_dst = src.reshape(-1), dst.reshape(-1)
-    per_element = src[0].size if in_array.size else 1
+    per_element = _components(in_array)
     n = elements * per_element
-    if elements < 0 or n > flat_src.size or n > flat_dst.size:
+    if elements < 0 or n > in_array.size * per_element or n > out_array.size * _components(out_array):
         raise RuntimeError(
             f"array_cast: Cast count ({elements}) exceeds the input size ({in_array.size}) "
             f"or output size ({out_array.size})"
         )
-    flat_dst[:n] = _cast(flat_src[:n], dst.dtype)
-    _write(out_array, dst)
+    return n
 
 
 def _cast(values: np.ndarray, np_type: np.dtype) -> np.ndarray:
@@ -436,10 +459,18 @@ def segmented_sort_pairs(
 ) -> None:
     """Stable sort of (key, value) pairs within each segment ``[start, end)``, in place.
 
-    Keys are int32 or float32, values int32, segment indices int32 (1-D, contiguous). Without
-    ``segment_end_indices`` the segment ends are ``segment_start_indices[1:]``. Pairs outside
-    every segment keep their place. Keys and values need room for ``2 * count``. A segment
-    outside ``[0, count]`` (or ending before it starts) raises ``ValueError`` naming its index.
+    Keys are int32 or float32 (ordered as NumPy sorts them: -0.0 equal to +0.0, NaNs last),
+    values int32, segment indices int32 (1-D, contiguous). Without ``segment_end_indices`` the
+    segment ends are ``segment_start_indices[1:]``. Pairs outside every segment keep their place.
+    Keys and values need room for ``2 * count``. A segment outside ``[0, count]`` (or ending
+    before it starts) raises ``ValueError`` naming its index. Overlapping segments are sorted one
+    after another, in their order.
+
+    On CUDA devices the sort runs in kernels (warp-builtins): the segment indices are read on the
+    host first to check them (a small copy), and overlapping segments are sorted on the host.
+    While a graph capture records the call nothing is read on the host: the segments are not
+    checked; one outside ``[0, count]`` is clamped to it, one ending before it starts is empty,
+    and pairs covered by more than one segment keep their place.
     """
     what = "segmented_sort_pairs"
     segments = {"segment_start_indices": segment_start_indices}
@@ -458,28 +489,45 @@ def segmented_sort_pairs(
     _require_contiguous({"keys": keys, "values": values, **segments}, what)
     if keys.size < 2 * count or values.size < 2 * count:
         raise RuntimeError(f"{what}: Array storage must be large enough to contain 2*count elements")
-    starts = _read(segment_start_indices)
+    if segment_end_indices is not None and segment_end_indices.size != segment_start_indices.size:
+        raise RuntimeError(
+            f"{what}: segment_start_indices and segment_end_indices must have the same size "
+            f"({segment_start_indices.size} vs {segment_end_indices.size})"
+        )
     if segment_end_indices is None:
-        ends = starts[1:]
-        starts = starts[:-1]
+        n = max(segment_start_indices.size - 1, 0)
+        start_view, end_view = segment_start_indices[:n], segment_start_indices[1 : n + 1]
     else:
-        ends = _read(segment_end_indices)
-        if ends.size != starts.size:
-            raise RuntimeError(
-                f"{what}: segment_start_indices and segment_end_indices must have the same size "
-                f"({starts.size} vs {ends.size})"
-            )
-    for index, (s, e) in enumerate(zip(starts.tolist(), ends.tolist())):
-        if not 0 <= s <= e <= count:
-            raise ValueError(
-                f"{what}: Invalid segment range at index {index}: [{s}, {e}) is not within [0, {count}]"
-            )
+        start_view, end_view = segment_start_indices, segment_end_indices
+    impl = device_array_utils(keys.device)
+    if impl is not None:
+        overlapping = False
+        if not is_capturing(keys.device):  # check the segments (a small read); none in a capture
+            overlapping = _check_segments(start_view.numpy(), end_view.numpy(), count, what)
+        if not overlapping and impl.segmented_sort_pairs(keys, values, count, start_view, end_view):
+            return
+    starts, ends = _read(start_view), _read(end_view)
+    _check_segments(starts, ends, count, what)
     k, v = np.array(_read(keys)), np.array(_read(values))
     for s, e in zip(starts.tolist(), ends.tolist()):
         order = np.argsort(k[s:e], kind="stable")
         k[s:e], v[s:e] = k[s:e][order], v[s:e][order]
     _write(keys, k)
     _write(values, v)
+
+
+def _check_segments(starts: np.ndarray, ends: np.ndarray, count: int, what: str) -> bool:
+    """Raise ``ValueError`` for the first segment outside ``[0, count]`` (or ending before it
+    starts); return whether two non-empty segments overlap."""
+    for index, (s, e) in enumerate(zip(starts.tolist(), ends.tolist())):
+        if not 0 <= s <= e <= count:
+            raise ValueError(
+                f"{what}: Invalid segment range at index {index}: [{s}, {e}) is not within [0, {count}]"
+            )
+    nonempty = starts < ends
+    first, last = starts[nonempty], ends[nonempty]
+    order = np.argsort(first, kind="stable")
+    return bool(np.any(last[order][:-1] > first[order][1:]))
 
 
 def runlength_encode(

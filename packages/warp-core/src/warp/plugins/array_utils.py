@@ -48,6 +48,27 @@ class DeviceArrayUtils(Protocol):
         ``out[0]`` (a device array of the scalar type)."""
         ...
 
+    def array_cast(self, in_array: Any, out_array: Any, count: int) -> bool:
+        """Convert the first ``count`` scalar components of ``in_array`` into the first ``count``
+        components of ``out_array`` (both arrays seen as their scalar components in row-major
+        order, an element's components after each other), with the kernel language's scalar
+        conversions (C casts: floats to integers truncate). ``count`` is at most either array's
+        number of components."""
+        ...
+
+    def segmented_sort_pairs(
+        self, keys: Any, values: Any, count: int, segment_starts: Any, segment_ends: Any
+    ) -> bool:
+        """Stable sort of (key, value) pairs (int32 or float32 keys, int32 values; 1-D contiguous
+        arrays) inside every segment ``[segment_starts[i], segment_ends[i])`` (int32 device arrays
+        of one size, read only on the device), in place; pairs outside every segment keep their
+        place. Keys order as NumPy's stable sort orders them (-0.0 equal to +0.0, NaNs last).
+
+        ``warp.utils`` has checked the segments on the host unless a graph capture records the
+        call; unchecked segments are clamped to ``[0, count]`` (one ending before it starts is
+        empty), and pairs covered by more than one segment keep their place."""
+        ...
+
 
 def device_array_utils(device: Device | None) -> DeviceArrayUtils | None:
     """The plugin implementation of ``warp.utils`` for arrays on ``device``; None on the CPU (whose
