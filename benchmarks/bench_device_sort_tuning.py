@@ -3,8 +3,9 @@
     python benchmarks/bench_device_sort_tuning.py
 
 Times ``radix_sort_pairs`` of 1M and 4M int32 pairs for several ``SORT_THREADS`` and the
-inclusive ``scan`` of 1M and 16M int32 for several ``CHUNK`` sizes (median of 5, each checked
-against NumPy once). The module's constants were chosen from this on an H200. Needs a CUDA device.
+inclusive ``scan`` of 1M and 16M int32 for several ``SCAN_CHUNK`` sizes (median of 5, each
+checked against NumPy once). The module's constants were chosen from this on an H200. Needs a
+CUDA device.
 """
 
 import sys
@@ -20,6 +21,7 @@ if not wp.is_cuda_available():
     sys.exit("needs a CUDA device")
 dev = wp.get_device("cuda:0")
 rng = np.random.default_rng(0)
+chosen_threads, chosen_chunk = device_sort.SORT_THREADS, device_sort.SCAN_CHUNK
 for n in (1 << 20, 1 << 22):
     keys = rng.integers(-(2**31), 2**31 - 1, n, dtype=np.int64).astype(np.int32)
     k = wp.array(keys, device=dev)
@@ -41,13 +43,13 @@ for n in (1 << 20, 1 << 22):
             f"median {np.median(ts) * 1e3:.3f} ms",
             flush=True,
         )
-device_sort.SORT_THREADS = 8192
+device_sort.SORT_THREADS = chosen_threads
 for n in (1 << 20, 1 << 24):
     data = rng.integers(0, 9, n).astype(np.int32)
     src = wp.array(data, device=dev)
     out = wp.empty(n, dtype=wp.int32, device=dev)
-    for chunk in (32, 64, 128, 256):
-        device_sort.CHUNK = chunk
+    for chunk in (8, 16, 32, 64, 128):
+        device_sort.SCAN_CHUNK = chunk
         device_sort.scan(src, out, n, True)
         wp.synchronize_device(dev)
         ok = np.array_equal(out.numpy(), np.cumsum(data))
@@ -57,5 +59,6 @@ for n in (1 << 20, 1 << 24):
             device_sort.scan(src, out, n, True)
             wp.synchronize_device(dev)
             ts.append(time.perf_counter() - t)
-        print(f"scan n={n} CHUNK={chunk} ok={ok} median {np.median(ts) * 1e3:.3f} ms", flush=True)
+        print(f"scan n={n} SCAN_CHUNK={chunk} ok={ok} median {np.median(ts) * 1e3:.3f} ms", flush=True)
 device_sort.CHUNK = 256
+device_sort.SCAN_CHUNK = chosen_chunk

@@ -50,9 +50,10 @@ def test_float_scan_matches_cumsum(device, inclusive):
 
 @pytest.mark.parametrize("inclusive", [True, False])
 def test_scans_of_many_chunks_scan_their_chunk_sums_the_same_way(device, inclusive):
-    """More than CHUNK**2 elements: the chunk sums are scanned by a scan of chunks in turn (two
+    """More than SCAN_CHUNK**3 elements: the chunk sums are summed by chunks in turn (three
     levels before the serial one), with totals and prefixes exact for integers."""
-    n = device_sort.CHUNK**2 * 3 + 17
+    assert len(device_sort.scan_levels(device_sort.SCAN_CHUNK**3 * 3 + 17)) == 3
+    n = device_sort.SCAN_CHUNK**3 * 3 + 17
     data = np.random.default_rng(4).integers(-5, 9, n).astype(np.int32)
     source = wp.array(data, device=device)
     out = wp.empty(n, dtype=wp.int32, device=device)
@@ -65,3 +66,30 @@ def test_scans_of_many_chunks_scan_their_chunk_sums_the_same_way(device, inclusi
     in_place = wp.array(data, device=device)
     device_sort.scan(in_place, in_place, n, inclusive=inclusive)
     np.testing.assert_array_equal(in_place.numpy(), expected)
+
+
+def test_one_scratch_serves_scans_of_any_smaller_size(device):
+    """A :class:`ScanScratch` is reused by scans of up to its capacity (a sort's passes share
+    one); a scan larger than it, or of another dtype, is refused."""
+    scratch = device_sort.ScanScratch(5000, wp.int32, device)
+    rng = np.random.default_rng(7)
+    for n in (5000, 1, 33, 1025, 4096):
+        data = rng.integers(-9, 9, n).astype(np.int32)
+        out = wp.empty(n, dtype=wp.int32, device=device)
+        total = device_sort.scan(wp.array(data, device=device), out, n, inclusive=True, scratch=scratch)
+        np.testing.assert_array_equal(out.numpy(), np.cumsum(data))
+        assert int(total.numpy()[0]) == int(data.sum())
+    with pytest.raises(ValueError, match="cannot scan 5001"):
+        device_sort.scan(
+            wp.zeros(5001, dtype=wp.int32, device=device),
+            wp.zeros(5001, dtype=wp.int32, device=device),
+            5001,
+            scratch=scratch,
+        )
+    with pytest.raises(ValueError, match="cannot scan"):
+        device_sort.scan(
+            wp.zeros(10, dtype=wp.float32, device=device),
+            wp.zeros(10, dtype=wp.float32, device=device),
+            10,
+            scratch=scratch,
+        )

@@ -1,16 +1,23 @@
 """Prefix sums and a stable radix sort of (key, value) pairs in kernels, on the arrays' device.
 
-Used by ``wp.utils`` on CUDA devices (:mod:`warp_builtins.device_utils`) and by the device BVH
-builder (:mod:`warp_geometry.bvh_device_build`): nothing goes through the host, so graph capture
+Used by ``wp.utils`` on CUDA devices (:mod:`warp_builtins.device_utils`), by the device BVH,
+hash-grid and volume builders of warp-geometry: nothing goes through the host, so graph capture
 records them. Both work on contiguous chunks of the input, one thread per chunk:
 
-- scan (int32 or float32, exclusive or inclusive): every chunk's sum, an exclusive scan of the
-  chunk sums (the same scan in place when there are more than ``CHUNK`` chunks, else serial in
-  one thread), then every chunk writes its prefixes;
+- scan (int32 or float32, exclusive or inclusive): every chunk of ``SCAN_CHUNK`` items gets its
+  sum, the chunk sums are summed by chunks in turn until at most ``SCAN_CHUNK`` are left (levels),
+  one thread scans those, and every level's chunks then write their prefixes, from the top level
+  down. The chunk sums of every level live in one :class:`ScanScratch` buffer (made once per
+  scan, or once for the many scans of a sort): allocating is the costly part of a small pass;
 - radix sort, ``RADIX_BITS`` bits per pass from the lowest: every chunk counts its digits
   (``counts[digit * chunks + chunk]``), an exclusive scan of those counts gives every (digit,
   chunk) its first output slot, and every chunk scatters its pairs in order. Chunks in input
   order inside each digit make every pass, hence the sort, stable.
+
+Short loops per thread and few allocations are what make these fast on a GPU (measured on an
+H200 with benchmarks/bench_device_sort_tuning.py): a thread's loop over its chunk runs at memory
+latency, so a level's time grows with its chunk length, and every ``wp.empty`` costs about 20 us
+of host time, more than a level's kernels.
 """
 
 from __future__ import annotations
@@ -19,7 +26,9 @@ from typing import Any
 
 import warp as wp
 
-#: items per thread of the scans, and at most per thread of the sorting passes
+#: items per thread of the scans' levels
+SCAN_CHUNK = 32
+#: at most items per thread of the sorting passes (and of warp_builtins.device_utils' sums)
 CHUNK = 128
 #: threads the sorting passes aim for (fewer items per thread for small inputs)
 SORT_THREADS = 32768
@@ -28,95 +37,115 @@ RADIX_BITS = 4
 _RADIX = 1 << RADIX_BITS
 
 
-@wp.kernel
-def _chunk_sums(values: wp.array(dtype=wp.int32), n: int, chunk: int, sums: wp.array(dtype=wp.int32)):
+@wp.kernel(enable_backward=False)
+def _chunk_sums(
+    values: wp.array(dtype=wp.int32),
+    base: int,
+    n: int,
+    chunk: int,
+    sums: wp.array(dtype=wp.int32),
+    sbase: int,
+):
     c = wp.tid()
     first = c * chunk
     last = wp.min(first + chunk, n)
     s = int(0)
     for j in range(first, last):
-        s += values[j]
-    sums[c] = s
+        s += values[base + j]
+    sums[sbase + c] = s
 
 
-@wp.kernel
-def _serial_exclusive_scan(sums: wp.array(dtype=wp.int32), n: int, total: wp.array(dtype=wp.int32)):
+@wp.kernel(enable_backward=False)
+def _serial_exclusive_scan(sums: wp.array(dtype=wp.int32), sbase: int, n: int, total_index: int):
     running = int(0)
     for c in range(n):
-        s = sums[c]
-        sums[c] = running
+        s = sums[sbase + c]
+        sums[sbase + c] = running
         running += s
-    total[0] = running
+    sums[total_index] = running
 
 
-@wp.kernel
+@wp.kernel(enable_backward=False)
 def _chunk_prefixes(
     values: wp.array(dtype=wp.int32),
+    base: int,
     n: int,
     chunk: int,
     inclusive: int,
     offsets: wp.array(dtype=wp.int32),
+    obase: int,
     out: wp.array(dtype=wp.int32),
+    out_base: int,
 ):
     c = wp.tid()
     first = c * chunk
     last = wp.min(first + chunk, n)
-    running = offsets[c]
+    running = offsets[obase + c]
     for j in range(first, last):
-        v = values[j]
+        v = values[base + j]
         if inclusive != 0:
             running += v
-            out[j] = running
+            out[out_base + j] = running
         else:
-            out[j] = running
+            out[out_base + j] = running
             running += v
 
 
-@wp.kernel
-def _chunk_sums_f32(values: wp.array(dtype=wp.float32), n: int, chunk: int, sums: wp.array(dtype=wp.float32)):
+@wp.kernel(enable_backward=False)
+def _chunk_sums_f32(
+    values: wp.array(dtype=wp.float32),
+    base: int,
+    n: int,
+    chunk: int,
+    sums: wp.array(dtype=wp.float32),
+    sbase: int,
+):
     c = wp.tid()
     first = c * chunk
     last = wp.min(first + chunk, n)
     s = wp.float32(0.0)
     for j in range(first, last):
-        s += values[j]
-    sums[c] = s
+        s += values[base + j]
+    sums[sbase + c] = s
 
 
-@wp.kernel
-def _serial_exclusive_scan_f32(sums: wp.array(dtype=wp.float32), n: int, total: wp.array(dtype=wp.float32)):
+@wp.kernel(enable_backward=False)
+def _serial_exclusive_scan_f32(sums: wp.array(dtype=wp.float32), sbase: int, n: int, total_index: int):
     running = wp.float32(0.0)
     for c in range(n):
-        s = sums[c]
-        sums[c] = running
+        s = sums[sbase + c]
+        sums[sbase + c] = running
         running += s
-    total[0] = running
+    sums[total_index] = running
 
 
-@wp.kernel
+@wp.kernel(enable_backward=False)
 def _chunk_prefixes_f32(
     values: wp.array(dtype=wp.float32),
+    base: int,
     n: int,
     chunk: int,
     inclusive: int,
     offsets: wp.array(dtype=wp.float32),
+    obase: int,
     out: wp.array(dtype=wp.float32),
+    out_base: int,
 ):
     c = wp.tid()
     first = c * chunk
     last = wp.min(first + chunk, n)
-    running = offsets[c]
+    running = offsets[obase + c]
     for j in range(first, last):
-        v = values[j]
+        v = values[base + j]
         if inclusive != 0:
             running += v
-            out[j] = running
+            out[out_base + j] = running
         else:
-            out[j] = running
+            out[out_base + j] = running
             running += v
 
 
-#: dtype -> (chunk sums, serial scan of the sums, chunk prefixes) kernels
+#: dtype -> (chunk sums, serial scan of the top level, chunk prefixes) kernels
 _SCAN_KERNELS = {
     wp.int32: (_chunk_sums, _serial_exclusive_scan, _chunk_prefixes),
     wp.float32: (_chunk_sums_f32, _serial_exclusive_scan_f32, _chunk_prefixes_f32),
@@ -126,31 +155,75 @@ _SCAN_KERNELS = {
 SCAN_TYPES = tuple(_SCAN_KERNELS)
 
 
-def scan(values: Any, out: Any, n: int, inclusive: bool = False) -> Any:
+def scan_levels(n: int) -> list[int]:
+    """The number of chunk sums of every level of a scan of ``n`` items: ``ceil(n / SCAN_CHUNK)``,
+    then ``ceil`` of that over ``SCAN_CHUNK``, ..., down to at most ``SCAN_CHUNK`` (at least one
+    level, of at least one sum)."""
+    levels = []
+    m = n
+    while True:
+        m = max(1, (m + SCAN_CHUNK - 1) // SCAN_CHUNK)
+        levels.append(m)
+        if m <= SCAN_CHUNK:
+            return levels
+
+
+class ScanScratch:
+    """Device memory for the chunk sums of every level of the scans of up to ``capacity`` items of
+    ``dtype`` on ``device``, and their total (the last element). One buffer serves many scans in
+    turn (a sort's passes); the total a scan returns lives there until the next scan."""
+
+    def __init__(self, capacity: int, dtype: Any, device: Any) -> None:
+        levels = scan_levels(capacity)
+        #: where every level's chunk sums start in :attr:`buffer`
+        self.offsets = [sum(levels[:k]) for k in range(len(levels))]
+        self.total_index = sum(levels)
+        self.capacity = capacity
+        self.dtype = dtype
+        self.buffer = wp.empty(self.total_index + 1, dtype=dtype, device=device)
+
+
+def scan(values: Any, out: Any, n: int, inclusive: bool = False, scratch: ScanScratch | None = None) -> Any:
     """Prefix sums of the first ``n`` elements of ``values`` into ``out`` (1-D int32 or float32
     arrays of one dtype on one device; ``out`` may be ``values``): exclusive ``out[i] =
-    values[0] + ... + values[i - 1]``, inclusive up to ``values[i]``. Returns a 1-element device
-    array holding the total."""
+    values[0] + ... + values[i - 1]``, inclusive up to ``values[i]``. ``scratch`` (for at least
+    ``n`` items of the dtype, on the device) saves an allocation. Returns a 1-element device
+    array holding the total (a view of the scratch buffer)."""
     sums_kernel, serial_kernel, prefixes_kernel = _SCAN_KERNELS[values.dtype]
     device = values.device
-    chunks = max(1, (n + CHUNK - 1) // CHUNK)
-    sums = wp.empty(chunks, dtype=values.dtype, device=device)
-    wp.launch(sums_kernel, dim=chunks, inputs=[values, n, CHUNK, sums], device=device, record_tape=False)
-    if chunks > CHUNK:  # the chunk sums scanned the same way (in place): no long serial loop
-        total = scan(sums, sums, chunks, inclusive=False)
-    else:
-        total = wp.empty(1, dtype=values.dtype, device=device)
-        wp.launch(serial_kernel, dim=1, inputs=[sums, chunks, total], device=device, record_tape=False)
-    flag = 1 if inclusive else 0
-    inputs = [values, n, CHUNK, flag, sums, out]
-    wp.launch(prefixes_kernel, dim=chunks, inputs=inputs, device=device, record_tape=False)
-    return total
+    if scratch is None:
+        scratch = ScanScratch(n, values.dtype, device)
+    elif scratch.capacity < n or scratch.dtype is not values.dtype:
+        raise ValueError(
+            f"scan scratch for {scratch.capacity} {scratch.dtype} items cannot scan {n} {values.dtype}"
+        )
+    buf, offsets = scratch.buffer, scratch.offsets
+    levels = scan_levels(n)
+
+    def launch(kernel: Any, dim: int, inputs: list[Any]) -> None:
+        wp.launch(kernel, dim=dim, inputs=inputs, device=device, record_tape=False)
+
+    # up: every level's chunk sums, from the items to the top
+    src, base, count = values, 0, n
+    for level, size in enumerate(levels):
+        launch(sums_kernel, size, [src, base, count, SCAN_CHUNK, buf, offsets[level]])
+        src, base, count = buf, offsets[level], size
+    launch(serial_kernel, 1, [buf, offsets[len(levels) - 1], levels[-1], scratch.total_index])
+    # down: every level's items get their prefixes from the (now scanned) sums above them
+    for level in reversed(range(len(levels))):
+        if level == 0:
+            inputs = [values, 0, n, SCAN_CHUNK, 1 if inclusive else 0, buf, offsets[0], out, 0]
+        else:
+            below = offsets[level - 1]
+            inputs = [buf, below, levels[level - 1], SCAN_CHUNK, 0, buf, offsets[level], buf, below]
+        launch(prefixes_kernel, levels[level], inputs)
+    return buf[scratch.total_index : scratch.total_index + 1]
 
 
-def exclusive_scan(values: Any, out: Any, n: int) -> Any:
+def exclusive_scan(values: Any, out: Any, n: int, scratch: ScanScratch | None = None) -> Any:
     """``out[i] = values[0] + ... + values[i - 1]`` for ``i < n`` (int32 arrays on one device;
     ``out`` may be ``values``). Returns a 1-element device array holding the total."""
-    return scan(values, out, n, inclusive=False)
+    return scan(values, out, n, inclusive=False, scratch=scratch)
 
 
 @wp.kernel
@@ -217,6 +290,7 @@ def radix_sort_pairs(keys: Any, values: Any, n: int, key_bits: int = 32) -> tupl
     chunk = sort_chunk(n)
     chunks = max(1, (n + chunk - 1) // chunk)
     counts = wp.empty(_RADIX * chunks, dtype=wp.int32, device=device)
+    scratch = ScanScratch(_RADIX * chunks, wp.int32, device)  # shared by every pass's scan
     buffers = [(wp.empty(n, dtype=wp.int32, device=device), wp.empty(n, dtype=wp.int32, device=device))]
     if key_bits > RADIX_BITS:
         buffers.append(
@@ -227,7 +301,7 @@ def radix_sort_pairs(keys: Any, values: Any, n: int, key_bits: int = 32) -> tupl
         dst_k, dst_v = buffers[p % len(buffers)]
         count_args = [src_k, n, shift, chunk, chunks, counts]
         wp.launch(_count_digits, dim=chunks, inputs=count_args, device=device, record_tape=False)
-        exclusive_scan(counts, counts, _RADIX * chunks)
+        exclusive_scan(counts, counts, _RADIX * chunks, scratch)
         scatter = [src_k, src_v, n, shift, chunk, chunks, counts, dst_k, dst_v]
         wp.launch(_scatter_digits, dim=chunks, inputs=scatter, device=device, record_tape=False)
         src_k, src_v = dst_k, dst_v

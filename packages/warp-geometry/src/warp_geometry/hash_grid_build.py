@@ -4,8 +4,9 @@ captured in a CUDA graph).
 
 1. every point's bucket, and its rank among the points of that bucket (``atomic_add`` on the
    bucket's count returns it);
-2. an exclusive scan of the counts gives each bucket's first slot (chunk sums, a scan of the
-   chunk sums, then each chunk's slots);
+2. an exclusive scan of the counts gives each bucket's first slot (the device scan of
+   :mod:`warp_builtins.device_sort`: short loops per thread, levels of chunk sums, no long
+   serial loop over the buckets), and the count its end;
 3. every point index goes to slot ``start[bucket] + rank``.
 
 The order of the points inside a bucket follows the atomics (it may differ between runs and
@@ -17,10 +18,8 @@ from __future__ import annotations
 from typing import Any
 
 import warp as wp
+from warp_builtins import device_sort
 from warp_geometry.hash_grid_cells import bucket
-
-#: buckets per thread of the scan's first and last pass
-SCAN_CHUNK = 256
 
 
 @wp.kernel
@@ -40,42 +39,12 @@ def _bucket_points(
     ranks[i] = wp.atomic_add(counts, b, 1)
 
 
-@wp.kernel
-def _chunk_sums(counts: wp.array(dtype=wp.int32), chunk: int, sums: wp.array(dtype=wp.int32)):
-    c = wp.tid()
-    first = c * chunk
-    last = wp.min(first + chunk, counts.shape[0])
-    s = int(0)
-    for j in range(first, last):
-        s += counts[j]
-    sums[c] = s
-
-
-@wp.kernel
-def _scan_chunk_sums(sums: wp.array(dtype=wp.int32)):
-    running = int(0)
-    for c in range(sums.shape[0]):
-        s = sums[c]
-        sums[c] = running
-        running += s
-
-
-@wp.kernel
-def _bucket_ranges(
-    counts: wp.array(dtype=wp.int32),
-    chunk: int,
-    offsets: wp.array(dtype=wp.int32),
-    starts: wp.array(dtype=wp.int32),
-    ends: wp.array(dtype=wp.int32),
+@wp.kernel(enable_backward=False)
+def _bucket_ends(
+    starts: wp.array(dtype=wp.int32), counts: wp.array(dtype=wp.int32), ends: wp.array(dtype=wp.int32)
 ):
-    c = wp.tid()
-    first = c * chunk
-    last = wp.min(first + chunk, counts.shape[0])
-    running = offsets[c]
-    for j in range(first, last):
-        starts[j] = running
-        running += counts[j]
-        ends[j] = running
+    b = wp.tid()
+    ends[b] = starts[b] + counts[b]
 
 
 @wp.kernel
@@ -100,7 +69,7 @@ class BuildScratch:
     def __init__(self, num_cells: int, device: Any):
         self.device = device
         self.counts = wp.zeros(num_cells, dtype=wp.int32, device=device)
-        self.sums = wp.zeros((num_cells + SCAN_CHUNK - 1) // SCAN_CHUNK, dtype=wp.int32, device=device)
+        self.scan = device_sort.ScanScratch(num_cells, wp.int32, device)
         self.buckets = wp.zeros(0, dtype=wp.int32, device=device)
         self.ranks = wp.zeros(0, dtype=wp.int32, device=device)
 
@@ -137,11 +106,9 @@ def sort_by_bucket(
             inputs=[points, inv_cell_width, *dims, scratch.buckets, scratch.ranks, scratch.counts],
             device=device,
         )
-    chunks = scratch.sums.shape[0]
-    wp.launch(_chunk_sums, dim=chunks, inputs=[scratch.counts, SCAN_CHUNK, scratch.sums], device=device)
-    wp.launch(_scan_chunk_sums, dim=1, inputs=[scratch.sums], device=device)
-    ranges = [scratch.counts, SCAN_CHUNK, scratch.sums, starts, ends]
-    wp.launch(_bucket_ranges, dim=chunks, inputs=ranges, device=device)
+    num_cells = scratch.counts.shape[0]
+    device_sort.exclusive_scan(scratch.counts, starts, num_cells, scratch.scan)
+    wp.launch(_bucket_ends, dim=num_cells, inputs=[starts, scratch.counts, ends], device=device)
     if n:
         scatter = [scratch.buckets, scratch.ranks, starts, point_ids, groups, point_groups]
         wp.launch(_scatter, dim=n, inputs=scatter, device=device)
