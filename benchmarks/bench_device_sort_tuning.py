@@ -60,5 +60,4 @@ for n in (1 << 20, 1 << 24):
             wp.synchronize_device(dev)
             ts.append(time.perf_counter() - t)
         print(f"scan n={n} SCAN_CHUNK={chunk} ok={ok} median {np.median(ts) * 1e3:.3f} ms", flush=True)
-device_sort.CHUNK = 256
 device_sort.SCAN_CHUNK = chosen_chunk
