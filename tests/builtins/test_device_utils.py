@@ -168,9 +168,10 @@ def test_array_sum_and_inner_match_numpy(cuda, dtype):
 
 @pytest.mark.parametrize("dtype", [wp.float32, wp.float64])
 def test_sums_of_more_than_chunk_squared_elements_reduce_in_levels(cuda, dtype):
-    """More than CHUNK**2 elements: the chunk sums are summed by chunks in turn (two levels of
+    """More than SCAN_CHUNK**2 elements: the chunk sums are summed by chunks in turn (levels of
     kernels before the single thread); inner products too."""
-    n = device_sort.CHUNK**2 * 2 + 333
+    n = device_sort.SCAN_CHUNK**3 * 2 + 333
+    assert len(device_sort.scan_levels(n)) == 3
     rng = np.random.default_rng(14)
     a_np, b_np = rng.random(n).astype(dtype._np_dtype_), rng.random(n).astype(dtype._np_dtype_)
     a, b = wp.array(a_np, device=cuda), wp.array(b_np, device=cuda)

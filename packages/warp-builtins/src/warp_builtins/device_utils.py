@@ -15,8 +15,8 @@ arguments before calling them.
 - ``array_scan``: :func:`warp_builtins.device_sort.scan` (int32 and float32 elements).
 - ``runlength_encode``: run heads flagged, an inclusive scan numbers the runs, heads store the
   run values and starts, run tails the lengths.
-- ``array_inner``: chunk sums of the (products of) elements, chunk sums of those while there are
-  more than ``CHUNK``, then their sum in one thread.
+- ``array_inner``: chunk sums of ``SCAN_CHUNK`` (products of) elements, chunk sums of those
+  while there are more than ``SCAN_CHUNK``, then their sum in one thread.
 - ``array_cast``: :func:`warp_builtins.device_cast.array_cast`.
 - ``segmented_sort_pairs``: :func:`warp_builtins.device_segmented.segmented_sort_pairs`.
 """
@@ -274,14 +274,16 @@ def runlength_encode(
     return True
 
 
-@wp.kernel
+@wp.kernel(enable_backward=False)
 def _chunk_inner_f32(
     a: wp.array(dtype=wp.float32),
+    base: int,
     b: wp.array(dtype=wp.float32),
     use_b: int,
     n: int,
     chunk: int,
     sums: wp.array(dtype=wp.float32),
+    sbase: int,
 ):
     c = wp.tid()
     first = c * chunk
@@ -289,20 +291,22 @@ def _chunk_inner_f32(
     s = wp.float32(0.0)
     for j in range(first, last):
         if use_b != 0:
-            s += a[j] * b[j]
+            s += a[base + j] * b[j]
         else:
-            s += a[j]
-    sums[c] = s
+            s += a[base + j]
+    sums[sbase + c] = s
 
 
-@wp.kernel
+@wp.kernel(enable_backward=False)
 def _chunk_inner_f64(
     a: wp.array(dtype=wp.float64),
+    base: int,
     b: wp.array(dtype=wp.float64),
     use_b: int,
     n: int,
     chunk: int,
     sums: wp.array(dtype=wp.float64),
+    sbase: int,
 ):
     c = wp.tid()
     first = c * chunk
@@ -310,25 +314,25 @@ def _chunk_inner_f64(
     s = wp.float64(0.0)
     for j in range(first, last):
         if use_b != 0:
-            s += a[j] * b[j]
+            s += a[base + j] * b[j]
         else:
-            s += a[j]
-    sums[c] = s
+            s += a[base + j]
+    sums[sbase + c] = s
 
 
-@wp.kernel
-def _serial_sum_f32(sums: wp.array(dtype=wp.float32), n: int, out: wp.array(dtype=wp.float32)):
+@wp.kernel(enable_backward=False)
+def _serial_sum_f32(sums: wp.array(dtype=wp.float32), base: int, n: int, out: wp.array(dtype=wp.float32)):
     s = wp.float32(0.0)
     for c in range(n):
-        s += sums[c]
+        s += sums[base + c]
     out[0] = s
 
 
-@wp.kernel
-def _serial_sum_f64(sums: wp.array(dtype=wp.float64), n: int, out: wp.array(dtype=wp.float64)):
+@wp.kernel(enable_backward=False)
+def _serial_sum_f64(sums: wp.array(dtype=wp.float64), base: int, n: int, out: wp.array(dtype=wp.float64)):
     s = wp.float64(0.0)
     for c in range(n):
-        s += sums[c]
+        s += sums[base + c]
     out[0] = s
 
 
@@ -350,16 +354,18 @@ def array_inner(a: Any, b: Any | None, out: Any, count: int) -> bool:
         return False
     chunk_kernel, sum_kernel = _INNER_KERNELS[a.dtype]
     use_b = 0 if b is None else 1
-    # chunk sums, then sums of chunks of those, until one thread adds at most CHUNK of them
-    # (a fixed order of additions: the result does not vary between runs)
-    while True:
-        chunks = max(1, (count + device_sort.CHUNK - 1) // device_sort.CHUNK)
-        sums = wp.empty(chunks, dtype=a.dtype, device=a.device)
-        inputs = [src, other, use_b, count, device_sort.CHUNK, sums]
-        wp.launch(chunk_kernel, dim=chunks, inputs=inputs, device=a.device, record_tape=False)
-        if chunks <= device_sort.CHUNK:
-            break
+    # chunk sums, then sums of chunks of those, until at most SCAN_CHUNK are left for one thread
+    # (a fixed order of additions: the result does not vary between runs); every level's sums in
+    # one buffer (one allocation)
+    levels = device_sort.scan_levels(count)
+    offsets = [sum(levels[:k]) for k in range(len(levels))]
+    sums = wp.empty(sum(levels), dtype=a.dtype, device=a.device)
+    base = 0
+    for level, size in enumerate(levels):
+        inputs = [src, base, other, use_b, count, device_sort.SCAN_CHUNK, sums, offsets[level]]
+        wp.launch(chunk_kernel, dim=size, inputs=inputs, device=a.device, record_tape=False)
         src = other = sums
-        use_b, count = 0, chunks
-    wp.launch(sum_kernel, dim=1, inputs=[sums, chunks, dst], device=a.device, record_tape=False)
+        base, use_b, count = offsets[level], 0, size
+    inputs = [sums, offsets[-1], levels[-1], dst]
+    wp.launch(sum_kernel, dim=1, inputs=inputs, device=a.device, record_tape=False)
     return True
