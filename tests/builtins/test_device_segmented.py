@@ -2,7 +2,8 @@
 (warp_builtins.device_segmented), checked on the stand-in driver with host staging made to fail
 (the ``cuda`` fixture) against NumPy's stable argsort of every segment: duplicates (stability),
 empty segments, gaps between segments, segments in any order, signed zeros and NaN keys, count 0,
-graph capture with new inputs on replay, and what unchecked segments do inside a capture."""
+graph capture with new inputs on replay, and what invalid or overlapping segments do (as in
+NVIDIA Warp's CUDA sort: nothing is copied to the host, an invalid segment is empty)."""
 
 from __future__ import annotations
 
@@ -14,15 +15,15 @@ import warp.utils as wu
 
 
 def _reference(keys, values, count, starts, ends):
-    """The documented result by brute force: segments clamped to ``[0, count]`` (empty when they
-    end before they start); every segment's pairs covered by no other segment sorted stably among
+    """The documented result by brute force: a segment outside ``[0, count]`` or ending before it
+    starts is empty; every segment's pairs covered by no other segment sorted stably among
     themselves (NumPy's order), the other pairs in place."""
     k, v = keys.copy(), values.copy()
     cover = np.zeros(count, np.int64)
     bounds = []
     for s, e in zip(starts.tolist(), ends.tolist()):
-        s = min(max(s, 0), count)
-        e = min(max(e, s), count)
+        if not 0 <= s <= e <= count:
+            s = e = 0
         cover[s:e] += 1
         bounds.append((s, e))
     for s, e in bounds:
@@ -104,28 +105,47 @@ def test_nothing_to_sort(cuda):
         np.testing.assert_array_equal(v, values)
 
 
-def test_invalid_segments_raise_before_anything_moves(cuda):
+def test_invalid_segments_are_empty_as_in_warps_cuda_sort(cuda):
+    """Each kind of invalid range leaves the whole allocation as it was (no host read, no error);
+    a valid segment before an invalid inferred one is still sorted (NVIDIA Warp's CUDA cases)."""
+    for np_key in (np.int32, np.float32):
+        for start, end in ((-2, -1), (-2, 0), (4, 5), (3, 2)):
+            key_storage = wp.array(np.arange(20).astype(np_key), device=cuda)
+            value_storage = wp.array(np.arange(100, 120, dtype=np.int32), device=cuda)
+            starts = wp.array(np.int32([start]), device=cuda)
+            ends = wp.array(np.int32([end]), device=cuda)
+            wu.segmented_sort_pairs(key_storage[4:], value_storage[4:], 4, starts, ends)
+            np.testing.assert_array_equal(key_storage.numpy(), np.arange(20).astype(np_key))
+            np.testing.assert_array_equal(value_storage.numpy(), np.arange(100, 120))
     keys = wp.array(np.int32([2, 1, 4, 3, 0, 0, 0, 0]), device=cuda)
-    values = wp.array(np.arange(8, dtype=np.int32), device=cuda)
+    values = wp.array(np.int32([20, 10, 40, 30, 0, 0, 0, 0]), device=cuda)
+    wu.segmented_sort_pairs(keys, values, 4, wp.array(np.int32([0, 2, 5]), device=cuda))
+    np.testing.assert_array_equal(keys.numpy()[:4], [1, 2, 4, 3])
+    np.testing.assert_array_equal(values.numpy()[:4], [10, 20, 40, 30])
+
+
+def test_the_cpu_raises_for_invalid_segments_before_anything_moves():
+    keys = wp.array(np.int32([2, 1, 4, 3, 0, 0, 0, 0]), device="cpu")
+    values = wp.array(np.arange(8, dtype=np.int32), device="cpu")
     for starts, ends, index in [([0, 2, 5], None, 1), ([0, 3], [2, 2], 1), ([-1], [2], 0)]:
-        s = wp.array(np.int32(starts), device=cuda)
-        e = None if ends is None else wp.array(np.int32(ends), device=cuda)
+        s = wp.array(np.int32(starts), device="cpu")
+        e = None if ends is None else wp.array(np.int32(ends), device="cpu")
         with pytest.raises(ValueError, match=f"Invalid segment range at index {index}"):
             wu.segmented_sort_pairs(keys, values, 4, s, e)
     np.testing.assert_array_equal(keys.numpy(), [2, 1, 4, 3, 0, 0, 0, 0])
 
 
-def test_overlapping_segments_sort_one_after_another_as_on_the_cpu(fake_cuda):
-    """Outside a capture overlapping segments are sorted on the host, in their order, as the CPU
-    path does (the kernels sort every pair within one segment)."""
+def test_pairs_in_overlapping_segments_keep_their_place_on_cuda(cuda):
+    """The CUDA kernels leave pairs covered by two segments where they are and sort the rest of
+    each segment (the CPU sorts overlapping segments one after another)."""
     keys = np.int32([5, 4, 3, 2, 1, 0, 9, 9, 9, 9, 9, 9])
     values = np.arange(12, dtype=np.int32)
     starts, ends = np.int32([0, 2]), np.int32([4, 6])
-    cpu = _sort(keys, values, 6, starts, ends, "cpu")
-    gpu = _sort(keys, values, 6, starts, ends, "cuda:0")
-    np.testing.assert_array_equal(gpu[0], cpu[0])
-    np.testing.assert_array_equal(gpu[1], cpu[1])
-    np.testing.assert_array_equal(cpu[1][:6], [3, 2, 5, 4, 1, 0])
+    k, v = _sort(keys, values, 6, starts, ends, cuda)
+    ref_k, ref_v = _reference(keys[:6], values[:6], 6, starts, ends)
+    np.testing.assert_array_equal(v[:6], ref_v)
+    np.testing.assert_array_equal(k[:6], ref_k)
+    np.testing.assert_array_equal(v[:6], [1, 0, 2, 3, 5, 4])
 
 
 def test_graph_capture_records_the_sort_and_replays_on_new_inputs(cuda):
@@ -148,9 +168,9 @@ def test_graph_capture_records_the_sort_and_replays_on_new_inputs(cuda):
         np.testing.assert_array_equal(keys.numpy()[:count], ref_k)
 
 
-def test_unchecked_segments_in_a_capture_are_clamped_and_overlaps_stay(cuda):
-    """Inside a capture nothing is read on the host: a segment outside [0, count] is clamped to
-    it, one ending before it starts is empty, pairs covered by two segments keep their place."""
+def test_invalid_and_overlapping_segments_in_a_capture(cuda):
+    """Inside a capture too: a segment outside [0, count] or ending before it starts is empty,
+    pairs covered by two segments keep their place."""
     rng = np.random.default_rng(4)
     count = 600
     keys_np = rng.integers(0, 30, 2 * count).astype(np.int32)

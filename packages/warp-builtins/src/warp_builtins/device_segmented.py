@@ -5,7 +5,8 @@ Nothing is read back to the host, so graph capture records it; the segment indic
 the device only. The pairs are sorted by (segment, key) with the device radix sort of
 :mod:`warp_builtins.device_sort`, then moved back into their segments:
 
-1. every segment ``i`` (clamped to ``[0, count]``; one ending before it starts is empty) adds
+1. every valid segment ``i`` (within ``[0, count]``, not ending before it starts; any other is
+   empty, as NVIDIA Warp's CUDA sort treats it) adds
    ``i + 1`` at its start and subtracts it at its end, and adds 1 / subtracts 1 likewise for its
    cover; inclusive scans give every position the sum of the labels and the number of the
    segments covering it. A position covered by exactly one segment gets that segment's label
@@ -49,9 +50,9 @@ def _mark_segments(
     cover: wp.array(dtype=wp.int32),
 ):
     i = wp.tid()
-    s = wp.clamp(starts[i], 0, count)
-    e = wp.clamp(ends[i], s, count)
-    if s < e:
+    s = starts[i]
+    e = ends[i]
+    if s >= 0 and e <= count and s < e:  # an invalid segment is empty
         wp.atomic_add(labels, s, i + 1)
         wp.atomic_add(labels, e, -(i + 1))
         wp.atomic_add(cover, s, 1)
@@ -143,7 +144,7 @@ def _labels(starts: Any, ends: Any, count: int) -> tuple[Any, Any]:
 
 def segmented_sort_pairs(keys: Any, values: Any, count: int, segment_starts: Any, segment_ends: Any) -> bool:
     """Stable sort of the int32/float32 keys (int32 values) inside every segment, in place, in
-    kernels; unchecked segments are clamped, pairs in overlaps or outside keep their place."""
+    kernels; invalid segments are empty, pairs in overlaps or outside keep their place."""
     if keys.dtype not in (wp.int32, wp.float32) or values.dtype is not wp.int32:
         return False
     segments = segment_starts.size

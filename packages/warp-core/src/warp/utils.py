@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from warp.arrays.array import array
-from warp.arrays.capture_guard import is_capturing, refuse_while_capturing
+from warp.arrays.capture_guard import refuse_while_capturing
 from warp.arrays.conversion import is_bfloat16_element
 from warp.plugins.array_utils import device_array_utils
 from warp.types import bfloat16_bits
@@ -462,15 +462,13 @@ def segmented_sort_pairs(
     Keys are int32 or float32 (ordered as NumPy sorts them: -0.0 equal to +0.0, NaNs last),
     values int32, segment indices int32 (1-D, contiguous). Without ``segment_end_indices`` the
     segment ends are ``segment_start_indices[1:]``. Pairs outside every segment keep their place.
-    Keys and values need room for ``2 * count``. A segment outside ``[0, count]`` (or ending
-    before it starts) raises ``ValueError`` naming its index. Overlapping segments are sorted one
-    after another, in their order.
+    Keys and values need room for ``2 * count``.
 
-    On CUDA devices the sort runs in kernels (warp-builtins): the segment indices are read on the
-    host first to check them (a small copy), and overlapping segments are sorted on the host.
-    While a graph capture records the call nothing is read on the host: the segments are not
-    checked; one outside ``[0, count]`` is clamped to it, one ending before it starts is empty,
-    and pairs covered by more than one segment keep their place.
+    On the CPU a segment outside ``[0, count]`` (or ending before it starts) raises
+    ``ValueError`` naming its index, and overlapping segments are sorted one after another, in
+    their order. On CUDA devices the sort runs in kernels (warp-builtins) and, as in NVIDIA Warp,
+    the segment indices are never copied to the host: an invalid segment is empty (its pairs keep
+    their place), and pairs covered by more than one segment keep their place.
     """
     what = "segmented_sort_pairs"
     segments = {"segment_start_indices": segment_start_indices}
@@ -500,12 +498,8 @@ def segmented_sort_pairs(
     else:
         start_view, end_view = segment_start_indices, segment_end_indices
     impl = device_array_utils(keys.device)
-    if impl is not None:
-        overlapping = False
-        if not is_capturing(keys.device):  # check the segments (a small read); none in a capture
-            overlapping = _check_segments(start_view.numpy(), end_view.numpy(), count, what)
-        if not overlapping and impl.segmented_sort_pairs(keys, values, count, start_view, end_view):
-            return
+    if impl is not None and impl.segmented_sort_pairs(keys, values, count, start_view, end_view):
+        return
     starts, ends = _read(start_view), _read(end_view)
     _check_segments(starts, ends, count, what)
     k, v = np.array(_read(keys)), np.array(_read(values))
@@ -516,18 +510,14 @@ def segmented_sort_pairs(
     _write(values, v)
 
 
-def _check_segments(starts: np.ndarray, ends: np.ndarray, count: int, what: str) -> bool:
+def _check_segments(starts: np.ndarray, ends: np.ndarray, count: int, what: str) -> None:
     """Raise ``ValueError`` for the first segment outside ``[0, count]`` (or ending before it
-    starts); return whether two non-empty segments overlap."""
+    starts)."""
     for index, (s, e) in enumerate(zip(starts.tolist(), ends.tolist())):
         if not 0 <= s <= e <= count:
             raise ValueError(
                 f"{what}: Invalid segment range at index {index}: [{s}, {e}) is not within [0, {count}]"
             )
-    nonempty = starts < ends
-    first, last = starts[nonempty], ends[nonempty]
-    order = np.argsort(first, kind="stable")
-    return bool(np.any(last[order][:-1] > first[order][1:]))
 
 
 def runlength_encode(

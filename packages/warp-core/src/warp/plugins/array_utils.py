@@ -64,9 +64,9 @@ class DeviceArrayUtils(Protocol):
         of one size, read only on the device), in place; pairs outside every segment keep their
         place. Keys order as NumPy's stable sort orders them (-0.0 equal to +0.0, NaNs last).
 
-        ``warp.utils`` has checked the segments on the host unless a graph capture records the
-        call; unchecked segments are clamped to ``[0, count]`` (one ending before it starts is
-        empty), and pairs covered by more than one segment keep their place."""
+        The segments are not checked on the host (as in NVIDIA Warp, nothing is copied back): one
+        outside ``[0, count]`` or ending before it starts is empty, and pairs covered by more
+        than one segment keep their place."""
         ...
 
 
