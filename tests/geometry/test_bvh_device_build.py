@@ -11,6 +11,7 @@ import pytest
 
 import warp as wp
 from geomref import closest_faces, random_soup, ray_hits, solid_angle_winding, uv_sphere
+from warp_geometry import bvh_device_build
 from warp_geometry.bvh_tree import TreeArrays
 
 
@@ -430,3 +431,19 @@ def test_winding_mesh_refit_captured_in_a_graph(device):
     inside = solid_angle_winding(queries.astype(np.float64), moved[tris].astype(np.float64)) > 0.5
     assert inside.any()
     np.testing.assert_array_equal(out.numpy() < 0, inside)
+
+
+@pytest.mark.parametrize("n", [1, 31, 33, 1025, 40000])
+def test_centroid_bounds_reduce_in_levels_to_numpys(device, n):
+    """The Morton codes' frame: the box of the centroids, reduced by chunks of BOUNDS_CHUNK in
+    turn (one level for n <= 32, three for 40000), equals NumPy's."""
+    lo, hi = _boxes(n, seed=n)
+    lowers, uppers = wp.array(lo, dtype=wp.vec3, device=device), wp.array(hi, dtype=wp.vec3, device=device)
+
+    def launch(kernel, dim, inputs):
+        wp.launch(kernel, dim=dim, inputs=inputs, device=device)
+
+    bounds = bvh_device_build._centroid_bounds(launch, lowers, uppers, n, device).numpy()
+    centroids = 0.5 * (lo + hi)
+    np.testing.assert_array_equal(bounds[0], centroids.min(0))
+    np.testing.assert_array_equal(bounds[1], centroids.max(0))

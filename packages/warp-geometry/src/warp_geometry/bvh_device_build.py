@@ -28,8 +28,9 @@ import warp as wp
 from warp_builtins import device_sort
 from warp_geometry.bvh_refit import MAX_DEPTH, LevelOrder
 
-#: items per thread of the centroid-bounds reduction
-BOUNDS_CHUNK = 1024
+#: items per thread of every level of the centroid-bounds reduction (a thread's loop runs at
+#: memory latency on a GPU: short chunks, then the chunk boxes merged by chunks in turn)
+BOUNDS_CHUNK = 32
 
 
 @wp.kernel
@@ -55,16 +56,33 @@ def _centroid_bounds_chunks(
 
 
 @wp.kernel
-def _reduce_bounds(
-    chunk_lo: wp.array(dtype=wp.vec3), chunk_hi: wp.array(dtype=wp.vec3), bounds: wp.array(dtype=wp.vec3)
+def _merge_bounds(
+    lo: wp.array(dtype=wp.vec3),
+    hi: wp.array(dtype=wp.vec3),
+    base: int,
+    n: int,
+    chunk: int,
+    out_base: int,
 ):
-    lo = chunk_lo[0]
-    hi = chunk_hi[0]
-    for c in range(1, chunk_lo.shape[0]):
-        lo = wp.min(lo, chunk_lo[c])
-        hi = wp.max(hi, chunk_hi[c])
-    bounds[0] = lo
-    bounds[1] = hi
+    # the boxes [base, base + n) of lo/hi merged by chunks into out_base + c
+    c = wp.tid()
+    first = base + c * chunk
+    last = wp.min(first + chunk, base + n)
+    a = lo[first]
+    b = hi[first]
+    for i in range(first + 1, last):
+        a = wp.min(a, lo[i])
+        b = wp.max(b, hi[i])
+    lo[out_base + c] = a
+    hi[out_base + c] = b
+
+
+@wp.kernel
+def _store_bounds(
+    lo: wp.array(dtype=wp.vec3), hi: wp.array(dtype=wp.vec3), index: int, bounds: wp.array(dtype=wp.vec3)
+):
+    bounds[0] = lo[index]
+    bounds[1] = hi[index]
 
 
 @wp.func
@@ -351,6 +369,29 @@ def _compact_roots(
         group_roots[slots[k]] = root
 
 
+def _centroid_bounds(launch: Any, lowers: Any, uppers: Any, n: int, device: Any) -> Any:
+    """The box of the ``n`` items' centroids as a 2-element array (lower, upper): chunk boxes of
+    ``BOUNDS_CHUNK`` centroids, merged by chunks in turn down to one (every level in one pair of
+    arrays)."""
+    sizes = []
+    m = n
+    while True:
+        m = (m + BOUNDS_CHUNK - 1) // BOUNDS_CHUNK
+        sizes.append(m)
+        if m == 1:
+            break
+    lo = wp.empty(sum(sizes), dtype=wp.vec3, device=device)
+    hi = wp.empty(sum(sizes), dtype=wp.vec3, device=device)
+    launch(_centroid_bounds_chunks, sizes[0], [lowers, uppers, n, BOUNDS_CHUNK, lo, hi])
+    base = 0
+    for below, size in zip(sizes, sizes[1:]):
+        launch(_merge_bounds, size, [lo, hi, base, below, BOUNDS_CHUNK, base + below])
+        base += below
+    bounds = wp.empty(2, dtype=wp.vec3, device=device)
+    launch(_store_bounds, 1, [lo, hi, base, bounds])
+    return bounds
+
+
 class DeviceBuild:
     """A tree built on the device: threaded node arrays (``num_nodes`` long), the sorted item
     ``items``, the nodes' depths and their level order; grouped trees also the group roots."""
@@ -363,12 +404,7 @@ class DeviceBuild:
         self.device = device
         launch = _launcher(device)
 
-        chunks = (n + BOUNDS_CHUNK - 1) // BOUNDS_CHUNK
-        chunk_lo = wp.empty(chunks, dtype=wp.vec3, device=device)
-        chunk_hi = wp.empty(chunks, dtype=wp.vec3, device=device)
-        bounds = wp.empty(2, dtype=wp.vec3, device=device)
-        launch(_centroid_bounds_chunks, chunks, [lowers, uppers, n, BOUNDS_CHUNK, chunk_lo, chunk_hi])
-        launch(_reduce_bounds, 1, [chunk_lo, chunk_hi, bounds])
+        bounds = _centroid_bounds(launch, lowers, uppers, n, device)
         codes = wp.empty(n, dtype=wp.int32, device=device)
         ids = wp.empty(n, dtype=wp.int32, device=device)
         launch(_morton_codes, n, [lowers, uppers, bounds, codes, ids])
