@@ -111,7 +111,7 @@ def exact_reference(name: str, x: np.ndarray) -> np.ndarray:
     at 120 bits rounded to nearest; special inputs (zeros, infinities, NaN, log of negatives)
     take NumPy's result, which is exact for them."""
     fn = _MPMATH_FNS[name]
-    x = np.asarray(x, dtype=np.float64)
+    x = np.array(x, dtype=np.float64, order="C")  # out (same layout) reshapes to a view
     with np.errstate(all="ignore"):
         out = _NUMPY_FNS[name](x)
     regular = np.isfinite(x) & (x != 0) & np.isfinite(out)
