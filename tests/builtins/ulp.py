@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import mpmath
 import numpy as np
 import scipy.special as sps
 
@@ -67,31 +68,61 @@ def erfc_reference(x: np.ndarray) -> np.ndarray:
 #: or the C library's code: up to 1 ulp off here, 3 ulp for cbrt), evaluated exactly instead
 EXACT_NAMES = ("exp", "exp2", "log", "log2", "log10", "cbrt")
 
+_NUMPY_FNS = {"exp": np.exp, "exp2": np.exp2, "log": np.log, "log2": np.log2, "log10": np.log10,
+              "cbrt": np.cbrt}  # fmt: skip
+_MPMATH_FNS = {
+    "exp": mpmath.exp,
+    "exp2": lambda v: mpmath.power(2, v),
+    "log": mpmath.log,
+    "log2": lambda v: mpmath.log(v, 2),
+    "log10": mpmath.log10,
+    "cbrt": lambda v: mpmath.sign(v) * mpmath.cbrt(abs(v)),
+}
+#: a long double result this many of its own ulps (or more) from a float64 rounding boundary
+#: rounds to the correctly rounded float64 (the C library's long double functions are within
+#: a few ulp); closer ones are evaluated with mpmath
+_MARGIN_ULPS = 64
+
+
+def _uncertain_roundings(name: str, x: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """Mask of the ``x`` whose float64 ``name(x)`` the long double result cannot settle: writes
+    the others' correctly rounded values into ``out``. Everything is uncertain where long double
+    is no wider than float64."""
+    if np.finfo(np.longdouble).nmant < 60:
+        return np.ones(x.shape, dtype=bool)
+    with np.errstate(all="ignore"):
+        wide = _NUMPY_FNS[name](x.astype(np.longdouble))
+        rounded = wide.astype(np.float64)
+        # distance to the nearer of the points halfway to the float64 neighbours (exact in long
+        # double, also where the spacing changes at a power of two)
+        mid = rounded.astype(np.longdouble)
+        below = (mid + np.nextafter(rounded, -np.inf).astype(np.longdouble)) / 2
+        above = (mid + np.nextafter(rounded, np.inf).astype(np.longdouble)) / 2
+        to_boundary = np.minimum(np.abs(wide - below), np.abs(wide - above))
+        margin = _MARGIN_ULPS * np.spacing(np.abs(wide))
+    certain = np.isfinite(rounded) & (np.abs(rounded) >= np.finfo(np.float64).tiny) & (to_boundary > margin)
+    out[certain] = rounded[certain]
+    return ~certain
+
 
 def exact_reference(name: str, x: np.ndarray) -> np.ndarray:
-    """Correctly rounded float64 ``name(x)`` (mpmath at 120 bits, rounded to nearest), for the
-    functions in ``EXACT_NAMES``; special inputs (zeros, infinities, NaN, log of negatives)
+    """Correctly rounded float64 ``name(x)`` for the functions in ``EXACT_NAMES``: from the long
+    double result where it lies clearly on one side of a float64 rounding boundary, else mpmath
+    at 120 bits rounded to nearest; special inputs (zeros, infinities, NaN, log of negatives)
     take NumPy's result, which is exact for them."""
-    import mpmath
-
-    fns = {
-        "exp": mpmath.exp,
-        "exp2": lambda v: mpmath.power(2, v),
-        "log": mpmath.log,
-        "log2": lambda v: mpmath.log(v, 2),
-        "log10": mpmath.log10,
-        "cbrt": lambda v: mpmath.sign(v) * mpmath.cbrt(abs(v)),
-    }
-    numpy_fns = {"exp": np.exp, "exp2": np.exp2, "log": np.log, "log2": np.log2, "log10": np.log10,
-                 "cbrt": np.cbrt}  # fmt: skip
-    fn = fns[name]
-    x = np.asarray(x, dtype=np.float64)
+    fn = _MPMATH_FNS[name]
+    x = np.array(x, dtype=np.float64, order="C")  # out (same layout) reshapes to a view
     with np.errstate(all="ignore"):
-        out = numpy_fns[name](x)
+        out = _NUMPY_FNS[name](x)
     regular = np.isfinite(x) & (x != 0) & np.isfinite(out)
     if name.startswith("log"):
         regular &= x > 0
+    flat_x, flat_out = x.ravel(), out.reshape(-1)
+    index = np.flatnonzero(regular.ravel())
+    settled = flat_out[index]
+    uncertain = _uncertain_roundings(name, flat_x[index], settled)
+    flat_out[index] = settled
     with mpmath.workprec(120):
-        for i in np.flatnonzero(regular.ravel()):
-            out.flat[i] = float(fn(mpmath.mpf(float(x.flat[i]))))
+        for i in index[uncertain]:
+            flat_out[i] = float(fn(mpmath.mpf(float(flat_x[i]))))
     return out

@@ -79,3 +79,21 @@ def test_pinned_host_memory_is_device_accessible(fake_cuda) -> None:
     wp.launch(_double, dim=4, inputs=[alias], device="cuda:0")
     wp.synchronize()
     np.testing.assert_array_equal(pinned.numpy(), 2.0 * np.arange(4))
+
+
+@pytest.mark.parametrize("word", [1, 2, 4])
+def test_driver_2d_memset_writes_only_the_rows(fake_cuda, word) -> None:
+    from cuda.bindings import driver as real
+
+    a = wp.zeros(64, dtype=wp.uint8, device="cuda:0")
+    call = {1: fake_cuda.cuMemsetD2D8Async, 2: fake_cuda.cuMemsetD2D16Async, 4: fake_cuda.cuMemsetD2D32Async}
+    value = {1: 0xAB, 2: 0xABCD, 4: 0xDEADBEEF}[word]
+    pitch, width, height = 5 * word, 2, 6  # rows of 2 words, 3 words apart: a gap after each
+    (status,) = call[word](real.CUdeviceptr(int(a.ptr) + word), pitch, value, width, height, real.CUstream(0))
+    assert status == 0
+    wp.synchronize()
+    expected = np.zeros(64, np.uint8)
+    words = expected[word : word + (height - 1) * pitch + width * word].view(f"<u{word}")
+    for r in range(height):  # the reference: row by row
+        words[r * 5 : r * 5 + width] = value
+    np.testing.assert_array_equal(a.numpy(), expected)
