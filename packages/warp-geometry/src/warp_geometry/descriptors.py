@@ -39,6 +39,9 @@ class Descriptor:
         #: the two records as written last, on the host: on a CUDA device ``storage.numpy()`` is a
         #: copy, so records are composed here and the pair is copied to ``storage`` as a whole
         self._records = np.zeros(2, dtype=struct_type.numpy_dtype())
+        #: scalar fields kernels write in place (:meth:`field_view`): read back before the next
+        #: whole-struct write, so that write keeps them
+        self._device_fields: set[str] = set()
         live_ids.register(self)  # debug-mode launches check ids against the live objects
 
     @property
@@ -48,8 +51,22 @@ class Descriptor:
         assert ptr is not None  # two records are always allocated
         return int(ptr)
 
+    def field_view(self, name: str) -> Any:
+        """A one-element array aliasing scalar field ``name`` of the descriptor in its memory, for
+        kernels to write (no host round trip, so graph capture records it). The descriptor keeps
+        what they write: :meth:`update` reads those fields back before writing the whole struct."""
+        ftype = dict(self.struct_type._fields_)[name]
+        offset = self._records.dtype.fields[name][1]
+        self._device_fields.add(name)
+        return wp.array(ptr=self.address + offset, dtype=ftype, shape=(1,), device=self.storage.device)
+
     def update(self, **fields: Any) -> None:
         """Set fields and write the whole struct to its memory."""
+        stale = self._device_fields.difference(fields)
+        if stale:  # fields kernels wrote in place: keep their current values
+            current = self.storage.numpy()[0]
+            for name in stale:
+                setattr(self.value, name, current[name].item())
         for name, v in fields.items():
             setattr(self.value, name, v)
         self._records[0] = self.value.numpy_value()

@@ -100,6 +100,9 @@ class Mesh(Releasable):
         self._descriptor = Descriptor(MeshData, self.device)
         self._winding: winding.WindingData | None = None
         self._device_winding: DeviceWinding | None = None
+        #: the descriptor's mean-edge-length field as a device array (made on the first refit)
+        self._edge_field: Any = None
+        self._written: tuple[Any, Any] = (None, None)
         self._fill_leaf_corners()
         self._write()
 
@@ -145,6 +148,20 @@ class Mesh(Releasable):
             **fields,
         )
         self._descriptor.update_gradients(points=self._points, velocities=self._velocities)
+        #: the point and index arrays the descriptor holds (a refit over the same ones updates
+        #: only what kernels can write in place)
+        self._written = (self._points, self.indices)
+
+    def _refresh_in_place(self) -> None:
+        """After a refit over the arrays the descriptor already holds, on a CUDA device: the node
+        arrays were refitted in place, the winding data is recomputed in place and the mean edge
+        length is written into the descriptor by a kernel. Nothing goes through the host, so a
+        refit costs no synchronization and graph capture records all of it."""
+        if self.support_winding_number:
+            self._update_winding()  # kernels on the device, in place
+        if self._edge_field is None:
+            self._edge_field = self._descriptor.field_view("avg_edge_length")
+        mesh_device.store_average_edge_length(self._points, self.indices, self._edge_field)
 
     @property
     def id(self) -> int:
@@ -197,8 +214,11 @@ class Mesh(Releasable):
         mesh_device.triangle_bounds(self._points, self.indices, self._tri_lower, self._tri_upper)
         self._tree.refit(self._tri_lower, self._tri_upper)
         self._fill_leaf_corners()
-        if capturing:  # the node arrays are refitted in place: the descriptor stays as it is
+        written = self._written
+        if not self.device.is_cpu and written[0] is self._points and written[1] is self.indices:
+            self._refresh_in_place()
+        elif capturing:  # the node arrays are refitted in place: the descriptor stays as it is
             if self.support_winding_number:
                 self._update_winding()  # kernels on the device, in place
-            return
-        self._write()
+        else:
+            self._write()

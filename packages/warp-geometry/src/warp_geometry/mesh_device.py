@@ -111,6 +111,27 @@ def leaf_corners(points: Any, indices: Any, items: Any, corners: Any) -> None:
         wp.launch(_leaf_corners, dim=n, inputs=[points, indices, items, corners], device=points.device)
 
 
+@wp.kernel(enable_backward=False)
+def _store_mean(total: wp.array(dtype=wp.float64), count: int, out: wp.array(dtype=wp.float32)):
+    out[0] = wp.float32(total[0] / wp.float64(count))
+
+
+def store_average_edge_length(points: Any, indices: Any, out: Any) -> None:
+    """The mean edge length (see :func:`average_edge_length`) into ``out[0]`` (a float32 array on
+    the points' device), in kernels: nothing is read back, so graph capture records it."""
+    num_tris = int(indices.shape[0]) // 3
+    device = points.device
+    if num_tris == 0:
+        out.zero_()
+        return
+    chunks = (num_tris + EDGE_CHUNK - 1) // EDGE_CHUNK
+    sums = wp.empty(chunks, dtype=wp.float64, device=device)
+    total = wp.empty(1, dtype=wp.float64, device=device)
+    wp.launch(_edge_sums, dim=chunks, inputs=[points, indices, num_tris, EDGE_CHUNK, sums], device=device)
+    device_utils.array_inner(sums, None, total, chunks)
+    wp.launch(_store_mean, dim=1, inputs=[total, 3 * num_tris, out], device=device)
+
+
 def average_edge_length(points: Any, indices: Any) -> float:
     """Mean length of the triangles' edges (as :func:`warp_geometry.mesh.average_edge_length`)."""
     num_tris = int(indices.shape[0]) // 3
