@@ -12,21 +12,7 @@ import warp as wp
 import warp.utils as wu
 from warp.types import bfloat16_bits
 
-SCALARS = [
-    wp.bool,
-    wp.int8,
-    wp.uint8,
-    wp.int16,
-    wp.uint16,
-    wp.int32,
-    wp.uint32,
-    wp.int64,
-    wp.uint64,
-    wp.float16,
-    wp.bfloat16,
-    wp.float32,
-    wp.float64,
-]
+SCALARS = (wp.bool, *wp.types.scalar_types)
 N = 300
 #: the quick pairs: every type to and from these (the other pairs are marked slow: one kernel
 #: overload each, compiled for the stand-in's CPU and PTX)

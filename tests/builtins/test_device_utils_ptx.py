@@ -13,21 +13,7 @@ from warp_builtins import device_cast, device_segmented, device_sort, device_uti
 MODULES = (device_sort, device_utils, device_segmented)
 KERNELS = module_kernels(*MODULES)
 
-SCALARS = (
-    wp.bool,
-    wp.int8,
-    wp.uint8,
-    wp.int16,
-    wp.uint16,
-    wp.int32,
-    wp.uint32,
-    wp.int64,
-    wp.uint64,
-    wp.float16,
-    wp.bfloat16,
-    wp.float32,
-    wp.float64,
-)
+SCALARS = (wp.bool, *wp.types.scalar_types)
 #: every scalar type to and from float32, and the 16-bit floats with the wide types
 CAST_PAIRS = sorted(
     {(t, wp.float32) for t in SCALARS}

@@ -35,13 +35,6 @@ _SIGN = -(2**31)
 
 
 @wp.kernel(enable_backward=False)
-def _zero_pair(a: wp.array(dtype=wp.int32), b: wp.array(dtype=wp.int32)):
-    i = wp.tid()
-    a[i] = 0
-    b[i] = 0
-
-
-@wp.kernel(enable_backward=False)
 def _mark_segments(
     starts: wp.array(dtype=wp.int32),
     ends: wp.array(dtype=wp.int32),
@@ -95,12 +88,6 @@ def _sort_keys(
 
 
 @wp.kernel(enable_backward=False)
-def _gather(src: wp.array(dtype=wp.int32), order: wp.array(dtype=wp.int32), out: wp.array(dtype=wp.int32)):
-    j = wp.tid()
-    out[j] = src[order[j]]
-
-
-@wp.kernel(enable_backward=False)
 def _move_pairs(
     keys: wp.array(dtype=wp.int32),
     values: wp.array(dtype=wp.int32),
@@ -132,9 +119,8 @@ def _labels(starts: Any, ends: Any, count: int) -> tuple[Any, Any]:
     """Per position of ``[0, count)``: the sum of the labels (segment index + 1) and the number
     of the segments covering it (two int32 device arrays of ``count + 1`` elements)."""
     device = starts.device
-    label_sums = wp.empty(count + 1, dtype=wp.int32, device=device)
-    cover = wp.empty(count + 1, dtype=wp.int32, device=device)
-    wp.launch(_zero_pair, dim=count + 1, inputs=[label_sums, cover], device=device, record_tape=False)
+    label_sums = wp.zeros(count + 1, dtype=wp.int32, device=device)
+    cover = wp.zeros(count + 1, dtype=wp.int32, device=device)
     inputs = [starts, ends, count, label_sums, cover]
     wp.launch(_mark_segments, dim=starts.size, inputs=inputs, device=device, record_tape=False)
     device_sort.scan(label_sums, label_sums, count, inclusive=True)
@@ -160,7 +146,7 @@ def segmented_sort_pairs(keys: Any, values: Any, count: int, segment_starts: Any
     label_bits = segments.bit_length()
     by_key = device_sort.radix_sort_pairs(ordered, positions, count, key_bits=32)[1]
     labels_by_key = wp.empty(count, dtype=wp.int32, device=device)
-    wp.launch(_gather, dim=count, inputs=[labels, by_key, labels_by_key], device=device, record_tape=False)
+    device_sort.gather(labels, by_key, labels_by_key, count)
     sources = device_sort.radix_sort_pairs(labels_by_key, by_key, count, key_bits=label_bits)[1]
     targets = device_sort.radix_sort_pairs(labels, positions, count, key_bits=label_bits)[1]
     moved_keys = wp.empty(count, dtype=wp.int32, device=device)

@@ -226,6 +226,19 @@ def exclusive_scan(values: Any, out: Any, n: int, scratch: ScanScratch | None = 
     return scan(values, out, n, inclusive=False, scratch=scratch)
 
 
+@wp.kernel(enable_backward=False)
+def _gather_i32(
+    src: wp.array(dtype=wp.int32), order: wp.array(dtype=wp.int32), out: wp.array(dtype=wp.int32)
+):
+    j = wp.tid()
+    out[j] = src[order[j]]
+
+
+def gather(src: Any, order: Any, out: Any, n: int) -> None:
+    """``out[j] = src[order[j]]`` for ``j < n`` (int32 arrays on one device), in a kernel."""
+    wp.launch(_gather_i32, dim=n, inputs=[src, order, out], device=src.device, record_tape=False)
+
+
 @wp.kernel
 def _count_digits(
     keys: wp.array(dtype=wp.int32),

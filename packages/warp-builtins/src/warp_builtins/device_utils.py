@@ -98,18 +98,12 @@ def _radix_keys_64(
 
 
 @wp.kernel
-def _gather_32(src: wp.array(dtype=wp.int32), order: wp.array(dtype=wp.int32), out: wp.array(dtype=wp.int32)):
-    i = wp.tid()
-    out[i] = src[order[i]]
-
-
-@wp.kernel
 def _gather_64(src: wp.array(dtype=wp.int64), order: wp.array(dtype=wp.int32), out: wp.array(dtype=wp.int64)):
     i = wp.tid()
     out[i] = src[order[i]]
 
 
-_GATHER = {wp.int32: _gather_32, wp.int64: _gather_64}
+_GATHER = {wp.int32: device_sort._gather_i32, wp.int64: _gather_64}
 
 
 @wp.kernel
@@ -156,7 +150,7 @@ def _sort_order(keys: Any, count: int, begin_bit: int, end_bit: int) -> Any:
     if width <= 32:
         return order
     ordered_high = wp.empty(count, dtype=wp.int32, device=device)
-    wp.launch(_gather_32, dim=count, inputs=[high, order, ordered_high], device=device, record_tape=False)
+    device_sort.gather(high, order, ordered_high, count)
     return device_sort.radix_sort_pairs(ordered_high, order, count, key_bits=width - 32)[1]
 
 
@@ -358,8 +352,8 @@ def array_inner(a: Any, b: Any | None, out: Any, count: int) -> bool:
     # (a fixed order of additions: the result does not vary between runs); every level's sums in
     # one buffer (one allocation)
     levels = device_sort.scan_levels(count)
-    offsets = [sum(levels[:k]) for k in range(len(levels))]
-    sums = wp.empty(sum(levels), dtype=a.dtype, device=a.device)
+    scratch = device_sort.ScanScratch(count, a.dtype, a.device)
+    sums, offsets = scratch.buffer, scratch.offsets
     base = 0
     for level, size in enumerate(levels):
         inputs = [src, base, other, use_b, count, device_sort.SCAN_CHUNK, sums, offsets[level]]

@@ -130,12 +130,6 @@ def _group_keys_of(
     keys[k] = groups[ids[k]] ^ (1 << 31)
 
 
-@wp.kernel
-def _gather(values: wp.array(dtype=wp.int32), ids: wp.array(dtype=wp.int32), out: wp.array(dtype=wp.int32)):
-    k = wp.tid()
-    out[k] = values[ids[k]]
-
-
 @wp.func
 def _clz(x: int) -> int:
     """Leading zero bits of a 32-bit integer."""
@@ -415,7 +409,7 @@ class DeviceBuild:
             launch(_group_keys_of, n, [groups, ids, gkeys])
             gkeys, ids = device_sort.radix_sort_pairs(gkeys, ids, n, key_bits=32)
         sorted_codes = wp.empty(n, dtype=wp.int32, device=device)
-        launch(_gather, n, [codes, ids, sorted_codes])
+        device_sort.gather(codes, ids, sorted_codes, n)
         self.items = ids
 
         total = 2 * n - 1

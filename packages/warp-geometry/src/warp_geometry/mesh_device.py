@@ -116,20 +116,26 @@ def _store_mean(total: wp.array(dtype=wp.float64), count: int, out: wp.array(dty
     out[0] = wp.float32(total[0] / wp.float64(count))
 
 
-def store_average_edge_length(points: Any, indices: Any, out: Any) -> None:
-    """The mean edge length (see :func:`average_edge_length`) into ``out[0]`` (a float32 array on
-    the points' device), in kernels: nothing is read back, so graph capture records it."""
-    num_tris = int(indices.shape[0]) // 3
+def _edge_total(points: Any, indices: Any, num_tris: int) -> Any:
+    """The sum of every triangle's three edge lengths (a 1-element float64 device array)."""
     device = points.device
-    if num_tris == 0:
-        out.zero_()
-        return
     chunks = (num_tris + EDGE_CHUNK - 1) // EDGE_CHUNK
     sums = wp.empty(chunks, dtype=wp.float64, device=device)
     total = wp.empty(1, dtype=wp.float64, device=device)
     wp.launch(_edge_sums, dim=chunks, inputs=[points, indices, num_tris, EDGE_CHUNK, sums], device=device)
     device_utils.array_inner(sums, None, total, chunks)
-    wp.launch(_store_mean, dim=1, inputs=[total, 3 * num_tris, out], device=device)
+    return total
+
+
+def store_average_edge_length(points: Any, indices: Any, out: Any) -> None:
+    """The mean edge length (see :func:`average_edge_length`) into ``out[0]`` (a float32 array on
+    the points' device), in kernels: nothing is read back, so graph capture records it."""
+    num_tris = int(indices.shape[0]) // 3
+    if num_tris == 0:
+        out.zero_()
+        return
+    total = _edge_total(points, indices, num_tris)
+    wp.launch(_store_mean, dim=1, inputs=[total, 3 * num_tris, out], device=points.device)
 
 
 def average_edge_length(points: Any, indices: Any) -> float:
@@ -137,10 +143,5 @@ def average_edge_length(points: Any, indices: Any) -> float:
     num_tris = int(indices.shape[0]) // 3
     if num_tris == 0:
         return 0.0
-    device = points.device
-    chunks = (num_tris + EDGE_CHUNK - 1) // EDGE_CHUNK
-    sums = wp.empty(chunks, dtype=wp.float64, device=device)
-    total = wp.empty(1, dtype=wp.float64, device=device)
-    wp.launch(_edge_sums, dim=chunks, inputs=[points, indices, num_tris, EDGE_CHUNK, sums], device=device)
-    device_utils.array_inner(sums, None, total, chunks)
+    total = _edge_total(points, indices, num_tris)
     return float(np.float64(total.numpy()[0]) / (3 * num_tris))
