@@ -4,7 +4,10 @@ array built, the function and stream resolved), for timing the driver call alone
 from __future__ import annotations
 
 import ctypes
+import time
 from typing import Any, Callable
+
+import warp as wp
 
 from warp.runtime.launcher import get_launcher
 from warp.targets.cuda import driver as drv
@@ -41,3 +44,34 @@ class PreparedLaunch:
         f, s = ctypes.c_void_p(int(self.function)), ctypes.c_void_p(int(self.stream))
         e = ctypes.c_void_p(self.extra_address)
         return lambda: raw(f, 1, 1, 1, 256, 1, 1, 0, s, None, e)
+
+
+@wp.kernel
+def empty_kernel(a: wp.array(dtype=float), b: float):
+    wp.tid()
+
+
+def burst_us(fn: Callable[[], object], burst: int, repeats: int) -> float:
+    """Best host time per call over ``repeats`` bursts of ``burst`` calls, each on an idle stream."""
+    best = float("inf")
+    for _ in range(repeats):
+        wp.synchronize()
+        t0 = time.perf_counter()
+        for _ in range(burst):
+            fn()
+        best = min(best, (time.perf_counter() - t0) / burst)
+    wp.synchronize()
+    return best * 1e6
+
+
+def prepare_empty_launch(device: str) -> tuple[Any, Any, PreparedLaunch] | None:
+    """``(device, argument array, prepared launch)`` of ``empty_kernel`` on ``device``, loaded and
+    launched once; None (after saying so) without a CUDA device."""
+    if not wp.is_cuda_available():
+        print("no CUDA device: skipped")
+        return None
+    dev = wp.get_device(device)
+    a = wp.zeros(1, dtype=float, device=dev)
+    wp.launch(empty_kernel, dim=1, inputs=[a, 1.0], device=dev)
+    wp.synchronize()
+    return dev, a, PreparedLaunch(empty_kernel, [a, 1.0], dev)

@@ -17,45 +17,22 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _common import result  # noqa: E402
-from _driver_launch import PreparedLaunch  # noqa: E402
+from _driver_launch import burst_us, empty_kernel, prepare_empty_launch  # noqa: E402
 
 import warp as wp  # noqa: E402
-
-
-@wp.kernel
-def empty_kernel(a: wp.array(dtype=float), b: float):
-    wp.tid()
-
-
-def _burst_us(fn, burst: int, repeats: int) -> float:
-    """Best host time per call over ``repeats`` bursts of ``burst`` calls, each on an idle stream."""
-    best = float("inf")
-    for _ in range(repeats):
-        wp.synchronize()
-        t0 = time.perf_counter()
-        for _ in range(burst):
-            fn()
-        best = min(best, (time.perf_counter() - t0) / burst)
-    wp.synchronize()
-    return best * 1e6
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--device", default="cuda:0")
     args = parser.parse_args()
-    if not wp.is_cuda_available():
-        print("no CUDA device: skipped")
+    ready = prepare_empty_launch(args.device)
+    if ready is None:
         return
-    dev = wp.get_device(args.device)
-    a = wp.zeros(1, dtype=float, device=dev)
-    wp.launch(empty_kernel, dim=1, inputs=[a, 1.0], device=dev)
-    wp.synchronize()
-    prepared = PreparedLaunch(empty_kernel, [a, 1.0], dev)
+    dev, a, prepared = ready
     raw = prepared.ctypes_call()
 
     ways = {
@@ -65,7 +42,7 @@ def main() -> None:
     }
     for burst, repeats in ((32, 200), (256, 40), (20000, 3)):
         for name, fn in ways.items():
-            us = _burst_us(fn, burst, repeats)
+            us = burst_us(fn, burst, repeats)
             print(f"burst {burst:>5}, {name}: {us:.2f} us per launch (host)")
             key = name.split()[0].replace(".", "_").replace("-", "_")
             result(f"launch_burst{burst}_{key}", us, "us", None)

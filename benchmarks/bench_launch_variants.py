@@ -24,36 +24,17 @@ import argparse
 import ctypes
 import os
 import sys
-import time
 from typing import Callable
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _common import result  # noqa: E402
-from _driver_launch import PreparedLaunch  # noqa: E402
+from _driver_launch import PreparedLaunch, burst_us, empty_kernel, prepare_empty_launch  # noqa: E402
 
 import warp as wp  # noqa: E402
 from warp.targets.cuda import driver as drv  # noqa: E402
 
 #: cuda.h's special stream handles
 _LEGACY, _PER_THREAD = 0x1, 0x2
-
-
-@wp.kernel
-def empty_kernel(a: wp.array(dtype=float), b: float):
-    wp.tid()
-
-
-def _burst_us(fn: Callable[[], object], burst: int = 32, repeats: int = 300) -> float:
-    """Best host time per call over ``repeats`` bursts of ``burst`` calls, each on an idle GPU."""
-    best = float("inf")
-    for _ in range(repeats):
-        wp.synchronize()
-        t0 = time.perf_counter()
-        for _ in range(burst):
-            fn()
-        best = min(best, (time.perf_counter() - t0) / burst)
-    wp.synchronize()
-    return best * 1e6
 
 
 def _variants(prepared: PreparedLaunch, streams: dict[str, int]) -> dict[str, Callable[[], object]]:
@@ -86,14 +67,10 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--device", default="cuda:0")
     args = parser.parse_args()
-    if not wp.is_cuda_available():
-        print("no CUDA device: skipped")
+    ready = prepare_empty_launch(args.device)
+    if ready is None:
         return
-    dev = wp.get_device(args.device)
-    a = wp.zeros(1, dtype=float, device=dev)
-    wp.launch(empty_kernel, dim=1, inputs=[a, 1.0], device=dev)
-    wp.synchronize()
-    prepared = PreparedLaunch(empty_kernel, [a, 1.0], dev)
+    dev, a, prepared = ready
     cu = drv.driver()
     nonblocking = drv.check(
         cu.cuStreamCreate(int(cu.CUstream_flags.CU_STREAM_NON_BLOCKING)), "cuStreamCreate"
@@ -106,14 +83,13 @@ def main() -> None:
     }
     libc_abs = ctypes.CDLL(None).abs
     one = ctypes.c_int(1)
-    print(f"ctypes floor (libc abs): {_burst_us(lambda: libc_abs(one)):.3f} us per call")
-    print(
-        f"wp.launch: {_burst_us(lambda: wp.launch(empty_kernel, dim=1, inputs=[a, 1.0], device=dev)):.2f} us"
-    )
+    print(f"ctypes floor (libc abs): {burst_us(lambda: libc_abs(one), 32, 300):.3f} us per call")
+    launch_us = burst_us(lambda: wp.launch(empty_kernel, dim=1, inputs=[a, 1.0], device=dev), 32, 300)
+    print(f"wp.launch: {launch_us:.2f} us")
     cmd = wp.launch(empty_kernel, dim=1, inputs=[a, 1.0], device=dev, record_cmd=True)
-    print(f"recorded Launch.launch(): {_burst_us(cmd.launch):.2f} us")
+    print(f"recorded Launch.launch(): {burst_us(cmd.launch, 32, 300):.2f} us")
     for name, fn in _variants(prepared, streams).items():
-        us = _burst_us(fn)
+        us = burst_us(fn, 32, 300)
         print(f"{name}: {us:.2f} us per launch (host)")
         result("launch_variant_" + name.replace(",", "").replace(" ", "_").replace("-", "_"), us, "us", None)
     drv.check(cu.cuStreamDestroy(nonblocking), "cuStreamDestroy")
