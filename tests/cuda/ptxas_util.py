@@ -18,14 +18,30 @@ PTXAS = shutil.which("ptxas")
 needs_ptxas = pytest.mark.skipif(PTXAS is None, reason="ptxas (CUDA toolkit) not installed")
 
 
+def _instances(name: str, kernel: Any) -> list[tuple[str, Any]]:
+    """``(name, kernel)`` of a concrete kernel; for a generic kernel, of every instance declared
+    with ``wp.overload``, named after its array parameters' element types."""
+    if not kernel.is_generic:
+        return [(name, kernel)]
+    out = []
+    for types, inst in kernel.overloads.items():
+        if getattr(inst, "_implicit", False):  # made by a launch, not declared by the module
+            continue
+        dtypes = dict.fromkeys(t.dtype.__name__ for t in types if hasattr(t, "dtype"))
+        out.append((f"{name}[{','.join(dtypes)}]", inst))
+    return out
+
+
 def module_kernels(*modules: ModuleType) -> list[tuple[str, str, Any]]:
     """``(module's short name, kernel name, kernel)`` for every ``wp.Kernel`` the modules define at
-    their top level, sorted by name: the cases of a "every kernel assembles" test."""
+    their top level (generic ones: every declared instance), sorted by name: the cases of a "every
+    kernel assembles" test."""
     return [
         (m.__name__.rsplit(".", 1)[1], name, k)
         for m in modules
-        for name, k in sorted(vars(m).items())
-        if isinstance(k, wp.Kernel)
+        for top, kernel in sorted(vars(m).items())
+        if isinstance(kernel, wp.Kernel)
+        for name, k in _instances(top, kernel)
     ]
 
 

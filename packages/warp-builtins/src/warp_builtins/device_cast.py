@@ -36,21 +36,23 @@ def _cast_flat(src: wp.array(dtype=Any), dst: wp.array(dtype=Any)):
     dst[i] = dst.dtype(src[i])
 
 
+@wp.func
+def _unravel(i: int, n1: int, n2: int, n3: int):
+    """The row-major index ``(i0, i1, i2, i3)`` of flat index ``i`` in a 4-D shape ``(_, n1, n2, n3)``."""
+    r = i // n3
+    i3 = i - r * n3
+    q = r // n2
+    i2 = r - q * n2
+    i0 = q // n1
+    i1 = q - i0 * n1
+    return i0, i1, i2, i3
+
+
 @wp.kernel(enable_backward=False)
 def _cast_strided(src: wp.array4d(dtype=Any), dst: wp.array4d(dtype=Any)):
     i = wp.tid()
-    r = i // src.shape[3]
-    s3 = i - r * src.shape[3]
-    q = r // src.shape[2]
-    s2 = r - q * src.shape[2]
-    s0 = q // src.shape[1]
-    s1 = q - s0 * src.shape[1]
-    r = i // dst.shape[3]
-    d3 = i - r * dst.shape[3]
-    q = r // dst.shape[2]
-    d2 = r - q * dst.shape[2]
-    d0 = q // dst.shape[1]
-    d1 = q - d0 * dst.shape[1]
+    s0, s1, s2, s3 = _unravel(i, src.shape[1], src.shape[2], src.shape[3])
+    d0, d1, d2, d3 = _unravel(i, dst.shape[1], dst.shape[2], dst.shape[3])
     dst[d0, d1, d2, d3] = dst.dtype(src[s0, s1, s2, s3])
 
 

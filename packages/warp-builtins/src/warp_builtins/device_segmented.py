@@ -55,7 +55,7 @@ def _mark_segments(
 @wp.kernel(enable_backward=False)
 def _sort_keys(
     bits: wp.array(dtype=wp.int32),
-    is_float: int,
+    kind: int,
     sign: wp.int32,
     label_sums: wp.array(dtype=wp.int32),
     cover: wp.array(dtype=wp.int32),
@@ -70,18 +70,13 @@ def _sort_keys(
     m = int(0)
     if label != 0:
         b = bits[p]
-        if is_float != 0:
+        if kind == device_sort.KEY_FLOAT:
             magnitude = b & 2147483647
             if magnitude == 0:
                 b = 0  # -0.0 sorts as +0.0
             elif magnitude > 2139095040:
                 b = 2143289344  # every NaN as the positive quiet NaN, after +inf
-            if b < 0:
-                m = ~b
-            else:
-                m = b ^ sign
-        else:
-            m = b ^ sign
+        m = device_sort.radix_key(b, kind, sign)
     labels[p] = label
     ordered[p] = m
     positions[p] = p
@@ -140,8 +135,8 @@ def segmented_sort_pairs(keys: Any, values: Any, count: int, segment_starts: Any
     label_sums, cover = _labels(segment_starts, segment_ends, count)
     labels, ordered, positions = (wp.empty(count, dtype=wp.int32, device=device) for _ in range(3))
     bits = keys.view(wp.int32)
-    is_float = 1 if keys.dtype is wp.float32 else 0
-    inputs = [bits, is_float, wp.int32(_SIGN), label_sums, cover, labels, ordered, positions]
+    kind = device_sort.KEY_FLOAT if keys.dtype is wp.float32 else device_sort.KEY_SIGNED
+    inputs = [bits, kind, wp.int32(_SIGN), label_sums, cover, labels, ordered, positions]
     wp.launch(_sort_keys, dim=count, inputs=inputs, device=device, record_tape=False)
     label_bits = segments.bit_length()
     by_key = device_sort.radix_sort_pairs(ordered, positions, count, key_bits=32)[1]

@@ -14,6 +14,11 @@ records them. Both work on contiguous chunks of the input, one thread per chunk:
   chunk) its first output slot, and every chunk scatters its pairs in order. Chunks in input
   order inside each digit make every pass, hence the sort, stable.
 
+The scan kernels and :func:`gather` are generic over the element type (``dtype=Any``); the
+instances used are declared with ``wp.overload`` and launched as concrete kernels, with the same
+machine code as one kernel written per type. :func:`radix_key` (a ``@wp.func``) maps the bits of
+signed integer and float keys to numbers that sort as the keys do, for the sorts built on this one.
+
 Short loops per thread and few allocations are what make these fast on a GPU (measured on an
 H200 with benchmarks/bench_device_sort_tuning.py): a thread's loop over its chunk runs at memory
 latency, so a level's time grows with its chunk length, and every ``wp.empty`` costs about 20 us
@@ -37,27 +42,33 @@ RADIX_BITS = 4
 _RADIX = 1 << RADIX_BITS
 
 
+@wp.func
+def chunk_range(c: int, chunk: int, n: int):
+    """The items ``[first, last)`` of chunk ``c``: ``chunk`` items from ``c * chunk``, cut at ``n``."""
+    first = c * chunk
+    return first, wp.min(first + chunk, n)
+
+
 @wp.kernel(enable_backward=False)
 def _chunk_sums(
-    values: wp.array(dtype=wp.int32),
+    values: wp.array(dtype=Any),
     base: int,
     n: int,
     chunk: int,
-    sums: wp.array(dtype=wp.int32),
+    sums: wp.array(dtype=Any),
     sbase: int,
 ):
     c = wp.tid()
-    first = c * chunk
-    last = wp.min(first + chunk, n)
-    s = int(0)
+    first, last = chunk_range(c, chunk, n)
+    s = sums.dtype(0)
     for j in range(first, last):
         s += values[base + j]
     sums[sbase + c] = s
 
 
 @wp.kernel(enable_backward=False)
-def _serial_exclusive_scan(sums: wp.array(dtype=wp.int32), sbase: int, n: int, total_index: int):
-    running = int(0)
+def _serial_exclusive_scan(sums: wp.array(dtype=Any), sbase: int, n: int, total_index: int):
+    running = sums.dtype(0)
     for c in range(n):
         s = sums[sbase + c]
         sums[sbase + c] = running
@@ -67,19 +78,18 @@ def _serial_exclusive_scan(sums: wp.array(dtype=wp.int32), sbase: int, n: int, t
 
 @wp.kernel(enable_backward=False)
 def _chunk_prefixes(
-    values: wp.array(dtype=wp.int32),
+    values: wp.array(dtype=Any),
     base: int,
     n: int,
     chunk: int,
     inclusive: int,
-    offsets: wp.array(dtype=wp.int32),
+    offsets: wp.array(dtype=Any),
     obase: int,
-    out: wp.array(dtype=wp.int32),
+    out: wp.array(dtype=Any),
     out_base: int,
 ):
     c = wp.tid()
-    first = c * chunk
-    last = wp.min(first + chunk, n)
+    first, last = chunk_range(c, chunk, n)
     running = offsets[obase + c]
     for j in range(first, last):
         v = values[base + j]
@@ -91,65 +101,19 @@ def _chunk_prefixes(
             running += v
 
 
-@wp.kernel(enable_backward=False)
-def _chunk_sums_f32(
-    values: wp.array(dtype=wp.float32),
-    base: int,
-    n: int,
-    chunk: int,
-    sums: wp.array(dtype=wp.float32),
-    sbase: int,
-):
-    c = wp.tid()
-    first = c * chunk
-    last = wp.min(first + chunk, n)
-    s = wp.float32(0.0)
-    for j in range(first, last):
-        s += values[base + j]
-    sums[sbase + c] = s
+def _scan_kernels(dtype: Any) -> tuple[Any, Any, Any]:
+    """The (chunk sums, serial scan of the top level, chunk prefixes) instances for ``dtype``."""
+    a = wp.array(dtype=dtype)
+    return (
+        wp.overload(_chunk_sums, {"values": a, "sums": a}),
+        wp.overload(_serial_exclusive_scan, {"sums": a}),
+        wp.overload(_chunk_prefixes, {"values": a, "offsets": a, "out": a}),
+    )
 
 
-@wp.kernel(enable_backward=False)
-def _serial_exclusive_scan_f32(sums: wp.array(dtype=wp.float32), sbase: int, n: int, total_index: int):
-    running = wp.float32(0.0)
-    for c in range(n):
-        s = sums[sbase + c]
-        sums[sbase + c] = running
-        running += s
-    sums[total_index] = running
-
-
-@wp.kernel(enable_backward=False)
-def _chunk_prefixes_f32(
-    values: wp.array(dtype=wp.float32),
-    base: int,
-    n: int,
-    chunk: int,
-    inclusive: int,
-    offsets: wp.array(dtype=wp.float32),
-    obase: int,
-    out: wp.array(dtype=wp.float32),
-    out_base: int,
-):
-    c = wp.tid()
-    first = c * chunk
-    last = wp.min(first + chunk, n)
-    running = offsets[obase + c]
-    for j in range(first, last):
-        v = values[base + j]
-        if inclusive != 0:
-            running += v
-            out[out_base + j] = running
-        else:
-            out[out_base + j] = running
-            running += v
-
-
-#: dtype -> (chunk sums, serial scan of the top level, chunk prefixes) kernels
-_SCAN_KERNELS = {
-    wp.int32: (_chunk_sums, _serial_exclusive_scan, _chunk_prefixes),
-    wp.float32: (_chunk_sums_f32, _serial_exclusive_scan_f32, _chunk_prefixes_f32),
-}
+#: dtype -> (chunk sums, serial scan of the top level, chunk prefixes) kernels, declared instances
+#: of the generic kernels (launched as concrete kernels: no per-launch type inference)
+_SCAN_KERNELS = {dtype: _scan_kernels(dtype) for dtype in (wp.int32, wp.float32)}
 
 #: element types :func:`scan` handles
 SCAN_TYPES = tuple(_SCAN_KERNELS)
@@ -227,16 +191,47 @@ def exclusive_scan(values: Any, out: Any, n: int, scratch: ScanScratch | None = 
 
 
 @wp.kernel(enable_backward=False)
-def _gather_i32(
-    src: wp.array(dtype=wp.int32), order: wp.array(dtype=wp.int32), out: wp.array(dtype=wp.int32)
-):
+def _gather(src: wp.array(dtype=Any), order: wp.array(dtype=wp.int32), out: wp.array(dtype=Any)):
     j = wp.tid()
     out[j] = src[order[j]]
 
 
+#: element type -> instance of :func:`_gather` (int32: indices, keys; int64: 8-byte bit patterns)
+_GATHER = {
+    t: wp.overload(_gather, {"src": wp.array(dtype=t), "out": wp.array(dtype=t)})
+    for t in (wp.int32, wp.int64)
+}
+
+
 def gather(src: Any, order: Any, out: Any, n: int) -> None:
-    """``out[j] = src[order[j]]`` for ``j < n`` (int32 arrays on one device), in a kernel."""
-    wp.launch(_gather_i32, dim=n, inputs=[src, order, out], device=src.device, record_tape=False)
+    """``out[j] = src[order[j]]`` for ``j < n`` (``src`` and ``out`` int32 or int64 arrays, ``order``
+    int32, on one device), in a kernel."""
+    kernel = _GATHER.get(src.dtype)
+    if kernel is None:
+        raise TypeError(f"gather moves int32 or int64 elements, not {src.dtype.__name__}")
+    wp.launch(kernel, dim=n, inputs=[src, order, out], device=src.device, record_tape=False)
+
+
+#: how :func:`radix_key` reads a key's bits
+KEY_UNSIGNED = wp.constant(0)
+KEY_SIGNED = wp.constant(1)
+KEY_FLOAT = wp.constant(2)
+
+
+@wp.func
+def radix_key(b: Any, kind: int, sign: Any):
+    """The bits ``b`` (int32 or int64) of a key of ``kind`` as a number ordering, read unsigned, as
+    the keys do: unsigned keys as they are, signed ones with the sign bit ``sign`` flipped, floats
+    with every bit flipped when negative, else with the sign bit set."""
+    m = b
+    if kind == KEY_SIGNED:
+        m = b ^ sign
+    elif kind == KEY_FLOAT:
+        if b < type(b)(0):
+            m = ~b
+        else:
+            m = b ^ sign
+    return m
 
 
 @wp.kernel
@@ -249,8 +244,7 @@ def _count_digits(
     counts: wp.array(dtype=wp.int32),
 ):
     c = wp.tid()
-    first = c * chunk
-    last = wp.min(first + chunk, n)
+    first, last = chunk_range(c, chunk, n)
     local = wp.zeros(shape=16, dtype=wp.int32)  # the chunk's digit counts, thread-local
     for j in range(first, last):
         d = (keys[j] >> shift) & 15
@@ -272,8 +266,7 @@ def _scatter_digits(
     values_out: wp.array(dtype=wp.int32),
 ):
     c = wp.tid()
-    first = c * chunk
-    last = wp.min(first + chunk, n)
+    first, last = chunk_range(c, chunk, n)
     next_slot = wp.zeros(shape=16, dtype=wp.int32)  # the chunk's next output slot per digit
     for d in range(16):
         next_slot[d] = slots[d * chunks + c]

@@ -40,8 +40,7 @@ __all__ = [
 ]
 
 #: key kinds of the mapping kernels: how a key's bits become an unsigned order-preserving number
-_UNSIGNED, _SIGNED, _FLOAT = 0, 1, 2
-_KINDS = {"uint": _UNSIGNED, "int": _SIGNED, "float": _FLOAT}
+_KINDS = {"uint": device_sort.KEY_UNSIGNED, "int": device_sort.KEY_SIGNED, "float": device_sort.KEY_FLOAT}
 #: storage width in bytes -> integer type the bits of keys and values move as
 _BITS_TYPES = {4: wp.int32, 8: wp.int64}
 
@@ -57,15 +56,7 @@ def _radix_keys_32(
     positions: wp.array(dtype=wp.int32),
 ):
     i = wp.tid()
-    b = bits[i]
-    m = b
-    if kind == 1:
-        m = b ^ sign
-    elif kind == 2:
-        if b < 0:
-            m = ~b
-        else:
-            m = b ^ sign
+    m = device_sort.radix_key(bits[i], kind, sign)
     digits[i] = (m >> begin) & mask
     positions[i] = i
 
@@ -82,44 +73,23 @@ def _radix_keys_64(
     positions: wp.array(dtype=wp.int32),
 ):
     i = wp.tid()
-    b = bits[i]
-    m = b
-    if kind == 1:
-        m = b ^ sign
-    elif kind == 2:
-        if b < wp.int64(0):
-            m = ~b
-        else:
-            m = b ^ sign
-    m = (m >> begin) & mask
+    m = (device_sort.radix_key(bits[i], kind, sign) >> begin) & mask
     low[i] = wp.int32(m & wp.int64(4294967295))
     high[i] = wp.int32((m >> wp.int64(32)) & wp.int64(4294967295))
     positions[i] = i
 
 
 @wp.kernel
-def _gather_64(src: wp.array(dtype=wp.int64), order: wp.array(dtype=wp.int32), out: wp.array(dtype=wp.int64)):
-    i = wp.tid()
-    out[i] = src[order[i]]
-
-
-_GATHER = {wp.int32: device_sort._gather_i32, wp.int64: _gather_64}
-
-
-@wp.kernel
-def _copy_32(src: wp.array(dtype=wp.int32), out: wp.array(dtype=wp.int32)):
+def _copy(src: wp.array(dtype=Any), out: wp.array(dtype=Any)):
     i = wp.tid()
     out[i] = src[i]
 
 
-@wp.kernel
-def _copy_64(src: wp.array(dtype=wp.int64), out: wp.array(dtype=wp.int64)):
-    i = wp.tid()
-    out[i] = src[i]
-
-
-#: plain copies (not ``wp.copy``, which a recording ``wp.Tape`` would differentiate)
-_COPY = {wp.int32: _copy_32, wp.int64: _copy_64}
+#: plain copies (not ``wp.copy``, which a recording ``wp.Tape`` would differentiate): instances of
+#: :func:`_copy` per bits type
+_COPY = {
+    t: wp.overload(_copy, {"src": wp.array(dtype=t), "out": wp.array(dtype=t)}) for t in _BITS_TYPES.values()
+}
 
 
 def _mask(width: int, bits: int) -> int:
@@ -159,7 +129,7 @@ def _permute(a: Any, order: Any, count: int) -> None:
     itype = _BITS_TYPES[a.dtype._bits_ // 8]
     bits = a.view(itype)
     ordered = wp.empty(count, dtype=itype, device=a.device)
-    wp.launch(_GATHER[itype], dim=count, inputs=[bits, order, ordered], device=a.device, record_tape=False)
+    device_sort.gather(bits, order, ordered, count)
     wp.launch(_COPY[itype], dim=count, inputs=[ordered, bits], device=a.device, record_tape=False)
 
 
@@ -269,20 +239,19 @@ def runlength_encode(
 
 
 @wp.kernel(enable_backward=False)
-def _chunk_inner_f32(
-    a: wp.array(dtype=wp.float32),
+def _chunk_inner(
+    a: wp.array(dtype=Any),
     base: int,
-    b: wp.array(dtype=wp.float32),
+    b: wp.array(dtype=Any),
     use_b: int,
     n: int,
     chunk: int,
-    sums: wp.array(dtype=wp.float32),
+    sums: wp.array(dtype=Any),
     sbase: int,
 ):
     c = wp.tid()
-    first = c * chunk
-    last = wp.min(first + chunk, n)
-    s = wp.float32(0.0)
+    first, last = device_sort.chunk_range(c, chunk, n)
+    s = sums.dtype(0)
     for j in range(first, last):
         if use_b != 0:
             s += a[base + j] * b[j]
@@ -292,48 +261,24 @@ def _chunk_inner_f32(
 
 
 @wp.kernel(enable_backward=False)
-def _chunk_inner_f64(
-    a: wp.array(dtype=wp.float64),
-    base: int,
-    b: wp.array(dtype=wp.float64),
-    use_b: int,
-    n: int,
-    chunk: int,
-    sums: wp.array(dtype=wp.float64),
-    sbase: int,
-):
-    c = wp.tid()
-    first = c * chunk
-    last = wp.min(first + chunk, n)
-    s = wp.float64(0.0)
-    for j in range(first, last):
-        if use_b != 0:
-            s += a[base + j] * b[j]
-        else:
-            s += a[base + j]
-    sums[sbase + c] = s
-
-
-@wp.kernel(enable_backward=False)
-def _serial_sum_f32(sums: wp.array(dtype=wp.float32), base: int, n: int, out: wp.array(dtype=wp.float32)):
-    s = wp.float32(0.0)
+def _serial_sum(sums: wp.array(dtype=Any), base: int, n: int, out: wp.array(dtype=Any)):
+    s = sums.dtype(0)
     for c in range(n):
         s += sums[base + c]
     out[0] = s
 
 
-@wp.kernel(enable_backward=False)
-def _serial_sum_f64(sums: wp.array(dtype=wp.float64), base: int, n: int, out: wp.array(dtype=wp.float64)):
-    s = wp.float64(0.0)
-    for c in range(n):
-        s += sums[base + c]
-    out[0] = s
+def _inner_kernels(dtype: Any) -> tuple[Any, Any]:
+    """The (chunk sums, serial sum of the top level) instances for ``dtype``."""
+    a = wp.array(dtype=dtype)
+    return (
+        wp.overload(_chunk_inner, {"a": a, "b": a, "sums": a}),
+        wp.overload(_serial_sum, {"sums": a, "out": a}),
+    )
 
 
-_INNER_KERNELS = {
-    wp.float32: (_chunk_inner_f32, _serial_sum_f32),
-    wp.float64: (_chunk_inner_f64, _serial_sum_f64),
-}
+#: dtype -> (chunk sums, serial sum of the top level) kernels
+_INNER_KERNELS = {dtype: _inner_kernels(dtype) for dtype in (wp.float32, wp.float64)}
 
 
 def array_inner(a: Any, b: Any | None, out: Any, count: int) -> bool:
