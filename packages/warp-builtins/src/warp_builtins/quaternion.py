@@ -8,6 +8,7 @@ the transform and spatial modules.
 from __future__ import annotations
 
 import math
+from functools import partial
 from typing import Any, Sequence
 
 import llvmlite.ir as ir
@@ -17,7 +18,6 @@ from warp.extending import (
     Float,
     Int,
     is_placeholder,
-    matrix,
     MatrixOf,
     quaternion as quat_type,
     QuatOf,
@@ -25,7 +25,10 @@ from warp.extending import (
     vector,
     VectorOf,
 )
-from warp_builtins.irexpr import Emitter, Num, add, cross, dot, formula, length, normalize, scale
+from warp_builtins.formula_builtins import (
+    add_formula, matrix_like, quat_like, scalar_like, scalar_of, vector_like,
+)
+from warp_builtins.irexpr import Emitter, Num, add, cross, dot, length, normalize, scale
 from warp_builtins.special_forms import SpecialForm, constructor_kernel, identity_kernel, python_dtype
 
 GROUP = "Quaternion Math"
@@ -266,36 +269,17 @@ def qtwist_angle_signed(em: Emitter, axis: Sequence[Num], q: Sequence[Num]) -> N
 # ---------------------------------------------------------------------------------- builtins
 
 
-def _scalar(t: Any) -> Any:
-    return t._wp_scalar_type_ if hasattr(t, "_wp_kind_") else t
-
-
-def vec3_of(k: int = 0):
-    return lambda ts: vector(3, _scalar(ts[k]))
-
-
-def quat_of(k: int = 0):
-    return lambda ts: quat_type(_scalar(ts[k]))
-
-
-def mat33_of(k: int = 0):
-    return lambda ts: matrix((3, 3), _scalar(ts[k]))
-
-
 def _quat_to_axis_angle_result(ts: list) -> tuple:
-    s = _scalar(ts[0])
+    s = scalar_of(ts[0])
     return (vector(3, s), s)
 
 
-def _add(
-    registry: BuiltinRegistry, name: str, params: list, result: Any, body: Any, doc: str, **kw: Any
-) -> None:
-    registry.add(name, params=params, result=result, lower=formula(body, result), doc=doc, group=GROUP, **kw)
+_add = partial(add_formula, group=GROUP)
 
 
 def register(registry: BuiltinRegistry) -> None:
     """Register the quaternion builtins."""
-    _add(registry, "quat_from_axis_angle", [("axis", VEC3), ("angle", F)], quat_of(0),
+    _add(registry, "quat_from_axis_angle", [("axis", VEC3), ("angle", F)], quat_like(0),
          lambda em, axis, angle: qfrom_axis_angle(em, axis, angle),
          "Quaternion rotating by angle (radians) about axis (axis is not normalized).")
     _add(registry, "quat_to_axis_angle", [("quat", QUAT)], _quat_to_axis_angle_result,
@@ -306,45 +290,45 @@ def register(registry: BuiltinRegistry) -> None:
          "Unit rotation axis and angle in [0, pi] of a unit quaternion, assigned to the variables axis "
          "and angle (output parameters).", mutated_args=(1, 2))
     for n in (3, 4):
-        _add(registry, "quat_from_matrix", [("mat", MatrixOf(n, n, F))], quat_of(0),
+        _add(registry, "quat_from_matrix", [("mat", MatrixOf(n, n, F))], quat_like(0),
              (lambda c: lambda em, m: qfrom_matrix(em, m, c))(n),
              "Unit quaternion of a rotation matrix (the upper-left 3x3 block of a 4x4 matrix).")
-    _add(registry, "quat_to_matrix", [("quat", QUAT)], mat33_of(0), lambda em, q: qto_matrix(q),
+    _add(registry, "quat_to_matrix", [("quat", QUAT)], matrix_like(3, 3, 0), lambda em, q: qto_matrix(q),
          "3x3 rotation matrix of a unit quaternion.")
-    _add(registry, "quat_inverse", [("quat", QUAT)], quat_of(0), lambda em, q: qconj(q),
+    _add(registry, "quat_inverse", [("quat", QUAT)], quat_like(0), lambda em, q: qconj(q),
          "Inverse of a unit quaternion (its conjugate).")
-    _add(registry, "quat_rotate", [("quat", QUAT), ("vec", VEC3)], vec3_of(1),
+    _add(registry, "quat_rotate", [("quat", QUAT), ("vec", VEC3)], vector_like(3, 1),
          lambda em, q, v: qrotate(q, v), "Rotate a 3-vector by a unit quaternion.")
-    _add(registry, "quat_rotate_inv", [("quat", QUAT), ("vec", VEC3)], vec3_of(1),
+    _add(registry, "quat_rotate_inv", [("quat", QUAT), ("vec", VEC3)], vector_like(3, 1),
          lambda em, q, v: qrotate_inv(q, v), "Rotate a 3-vector by the inverse of a unit quaternion.")
     _add(
         registry,
         "quat_rpy",
         [("roll", F), ("pitch", F), ("yaw", F)],
-        quat_of(0),
+        quat_like(0),
         lambda em, r, p, y: qfrom_rpy(em, r, p, y),
         "Quaternion from roll, pitch, yaw angles (about x, y, z; applied yaw first: q = z(yaw) "
         "y(pitch) x(roll)).",
     )
-    _add(registry, "quat_to_rpy", [("q", QUAT)], vec3_of(0), lambda em, q: qto_rpy(em, q),
+    _add(registry, "quat_to_rpy", [("q", QUAT)], vector_like(3, 0), lambda em, q: qto_rpy(em, q),
          "Roll, pitch, yaw angles of a unit quaternion (inverse of quat_rpy), as a 3-vector.")
-    _add(registry, "quat_slerp", [("a", QUAT), ("b", QUAT), ("t", F)], quat_of(0), _slerp,
+    _add(registry, "quat_slerp", [("a", QUAT), ("b", QUAT), ("t", F)], quat_like(0), _slerp,
          "Spherical linear interpolation from a (t = 0) to b (t = 1).")
-    _add(registry, "quat_from_euler", [("e", VEC3), ("i", Int), ("j", Int), ("k", Int)], quat_of(0),
+    _add(registry, "quat_from_euler", [("e", VEC3), ("i", Int), ("j", Int), ("k", Int)], quat_like(0),
          lambda em, e, i, j, k: qfrom_euler(em, e, i, j, k),
          "Quaternion rotating about the fixed axes i, then j, then k (0 = x, 1 = y, 2 = z) by the angles "
          "e[i], e[j], e[k] (for a proper sequence, k == i, the third angle is the remaining component).")
-    _add(registry, "quat_to_euler", [("q", QUAT), ("i", Int), ("j", Int), ("k", Int)], vec3_of(0),
+    _add(registry, "quat_to_euler", [("q", QUAT), ("i", Int), ("j", Int), ("k", Int)], vector_like(3, 0),
          lambda em, q, i, j, k: qto_euler(em, q, i, j, k),
          "Euler angles of a unit quaternion about the fixed axes i, then j, then k, each in the "
          "component of its axis (as quat_from_euler takes them); inverse of quat_from_euler.")
-    _add(registry, "quat_twist", [("axis", VEC3), ("q", QUAT)], quat_of(1),
+    _add(registry, "quat_twist", [("axis", VEC3), ("q", QUAT)], quat_like(1),
          lambda em, axis, q: qtwist(em, axis, q),
          "Twist part of q about axis (swing-twist decomposition), as a unit quaternion.")
-    _add(registry, "quat_twist_angle", [("axis", VEC3), ("q", QUAT)], lambda ts: _scalar(ts[1]),
+    _add(registry, "quat_twist_angle", [("axis", VEC3), ("q", QUAT)], scalar_like(1),
          lambda em, axis, q: em.abs(qtwist_angle_signed(em, axis, q)),
          "Rotation angle in [0, 2 pi] of the twist of q about axis (|quat_twist_angle_signed|).")
-    _add(registry, "quat_twist_angle_signed", [("axis", VEC3), ("q", QUAT)], lambda ts: _scalar(ts[1]),
+    _add(registry, "quat_twist_angle_signed", [("axis", VEC3), ("q", QUAT)], scalar_like(1),
          lambda em, axis, q: qtwist_angle_signed(em, axis, q),
          "Signed rotation angle of the twist of q about axis (right-hand rule): "
          "2 atan2(twist . axis, twist_w).")

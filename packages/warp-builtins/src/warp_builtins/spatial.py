@@ -8,10 +8,12 @@ layout; spatial matrices are 6x6. Constructors are the named types (``wp.spatial
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, Sequence
 
-from warp.extending import Float, matrix, MatrixOf, TransformOf, TypeVar, vector, VectorOf, BuiltinRegistry
-from warp_builtins.irexpr import Num, add, cross, dot, formula
+from warp.extending import Float, MatrixOf, TransformOf, TypeVar, VectorOf, BuiltinRegistry
+from warp_builtins.formula_builtins import add_formula, matrix_like, same_as, scalar_like, vector_like
+from warp_builtins.irexpr import Num, add, cross, dot
 from warp_builtins.quaternion import qrotate
 
 GROUP = "Spatial Math"
@@ -65,62 +67,45 @@ def wrench(t: Sequence[Num], x: Sequence[Num]) -> list[Num]:
 # ---------------------------------------------------------------------------------- builtins
 
 
-def _s(t: Any) -> Any:
-    return t._wp_scalar_type_
-
-
-def _same(k: int):
-    return lambda ts: ts[k]
-
-
-def _vec3_of(k: int):
-    return lambda ts: vector(3, _s(ts[k]))
-
-
-def _svec_of(k: int):
-    return lambda ts: vector(6, _s(ts[k]))
-
-
-def _add(registry: BuiltinRegistry, name: str, params: list, result: Any, body: Any, doc: str) -> None:
-    registry.add(name, params=params, result=result, lower=formula(body, result), doc=doc, group=GROUP)
+_add = partial(add_formula, group=GROUP)
 
 
 def register(registry: BuiltinRegistry) -> None:
     """Register the spatial math builtins."""
-    _add(registry, "spatial_top", [("svec", SVEC)], _vec3_of(0), lambda em, a: a[:3],
+    _add(registry, "spatial_top", [("svec", SVEC)], vector_like(3, 0), lambda em, a: a[:3],
          "Top (angular) 3-vector of a spatial vector.")
-    _add(registry, "spatial_bottom", [("svec", SVEC)], _vec3_of(0), lambda em, a: a[3:],
+    _add(registry, "spatial_bottom", [("svec", SVEC)], vector_like(3, 0), lambda em, a: a[3:],
          "Bottom (linear) 3-vector of a spatial vector.")
     _add(
         registry,
         "spatial_dot",
         [("a", SVEC), ("b", SVEC)],
-        lambda ts: _s(ts[0]),
+        scalar_like(0),
         lambda em, a, b: dot(a, b),
         "Dot product of two spatial vectors (power of a wrench on a twist).",
     )
-    _add(registry, "spatial_cross", [("a", SVEC), ("b", SVEC)], _same(0), lambda em, a, b: scross(a, b),
+    _add(registry, "spatial_cross", [("a", SVEC), ("b", SVEC)], same_as(0), lambda em, a, b: scross(a, b),
          "Spatial cross product of motion vectors: (wa x wb, va x wb + wa x vb).")
     _add(
         registry,
         "spatial_cross_dual",
         [("a", SVEC), ("b", SVEC)],
-        _same(0),
+        same_as(0),
         lambda em, a, b: scross_dual(a, b),
         "Dual spatial cross product (motion x force): (wa x wb + va x vb, wa x vb).",
     )
-    _add(registry, "spatial_adjoint", [("r", MAT33), ("s", MAT33)], lambda ts: matrix((6, 6), _s(ts[0])),
+    _add(registry, "spatial_adjoint", [("r", MAT33), ("s", MAT33)], matrix_like(6, 6, 0),
          lambda em, r, s: adjoint(r, s), "6x6 block matrix [[R, 0], [S, R]] (adjoint of a transform).")
-    _add(registry, "transform_twist", [("t", XFORM), ("x", SVEC)], _svec_of(1), lambda em, t, x: twist(t, x),
-         "Transform a spatial motion vector (twist) by a rigid transform.")
+    _add(registry, "transform_twist", [("t", XFORM), ("x", SVEC)], vector_like(6, 1),
+         lambda em, t, x: twist(t, x), "Transform a spatial motion vector (twist) by a rigid transform.")
     _add(
         registry,
         "transform_wrench",
         [("t", XFORM), ("x", SVEC)],
-        _svec_of(1),
+        vector_like(6, 1),
         lambda em, t, x: wrench(t, x),
         "Transform a spatial force vector (wrench) by a rigid transform.",
     )
-    _add(registry, "velocity_at_point", [("qd", SVEC), ("r", VEC3)], _vec3_of(1),
+    _add(registry, "velocity_at_point", [("qd", SVEC), ("r", VEC3)], vector_like(3, 1),
          lambda em, qd, r: add(cross(qd[:3], r), qd[3:]),
          "Linear velocity at point r of a body moving with spatial velocity qd: w x r + v.")

@@ -9,14 +9,13 @@ update the transform variable passed as first argument (the frontend rebinds it,
 from __future__ import annotations
 
 import ast
-
+from functools import partial
 from typing import Any, Sequence
 
 from warp.extending import (
     BuiltinRegistry,
     Float,
     is_placeholder,
-    matrix,
     MatrixOf,
     quaternion,
     QuatOf,
@@ -26,7 +25,10 @@ from warp.extending import (
     vector,
     VectorOf,
 )
-from warp_builtins.irexpr import Emitter, Num, add, formula, length, mark_mutating, neg, scale
+from warp_builtins.formula_builtins import (
+    add_formula, matrix_like, quat_like, scalar_of, vector_like, xform_like,
+)
+from warp_builtins.irexpr import Emitter, Num, add, length, mark_mutating, neg, scale
 from warp_builtins.quaternion import qconj, qfrom_matrix, qmul, qrotate, qto_matrix
 from warp_builtins.special_forms import SpecialForm, constructor_kernel, identity_kernel, python_dtype
 
@@ -96,76 +98,64 @@ def decompose(em: Emitter, m: Sequence[Num]) -> tuple[list[Num], list[Num], list
 # ---------------------------------------------------------------------------------- builtins
 
 
-def _s(t: Any) -> Any:
-    return t._wp_scalar_type_
+_add = partial(add_formula, group=GROUP)
 
 
-def _xform_of(k: int):
-    return lambda ts: xform_type(_s(ts[k]))
-
-
-def _vec3_of(k: int):
-    return lambda ts: vector(3, _s(ts[k]))
-
-
-def _add(
-    registry: BuiltinRegistry, name: str, params: list, result: Any, body: Any, doc: str, **kw: Any
-) -> Any:
-    return registry.add(
-        name, params=params, result=result, lower=formula(body, result), doc=doc, group=GROUP, **kw
-    )
+def _decompose_result(ts: list) -> tuple:
+    s = scalar_of(ts[0])
+    return (vector(3, s), quaternion(s), vector(3, s))
 
 
 def register(registry: BuiltinRegistry) -> None:
     """Register the transform builtins."""
-    _add(registry, "transform_get_translation", [("xform", XFORM)], _vec3_of(0), lambda em, t: t[:3],
+    _add(registry, "transform_get_translation", [("xform", XFORM)], vector_like(3, 0), lambda em, t: t[:3],
          "Translation part p of a transform (also t.p).")
-    _add(registry, "transform_get_rotation", [("xform", XFORM)], lambda ts: quaternion(_s(ts[0])),
+    _add(registry, "transform_get_rotation", [("xform", XFORM)], quat_like(0),
          lambda em, t: t[3:], "Rotation part q of a transform (also t.q).")
     _add(
         registry,
         "transform_multiply",
         [("a", XFORM), ("b", XFORM)],
-        _xform_of(0),
+        xform_like(0),
         lambda em, a, b: tmul(a, b),
         "Composition of two transforms: applying the result applies b, then a.",
     )
-    _add(registry, "transform_inverse", [("xform", XFORM)], _xform_of(0), lambda em, t: tinverse(t),
+    _add(registry, "transform_inverse", [("xform", XFORM)], xform_like(0), lambda em, t: tinverse(t),
          "Inverse of a rigid transform.")
-    _add(registry, "transform_point", [("xform", XFORM), ("point", VEC3)], _vec3_of(1),
+    _add(registry, "transform_point", [("xform", XFORM), ("point", VEC3)], vector_like(3, 1),
          lambda em, t, x: tpoint(t, x), "Apply a transform to a point (rotation and translation).")
     _add(
         registry,
         "transform_point",
         [("mat", MAT44), ("point", VEC3)],
-        _vec3_of(1),
+        vector_like(3, 1),
         lambda em, m, x: mat_point(m, x, 1.0),
         "Apply a 4x4 matrix to a point (homogeneous w = 1, no divide).",
     )
-    _add(registry, "transform_vector", [("xform", XFORM), ("vec", VEC3)], _vec3_of(1),
+    _add(registry, "transform_vector", [("xform", XFORM), ("vec", VEC3)], vector_like(3, 1),
          lambda em, t, v: qrotate(t[3:], v), "Apply a transform to a direction (rotation only).")
-    _add(registry, "transform_vector", [("mat", MAT44), ("vec", VEC3)], _vec3_of(1),
+    _add(registry, "transform_vector", [("mat", MAT44), ("vec", VEC3)], vector_like(3, 1),
          lambda em, m, v: mat_point(m, v, 0.0), "Apply a 4x4 matrix to a direction (homogeneous w = 0).")
-    _add(registry, "transform_to_matrix", [("xform", XFORM)], lambda ts: matrix((4, 4), _s(ts[0])), to_matrix,
+    _add(registry, "transform_to_matrix", [("xform", XFORM)], matrix_like(4, 4, 0), to_matrix,
          "4x4 matrix of a transform (rotation block and translation column).")
-    _add(registry, "transform_from_matrix", [("mat", MAT44)], _xform_of(0), from_matrix,
+    _add(registry, "transform_from_matrix", [("mat", MAT44)], xform_like(0), from_matrix,
          "Transform of a 4x4 rigid transformation matrix.")
     _add(registry, "transform_compose", [("position", VEC3), ("rotation", QUAT), ("scale", VEC3)],
-         lambda ts: matrix((4, 4), _s(ts[0])), compose,
+         matrix_like(4, 4, 0), compose,
          "4x4 matrix from a position, a rotation quaternion and a per-axis scale (scale applied first).")
     _add(registry, "transform_decompose", [("m", MAT44)],
-         lambda ts: (vector(3, _s(ts[0])), quaternion(_s(ts[0])), vector(3, _s(ts[0]))), decompose,
+         _decompose_result, decompose,
          "Position, rotation and scale of a 4x4 matrix made by transform_compose, as a tuple.")
-    _add(registry, "transform_set_translation_copy", [("xform", XFORM), ("p", VEC3)], _xform_of(0),
+    _add(registry, "transform_set_translation_copy", [("xform", XFORM), ("p", VEC3)], xform_like(0),
          lambda em, t, p: [*p, *t[3:]], "Copy of a transform with its translation replaced.")
-    _add(registry, "transform_set_rotation_copy", [("xform", XFORM), ("q", QUAT)], _xform_of(0),
+    _add(registry, "transform_set_rotation_copy", [("xform", XFORM), ("q", QUAT)], xform_like(0),
          lambda em, t, q: [*t[:3], *q], "Copy of a transform with its rotation replaced.")
     mark_mutating(
         _add(
             registry,
             "transform_set_translation",
             [("xform", XFORM), ("p", VEC3)],
-            _xform_of(0),
+            xform_like(0),
             lambda em, t, p: [*p, *t[3:]],
             "Replace the translation of a transform variable in place.",
         )
@@ -175,7 +165,7 @@ def register(registry: BuiltinRegistry) -> None:
             registry,
             "transform_set_rotation",
             [("xform", XFORM), ("q", QUAT)],
-            _xform_of(0),
+            xform_like(0),
             lambda em, t, q: [*t[:3], *q],
             "Replace the rotation of a transform variable in place.",
         )
