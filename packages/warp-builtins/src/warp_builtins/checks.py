@@ -122,70 +122,63 @@ def _lower_lower_bound(ctx: LowerContext, args: list[ir.Value], types: list[Any]
     return b.load(lo_slot)
 
 
+def _add_expect(registry: BuiltinRegistry, name: str, params: list, lower: Any, doc: str, **kw: Any) -> None:
+    """Register an expectation: it prints from the kernel, returns nothing and has no adjoint."""
+    registry.add(
+        name,
+        params=params,
+        result=None,
+        lower=lower,
+        group=GROUP,
+        side_effects=True,
+        prints_only=True,
+        differentiable=False,
+        doc=doc,
+        **kw,
+    )
+
+
+#: (name, equality wanted, the failing condition) of the equality expectations
+_EQUALITY_EXPECTATIONS = (("expect_eq", True, "a != b"), ("expect_neq", False, "a == b"))
+
+
 def register(registry: BuiltinRegistry) -> None:
     """Register the expectation builtins and lower_bound."""
-    registry.add(
-        "expect_eq",
-        params=[("a", V), ("b", V)],
-        mismatch_hint="Can't test equality for objects with different types",
-        result=None,
-        lower=_lower_expect(True),
-        group=GROUP,
-        side_effects=True,
-        prints_only=True,
-        differentiable=False,
-        doc="Print an error from the kernel if a != b.",
-    )
-    registry.add(
-        "expect_neq",
-        params=[("a", V), ("b", V)],
-        mismatch_hint="Can't test equality for objects with different types",
-        result=None,
-        lower=_lower_expect(False),
-        group=GROUP,
-        side_effects=True,
-        prints_only=True,
-        differentiable=False,
-        doc="Print an error from the kernel if a == b.",
-    )
+    for name, equal_wanted, failure in _EQUALITY_EXPECTATIONS:
+        _add_expect(
+            registry,
+            name,
+            [("a", V), ("b", V)],
+            _lower_expect(equal_wanted),
+            f"Print an error from the kernel if {failure}.",
+            mismatch_hint="Can't test equality for objects with different types",
+        )
     F = TypeVar("F", Float)
-    registry.add(
+    _add_expect(
+        registry,
         "expect_near",
-        params=[("a", F), ("b", F), ("tolerance", F)],
-        result=None,
-        lower=_lower_expect_near,
-        group=GROUP,
-        side_effects=True,
-        prints_only=True,
-        differentiable=False,
-        doc="Print an error from the kernel if |a - b| > tolerance.",
+        [("a", F), ("b", F), ("tolerance", F)],
+        _lower_expect_near,
+        "Print an error from the kernel if |a - b| > tolerance.",
     )
     near_types = [F]
     for pattern in (VectorOf(None, F), QuatOf(F), MatrixOf(None, None, F)):
         VF = TypeVar("VF", pattern)
         near_types.append(VF)
-        registry.add(
+        _add_expect(
+            registry,
             "expect_near",
-            params=[("a", VF), ("b", VF), ("tolerance", F)],
-            result=None,
-            lower=_lower_expect_near,
-            group=GROUP,
-            side_effects=True,
-            prints_only=True,
-            differentiable=False,
-            doc="Print an error from the kernel if any component differs by more than tolerance.",
+            [("a", VF), ("b", VF), ("tolerance", F)],
+            _lower_expect_near,
+            "Print an error from the kernel if any component differs by more than tolerance.",
         )
     for T in near_types:
-        registry.add(
+        _add_expect(
+            registry,
             "expect_near",
-            params=[("a", T), ("b", T)],
-            result=None,
-            lower=_lower_expect_near_default,
-            group=GROUP,
-            side_effects=True,
-            prints_only=True,
-            differentiable=False,
-            doc=f"expect_near with the default tolerance {DEFAULT_TOLERANCE:g}.",
+            [("a", T), ("b", T)],
+            _lower_expect_near_default,
+            f"expect_near with the default tolerance {DEFAULT_TOLERANCE:g}.",
         )
     registry.add("lower_bound", params=[("arr", ArrayOf(S, 1)), ("value", S)], result=int32,
                  lower=_lower_lower_bound, group="Other", differentiable=False,
