@@ -52,21 +52,24 @@ done:
   ret void
 }
 
-define void @warp_dlpack_deleter(ptr %mt) {
+define private void @free_managed(ptr %mt, i64 %owner_offset) {
 entry:
-  %slot = getelementptr i8, ptr %mt, i64 48
+  %slot = getelementptr i8, ptr %mt, i64 %owner_offset
   %owner = load ptr, ptr %slot
   call void @release_owner(ptr %owner)
   call void @free(ptr %mt)
   ret void
 }
 
+define void @warp_dlpack_deleter(ptr %mt) {
+entry:
+  call void @free_managed(ptr %mt, i64 48)
+  ret void
+}
+
 define void @warp_dlpack_deleter_versioned(ptr %mt) {
 entry:
-  %slot = getelementptr i8, ptr %mt, i64 8
-  %owner = load ptr, ptr %slot
-  call void @release_owner(ptr %owner)
-  call void @free(ptr %mt)
+  call void @free_managed(ptr %mt, i64 8)
   ret void
 }
 
