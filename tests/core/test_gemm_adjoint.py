@@ -2,8 +2,11 @@
 against NumPy's products."""
 
 import numpy as np
+import pytest
 
 import warp as wp
+
+pytestmark = pytest.mark.needs_plugin("autodiff")  # wp.Tape
 
 
 @wp.kernel
