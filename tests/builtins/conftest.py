@@ -14,6 +14,6 @@ def cuda(fake_cuda, monkeypatch):
     def no_host(*args, **kwargs):
         raise AssertionError("wp.utils staged device arrays through the host")
 
-    monkeypatch.setattr(wu, "_read", no_host)
-    monkeypatch.setattr(wu, "_write", no_host)
+    monkeypatch.setattr(wu._access, "read", no_host)
+    monkeypatch.setattr(wu._access, "write", no_host)
     return wp.get_device("cuda:0")

@@ -231,7 +231,7 @@ def test_capture_with_scoped_capture_begin_end(cuda):
 
 
 def test_host_fallback_without_a_plugin(fake_cuda, monkeypatch):
-    monkeypatch.setattr(wu, "device_array_utils", lambda device: None)
+    monkeypatch.setattr(wu._access, "device_array_utils", lambda device: None)
     keys = wp.array(np.int32([3, 1, 2, 0, 0, 0, 0, 0]), device="cuda:0")
     values = wp.array(np.arange(8, dtype=np.int32), device="cuda:0")
     wu.radix_sort_pairs(keys, values, 4)  # staged through the host

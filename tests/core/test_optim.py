@@ -80,6 +80,32 @@ def test_adam_set_params_keeps_state_and_reset_clears_it():
     assert opt.t == 0 and np.all(opt.m[0].numpy() == 0) and np.all(opt.v[0].numpy() == 0)
 
 
+def test_set_params_keeps_the_state_of_bound_arrays_only():
+    """Rebinding mid-run continues a kept parameter's trajectory (SGD momentum, Adam moments) and
+    starts a new parameter from zeroed state, as the NumPy references do."""
+    rng = np.random.default_rng(5)
+    grads = [rng.standard_normal(4).astype(np.float32) for _ in range(4)]
+    optimizers = {
+        warp.optim.SGD: (
+            dict(lr=0.1, momentum=0.9),
+            lambda gs: sgd_reference(np.zeros(4), gs, 0.1, 0.9, 0.0, 0.0, False),
+        ),
+        warp.optim.Adam: (dict(lr=0.1), lambda gs: adam_reference(np.zeros(4), gs, 0.1, 0.9, 0.999, 1e-8)),
+    }
+    for cls, (options, reference) in optimizers.items():
+        kept = wp.zeros(4, dtype=wp.float32)
+        opt = cls([kept], **options)
+        for g in grads[:2]:
+            opt.step([wp.array(g)])
+        fresh = wp.zeros(4, dtype=wp.float32)
+        opt.set_params([fresh, kept])
+        for g in grads[2:]:
+            opt.step([wp.array(g), wp.array(g)])
+        np.testing.assert_allclose(kept.numpy(), reference(grads), rtol=1e-5, atol=1e-6)
+        if cls is warp.optim.SGD:  # (Adam's bias correction follows the optimizer's step count)
+            np.testing.assert_allclose(fresh.numpy(), reference(grads[2:]), rtol=1e-5, atol=1e-6)
+
+
 @pytest.mark.parametrize("momentum, dampening, weight_decay, nesterov",
                          [(0.0, 0.0, 0.0, False), (0.9, 0.0, 0.0, False), (0.9, 0.3, 0.01, False),
                           (0.8, 0.0, 0.1, True)])

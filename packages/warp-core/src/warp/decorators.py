@@ -245,6 +245,21 @@ def _forward_function(forward: Any, what: str) -> Function:
     return forward
 
 
+def _attacher(
+    forward: Function, decorator: str, role: str, frame: types.FrameType
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """The decorator ``decorator(forward)``: it attaches the function it decorates to ``forward`` as
+    its ``role`` ("grad" or "replay"), resolving names in ``frame`` (where it is defined)."""
+    target = _forward_function(forward, decorator)
+    _, scope = _scope_of(frame)
+
+    def register(pyfunc: Callable[..., Any]) -> Callable[..., Any]:
+        target.attach(role, pyfunc, scope)
+        return pyfunc
+
+    return register
+
+
 def func_grad(forward: Function) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Decorator: a custom gradient for the ``@wp.func`` ``forward``.
 
@@ -252,14 +267,7 @@ def func_grad(forward: Function) -> Callable[[Callable[..., Any]], Callable[...,
     value it returns, and accumulates into the adjoints of the inputs with
     ``wp.adjoint[x] += ...``. Autodiff then uses it instead of differentiating ``forward``'s body.
     """
-    target = _forward_function(forward, "func_grad")
-    _, scope = _scope_of(_defining_frame())
-
-    def register(pyfunc: Callable[..., Any]) -> Callable[..., Any]:
-        target.attach("grad", pyfunc, scope)
-        return pyfunc
-
-    return register
+    return _attacher(forward, "func_grad", "grad", _defining_frame())
 
 
 def func_replay(forward: Function) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -268,14 +276,7 @@ def func_replay(forward: Function) -> Callable[[Callable[..., Any]], Callable[..
     The decorated function takes exactly the parameters of ``forward`` and returns the same
     values (e.g. reading back a result that ``forward`` recorded instead of repeating an atomic).
     """
-    target = _forward_function(forward, "func_replay")
-    _, scope = _scope_of(_defining_frame())
-
-    def register(pyfunc: Callable[..., Any]) -> Callable[..., Any]:
-        target.attach("replay", pyfunc, scope)
-        return pyfunc
-
-    return register
+    return _attacher(forward, "func_replay", "replay", _defining_frame())
 
 
 def func_native(snippet: str, adj_snippet: str | None = None, replay_snippet: str | None = None) -> Any:

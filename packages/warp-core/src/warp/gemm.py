@@ -147,6 +147,16 @@ def _check(name: str, a: Any, b: Any, c: Any, d: Any, ndim: int) -> None:
         )
 
 
+def _run(
+    gemm: Any, name: str, ndim: int, a: Any, b: Any, c: Any, d: Any, alpha: float, beta: float, device: Any
+) -> Any:
+    """Check the operands of ``name`` and launch ``gemm`` over ``d``'s shape; returns ``d``."""
+    _check(name, a, b, c, d, ndim)
+    t = a.dtype
+    launch(gemm, dim=d.shape, inputs=[a, b, c, d, t(alpha), t(beta)], device=device or a.device)
+    return d
+
+
 def _adjoint(adj_kernels: tuple[Any, Any, Any]) -> CustomAdjoint:
     """The adjoint of a GEMM launch, run by ``wp.launch(..., adjoint=True)`` (and so by ``wp.Tape``)."""
 
@@ -158,34 +168,17 @@ def _adjoint(adj_kernels: tuple[Any, Any, Any]) -> CustomAdjoint:
         if adj_d is None:
             return
         ka, kb, kc = adj_kernels
+
+        def accumulate(adj_kernel: Any, adj: Any, args: list) -> None:
+            launch(adj_kernel, dim=adj.shape, inputs=args, device=device, stream=stream, record_tape=False)
+
         if adj_a is not None:
-            launch(
-                ka,
-                dim=adj_a.shape,
-                inputs=[b, adj_a, adj_d, alpha],
-                device=device,
-                stream=stream,
-                record_tape=False,
-            )
+            accumulate(ka, adj_a, [b, adj_a, adj_d, alpha])
         if adj_b is not None:
-            launch(
-                kb,
-                dim=adj_b.shape,
-                inputs=[a, adj_b, adj_d, alpha],
-                device=device,
-                stream=stream,
-                record_tape=False,
-            )
+            accumulate(kb, adj_b, [a, adj_b, adj_d, alpha])
         if adj_c is not None:
             in_place = int(c.ptr == d.ptr and adj_c.ptr == adj_d.ptr)
-            launch(
-                kc,
-                dim=adj_c.shape,
-                inputs=[adj_c, adj_d, beta, in_place],
-                device=device,
-                stream=stream,
-                record_tape=False,
-            )
+            accumulate(kc, adj_c, [adj_c, adj_d, beta, in_place])
 
     return run
 
@@ -213,10 +206,7 @@ def matmul(
     if not isinstance(a, array):
         args = [x for x in (a, b, c, d) if x is not None]
         return PythonBuiltin("matmul")(*args)
-    _check("wp.matmul", a, b, c, d, 2)
-    t = a.dtype
-    launch(_gemm, dim=d.shape, inputs=[a, b, c, d, t(alpha), t(beta)], device=device or a.device)
-    return d
+    return _run(_gemm, "wp.matmul", 2, a, b, c, d, alpha, beta, device)
 
 
 def batched_matmul(
@@ -230,10 +220,7 @@ def batched_matmul(
     device: Any = None,
 ) -> Any:
     """``d[i] = alpha * (a[i] @ b[i]) + beta * c[i]`` for 3-D arrays of matrices (differentiable)."""
-    _check("wp.batched_matmul", a, b, c, d, 3)
-    t = a.dtype
-    launch(_batched_gemm, dim=d.shape, inputs=[a, b, c, d, t(alpha), t(beta)], device=device or a.device)
-    return d
+    return _run(_batched_gemm, "wp.batched_matmul", 3, a, b, c, d, alpha, beta, device)
 
 
 @hookimpl

@@ -8,7 +8,7 @@ the host (a device array is copied there and back) and are not recorded on a ``w
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -67,39 +67,24 @@ def elementwise(arr: Any, other: Any, op: str, reflected: bool = False) -> Any:
     return type(arr)(np.asarray(result).astype(a.dtype), dtype=arr.dtype, device=arr.device)
 
 
+def _operator(op: str, reflected: bool = False) -> Callable[[Any, Any], Any]:
+    """The special method ``arr op other`` (``other op arr`` when ``reflected``) of arrays."""
+
+    def method(self: Any, other: Any) -> Any:
+        return elementwise(self, other, op, reflected)
+
+    return method
+
+
 class ArithmeticOperators:
     """The element-wise operators (``+ - * / %``, reflected too) of ``wp.array``, through
     :func:`elementwise`."""
 
-    def __add__(self, other: Any) -> Any:
-        return elementwise(self, other, "add")
-
-    def __radd__(self, other: Any) -> Any:
-        return elementwise(self, other, "add", True)
-
-    def __sub__(self, other: Any) -> Any:
-        return elementwise(self, other, "sub")
-
-    def __rsub__(self, other: Any) -> Any:
-        return elementwise(self, other, "sub", True)
-
-    def __mul__(self, other: Any) -> Any:
-        return elementwise(self, other, "mul")
-
-    def __rmul__(self, other: Any) -> Any:
-        return elementwise(self, other, "mul", True)
-
-    def __truediv__(self, other: Any) -> Any:
-        return elementwise(self, other, "div")
-
-    def __rtruediv__(self, other: Any) -> Any:
-        return elementwise(self, other, "div", True)
-
-    def __mod__(self, other: Any) -> Any:
-        return elementwise(self, other, "mod")
-
-    def __rmod__(self, other: Any) -> Any:
-        return elementwise(self, other, "mod", True)
+    __add__, __radd__ = _operator("add"), _operator("add", True)
+    __sub__, __rsub__ = _operator("sub"), _operator("sub", True)
+    __mul__, __rmul__ = _operator("mul"), _operator("mul", True)
+    __truediv__, __rtruediv__ = _operator("div"), _operator("div", True)
+    __mod__, __rmod__ = _operator("mod"), _operator("mod", True)
 
 
 __all__ = ["ArithmeticOperators", "elementwise"]

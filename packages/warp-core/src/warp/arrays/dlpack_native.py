@@ -52,21 +52,24 @@ done:
   ret void
 }
 
-define void @warp_dlpack_deleter(ptr %mt) {
+define private void @free_managed(ptr %mt, i64 %owner_offset) {
 entry:
-  %slot = getelementptr i8, ptr %mt, i64 48
+  %slot = getelementptr i8, ptr %mt, i64 %owner_offset
   %owner = load ptr, ptr %slot
   call void @release_owner(ptr %owner)
   call void @free(ptr %mt)
   ret void
 }
 
+define void @warp_dlpack_deleter(ptr %mt) {
+entry:
+  call void @free_managed(ptr %mt, i64 48)
+  ret void
+}
+
 define void @warp_dlpack_deleter_versioned(ptr %mt) {
 entry:
-  %slot = getelementptr i8, ptr %mt, i64 8
-  %owner = load ptr, ptr %slot
-  call void @release_owner(ptr %owner)
-  call void @free(ptr %mt)
+  call void @free_managed(ptr %mt, i64 8)
   ret void
 }
 
@@ -86,23 +89,26 @@ done:
   ret void
 }
 
+define private i1 @destroy_named(ptr %capsule, ptr %name, i64 %deleter_offset) {
+entry:
+  %valid = call i32 @PyCapsule_IsValid(ptr %capsule, ptr %name)
+  %is_valid = icmp ne i32 %valid, 0
+  br i1 %is_valid, label %destroy, label %done
+destroy:
+  %mt = call ptr @PyCapsule_GetPointer(ptr %capsule, ptr %name)
+  call void @call_deleter(ptr %mt, i64 %deleter_offset)
+  ret i1 1
+done:
+  ret i1 0
+}
+
 define void @warp_dlpack_capsule_destructor(ptr %capsule) {
 entry:
-  %legacy = call i32 @PyCapsule_IsValid(ptr %capsule, ptr @warp_dlpack_name)
-  %is_legacy = icmp ne i32 %legacy, 0
-  br i1 %is_legacy, label %legacy_tensor, label %check_versioned
-legacy_tensor:
-  %mt = call ptr @PyCapsule_GetPointer(ptr %capsule, ptr @warp_dlpack_name)
-  call void @call_deleter(ptr %mt, i64 56)
-  ret void
-check_versioned:
-  %versioned = call i32 @PyCapsule_IsValid(ptr %capsule, ptr @warp_dlpack_name_versioned)
-  %is_versioned = icmp ne i32 %versioned, 0
-  br i1 %is_versioned, label %versioned_tensor, label %done
-versioned_tensor:
-  %mtv = call ptr @PyCapsule_GetPointer(ptr %capsule, ptr @warp_dlpack_name_versioned)
-  call void @call_deleter(ptr %mtv, i64 16)
-  ret void
+  %legacy = call i1 @destroy_named(ptr %capsule, ptr @warp_dlpack_name, i64 56)
+  br i1 %legacy, label %done, label %versioned
+versioned:
+  %unused = call i1 @destroy_named(ptr %capsule, ptr @warp_dlpack_name_versioned, i64 16)
+  br label %done
 done:
   ret void
 }

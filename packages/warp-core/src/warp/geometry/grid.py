@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 import warp
-from warp.arrays import array, array3d
+from warp.arrays import array, array2d, array3d
 from warp.decorators import func, kernel
 from warp.geometry import mc_tables
 from warp.types.composite import vector
@@ -25,23 +25,48 @@ def axis_step(d: int32) -> vec3i:
     return vec3i(int32(d == 0), int32(d == 1), int32(d == 2))
 
 
+@func
+def edge_end(d: int32, i: int32, j: int32, k: int32) -> vec3i:
+    """The other node of the grid edge along axis ``d`` from node ``(i, j, k)``."""
+    s = axis_step(d)
+    return vec3i(i + s[0], j + s[1], k + s[2])
+
+
+@func
+def edge_index(field: array3d(dtype=float32), d: int32, i: int32, j: int32, k: int32) -> int32:
+    """The number of the grid edge along axis ``d`` from node ``(i, j, k)`` of ``field``'s node
+    grid (axis-major: ``3 * nx * ny * nz`` numbers, some naming edges past the grid's end)."""
+    return ((d * field.shape[0] + i) * field.shape[1] + j) * field.shape[2] + k
+
+
+@func
+def cell_edge_index(
+    field: array3d(dtype=float32), edges_of_cell: array2d(dtype=int32), e: int32, i: int32, j: int32, k: int32
+) -> int32:
+    """The grid-edge number (:func:`edge_index`) of edge ``e`` of cell ``(i, j, k)`` (``edges_of_cell``:
+    :func:`edge_base`)."""
+    return edge_index(
+        field, edges_of_cell[e, 3], i + edges_of_cell[e, 0], j + edges_of_cell[e, 1], k + edges_of_cell[e, 2]
+    )
+
+
+@func
+def cell_index(field: array3d(dtype=float32), i: int32, j: int32, k: int32) -> int32:
+    """The number of cell ``(i, j, k)`` of ``field``'s grid (row-major over the cells)."""
+    return (i * (field.shape[1] - 1) + j) * (field.shape[2] - 1) + k
+
+
 @kernel
 def edge_flags(
     field: array3d(dtype=float32), threshold: float32, flags: array(dtype=int32)
 ) -> None:
     d, i, j, k = warp.tid()
-    nx = field.shape[0]
-    ny = field.shape[1]
-    nz = field.shape[2]
-    s = axis_step(d)
-    i1 = i + s[0]
-    j1 = j + s[1]
-    k1 = k + s[2]
+    q = edge_end(d, i, j, k)
     flag = 0
-    if i1 < nx and j1 < ny and k1 < nz:
-        if (field[i, j, k] < threshold) != (field[i1, j1, k1] < threshold):
+    if q[0] < field.shape[0] and q[1] < field.shape[1] and q[2] < field.shape[2]:
+        if (field[i, j, k] < threshold) != (field[q[0], q[1], q[2]] < threshold):
             flag = 1
-    flags[((d * nx + i) * ny + j) * nz + k] = flag
+    flags[edge_index(field, d, i, j, k)] = flag
 
 
 def edge_base() -> np.ndarray:

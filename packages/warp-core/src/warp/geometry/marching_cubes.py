@@ -22,7 +22,8 @@ from warp.geometry import mc_tables
 from warp.runtime.devices import get_device
 from warp.runtime.launch import launch
 from warp.geometry.grid import (
-    axis_step, check_field, edge_base, edge_flags, exclusive_scan, node_bounds, vec3,
+    cell_edge_index, cell_index, check_field, edge_base, edge_end, edge_flags, edge_index, exclusive_scan,
+    node_bounds, vec3,
 )
 from warp.types.scalars import float32, int32
 
@@ -38,22 +39,16 @@ def _edge_vertices(
     verts: array(dtype=vec3),
 ) -> None:
     d, i, j, k = warp.tid()
-    nx = field.shape[0]
-    ny = field.shape[1]
-    nz = field.shape[2]
-    e = ((d * nx + i) * ny + j) * nz + k
+    e = edge_index(field, d, i, j, k)
     if flags[e] != 0:
-        s = axis_step(d)
-        i1 = i + s[0]
-        j1 = j + s[1]
-        k1 = k + s[2]
+        q = edge_end(d, i, j, k)
         f0 = field[i, j, k]
-        f1 = field[i1, j1, k1]
+        f1 = field[q[0], q[1], q[2]]
         t = (threshold - f0) / (f1 - f0)
         verts[vertex_of_edge[e]] = vec3(
-            lower[0] + (float(i) + t * float(i1 - i)) * spacing[0],
-            lower[1] + (float(j) + t * float(j1 - j)) * spacing[1],
-            lower[2] + (float(k) + t * float(k1 - k)) * spacing[2],
+            lower[0] + (float(i) + t * float(q[0] - i)) * spacing[0],
+            lower[1] + (float(j) + t * float(q[1] - j)) * spacing[1],
+            lower[2] + (float(k) + t * float(q[2] - k)) * spacing[2],
         )
 
 
@@ -67,13 +62,11 @@ def _cell_cases(
     counts: array(dtype=int32),
 ) -> None:
     i, j, k = warp.tid()
-    ny1 = field.shape[1] - 1
-    nz1 = field.shape[2] - 1
     case = 0
     for c in range(8):
         if field[i + corner_offsets[c, 0], j + corner_offsets[c, 1], k + corner_offsets[c, 2]] < threshold:
             case = case | (1 << c)
-    cell = (i * ny1 + j) * nz1 + k
+    cell = cell_index(field, i, j, k)
     cases[cell] = case
     counts[cell] = tri_range[case + 1] - tri_range[case]
 
@@ -90,18 +83,12 @@ def _cell_triangles(
     indices: array(dtype=int32),
 ) -> None:
     i, j, k = warp.tid()
-    nx = field.shape[0]
-    ny = field.shape[1]
-    nz = field.shape[2]
-    cell = (i * (ny - 1) + j) * (nz - 1) + k
+    cell = cell_index(field, i, j, k)
     case = cases[cell]
     start = tri_range[case] * 3
     shift = first_tri[cell] * 3 - start
     for n in range(start, tri_range[case + 1] * 3):
-        local = tri_edges[n]
-        d = edge_base[local, 3]
-        e = ((d * nx + i + edge_base[local, 0]) * ny + j + edge_base[local, 1]) * nz + k + edge_base[local, 2]
-        indices[n + shift] = vertex_of_edge[e]
+        indices[n + shift] = vertex_of_edge[cell_edge_index(field, edge_base, tri_edges[n], i, j, k)]
 
 
 def _warn_renamed(old: str, new: str) -> None:
@@ -136,6 +123,15 @@ class IsoSurfaceBase:
         raise NotImplementedError(
             f"{type(self).__name__} must implement surface() (IsoSurfaceBase is an interface)"
         )
+
+    def _check_grid(self, field: array, what: str) -> None:
+        """Raise unless ``field`` is a float32 field on this extractor's grid (``what`` names it)."""
+        check_field(what, field)
+        if field.shape != (self.nx, self.ny, self.nz):
+            raise ValueError(
+                f"field shape {field.shape} differs from the extractor's grid "
+                f"({self.nx}, {self.ny}, {self.nz}); call resize() first"
+            )
 
     def resize(self, nx: int, ny: int, nz: int, max_verts: int = 0, max_tris: int = 0) -> None:
         """Change the grid size the extractor expects (``max_*`` are accepted; buffers grow as needed)."""
@@ -186,12 +182,7 @@ class IsoSurfaceMarchingCubes(IsoSurfaceBase):
 
     def surface(self, field: array, threshold: float) -> None:
         """Extract the surface ``field == threshold`` into ``self.verts`` and ``self.indices``."""
-        check_field("marching cubes", field)
-        if field.shape != (self.nx, self.ny, self.nz):
-            raise ValueError(
-                f"field shape {field.shape} differs from the extractor's grid "
-                f"({self.nx}, {self.ny}, {self.nz}); call resize() first"
-            )
+        self._check_grid(field, "marching cubes")
         self.verts, self.indices = self._extract(field, float(threshold))
 
     @classmethod

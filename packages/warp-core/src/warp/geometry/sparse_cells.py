@@ -23,7 +23,7 @@ import numpy as np
 import warp
 from warp.arrays import array, empty, full, zeros
 from warp.geometry import mc_tables
-from warp.geometry.grid import edge_base, exclusive_scan, vec3, vec3i
+from warp.geometry.grid import axis_step, edge_base, exclusive_scan, vec3, vec3i
 from warp.runtime.devices import get_device
 from warp.runtime.launch import launch
 from warp.utils import radix_sort_pairs
@@ -60,6 +60,12 @@ def _shift_cells(cells: warp.array(dtype=vec3i), base: vec3i, out: warp.array(dt
     out[c] = vec3i(p[0] - base[0], p[1] - base[1], p[2] - base[2])
 
 
+@warp.func
+def _crossed(case: int32, corners_of_edge: warp.array2d(dtype=int32), e: int32) -> bool:
+    """Whether cell edge ``e`` joins a corner below the threshold to one above it in ``case``."""
+    return ((case >> corners_of_edge[e, 0]) & 1) != ((case >> corners_of_edge[e, 1]) & 1)
+
+
 @warp.kernel(enable_backward=False)
 def _cell_cases(
     values: warp.array2d(dtype=float32),
@@ -77,7 +83,7 @@ def _cell_cases(
             case = case | (1 << k)
     crossed = 0
     for e in range(12):
-        if ((case >> corners_of_edge[e, 0]) & 1) != ((case >> corners_of_edge[e, 1]) & 1):
+        if _crossed(case, corners_of_edge, e):
             crossed = crossed + 1
     cases[c] = case
     tri_counts[c] = tri_range[case + 1] - tri_range[case]
@@ -102,7 +108,7 @@ def _edge_keys(
     p = cells[c]
     n = first_edge[c]
     for e in range(12):
-        if ((case >> corners_of_edge[e, 0]) & 1) != ((case >> corners_of_edge[e, 1]) & 1):
+        if _crossed(case, corners_of_edge, e):
             i = int64(p[0] + edges_of_cell[e, 0])
             j = int64(p[1] + edges_of_cell[e, 1])
             k = int64(p[2] + edges_of_cell[e, 2])
@@ -122,6 +128,12 @@ def run_starts(keys: warp.array(dtype=int64), starts: warp.array(dtype=int32)) -
     starts[s] = flag
 
 
+@warp.func
+def run_number(starts: warp.array(dtype=int32), run_ids: warp.array(dtype=int32), s: int32) -> int32:
+    """The number of the run sorted entry ``s`` belongs to (see :func:`sort_and_number`)."""
+    return run_ids[s] + starts[s] - 1
+
+
 @warp.kernel(enable_backward=False)
 def _number_edges(
     sources: warp.array(dtype=int32),
@@ -131,7 +143,7 @@ def _number_edges(
     vertex_source: warp.array(dtype=int32),
 ) -> None:
     s = warp.tid()
-    v = run_ids[s] + starts[s] - 1
+    v = run_number(starts, run_ids, s)
     edge_vertex[sources[s]] = v
     if starts[s] != 0:
         vertex_source[v] = sources[s]
@@ -157,11 +169,11 @@ def _place_vertices(
     f1 = values[c, corners_of_edge[e, 1]]
     t = (threshold - f0) / (f1 - f0)
     p = cells[c]
-    d = edges_of_cell[e, 3]
+    s = axis_step(edges_of_cell[e, 3])
     verts[v] = vec3(
-        origin[0] + (float(p[0] + edges_of_cell[e, 0]) + t * float(int32(d == 0))) * spacing[0],
-        origin[1] + (float(p[1] + edges_of_cell[e, 1]) + t * float(int32(d == 1))) * spacing[1],
-        origin[2] + (float(p[2] + edges_of_cell[e, 2]) + t * float(int32(d == 2))) * spacing[2],
+        origin[0] + (float(p[0] + edges_of_cell[e, 0]) + t * float(s[0])) * spacing[0],
+        origin[1] + (float(p[1] + edges_of_cell[e, 1]) + t * float(s[1])) * spacing[1],
+        origin[2] + (float(p[2] + edges_of_cell[e, 2]) + t * float(s[2])) * spacing[2],
     )
 
 

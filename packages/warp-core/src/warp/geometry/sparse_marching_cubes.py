@@ -23,10 +23,17 @@ from warp.geometry.grid import node_bounds, vec3, vec3i
 from warp.geometry.lipschitz_octree import (
     check_evaluate, check_lipschitz_bound, evaluate_points, refine,
 )
-from warp.geometry.sparse_cells import extract_cells, sort_and_number
+from warp.geometry.sparse_cells import extract_cells, run_number, sort_and_number
 from warp.runtime.devices import get_device
 from warp.runtime.launch import launch
 from warp.types.scalars import float32, int32, int64
+
+
+@warp.func
+def _corner_offset(k: int32) -> vec3i:
+    """Corner ``k`` of a cell as an offset from its lower corner, ordered as
+    ``IsoSurfaceMarchingCubes.CUBE_CORNER_OFFSETS``."""
+    return vec3i(((k + 1) >> 1) & 1, (k >> 1) & 1, (k >> 2) & 1)
 
 
 @warp.kernel(enable_backward=False)
@@ -39,9 +46,10 @@ def _corner_keys(
 ) -> None:
     c, k = warp.tid()
     p = cells[c]
-    i = int64(p[0]) + int64(((k + 1) >> 1) & 1)
-    j = int64(p[1]) + int64((k >> 1) & 1)
-    z = int64(p[2]) + int64((k >> 2) & 1)
+    o = _corner_offset(k)
+    i = int64(p[0]) + int64(o[0])
+    j = int64(p[1]) + int64(o[1])
+    z = int64(p[2]) + int64(o[2])
     keys[c * 8 + k] = (i * ny + j) * nz + z
     sources[c * 8 + k] = c * 8 + k
 
@@ -58,17 +66,18 @@ def _number_corners(
     points: warp.array(dtype=vec3),
 ) -> None:
     s = warp.tid()
-    v = run_ids[s] + starts[s] - 1
+    v = run_number(starts, run_ids, s)
     src = sources[s]
     corner_of[src] = v
     if starts[s] != 0:
         c = src // 8
         k = src - c * 8
         p = cells[c]
+        o = _corner_offset(k)
         points[v] = vec3(
-            lower[0] + spacing[0] * float(p[0] + (((k + 1) >> 1) & 1)),
-            lower[1] + spacing[1] * float(p[1] + ((k >> 1) & 1)),
-            lower[2] + spacing[2] * float(p[2] + ((k >> 2) & 1)),
+            lower[0] + spacing[0] * float(p[0] + o[0]),
+            lower[1] + spacing[1] * float(p[1] + o[1]),
+            lower[2] + spacing[2] * float(p[2] + o[2]),
         )
 
 

@@ -17,7 +17,8 @@ import warp
 from warp.arrays import array, array2d, array3d, empty, zeros
 from warp.decorators import func, kernel
 from warp.geometry.grid import (
-    axis_step, check_field, edge_base, edge_flags, exclusive_scan, node_bounds, vec3,
+    cell_edge_index, cell_index, check_field, edge_base, edge_end, edge_flags, edge_index, exclusive_scan,
+    node_bounds, vec3,
 )
 from warp.geometry.marching_cubes import IsoSurfaceBase
 from warp.runtime.launch import launch
@@ -36,16 +37,11 @@ def _active_cells(
     # a cell gets a vertex when one of its edges carries a quad (a crossed edge with all four
     # cells around it inside the grid); crossings on the grid's boundary alone make no vertex
     i, j, k = warp.tid()
-    nx = field.shape[0]
-    ny = field.shape[1]
-    nz = field.shape[2]
     flag = 0
     for e in range(12):
-        d = edges_of_cell[e, 3]
-        g = ((d * nx + i + edges_of_cell[e, 0]) * ny + j + edges_of_cell[e, 1]) * nz + k + edges_of_cell[e, 2]
-        if quads[g] != 0:
+        if quads[cell_edge_index(field, edges_of_cell, e, i, j, k)] != 0:
             flag = 1
-    active[(i * (ny - 1) + j) * (nz - 1) + k] = flag
+    active[cell_index(field, i, j, k)] = flag
 
 
 @kernel
@@ -60,7 +56,7 @@ def _cell_vertices(
     verts: array(dtype=vec3),
 ) -> None:
     i, j, k = warp.tid()
-    cell = (i * (field.shape[1] - 1) + j) * (field.shape[2] - 1) + k
+    cell = cell_index(field, i, j, k)
     if active[cell] != 0:
         sx = float(0.0)
         sy = float(0.0)
@@ -70,18 +66,14 @@ def _cell_vertices(
             i0 = i + edges_of_cell[e, 0]
             j0 = j + edges_of_cell[e, 1]
             k0 = k + edges_of_cell[e, 2]
-            d = edges_of_cell[e, 3]
-            s = axis_step(d)
-            i1 = i0 + s[0]
-            j1 = j0 + s[1]
-            k1 = k0 + s[2]
+            q = edge_end(edges_of_cell[e, 3], i0, j0, k0)
             f0 = field[i0, j0, k0]
-            f1 = field[i1, j1, k1]
+            f1 = field[q[0], q[1], q[2]]
             if (f0 < threshold) != (f1 < threshold):
                 t = (threshold - f0) / (f1 - f0)
-                sx = sx + float(i0) + t * float(i1 - i0)
-                sy = sy + float(j0) + t * float(j1 - j0)
-                sz = sz + float(k0) + t * float(k1 - k0)
+                sx = sx + float(i0) + t * float(q[0] - i0)
+                sy = sy + float(j0) + t * float(q[1] - j0)
+                sz = sz + float(k0) + t * float(q[2] - k0)
                 count = count + 1.0
         verts[vertex_of_cell[cell]] = vec3(
             lower[0] + sx / count * spacing[0],
@@ -116,17 +108,14 @@ def _edge_quads(
     field: array3d(dtype=float32), flags: array(dtype=int32), quads: array(dtype=int32)
 ) -> None:
     d, i, j, k = warp.tid()
-    nx = field.shape[0]
-    ny = field.shape[1]
-    nz = field.shape[2]
-    e = ((d * nx + i) * ny + j) * nz + k
+    e = edge_index(field, d, i, j, k)
     ux, uy, uz, vx, vy, vz = _quad_frame(d)
     q = 0
     if flags[e] != 0:
         # the four cells around the edge exist: one step back along u and v stays in the grid, and the
         # node is not on the last layer along u or v
         if i - ux - vx >= 0 and j - uy - vy >= 0 and k - uz - vz >= 0:
-            if i + ux + vx < nx and j + uy + vy < ny and k + uz + vz < nz:
+            if i + ux + vx < field.shape[0] and j + uy + vy < field.shape[1] and k + uz + vz < field.shape[2]:
                 q = 1
     quads[e] = q
 
@@ -142,18 +131,13 @@ def _emit_quads(
     indices: array(dtype=int32),
 ) -> None:
     d, i, j, k = warp.tid()
-    nx = field.shape[0]
-    ny = field.shape[1]
-    nz = field.shape[2]
-    e = ((d * nx + i) * ny + j) * nz + k
+    e = edge_index(field, d, i, j, k)
     if quads[e] != 0:
         ux, uy, uz, vx, vy, vz = _quad_frame(d)
-        cy = ny - 1
-        cz = nz - 1
-        c00 = vertex_of_cell[((i - ux - vx) * cy + j - uy - vy) * cz + k - uz - vz]
-        c10 = vertex_of_cell[((i - vx) * cy + j - vy) * cz + k - vz]
-        c11 = vertex_of_cell[(i * cy + j) * cz + k]
-        c01 = vertex_of_cell[((i - ux) * cy + j - uy) * cz + k - uz]
+        c00 = vertex_of_cell[cell_index(field, i - ux - vx, j - uy - vy, k - uz - vz)]
+        c10 = vertex_of_cell[cell_index(field, i - vx, j - vy, k - vz)]
+        c11 = vertex_of_cell[cell_index(field, i, j, k)]
+        c01 = vertex_of_cell[cell_index(field, i - ux, j - uy, k - uz)]
         a = c00
         b = c10
         c = c11
@@ -209,12 +193,7 @@ class IsoSurfaceNets(IsoSurfaceBase):
 
     def surface(self, field: array, threshold: float) -> None:
         """Extract the surface ``field == threshold`` into ``self.verts`` and ``self.indices``."""
-        check_field("surface nets", field)
-        if field.shape != (self.nx, self.ny, self.nz):
-            raise ValueError(
-                f"field shape {field.shape} differs from the extractor's grid "
-                f"({self.nx}, {self.ny}, {self.nz}); call resize() first"
-            )
+        self._check_grid(field, "surface nets")
         self.verts, self.indices = self._extract(field, float(threshold))
 
     @classmethod

@@ -6,7 +6,7 @@ from typing import Any, Sequence
 
 import warp
 from warp.arrays import array
-from warp.optim.flat import FLOAT_TYPES, check_grads, flat_view, scalar_of, state_buffer, state_scalar
+from warp.optim.flat import FLOAT_TYPES, bind_params, check_grads, flat_view, state_scalar
 from warp.runtime.launch import launch
 
 
@@ -48,29 +48,15 @@ class Adam:
         self.params: list[array] | None = None
         self.m: list[array] = []
         self.v: list[array] = []
-        self._flat: list[tuple[Any, array, array, array]] = []
+        self._flat: list[tuple[Any, ...]] = []  # (scalar, flat p, flat m, flat v)
         if params is not None:
             self.set_params(params)
 
     def set_params(self, params: Sequence[array]) -> None:
         """Optimize ``params``; moment buffers of unchanged parameters (same array, same shape) are kept."""
-        params = list(params)
-        old = {id(p): k for k, p in enumerate(self.params or [])}
-        m: list[array] = []
-        v: list[array] = []
-        flat = []
-        for p in params:
-            scalar = scalar_of("Adam", p.dtype)
-            k = old.get(id(p))
-            if k is not None and self.m[k].shape == p.shape:
-                mk, vk, fm, fv = self.m[k], self.v[k], self._flat[k][2], self._flat[k][3]
-            else:
-                mk, fm = state_buffer(p)
-                vk, fv = state_buffer(p)
-            m.append(mk)
-            v.append(vk)
-            flat.append((scalar, flat_view("Adam", "parameters", p, scalar), fm, fv))
-        self.params, self.m, self.v, self._flat = params, m, v, flat
+        self.params, (self.m, self.v), self._flat = bind_params(
+            "Adam", params, self.params, (self.m, self.v), self._flat
+        )
 
     def reset_internal_state(self) -> None:
         """Zero the moments and the step count."""

@@ -71,3 +71,31 @@ def state_buffer(p: array) -> tuple[array, array]:
             dtype = state
     buffer = zeros(p.shape, dtype=dtype, device=p.device)
     return buffer, flat_view("optimizer", "state", buffer, state)
+
+
+def bind_params(
+    optimizer: str,
+    params: Sequence[array],
+    old_params: Sequence[array] | None,
+    buffers: Sequence[list[array]],
+    flat: Sequence[tuple[Any, ...]],
+) -> tuple[list[array], list[list[array]], list[tuple[Any, ...]]]:
+    """Bind an optimizer to ``params``. ``buffers`` holds its state buffers, one list per kind (Adam:
+    m and v; SGD: b) parallel to ``old_params``, and ``flat`` its entries ``(scalar, flat parameter,
+    flat state of each kind)``. A parameter that was bound before (the same array, same shape)
+    keeps its buffers; others get zeroed ones. Returns the new ``(params, buffers, flat)``."""
+    params = list(params)
+    old = {id(p): k for k, p in enumerate(old_params or [])}
+    new_buffers: list[list[array]] = [[] for _ in buffers]
+    new_flat: list[tuple[Any, ...]] = []
+    for p in params:
+        scalar = scalar_of(optimizer, p.dtype)
+        k = old.get(id(p))
+        if k is not None and buffers[0][k].shape == p.shape:
+            states = [(kind[k], flat[k][2 + n]) for n, kind in enumerate(buffers)]
+        else:
+            states = [state_buffer(p) for _ in buffers]
+        for kind, (buffer, _) in zip(new_buffers, states):
+            kind.append(buffer)
+        new_flat.append((scalar, flat_view(optimizer, "parameters", p, scalar), *(f for _, f in states)))
+    return params, new_buffers, new_flat

@@ -7,7 +7,7 @@ from typing import Any, Sequence
 
 import warp
 from warp.arrays import array
-from warp.optim.flat import FLOAT_TYPES, check_grads, flat_view, scalar_of, state_buffer, state_scalar
+from warp.optim.flat import FLOAT_TYPES, bind_params, check_grads, flat_view, state_scalar
 from warp.runtime.launch import launch
 
 
@@ -51,26 +51,13 @@ class SGD:
         self.t = 0
         self.params: list[array] | None = None
         self.b: list[array] = []
-        self._flat: list[tuple[Any, array, array]] = []
+        self._flat: list[tuple[Any, ...]] = []  # (scalar, flat p, flat b)
         if params is not None:
             self.set_params(params)
 
     def set_params(self, params: Sequence[array]) -> None:
         """Optimize ``params``; momentum buffers of unchanged parameters are kept."""
-        params = list(params)
-        old = {id(p): k for k, p in enumerate(self.params or [])}
-        b: list[array] = []
-        flat = []
-        for p in params:
-            scalar = scalar_of("SGD", p.dtype)
-            k = old.get(id(p))
-            if k is not None and self.b[k].shape == p.shape:
-                bk, fb = self.b[k], self._flat[k][2]
-            else:
-                bk, fb = state_buffer(p)
-            b.append(bk)
-            flat.append((scalar, flat_view("SGD", "parameters", p, scalar), fb))
-        self.params, self.b, self._flat = params, b, flat
+        self.params, (self.b,), self._flat = bind_params("SGD", params, self.params, (self.b,), self._flat)
 
     def reset_internal_state(self) -> None:
         """Zero the momentum buffers and the step count."""

@@ -9,7 +9,7 @@ with the frames written. ``save()`` writes the stage to its file.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -32,6 +32,36 @@ def _vec(v: Any, n: int = 3) -> tuple[float, ...]:
     if len(values) != n:
         raise ValueError(f"expected {n} components, got {len(values)}")
     return values
+
+
+def _axial_shape(schema: str, doc: str) -> Callable[..., Any]:
+    """The ``UsdRenderer.render_<schema>`` method of a UsdGeom shape of ``radius`` and height
+    ``2 * half_height`` along ``up_axis`` (Capsule, Cylinder, Cone): one body serves all three."""
+
+    def render(
+        self: UsdRenderer,
+        name: str,
+        pos: Any,
+        rot: Any,
+        radius: float,
+        half_height: float,
+        parent: str | None = None,
+        is_template: bool = False,
+        up_axis: int = 1,
+        color: Any = None,
+        visible: bool = True,
+    ) -> Any:
+        geom = getattr(self._UsdGeom, schema).Define(self.stage, self._path(name, parent))
+        geom.GetRadiusAttr().Set(float(radius), self.time_code)
+        geom.GetHeightAttr().Set(2.0 * float(half_height), self.time_code)
+        geom.GetAxisAttr().Set("XYZ"[up_axis])
+        self._set_transform(geom.GetPrim(), pos, rot)
+        return self._finish(geom, color, visible)
+
+    render.__name__ = f"render_{schema.lower()}"
+    render.__qualname__ = f"UsdRenderer.{render.__name__}"
+    render.__doc__ = doc
+    return render
 
 
 class UsdRenderer:
@@ -144,13 +174,12 @@ class UsdRenderer:
         """A point cloud: positions (N, 3) and one radius or one per point."""
         pts = np.asarray(points, dtype=np.float32).reshape(-1, 3)
         geom = self._UsdGeom.Points.Define(self.stage, self._path(name))
-        geom.GetPointsAttr().Set(self._Vt.Vec3fArray.FromNumpy(pts), self.time_code)
+        self._set_points(geom, pts)
         widths = np.broadcast_to(2.0 * np.asarray(radius, dtype=np.float32).reshape(-1), (len(pts),))
         geom.GetWidthsAttr().Set(self._Vt.FloatArray.FromNumpy(np.ascontiguousarray(widths)), self.time_code)
-        if colors is not None and np.asarray(colors).size in (3, 3 * len(pts)):
-            self._color(geom, colors)
-        self._visibility(geom, visible)
-        return geom.GetPrim()
+        if colors is not None and np.asarray(colors).size not in (3, 3 * len(pts)):
+            colors = None  # colors of another count than one or one per point are not written
+        return self._finish(geom, colors, visible)
 
     def render_mesh(
         self,
@@ -175,7 +204,7 @@ class UsdRenderer:
         path = self._path(name, parent)
         new = not self.stage.GetPrimAtPath(path).IsValid()
         geom = self._UsdGeom.Mesh.Define(self.stage, path)
-        geom.GetPointsAttr().Set(self._Vt.Vec3fArray.FromNumpy(pts), self.time_code)
+        self._set_points(geom, pts)
         if new or update_topology:
             counts = self._Vt.IntArray.FromNumpy(np.full(idx.size // 3, 3, dtype=np.int32))
             at = self.time_code if update_topology else None
@@ -183,9 +212,7 @@ class UsdRenderer:
             self._set(geom.GetFaceVertexIndicesAttr(), self._Vt.IntArray.FromNumpy(idx), at)
             geom.GetSubdivisionSchemeAttr().Set("none")
         self._set_transform(geom.GetPrim(), pos, rot, scale)
-        self._color(geom, colors)
-        self._visibility(geom, visible)
-        return geom.GetPrim()
+        return self._finish(geom, colors, visible)
 
     def _set(self, attr: Any, value: Any, time_code: float | None) -> None:
         if time_code is None:
@@ -196,6 +223,16 @@ class UsdRenderer:
     def _visibility(self, geom: Any, visible: bool) -> None:
         token = self._UsdGeom.Tokens.inherited if visible else self._UsdGeom.Tokens.invisible
         geom.GetVisibilityAttr().Set(token, self.time_code)
+
+    def _finish(self, geom: Any, color: Any, visible: bool) -> Any:
+        """Write ``geom``'s display color (when given) and visibility; returns its prim."""
+        self._color(geom, color)
+        self._visibility(geom, visible)
+        return geom.GetPrim()
+
+    def _set_points(self, geom: Any, pts: np.ndarray) -> None:
+        """Write ``geom``'s points (N, 3 float32) at the current time code."""
+        geom.GetPointsAttr().Set(self._Vt.Vec3fArray.FromNumpy(pts), self.time_code)
 
     def render_ref(self, name: str, path: str, pos: Any, rot: Any, scale: Any, color: Any = None) -> Any:
         """A reference to the default prim of another USD file, placed by a transform."""
@@ -222,9 +259,7 @@ class UsdRenderer:
         geom = self._UsdGeom.Cube.Define(self.stage, self._path(name, parent))
         geom.GetSizeAttr().Set(2.0)
         self._set_transform(geom.GetPrim(), pos, rot, _vec(extents))
-        self._color(geom, color)
-        self._visibility(geom, visible)
-        return geom.GetPrim()
+        return self._finish(geom, color, visible)
 
     def render_sphere(
         self,
@@ -241,85 +276,13 @@ class UsdRenderer:
         geom = self._UsdGeom.Sphere.Define(self.stage, self._path(name, parent))
         geom.GetRadiusAttr().Set(float(radius), self.time_code)
         self._set_transform(geom.GetPrim(), pos, rot)
-        self._color(geom, color)
-        self._visibility(geom, visible)
-        return geom.GetPrim()
+        return self._finish(geom, color, visible)
 
-    def _axial(
-        self,
-        schema: Any,
-        name: str,
-        pos: Any,
-        rot: Any,
-        radius: float,
-        half_height: float,
-        parent: str | None,
-        up_axis: int,
-        color: Any,
-        visible: bool,
-    ) -> Any:
-        geom = schema.Define(self.stage, self._path(name, parent))
-        geom.GetRadiusAttr().Set(float(radius), self.time_code)
-        geom.GetHeightAttr().Set(2.0 * float(half_height), self.time_code)
-        geom.GetAxisAttr().Set("XYZ"[up_axis])
-        self._set_transform(geom.GetPrim(), pos, rot)
-        self._color(geom, color)
-        self._visibility(geom, visible)
-        return geom.GetPrim()
-
-    def render_capsule(
-        self,
-        name: str,
-        pos: Any,
-        rot: Any,
-        radius: float,
-        half_height: float,
-        parent: str | None = None,
-        is_template: bool = False,
-        up_axis: int = 1,
-        color: Any = None,
-        visible: bool = True,
-    ) -> Any:
-        """A capsule: a cylinder of ``2 * half_height`` along ``up_axis`` with hemispherical caps."""
-        return self._axial(
-            self._UsdGeom.Capsule, name, pos, rot, radius, half_height, parent, up_axis, color, visible
-        )
-
-    def render_cylinder(
-        self,
-        name: str,
-        pos: Any,
-        rot: Any,
-        radius: float,
-        half_height: float,
-        parent: str | None = None,
-        is_template: bool = False,
-        up_axis: int = 1,
-        color: Any = None,
-        visible: bool = True,
-    ) -> Any:
-        """A cylinder of height ``2 * half_height`` along ``up_axis``."""
-        return self._axial(
-            self._UsdGeom.Cylinder, name, pos, rot, radius, half_height, parent, up_axis, color, visible
-        )
-
-    def render_cone(
-        self,
-        name: str,
-        pos: Any,
-        rot: Any,
-        radius: float,
-        half_height: float,
-        parent: str | None = None,
-        is_template: bool = False,
-        up_axis: int = 1,
-        color: Any = None,
-        visible: bool = True,
-    ) -> Any:
-        """A cone of height ``2 * half_height`` along ``up_axis``."""
-        return self._axial(
-            self._UsdGeom.Cone, name, pos, rot, radius, half_height, parent, up_axis, color, visible
-        )
+    render_capsule = _axial_shape(
+        "Capsule", "A capsule: a cylinder of ``2 * half_height`` along ``up_axis`` with hemispherical caps."
+    )
+    render_cylinder = _axial_shape("Cylinder", "A cylinder of height ``2 * half_height`` along ``up_axis``.")
+    render_cone = _axial_shape("Cone", "A cone of height ``2 * half_height`` along ``up_axis``.")
 
     def render_line_strip(
         self, name: str, vertices: Any, color: Any = None, radius: float = 0.01, visible: bool = True
@@ -328,12 +291,10 @@ class UsdRenderer:
         pts = np.asarray(vertices, dtype=np.float32).reshape(-1, 3)
         geom = self._UsdGeom.BasisCurves.Define(self.stage, self._path(name))
         geom.GetTypeAttr().Set("linear")
-        geom.GetPointsAttr().Set(self._Vt.Vec3fArray.FromNumpy(pts), self.time_code)
+        self._set_points(geom, pts)
         geom.GetCurveVertexCountsAttr().Set(self._Vt.IntArray([len(pts)]), self.time_code)
         geom.GetWidthsAttr().Set(self._Vt.FloatArray([2.0 * float(radius)]))
-        self._color(geom, color)
-        self._visibility(geom, visible)
-        return geom.GetPrim()
+        return self._finish(geom, color, visible)
 
     def render_ground(self, size: float = 100.0, plane: Sequence[float] | None = None) -> Any:
         """A square ground plane of side ``2 * size`` through the origin, normal to the up axis."""
