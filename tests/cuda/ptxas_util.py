@@ -20,13 +20,21 @@ needs_ptxas = pytest.mark.skipif(PTXAS is None, reason="ptxas (CUDA toolkit) not
 
 def module_kernels(*modules: ModuleType) -> list[tuple[str, str, Any]]:
     """``(module's short name, kernel name, kernel)`` for every ``wp.Kernel`` the modules define at
-    their top level, sorted by name: the cases of a "every kernel assembles" test."""
-    return [
-        (m.__name__.rsplit(".", 1)[1], name, k)
-        for m in modules
-        for name, k in sorted(vars(m).items())
-        if isinstance(k, wp.Kernel)
-    ]
+    their top level, sorted by name (a generic kernel: each instance declared with ``wp.overload``,
+    ``name[n]``): the cases of a "every kernel assembles" test."""
+    cases = []
+    for m in modules:
+        for name, k in sorted(vars(m).items()):
+            if not isinstance(k, wp.Kernel):
+                continue
+            if not k.is_generic:
+                cases.append((m.__name__.rsplit(".", 1)[1], name, k))
+                continue
+            # a generic kernel has no code of its own: its declared instances (wp.overload) do
+            assert k.overloads, f"generic kernel {name} has no instances declared with wp.overload"
+            for n, instance in enumerate(k.overloads.values()):
+                cases.append((m.__name__.rsplit(".", 1)[1], f"{name}[{n}]", instance))
+    return cases
 
 
 def ptxas_check(ptx: str, arch: int = 90) -> None:

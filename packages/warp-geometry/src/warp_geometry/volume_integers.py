@@ -17,7 +17,7 @@ from warp.extending import BuiltinRegistry
 from warp_geometry.descriptors import add_builtin
 from warp_geometry.nanovdb import INT64, UINT32
 from warp_geometry.volume import VolumeData
-from warp_geometry.volume_queries import locate, stored
+from warp_geometry.volume_queries import locate, store_leaf, stored
 from warp_geometry.volume_trilinear import nearest
 
 GROUP = "Volumes"
@@ -71,9 +71,7 @@ def volume_sample_q(id: wp.uint64, uvw: wp.vec3, sampling_mode: int, like: Any):
 def volume_store_q(id: wp.uint64, i: int, j: int, k: int, value: Any):
     v = wp.volume_get(id)
     if v.grid_type == grid_type_of(value):
-        at = locate(v, i, j, k)
-        if at[0] == 0:
-            v.leaf_q[at[1]] = wp.int64(value)
+        store_leaf(v, i, j, k, v.leaf_q, wp.int64(value))
 
 
 def register(registry: BuiltinRegistry) -> None:

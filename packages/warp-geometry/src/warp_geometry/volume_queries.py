@@ -167,30 +167,33 @@ def volume_lookup_index_f(id: wp.uint64, i: int, j: int, k: int) -> int:
 
 
 @wp.func
+def store_leaf(v: VolumeData, i: int, j: int, k: int, leaf: wp.array(dtype=Any), value: Any):
+    """Store ``value`` at voxel (i, j, k) of ``leaf`` (one of ``v``'s leaf value arrays) when the
+    voxel lies in an allocated leaf (no-op otherwise)."""
+    at = locate(v, i, j, k)
+    if at[0] == 0:
+        leaf[at[1]] = value
+
+
+@wp.func
 def volume_store_f_f(id: wp.uint64, i: int, j: int, k: int, value: float):
     v = wp.volume_get(id)
     if v.grid_type == T_FLOAT:
-        at = locate(v, i, j, k)
-        if at[0] == 0:
-            v.leaf_f[at[1]] = value
+        store_leaf(v, i, j, k, v.leaf_f, value)
 
 
 @wp.func
 def volume_store_v_f(id: wp.uint64, i: int, j: int, k: int, value: wp.vec3):
     v = wp.volume_get(id)
     if v.grid_type == T_VEC:
-        at = locate(v, i, j, k)
-        if at[0] == 0:
-            v.leaf_v[at[1]] = value
+        store_leaf(v, i, j, k, v.leaf_v, value)
 
 
 @wp.func
 def volume_store_i_f(id: wp.uint64, i: int, j: int, k: int, value: int):
     v = wp.volume_get(id)
     if v.grid_type == T_INT:
-        at = locate(v, i, j, k)
-        if at[0] == 0:
-            v.leaf_i[at[1]] = value
+        store_leaf(v, i, j, k, v.leaf_i, value)
 
 
 @wp.func

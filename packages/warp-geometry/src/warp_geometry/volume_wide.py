@@ -16,7 +16,7 @@ from typing import Any
 import warp as wp
 from warp.extending import BuiltinRegistry
 from warp_geometry.descriptors import add_builtin
-from warp_geometry.volume_queries import is_wide, locate, sample_with_partials, value_w
+from warp_geometry.volume_queries import is_wide, sample_with_partials, store_leaf, value_w
 from warp_geometry.volume_trilinear import nearest
 
 GROUP = "Volumes"
@@ -114,9 +114,7 @@ def volume_sample_grad_w(id: wp.uint64, uvw: wp.vec3, sampling_mode: int, grad: 
 def volume_store_w(id: wp.uint64, i: int, j: int, k: int, value: Any):
     v = wp.volume_get(id)
     if is_wide(v.grid_type):
-        at = locate(v, i, j, k)
-        if at[0] == 0:
-            v.leaf_w[at[1]] = widened(value)
+        store_leaf(v, i, j, k, v.leaf_w, widened(value))
 
 
 def register(registry: BuiltinRegistry) -> None:
