@@ -12,7 +12,7 @@ from typing import Any
 
 import warp as wp
 from warp.extending import BuiltinRegistry
-from warp_geometry.descriptors import add_builtin, register_getter
+from warp_geometry.descriptors import func_adder, register_getter
 from warp_geometry.nanovdb import DOUBLE, FLOAT, INT32, VEC3D, VEC3F, VEC4D, VEC4F
 from warp_geometry.volume import VolumeData
 from warp_geometry.volume_trilinear import cell, nearest, trilinear_partials
@@ -316,18 +316,7 @@ def register(registry: BuiltinRegistry) -> None:
     u64, i32, f32, v3 = wp.uint64, wp.int32, wp.float32, wp.vec3
     ijk = [("id", u64), ("i", i32), ("j", i32), ("k", i32)]
 
-    def add(name: str, params: list, result: Any, func: Any, doc: str, diff: bool = False, **kw: Any) -> None:
-        add_builtin(
-            registry,
-            name,
-            params=params,
-            result=result,
-            func=func,
-            doc=doc,
-            group=GROUP,
-            differentiable=diff,
-            **kw,
-        )
+    add = func_adder(registry, GROUP, differentiable=False)
 
     add(
         "volume_lookup_f",
@@ -419,7 +408,7 @@ def register(registry: BuiltinRegistry) -> None:
         volume_sample_grad_f_f,
         "Sample a float volume and write the index-space gradient of its trilinear interpolant to ``grad``.",
         diff=True,
-        mutated_args=(3,),
+        updated=(3,),
     )
     add(
         "volume_sample_grad_v",
@@ -429,7 +418,7 @@ def register(registry: BuiltinRegistry) -> None:
         "Sample a vec3 volume and write the index-space Jacobian of its trilinear interpolant to ``grad`` "
         "(row r: the gradient of component r).",
         diff=True,
-        mutated_args=(3,),
+        updated=(3,),
     )
     for name, func, doc in (
         ("volume_index_to_world", volume_index_to_world_f, "Transform an index-space point to world space."),
