@@ -38,7 +38,8 @@ def index_value(
 
 @wp.func
 def _corners(v: VolumeData, i: int, j: int, k: int, voxel_data: wp.array(dtype=Any), background: Any):
-    """``index_value`` of voxels (i + di, j + dj, k + dk), dk fastest (``trilinear``'s order)."""
+    """``index_value`` of voxels (i + di, j + dj, k + dk), dk fastest (as ``trilinear_partials``
+    takes them)."""
     return (
         index_value(v, i, j, k, voxel_data, background),
         index_value(v, i, j, k + 1, voxel_data, background),

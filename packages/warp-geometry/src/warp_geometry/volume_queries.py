@@ -3,7 +3,9 @@
 ``locate`` walks the tree for integer coordinates and returns ``(level, slot)``: level 0 is a
 leaf voxel, 1/2/3 a lower/upper/root tile, -1 the background. Sampling is written on top of it
 in the kernel language, so ``volume_sample_f`` with ``LINEAR`` is differentiable with respect to
-the sample point (trilinear weights) like NVIDIA Warp's.
+the sample point (trilinear weights) like NVIDIA Warp's. ``stored`` picks a level's value for a
+place ``locate`` found, ``voxel``/``corners`` read the grid of a value type (float32, vec3, and
+the vec4d of the wide grids), and the interpolation arithmetic is :mod:`warp_geometry.volume_trilinear`'s.
 """
 
 from __future__ import annotations
@@ -128,7 +130,8 @@ def voxel(v: VolumeData, i: int, j: int, k: int, like: wp.vec4d) -> wp.vec4d:  #
 
 @wp.func
 def corners(v: VolumeData, i: int, j: int, k: int, like: Any):
-    """Voxels (i + di, j + dj, k + dk) for di, dj, dk in (0, 1), dk fastest (``trilinear``'s order)."""
+    """Voxels (i + di, j + dj, k + dk) for di, dj, dk in (0, 1), dk fastest (as
+    ``trilinear_partials`` takes them)."""
     return (
         voxel(v, i, j, k, like),
         voxel(v, i, j, k + 1, like),
