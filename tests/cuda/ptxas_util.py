@@ -24,11 +24,15 @@ def _instances(name: str, kernel: Any) -> list[tuple[str, Any]]:
     if not kernel.is_generic:
         return [(name, kernel)]
     out = []
-    for types, inst in kernel.overloads.items():
+    for n, (types, inst) in enumerate(kernel.overloads.items()):
         if getattr(inst, "_implicit", False):  # made by a launch, not declared by the module
             continue
-        dtypes = dict.fromkeys(t.dtype.__name__ for t in types if hasattr(t, "dtype"))
-        out.append((f"{name}[{','.join(dtypes)}]", inst))
+        dtypes = ",".join(dict.fromkeys(t.dtype.__name__ for t in types if hasattr(t, "dtype")))
+        out.append((f"{name}[{dtypes or n}]", inst))
+    # a generic kernel has no code of its own: its declared instances (wp.overload) do
+    assert out, f"generic kernel {name} has no instances declared with wp.overload"
+    if len({n for n, _ in out}) < len(out):  # instances alike in element types (other layouts)
+        out = [(f"{n[:-1]};{i}]", inst) for i, (n, inst) in enumerate(out)]
     return out
 
 

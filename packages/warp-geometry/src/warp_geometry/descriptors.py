@@ -155,13 +155,21 @@ def register_getter(registry: BuiltinRegistry, name: str, struct_type: Any, doc:
     )
 
 
-def func_adder(registry: BuiltinRegistry, group: str):
+def func_adder(registry: BuiltinRegistry, group: str, differentiable: bool = True):
     """A short form of :func:`add_builtin` for kernel-language builtins of one group:
-    ``add(name, params, result, func, doc, updated=(), diff=True)`` (``updated``: the positions of
-    output arguments)."""
+    ``add(name, params, result, func, doc, updated=(), diff=differentiable, **options)``
+    (``updated``: the positions of output arguments; ``options``: more :func:`add_builtin`
+    keywords, e.g. ``side_effects``)."""
 
     def add(
-        name: str, params: list, result: Any, func: Any, doc: str, updated: tuple = (), diff: bool = True
+        name: str,
+        params: list,
+        result: Any,
+        func: Any,
+        doc: str,
+        updated: tuple = (),
+        diff: bool = differentiable,
+        **options: Any,
     ) -> None:
         add_builtin(
             registry,
@@ -173,6 +181,7 @@ def func_adder(registry: BuiltinRegistry, group: str):
             group=group,
             mutated_args=updated,
             differentiable=diff,
+            **options,
         )
 
     return add

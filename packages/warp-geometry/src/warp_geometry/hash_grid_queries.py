@@ -14,6 +14,7 @@ take points and distances of that type and search the float32 grid their points 
 
 from __future__ import annotations
 
+from typing import Any
 
 import warp as wp
 from warp.extending import BuiltinRegistry
@@ -73,26 +74,14 @@ def hash_grid_query_group_f(id: wp.uint64, point: wp.vec3, max_dist: float, grou
 
 
 @wp.func
-def hash_grid_query_h(id: wp.uint64, point: wp.vec3h, max_dist: wp.float16) -> HashGridQuery:
+def hash_grid_query_w(id: wp.uint64, point: Any, max_dist: Any) -> HashGridQuery:
+    """hash_grid_query of a float16 or float64 point: the float32 query of the converted values."""
     return hash_grid_query_f(id, wp.vec3(point), wp.float32(max_dist))
 
 
 @wp.func
-def hash_grid_query_group_h(
-    id: wp.uint64, point: wp.vec3h, max_dist: wp.float16, group: int
-) -> HashGridQuery:
-    return hash_grid_query_group_f(id, wp.vec3(point), wp.float32(max_dist), group)
-
-
-@wp.func
-def hash_grid_query_d(id: wp.uint64, point: wp.vec3d, max_dist: wp.float64) -> HashGridQuery:
-    return hash_grid_query_f(id, wp.vec3(point), wp.float32(max_dist))
-
-
-@wp.func
-def hash_grid_query_group_d(
-    id: wp.uint64, point: wp.vec3d, max_dist: wp.float64, group: int
-) -> HashGridQuery:
+def hash_grid_query_group_w(id: wp.uint64, point: Any, max_dist: Any, group: int) -> HashGridQuery:
+    """hash_grid_query over one group of a float16 or float64 point (see ``hash_grid_query_w``)."""
     return hash_grid_query_group_f(id, wp.vec3(point), wp.float32(max_dist), group)
 
 
@@ -181,9 +170,9 @@ def register(registry: BuiltinRegistry) -> None:
         "around ``point`` of half-width ``max_dist`` (candidates: filter by distance); iterate with "
         "hash_grid_query_next or a for loop.",
     )
-    for scalar, vec, plain, grouped in ((wp.float16, wp.vec3h, hash_grid_query_h, hash_grid_query_group_h),
+    for scalar, vec, plain, grouped in ((wp.float16, wp.vec3h, hash_grid_query_w, hash_grid_query_group_w),
                                         (f32, v3, None, hash_grid_query_group_f),
-                                        (wp.float64, wp.vec3d, hash_grid_query_d, hash_grid_query_group_d)):
+                                        (wp.float64, wp.vec3d, hash_grid_query_w, hash_grid_query_group_w)):
         if plain is not None:
             add_builtin(registry, "hash_grid_query", params={"id": u64, "point": vec, "max_dist": scalar},
                         result=HashGridQuery, func=plain, group=GROUP,

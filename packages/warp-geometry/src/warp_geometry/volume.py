@@ -8,14 +8,12 @@ volume loaded from an ``.nvdb`` file keeps its exact tree (tiles included), and
 
 from __future__ import annotations
 
-import io
-import os
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
 import warp as wp
-from warp_geometry import nanovdb, nanovdb_checks
+from warp_geometry import nanovdb, nanovdb_checks, volume_files
 from warp_geometry.descriptors import Descriptor, Releasable
 from warp_geometry.nanovdb_blind import BlindData, append_blind_data, blind_data
 from warp_geometry.volume_features import FeatureArrayInfo, feature_info, feature_values
@@ -23,107 +21,16 @@ from warp_geometry import volume_rebuild as rebuilds
 from warp_geometry.volume_device_build import DeviceTopology, supported as device_supported
 from warp_geometry.volume_values import (
     dtype_of_value,
+    grid_fields,
     index_map,
     leaf_values,
-    value_fields,
     value_type,
     voxel_sizes,
 )
 from warp_geometry.volume_rebuild import index_coords, RebuildInfo, RebuildSpec
+from warp_geometry.volume_data import TYPE_STR, ActiveStats, GridInfo, VolumeData
 
-
-@wp.struct
-class VolumeData:
-    """Kernel-side volume: the index/world map and the tree's arrays (one value type populated)."""
-
-    grid_type: wp.int32
-    num_roots: wp.int32
-    voxel_count: wp.int32
-    background_f: wp.float32
-    background_v: wp.vec3
-    background_i: wp.int32
-    mat: wp.mat33
-    inv_mat: wp.mat33
-    vec: wp.vec3
-    root_origin: wp.array(dtype=wp.vec3i)
-    root_child: wp.array(dtype=wp.int32)
-    upper_child: wp.array(dtype=wp.int32)
-    lower_child: wp.array(dtype=wp.int32)
-    root_f: wp.array(dtype=wp.float32)
-    upper_f: wp.array(dtype=wp.float32)
-    lower_f: wp.array(dtype=wp.float32)
-    leaf_f: wp.array(dtype=wp.float32)
-    root_v: wp.array(dtype=wp.vec3)
-    upper_v: wp.array(dtype=wp.vec3)
-    lower_v: wp.array(dtype=wp.vec3)
-    leaf_v: wp.array(dtype=wp.vec3)
-    root_i: wp.array(dtype=wp.int32)
-    upper_i: wp.array(dtype=wp.int32)
-    lower_i: wp.array(dtype=wp.int32)
-    leaf_i: wp.array(dtype=wp.int32)
-    leaf_index: wp.array(dtype=wp.int32)
-    #: float64, vec3d, vec4f and vec4d grids: values widened to vec4d (unused components 0)
-    background_w: wp.vec4d
-    root_w: wp.array(dtype=wp.vec4d)
-    upper_w: wp.array(dtype=wp.vec4d)
-    lower_w: wp.array(dtype=wp.vec4d)
-    leaf_w: wp.array(dtype=wp.vec4d)
-    #: uint32 and int64 grids: values as int64
-    background_q: wp.int64
-    root_q: wp.array(dtype=wp.int64)
-    upper_q: wp.array(dtype=wp.int64)
-    lower_q: wp.array(dtype=wp.int64)
-    leaf_q: wp.array(dtype=wp.int64)
-    #: volumes whose topology is built on the device: active voxels, leaves, lower and upper
-    #: nodes, status flags (empty otherwise: ``voxel_count`` holds the count)
-    counts: wp.array(dtype=wp.int32)
-
-
-class ActiveStats(NamedTuple):
-    """What :meth:`Volume.get_active_stats` reports: active voxels and allocated tree nodes."""
-
-    #: number of active voxels
-    voxel_count: int
-    #: number of leaf nodes (8^3 tiles)
-    leaf_node_count: int
-    #: number of lower internal nodes (128^3)
-    lower_node_count: int
-    #: number of upper internal nodes (4096^3)
-    upper_node_count: int
-
-
-class GridInfo(NamedTuple):
-    """What :meth:`Volume.get_grid_info` reports about a volume's grid."""
-
-    #: the grid's name
-    name: str
-    #: size of the grid buffer in bytes
-    size_in_bytes: int
-    #: position of the grid in the file it was loaded from (0 otherwise)
-    grid_index: int
-    #: number of grids in that file (1 otherwise)
-    grid_count: int
-    #: value type name as NanoVDB spells it ("float", "int32", "Vec3f", "Index", "OnIndex")
-    type_str: str
-    #: index-to-world translation
-    translation: Any
-    #: index-to-world matrix (9 values, row major)
-    transform_matrix: Any
-
-
-_TYPE_STR = {
-    nanovdb.FLOAT: "float",
-    nanovdb.INT32: "int32",
-    nanovdb.VEC3F: "Vec3f",
-    nanovdb.INDEX: "Index",
-    nanovdb.ON_INDEX: "OnIndex",
-    nanovdb.DOUBLE: "double",
-    nanovdb.VEC3D: "Vec3d",
-    nanovdb.VEC4F: "Vec4f",
-    nanovdb.VEC4D: "Vec4d",
-    nanovdb.INT64: "int64",
-    nanovdb.UINT32: "uint32",
-}
+__all__ = ["ActiveStats", "GridInfo", "Volume", "VolumeData"]
 
 
 class Volume(Releasable):
@@ -180,29 +87,16 @@ class Volume(Releasable):
 
         A buffer that holds a bare grid (no file header) is accepted too. Codecs: none and ZIP.
         """
-        if isinstance(file_or_buffer, (str, os.PathLike)):
-            with open(file_or_buffer, "rb") as f:
-                data = f.read()
-        elif hasattr(file_or_buffer, "read"):
-            data = file_or_buffer.read()
-        elif isinstance(file_or_buffer, wp.array):
-            data = file_or_buffer.numpy().tobytes()
-        else:
-            data = bytes(file_or_buffer)
+        data = volume_files.read_bytes(file_or_buffer)
         if nanovdb.is_grid_buffer(data):
             return cls(data, device=device)
-        # every grid of the file is checked (structure first, then the tree layout we read)
-        grids = [nanovdb.read_file(io.BytesIO(data), i) for i in range(nanovdb.file_grid_count(data))]
-        for grid in grids:
-            nanovdb_checks.check_grid(grid, aligned=True)
-        for grid in grids:
-            nanovdb_checks.check_breadth_first(grid)
+        grids = volume_files.checked_grids(data)
         return cls._from_file(data, 0, device, grids[0] if grids else None)
 
     @classmethod
     def _from_file(cls, data: bytes, index: int, device: Any, grid: bytes | None = None) -> Volume:
         if grid is None:
-            grid = nanovdb.read_file(io.BytesIO(data), index)
+            grid = volume_files.file_grid(data, index)
         volume = cls(grid, device=device)
         volume._file = data
         volume._grid_index, volume._grid_count = index, nanovdb.file_grid_count(data)
@@ -473,22 +367,7 @@ class Volume(Releasable):
     def _set_grid(self, g: nanovdb.GridArrays) -> None:
         self._grid = g
         dev = self.device
-        fields: dict[str, Any] = {
-            "grid_type": g.grid_type,
-            "num_roots": len(g.root_origin),
-            "mat": wp.mat33(*np.asarray(g.mat, np.float32).ravel()),
-            "inv_mat": wp.mat33(*np.linalg.inv(np.asarray(g.mat, np.float64)).astype(np.float32).ravel()),
-            "vec": wp.vec3(*np.asarray(g.vec, np.float32)),
-            "root_origin": wp.array(
-                np.asarray(g.root_origin, np.int32).reshape(-1, 3), dtype=wp.vec3i, device=dev
-            ),
-            "root_child": wp.array(g.root_child.astype(np.int32), dtype=wp.int32, device=dev),
-            "upper_child": wp.array(g.upper_child.astype(np.int32), dtype=wp.int32, device=dev),
-            "lower_child": wp.array(g.lower_child.astype(np.int32), dtype=wp.int32, device=dev),
-        }
-        values, count = value_fields(g, dev)
-        fields.update(values)
-        fields["voxel_count"] = count
+        fields, count = grid_fields(g, dev)
         self._voxel_count = count
         self._arrays = fields
         if getattr(self, "_descriptor", None) is None:
@@ -595,7 +474,7 @@ class Volume(Releasable):
             size_in_bytes=self._size_in_bytes(),
             grid_index=self._grid_index,
             grid_count=self._grid_count,
-            type_str=_TYPE_STR.get(g.grid_type, str(g.grid_type)),
+            type_str=TYPE_STR.get(g.grid_type, str(g.grid_type)),
             translation=wp.vec3f(*np.asarray(g.vec, np.float32)),
             transform_matrix=wp.mat33f(*np.asarray(g.mat, np.float32).ravel()),
         )
@@ -613,18 +492,11 @@ class Volume(Releasable):
         """
         buf = append_blind_data(nanovdb.encode(self._sync()), self._features)
         if self._file is not None:
-            following = range(self._grid_index + 1, self._grid_count)
-            buf += b"".join(nanovdb.read_file(io.BytesIO(self._file), i) for i in following)
+            buf += volume_files.following_grids(self._file, self._grid_index, self._grid_count)
         return wp.array(np.frombuffer(buf, np.uint8), dtype=wp.uint8, device=self.device)
 
     def save_to_nvdb(self, path: Any, codec: str = "none") -> None:
         """Write the volume as an ``.nvdb`` file (``codec``: "none" or "zip")."""
-        codes = {"none": 0, "zip": 1}
-        if codec not in codes:
-            raise ValueError(f"wp.Volume.save_to_nvdb: codec must be 'none' or 'zip', got {codec!r}")
+        code = volume_files.codec_id(codec)
         buf = append_blind_data(nanovdb.encode(self._sync()), self._features)
-        if hasattr(path, "write"):
-            nanovdb.write_file(path, buf, codes[codec])
-            return
-        with open(path, "wb") as f:
-            nanovdb.write_file(f, buf, codes[codec])
+        volume_files.write_nvdb(path, buf, code)

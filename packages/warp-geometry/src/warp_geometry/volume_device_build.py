@@ -49,37 +49,39 @@ def _masked(mask: wp.array(dtype=wp.int32), has_mask: int, i: int) -> int:
     return 1
 
 
-@wp.kernel
-def _ijk_from_vec3i(
-    points: wp.array(dtype=wp.vec3i),
-    mask: wp.array(dtype=wp.int32),
-    has_mask: int,
-    ijk: wp.array(dtype=wp.vec3i),
-    valid: wp.array(dtype=wp.int32),
-):
-    i = wp.tid()
-    ijk[i] = points[i]
-    valid[i] = _masked(mask, has_mask, i)
-
-
-@wp.kernel
-def _ijk_from_rows_i(
-    points: wp.array2d(dtype=wp.int32),
-    mask: wp.array(dtype=wp.int32),
-    has_mask: int,
-    ijk: wp.array(dtype=wp.vec3i),
-    valid: wp.array(dtype=wp.int32),
-):
-    i = wp.tid()
-    ijk[i] = wp.vec3i(points[i, 0], points[i, 1], points[i, 2])
-    valid[i] = _masked(mask, has_mask, i)
+# a point of each supported layout (overloads): a row of vec3i/vec3 or of an (N, 3) int32/float32 array
+@wp.func
+def _point(points: wp.array(dtype=wp.vec3i), i: int) -> wp.vec3i:
+    return points[i]
 
 
 @wp.func
-def _nearest_voxel(
-    x: float, y: float, z: float, translation: wp.vec3d, diag: wp.vec3d, inv: wp.mat33d, diagonal: int
+def _point(points: wp.array2d(dtype=wp.int32), i: int) -> wp.vec3i:  # noqa: F811 (an overload)
+    return wp.vec3i(points[i, 0], points[i, 1], points[i, 2])
+
+
+@wp.func
+def _point(points: wp.array(dtype=wp.vec3), i: int) -> wp.vec3:  # noqa: F811
+    return points[i]
+
+
+@wp.func
+def _point(points: wp.array2d(dtype=wp.float32), i: int) -> wp.vec3:  # noqa: F811
+    return wp.vec3(points[i, 0], points[i, 1], points[i, 2])
+
+
+@wp.func
+def _voxel(p: wp.vec3i, translation: wp.vec3d, diag: wp.vec3d, inv: wp.mat33d, diagonal: int) -> wp.vec3i:
+    """An integer point is an index coordinate already."""
+    return p
+
+
+@wp.func
+def _voxel(  # noqa: F811 (an overload)
+    p: wp.vec3, translation: wp.vec3d, diag: wp.vec3d, inv: wp.mat33d, diagonal: int
 ) -> wp.vec3i:
-    o = wp.vec3d(wp.float64(x), wp.float64(y), wp.float64(z)) - translation
+    """The voxel nearest to world point ``p``."""
+    o = wp.vec3d(wp.float64(p[0]), wp.float64(p[1]), wp.float64(p[2])) - translation
     s = o
     if diagonal != 0:  # a diagonal map divides, as the host's solve does
         s = wp.vec3d(o[0] / diag[0], o[1] / diag[1], o[2] / diag[2])
@@ -90,8 +92,8 @@ def _nearest_voxel(
 
 
 @wp.kernel
-def _ijk_from_vec3(
-    points: wp.array(dtype=wp.vec3),
+def _ijk_of_points(
+    points: Any,
     mask: wp.array(dtype=wp.int32),
     has_mask: int,
     translation: wp.vec3d,
@@ -102,26 +104,19 @@ def _ijk_from_vec3(
     valid: wp.array(dtype=wp.int32),
 ):
     i = wp.tid()
-    p = points[i]
-    ijk[i] = _nearest_voxel(p[0], p[1], p[2], translation, diag, inv, diagonal)
+    ijk[i] = _voxel(_point(points, i), translation, diag, inv, diagonal)
     valid[i] = _masked(mask, has_mask, i)
 
 
-@wp.kernel
-def _ijk_from_rows_f(
-    points: wp.array2d(dtype=wp.float32),
-    mask: wp.array(dtype=wp.int32),
-    has_mask: int,
-    translation: wp.vec3d,
-    diag: wp.vec3d,
-    inv: wp.mat33d,
-    diagonal: int,
-    ijk: wp.array(dtype=wp.vec3i),
-    valid: wp.array(dtype=wp.int32),
+#: the instances of the point layouts ``supported`` accepts, declared up front (compiled like the
+#: module's other kernels)
+for _layout in (
+    wp.array(dtype=wp.vec3i),
+    wp.array2d(dtype=wp.int32),
+    wp.array(dtype=wp.vec3),
+    wp.array2d(dtype=wp.float32),
 ):
-    i = wp.tid()
-    ijk[i] = _nearest_voxel(points[i, 0], points[i, 1], points[i, 2], translation, diag, inv, diagonal)
-    valid[i] = _masked(mask, has_mask, i)
+    wp.overload(_ijk_of_points, {"points": _layout})
 
 
 # -- sorting and numbering ----------------------------------------------------------------------
@@ -492,17 +487,14 @@ class DeviceTopology:
             )
 
     def _to_index(self, points: Any, mask: Any, has_mask: int, ijk: Any, valid: Any, n: int) -> None:
-        if points.dtype in (wp.vec3i, wp.int32):
-            kernel = _ijk_from_vec3i if points.ndim == 1 else _ijk_from_rows_i
-            self._launch(kernel, n, [points, mask, has_mask, ijk, valid])
-            return
-        mat = np.asarray(self.spec.mat, np.float64)
-        diagonal = 1 if np.count_nonzero(mat - np.diag(np.diag(mat))) == 0 else 0
-        t = wp.vec3d(*self.spec.translation)
-        diag = wp.vec3d(*np.diag(mat))
-        inv = wp.mat33d(*np.linalg.inv(mat).ravel())
-        kernel = _ijk_from_vec3 if points.ndim == 1 else _ijk_from_rows_f
-        self._launch(kernel, n, [points, mask, has_mask, t, diag, inv, diagonal, ijk, valid])
+        t, diag, inv, diagonal = wp.vec3d(), wp.vec3d(), wp.mat33d(), 0  # integer points: no map
+        if points.dtype not in (wp.vec3i, wp.int32):
+            mat = np.asarray(self.spec.mat, np.float64)
+            diagonal = 1 if np.count_nonzero(mat - np.diag(np.diag(mat))) == 0 else 0
+            t = wp.vec3d(*self.spec.translation)
+            diag = wp.vec3d(*np.diag(mat))
+            inv = wp.mat33d(*np.linalg.inv(mat).ravel())
+        self._launch(_ijk_of_points, n, [points, mask, has_mask, t, diag, inv, diagonal, ijk, valid])
 
     def _sort(self, coords: Any, valid: Any, n: int, shift: int, with_slot: bool) -> Any:
         """Permutation sorting ``coords`` by node (x, y, z of ``c >> shift``), then voxel slot."""

@@ -18,6 +18,7 @@ from warp.extending import ArrayOf, TypeVar, BuiltinRegistry
 from warp_geometry.descriptors import add_builtin
 from warp_geometry.volume import VolumeData
 from warp_geometry.volume_queries import locate
+from warp_geometry.volume_trilinear import cell, lerp, nearest, trilinear_partials
 
 GROUP = "Volumes"
 INT_TYPES = (wp.int8, wp.int16, wp.int32, wp.int64, wp.uint8, wp.uint16, wp.uint32, wp.uint64, wp.bool)
@@ -36,41 +37,24 @@ def index_value(
 
 
 @wp.func
-def _weighted(x: Any, w: float):
-    return x * w
-
-
-@wp.func
-def _weighted(x: wp.float64, w: float):  # noqa: F811 (an overload)
-    return x * wp.float64(w)
-
-
-@wp.func
-def _weighted(x: wp.vec2d, w: float):  # noqa: F811
-    return x * wp.float64(w)
-
-
-@wp.func
-def _weighted(x: wp.vec3d, w: float):  # noqa: F811
-    return x * wp.float64(w)
-
-
-@wp.func
-def _weighted(x: wp.vec4d, w: float):  # noqa: F811
-    return x * wp.float64(w)
-
-
-@wp.func
-def _lerp(a: Any, b: Any, t: float):
-    return _weighted(a, 1.0 - t) + _weighted(b, t)
+def _corners(v: VolumeData, i: int, j: int, k: int, voxel_data: wp.array(dtype=Any), background: Any):
+    """``index_value`` of voxels (i + di, j + dj, k + dk), dk fastest (as ``trilinear_partials``
+    takes them)."""
+    return (
+        index_value(v, i, j, k, voxel_data, background),
+        index_value(v, i, j, k + 1, voxel_data, background),
+        index_value(v, i, j + 1, k, voxel_data, background),
+        index_value(v, i, j + 1, k + 1, voxel_data, background),
+        index_value(v, i + 1, j, k, voxel_data, background),
+        index_value(v, i + 1, j, k + 1, voxel_data, background),
+        index_value(v, i + 1, j + 1, k, voxel_data, background),
+        index_value(v, i + 1, j + 1, k + 1, voxel_data, background),
+    )
 
 
 @wp.func
 def _closest(v: VolumeData, uvw: wp.vec3, voxel_data: wp.array(dtype=Any), background: Any) -> Any:
-    i = int(wp.floor(uvw[0] + 0.5))
-    j = int(wp.floor(uvw[1] + 0.5))
-    k = int(wp.floor(uvw[2] + 0.5))
-    return index_value(v, i, j, k, voxel_data, background)
+    return index_value(v, nearest(uvw[0]), nearest(uvw[1]), nearest(uvw[2]), voxel_data, background)
 
 
 @wp.func
@@ -82,32 +66,35 @@ def volume_sample_index_f(
         return _closest(v, uvw, voxel_data, background)
     if sampling_mode == 0:
         return _closest(v, uvw, voxel_data, background)
-    b = wp.vec3(wp.floor(uvw[0]), wp.floor(uvw[1]), wp.floor(uvw[2]))
-    t = uvw - b
-    i = int(b[0])
-    j = int(b[1])
-    k = int(b[2])
-    c00 = _lerp(
+    # each corner pair is read where it is weighted (composite arithmetic may be contracted: the
+    # placement fixes the bits)
+    t, i, j, k = cell(uvw)
+    w = wp.float32(0.0)
+    c00 = lerp(
         index_value(v, i, j, k, voxel_data, background),
         index_value(v, i, j, k + 1, voxel_data, background),
         t[2],
+        w,
     )
-    c01 = _lerp(
+    c01 = lerp(
         index_value(v, i, j + 1, k, voxel_data, background),
         index_value(v, i, j + 1, k + 1, voxel_data, background),
         t[2],
+        w,
     )
-    c10 = _lerp(
+    c10 = lerp(
         index_value(v, i + 1, j, k, voxel_data, background),
         index_value(v, i + 1, j, k + 1, voxel_data, background),
         t[2],
+        w,
     )
-    c11 = _lerp(
+    c11 = lerp(
         index_value(v, i + 1, j + 1, k, voxel_data, background),
         index_value(v, i + 1, j + 1, k + 1, voxel_data, background),
         t[2],
+        w,
     )
-    return _lerp(_lerp(c00, c01, t[1]), _lerp(c10, c11, t[1]), t[0])
+    return lerp(lerp(c00, c01, t[1], w), lerp(c10, c11, t[1], w), t[0], w)
 
 
 @wp.func
@@ -117,29 +104,9 @@ def _sample_with_partials(
     """Value and index-space partial derivatives (d/du, d/dv, d/dw) of the trilinear interpolant
     (CLOSEST: the nearest voxel's value, with the interpolant's partials)."""
     v = wp.volume_get(id)
-    b = wp.vec3(wp.floor(uvw[0]), wp.floor(uvw[1]), wp.floor(uvw[2]))
-    t = uvw - b
-    i = int(b[0])
-    j = int(b[1])
-    k = int(b[2])
-    f000 = index_value(v, i, j, k, voxel_data, background)
-    f001 = index_value(v, i, j, k + 1, voxel_data, background)
-    f010 = index_value(v, i, j + 1, k, voxel_data, background)
-    f011 = index_value(v, i, j + 1, k + 1, voxel_data, background)
-    f100 = index_value(v, i + 1, j, k, voxel_data, background)
-    f101 = index_value(v, i + 1, j, k + 1, voxel_data, background)
-    f110 = index_value(v, i + 1, j + 1, k, voxel_data, background)
-    f111 = index_value(v, i + 1, j + 1, k + 1, voxel_data, background)
-    c00 = _lerp(f000, f001, t[2])
-    c01 = _lerp(f010, f011, t[2])
-    c10 = _lerp(f100, f101, t[2])
-    c11 = _lerp(f110, f111, t[2])
-    c0 = _lerp(c00, c01, t[1])
-    c1 = _lerp(c10, c11, t[1])
-    dx = c1 - c0
-    dy = _lerp(c01 - c00, c11 - c10, t[0])
-    dz = _lerp(_lerp(f001 - f000, f011 - f010, t[1]), _lerp(f101 - f100, f111 - f110, t[1]), t[0])
-    value = _lerp(c0, c1, t[0])
+    t, i, j, k = cell(uvw)
+    f000, f001, f010, f011, f100, f101, f110, f111 = _corners(v, i, j, k, voxel_data, background)
+    value, dx, dy, dz = trilinear_partials(f000, f001, f010, f011, f100, f101, f110, f111, t, wp.float32(0.0))
     if sampling_mode == 0:
         value = _closest(v, uvw, voxel_data, background)
     return value, dx, dy, dz

@@ -17,7 +17,8 @@ from warp.extending import BuiltinRegistry
 from warp_geometry.descriptors import add_builtin
 from warp_geometry.nanovdb import INT64, UINT32
 from warp_geometry.volume import VolumeData
-from warp_geometry.volume_queries import locate
+from warp_geometry.volume_queries import locate, store_leaf, stored
+from warp_geometry.volume_trilinear import nearest
 
 GROUP = "Volumes"
 _UINT32 = wp.constant(UINT32)
@@ -51,16 +52,7 @@ def value_q(v: VolumeData, grid_type: int, i: int, j: int, k: int) -> wp.int64:
     """Voxel (i, j, k) of a grid of ``grid_type`` as an int64 (zero for a grid of another type)."""
     if v.grid_type != grid_type:
         return wp.int64(0)
-    at = locate(v, i, j, k)
-    if at[0] == 0:
-        return v.leaf_q[at[1]]
-    if at[0] == 1:
-        return v.lower_q[at[1]]
-    if at[0] == 2:
-        return v.upper_q[at[1]]
-    if at[0] == 3:
-        return v.root_q[at[1]]
-    return v.background_q
+    return stored(locate(v, i, j, k), v.root_q, v.upper_q, v.lower_q, v.leaf_q, v.background_q)
 
 
 @wp.func
@@ -71,9 +63,7 @@ def volume_lookup_q(id: wp.uint64, i: int, j: int, k: int, like: Any):
 @wp.func
 def volume_sample_q(id: wp.uint64, uvw: wp.vec3, sampling_mode: int, like: Any):
     # integer values are sampled at the closest voxel (as int32 volumes are)
-    i = int(wp.floor(uvw[0] + 0.5))
-    j = int(wp.floor(uvw[1] + 0.5))
-    k = int(wp.floor(uvw[2] + 0.5))
+    i, j, k = nearest(uvw[0]), nearest(uvw[1]), nearest(uvw[2])
     return narrowed(value_q(wp.volume_get(id), grid_type_of(like), i, j, k), like)
 
 
@@ -81,9 +71,7 @@ def volume_sample_q(id: wp.uint64, uvw: wp.vec3, sampling_mode: int, like: Any):
 def volume_store_q(id: wp.uint64, i: int, j: int, k: int, value: Any):
     v = wp.volume_get(id)
     if v.grid_type == grid_type_of(value):
-        at = locate(v, i, j, k)
-        if at[0] == 0:
-            v.leaf_q[at[1]] = wp.int64(value)
+        store_leaf(v, i, j, k, v.leaf_q, wp.int64(value))
 
 
 def register(registry: BuiltinRegistry) -> None:

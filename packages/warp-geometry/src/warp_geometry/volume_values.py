@@ -1,5 +1,6 @@
 """Value types of volumes: the grid types kernels read directly or widened to vec4d, the
-background a Python value stands for, and the voxel sizes allocation accepts."""
+background a Python value stands for, the voxel sizes allocation accepts, and the kernel-side
+fields of a grid."""
 
 from __future__ import annotations
 
@@ -89,6 +90,28 @@ def value_fields(g: nanovdb.GridArrays, device: Any) -> tuple[dict[str, Any], in
         bg = g.background
         fields[f"background_{suffix}"] = t(*np.atleast_1d(bg)) if suffix == "v" else bg.item()
     return fields, leaf_slots
+
+
+def grid_fields(g: nanovdb.GridArrays, device: Any) -> tuple[dict[str, Any], int]:
+    """The kernel-side ``VolumeData`` fields of grid ``g`` on ``device`` (map, tree arrays and
+    values), and its number of voxels with storage."""
+    fields: dict[str, Any] = {
+        "grid_type": g.grid_type,
+        "num_roots": len(g.root_origin),
+        "mat": wp.mat33(*np.asarray(g.mat, np.float32).ravel()),
+        "inv_mat": wp.mat33(*np.linalg.inv(np.asarray(g.mat, np.float64)).astype(np.float32).ravel()),
+        "vec": wp.vec3(*np.asarray(g.vec, np.float32)),
+        "root_origin": wp.array(
+            np.asarray(g.root_origin, np.int32).reshape(-1, 3), dtype=wp.vec3i, device=device
+        ),
+        "root_child": wp.array(g.root_child.astype(np.int32), dtype=wp.int32, device=device),
+        "upper_child": wp.array(g.upper_child.astype(np.int32), dtype=wp.int32, device=device),
+        "lower_child": wp.array(g.lower_child.astype(np.int32), dtype=wp.int32, device=device),
+    }
+    values, count = value_fields(g, device)
+    fields.update(values)
+    fields["voxel_count"] = count
+    return fields, count
 
 
 def leaf_values(g: nanovdb.GridArrays, fields: dict[str, Any]) -> np.ndarray | None:

@@ -16,39 +16,16 @@ from typing import Any
 import warp as wp
 from warp.extending import BuiltinRegistry
 from warp_geometry.descriptors import add_builtin
-from warp_geometry.nanovdb import DOUBLE, VEC3D, VEC4D, VEC4F
-from warp_geometry.volume import VolumeData
-from warp_geometry.volume_queries import locate
+from warp_geometry.volume_queries import is_wide, sample_with_partials, store_leaf, value_w
+from warp_geometry.volume_trilinear import nearest
 
 GROUP = "Volumes"
-_DOUBLE = wp.constant(DOUBLE)
-_VEC3D = wp.constant(VEC3D)
-_VEC4F = wp.constant(VEC4F)
-_VEC4D = wp.constant(VEC4D)
 
 MAT33D = wp.types.matrix(shape=(3, 3), dtype=wp.float64)
 MAT43F = wp.types.matrix(shape=(4, 3), dtype=wp.float32)
 MAT43D = wp.types.matrix(shape=(4, 3), dtype=wp.float64)
 #: value type -> type of its index-space gradient
 GRADIENT_TYPES = {wp.float64: wp.vec3d, wp.vec3d: MAT33D, wp.vec4f: MAT43F, wp.vec4d: MAT43D}
-
-
-@wp.func
-def value_w(v: VolumeData, i: int, j: int, k: int) -> wp.vec4d:
-    """Voxel (i, j, k) of a wide grid as a vec4d (zero for a grid of another type)."""
-    t = v.grid_type
-    if t != _DOUBLE and t != _VEC3D and t != _VEC4F and t != _VEC4D:
-        return wp.vec4d()
-    at = locate(v, i, j, k)
-    if at[0] == 0:
-        return v.leaf_w[at[1]]
-    if at[0] == 1:
-        return v.lower_w[at[1]]
-    if at[0] == 2:
-        return v.upper_w[at[1]]
-    if at[0] == 3:
-        return v.root_w[at[1]]
-    return v.background_w
 
 
 # -- conversions between vec4d and the grid's type (overloads chosen by the second argument) ------
@@ -114,77 +91,30 @@ def jacobian(dx: wp.vec4d, dy: wp.vec4d, dz: wp.vec4d, like: MAT43D) -> MAT43D: 
 
 # -- builtins -------------------------------------------------------------------------------------
 @wp.func
-def _nearest(x: float) -> int:
-    return int(wp.floor(x + 0.5))
-
-
-@wp.func
-def _lerp(a: wp.vec4d, b: wp.vec4d, t: float) -> wp.vec4d:
-    s = wp.float64(t)
-    return a * (wp.float64(1.0) - s) + b * s
-
-
-@wp.func
 def volume_lookup_w(id: wp.uint64, i: int, j: int, k: int, like: Any):
     return narrowed(value_w(wp.volume_get(id), i, j, k), like)
-
-
-@wp.func
-def _sample_with_partials(id: wp.uint64, uvw: wp.vec3, sampling_mode: int):
-    """Value and index-space partials of the trilinear interpolant, as vec4d (CLOSEST: the
-    nearest voxel's value, with the interpolant's partials)."""
-    v = wp.volume_get(id)
-    b = wp.vec3(wp.floor(uvw[0]), wp.floor(uvw[1]), wp.floor(uvw[2]))
-    t = uvw - b
-    i = int(b[0])
-    j = int(b[1])
-    k = int(b[2])
-    f000 = value_w(v, i, j, k)
-    f001 = value_w(v, i, j, k + 1)
-    f010 = value_w(v, i, j + 1, k)
-    f011 = value_w(v, i, j + 1, k + 1)
-    f100 = value_w(v, i + 1, j, k)
-    f101 = value_w(v, i + 1, j, k + 1)
-    f110 = value_w(v, i + 1, j + 1, k)
-    f111 = value_w(v, i + 1, j + 1, k + 1)
-    c00 = _lerp(f000, f001, t[2])
-    c01 = _lerp(f010, f011, t[2])
-    c10 = _lerp(f100, f101, t[2])
-    c11 = _lerp(f110, f111, t[2])
-    c0 = _lerp(c00, c01, t[1])
-    c1 = _lerp(c10, c11, t[1])
-    dx = c1 - c0
-    dy = _lerp(c01 - c00, c11 - c10, t[0])
-    dz = _lerp(_lerp(f001 - f000, f011 - f010, t[1]), _lerp(f101 - f100, f111 - f110, t[1]), t[0])
-    value = _lerp(c0, c1, t[0])
-    if sampling_mode == 0:
-        value = value_w(v, _nearest(uvw[0]), _nearest(uvw[1]), _nearest(uvw[2]))
-    return value, dx, dy, dz
 
 
 @wp.func
 def volume_sample_w(id: wp.uint64, uvw: wp.vec3, sampling_mode: int, like: Any):
     if sampling_mode == 0:
         v = wp.volume_get(id)
-        return narrowed(value_w(v, _nearest(uvw[0]), _nearest(uvw[1]), _nearest(uvw[2])), like)
-    value, dx, dy, dz = _sample_with_partials(id, uvw, sampling_mode)
+        return narrowed(value_w(v, nearest(uvw[0]), nearest(uvw[1]), nearest(uvw[2])), like)
+    value, dx, dy, dz = sample_with_partials(id, uvw, sampling_mode, wp.vec4d(), wp.float64(0.0))
     return narrowed(value, like)
 
 
 @wp.func
 def volume_sample_grad_w(id: wp.uint64, uvw: wp.vec3, sampling_mode: int, grad: Any, like: Any):
-    value, dx, dy, dz = _sample_with_partials(id, uvw, sampling_mode)
+    value, dx, dy, dz = sample_with_partials(id, uvw, sampling_mode, wp.vec4d(), wp.float64(0.0))
     return narrowed(value, like), jacobian(dx, dy, dz, grad)
 
 
 @wp.func
 def volume_store_w(id: wp.uint64, i: int, j: int, k: int, value: Any):
     v = wp.volume_get(id)
-    t = v.grid_type
-    if t == _DOUBLE or t == _VEC3D or t == _VEC4F or t == _VEC4D:
-        at = locate(v, i, j, k)
-        if at[0] == 0:
-            v.leaf_w[at[1]] = widened(value)
+    if is_wide(v.grid_type):
+        store_leaf(v, i, j, k, v.leaf_w, widened(value))
 
 
 def register(registry: BuiltinRegistry) -> None:
