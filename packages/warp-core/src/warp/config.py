@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 import os
 from functools import lru_cache
 from typing import Any
@@ -111,8 +112,6 @@ def default_cache_dir() -> str:
 
 @lru_cache(maxsize=1)
 def _installed_version() -> str:
-    import importlib.metadata
-
     try:
         return importlib.metadata.version("warp-core")
     except importlib.metadata.PackageNotFoundError:  # running from a source tree, not installed

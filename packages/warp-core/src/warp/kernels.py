@@ -10,6 +10,8 @@ own cache entry.
 from __future__ import annotations
 
 import functools
+import re
+from hashlib import sha256
 import threading
 from typing import Any, Callable, Protocol, Sequence
 
@@ -261,13 +263,9 @@ class Kernel(UserKernel):
 
     def get_mangled_name(self) -> str:
         """A C-identifier-safe name of this kernel (and its argument types, for instances)."""
-        import re
-
         base = re.sub(r"[^0-9A-Za-z_]", "_", self.key)
         if self.template is None:
             return base
-        from hashlib import sha256
-
         return f"{base}_{sha256(repr([type_repr(t) for t in self.arg_types]).encode()).hexdigest()[:8]}"
 
     # -- loading --------------------------------------------------------------------------

@@ -24,6 +24,7 @@ The argument buffer and error record layouts are the same for every target
 from __future__ import annotations
 
 import abc
+import ctypes
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence
 
@@ -349,8 +350,6 @@ class HostErrorRecord(ErrorRecordBuffer):
     """An error record in host memory."""
 
     def __init__(self) -> None:
-        import ctypes
-
         self._buf = ctypes.create_string_buffer(ERROR_RECORD_SIZE)
         self.address = ctypes.addressof(self._buf)
 
@@ -358,6 +357,4 @@ class HostErrorRecord(ErrorRecordBuffer):
         return self._buf.raw
 
     def reset(self) -> None:
-        import ctypes
-
         ctypes.memset(self.address, 0, len(self._buf))

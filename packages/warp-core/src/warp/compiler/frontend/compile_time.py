@@ -16,6 +16,8 @@ import operator
 import types
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from warp.compiler import ir
 from warp.compiler.frontend.builder import FunctionBuilder, PyObj
 from warp.compiler.frontend.builtin_names import BuiltinName
@@ -302,8 +304,6 @@ static = Static()
 
 def _is_constant_like(obj: Any) -> bool:
     """Objects the frontend turns into IR constants (numbers, warp scalars and composites)."""
-    import numpy as np
-
     return isinstance(obj, (bool, int, float, ScalarBase, np.generic)) or hasattr(type(obj), "_wp_constant_")
 
 

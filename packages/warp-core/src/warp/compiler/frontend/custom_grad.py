@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import math
 from typing import Any
 
 from warp.compiler import ir
@@ -178,8 +179,6 @@ def _zero(t: Any, type_: Any, node: ast.AST) -> ir.Value:
         return t.const(None, type_)  # every field zero
     shape = getattr(type_, "_shape_", None)
     if shape is not None and getattr(type_, "_wp_scalar_type_", None) is not None:
-        import math
-
         return t.const((0,) * math.prod(shape), type_)
     raise t.error(
         f"custom gradients of {type_repr(type_)} values are not supported", WarpCodegenTypeError, node

@@ -15,6 +15,7 @@ Arithmetic on ``half`` values stays native (LLVM computes it in float with F16C 
 
 from __future__ import annotations
 
+import struct
 from typing import Callable
 
 import llvmlite.ir as ir
@@ -61,8 +62,6 @@ def _float_to_half_bits(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
 
 
 def _bits_of(value: float, wide: bool) -> int:
-    import struct
-
     if wide:
         return struct.unpack("<Q", struct.pack("<d", value))[0]
     return struct.unpack("<I", struct.pack("<f", value))[0]
