@@ -8,26 +8,10 @@ import pytest
 
 import warp as wp
 from adutil import F, f64, has_builtin
+from guide_rosenbrock import eval_rosenbrock  # the guide's example, as written
 
 #: every test runs on each device (tests/conftest.py: cpu, cuda:N or the stand-in's cuda:0)
 pytestmark = pytest.mark.usefixtures("on_device")
-
-
-# The guide's example, as written.
-@wp.func
-def rosenbrock(x: float, y: float):
-    return (1.0 - x) ** 2.0 + 100.0 * (y - x**2.0) ** 2.0
-
-
-@wp.kernel
-def eval_rosenbrock(
-    xs: wp.array(dtype=wp.vec2),
-    # outputs
-    z: wp.array(dtype=float),
-):
-    i = wp.tid()
-    x = xs[i]
-    z[i] = rosenbrock(x[0], x[1])
 
 
 # The same with products instead of ``**`` (runs with warp-core alone).

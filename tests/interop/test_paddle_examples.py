@@ -11,19 +11,9 @@ import pytest
 
 import warp as wp
 
+from interop_kernels import loss, saxpy
+
 paddle = pytest.importorskip("paddle")
-
-
-@wp.kernel
-def saxpy(x: wp.array(dtype=float), y: wp.array(dtype=float), a: float):
-    i = wp.tid()
-    y[i] = a * x[i] + y[i]
-
-
-@wp.kernel()
-def loss(xs: wp.array(dtype=float, ndim=2), l: wp.array(dtype=float)):
-    tid = wp.tid()
-    wp.atomic_add(l, 0, xs[tid, 0] ** 2.0 + xs[tid, 1] ** 2.0)
 
 
 def reference_adam(x0: np.ndarray, lr: float, steps: int) -> np.ndarray:

@@ -11,35 +11,10 @@ import pytest
 
 import warp as wp
 
+from guide_rosenbrock import eval_rosenbrock
+from interop_kernels import loss, saxpy
+
 torch = pytest.importorskip("torch")
-
-
-@wp.kernel
-def saxpy(x: wp.array(dtype=float), y: wp.array(dtype=float), a: float):
-    i = wp.tid()
-    y[i] = a * x[i] + y[i]
-
-
-@wp.kernel()
-def loss(xs: wp.array(dtype=float, ndim=2), l: wp.array(dtype=float)):
-    tid = wp.tid()
-    wp.atomic_add(l, 0, xs[tid, 0] ** 2.0 + xs[tid, 1] ** 2.0)
-
-
-@wp.func
-def rosenbrock(x: float, y: float):
-    return (1.0 - x) ** 2.0 + 100.0 * (y - x**2.0) ** 2.0
-
-
-@wp.kernel
-def eval_rosenbrock(
-    xs: wp.array(dtype=wp.vec2),
-    # outputs
-    z: wp.array(dtype=float),
-):
-    i = wp.tid()
-    x = xs[i]
-    z[i] = rosenbrock(x[0], x[1])
 
 
 def torch_rosenbrock(xy: torch.Tensor) -> torch.Tensor:
