@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
+import pytest
 
 import warp as wp
 from warp.compiler.registry import builtin_registry
@@ -30,6 +32,21 @@ def check_gradients(kernel: Any, dim: Any, inputs: list, outputs: list, *, eps: 
     assert wp.autograd.gradcheck(
         kernel, dim, inputs, outputs, eps=eps, atol=tol, rtol=tol, show_summary=False
     )
+
+
+def check_builtin_case(case: tuple, dim: int, *, eps: float = 1e-6, tol: float = 1e-5) -> None:
+    """``case`` = (kernel, builtin names, inputs maker): skip unless those builtins are installed,
+    else check_gradients of the kernel over the inputs into one float64 output, every
+    wp.AdjointWarning an error (every builtin used has a derivative rule)."""
+    kernel, needed, make_inputs = case
+    missing = [n for n in needed if not has_builtin(n)]
+    if missing:
+        pytest.skip(f"builtins not installed: {missing}")
+    inputs = make_inputs()
+    y = wp.zeros(dim, dtype=F)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", wp.AdjointWarning)  # every builtin used has a rule
+        check_gradients(kernel, dim, inputs, [y], eps=eps, tol=tol)
 
 
 def adjoint_grads(kernel: Any, dim: Any, inputs: list, outputs: list, seeds: dict) -> list:
