@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import warp as wp
-from ptxas_util import cuda_compile, module_kernels, needs_ptxas, ptxas_check
+from ptxas_util import assert_ptx_assembles, module_kernels, needs_ptxas
 from warp_geometry import volume_device_build
 
 DEV = "cuda:0"
@@ -411,9 +411,7 @@ KERNELS = module_kernels(volume_device_build)
 @needs_ptxas
 @pytest.mark.parametrize("module,name,kernel", KERNELS, ids=[n for _, n, _ in KERNELS])
 def test_kernel_ptx_assembles(module, name, kernel):
-    ptx, _ = cuda_compile(kernel)
-    assert ".entry" in ptx
-    ptxas_check(ptx)
+    assert_ptx_assembles(kernel)
 
 
 def test_no_points_and_every_point_masked_give_an_empty_volume(fake_cuda):
