@@ -1,5 +1,6 @@
 """Kernels shared by the interop tests (PyTorch, Paddle, JAX, NumPy and per-device files): the
-guide's ``saxpy`` and ``loss`` examples and small float kernels launched over converted arrays."""
+guide's ``saxpy`` and ``loss`` examples and small float kernels launched over converted arrays;
+the guide's optimization loop over ``loss`` (test_torch_examples.py, test_paddle_examples.py)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,25 @@ def saxpy(x: wp.array(dtype=float), y: wp.array(dtype=float), a: float):
 def loss(xs: wp.array(dtype=float, ndim=2), l: wp.array(dtype=float)):
     tid = wp.tid()
     wp.atomic_add(l, 0, xs[tid, 0] ** 2.0 + xs[tid, 1] ** 2.0)
+
+
+def minimize_loss(xs, l, opt, steps: int, read_loss=None) -> list:
+    """The guide's optimization loop: ``loss`` of the warp arrays ``xs`` into ``l`` recorded on a
+    tape, then ``steps`` times: backward, ``opt.step()`` (the framework's optimizer over the same
+    memory as ``xs``), ``loss`` again. Returns ``read_loss()`` after each step (none without it)."""
+    tape = wp.Tape()
+    with tape:
+        wp.launch(loss, dim=len(xs), inputs=[xs], outputs=[l], device=xs.device)
+    losses = []
+    for _ in range(steps):
+        tape.zero()
+        tape.backward(loss=l)
+        opt.step()
+        l.zero_()
+        wp.launch(loss, dim=len(xs), inputs=[xs], outputs=[l], device=xs.device)
+        if read_loss is not None:
+            losses.append(read_loss())
+    return losses
 
 
 # -- kernels over converted arrays -----------------------------------------------------------------

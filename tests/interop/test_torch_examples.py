@@ -12,7 +12,7 @@ import pytest
 import warp as wp
 
 from guide_rosenbrock import eval_rosenbrock
-from interop_kernels import loss, saxpy
+from interop_kernels import minimize_loss, saxpy
 
 torch = pytest.importorskip("torch")
 
@@ -61,19 +61,8 @@ def test_optimization_using_from_torch():
     wp_xs = wp.from_torch(xs)
     wp_l = wp.from_torch(l)
 
-    tape = wp.Tape()
-    with tape:
-        wp.launch(loss, dim=len(xs), inputs=[wp_xs], outputs=[wp_l], device=wp_xs.device)
-
     steps = 50
-    losses = []
-    for _ in range(steps):
-        tape.zero()
-        tape.backward(loss=wp_l)
-        opt.step()
-        wp_l.zero_()
-        wp.launch(loss, dim=len(xs), inputs=[wp_xs], outputs=[wp_l], device=wp_xs.device)
-        losses.append(l.item())
+    losses = minimize_loss(wp_xs, wp_l, opt, steps, read_loss=l.item)
 
     expected = reference_adam(x0, 0.1, steps, lambda x: (x**2).sum())
     np.testing.assert_allclose(xs.detach().numpy(), expected.numpy(), rtol=1e-4, atol=1e-5)
@@ -88,17 +77,8 @@ def test_optimization_using_to_torch():
     l = wp.zeros(1, dtype=wp.float32, requires_grad=True)
     opt = torch.optim.Adam([wp.to_torch(xs)], lr=0.1)
 
-    tape = wp.Tape()
-    with tape:
-        wp.launch(loss, dim=len(xs), inputs=[xs], outputs=[l], device=xs.device)
-
     steps = 50
-    for _ in range(steps):
-        tape.zero()
-        tape.backward(loss=l)
-        opt.step()
-        l.zero_()
-        wp.launch(loss, dim=len(xs), inputs=[xs], outputs=[l], device=xs.device)
+    minimize_loss(xs, l, opt, steps)
 
     expected = reference_adam(torch.from_numpy(x_init), 0.1, steps, lambda x: (x**2).sum())
     np.testing.assert_allclose(xs.numpy(), expected.numpy(), rtol=1e-4, atol=1e-5)
