@@ -214,14 +214,8 @@ def _mesh_queries(
         sign[i] = w.sign
 
 
-def _run_mesh_queries(pts, tris, device, constructor, queries, starts, dirs, leaf=None):
-    mesh = wp.Mesh(
-        wp.array(pts, dtype=wp.vec3, device=device),
-        wp.array(tris.reshape(-1), dtype=wp.int32, device=device),
-        support_winding_number=True,
-        bvh_constructor=constructor,
-        bvh_leaf_size=leaf,
-    )
+def _query_mesh(mesh, device, queries, starts, dirs):
+    """_mesh_queries over the mesh: (distance, face, ray t, ray face, sign) per query, -1 where none."""
     m = len(queries)
     outs = [
         wp.full(m, -1.0, dtype=float, device=device),
@@ -232,7 +226,18 @@ def _run_mesh_queries(pts, tris, device, constructor, queries, starts, dirs, lea
     ]
     inputs = [mesh.id] + [wp.array(a, dtype=wp.vec3, device=device) for a in (queries, starts, dirs)]
     wp.launch(_mesh_queries, dim=m, inputs=inputs + outs, device=device)
-    return mesh, [o.numpy() for o in outs]
+    return [o.numpy() for o in outs]
+
+
+def _run_mesh_queries(pts, tris, device, constructor, queries, starts, dirs, leaf=None):
+    mesh = wp.Mesh(
+        wp.array(pts, dtype=wp.vec3, device=device),
+        wp.array(tris.reshape(-1), dtype=wp.int32, device=device),
+        support_winding_number=True,
+        bvh_constructor=constructor,
+        bvh_leaf_size=leaf,
+    )
+    return mesh, _query_mesh(mesh, device, queries, starts, dirs)
 
 
 @pytest.mark.parametrize("leaf", [None, 1])
@@ -264,20 +269,11 @@ def test_device_built_mesh_queries_match_brute_force_and_cpu(device, leaf):
     moved = (pts * 1.5 - 0.2).astype(np.float32)
     mesh.points.assign(moved)
     mesh.refit()
-    m = len(queries)
-    outs = [
-        wp.full(m, -1.0, dtype=float, device=device),
-        wp.full(m, -1, dtype=wp.int32, device=device),
-        wp.full(m, -1.0, dtype=float, device=device),
-        wp.full(m, -1, dtype=wp.int32, device=device),
-        wp.zeros(m, dtype=float, device=device),
-    ]
-    inputs = [mesh.id] + [wp.array(a, dtype=wp.vec3, device=device) for a in (queries, starts, dirs)]
-    wp.launch(_mesh_queries, dim=m, inputs=inputs + outs, device=device)
+    outs = _query_mesh(mesh, device, queries, starts, dirs)
     _, d2 = closest_faces(queries.astype(np.float64), moved[tris].astype(np.float64))
-    np.testing.assert_allclose(outs[0].numpy(), np.sqrt(d2), atol=1e-5)
+    np.testing.assert_allclose(outs[0], np.sqrt(d2), atol=1e-5)
     inside = solid_angle_winding(queries.astype(np.float64), moved[tris].astype(np.float64)) > 0.5
-    np.testing.assert_array_equal(outs[4].numpy() < 0, inside)
+    np.testing.assert_array_equal(outs[4] < 0, inside)
 
 
 def test_device_built_mesh_of_degenerate_triangles(device):
