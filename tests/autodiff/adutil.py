@@ -63,3 +63,14 @@ def adjoint_grads(kernel: Any, dim: Any, inputs: list, outputs: list, seeds: dic
         }
     )
     return [a.grad.numpy().copy() if isinstance(a, wp.array) else None for a in inputs]
+
+
+# -- losses: weighted sums of float64 components (test_composite_gradients.py, test_more_builtin_gradients.py)
+@wp.func
+def vsum(v: wp.vec3d):
+    return v[0] + F(2.0) * v[1] - F(0.5) * v[2] * v[2]
+
+
+@wp.func
+def msum(m: wp.mat33d):
+    return vsum(m[0]) + F(0.3) * vsum(m[1]) - F(1.7) * vsum(m[2])
