@@ -11,7 +11,7 @@ import pytest
 
 import warp as wp
 
-from guide_rosenbrock import eval_rosenbrock
+from guide_rosenbrock import eval_rosenbrock, torch_rosenbrock_function
 from interop_kernels import minimize_loss, saxpy
 
 torch = pytest.importorskip("torch")
@@ -85,36 +85,8 @@ def test_optimization_using_to_torch():
     np.testing.assert_allclose(l.numpy()[0], float((expected**2).sum()), rtol=1e-4)
 
 
-class Rosenbrock(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, xy, num_points):
-        ctx.xy = wp.from_torch(xy, dtype=wp.vec2, requires_grad=True)
-        ctx.num_points = num_points
-
-        # allocate output
-        ctx.z = wp.zeros(num_points, requires_grad=True)
-
-        wp.launch(kernel=eval_rosenbrock, dim=ctx.num_points, inputs=[ctx.xy], outputs=[ctx.z])
-
-        return wp.to_torch(ctx.z)
-
-    @staticmethod
-    def backward(ctx, adj_z):
-        # map incoming Torch grads to our output variables
-        ctx.z.grad = wp.from_torch(adj_z)
-
-        wp.launch(
-            kernel=eval_rosenbrock,
-            dim=ctx.num_points,
-            inputs=[ctx.xy],
-            outputs=[ctx.z],
-            adj_inputs=[ctx.xy.grad],
-            adj_outputs=[ctx.z.grad],
-            adjoint=True,
-        )
-
-        # return adjoint w.r.t. inputs
-        return (wp.to_torch(ctx.xy.grad), None)
+#: the guide's torch.autograd.Function
+Rosenbrock = torch_rosenbrock_function()
 
 
 def rosenbrock_start(num_points: int) -> torch.Tensor:
