@@ -8,26 +8,10 @@ import pytest
 
 import warp as wp
 from adutil import F, f64, has_builtin
+from guide_rosenbrock import eval_rosenbrock, torch_rosenbrock_function  # the guide's example, as written
 
 #: every test runs on each device (tests/conftest.py: cpu, cuda:N or the stand-in's cuda:0)
 pytestmark = pytest.mark.usefixtures("on_device")
-
-
-# The guide's example, as written.
-@wp.func
-def rosenbrock(x: float, y: float):
-    return (1.0 - x) ** 2.0 + 100.0 * (y - x**2.0) ** 2.0
-
-
-@wp.kernel
-def eval_rosenbrock(
-    xs: wp.array(dtype=wp.vec2),
-    # outputs
-    z: wp.array(dtype=float),
-):
-    i = wp.tid()
-    x = xs[i]
-    z[i] = rosenbrock(x[0], x[1])
 
 
 # The same with products instead of ``**`` (runs with warp-core alone).
@@ -132,21 +116,7 @@ def test_rosenbrock_torch_autograd_function():
     if device.is_cuda and (not torch.cuda.is_available() or device.ordinal >= torch.cuda.device_count()):
         pytest.skip(f"torch cannot allocate on {device}")
 
-    class TorchRosenbrock(torch.autograd.Function):
-        @staticmethod
-        def forward(ctx, xy, num_points):
-            ctx.xy = wp.from_torch(xy, dtype=wp.vec2, requires_grad=True)
-            ctx.num_points = num_points
-            ctx.z = wp.zeros(num_points, requires_grad=True)
-            wp.launch(kernel=eval_rosenbrock_mul, dim=ctx.num_points, inputs=[ctx.xy], outputs=[ctx.z])
-            return wp.to_torch(ctx.z)
-
-        @staticmethod
-        def backward(ctx, adj_z):
-            ctx.z.grad = wp.from_torch(adj_z)
-            wp.launch(kernel=eval_rosenbrock_mul, dim=ctx.num_points, inputs=[ctx.xy], outputs=[ctx.z],
-                      adj_inputs=[ctx.xy.grad], adj_outputs=[ctx.z.grad], adjoint=True)
-            return (wp.to_torch(ctx.xy.grad), None)
+    TorchRosenbrock = torch_rosenbrock_function(eval_rosenbrock_mul)
 
     xy = torch.tensor(np.random.default_rng(0).normal(size=(16, 2)), dtype=torch.float32,
                       device=str(device), requires_grad=True)

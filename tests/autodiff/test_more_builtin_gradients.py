@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import warp as wp
-from adutil import F, check_gradients, f64, has_builtin
+from adutil import F, check_builtin_case, f64, has_builtin, msum, vsum
 
 #: every test runs on each device (tests/conftest.py: cpu, cuda:N or the stand-in's cuda:0)
 pytestmark = pytest.mark.usefixtures("on_device")
@@ -103,18 +103,8 @@ def with_singular_values(sigmas) -> np.ndarray:
 # -- losses: weighted sums of components ----------------------------------------------------------
 
 @wp.func
-def vsum(v: V3):
-    return v[0] + F(2.0) * v[1] - F(0.5) * v[2] * v[2]
-
-
-@wp.func
 def qsum(q: Q):
     return F(0.7) * q[0] - F(1.3) * q[1] + F(2.1) * q[2] + q[3] * q[3]
-
-
-@wp.func
-def msum(m: M33):
-    return vsum(m[0]) + F(0.3) * vsum(m[1]) - F(1.7) * vsum(m[2])
 
 
 @wp.func
@@ -376,15 +366,7 @@ CASES = {
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_more_builtin_gradients(case):
-    kernel, needed, make_inputs = CASES[case]
-    missing = [n for n in needed if not has_builtin(n)]
-    if missing:
-        pytest.skip(f"builtins not installed: {missing}")
-    inputs = make_inputs()
-    y = wp.zeros(N, dtype=F)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", wp.AdjointWarning)  # every builtin used has a rule
-        check_gradients(kernel, N, inputs, [y], eps=1e-6, tol=1e-5)
+    check_builtin_case(CASES[case], N, eps=1e-6, tol=1e-5)
 
 
 # -- every differentiable builtin overload has a derivative rule ---------------------------------------

@@ -1,10 +1,14 @@
 """Quaternion builtins in kernels, float32 and float64, checked against SciPy's Rotation."""
 
+import functools
+
 import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation, Slerp
 
 import warp as wp
+
+from composite_helpers import np_float
 
 DTYPES = [wp.float32, wp.float64]
 TOL = {wp.float32: 2e-5, wp.float64: 1e-11}
@@ -13,10 +17,6 @@ N = 64
 
 def _types(dtype):
     return wp.types.quaternion(dtype), wp.types.vector(3, dtype), wp.types.matrix((3, 3), dtype)
-
-
-def _np(dtype):
-    return np.float32 if dtype is wp.float32 else np.float64
 
 
 def random_quats(n, seed=0):
@@ -112,13 +112,8 @@ def _make_kernels(dtype):
     )
 
 
-_KERNELS = {}
-
-
-def kernels(dtype):
-    if dtype not in _KERNELS:
-        _KERNELS[dtype] = _make_kernels(dtype)
-    return _KERNELS[dtype]
+#: the kernels of one float type, made on first use
+kernels = functools.cache(_make_kernels)
 
 
 def arr(data, dtype):
@@ -137,7 +132,8 @@ def test_rotate_and_inverse(dtype):
     wp.launch(
         kernels(dtype)["rotate"],
         dim=N,
-        inputs=[arr(q.astype(_np(dtype)), quat_t), arr(v.astype(_np(dtype)), vec3_t), out, out_inv, qinv],
+        inputs=[arr(q.astype(np_float(dtype)), quat_t), arr(v.astype(np_float(dtype)), vec3_t), out, out_inv,
+                qinv],
     )
     rot = Rotation.from_quat(q)
     tol = TOL[dtype] * 10
@@ -159,7 +155,7 @@ def test_matrix_conversions(dtype):
     m4[:, :3, 3] = 5.0
     m4[:, 3, 3] = 1.0
     m, back, back4 = wp.zeros(n, dtype=mat33_t), wp.zeros(n, dtype=quat_t), wp.zeros(n, dtype=quat_t)
-    npd = _np(dtype)
+    npd = np_float(dtype)
     wp.launch(
         kernels(dtype)["matrices"],
         dim=n,
@@ -180,7 +176,7 @@ def test_axis_angle(dtype):
     axis /= np.linalg.norm(axis, axis=1, keepdims=True)
     angle = rng.uniform(-3.0, 3.0, N)
     angle[0] = 0.0
-    npd = _np(dtype)
+    npd = np_float(dtype)
     q, axis_out, angle_out = wp.zeros(N, dtype=quat_t), wp.zeros(N, dtype=vec3_t), wp.zeros(N, dtype=dtype)
     wp.launch(kernels(dtype)["axis_angle"], dim=N,
               inputs=[arr(axis.astype(npd), vec3_t), arr(angle.astype(npd), dtype), q, axis_out, angle_out])
@@ -200,7 +196,7 @@ def test_slerp(dtype):
     a, b = random_quats(N, 4), random_quats(N, 5)
     t = np.random.default_rng(4).uniform(0, 1, N)
     out = wp.zeros(N, dtype=quat_t)
-    npd = _np(dtype)
+    npd = np_float(dtype)
     wp.launch(
         kernels(dtype)["slerp"],
         dim=N,
@@ -216,7 +212,7 @@ def test_rpy(dtype):
     rng = np.random.default_rng(6)
     e = np.stack([rng.uniform(-3, 3, N), rng.uniform(-1.5, 1.5, N), rng.uniform(-3, 3, N)], axis=1)
     q, back = wp.zeros(N, dtype=quat_t), wp.zeros(N, dtype=vec3_t)
-    wp.launch(kernels(dtype)["rpy"], dim=N, inputs=[arr(e.astype(_np(dtype)), vec3_t), q, back])
+    wp.launch(kernels(dtype)["rpy"], dim=N, inputs=[arr(e.astype(np_float(dtype)), vec3_t), q, back])
     expected = Rotation.from_euler("ZYX", e[:, ::-1]).as_quat()  # yaw, then pitch, then roll
     tol = TOL[dtype] * 10
     assert same_rotation(q.numpy(), expected, tol)
@@ -240,7 +236,8 @@ def test_euler(dtype, axes):
     slots = [i, j, 3 - i - j if proper else k]
     e_by_axis = np.empty_like(e)
     e_by_axis[:, slots] = e
-    wp.launch(kernels(dtype)["euler"], dim=N, inputs=[arr(e_by_axis.astype(_np(dtype)), vec3_t), ax, q, back])
+    wp.launch(kernels(dtype)["euler"], dim=N,
+              inputs=[arr(e_by_axis.astype(np_float(dtype)), vec3_t), ax, q, back])
     seq = "".join("xyz"[a] for a in axes)  # extrinsic: about the fixed axes i, then j, then k
     tol = TOL[dtype] * 10
     assert same_rotation(q.numpy(), Rotation.from_euler(seq, e).as_quat(), tol)
@@ -279,7 +276,7 @@ def test_twist(dtype):
     axis = rng.normal(size=(N, 3)) * 2.0  # not normalized on purpose
     q = random_quats(N, 9)
     out, angle, signed = wp.zeros(N, dtype=quat_t), wp.zeros(N, dtype=dtype), wp.zeros(N, dtype=dtype)
-    npd = _np(dtype)
+    npd = np_float(dtype)
     wp.launch(
         kernels(dtype)["twist"],
         dim=N,

@@ -1,18 +1,18 @@
 """Spatial vector builtins in kernels, float32 and float64, checked against NumPy formulas."""
 
+import functools
+
 import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
 
 import warp as wp
 
+from composite_helpers import np_float
+
 DTYPES = [wp.float32, wp.float64]
 TOL = {wp.float32: 1e-4, wp.float64: 1e-11}
 N = 32
-
-
-def _np(dtype):
-    return np.float32 if dtype is wp.float32 else np.float64
 
 
 def skew(v):
@@ -77,13 +77,8 @@ def _make_kernels(dtype):
     return dict(algebra=algebra, frames=frames)
 
 
-_KERNELS = {}
-
-
-def kernels(dtype):
-    if dtype not in _KERNELS:
-        _KERNELS[dtype] = _make_kernels(dtype)
-    return _KERNELS[dtype]
+#: the kernels of one float type, made on first use
+kernels = functools.cache(_make_kernels)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -91,7 +86,7 @@ def test_spatial_algebra(dtype):
     sv, v3 = wp.types.vector(6, dtype), wp.types.vector(3, dtype)
     rng = np.random.default_rng(1)
     a, b = rng.normal(size=(N, 6)), rng.normal(size=(N, 6))
-    npd = _np(dtype)
+    npd = np_float(dtype)
     top, bottom, cross, dual = (
         wp.zeros(N, dtype=v3),
         wp.zeros(N, dtype=v3),
@@ -137,7 +132,7 @@ def test_transforms_of_spatial_vectors(dtype):
     x = rng.normal(size=(N, 6))
     r, s = rng.normal(size=(N, 3, 3)), rng.normal(size=(N, 3, 3))
     pt = rng.normal(size=(N, 3))
-    npd = _np(dtype)
+    npd = np_float(dtype)
     twist, wrench, built = wp.zeros(N, dtype=sv), wp.zeros(N, dtype=sv), wp.zeros(N, dtype=sv)
     adj, vel = wp.zeros(N, dtype=m66), wp.zeros(N, dtype=v3)
     wp.launch(

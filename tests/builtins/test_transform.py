@@ -1,18 +1,18 @@
 """Transform builtins in kernels, float32 and float64, checked against NumPy/SciPy formulas."""
 
+import functools
+
 import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
 
 import warp as wp
 
+from composite_helpers import np_float
+
 DTYPES = [wp.float32, wp.float64]
 TOL = {wp.float32: 1e-4, wp.float64: 1e-10}
 N = 48
-
-
-def _np(dtype):
-    return np.float32 if dtype is wp.float32 else np.float64
 
 
 def random_transforms(n, seed):
@@ -101,13 +101,8 @@ def _make_kernels(dtype):
     return dict(algebra=algebra, parts=parts, compose=compose)
 
 
-_KERNELS = {}
-
-
-def kernels(dtype):
-    if dtype not in _KERNELS:
-        _KERNELS[dtype] = _make_kernels(dtype)
-    return _KERNELS[dtype]
+#: the kernels of one float type, made on first use
+kernels = functools.cache(_make_kernels)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -115,7 +110,7 @@ def test_transform_algebra(dtype):
     xf, v3, m44 = wp.types.transformation(dtype), wp.types.vector(3, dtype), wp.types.matrix((4, 4), dtype)
     a, b = random_transforms(N, 1), random_transforms(N, 2)
     x = np.random.default_rng(3).normal(size=(N, 3))
-    npd = _np(dtype)
+    npd = np_float(dtype)
     outs = dict(ab=xf, inv=xf, point=v3, vec=v3, mat=m44, mpoint=v3, mvec=v3, back=xf)
     res = {k: wp.zeros(N, dtype=t) for k, t in outs.items()}
     wp.launch(
@@ -145,7 +140,7 @@ def test_transform_algebra(dtype):
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_parts_and_in_place_setters(dtype):
     xf, v3, q_t = wp.types.transformation(dtype), wp.types.vector(3, dtype), wp.types.quaternion(dtype)
-    a = random_transforms(N, 4).astype(_np(dtype))
+    a = random_transforms(N, 4).astype(np_float(dtype))
     p, q, pq, set_p, set_q = (wp.zeros(N, dtype=t) for t in (v3, q_t, xf, xf, xf))
     wp.launch(kernels(dtype)["parts"], dim=N, inputs=[wp.array(a, dtype=xf), p, q, pq, set_p, set_q])
     np.testing.assert_array_equal(p.numpy(), a[:, :3])
@@ -164,7 +159,7 @@ def test_compose_decompose(dtype):
     p = rng.normal(size=(N, 3))
     q = Rotation.random(N, random_state=6).as_quat()
     s = rng.uniform(0.2, 3.0, size=(N, 3))
-    npd = _np(dtype)
+    npd = np_float(dtype)
     m, p2, q2, s2 = (
         wp.zeros(N, dtype=m44),
         wp.zeros(N, dtype=v3),

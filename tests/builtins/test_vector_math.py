@@ -8,27 +8,13 @@ import warp as wp
 from warp.compiler.registry import builtin_registry
 from warp_builtins import composite_ctors
 
+from composite_helpers import FLOATS, close, operands
+
 wp.set_module_options({"enable_backward": False})  # forward behaviour only (gradients are tested elsewhere)
 
 vector = composite_ctors.vector
 
-FLOATS = [
-    pytest.param(wp.float16, np.float16, 2e-2, id="float16"),
-    pytest.param(wp.float32, np.float32, 2e-5, id="float32"),
-    pytest.param(wp.float64, np.float64, 1e-12, id="float64"),
-]
 N = 8
-
-
-def operands(rng, shape, np_dtype):
-    """Values of magnitude 0.5..2 with random signs (safe to divide by)."""
-    mag = rng.uniform(0.5, 2.0, size=shape)
-    return (mag * rng.choice([-1.0, 1.0], size=shape)).astype(np_dtype)
-
-
-def close(actual, expected, tol):
-    np.testing.assert_allclose(np.asarray(actual, dtype=np.float64), np.asarray(expected, dtype=np.float64),
-                               rtol=tol, atol=tol)
 
 
 # -- float vectors: arithmetic and component-wise functions ----------------------------------------

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gc
-import struct
 import typing
 
 import numpy as np
@@ -29,35 +28,11 @@ from warp.arrays import (
     zeros_like,
 )
 from warp.runtime.devices import get_device, is_cuda_available
-from warp.types.array_type import ARRAY_DESC_FORMAT, ARRAY_DESC_SIZE, ArrayType
+from warp.types.array_type import ArrayType
+
+from array_helpers import unpack_desc, vec3
 
 no_cuda = pytest.mark.skipif(is_cuda_available(), reason="machine has a CUDA device")
-
-
-class vec3:
-    """Stand-in for a composite type: three float32 components."""
-
-    _shape_ = (3,)
-    _wp_scalar_type_ = wp.float32
-    _size_in_bytes_ = 12
-
-    def __init__(self, *c):
-        self.c = [float(x) for x in c]
-
-    def __len__(self):
-        return 3
-
-    def __getitem__(self, i):
-        return self.c[i]
-
-    def __eq__(self, other):
-        return isinstance(other, vec3) and self.c == other.c
-
-
-def unpack_desc(a):
-    assert isinstance(a._desc, bytes) and len(a._desc) == ARRAY_DESC_SIZE
-    v = struct.unpack(ARRAY_DESC_FORMAT, a._desc)
-    return v[0], v[1], v[2:6], v[6:10]
 
 
 # -- construction ---------------------------------------------------------------------------------

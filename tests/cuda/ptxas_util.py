@@ -84,3 +84,12 @@ def cuda_compile(
     store = kernel_cache_for(config.kernel_cache_dir)
     compiled = compile_kernel(kernel, options, CudaTarget(), device, store=store)
     return compiled.obj.decode(), compiled.meta
+
+
+def assert_ptx_assembles(kernel) -> str:
+    """Compile ``kernel`` (forward) for the CUDA target offline, check the PTX has an entry and that
+    ptxas assembles it; returns the PTX."""
+    ptx, _ = cuda_compile(kernel)
+    assert ".entry" in ptx
+    ptxas_check(ptx)
+    return ptx

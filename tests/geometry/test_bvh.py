@@ -8,22 +8,17 @@ import pytest
 import warp as wp
 from warp_geometry import bvh_build
 
+from bvh_reference import aabb_hits, overlap_reference, random_boxes
+
 #: every test runs on each device (tests/conftest.py: cpu, cuda:N or the stand-in's cuda:0)
 pytestmark = pytest.mark.usefixtures("on_device")
-
-
-def _boxes(n, seed=0, size=0.05):
-    rng = np.random.default_rng(seed)
-    c = rng.random((n, 3)).astype(np.float32)
-    h = (size * rng.random((n, 3))).astype(np.float32)
-    return c - h, c + h
 
 
 @pytest.mark.parametrize("n", [0, 1, 2, 3, 7, 100, 1000])
 @pytest.mark.parametrize("leaf", [1, 4])
 @pytest.mark.parametrize("method", ["median", "lbvh"])
 def test_tree_structure(n, leaf, method):
-    lo, hi = _boxes(n, seed=n)
+    lo, hi = random_boxes(n, seed=n)
     t = bvh_build.build(lo, hi, leaf, method)
     assert sorted(t.items.tolist()) == list(range(n))
 
@@ -44,20 +39,6 @@ def test_tree_structure(n, leaf, method):
 
     assert sorted(visit(0)) == list(range(n))
     assert t.skip[0] == t.num_nodes
-
-
-@wp.kernel
-def aabb_hits(
-    id: wp.uint64,
-    qlo: wp.array(dtype=wp.vec3),
-    qhi: wp.array(dtype=wp.vec3),
-    hits: wp.array2d(dtype=wp.int32),
-):
-    i = wp.tid()
-    query = wp.bvh_query_aabb(id, qlo[i], qhi[i])
-    index = int(0)
-    while wp.bvh_query_next(query, index):
-        hits[i, index] += 1
 
 
 @wp.kernel
@@ -87,10 +68,6 @@ def for_loop_hits(
         counts[i] += 1 + 0 * index
 
 
-def _overlap_reference(lo, hi, qlo, qhi):
-    return np.all((lo[None] <= qhi[:, None]) & (hi[None] >= qlo[:, None]), axis=2)
-
-
 def _ray_box_reference(lo, hi, start, dir, max_dist):
     with np.errstate(divide="ignore", invalid="ignore"):
         inv = 1.0 / dir.astype(np.float64)
@@ -103,7 +80,7 @@ def _ray_box_reference(lo, hi, start, dir, max_dist):
 
 @pytest.mark.parametrize("leaf,constructor", [(1, None), (3, "sah"), (2, "lbvh")])
 def test_aabb_query_matches_brute_force(leaf, constructor):
-    lo, hi = _boxes(500, seed=1)
+    lo, hi = random_boxes(500, seed=1)
     lows, highs = wp.array(lo, dtype=wp.vec3), wp.array(hi, dtype=wp.vec3)
     bvh = wp.Bvh(lows, highs, constructor=constructor, leaf_size=leaf)
     rng = np.random.default_rng(2)
@@ -113,13 +90,13 @@ def test_aabb_query_matches_brute_force(leaf, constructor):
     wp.launch(
         aabb_hits, dim=64, inputs=[bvh.id, wp.array(qlo, dtype=wp.vec3), wp.array(qhi, dtype=wp.vec3), hits]
     )
-    ref = _overlap_reference(lo, hi, qlo, qhi)
+    ref = overlap_reference(lo, hi, qlo, qhi)
     np.testing.assert_array_equal(hits.numpy(), ref.astype(np.int32))  # each item reported exactly once
     assert ref.sum() > 100
 
 
 def test_for_loop_over_query_counts_like_while():
-    lo, hi = _boxes(300, seed=3)
+    lo, hi = random_boxes(300, seed=3)
     bvh = wp.Bvh(wp.array(lo, dtype=wp.vec3), wp.array(hi, dtype=wp.vec3))
     qc = np.random.default_rng(4).random((32, 3)).astype(np.float32)
     qlo, qhi = qc - 0.1, qc + 0.1
@@ -129,12 +106,12 @@ def test_for_loop_over_query_counts_like_while():
         dim=32,
         inputs=[bvh.id, wp.array(qlo, dtype=wp.vec3), wp.array(qhi, dtype=wp.vec3), counts],
     )
-    np.testing.assert_array_equal(counts.numpy(), _overlap_reference(lo, hi, qlo, qhi).sum(axis=1))
+    np.testing.assert_array_equal(counts.numpy(), overlap_reference(lo, hi, qlo, qhi).sum(axis=1))
 
 
 @pytest.mark.parametrize("max_dist", [np.inf, 0.4])
 def test_ray_query_matches_brute_force(max_dist):
-    lo, hi = _boxes(400, seed=5, size=0.15)
+    lo, hi = random_boxes(400, seed=5, size=0.15)
     bvh = wp.Bvh(wp.array(lo, dtype=wp.vec3), wp.array(hi, dtype=wp.vec3))
     rng = np.random.default_rng(6)
     start = (rng.random((64, 3)) * 1.4 - 0.2).astype(np.float32)
@@ -160,7 +137,7 @@ def test_ray_query_matches_brute_force(max_dist):
 
 
 def test_refit_follows_moved_boxes():
-    lo, hi = _boxes(200, seed=7)
+    lo, hi = random_boxes(200, seed=7)
     wlo, whi = wp.array(lo, dtype=wp.vec3), wp.array(hi, dtype=wp.vec3)
     bvh = wp.Bvh(wlo, whi)
     shift = np.float32(2.0)
@@ -172,7 +149,7 @@ def test_refit_follows_moved_boxes():
     wp.launch(
         aabb_hits, dim=1, inputs=[bvh.id, wp.array(qlo, dtype=wp.vec3), wp.array(qhi, dtype=wp.vec3), hits]
     )
-    ref = _overlap_reference(lo + shift, hi + shift, qlo, qhi)
+    ref = overlap_reference(lo + shift, hi + shift, qlo, qhi)
     np.testing.assert_array_equal(hits.numpy(), ref.astype(np.int32))
     assert ref.sum() > 0
 
@@ -239,7 +216,7 @@ def mesh_bvh_sphere_hits(mesh: wp.uint64, center: wp.vec3, radius: float, hits: 
 
 @pytest.mark.parametrize("leaf,constructor", [(1, None), (3, "sah"), (2, "lbvh")])
 def test_sphere_query_matches_brute_force(leaf, constructor):
-    lo, hi = _boxes(500, seed=11)
+    lo, hi = random_boxes(500, seed=11)
     lows, highs = wp.array(lo, dtype=wp.vec3), wp.array(hi, dtype=wp.vec3)
     bvh = wp.Bvh(lows, highs, constructor=constructor, leaf_size=leaf)
     rng = np.random.default_rng(12)

@@ -14,12 +14,7 @@ from geomref import closest_faces, random_soup, ray_hits, solid_angle_winding, u
 from warp_geometry import bvh_device_build
 from warp_geometry.bvh_tree import TreeArrays
 
-
-def _boxes(n, seed=0, size=0.05):
-    rng = np.random.default_rng(seed)
-    c = rng.random((n, 3)).astype(np.float32)
-    h = (size * rng.random((n, 3))).astype(np.float32)
-    return c - h, c + h
+from bvh_reference import aabb_hits, overlap_reference, random_boxes
 
 
 def _check_tree(t, lo, hi, leaf, groups=None):
@@ -55,12 +50,12 @@ def _check_tree(t, lo, hi, leaf, groups=None):
 @pytest.mark.parametrize("n", [1, 2, 3, 7, 100, 1000])
 @pytest.mark.parametrize("leaf", [1, 4])
 def test_device_tree_structure_and_refit(device, n, leaf):
-    lo, hi = _boxes(n, seed=n)
+    lo, hi = random_boxes(n, seed=n)
     L, H = wp.array(lo, dtype=wp.vec3, device=device), wp.array(hi, dtype=wp.vec3, device=device)
     tree = TreeArrays.build_on_device(L, H, leaf)
     _check_tree(tree.host_tree(), lo, hi, leaf)
     # refit after moving the boxes: same topology, bounds of the new boxes
-    lo2, hi2 = _boxes(n, seed=n + 100)
+    lo2, hi2 = random_boxes(n, seed=n + 100)
     L.assign(lo2)
     H.assign(hi2)
     tree.refit(L, H)
@@ -78,7 +73,7 @@ def test_device_tree_structure_and_refit(device, n, leaf):
 def test_device_tree_of_degenerate_boxes(device, leaf):
     # all boxes equal (every Morton code the same), and runs of duplicate centroids
     same = np.tile(np.array([[0.5, 0.5, 0.5]], np.float32), (64, 1))
-    lo, hi = _boxes(50, seed=3)
+    lo, hi = random_boxes(50, seed=3)
     dup_lo, dup_hi = np.repeat(lo, 4, axis=0), np.repeat(hi, 4, axis=0)
     for a, b in ((same, same + 0.1), (dup_lo, dup_hi)):
         tree = TreeArrays.build_on_device(
@@ -92,7 +87,7 @@ def test_device_tree_of_degenerate_boxes(device, leaf):
 
 @pytest.mark.parametrize("leaf", [1, 4])
 def test_device_tree_groups_are_subtrees(device, leaf):
-    lo, hi = _boxes(300, seed=7)
+    lo, hi = random_boxes(300, seed=7)
     groups = np.random.default_rng(7).integers(-3, 5, 300).astype(np.int32)
     L, H = wp.array(lo, dtype=wp.vec3, device=device), wp.array(hi, dtype=wp.vec3, device=device)
     tree = TreeArrays.build_on_device(L, H, leaf, wp.array(groups, device=device))
@@ -103,20 +98,6 @@ def test_device_tree_groups_are_subtrees(device, leaf):
         nodes = np.arange(root, t.skip[root])
         its = np.concatenate([t.items[t.first[k] : t.first[k] + t.count[k]] for k in nodes if t.count[k]])
         assert sorted(its.tolist()) == np.flatnonzero(groups == g).tolist()
-
-
-@wp.kernel
-def _aabb_hits(
-    id: wp.uint64,
-    qlo: wp.array(dtype=wp.vec3),
-    qhi: wp.array(dtype=wp.vec3),
-    hits: wp.array2d(dtype=wp.int32),
-):
-    i = wp.tid()
-    query = wp.bvh_query_aabb(id, qlo[i], qhi[i])
-    index = int(0)
-    while wp.bvh_query_next(query, index):
-        hits[i, index] += 1
 
 
 @wp.kernel
@@ -150,7 +131,7 @@ def _bvh_queries(bvh, lo, hi, device):
     qlo, qhi = qc - 0.1, qc + 0.1
     hits = wp.zeros((40, len(lo)), dtype=wp.int32, device=device)
     wp.launch(
-        _aabb_hits,
+        aabb_hits,
         dim=40,
         inputs=[
             bvh.id,
@@ -160,8 +141,7 @@ def _bvh_queries(bvh, lo, hi, device):
         ],
         device=device,
     )
-    brute = ((lo[None] <= qhi[:, None]) & (hi[None] >= qlo[:, None])).all(-1)
-    np.testing.assert_array_equal(hits.numpy(), brute.astype(np.int32))
+    np.testing.assert_array_equal(hits.numpy(), overlap_reference(lo, hi, qlo, qhi).astype(np.int32))
     start = rng.random((40, 3)).astype(np.float32) - 0.5
     d = rng.normal(size=(40, 3)).astype(np.float32)
     d /= np.linalg.norm(d, axis=1, keepdims=True)
@@ -184,18 +164,18 @@ def _bvh_queries(bvh, lo, hi, device):
 
 @pytest.mark.parametrize("leaf", [1, 4])
 def test_lbvh_queries_match_brute_force_after_refit_and_rebuild(device, leaf):
-    lo, hi = _boxes(500, seed=2)
+    lo, hi = random_boxes(500, seed=2)
     lo[100:150] = lo[100]  # duplicate boxes
     hi[100:150] = hi[100]
     L, H = wp.array(lo, dtype=wp.vec3, device=device), wp.array(hi, dtype=wp.vec3, device=device)
     bvh = wp.Bvh(L, H, constructor="lbvh", leaf_size=leaf)
     _bvh_queries(bvh, lo, hi, device)
-    lo2, hi2 = _boxes(500, seed=9)
+    lo2, hi2 = random_boxes(500, seed=9)
     L.assign(lo2)
     H.assign(hi2)
     bvh.refit()
     _bvh_queries(bvh, lo2, hi2, device)
-    lo3, hi3 = _boxes(500, seed=10)
+    lo3, hi3 = random_boxes(500, seed=10)
     L.assign(lo3)
     H.assign(hi3)
     bvh_id = bvh.id
@@ -234,14 +214,8 @@ def _mesh_queries(
         sign[i] = w.sign
 
 
-def _run_mesh_queries(pts, tris, device, constructor, queries, starts, dirs, leaf=None):
-    mesh = wp.Mesh(
-        wp.array(pts, dtype=wp.vec3, device=device),
-        wp.array(tris.reshape(-1), dtype=wp.int32, device=device),
-        support_winding_number=True,
-        bvh_constructor=constructor,
-        bvh_leaf_size=leaf,
-    )
+def _query_mesh(mesh, device, queries, starts, dirs):
+    """_mesh_queries over the mesh: (distance, face, ray t, ray face, sign) per query, -1 where none."""
     m = len(queries)
     outs = [
         wp.full(m, -1.0, dtype=float, device=device),
@@ -252,7 +226,18 @@ def _run_mesh_queries(pts, tris, device, constructor, queries, starts, dirs, lea
     ]
     inputs = [mesh.id] + [wp.array(a, dtype=wp.vec3, device=device) for a in (queries, starts, dirs)]
     wp.launch(_mesh_queries, dim=m, inputs=inputs + outs, device=device)
-    return mesh, [o.numpy() for o in outs]
+    return [o.numpy() for o in outs]
+
+
+def _run_mesh_queries(pts, tris, device, constructor, queries, starts, dirs, leaf=None):
+    mesh = wp.Mesh(
+        wp.array(pts, dtype=wp.vec3, device=device),
+        wp.array(tris.reshape(-1), dtype=wp.int32, device=device),
+        support_winding_number=True,
+        bvh_constructor=constructor,
+        bvh_leaf_size=leaf,
+    )
+    return mesh, _query_mesh(mesh, device, queries, starts, dirs)
 
 
 @pytest.mark.parametrize("leaf", [None, 1])
@@ -284,20 +269,11 @@ def test_device_built_mesh_queries_match_brute_force_and_cpu(device, leaf):
     moved = (pts * 1.5 - 0.2).astype(np.float32)
     mesh.points.assign(moved)
     mesh.refit()
-    m = len(queries)
-    outs = [
-        wp.full(m, -1.0, dtype=float, device=device),
-        wp.full(m, -1, dtype=wp.int32, device=device),
-        wp.full(m, -1.0, dtype=float, device=device),
-        wp.full(m, -1, dtype=wp.int32, device=device),
-        wp.zeros(m, dtype=float, device=device),
-    ]
-    inputs = [mesh.id] + [wp.array(a, dtype=wp.vec3, device=device) for a in (queries, starts, dirs)]
-    wp.launch(_mesh_queries, dim=m, inputs=inputs + outs, device=device)
+    outs = _query_mesh(mesh, device, queries, starts, dirs)
     _, d2 = closest_faces(queries.astype(np.float64), moved[tris].astype(np.float64))
-    np.testing.assert_allclose(outs[0].numpy(), np.sqrt(d2), atol=1e-5)
+    np.testing.assert_allclose(outs[0], np.sqrt(d2), atol=1e-5)
     inside = solid_angle_winding(queries.astype(np.float64), moved[tris].astype(np.float64)) > 0.5
-    np.testing.assert_array_equal(outs[4].numpy() < 0, inside)
+    np.testing.assert_array_equal(outs[4] < 0, inside)
 
 
 def test_device_built_mesh_of_degenerate_triangles(device):
@@ -437,7 +413,7 @@ def test_winding_mesh_refit_captured_in_a_graph(device):
 def test_centroid_bounds_reduce_in_levels_to_numpys(device, n):
     """The Morton codes' frame: the box of the centroids, reduced by chunks of BOUNDS_CHUNK in
     turn (one level for n <= 32, three for 40000), equals NumPy's."""
-    lo, hi = _boxes(n, seed=n)
+    lo, hi = random_boxes(n, seed=n)
     lowers, uppers = wp.array(lo, dtype=wp.vec3, device=device), wp.array(hi, dtype=wp.vec3, device=device)
 
     def launch(kernel, dim, inputs):

@@ -7,13 +7,10 @@ import pytest
 
 import warp as wp
 from geomref import point_triangle_dist2, random_soup
+from mesh_util import make_mesh
 
 #: every test runs on each device (tests/conftest.py: cpu, cuda:N or the stand-in's cuda:0)
 pytestmark = pytest.mark.usefixtures("on_device")
-
-
-def _mesh(pts, tris, **kw):
-    return wp.Mesh(wp.array(pts, dtype=wp.vec3), wp.array(tris.reshape(-1), dtype=wp.int32), **kw)
 
 
 @wp.kernel
@@ -46,7 +43,7 @@ def _sphere_hits(kernel, mesh, centers, radius, num_faces):
 @pytest.mark.parametrize("leaf_size", [1, 8])
 def test_sphere_query_reports_faces_within_the_radius_once(kernel, leaf_size):
     pts, tris = random_soup(400, seed=20)
-    mesh = _mesh(pts, tris, bvh_leaf_size=leaf_size)
+    mesh = make_mesh(pts, tris, bvh_leaf_size=leaf_size)
     centers = np.random.default_rng(21).random((200, 3)).astype(np.float32)
     radius = 0.12
     hits = _sphere_hits(kernel, mesh, centers, radius, len(tris))
@@ -68,7 +65,7 @@ def test_sphere_query_reports_faces_within_the_radius_once(kernel, leaf_size):
 def test_sphere_query_touching_and_negative_radius():
     pts = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0]], np.float32)
     tris = np.array([[0, 1, 2]], np.int32)
-    mesh = _mesh(pts, tris)
+    mesh = make_mesh(pts, tris)
     centers = np.array([[0.25, 0.25, 0.5], [0.25, 0.25, 0.5], [0.25, 0.25, 0.0], [2.0, 0.0, 0.0]], np.float32)
     got = [
         _sphere_hits(sphere_faces, mesh, centers[i : i + 1], r, 1)[0, 0]
@@ -115,7 +112,7 @@ def either_kind(
 
 def test_query_kinds_share_one_type():
     pts, tris = random_soup(300, seed=22)
-    mesh = _mesh(pts, tris)
+    mesh = make_mesh(pts, tris)
     centers = np.random.default_rng(23).random((90, 3)).astype(np.float32)
     radius = 0.1
     kind = np.arange(90) % 3
@@ -146,7 +143,7 @@ def aabb_for(id: wp.uint64, lo: wp.vec3, hi: wp.vec3, hits: wp.array(dtype=wp.in
 
 def test_aabb_query_for_loop_matches_brute_force():
     pts, tris = random_soup(300, seed=24)
-    mesh = _mesh(pts, tris)
+    mesh = make_mesh(pts, tris)
     lo, hi = np.array([0.2, 0.3, 0.1], np.float32), np.array([0.6, 0.5, 0.7], np.float32)
     hits = wp.zeros(300, dtype=wp.int32)
     wp.launch(aabb_for, dim=1, inputs=[mesh.id, wp.vec3(*lo), wp.vec3(*hi), hits])

@@ -15,13 +15,10 @@ from geomref import (
     torus_distance,
     torus_points,
 )
+from mesh_util import make_mesh
 
 #: every test runs on each device (tests/conftest.py: cpu, cuda:N or the stand-in's cuda:0)
 pytestmark = pytest.mark.usefixtures("on_device")
-
-
-def _mesh(pts, tris, **kw):
-    return wp.Mesh(wp.array(pts, dtype=wp.vec3), wp.array(tris.reshape(-1), dtype=wp.int32), **kw)
 
 
 @wp.kernel
@@ -76,7 +73,7 @@ def furthest_reference(q: np.ndarray, corners: np.ndarray, min_dist: float):
 @pytest.mark.parametrize("min_dist", [0.0, 1.5])
 def test_furthest_point_matches_brute_force(kernel, min_dist):
     pts, tris = random_soup(500, seed=3)
-    mesh = _mesh(pts, tris)
+    mesh = make_mesh(pts, tris)
     q = (np.random.default_rng(4).random((400, 3)) * 1.6 - 0.3).astype(np.float32)
     face, uv, pos = wp.zeros(400, dtype=wp.int32), wp.zeros(400, dtype=wp.vec2), wp.zeros(400, dtype=wp.vec3)
     wp.launch(kernel, dim=400, inputs=[mesh.id, wp.array(q, dtype=wp.vec3), min_dist, face, uv, pos])
@@ -97,7 +94,7 @@ def test_furthest_point_ties_go_to_the_lowest_face():
     # the same triangle three times (faces 0-2) and a smaller one: all queries tie between 0-2
     pts = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0.2, 0.2, 0], [0.3, 0.2, 0], [0.2, 0.3, 0]], np.float32)
     tris = np.array([[3, 4, 5], [0, 1, 2], [0, 1, 2], [0, 1, 2]], np.int32)
-    mesh = _mesh(pts, tris, bvh_leaf_size=1)
+    mesh = make_mesh(pts, tris, bvh_leaf_size=1)
     q = np.array([[0.1, 0.1, 0.5], [2.0, 2.0, 0.0], [-1.0, 0.0, 0.0]], np.float32)
     face, uv, pos = wp.zeros(3, dtype=wp.int32), wp.zeros(3, dtype=wp.vec2), wp.zeros(3, dtype=wp.vec3)
     wp.launch(furthest_struct, dim=3, inputs=[mesh.id, wp.array(q, dtype=wp.vec3), 0.0, face, uv, pos])
@@ -151,7 +148,7 @@ def _parity(kernel, mesh, q, n_sample, scale):
 @pytest.mark.slow
 def test_parity_sign_matches_numpy_crossing_counts(kernel, n_sample):
     pts, tris = torus()
-    mesh = _mesh(pts, tris)
+    mesh = make_mesh(pts, tris)
     q = torus_points(1500, seed=12)
     sign, face = _parity(kernel, mesh, q, n_sample, 0.1)
     # NumPy: parity of the crossings along (1, 1, 1); on a closed mesh every ray from a point agrees,
@@ -174,7 +171,7 @@ def test_parity_sign_matches_numpy_crossing_counts(kernel, n_sample):
 
 def test_parity_sign_with_no_samples_is_inside_and_is_deterministic():
     pts, tris = torus()
-    mesh = _mesh(pts, tris)
+    mesh = make_mesh(pts, tris)
     q = torus_points(200, seed=13)
     sign0, _ = _parity(parity_struct, mesh, q, 0, 0.1)
     assert (sign0 == -1.0).all()

@@ -7,13 +7,10 @@ import pytest
 
 import warp as wp
 from geomref import random_soup, uv_sphere
+from mesh_util import make_mesh
 
 #: every test runs on each device (tests/conftest.py: cpu, cuda:N or the stand-in's cuda:0)
 pytestmark = pytest.mark.usefixtures("on_device")
-
-
-def _mesh(pts, tris):
-    return wp.Mesh(wp.array(pts, dtype=wp.vec3), wp.array(tris.reshape(-1), dtype=wp.int32))
 
 
 @wp.kernel
@@ -41,7 +38,7 @@ def distance_loss_outputs(id: wp.uint64, pts: wp.array(dtype=wp.vec3), loss: wp.
 @pytest.mark.slow
 def test_distance_gradient_is_the_unit_direction_from_the_closest_point():
     pts, tris = random_soup(200, seed=3)
-    mesh = _mesh(pts, tris)
+    mesh = make_mesh(pts, tris)
     q = (np.random.default_rng(4).random((64, 3)) * 1.2 - 0.1).astype(np.float32)
     for kernel in (distance_loss, distance_loss_outputs):
         x = wp.array(q, dtype=wp.vec3, requires_grad=True)
@@ -94,7 +91,7 @@ def test_ray_distance_gradients_match_plane_formula():
     # rays from inside a sphere: t = n.(a - o) / n.d for the face hit, so
     # dt/do = -n / (n.d) and dt/dd = -t n / (n.d)
     pts, tris = uv_sphere(1.0, 10, 14)
-    mesh = _mesh(pts, tris)
+    mesh = make_mesh(pts, tris)
     rng = np.random.default_rng(5)
     o = (rng.random((48, 3)) * 0.4 - 0.2).astype(np.float32)
     d = rng.normal(size=(48, 3)).astype(np.float32)
@@ -130,7 +127,7 @@ def test_ray_distance_gradients_match_plane_formula():
 
 
 def _loss_for_points(kernel, verts, tris, q) -> float:
-    mesh = _mesh(verts.astype(np.float32), tris)
+    mesh = make_mesh(verts.astype(np.float32), tris)
     loss = wp.zeros(1, dtype=float)
     wp.launch(kernel, dim=len(q), inputs=[mesh.id, wp.array(q, dtype=wp.vec3), loss])
     return float(loss.numpy()[0])

@@ -7,13 +7,10 @@ import pytest
 
 import warp as wp
 from geomref import closest_faces, random_soup, ray_hits, solid_angle_winding, torus, torus_inside, uv_sphere
+from mesh_util import make_mesh
 
 #: every test runs on each device (tests/conftest.py: cpu, cuda:N or the stand-in's cuda:0)
 pytestmark = pytest.mark.usefixtures("on_device")
-
-
-def _mesh(pts, tris, **kw):
-    return wp.Mesh(wp.array(pts, dtype=wp.vec3), wp.array(tris.reshape(-1), dtype=wp.int32), **kw)
 
 
 @wp.kernel
@@ -55,7 +52,7 @@ def closest_outputs(
 @pytest.mark.parametrize("kernel", [closest_struct, closest_outputs])
 def test_closest_point_matches_brute_force(kernel):
     pts, tris = random_soup(400, seed=1)
-    mesh = _mesh(pts, tris)
+    mesh = make_mesh(pts, tris)
     q = np.random.default_rng(2).random((300, 3)).astype(np.float32) * 1.4 - 0.2
     found, face, pos = (
         wp.zeros(300, dtype=wp.int32),
@@ -74,7 +71,7 @@ def test_closest_point_matches_brute_force(kernel):
 
 def test_closest_point_respects_max_dist():
     pts, tris = random_soup(100, seed=3)
-    mesh = _mesh(pts, tris)
+    mesh = make_mesh(pts, tris)
     q = np.random.default_rng(4).random((200, 3)).astype(np.float32) * 3.0 - 1.0
     max_dist = 0.15
     found, face, pos = (
@@ -117,7 +114,7 @@ def test_inside_outside_signs(shape):
         outer = torus_inside(q, r=0.40)
         keep = inner | ~outer
         q, inside = q[keep], inner[keep]
-    mesh = _mesh(pts, tris, support_winding_number=True)
+    mesh = make_mesh(pts, tris, support_winding_number=True)
     out = wp.zeros(len(q), dtype=wp.vec3)
     wp.launch(signs, dim=len(q), inputs=[mesh.id, wp.array(q, dtype=wp.vec3), out])
     expected = np.where(inside, -1.0, 1.0)
@@ -142,7 +139,7 @@ def test_winding_number_of_open_mesh_against_solid_angles(threshold):
     pts, tris = uv_sphere(1.0, 12, 18)
     centroids = pts[tris].mean(axis=1)
     tris = tris[centroids[:, 2] < 0.5]  # cut a cap off: winding numbers between 0 and 1
-    mesh = _mesh(pts, tris, support_winding_number=True)
+    mesh = make_mesh(pts, tris, support_winding_number=True)
     q = (np.random.default_rng(7).random((500, 3)) * 2.4 - 1.2).astype(np.float32)
     w = solid_angle_winding(q, pts[tris])
     out = wp.zeros(len(q), dtype=float)
@@ -178,7 +175,7 @@ def cast(
 @pytest.mark.parametrize("max_t,constructor", [(1.0e6, None), (0.5, None), (1.0e6, "lbvh")])
 def test_ray_cast_matches_brute_force(max_t, constructor):
     pts, tris = random_soup(1000, seed=8, size=0.25)
-    mesh = _mesh(pts, tris, bvh_constructor=constructor)
+    mesh = make_mesh(pts, tris, bvh_constructor=constructor)
     rng = np.random.default_rng(9)
     n = 400
     o = (rng.random((n, 3)) * 1.6 - 0.3).astype(np.float32)
@@ -223,7 +220,7 @@ def test_exact_ties_go_to_the_lowest_face_index(leaf_size):
     original = perm % len(tris)  # which triangle each face is
     lowest = np.full(len(tris), len(copies))
     np.minimum.at(lowest, original, np.arange(len(copies)))
-    mesh = _mesh(pts, copies, bvh_leaf_size=leaf_size)
+    mesh = make_mesh(pts, copies, bvh_leaf_size=leaf_size)
     n = 300
     q = (rng.random((n, 3)) * 1.4 - 0.2).astype(np.float32)
     found, face, pos = (wp.zeros(n, dtype=wp.int32), wp.zeros(n, dtype=wp.int32), wp.zeros(n, dtype=wp.vec3))
@@ -251,7 +248,7 @@ def aabb_faces(id: wp.uint64, lo: wp.vec3, hi: wp.vec3, hits: wp.array(dtype=wp.
 
 def test_aabb_query_reports_overlapping_face_boxes_once():
     pts, tris = random_soup(300, seed=10)
-    mesh = _mesh(pts, tris)
+    mesh = make_mesh(pts, tris)
     lo, hi = np.array([0.2, 0.3, 0.1], np.float32), np.array([0.6, 0.5, 0.7], np.float32)
     hits = wp.zeros(300, dtype=wp.int32)
     wp.launch(aabb_faces, dim=1, inputs=[mesh.id, wp.vec3(*lo), wp.vec3(*hi), hits])

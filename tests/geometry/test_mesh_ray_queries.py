@@ -7,13 +7,10 @@ import pytest
 
 import warp as wp
 from geomref import random_soup, ray_hit_counts, torus, torus_distance, torus_inside, torus_points
+from mesh_util import make_mesh
 
 #: every test runs on each device (tests/conftest.py: cpu, cuda:N or the stand-in's cuda:0)
 pytestmark = pytest.mark.usefixtures("on_device")
-
-
-def _mesh(pts, tris, **kw):
-    return wp.Mesh(wp.array(pts, dtype=wp.vec3), wp.array(tris.reshape(-1), dtype=wp.int32), **kw)
 
 
 @wp.kernel
@@ -77,7 +74,7 @@ def _launch(kernel, mesh, o, d, *extra):
 @pytest.mark.parametrize("constructor", [None, "lbvh"])
 def test_anyhit_matches_brute_force(max_t, constructor):
     pts, tris = random_soup(600, seed=5, size=0.2)
-    mesh = _mesh(pts, tris, bvh_constructor=constructor)
+    mesh = make_mesh(pts, tris, bvh_constructor=constructor)
     o, d = _rays(2000, seed=6)
     counts, margin = ray_hit_counts(o, d, pts[tris], max_t)
     clear = margin > 1e-4
@@ -92,7 +89,7 @@ def test_anyhit_matches_brute_force(max_t, constructor):
 
 def test_count_intersections_matches_brute_force():
     pts, tris = random_soup(400, seed=7)
-    mesh = _mesh(pts, tris)
+    mesh = make_mesh(pts, tris)
     o, d = _rays(2000, seed=8)
     counts, margin = ray_hit_counts(o, d, pts[tris])
     clear = margin > 1e-4
@@ -106,7 +103,7 @@ def test_count_intersections_matches_brute_force():
 
 def test_count_parity_tells_inside_of_a_closed_mesh():
     pts, tris = torus()
-    mesh = _mesh(pts, tris)
+    mesh = make_mesh(pts, tris)
     _, d = _rays(3000, seed=9)
     o = torus_points(3000, seed=10)
     counts, margin = ray_hit_counts(o, d, pts[tris])
@@ -128,7 +125,7 @@ def test_ray_parallel_to_a_slab_with_its_start_on_a_box_face_hits(constructor):
     # a flat quad at z = 0 over [0, 2]^2: its boxes are flat in z and have faces at x, y = 0 and 2
     pts = np.array([[0, 0, 0], [2, 0, 0], [2, 2, 0], [0, 2, 0]], dtype=np.float32)
     tris = np.array([[0, 1, 2], [0, 2, 3]], dtype=np.int32)
-    mesh = _mesh(pts, tris, bvh_constructor=constructor)
+    mesh = make_mesh(pts, tris, bvh_constructor=constructor)
     # rays straight down (dir x = y = 0) starting on each face of the box, one inside, two outside
     o = np.array(
         [[2, 1, 1], [0, 1, 1], [1, 2, 1], [1, 0, 1], [1, 1, 1], [2.01, 1, 1], [1, -0.01, 1]], dtype=np.float32

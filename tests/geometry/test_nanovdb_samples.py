@@ -16,6 +16,8 @@ import pytest
 import warp as wp
 from warp_geometry import nanovdb
 
+from volume_lookups import lookup_f, lookup_v
+
 #: every test runs on each device (tests/conftest.py: cpu, cuda:N or the stand-in's cuda:0)
 pytestmark = pytest.mark.usefixtures("on_device")
 
@@ -25,20 +27,6 @@ DATA = Path(__file__).parent / "data"
 def _bytes(name: str) -> bytes:
     path = DATA / name
     return gzip.decompress(path.read_bytes()) if name.endswith(".gz") else path.read_bytes()
-
-
-@wp.kernel
-def lookup_f(id: wp.uint64, ijk: wp.array(dtype=wp.vec3i), out: wp.array(dtype=float)):
-    t = wp.tid()
-    c = ijk[t]
-    out[t] = wp.volume_lookup_f(id, c[0], c[1], c[2])
-
-
-@wp.kernel
-def lookup_v(id: wp.uint64, ijk: wp.array(dtype=wp.vec3i), out: wp.array(dtype=wp.vec3)):
-    t = wp.tid()
-    c = ijk[t]
-    out[t] = wp.volume_lookup_v(id, c[0], c[1], c[2])
 
 
 @wp.kernel

@@ -9,25 +9,13 @@ import numpy as np
 import pytest
 
 import warp as wp
-from ptxas_util import cuda_compile, module_kernels, needs_ptxas, ptxas_check
+from ptxas_util import assert_ptx_assembles, module_kernels, needs_ptxas
 from warp_geometry import volume_device_build
+
+from volume_lookups import lookup_f, lookup_index, lookup_v
 
 DEV = "cuda:0"
 V = wp.Volume
-
-
-@wp.kernel
-def _lookup_index(volume: wp.uint64, ijk: wp.array(dtype=wp.vec3i), out: wp.array(dtype=wp.int32)):
-    i = wp.tid()
-    p = ijk[i]
-    out[i] = wp.volume_lookup_index(volume, p[0], p[1], p[2])
-
-
-@wp.kernel
-def _lookup_f(volume: wp.uint64, ijk: wp.array(dtype=wp.vec3i), out: wp.array(dtype=wp.float32)):
-    i = wp.tid()
-    p = ijk[i]
-    out[i] = wp.volume_lookup_f(volume, p[0], p[1], p[2])
 
 
 @wp.kernel
@@ -36,13 +24,6 @@ def _sample_f(volume: wp.uint64, ijk: wp.array(dtype=wp.vec3i), out: wp.array(dt
     p = ijk[i]
     q = wp.vec3(float(p[0]) + 0.3, float(p[1]) + 0.6, float(p[2]) - 0.2)
     out[i] = wp.volume_sample_f(volume, q, wp.Volume.LINEAR)
-
-
-@wp.kernel
-def _lookup_v(volume: wp.uint64, ijk: wp.array(dtype=wp.vec3i), out: wp.array(dtype=wp.vec3)):
-    i = wp.tid()
-    p = ijk[i]
-    out[i] = wp.volume_lookup_v(volume, p[0], p[1], p[2])
 
 
 @wp.kernel
@@ -145,7 +126,7 @@ def test_voxels_built_on_the_device_equal_the_host_build(fake_cuda, seed):
     assert _kernel_voxel_count(dev, DEV) == _kernel_voxel_count(host, "cpu") == stats.voxel_count
     query = _queries(pts)
     np.testing.assert_array_equal(
-        _run(_lookup_index, dev, query, wp.int32, DEV), _run(_lookup_index, host, query, wp.int32, "cpu")
+        _run(lookup_index, dev, query, wp.int32, DEV), _run(lookup_index, host, query, wp.int32, "cpu")
     )
     # a rebuild in place (fewer points) agrees too, id kept
     vid = dev.id
@@ -155,7 +136,7 @@ def test_voxels_built_on_the_device_equal_the_host_build(fake_cuda, seed):
     assert dev.id == vid and dev.get_active_stats() == host.get_active_stats()
     np.testing.assert_array_equal(dev.get_voxels().numpy(), host.get_voxels().numpy())
     np.testing.assert_array_equal(
-        _run(_lookup_index, dev, query, wp.int32, DEV), _run(_lookup_index, host, query, wp.int32, "cpu")
+        _run(lookup_index, dev, query, wp.int32, DEV), _run(lookup_index, host, query, wp.int32, "cpu")
     )
     assert dev.get_tile_count() == host.get_tile_count()
 
@@ -194,14 +175,14 @@ def test_tiles_built_on_the_device_equal_the_host_build(fake_cuda, bg):
     query = _queries(pts)
     if bg is None:
         np.testing.assert_array_equal(
-            _run(_lookup_index, dev, query, wp.int32, DEV), _run(_lookup_index, host, query, wp.int32, "cpu")
+            _run(lookup_index, dev, query, wp.int32, DEV), _run(lookup_index, host, query, wp.int32, "cpu")
         )
     elif isinstance(bg, float):
         for v, d in ((host, "cpu"), (dev, DEV)):  # stores, then a rebuild resets to the background
             wp.launch(
                 _store_f, dim=len(pts), inputs=[v.id, wp.array(pts, dtype=wp.vec3i, device=d)], device=d
             )
-        for kernel in (_lookup_f, _sample_f):
+        for kernel in (lookup_f, _sample_f):
             np.testing.assert_array_equal(
                 _run(kernel, dev, query, wp.float32, DEV), _run(kernel, host, query, wp.float32, "cpu")
             )
@@ -209,11 +190,11 @@ def test_tiles_built_on_the_device_equal_the_host_build(fake_cuda, bg):
         for v, d in ((host, "cpu"), (dev, DEV)):
             v.rebuild(wp.array(pts[:10], dtype=wp.vec3i, device=d))
         np.testing.assert_array_equal(
-            _run(_lookup_f, dev, query, wp.float32, DEV), _run(_lookup_f, host, query, wp.float32, "cpu")
+            _run(lookup_f, dev, query, wp.float32, DEV), _run(lookup_f, host, query, wp.float32, "cpu")
         )
     elif isinstance(bg, tuple):
         np.testing.assert_array_equal(
-            _run(_lookup_v, dev, query, wp.vec3, DEV), _run(_lookup_v, host, query, wp.vec3, "cpu")
+            _run(lookup_v, dev, query, wp.vec3, DEV), _run(lookup_v, host, query, wp.vec3, "cpu")
         )
     else:
         np.testing.assert_array_equal(dev._sync().leaf_value, host._sync().leaf_value)
@@ -411,9 +392,7 @@ KERNELS = module_kernels(volume_device_build)
 @needs_ptxas
 @pytest.mark.parametrize("module,name,kernel", KERNELS, ids=[n for _, n, _ in KERNELS])
 def test_kernel_ptx_assembles(module, name, kernel):
-    ptx, _ = cuda_compile(kernel)
-    assert ".entry" in ptx
-    ptxas_check(ptx)
+    assert_ptx_assembles(kernel)
 
 
 def test_no_points_and_every_point_masked_give_an_empty_volume(fake_cuda):
@@ -425,4 +404,4 @@ def test_no_points_and_every_point_masked_give_an_empty_volume(fake_cuda):
     tiles = _tiles(DEV, pts, 1.0, mask=np.zeros(2, np.int32), status=status)
     assert int(status.numpy()[0]) == V.REBUILD_SUCCESS
     assert tiles.get_active_stats() == V.ActiveStats(0, 0, 0, 0)
-    np.testing.assert_array_equal(_run(_lookup_f, tiles, _queries(pts), wp.float32, DEV), 1.0)
+    np.testing.assert_array_equal(_run(lookup_f, tiles, _queries(pts), wp.float32, DEV), 1.0)

@@ -12,6 +12,8 @@ import warp as wp
 from warp_geometry import nanovdb
 from warp_geometry.volume_topology import grid_from_leaves
 
+from volume_lookups import lookup_index
+
 #: every test runs on each device (tests/conftest.py: cpu, cuda:N or the stand-in's cuda:0)
 pytestmark = pytest.mark.usefixtures("on_device")
 
@@ -77,13 +79,6 @@ def sample_d(
     grad[t] = g
 
 
-@wp.kernel
-def index_of(id: wp.uint64, ijk: wp.array(dtype=wp.vec3i), out: wp.array(dtype=int)):
-    t = wp.tid()
-    c = ijk[t]
-    out[t] = wp.volume_lookup_index(id, c[0], c[1], c[2])
-
-
 SHAPE = (16, 8, 8)  # two leaves along x
 
 
@@ -100,7 +95,9 @@ def _dense_index(vol) -> np.ndarray:
     """volume_lookup_index of every voxel of SHAPE (independently of the sampler)."""
     ijk = np.stack(np.meshgrid(*[np.arange(s) for s in SHAPE], indexing="ij"), axis=-1).reshape(-1, 3)
     out = wp.zeros(len(ijk), dtype=int)
-    wp.launch(index_of, dim=len(ijk), inputs=[vol.id, wp.array(ijk.astype(np.int32), dtype=wp.vec3i), out])
+    wp.launch(
+        lookup_index, dim=len(ijk), inputs=[vol.id, wp.array(ijk.astype(np.int32), dtype=wp.vec3i), out]
+    )
     return out.numpy().reshape(SHAPE)
 
 

@@ -8,24 +8,12 @@ import pytest
 
 import warp as wp
 
+from volume_lookups import lookup_index, lookup_v
+
 
 @wp.kernel
 def _voxel_count(volume: wp.uint64, out: wp.array(dtype=wp.int32)):
     out[0] = wp.volume_voxel_count(volume)
-
-
-@wp.kernel
-def _lookup(volume: wp.uint64, ijk: wp.array(dtype=wp.vec3i), out: wp.array(dtype=wp.int32)):
-    i = wp.tid()
-    p = ijk[i]
-    out[i] = wp.volume_lookup_index(volume, p[0], p[1], p[2])
-
-
-@wp.kernel
-def _read_v(volume: wp.uint64, ijk: wp.array(dtype=wp.vec3i), out: wp.array(dtype=wp.vec3)):
-    i = wp.tid()
-    p = ijk[i]
-    out[i] = wp.volume_lookup_v(volume, p[0], p[1], p[2])
 
 
 def _rows(a):
@@ -98,8 +86,8 @@ def test_rebuild_voxels_in_place_matches_a_fresh_volume():
     fresh = wp.Volume.allocate_by_voxels(wp.array(pts, dtype=wp.int32), voxel_size=1.0)
     query = np.vstack([unique, [[4096, 0, 0], [1, 1, 1], [-500, 3, 3]]]).astype(np.int32)
     got, ref = (wp.zeros(len(query), dtype=wp.int32) for _ in range(2))
-    wp.launch(_lookup, dim=len(query), inputs=[vol.id, wp.array(query, dtype=wp.vec3i), got])
-    wp.launch(_lookup, dim=len(query), inputs=[fresh.id, wp.array(query, dtype=wp.vec3i), ref])
+    wp.launch(lookup_index, dim=len(query), inputs=[vol.id, wp.array(query, dtype=wp.vec3i), got])
+    wp.launch(lookup_index, dim=len(query), inputs=[fresh.id, wp.array(query, dtype=wp.vec3i), ref])
     np.testing.assert_array_equal(got.numpy(), ref.numpy())
 
 
@@ -134,7 +122,7 @@ def test_rebuild_tiles_with_values_mask_and_world_points():
         .astype(np.int32)
     )
     values = wp.zeros(len(voxels), dtype=wp.vec3)
-    wp.launch(_read_v, dim=len(voxels), inputs=[vol.id, wp.array(voxels, dtype=wp.vec3i), values])
+    wp.launch(lookup_v, dim=len(voxels), inputs=[vol.id, wp.array(voxels, dtype=wp.vec3i), values])
     np.testing.assert_array_equal(values.numpy(), np.tile([1.0, 2.0, 3.0], (len(voxels), 1)))
 
 

@@ -7,11 +7,7 @@ import pytest
 
 import warp as wp
 
-
-@wp.kernel
-def saxpy(x: wp.array(dtype=float), y: wp.array(dtype=float), a: float):
-    i = wp.tid()
-    y[i] = a * x[i] + y[i]
+from interop_kernels import saxpy
 
 
 def test_saxpy_with_numpy_arrays():

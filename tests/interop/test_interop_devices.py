@@ -9,17 +9,7 @@ import pytest
 
 import warp as wp
 
-
-@wp.kernel
-def scale2(x: wp.array(dtype=float), y: wp.array(dtype=float)):
-    i = wp.tid()
-    y[i] = 2.0 * x[i]
-
-
-@wp.kernel
-def square_sum(x: wp.array(dtype=float), loss: wp.array(dtype=float)):
-    i = wp.tid()
-    wp.atomic_add(loss, 0, x[i] * x[i])
+from interop_kernels import scale2, square_sum
 
 
 def test_torch_zero_copy_launch_and_gradients(real_device) -> None:

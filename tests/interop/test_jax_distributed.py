@@ -28,11 +28,22 @@ assert num_gpus == 4, num_gpus
 """
 
 
+def run_on_four_host_devices(script: str, tmp_path) -> None:
+    """Run PRELUDE + ``script`` on four host CPU devices in a fresh process; it must print "ok" last."""
+    result = run_python(
+        PRELUDE + script,
+        tmp_path,
+        XLA_FLAGS="--xla_force_host_platform_device_count=4",
+        JAX_PLATFORMS="cpu",  # the host devices, also where JAX's CUDA plugin would pick the GPU
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.strip().endswith("ok")
+
+
 @pytest.mark.slow
 def test_distributed_multiply_by_two(tmp_path):
-    result = run_python(
-        PRELUDE
-        + """
+    run_on_four_host_devices(
+        """
 @wp.kernel
 def multiply_by_two_kernel(
     a_in: wp.array(dtype=wp.float32),
@@ -78,18 +89,13 @@ np.testing.assert_array_equal(out, 2.0 * np.arange(input_size))
 print("ok")
 """,
         tmp_path,
-        XLA_FLAGS="--xla_force_host_platform_device_count=4",
-        JAX_PLATFORMS="cpu",  # the host devices, also where JAX's CUDA plugin would pick the GPU
     )
-    assert result.returncode == 0, result.stderr[-3000:]
-    assert result.stdout.strip().endswith("ok")
 
 
 @pytest.mark.slow
 def test_distributed_matmul_with_launch_dims(tmp_path):
-    result = run_python(
-        PRELUDE
-        + """
+    run_on_four_host_devices(
+        """
 @wp.kernel
 def matmul_kernel(
     a: wp.array2d(dtype=wp.float32),
@@ -142,8 +148,4 @@ assert jnp.allclose(allgather(warp_result), jax_result, atol=1e-5)
 print("ok")
 """,
         tmp_path,
-        XLA_FLAGS="--xla_force_host_platform_device_count=4",
-        JAX_PLATFORMS="cpu",  # the host devices, also where JAX's CUDA plugin would pick the GPU
     )
-    assert result.returncode == 0, result.stderr[-3000:]
-    assert result.stdout.strip().endswith("ok")

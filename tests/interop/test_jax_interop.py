@@ -14,6 +14,8 @@ import pytest
 
 import warp as wp
 
+from interop_kernels import vec_norms
+
 jax = pytest.importorskip("jax")
 jnp = jax.numpy
 
@@ -27,12 +29,6 @@ pytestmark = pytest.mark.usefixtures("jax_device")
 def double(x: wp.array(dtype=float), y: wp.array(dtype=float)):
     i = wp.tid()
     y[i] = 2.0 * x[i]
-
-
-@wp.kernel
-def vec_norms(v: wp.array(dtype=wp.vec3), out: wp.array(dtype=float)):
-    i = wp.tid()
-    out[i] = wp.length(v[i])
 
 
 @wp.kernel

@@ -11,19 +11,9 @@ import pytest
 
 import warp as wp
 
+from interop_kernels import minimize_loss, saxpy
+
 paddle = pytest.importorskip("paddle")
-
-
-@wp.kernel
-def saxpy(x: wp.array(dtype=float), y: wp.array(dtype=float), a: float):
-    i = wp.tid()
-    y[i] = a * x[i] + y[i]
-
-
-@wp.kernel()
-def loss(xs: wp.array(dtype=float, ndim=2), l: wp.array(dtype=float)):
-    tid = wp.tid()
-    wp.atomic_add(l, 0, xs[tid, 0] ** 2.0 + xs[tid, 1] ** 2.0)
 
 
 def reference_adam(x0: np.ndarray, lr: float, steps: int) -> np.ndarray:
@@ -58,19 +48,8 @@ def test_optimization_using_from_paddle():
     wp_xs = wp.from_paddle(xs)
     wp_l = wp.from_paddle(l)
 
-    tape = wp.Tape()
-    with tape:
-        wp.launch(loss, dim=len(xs), inputs=[wp_xs], outputs=[wp_l], device=wp_xs.device)
-
     steps = 50
-    losses = []
-    for _ in range(steps):
-        tape.zero()
-        tape.backward(loss=wp_l)
-        opt.step()
-        wp_l.zero_()
-        wp.launch(loss, dim=len(xs), inputs=[wp_xs], outputs=[wp_l], device=wp_xs.device)
-        losses.append(l.item())
+    losses = minimize_loss(wp_xs, wp_l, opt, steps, read_loss=l.item)
 
     expected = reference_adam(x0, 0.1, steps)
     np.testing.assert_allclose(xs.numpy(), expected, rtol=1e-4, atol=1e-5)
@@ -85,17 +64,8 @@ def test_optimization_using_to_paddle():
     l = wp.zeros(1, dtype=wp.float32, requires_grad=True)
     opt = paddle.optimizer.Adam(learning_rate=0.1, parameters=[wp.to_paddle(xs)])
 
-    tape = wp.Tape()
-    with tape:
-        wp.launch(loss, dim=len(xs), inputs=[xs], outputs=[l], device=xs.device)
-
     steps = 50
-    for _ in range(steps):
-        tape.zero()
-        tape.backward(loss=l)
-        opt.step()
-        l.zero_()
-        wp.launch(loss, dim=len(xs), inputs=[xs], outputs=[l], device=xs.device)
+    minimize_loss(xs, l, opt, steps)
 
     expected = reference_adam(x_init, 0.1, steps)
     np.testing.assert_allclose(xs.numpy(), expected, rtol=1e-4, atol=1e-5)

@@ -11,35 +11,10 @@ import pytest
 
 import warp as wp
 
+from guide_rosenbrock import eval_rosenbrock, torch_rosenbrock_function
+from interop_kernels import minimize_loss, saxpy
+
 torch = pytest.importorskip("torch")
-
-
-@wp.kernel
-def saxpy(x: wp.array(dtype=float), y: wp.array(dtype=float), a: float):
-    i = wp.tid()
-    y[i] = a * x[i] + y[i]
-
-
-@wp.kernel()
-def loss(xs: wp.array(dtype=float, ndim=2), l: wp.array(dtype=float)):
-    tid = wp.tid()
-    wp.atomic_add(l, 0, xs[tid, 0] ** 2.0 + xs[tid, 1] ** 2.0)
-
-
-@wp.func
-def rosenbrock(x: float, y: float):
-    return (1.0 - x) ** 2.0 + 100.0 * (y - x**2.0) ** 2.0
-
-
-@wp.kernel
-def eval_rosenbrock(
-    xs: wp.array(dtype=wp.vec2),
-    # outputs
-    z: wp.array(dtype=float),
-):
-    i = wp.tid()
-    x = xs[i]
-    z[i] = rosenbrock(x[0], x[1])
 
 
 def torch_rosenbrock(xy: torch.Tensor) -> torch.Tensor:
@@ -86,19 +61,8 @@ def test_optimization_using_from_torch():
     wp_xs = wp.from_torch(xs)
     wp_l = wp.from_torch(l)
 
-    tape = wp.Tape()
-    with tape:
-        wp.launch(loss, dim=len(xs), inputs=[wp_xs], outputs=[wp_l], device=wp_xs.device)
-
     steps = 50
-    losses = []
-    for _ in range(steps):
-        tape.zero()
-        tape.backward(loss=wp_l)
-        opt.step()
-        wp_l.zero_()
-        wp.launch(loss, dim=len(xs), inputs=[wp_xs], outputs=[wp_l], device=wp_xs.device)
-        losses.append(l.item())
+    losses = minimize_loss(wp_xs, wp_l, opt, steps, read_loss=l.item)
 
     expected = reference_adam(x0, 0.1, steps, lambda x: (x**2).sum())
     np.testing.assert_allclose(xs.detach().numpy(), expected.numpy(), rtol=1e-4, atol=1e-5)
@@ -113,53 +77,16 @@ def test_optimization_using_to_torch():
     l = wp.zeros(1, dtype=wp.float32, requires_grad=True)
     opt = torch.optim.Adam([wp.to_torch(xs)], lr=0.1)
 
-    tape = wp.Tape()
-    with tape:
-        wp.launch(loss, dim=len(xs), inputs=[xs], outputs=[l], device=xs.device)
-
     steps = 50
-    for _ in range(steps):
-        tape.zero()
-        tape.backward(loss=l)
-        opt.step()
-        l.zero_()
-        wp.launch(loss, dim=len(xs), inputs=[xs], outputs=[l], device=xs.device)
+    minimize_loss(xs, l, opt, steps)
 
     expected = reference_adam(torch.from_numpy(x_init), 0.1, steps, lambda x: (x**2).sum())
     np.testing.assert_allclose(xs.numpy(), expected.numpy(), rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(l.numpy()[0], float((expected**2).sum()), rtol=1e-4)
 
 
-class Rosenbrock(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, xy, num_points):
-        ctx.xy = wp.from_torch(xy, dtype=wp.vec2, requires_grad=True)
-        ctx.num_points = num_points
-
-        # allocate output
-        ctx.z = wp.zeros(num_points, requires_grad=True)
-
-        wp.launch(kernel=eval_rosenbrock, dim=ctx.num_points, inputs=[ctx.xy], outputs=[ctx.z])
-
-        return wp.to_torch(ctx.z)
-
-    @staticmethod
-    def backward(ctx, adj_z):
-        # map incoming Torch grads to our output variables
-        ctx.z.grad = wp.from_torch(adj_z)
-
-        wp.launch(
-            kernel=eval_rosenbrock,
-            dim=ctx.num_points,
-            inputs=[ctx.xy],
-            outputs=[ctx.z],
-            adj_inputs=[ctx.xy.grad],
-            adj_outputs=[ctx.z.grad],
-            adjoint=True,
-        )
-
-        # return adjoint w.r.t. inputs
-        return (wp.to_torch(ctx.xy.grad), None)
+#: the guide's torch.autograd.Function
+Rosenbrock = torch_rosenbrock_function()
 
 
 def rosenbrock_start(num_points: int) -> torch.Tensor:

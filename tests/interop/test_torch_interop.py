@@ -11,31 +11,15 @@ import pytest
 import warp as wp
 from warp.types.bfloat16_bits import bits_of
 
+from interop_kernels import scale2, square_sum, vec_norms
+
 torch = pytest.importorskip("torch")
-
-
-@wp.kernel
-def scale2(x: wp.array(dtype=float), out: wp.array(dtype=float)):
-    i = wp.tid()
-    out[i] = 2.0 * x[i]
 
 
 @wp.kernel
 def add_rows(m: wp.array2d(dtype=float), out: wp.array2d(dtype=float)):
     i, j = wp.tid()
     out[i, j] = m[i, j] + float(i * 10 + j)
-
-
-@wp.kernel
-def vec_norms(v: wp.array(dtype=wp.vec3), out: wp.array(dtype=float)):
-    i = wp.tid()
-    out[i] = wp.length(v[i])
-
-
-@wp.kernel
-def square_sum(x: wp.array(dtype=float), out: wp.array(dtype=float)):
-    i = wp.tid()
-    wp.atomic_add(out, 0, x[i] * x[i])
 
 
 @pytest.mark.parametrize(

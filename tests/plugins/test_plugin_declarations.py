@@ -91,28 +91,34 @@ def test_a_declaration_file_is_read_without_importing_the_package(tmp_path):
     assert proc.stdout.split() == ["warp_provides.json", "True", "True", "False", "['Probe']", "False"]
 
 
-def test_a_geometry_builtin_with_geometry_disabled_names_the_package(tmp_path):
+#: a kernel using a geometry builtin, launched in a script that prints the MissingPluginError
+GEOMETRY_KERNEL_LAUNCH = """
+import warp as wp
+
+@wp.kernel
+def k(mesh: wp.uint64, out: wp.array(dtype=float)):
+    out[0] = wp.mesh_get_point(mesh, 0)[0]
+
+try:
+    wp.launch(k, dim=1, inputs=[wp.uint64(0), wp.zeros(1, dtype=float)])
+except wp.MissingPluginError as e:
+    print("ERROR:", e)
+"""
+
+
+def _launch_with_geometry_disabled(tmp_path, prelude: str = "") -> str:
+    """The output of ``prelude`` then GEOMETRY_KERNEL_LAUNCH, run with warp-geometry disabled."""
     script = tmp_path / "k.py"
-    script.write_text(
-        textwrap.dedent(
-            """
-            import warp as wp
-
-            @wp.kernel
-            def k(mesh: wp.uint64, out: wp.array(dtype=float)):
-                out[0] = wp.mesh_get_point(mesh, 0)[0]
-
-            try:
-                wp.launch(k, dim=1, inputs=[wp.uint64(0), wp.zeros(1, dtype=float)])
-            except wp.MissingPluginError as e:
-                print("ERROR:", e)
-            """
-        )
-    )
+    script.write_text(textwrap.dedent(prelude) + GEOMETRY_KERNEL_LAUNCH)
     env = dict(os.environ, WARP_DISABLE_PLUGINS="geometry")
     proc = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
-    assert "builtin 'wp.mesh_get_point' is provided by the 'warp-geometry' package" in proc.stdout
+    return proc.stdout
+
+
+def test_a_geometry_builtin_with_geometry_disabled_names_the_package(tmp_path):
+    out = _launch_with_geometry_disabled(tmp_path)
+    assert "builtin 'wp.mesh_get_point' is provided by the 'warp-geometry' package" in out
 
 
 def test_cores_copy_of_the_repository_declarations_matches_their_files():
@@ -148,36 +154,22 @@ def test_a_distribution_that_is_not_installed_is_known_from_cores_copy(monkeypat
 
 def test_a_geometry_builtin_with_geometry_not_installed_names_the_extra(tmp_path):
     """warp-geometry disabled and hidden from the installed distributions, as if not installed."""
-    script = tmp_path / "k.py"
-    script.write_text(
-        textwrap.dedent(
-            """
-            import types
-            import warp as wp
-            from warp.plugins import declarations
+    out = _launch_with_geometry_disabled(
+        tmp_path,
+        """
+        import types
+        import warp as wp
+        from warp.plugins import declarations
 
-            listed = declarations.metadata.entry_points
-            declarations.metadata = types.SimpleNamespace(
-                entry_points=lambda group: [e for e in listed(group=group) if e.dist.name != "warp-geometry"]
-            )
-            assert "warp-geometry" not in {d.distribution for d in declarations.declarations()}
-
-            @wp.kernel
-            def k(mesh: wp.uint64, out: wp.array(dtype=float)):
-                out[0] = wp.mesh_get_point(mesh, 0)[0]
-
-            try:
-                wp.launch(k, dim=1, inputs=[wp.uint64(0), wp.zeros(1, dtype=float)])
-            except wp.MissingPluginError as e:
-                print("ERROR:", e)
-            """
+        listed = declarations.metadata.entry_points
+        declarations.metadata = types.SimpleNamespace(
+            entry_points=lambda group: [e for e in listed(group=group) if e.dist.name != "warp-geometry"]
         )
+        assert "warp-geometry" not in {d.distribution for d in declarations.declarations()}
+        """,
     )
-    env = dict(os.environ, WARP_DISABLE_PLUGINS="geometry")
-    proc = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stderr
-    assert "builtin 'wp.mesh_get_point' is provided by the 'warp-geometry' package" in proc.stdout
-    assert 'pip install ".[geometry]"' in proc.stdout
+    assert "builtin 'wp.mesh_get_point' is provided by the 'warp-geometry' package" in out
+    assert 'pip install ".[geometry]"' in out
 
 
 def test_a_geometry_module_name_with_geometry_disabled_names_the_package():
