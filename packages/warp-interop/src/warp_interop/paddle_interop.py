@@ -19,8 +19,6 @@ from warp.extending import (
     int16,
     int32,
     int64,
-    resolve_dtype,
-    type_repr,
     uint16,
     uint32,
     uint64,
@@ -28,17 +26,15 @@ from warp.extending import (
 
 from warp_interop.checks import check_warp_array
 from warp_interop.frameworks import require
-from warp_interop.tensor_views import Layout, element_layout, fill_dtype_tables, launch_arg, wrap_tensor
-
-_from_paddle_dtypes: dict[Any, tuple[Any, int]] = {}
-_to_paddle_dtypes: dict[Any, Any] = {}
+from warp_interop.dtype_maps import DtypeMap, DtypePairs
+from warp_interop.tensor_views import Layout, element_layout, launch_arg, wrap_tensor
 
 
 def _paddle(what: str) -> Any:
     return require("paddle", what)
 
 
-def _dtype_tables(paddle: Any) -> None:
+def _paddle_dtypes(paddle: Any) -> DtypePairs:
     pairs = [
         (paddle.float16, warp.float16, 2), (paddle.float32, warp.float32, 4),
         (paddle.float64, warp.float64, 8),
@@ -50,10 +46,14 @@ def _dtype_tables(paddle: Any) -> None:
     for name, wp_type, size in (("uint32", warp.uint32, 4), ("uint64", warp.uint64, 8)):
         t = getattr(paddle, name, None)
         if t is not None and t != getattr(paddle, "bfloat16", None):
-            _from_paddle_dtypes[t] = (wp_type, size)
+            pairs.append((t, wp_type, size))
     # Documented mapping: unsigned 16/32/64-bit warp types map to the signed paddle type of that width.
     signed = {warp.uint16: paddle.int16, warp.uint32: paddle.int32, warp.uint64: paddle.int64}
-    fill_dtype_tables(pairs, _from_paddle_dtypes, _to_paddle_dtypes, signed)
+    return pairs, signed
+
+
+#: paddle dtype -> (warp scalar type, itemsize) and warp scalar -> paddle dtype (built on first use)
+_DTYPES = DtypeMap("paddle", _paddle_dtypes)
 
 
 def dtype_from_paddle(paddle_dtype: Any) -> Any:
@@ -61,26 +61,12 @@ def dtype_from_paddle(paddle_dtype: Any) -> Any:
 
     Raises TypeError for types warp does not have (complex types).
     """
-    paddle = _paddle("dtype_from_paddle")
-    if not _from_paddle_dtypes:
-        _dtype_tables(paddle)
-    try:
-        return _from_paddle_dtypes[paddle_dtype][0]
-    except (KeyError, TypeError):
-        raise TypeError(f"cannot convert paddle dtype {paddle_dtype} to a warp type") from None
+    return _DTYPES.to_warp(paddle_dtype, "dtype_from_paddle")
 
 
 def dtype_to_paddle(warp_dtype: Any) -> Any:
     """The paddle dtype of a warp scalar type (``wp.uint16/32/64`` map to signed types of that width)."""
-    paddle = _paddle("dtype_to_paddle")
-    if not _to_paddle_dtypes:
-        _dtype_tables(paddle)
-    t = resolve_dtype(warp_dtype)
-    t = getattr(t, "_wp_scalar_type_", None) or t
-    try:
-        return _to_paddle_dtypes[t]
-    except (KeyError, TypeError):
-        raise TypeError(f"cannot convert warp dtype {type_repr(warp_dtype)} to a paddle dtype") from None
+    return _DTYPES.from_warp(warp_dtype, "dtype_to_paddle")
 
 
 def device_from_paddle(paddle_device: Any) -> Device:
@@ -117,12 +103,7 @@ def device_to_paddle(warp_device: Any = None) -> str:
 
 def _tensor_layout(t: Any, dtype: Any, what: str) -> Layout:
     """``(ptr, shape, byte_strides, warp dtype, device)`` viewing paddle tensor ``t`` as ``dtype``."""
-    if not _from_paddle_dtypes:
-        _dtype_tables(_paddle(what))
-    try:
-        scalar, itemsize = _from_paddle_dtypes[t.dtype]
-    except KeyError:
-        raise TypeError(f"{what}: paddle dtype {t.dtype} has no matching warp type") from None
+    scalar, itemsize = _DTYPES.element(t.dtype, what)
     shape = tuple(t.shape)
     return element_layout(t.data_ptr(), shape, t.strides if shape else (), scalar, itemsize, dtype,
                           device_from_paddle(t.place), what)

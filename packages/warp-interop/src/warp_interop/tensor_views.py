@@ -78,16 +78,3 @@ def launch_arg(t: Any, dtype: Any, layout_of: LayoutFn) -> ArrayDescriptor:
         layout = layout_of(t, None, "wp.launch")
     ptr, shape, strides, target, device = layout
     return make_descriptor(ptr, shape, strides, target, device, t)
-
-
-def fill_dtype_tables(pairs: Sequence[tuple[Any, Any, int]], from_table: dict[Any, tuple[Any, int]],
-                      to_table: dict[Any, Any], signed_of: dict[Any, Any]) -> None:
-    """Fill the framework -> ``(warp type, itemsize)`` and warp -> framework dtype maps.
-
-    ``pairs`` are ``(framework dtype, warp type, itemsize)``; ``signed_of`` maps unsigned warp
-    types to the framework dtype they export as when the framework has no such unsigned type.
-    """
-    for t, wp_type, size in pairs:
-        from_table[t] = (wp_type, size)
-        to_table[wp_type] = t
-    to_table.update(signed_of)

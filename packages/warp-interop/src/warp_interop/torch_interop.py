@@ -12,15 +12,13 @@ from __future__ import annotations
 from typing import Any
 
 import warp
-from warp.extending import ArrayDescriptor, Device, get_device, resolve_dtype, type_repr
+from warp.extending import ArrayDescriptor, Device, get_device, type_repr
 
 from warp_interop.checks import check_warp_array
 from warp_interop.frameworks import require
-from warp_interop.tensor_views import Layout, element_layout, fill_dtype_tables, launch_arg, wrap_tensor
+from warp_interop.dtype_maps import DtypeMap, DtypePairs
+from warp_interop.tensor_views import Layout, element_layout, launch_arg, wrap_tensor
 
-# torch dtype -> (warp scalar type, itemsize); warp scalar -> torch dtype (built on first use)
-_from_torch_dtypes: dict[Any, tuple[Any, int]] = {}
-_to_torch_dtypes: dict[Any, Any] = {}
 _devices: dict[Any, Device] = {}
 
 
@@ -28,7 +26,7 @@ def _torch(what: str) -> Any:
     return require("torch", what)
 
 
-def _dtype_tables(torch: Any) -> None:
+def _torch_dtypes(torch: Any) -> DtypePairs:
     pairs = [
         (torch.float16, warp.float16), (torch.float32, warp.float32), (torch.float64, warp.float64),
         (torch.int8, warp.int8), (torch.int16, warp.int16), (torch.int32, warp.int32),
@@ -38,10 +36,14 @@ def _dtype_tables(torch: Any) -> None:
     for name, wp_type in (("uint16", warp.uint16), ("uint32", warp.uint32), ("uint64", warp.uint64)):
         t = getattr(torch, name, None)
         if t is not None:
-            _from_torch_dtypes[t] = (wp_type, t.itemsize)
+            pairs.append((t, wp_type))
     # Documented mapping: unsigned 16/32/64-bit warp types map to the signed torch type of that width.
     signed = {warp.uint16: torch.int16, warp.uint32: torch.int32, warp.uint64: torch.int64}
-    fill_dtype_tables([(t, w, t.itemsize) for t, w in pairs], _from_torch_dtypes, _to_torch_dtypes, signed)
+    return [(t, w, t.itemsize) for t, w in pairs], signed
+
+
+#: torch dtype -> (warp scalar type, itemsize) and warp scalar -> torch dtype (built on first use)
+_DTYPES = DtypeMap("torch", _torch_dtypes)
 
 
 def dtype_from_torch(torch_dtype: Any) -> Any:
@@ -49,13 +51,7 @@ def dtype_from_torch(torch_dtype: Any) -> Any:
 
     Raises TypeError for types warp does not have (complex types).
     """
-    torch = _torch("dtype_from_torch")
-    if not _from_torch_dtypes:
-        _dtype_tables(torch)
-    try:
-        return _from_torch_dtypes[torch_dtype][0]
-    except (KeyError, TypeError):
-        raise TypeError(f"cannot convert torch dtype {torch_dtype} to a warp type") from None
+    return _DTYPES.to_warp(torch_dtype, "dtype_from_torch")
 
 
 def dtype_to_torch(warp_dtype: Any) -> Any:
@@ -63,15 +59,7 @@ def dtype_to_torch(warp_dtype: Any) -> Any:
 
     Vector and matrix types map to the dtype of their components.
     """
-    torch = _torch("dtype_to_torch")
-    if not _to_torch_dtypes:
-        _dtype_tables(torch)
-    t = resolve_dtype(warp_dtype)
-    t = getattr(t, "_wp_scalar_type_", None) or t
-    try:
-        return _to_torch_dtypes[t]
-    except (KeyError, TypeError):
-        raise TypeError(f"cannot convert warp dtype {type_repr(warp_dtype)} to a torch dtype") from None
+    return _DTYPES.from_warp(warp_dtype, "dtype_to_torch")
 
 
 def device_from_torch(torch_device: Any) -> Device:
@@ -106,12 +94,8 @@ def device_to_torch(warp_device: Any = None) -> str:
 
 def _tensor_layout(t: Any, dtype: Any, what: str) -> Layout:
     """``(ptr, shape, byte_strides, warp dtype, device)`` viewing tensor ``t`` as ``dtype`` elements."""
-    if not _from_torch_dtypes:
-        _dtype_tables(_torch(what))
     try:
-        scalar, itemsize = _from_torch_dtypes[t.dtype]
-    except KeyError:
-        raise TypeError(f"{what}: torch dtype {t.dtype} has no matching warp type") from None
+        scalar, itemsize = _DTYPES.element(t.dtype, what)
     except AttributeError:
         raise TypeError(f"{what}: expected a torch.Tensor, got {type(t).__name__}") from None
     device = device_from_torch(t.device)
