@@ -11,6 +11,10 @@ hooks:
   (:mod:`warp_autodiff.rules`).
 """
 
+# warp first: importing it registers every plugin, this one included, so a module of this
+# package imported before warp is not found half-initialized by that registration
+import warp  # noqa: F401
+
 from warp_autodiff.autograd import gradcheck, gradcheck_tape, jacobian, jacobian_fd
 from warp_autodiff.rules import (
     DerivativeRule,

@@ -9,4 +9,8 @@ Contents:
   lowerings on the CPU (CUDA lowerings call libdevice, see :mod:`warp_builtins.libdevice`).
 """
 
+# warp first: importing it registers every plugin, this one included, so a module of this
+# package imported before warp is not found half-initialized by that registration
+import warp  # noqa: F401
+
 __version__ = "0.1.0"

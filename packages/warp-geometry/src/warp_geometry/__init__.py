@@ -7,4 +7,8 @@ Installed, it is a warp plugin (entry point ``geometry``): ``wp.Mesh``, ``wp.Bvh
 
 from __future__ import annotations
 
+# warp first: importing it registers every plugin, this one included, so a module of this
+# package imported before warp is not found half-initialized by that registration
+import warp  # noqa: F401
+
 __version__ = "0.1.0"
