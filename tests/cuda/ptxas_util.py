@@ -31,8 +31,6 @@ def _instances(name: str, kernel: Any) -> list[tuple[str, Any]]:
         out.append((f"{name}[{dtypes or n}]", inst))
     # a generic kernel has no code of its own: its declared instances (wp.overload) do
     assert out, f"generic kernel {name} has no instances declared with wp.overload"
-    if len({n for n, _ in out}) < len(out):  # instances alike in element types (other layouts)
-        out = [(f"{n[:-1]};{i}]", inst) for i, (n, inst) in enumerate(out)]
     return out
 
 

@@ -29,6 +29,7 @@ class DtypeMap:
         self._to: dict[Any, Any] = {}
 
     def _ready(self, what: str) -> None:
+        """Build the maps on first use (``require`` names ``what`` if the framework is missing)."""
         if not self._from:
             pairs, signed_of = self._build(require(self.framework, what))
             for t, wp_type, size in pairs:
@@ -49,7 +50,6 @@ class DtypeMap:
 
     def to_warp(self, framework_dtype: Any, what: str) -> Any:
         """The warp scalar type of a framework dtype; ``TypeError`` for one warp does not have."""
-        require(self.framework, what)
         self._ready(what)
         try:
             return self._from[framework_dtype][0]
@@ -61,7 +61,6 @@ class DtypeMap:
     def from_warp(self, warp_dtype: Any, what: str) -> Any:
         """The framework dtype of a warp scalar type (vectors and matrices: of their components);
         ``TypeError`` for one the framework does not have."""
-        require(self.framework, what)
         self._ready(what)
         t = resolve_dtype(warp_dtype)
         t = getattr(t, "_wp_scalar_type_", None) or t

@@ -9,7 +9,7 @@ with the frames written. ``save()`` writes the stage to its file.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -32,36 +32,6 @@ def _vec(v: Any, n: int = 3) -> tuple[float, ...]:
     if len(values) != n:
         raise ValueError(f"expected {n} components, got {len(values)}")
     return values
-
-
-def _axial_shape(schema: str, doc: str) -> Callable[..., Any]:
-    """The ``UsdRenderer.render_<schema>`` method of a UsdGeom shape of ``radius`` and height
-    ``2 * half_height`` along ``up_axis`` (Capsule, Cylinder, Cone): one body serves all three."""
-
-    def render(
-        self: UsdRenderer,
-        name: str,
-        pos: Any,
-        rot: Any,
-        radius: float,
-        half_height: float,
-        parent: str | None = None,
-        is_template: bool = False,
-        up_axis: int = 1,
-        color: Any = None,
-        visible: bool = True,
-    ) -> Any:
-        geom = getattr(self._UsdGeom, schema).Define(self.stage, self._path(name, parent))
-        geom.GetRadiusAttr().Set(float(radius), self.time_code)
-        geom.GetHeightAttr().Set(2.0 * float(half_height), self.time_code)
-        geom.GetAxisAttr().Set("XYZ"[up_axis])
-        self._set_transform(geom.GetPrim(), pos, rot)
-        return self._finish(geom, color, visible)
-
-    render.__name__ = f"render_{schema.lower()}"
-    render.__qualname__ = f"UsdRenderer.{render.__name__}"
-    render.__doc__ = doc
-    return render
 
 
 class UsdRenderer:
@@ -278,11 +248,80 @@ class UsdRenderer:
         self._set_transform(geom.GetPrim(), pos, rot)
         return self._finish(geom, color, visible)
 
-    render_capsule = _axial_shape(
-        "Capsule", "A capsule: a cylinder of ``2 * half_height`` along ``up_axis`` with hemispherical caps."
-    )
-    render_cylinder = _axial_shape("Cylinder", "A cylinder of height ``2 * half_height`` along ``up_axis``.")
-    render_cone = _axial_shape("Cone", "A cone of height ``2 * half_height`` along ``up_axis``.")
+    def _axial(
+        self,
+        schema: Any,
+        name: str,
+        pos: Any,
+        rot: Any,
+        radius: float,
+        half_height: float,
+        parent: str | None,
+        up_axis: int,
+        color: Any,
+        visible: bool,
+    ) -> Any:
+        """A UsdGeom shape of ``radius`` and height ``2 * half_height`` along ``up_axis``."""
+        geom = schema.Define(self.stage, self._path(name, parent))
+        geom.GetRadiusAttr().Set(float(radius), self.time_code)
+        geom.GetHeightAttr().Set(2.0 * float(half_height), self.time_code)
+        geom.GetAxisAttr().Set("XYZ"[up_axis])
+        self._set_transform(geom.GetPrim(), pos, rot)
+        return self._finish(geom, color, visible)
+
+    def render_capsule(
+        self,
+        name: str,
+        pos: Any,
+        rot: Any,
+        radius: float,
+        half_height: float,
+        parent: str | None = None,
+        is_template: bool = False,
+        up_axis: int = 1,
+        color: Any = None,
+        visible: bool = True,
+    ) -> Any:
+        """A capsule: a cylinder of ``2 * half_height`` along ``up_axis`` with hemispherical caps."""
+        return self._axial(
+            self._UsdGeom.Capsule, name, pos, rot, radius, half_height, parent, up_axis, color, visible
+        )
+
+    def render_cylinder(
+        self,
+        name: str,
+        pos: Any,
+        rot: Any,
+        radius: float,
+        half_height: float,
+        parent: str | None = None,
+        is_template: bool = False,
+        up_axis: int = 1,
+        color: Any = None,
+        visible: bool = True,
+    ) -> Any:
+        """A cylinder of height ``2 * half_height`` along ``up_axis``."""
+        return self._axial(
+            self._UsdGeom.Cylinder, name, pos, rot, radius, half_height, parent, up_axis, color, visible
+        )
+
+    def render_cone(
+        self,
+        name: str,
+        pos: Any,
+        rot: Any,
+        radius: float,
+        half_height: float,
+        parent: str | None = None,
+        is_template: bool = False,
+        up_axis: int = 1,
+        color: Any = None,
+        visible: bool = True,
+    ) -> Any:
+        """A cone of height ``2 * half_height`` along ``up_axis``."""
+        return self._axial(
+            self._UsdGeom.Cone, name, pos, rot, radius, half_height, parent, up_axis, color, visible
+        )
 
     def render_line_strip(
         self, name: str, vertices: Any, color: Any = None, radius: float = 0.01, visible: bool = True
